@@ -1,0 +1,48 @@
+# The README's commands. Everything runs from the project's own .venv, made on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint format bench migrate demo clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+migrate: $(STAMP)
+	JOYBACK_ENV=development $(BIN)/python manage.py migrate --no-input
+
+demo: migrate
+	JOYBACK_ENV=development $(BIN)/python manage.py demo_seed
+
+run: demo
+	@echo ""
+	@echo "JoyBack is starting on http://$(HOST):$(PORT)/"
+	@echo "  brand dashboard: http://$(HOST):$(PORT)/brands/   admin: http://$(HOST):$(PORT)/admin/"
+	@echo ""
+	JOYBACK_ENV=development bash -c 'trap "kill 0" EXIT; \
+		$(BIN)/python manage.py qcluster & \
+		$(BIN)/python manage.py runserver $(HOST):$(PORT)'
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	JOYBACK_ENV=test DATABASE_URL= $(BIN)/python manage.py makemigrations --check --dry-run
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+test: lint
+	JOYBACK_ENV=test $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	JOYBACK_ENV=test $(BIN)/python -m tests.bench.run
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache

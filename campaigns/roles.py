@@ -1,0 +1,8 @@
+"""Who may do what in a brand. Views name the capability, never a list of roles."""
+
+from campaigns.models import Role
+
+READ = frozenset(Role)
+EDIT_CAMPAIGNS = frozenset({Role.OWNER, Role.MARKETER})
+FUND = frozenset({Role.OWNER, Role.FINANCE})
+MANAGE_MEMBERS = frozenset({Role.OWNER})

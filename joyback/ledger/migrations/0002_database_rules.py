@@ -1,0 +1,91 @@
+"""The ledger's invariants, held by the database itself.
+
+PostgreSQL: every transaction sums to zero per currency (a deferred constraint trigger, checked at
+COMMIT so that a posting may insert its legs one by one); entries and transactions are append-only;
+an entry's currency is its account's (a composite foreign key); a resolved hold never changes again.
+SQLite has no deferred triggers, so there the write path checks balance, and triggers keep the
+append-only and resolve-once rules.
+"""
+
+from django.db import migrations
+
+POSTGRES = """
+CREATE FUNCTION ledger_entry_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    off record;
+BEGIN
+    SELECT currency, sum(amount) AS total INTO off FROM ledger_entry
+     WHERE transaction_id = NEW.transaction_id AND currency = NEW.currency
+     GROUP BY currency HAVING sum(amount) <> 0;
+    IF FOUND THEN
+        RAISE EXCEPTION 'ledger transaction % does not balance in %: debits and credits differ by %',
+            NEW.transaction_id, off.currency, off.total USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE CONSTRAINT TRIGGER ledger_entry_balanced AFTER INSERT ON ledger_entry
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_entry_balanced();
+
+CREATE FUNCTION ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% is append-only: % refused; post a reversal instead', TG_TABLE_NAME, TG_OP
+        USING ERRCODE = 'restrict_violation';
+END $$;
+
+CREATE TRIGGER ledger_entry_append_only BEFORE UPDATE OR DELETE ON ledger_entry
+    FOR EACH ROW EXECUTE FUNCTION ledger_append_only();
+CREATE TRIGGER ledger_transaction_append_only BEFORE UPDATE OR DELETE ON ledger_transaction
+    FOR EACH ROW EXECUTE FUNCTION ledger_append_only();
+
+CREATE FUNCTION ledger_hold_resolve_once() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' OR OLD.status <> 'reserved'
+       OR NEW.account_id <> OLD.account_id OR NEW.amount <> OLD.amount THEN
+        RAISE EXCEPTION 'hold % is resolved or its terms are fixed: % refused', OLD.id, TG_OP
+            USING ERRCODE = 'restrict_violation';
+    END IF;
+    RETURN NEW;
+END $$;
+
+CREATE TRIGGER ledger_hold_resolve_once BEFORE UPDATE OR DELETE ON ledger_hold
+    FOR EACH ROW EXECUTE FUNCTION ledger_hold_resolve_once();
+
+ALTER TABLE ledger_entry ADD CONSTRAINT ledger_entry_currency_is_account_currency
+    FOREIGN KEY (account_id, currency) REFERENCES ledger_account (id, currency)
+    DEFERRABLE INITIALLY IMMEDIATE;
+"""
+
+SQLITE = [
+    """CREATE TRIGGER ledger_entry_no_update BEFORE UPDATE ON ledger_entry
+       BEGIN SELECT RAISE(ABORT, 'ledger_entry is append-only: UPDATE refused'); END""",
+    """CREATE TRIGGER ledger_entry_no_delete BEFORE DELETE ON ledger_entry
+       BEGIN SELECT RAISE(ABORT, 'ledger_entry is append-only: DELETE refused'); END""",
+    """CREATE TRIGGER ledger_transaction_no_update BEFORE UPDATE ON ledger_transaction
+       BEGIN SELECT RAISE(ABORT, 'ledger_transaction is append-only: UPDATE refused'); END""",
+    """CREATE TRIGGER ledger_transaction_no_delete BEFORE DELETE ON ledger_transaction
+       BEGIN SELECT RAISE(ABORT, 'ledger_transaction is append-only: DELETE refused'); END""",
+    """CREATE TRIGGER ledger_hold_resolve_once BEFORE UPDATE ON ledger_hold
+       WHEN OLD.status <> 'reserved' OR NEW.account_id <> OLD.account_id OR NEW.amount <> OLD.amount
+       BEGIN SELECT RAISE(ABORT, 'hold is resolved or its terms are fixed: UPDATE refused'); END""",
+    """CREATE TRIGGER ledger_hold_no_delete BEFORE DELETE ON ledger_hold
+       BEGIN SELECT RAISE(ABORT, 'ledger_hold: DELETE refused'); END""",
+    """CREATE TRIGGER ledger_entry_currency BEFORE INSERT ON ledger_entry
+       WHEN NEW.currency <> (SELECT currency FROM ledger_account WHERE id = NEW.account_id)
+       BEGIN SELECT RAISE(ABORT, 'an entry must be in its account''s currency'); END""",
+]
+
+
+def install(apps, schema_editor):
+    vendor = schema_editor.connection.vendor
+    if vendor == "postgresql":
+        schema_editor.execute(POSTGRES, params=None)
+    elif vendor == "sqlite":
+        for statement in SQLITE:
+            schema_editor.execute(statement)
+
+
+class Migration(migrations.Migration):
+    dependencies = [("ledger", "0001_initial")]
+
+    operations = [migrations.RunPython(install, migrations.RunPython.noop)]

@@ -1,0 +1,68 @@
+from dataclasses import dataclass
+
+from django.db.models import Q, Sum
+
+from joyback.ledger.models import Account, Entry, Hold, HoldStatus, Transaction, normal_sign
+
+
+def accounts_for_brand(*, brand_id: int):
+    return Account.objects.filter(brand_id=brand_id).order_by("kind", "subject", "currency")
+
+
+def account_get_for_brand(*, brand_id: int, account_id: int) -> Account | None:
+    return Account.objects.filter(brand_id=brand_id, pk=account_id).first()
+
+
+def account_entries(*, account: Account, limit: int = 100):
+    return (
+        Entry.objects.filter(account=account)
+        .select_related("transaction")
+        .order_by("-transaction_id", "-id")[:limit]
+    )
+
+
+def transactions_for_brand(*, brand_id: int, limit: int = 20):
+    return (
+        Transaction.objects.filter(entries__account__brand_id=brand_id)
+        .distinct()
+        .order_by("-id")
+        .prefetch_related("entries__account")[:limit]
+    )
+
+
+@dataclass(frozen=True)
+class Drift:
+    what: str
+    object_id: int
+    stored: int
+    computed: int
+
+    def __str__(self):
+        return f"{self.what} #{self.object_id}: stored {self.stored}, entries say {self.computed}"
+
+
+def ledger_drift() -> list[Drift]:
+    """Everything where stored state disagrees with the entries it must equal."""
+    drift = []
+    sums = dict(Entry.objects.values_list("account_id").annotate(total=Sum("amount")).order_by())
+    held = dict(
+        Hold.objects.filter(status=HoldStatus.RESERVED)
+        .values_list("account_id")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    )
+    for account in Account.objects.order_by("pk").iterator(chunk_size=2000):
+        computed = normal_sign(account.kind) * sums.get(account.pk, 0)
+        if account.balance != computed:
+            drift.append(Drift("balance of account", account.pk, account.balance, computed))
+        if account.held != held.get(account.pk, 0):
+            drift.append(Drift("held on account", account.pk, account.held, held.get(account.pk, 0)))
+    unbalanced = (
+        Entry.objects.values_list("transaction_id", "currency")
+        .annotate(total=Sum("amount"))
+        .filter(~Q(total=0))
+        .order_by()
+    )
+    for transaction_id, _currency, total in unbalanced:
+        drift.append(Drift("sum of transaction", transaction_id, total, 0))
+    return drift

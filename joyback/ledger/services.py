@@ -1,0 +1,474 @@
+"""The ledger's one write path.
+
+Every movement of money is a Posting: two or more legs (account, signed minor units; debit
+positive) that sum to zero per currency. postings_post() is the group commit: it takes many
+postings, locks every touched account once (in id order, so concurrent writers never deadlock),
+refuses the ones that would overdraw a no-overdraft account, and writes the rest with one insert
+of transactions, one insert of entries and one balance update per touched account.
+
+These functions open a plain transaction.atomic(), so they join the caller's transaction: the
+service that owns the business operation opens the outermost, durable one.
+"""
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from joyback.ledger.models import (
+    Account,
+    AccountKind,
+    Entry,
+    Hold,
+    HoldStatus,
+    Transaction,
+    normal_sign,
+)
+from joyback.money import MoneyError, currency_check, minor_units_check
+
+
+class LedgerError(Exception):
+    code = "ledger_error"
+
+
+class InvalidPosting(LedgerError):
+    code = "invalid_posting"
+
+
+class InsufficientFunds(LedgerError):
+    code = "insufficient_funds"
+
+
+class IdempotencyConflict(LedgerError):
+    code = "idempotency_conflict"
+
+
+class HoldAlreadyResolved(LedgerError):
+    code = "hold_already_resolved"
+
+
+class AlreadyReversed(LedgerError):
+    code = "already_reversed"
+
+
+@dataclass(frozen=True)
+class Posting:
+    reason: str
+    legs: tuple[tuple[Account, int], ...]
+    idempotency_key: str | None = None
+    reference: str = ""
+    description: str = ""
+    reverses_id: int | None = None
+
+
+@dataclass
+class PostingResult:
+    posting: Posting
+    transaction: Transaction | None = None
+    error: LedgerError | None = None
+    replayed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class _Plan:
+    index: int
+    posting: Posting
+    fingerprint: str
+    deltas: dict[int, int] = field(default_factory=dict)
+
+
+def transfer(
+    *,
+    source: Account,
+    destination: Account,
+    amount: int,
+    reason: str,
+    idempotency_key: str | None = None,
+    reference: str = "",
+    description: str = "",
+) -> Posting:
+    """Money moves from source to destination: the source is debited, the destination credited."""
+    return Posting(
+        reason=reason,
+        legs=((source, amount), (destination, _negate(amount))),
+        idempotency_key=idempotency_key,
+        reference=reference,
+        description=description,
+    )
+
+
+def _negate(amount):
+    # Negating a float or a bool would hide the bad type from the check that follows.
+    return -amount if isinstance(amount, int) and not isinstance(amount, bool) else amount
+
+
+def posting_fingerprint(posting: Posting) -> str:
+    legs = sorted((account.pk, amount) for account, amount in posting.legs)
+    content = [posting.reason, posting.reference, posting.reverses_id, legs]
+    return hashlib.sha256(json.dumps(content).encode()).hexdigest()
+
+
+def _posting_check(posting: Posting) -> str:
+    if not posting.reason:
+        raise InvalidPosting("A posting needs a reason.")
+    if len(posting.legs) < 2:
+        raise InvalidPosting("A posting needs at least two legs.")
+    totals: dict[str, int] = defaultdict(int)
+    for account, amount in posting.legs:
+        try:
+            minor_units_check(amount)
+        except MoneyError as error:
+            raise InvalidPosting(str(error)) from None
+        if amount == 0:
+            raise InvalidPosting("A leg of zero moves nothing; leave it out.")
+        if account.pk is None:
+            raise InvalidPosting(f"Account {account} is not saved.")
+        totals[account.currency] += amount
+    unbalanced = {currency: total for currency, total in totals.items() if total != 0}
+    if unbalanced:
+        if len(totals) > 1:
+            raise InvalidPosting(
+                "Mixed currencies: legs in "
+                + " and ".join(sorted(totals))
+                + " do not balance per currency; move money between currencies through an FX account."
+            )
+        currency, total = next(iter(unbalanced.items()))
+        raise InvalidPosting(f"Debits and credits differ by {total} minor units of {currency}.")
+    return posting_fingerprint(posting)
+
+
+def _accounts_lock(account_ids) -> dict[int, Account]:
+    """Row-lock accounts in ascending id order: the one lock order every writer uses."""
+    accounts = Account.objects.select_for_update().filter(pk__in=sorted(set(account_ids))).order_by("pk")
+    return {account.pk: account for account in accounts}
+
+
+def _replay(plan: _Plan, existing: Transaction) -> PostingResult:
+    if existing.fingerprint != plan.fingerprint:
+        return PostingResult(
+            plan.posting,
+            error=IdempotencyConflict(
+                f"Idempotency key {plan.posting.idempotency_key!r} was used for a different posting "
+                f"(transaction #{existing.pk}); nothing was posted."
+            ),
+        )
+    return PostingResult(plan.posting, transaction=existing, replayed=True)
+
+
+def _plan_postings(plans, accounts, existing, held_deltas):
+    """Decide each posting's fate against the locked balances; returns (to_write, results, deltas)."""
+    results: dict[int, PostingResult] = {}
+    balance_deltas: dict[int, int] = defaultdict(int)
+    first_by_key: dict[str, _Plan] = {}
+    to_write: list[_Plan] = []
+    reversed_ids = set(
+        Transaction.objects.filter(
+            reverses_id__in=[p.posting.reverses_id for p in plans if p.posting.reverses_id]
+        ).values_list("reverses_id", flat=True)
+    )
+    for plan in plans:
+        key = plan.posting.idempotency_key
+        if key and key in existing:
+            results[plan.index] = _replay(plan, existing[key])
+            continue
+        if key and key in first_by_key:
+            continue  # resolved against the first posting with this key once it is written
+        if plan.posting.reverses_id in reversed_ids:
+            results[plan.index] = PostingResult(
+                plan.posting,
+                error=AlreadyReversed(f"Transaction #{plan.posting.reverses_id} is already reversed."),
+            )
+            continue
+        plan.deltas = defaultdict(int)
+        for account, amount in plan.posting.legs:
+            plan.deltas[account.pk] += amount * normal_sign(accounts[account.pk].kind)
+        short = _overdrawn(plan.deltas, accounts, balance_deltas, held_deltas)
+        if short:
+            results[plan.index] = PostingResult(plan.posting, error=short)
+            continue
+        for account_id, delta in plan.deltas.items():
+            balance_deltas[account_id] += delta
+        if plan.posting.reverses_id:
+            reversed_ids.add(plan.posting.reverses_id)
+        if key:
+            first_by_key[key] = plan
+        to_write.append(plan)
+    return to_write, results, balance_deltas, first_by_key
+
+
+def _overdrawn(deltas, accounts, balance_deltas, held_deltas) -> InsufficientFunds | None:
+    for account_id, delta in deltas.items():
+        account = accounts[account_id]
+        if not account.no_overdraft or delta >= 0:
+            continue
+        available = account.balance + balance_deltas[account_id] - account.held - held_deltas.get(account_id, 0)
+        if available + delta < 0:
+            return InsufficientFunds(
+                f"{account.name} has {available} {account.currency} minor units available; "
+                f"this posting needs {-delta}."
+            )
+    return None
+
+
+def _write(to_write: list[_Plan], accounts) -> dict[int, Transaction]:
+    """Insert the planned transactions and their entries; returns plan index -> transaction."""
+    # Keys are inserted in sorted order so that two batches racing on the same keys wait on each
+    # other in the same order instead of deadlocking.
+    ordered = sorted(to_write, key=lambda plan: plan.posting.idempotency_key or "")
+    rows = [
+        Transaction(
+            reason=plan.posting.reason,
+            description=plan.posting.description,
+            reference=plan.posting.reference,
+            idempotency_key=plan.posting.idempotency_key,
+            fingerprint=plan.fingerprint,
+            reverses_id=plan.posting.reverses_id,
+        )
+        for plan in ordered
+    ]
+    with transaction.atomic():
+        created = Transaction.objects.bulk_create(rows)
+    entries = [
+        Entry(transaction=row, account_id=account.pk, amount=amount, currency=accounts[account.pk].currency)
+        for plan, row in zip(ordered, created, strict=True)
+        for account, amount in plan.posting.legs
+    ]
+    Entry.objects.bulk_create(entries)
+    return {plan.index: row for plan, row in zip(ordered, created, strict=True)}
+
+
+def _balances_save(balance_deltas: dict[int, int], held_deltas: dict[int, int]) -> None:
+    changes = [
+        (account_id, balance_deltas.get(account_id, 0), held_deltas.get(account_id, 0))
+        for account_id in sorted(set(balance_deltas) | set(held_deltas))
+    ]
+    changes = [change for change in changes if change[1] or change[2]]
+    if not changes:
+        return
+    if connection.vendor == "postgresql":
+        values = ", ".join(["(%s::bigint, %s::bigint, %s::bigint)"] * len(changes))
+        params = [value for change in changes for value in change]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE ledger_account AS a SET balance = a.balance + v.delta, held = a.held + v.held "
+                f"FROM (VALUES {values}) AS v(id, delta, held) WHERE a.id = v.id",  # noqa: S608
+                params,
+            )
+        return
+    for account_id, delta, held in changes:
+        Account.objects.filter(pk=account_id).update(balance=F("balance") + delta, held=F("held") + held)
+
+
+def _post_locked(plans: list[_Plan], accounts, held_deltas=None) -> dict[int, PostingResult]:
+    held_deltas = held_deltas or {}
+    for _attempt in range(3):
+        keys = [p.posting.idempotency_key for p in plans if p.posting.idempotency_key]
+        existing = {t.idempotency_key: t for t in Transaction.objects.filter(idempotency_key__in=keys)} if keys else {}
+        to_write, results, balance_deltas, first_by_key = _plan_postings(plans, accounts, existing, held_deltas)
+        try:
+            written = _write(to_write, accounts) if to_write else {}
+        except IntegrityError:
+            # Another writer committed one of our keys on accounts we do not hold: plan again,
+            # and that posting now shows up in `existing`.
+            continue
+        _balances_save(balance_deltas, held_deltas)
+        for plan in to_write:
+            results[plan.index] = PostingResult(plan.posting, transaction=written[plan.index])
+        for plan in plans:
+            if plan.index in results:
+                continue
+            first = first_by_key[plan.posting.idempotency_key]
+            results[plan.index] = _replay(plan, written[first.index])
+        return results
+    raise LedgerError("Could not post: idempotency keys kept colliding with concurrent writers.")
+
+
+def postings_post(*, postings: Sequence[Posting]) -> list[PostingResult]:
+    """Post many postings in one database transaction; one result per posting, in order.
+
+    A posting that would overdraw, repeats a key with other content, or reverses a reversed
+    transaction gets an error in its result; the others are posted.
+    """
+    results: list[PostingResult | None] = [None] * len(postings)
+    plans = []
+    for index, posting in enumerate(postings):
+        try:
+            plans.append(_Plan(index=index, posting=posting, fingerprint=_posting_check(posting)))
+        except LedgerError as error:
+            results[index] = PostingResult(posting, error=error)
+    if plans:
+        keys = [p.posting.idempotency_key for p in plans if p.posting.idempotency_key]
+        if keys and len(keys) == len(plans):
+            # Replays need no locks: answer them from what is committed.
+            known = {t.idempotency_key: t for t in Transaction.objects.filter(idempotency_key__in=keys)}
+            if len(known) == len(set(keys)):
+                for plan in plans:
+                    results[plan.index] = _replay(plan, known[plan.posting.idempotency_key])
+                return results
+        with transaction.atomic():
+            accounts = _accounts_lock(account.pk for p in plans for account, _ in p.posting.legs)
+            for index, result in _post_locked(plans, accounts).items():
+                results[index] = result
+    return results
+
+
+def posting_post(*, posting: Posting) -> Transaction:
+    (result,) = postings_post(postings=[posting])
+    if result.error:
+        raise result.error
+    return result.transaction
+
+
+def transfer_post(**kwargs) -> Transaction:
+    """One transfer; raises the LedgerError that refused it."""
+    return posting_post(posting=transfer(**kwargs))
+
+
+def transaction_reverse(
+    *, original: Transaction, reason: str = "reversal", idempotency_key: str | None = None, description: str = ""
+) -> Transaction:
+    """A new transaction with every leg of the original negated, linked to it; once per original."""
+    legs = tuple((entry.account, -entry.amount) for entry in original.entries.select_related("account"))
+    return posting_post(
+        posting=Posting(
+            reason=reason,
+            legs=legs,
+            idempotency_key=idempotency_key,
+            reference=original.reference,
+            description=description or f"Reversal of #{original.pk}",
+            reverses_id=original.pk,
+        )
+    )
+
+
+def account_get_or_create(
+    *, kind: str, currency: str, brand_id: int | None = None, subject: str = "", name: str = ""
+) -> Account:
+    currency_check(currency)
+    account, _ = Account.objects.get_or_create(
+        kind=kind,
+        currency=currency,
+        brand_id=brand_id,
+        subject=subject,
+        defaults={
+            "name": name or f"{AccountKind(kind).label} {subject}".strip(),
+            "no_overdraft": kind != AccountKind.SUSPENSE,
+        },
+    )
+    return account
+
+
+def platform_bank(*, currency: str) -> Account:
+    return account_get_or_create(kind=AccountKind.PLATFORM_BANK, currency=currency, name=f"Platform bank {currency}")
+
+
+def hold_reserve(
+    *, account: Account, amount: int, idempotency_key: str | None = None, reference: str = ""
+) -> Hold:
+    try:
+        minor_units_check(amount)
+    except MoneyError as error:
+        raise InvalidPosting(str(error)) from None
+    if amount <= 0:
+        raise InvalidPosting("A hold must reserve a positive amount.")
+    with transaction.atomic():
+        locked = _accounts_lock([account.pk])[account.pk]
+        if idempotency_key:
+            existing = Hold.objects.filter(idempotency_key=idempotency_key).first()
+            if existing:
+                return _hold_replay(existing, account=locked, amount=amount)
+        if locked.no_overdraft and locked.available < amount:
+            raise InsufficientFunds(
+                f"{locked.name} has {locked.available} {locked.currency} minor units available; "
+                f"the hold needs {amount}."
+            )
+        try:
+            with transaction.atomic():
+                hold = Hold.objects.create(
+                    account=locked, amount=amount, idempotency_key=idempotency_key, reference=reference
+                )
+        except IntegrityError:
+            existing = Hold.objects.get(idempotency_key=idempotency_key)
+            return _hold_replay(existing, account=locked, amount=amount)
+        _balances_save({}, {locked.pk: amount})
+        return hold
+
+
+def _hold_replay(existing: Hold, *, account: Account, amount: int) -> Hold:
+    if existing.account_id != account.pk or existing.amount != amount:
+        raise IdempotencyConflict(
+            f"Idempotency key {existing.idempotency_key!r} was used for a different hold (#{existing.pk})."
+        )
+    return existing
+
+
+def _hold_claim(hold: Hold, *, status: str, committed_amount: int = 0, commit_transaction=None) -> None:
+    claimed = Hold.objects.filter(pk=hold.pk, status=HoldStatus.RESERVED).update(
+        status=status,
+        committed_amount=committed_amount,
+        commit_transaction=commit_transaction,
+        resolved_at=timezone.now(),
+    )
+    if not claimed:
+        raise HoldAlreadyResolved(f"Hold #{hold.pk} is already {Hold.objects.get(pk=hold.pk).status}.")
+
+
+def hold_commit(
+    *,
+    hold: Hold,
+    destination: Account,
+    amount: int | None = None,
+    reason: str = "hold_commit",
+    reference: str = "",
+    description: str = "",
+) -> Transaction:
+    """Move all or part of the held money to destination; the rest becomes available again."""
+    amount = hold.amount if amount is None else amount
+    try:
+        minor_units_check(amount)
+    except MoneyError as error:
+        raise InvalidPosting(str(error)) from None
+    if not 0 < amount <= hold.amount:
+        raise InvalidPosting(f"A commit must be between 1 and the held {hold.amount} minor units.")
+    with transaction.atomic():
+        accounts = _accounts_lock([hold.account_id, destination.pk])
+        # Every resolution of a hold locks its account first, so this read cannot go stale.
+        current = Hold.objects.get(pk=hold.pk)
+        if current.status != HoldStatus.RESERVED:
+            raise HoldAlreadyResolved(f"Hold #{hold.pk} is already {current.status}.")
+        posting = transfer(
+            source=accounts[hold.account_id],
+            destination=accounts[destination.pk],
+            amount=amount,
+            reason=reason,
+            reference=reference or current.reference,
+            description=description,
+        )
+        plan = _Plan(index=0, posting=posting, fingerprint=_posting_check(posting))
+        result = _post_locked([plan], accounts, held_deltas={hold.account_id: -current.amount})[0]
+        if result.error:
+            raise result.error
+        _hold_claim(
+            current,
+            status=HoldStatus.COMMITTED,
+            committed_amount=amount,
+            commit_transaction=result.transaction,
+        )
+        return result.transaction
+
+
+def hold_void(*, hold: Hold) -> None:
+    with transaction.atomic():
+        _accounts_lock([hold.account_id])
+        current = Hold.objects.get(pk=hold.pk)
+        _hold_claim(current, status=HoldStatus.VOIDED)
+        _balances_save({}, {hold.account_id: -current.amount})

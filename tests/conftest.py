@@ -1,0 +1,69 @@
+"""Shared fixtures and the personas every test file speaks of.
+
+Alice owns Alpaca Coffee, Bob owns Bison Bikes; Fiona is finance and Vic a viewer at Alpaca.
+Tests marked `postgres` need PostgreSQL's row locks and triggers and are skipped on SQLite;
+CI always runs them (DATABASE_URL points at PostgreSQL there).
+"""
+
+import os
+
+os.environ.setdefault("JOYBACK_ENV", "test")
+
+import pytest  # noqa: E402
+from django.db import connection  # noqa: E402
+
+from campaigns.models import Role  # noqa: E402
+from campaigns.services import brand_create, member_add  # noqa: E402
+
+PASSWORD = "correct horse battery staple"
+
+
+def pytest_collection_modifyitems(config, items):
+    if connection.vendor == "postgresql":
+        return
+    reason = "needs PostgreSQL (set DATABASE_URL); CI runs it there"
+    for item in items:
+        if "postgres" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def make_user(django_user_model):
+    def make(email, **extra):
+        return django_user_model.objects.create_user(email=email, password=PASSWORD, **extra)
+
+    return make
+
+
+@pytest.fixture
+def alice(make_user):
+    return make_user("alice@alpaca.example", first_name="Alice")
+
+
+@pytest.fixture
+def bob(make_user):
+    return make_user("bob@bison.example", first_name="Bob")
+
+
+@pytest.fixture
+def alpaca(alice):
+    return brand_create(name="Alpaca Coffee", slug="alpaca", owner=alice, currency="EUR")
+
+
+@pytest.fixture
+def bison(bob):
+    return brand_create(name="Bison Bikes", slug="bison", owner=bob, currency="EUR")
+
+
+@pytest.fixture
+def fiona(make_user, alpaca):
+    user = make_user("fiona@alpaca.example", first_name="Fiona")
+    member_add(brand=alpaca, user=user, role=Role.FINANCE)
+    return user
+
+
+@pytest.fixture
+def vic(make_user, alpaca):
+    user = make_user("vic@alpaca.example", first_name="Vic")
+    member_add(brand=alpaca, user=user, role=Role.VIEWER)
+    return user
