@@ -28,7 +28,9 @@ class Membership(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["brand", "user"], name="campaigns_one_membership_per_brand")]
+        constraints = [
+            models.UniqueConstraint(fields=["brand", "user"], name="campaigns_one_membership_per_brand")
+        ]
 
     def __str__(self):
         return f"{self.user} is {self.role} of {self.brand}"

@@ -16,10 +16,22 @@ def brand_funding_account(*, brand: Brand, currency: str) -> Account:
     )
 
 
+RESERVED_SLUGS = frozenset({"new"})  # taken by /brands/new/
+
+
+def _free_slug(name: str) -> str:
+    base = slugify(name)[:50] or "brand"
+    slug, n = base, 1
+    while slug in RESERVED_SLUGS or Brand.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
 def brand_create(*, name: str, owner, slug: str = "", currency: str = "EUR") -> Brand:
     currency_check(currency)
     with transaction.atomic(durable=True):
-        brand = Brand.objects.create(name=name, slug=slug or slugify(name), default_currency=currency)
+        brand = Brand.objects.create(name=name, slug=slug or _free_slug(name), default_currency=currency)
         Membership.objects.create(brand=brand, user=owner, role=Role.OWNER)
         brand_funding_account(brand=brand, currency=currency)
     return brand

@@ -3,7 +3,9 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 
 from campaigns.access import brand_member_required
+from campaigns.forms import BrandCreateForm
 from campaigns.selectors import brand_balances, brands_for_user
+from campaigns.services import brand_create
 from joyback.ledger.selectors import account_entries, account_get_for_brand, transactions_for_brand
 
 
@@ -12,7 +14,21 @@ def brand_home(request):
     brands = list(brands_for_user(user=request.user))
     if len(brands) == 1:
         return redirect("brand_dashboard", brand_slug=brands[0].slug)
-    return render(request, "campaigns/brand_list.html", {"brands": brands})
+    return render(request, "campaigns/brand_list.html", {"brands": brands, "form": BrandCreateForm()})
+
+
+@login_required
+def brand_new(request):
+    form = BrandCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        brand = brand_create(
+            name=form.cleaned_data["name"],
+            owner=request.user,
+            currency=form.cleaned_data["currency"],
+        )
+        return redirect("brand_dashboard", brand_slug=brand.slug)
+    brands = list(brands_for_user(user=request.user))
+    return render(request, "campaigns/brand_list.html", {"brands": brands, "form": form})
 
 
 @brand_member_required()

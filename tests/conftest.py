@@ -9,11 +9,11 @@ import os
 
 os.environ.setdefault("JOYBACK_ENV", "test")
 
-import pytest  # noqa: E402
-from django.db import connection  # noqa: E402
+import pytest
+from django.db import connection
 
-from campaigns.models import Role  # noqa: E402
-from campaigns.services import brand_create, member_add  # noqa: E402
+from campaigns.models import Role
+from campaigns.services import brand_create, member_add
 
 PASSWORD = "correct horse battery staple"
 

@@ -55,6 +55,14 @@ class EntryAdmin(ReadOnlyAdmin):
 
 @admin.register(Hold)
 class HoldAdmin(ReadOnlyAdmin):
-    list_display = ["id", "account", "amount", "status", "committed_amount", "reference", "created_at"]
+    list_display = [
+        "id",
+        "account",
+        "amount",
+        "status",
+        "committed_amount",
+        "reference",
+        "created_at",
+    ]
     list_filter = ["status"]
     search_fields = ["reference", "idempotency_key"]

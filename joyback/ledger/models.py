@@ -140,9 +140,7 @@ class Hold(models.Model):
                 name="ledger_hold_resolved_at_iff_resolved",
             ),
         ]
-        indexes = [
-            models.Index(fields=["account"], condition=Q(status="reserved"), name="ledger_hold_open")
-        ]
+        indexes = [models.Index(fields=["account"], condition=Q(status="reserved"), name="ledger_hold_open")]
 
     def __str__(self):
         return f"hold #{self.pk} {self.amount} {self.status}"

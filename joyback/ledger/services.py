@@ -210,7 +210,9 @@ def _overdrawn(deltas, accounts, balance_deltas, held_deltas) -> InsufficientFun
         account = accounts[account_id]
         if not account.no_overdraft or delta >= 0:
             continue
-        available = account.balance + balance_deltas[account_id] - account.held - held_deltas.get(account_id, 0)
+        available = (
+            account.balance + balance_deltas[account_id] - account.held - held_deltas.get(account_id, 0)
+        )
         if available + delta < 0:
             return InsufficientFunds(
                 f"{account.name} has {available} {account.currency} minor units available; "
@@ -238,7 +240,12 @@ def _write(to_write: list[_Plan], accounts) -> dict[int, Transaction]:
     with transaction.atomic():
         created = Transaction.objects.bulk_create(rows)
     entries = [
-        Entry(transaction=row, account_id=account.pk, amount=amount, currency=accounts[account.pk].currency)
+        Entry(
+            transaction=row,
+            account_id=account.pk,
+            amount=amount,
+            currency=accounts[account.pk].currency,
+        )
         for plan, row in zip(ordered, created, strict=True)
         for account, amount in plan.posting.legs
     ]
@@ -258,11 +265,12 @@ def _balances_save(balance_deltas: dict[int, int], held_deltas: dict[int, int]) 
         values = ", ".join(["(%s::bigint, %s::bigint, %s::bigint)"] * len(changes))
         params = [value for change in changes for value in change]
         with connection.cursor() as cursor:
-            cursor.execute(
-                "UPDATE ledger_account AS a SET balance = a.balance + v.delta, held = a.held + v.held "
-                f"FROM (VALUES {values}) AS v(id, delta, held) WHERE a.id = v.id",  # noqa: S608
-                params,
+            # Only placeholders are formatted into the statement; the numbers travel as params.
+            statement = (
+                "UPDATE ledger_account AS a SET balance = a.balance + v.delta, held = a.held + v.held "  # noqa: S608
+                f"FROM (VALUES {values}) AS v(id, delta, held) WHERE a.id = v.id"
             )
+            cursor.execute(statement, params)
         return
     for account_id, delta, held in changes:
         Account.objects.filter(pk=account_id).update(balance=F("balance") + delta, held=F("held") + held)
@@ -272,8 +280,14 @@ def _post_locked(plans: list[_Plan], accounts, held_deltas=None) -> dict[int, Po
     held_deltas = held_deltas or {}
     for _attempt in range(3):
         keys = [p.posting.idempotency_key for p in plans if p.posting.idempotency_key]
-        existing = {t.idempotency_key: t for t in Transaction.objects.filter(idempotency_key__in=keys)} if keys else {}
-        to_write, results, balance_deltas, first_by_key = _plan_postings(plans, accounts, existing, held_deltas)
+        existing = (
+            {t.idempotency_key: t for t in Transaction.objects.filter(idempotency_key__in=keys)}
+            if keys
+            else {}
+        )
+        to_write, results, balance_deltas, first_by_key = _plan_postings(
+            plans, accounts, existing, held_deltas
+        )
         try:
             written = _write(to_write, accounts) if to_write else {}
         except IntegrityError:
@@ -334,7 +348,11 @@ def transfer_post(**kwargs) -> Transaction:
 
 
 def transaction_reverse(
-    *, original: Transaction, reason: str = "reversal", idempotency_key: str | None = None, description: str = ""
+    *,
+    original: Transaction,
+    reason: str = "reversal",
+    idempotency_key: str | None = None,
+    description: str = "",
 ) -> Transaction:
     """A new transaction with every leg of the original negated, linked to it; once per original."""
     legs = tuple((entry.account, -entry.amount) for entry in original.entries.select_related("account"))
@@ -368,7 +386,9 @@ def account_get_or_create(
 
 
 def platform_bank(*, currency: str) -> Account:
-    return account_get_or_create(kind=AccountKind.PLATFORM_BANK, currency=currency, name=f"Platform bank {currency}")
+    return account_get_or_create(
+        kind=AccountKind.PLATFORM_BANK, currency=currency, name=f"Platform bank {currency}"
+    )
 
 
 def hold_reserve(
@@ -394,7 +414,10 @@ def hold_reserve(
         try:
             with transaction.atomic():
                 hold = Hold.objects.create(
-                    account=locked, amount=amount, idempotency_key=idempotency_key, reference=reference
+                    account=locked,
+                    amount=amount,
+                    idempotency_key=idempotency_key,
+                    reference=reference,
                 )
         except IntegrityError:
             existing = Hold.objects.get(idempotency_key=idempotency_key)

@@ -11,18 +11,28 @@ def bank(db):
 
 @pytest.fixture
 def funding(db):
-    return account_get_or_create(kind=AccountKind.BRAND_FUNDING, currency="EUR", brand_id=1, name="Alpaca funding")
+    return account_get_or_create(
+        kind=AccountKind.BRAND_FUNDING, currency="EUR", brand_id=1, name="Alpaca funding"
+    )
 
 
 @pytest.fixture
 def budget(db):
     return account_get_or_create(
-        kind=AccountKind.CAMPAIGN_BUDGET, currency="EUR", brand_id=1, subject="campaign:1", name="Summer budget"
+        kind=AccountKind.CAMPAIGN_BUDGET,
+        currency="EUR",
+        brand_id=1,
+        subject="campaign:1",
+        name="Summer budget",
     )
 
 
 @pytest.fixture
 def payable(db):
     return account_get_or_create(
-        kind=AccountKind.PARTICIPANT_PAYABLE, currency="EUR", brand_id=1, subject="participant:1", name="Pat payable"
+        kind=AccountKind.PARTICIPANT_PAYABLE,
+        currency="EUR",
+        brand_id=1,
+        subject="participant:1",
+        name="Pat payable",
     )

@@ -5,76 +5,231 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Account',
+            name="Account",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('platform_bank', 'Platform bank'), ('brand_funding', 'Brand funding'), ('campaign_budget', 'Campaign budget'), ('participant_payable', 'Reward payable'), ('payout_in_transit', 'Payout in transit'), ('fees', 'Fees'), ('suspense', 'Suspense')], max_length=32)),
-                ('currency', models.CharField(max_length=3)),
-                ('brand_id', models.BigIntegerField(blank=True, db_index=True, null=True)),
-                ('subject', models.CharField(blank=True, default='', max_length=64)),
-                ('name', models.CharField(max_length=200)),
-                ('no_overdraft', models.BooleanField(default=True)),
-                ('balance', models.BigIntegerField(default=0)),
-                ('held', models.BigIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("platform_bank", "Platform bank"),
+                            ("brand_funding", "Brand funding"),
+                            ("campaign_budget", "Campaign budget"),
+                            ("participant_payable", "Reward payable"),
+                            ("payout_in_transit", "Payout in transit"),
+                            ("fees", "Fees"),
+                            ("suspense", "Suspense"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                ("currency", models.CharField(max_length=3)),
+                ("brand_id", models.BigIntegerField(blank=True, db_index=True, null=True)),
+                ("subject", models.CharField(blank=True, default="", max_length=64)),
+                ("name", models.CharField(max_length=200)),
+                ("no_overdraft", models.BooleanField(default=True)),
+                ("balance", models.BigIntegerField(default=0)),
+                ("held", models.BigIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(condition=models.Q(('brand_id__isnull', False)), fields=('kind', 'currency', 'brand_id', 'subject'), name='ledger_account_unique_per_brand'), models.UniqueConstraint(condition=models.Q(('brand_id__isnull', True)), fields=('kind', 'currency', 'subject'), name='ledger_account_unique_platform'), models.UniqueConstraint(fields=('id', 'currency'), name='ledger_account_id_currency'), models.CheckConstraint(condition=models.Q(('no_overdraft', False), ('balance__gte', models.F('held')), _connector='OR'), name='ledger_account_no_overdraft', violation_error_message='This account may not be overdrawn (holds included).'), models.CheckConstraint(condition=models.Q(('held__gte', 0)), name='ledger_account_held_not_negative')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("brand_id__isnull", False)),
+                        fields=("kind", "currency", "brand_id", "subject"),
+                        name="ledger_account_unique_per_brand",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("brand_id__isnull", True)),
+                        fields=("kind", "currency", "subject"),
+                        name="ledger_account_unique_platform",
+                    ),
+                    models.UniqueConstraint(fields=("id", "currency"), name="ledger_account_id_currency"),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("no_overdraft", False),
+                            ("balance__gte", models.F("held")),
+                            _connector="OR",
+                        ),
+                        name="ledger_account_no_overdraft",
+                        violation_error_message="This account may not be overdrawn (holds included).",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("held__gte", 0)),
+                        name="ledger_account_held_not_negative",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Transaction',
+            name="Transaction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('reason', models.CharField(max_length=40)),
-                ('description', models.CharField(blank=True, default='', max_length=200)),
-                ('reference', models.CharField(blank=True, db_index=True, default='', max_length=100)),
-                ('idempotency_key', models.CharField(blank=True, max_length=120, null=True, unique=True)),
-                ('fingerprint', models.CharField(max_length=64)),
-                ('posted_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('reverses', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='reversed_by', to='ledger.transaction')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("reason", models.CharField(max_length=40)),
+                ("description", models.CharField(blank=True, default="", max_length=200)),
+                (
+                    "reference",
+                    models.CharField(blank=True, db_index=True, default="", max_length=100),
+                ),
+                (
+                    "idempotency_key",
+                    models.CharField(blank=True, max_length=120, null=True, unique=True),
+                ),
+                ("fingerprint", models.CharField(max_length=64)),
+                ("posted_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "reverses",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="reversed_by",
+                        to="ledger.transaction",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Hold',
+            name="Hold",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('amount', models.BigIntegerField()),
-                ('status', models.CharField(choices=[('reserved', 'Reserved'), ('committed', 'Committed'), ('voided', 'Voided')], default='reserved', max_length=12)),
-                ('committed_amount', models.BigIntegerField(default=0)),
-                ('idempotency_key', models.CharField(blank=True, max_length=120, null=True, unique=True)),
-                ('reference', models.CharField(blank=True, db_index=True, default='', max_length=100)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('resolved_at', models.DateTimeField(blank=True, null=True)),
-                ('account', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='holds', to='ledger.account')),
-                ('commit_transaction', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='hold', to='ledger.transaction')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("amount", models.BigIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("reserved", "Reserved"),
+                            ("committed", "Committed"),
+                            ("voided", "Voided"),
+                        ],
+                        default="reserved",
+                        max_length=12,
+                    ),
+                ),
+                ("committed_amount", models.BigIntegerField(default=0)),
+                (
+                    "idempotency_key",
+                    models.CharField(blank=True, max_length=120, null=True, unique=True),
+                ),
+                (
+                    "reference",
+                    models.CharField(blank=True, db_index=True, default="", max_length=100),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("resolved_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "account",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="holds",
+                        to="ledger.account",
+                    ),
+                ),
+                (
+                    "commit_transaction",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="hold",
+                        to="ledger.transaction",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(condition=models.Q(('status', 'reserved')), fields=['account'], name='ledger_hold_open')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('amount__gt', 0)), name='ledger_hold_amount_positive'), models.CheckConstraint(condition=models.Q(('committed_amount__gte', 0), ('committed_amount__lte', models.F('amount'))), name='ledger_hold_commit_within_amount'), models.CheckConstraint(condition=models.Q(models.Q(('resolved_at__isnull', True), ('status', 'reserved')), models.Q(models.Q(('status', 'reserved'), _negated=True), ('resolved_at__isnull', False)), _connector='OR'), name='ledger_hold_resolved_at_iff_resolved')],
+                "indexes": [
+                    models.Index(
+                        condition=models.Q(("status", "reserved")),
+                        fields=["account"],
+                        name="ledger_hold_open",
+                    )
+                ],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("amount__gt", 0)), name="ledger_hold_amount_positive"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("committed_amount__gte", 0),
+                            ("committed_amount__lte", models.F("amount")),
+                        ),
+                        name="ledger_hold_commit_within_amount",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("resolved_at__isnull", True), ("status", "reserved")),
+                            models.Q(
+                                models.Q(("status", "reserved"), _negated=True),
+                                ("resolved_at__isnull", False),
+                            ),
+                            _connector="OR",
+                        ),
+                        name="ledger_hold_resolved_at_iff_resolved",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Entry',
+            name="Entry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('amount', models.BigIntegerField(help_text='Minor units; debit positive, credit negative.')),
-                ('currency', models.CharField(max_length=3)),
-                ('account', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='entries', to='ledger.account')),
-                ('transaction', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='entries', to='ledger.transaction')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "amount",
+                    models.BigIntegerField(help_text="Minor units; debit positive, credit negative."),
+                ),
+                ("currency", models.CharField(max_length=3)),
+                (
+                    "account",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="entries",
+                        to="ledger.account",
+                    ),
+                ),
+                (
+                    "transaction",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="entries",
+                        to="ledger.transaction",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'entries',
-                'indexes': [models.Index(fields=['account', 'transaction'], name='ledger_entry_account_tx')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('amount', 0), _negated=True), name='ledger_entry_not_zero')],
+                "verbose_name_plural": "entries",
+                "indexes": [models.Index(fields=["account", "transaction"], name="ledger_entry_account_tx")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("amount", 0), _negated=True),
+                        name="ledger_entry_not_zero",
+                    )
+                ],
             },
         ),
     ]

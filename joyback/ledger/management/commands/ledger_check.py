@@ -14,5 +14,6 @@ class Command(BaseCommand):
         if drift:
             raise CommandError(f"{len(drift)} drift(s) found")
         self.stdout.write(
-            f"ledger ok: {Account.objects.count()} accounts, {Transaction.objects.count()} transactions, no drift"
+            f"ledger ok: {Account.objects.count()} accounts, "
+            f"{Transaction.objects.count()} transactions, no drift"
         )

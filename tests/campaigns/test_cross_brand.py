@@ -1,0 +1,95 @@
+"""Every brand-scoped URL refuses other brands' members with a 404.
+
+The URLs are discovered from the URLconf, so a page added later is covered without touching this
+file; a new kind of URL argument fails loudly until SAMPLES learns to make one for a brand.
+"""
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from campaigns.services import brand_funding_account
+
+pytestmark = pytest.mark.django_db
+
+# How to make each URL argument point at an object of a given brand.
+SAMPLES = {
+    "brand_slug": lambda brand: brand.slug,
+    "account_id": lambda brand: brand_funding_account(brand=brand, currency="EUR").pk,
+}
+
+
+def walk(patterns, prefix="", namespace=""):
+    for entry in patterns:
+        if isinstance(entry, URLResolver):
+            inner = ":".join(filter(None, [namespace, entry.namespace]))
+            yield from walk(entry.url_patterns, prefix + str(entry.pattern), inner)
+        elif isinstance(entry, URLPattern):
+            yield prefix + str(entry.pattern), entry, namespace
+
+
+def brand_scoped_patterns():
+    """(pattern, namespace) of every URL that names a brand."""
+    return [
+        (pattern, namespace)
+        for _route, pattern, namespace in walk(get_resolver().url_patterns)
+        if "brand_slug" in pattern.pattern.converters
+    ]
+
+
+def url_for(pattern: URLPattern, namespace: str, *, slug_brand, object_brand) -> str:
+    assert pattern.name, f"{pattern.pattern} needs a name"
+    kwargs = {}
+    for name in pattern.pattern.converters:
+        assert name in SAMPLES, f"teach SAMPLES in {__file__} how to make a {name!r} of a brand"
+        kwargs[name] = SAMPLES[name](slug_brand if name == "brand_slug" else object_brand)
+    return reverse(f"{namespace}:{pattern.name}" if namespace else pattern.name, kwargs=kwargs)
+
+
+def test_discovery_finds_the_brand_pages():
+    routes = [route for route, pattern, _ in walk(get_resolver().url_patterns)]
+    assert "brands/<slug:brand_slug>/" in routes
+    assert "brands/<slug:brand_slug>/accounts/<int:account_id>/" in routes
+
+
+def test_every_brand_page_goes_through_the_access_helper():
+    for pattern, _namespace in brand_scoped_patterns():
+        assert getattr(pattern.callback, "brand_scoped", False), (
+            f"{pattern.pattern} is not wrapped by brand_member_required"
+        )
+
+
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_a_member_of_another_brand_gets_404_everywhere(client, alice, alpaca, bison, method):
+    client.force_login(alice)
+    for pattern, namespace in brand_scoped_patterns():
+        url = url_for(pattern, namespace, slug_brand=bison, object_brand=bison)
+        response = getattr(client, method)(url)
+        assert response.status_code == 404, (
+            f"{method.upper()} {url} gave {response.status_code} to another brand"
+        )
+
+
+def test_another_brands_objects_are_404_under_your_own_brand(client, alice, alpaca, bison):
+    client.force_login(alice)
+    checked = 0
+    for pattern, namespace in brand_scoped_patterns():
+        if set(pattern.pattern.converters) == {"brand_slug"}:
+            continue
+        url = url_for(pattern, namespace, slug_brand=alpaca, object_brand=bison)
+        assert client.get(url).status_code == 404, f"{url} shows Bison's object inside Alpaca"
+        checked += 1
+    assert checked >= 1
+
+
+def test_your_own_brand_pages_answer(client, alice, alpaca, bison):
+    client.force_login(alice)
+    for pattern, namespace in brand_scoped_patterns():
+        url = url_for(pattern, namespace, slug_brand=alpaca, object_brand=alpaca)
+        assert client.get(url).status_code == 200, url
+
+
+def test_signed_out_visitors_are_sent_to_sign_in(client, alpaca):
+    for pattern, namespace in brand_scoped_patterns():
+        url = url_for(pattern, namespace, slug_brand=alpaca, object_brand=alpaca)
+        response = client.get(url)
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"], url

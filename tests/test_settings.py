@@ -1,0 +1,40 @@
+"""The settings fail safe: production refuses to start without a SECRET_KEY."""
+
+import os
+import subprocess
+import sys
+
+
+def load_settings(**env):
+    environment = {
+        key: value for key, value in os.environ.items() if key not in {"SECRET_KEY", "JOYBACK_ENV"}
+    }
+    environment.update(env)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import joyback.settings as s; print(s.DEBUG, s.SESSION_COOKIE_SECURE)",
+        ],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_production_without_secret_key_refuses_to_start():
+    result = load_settings()
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_production_with_secret_key_is_secure_by_default():
+    result = load_settings(SECRET_KEY="s" * 50, ALLOWED_HOSTS="joyback.example")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "True"]
+
+
+def test_an_unknown_environment_name_is_refused():
+    result = load_settings(JOYBACK_ENV="staging")
+    assert "JOYBACK_ENV must be" in result.stderr
