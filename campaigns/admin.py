@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from campaigns.models import Brand, Membership
+from campaigns.models import ActionRule, Brand, Campaign, Membership
 
 
 class MembershipInline(admin.TabularInline):
@@ -23,3 +23,18 @@ class MembershipAdmin(admin.ModelAdmin):
     list_filter = ["role"]
     search_fields = ["user__email", "brand__name"]
     autocomplete_fields = ["user", "brand"]
+
+
+class ActionRuleInline(admin.TabularInline):
+    model = ActionRule
+    fk_name = "campaign"
+    extra = 0
+
+
+@admin.register(Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ["name", "brand", "package", "status", "currency", "created_at"]
+    list_filter = ["status", "package", "currency"]
+    search_fields = ["name", "slug", "brand__name"]
+    list_select_related = ["brand"]
+    inlines = [ActionRuleInline]

@@ -1,5 +1,9 @@
+from decimal import Decimal
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
+
+from campaigns.models import Package, Trigger, VerificationMode
 
 CURRENCIES = [("EUR", "EUR — Euro"), ("GBP", "GBP — Pound sterling"), ("USD", "USD — US dollar")]
 
@@ -7,3 +11,89 @@ CURRENCIES = [("EUR", "EUR — Euro"), ("GBP", "GBP — Pound sterling"), ("USD"
 class BrandCreateForm(forms.Form):
     name = forms.CharField(label=_("Brand name"), max_length=120, strip=True)
     currency = forms.ChoiceField(label=_("Currency you fund campaigns in"), choices=CURRENCIES)
+
+
+SERVED_COUNTRIES = [
+    ("AT", _("Austria")),
+    ("BE", _("Belgium")),
+    ("DE", _("Germany")),
+    ("ES", _("Spain")),
+    ("FI", _("Finland")),
+    ("FR", _("France")),
+    ("IE", _("Ireland")),
+    ("IT", _("Italy")),
+    ("LU", _("Luxembourg")),
+    ("NL", _("Netherlands")),
+    ("PT", _("Portugal")),
+    ("GB", _("United Kingdom")),
+    ("US", _("United States")),
+    ("CN", _("China")),
+]
+LANGUAGE_CHOICES = [("en", "English"), ("de", "Deutsch"), ("es", "Español"), ("zh-hans", "简体中文")]
+
+
+class MoneyField(forms.DecimalField):
+    """A decimal amount typed by a person, cleaned to integer minor units."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", Decimal("0.01"))
+        kwargs.setdefault("max_digits", 12)
+        kwargs.setdefault("decimal_places", 2)
+        super().__init__(*args, **kwargs)
+
+    def clean(self, value):
+        amount = super().clean(value)
+        return None if amount is None else int(amount * 100)
+
+
+class CampaignForm(forms.Form):
+    name = forms.CharField(label=_("Campaign name"), max_length=120)
+    package = forms.ChoiceField(label=_("Package"), choices=Package.choices)
+    currency = forms.ChoiceField(label=_("Currency"), choices=CURRENCIES)
+    countries = forms.MultipleChoiceField(
+        label=_("Countries served"), choices=SERVED_COUNTRIES, widget=forms.CheckboxSelectMultiple
+    )
+    languages = forms.MultipleChoiceField(
+        label=_("Languages"), choices=LANGUAGE_CHOICES, widget=forms.CheckboxSelectMultiple, initial=["en"]
+    )
+    headline = forms.CharField(label=_("What people get, in one line"), max_length=160, required=False)
+    description = forms.CharField(
+        label=_("Details"), max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    disclosure_text = forms.CharField(label=_("Disclosure wording"), max_length=300, required=False)
+    starts_at = forms.DateTimeField(
+        label=_("Starts"), required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+    )
+    ends_at = forms.DateTimeField(
+        label=_("Ends"), required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("starts_at") and data.get("ends_at") and data["ends_at"] <= data["starts_at"]:
+            self.add_error("ends_at", _("The campaign must end after it starts."))
+        return data
+
+
+class RuleForm(forms.Form):
+    trigger = forms.ChoiceField(label=_("Action"), choices=Trigger.choices)
+    reward = MoneyField(label=_("Reward"))
+    verification_mode = forms.ChoiceField(label=_("Verification"), choices=VerificationMode.choices)
+    window_hours = forms.IntegerField(label=_("Window (hours)"), min_value=0, max_value=24 * 30, initial=0)
+    min_views = forms.IntegerField(label=_("Minimum views"), min_value=0, initial=0)
+    min_likes = forms.IntegerField(label=_("Minimum likes"), min_value=0, initial=0)
+    total_cap = forms.IntegerField(label=_("At most this many rewards"), min_value=1, required=False)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("verification_mode") == VerificationMode.ENGAGEMENT and not data.get("window_hours"):
+            self.add_error("window_hours", _("An engagement rule needs a window of at least one hour."))
+        return data
+
+
+class AmountForm(forms.Form):
+    amount = MoneyField(label=_("Amount"))
+
+
+class DryRunForm(forms.Form):
+    budget = MoneyField(label=_("Budget to simulate"), required=False)

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Brand(models.Model):
@@ -8,6 +9,11 @@ class Brand(models.Model):
     name = models.CharField(max_length=120)
     slug = models.SlugField(max_length=60, unique=True)
     default_currency = models.CharField(max_length=3, default="EUR")
+    person_allowance = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Most one person may earn across all of the brand's campaigns, in minor units",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):
@@ -15,10 +21,10 @@ class Brand(models.Model):
 
 
 class Role(models.TextChoices):
-    OWNER = "owner", "Owner"
-    FINANCE = "finance", "Finance"
-    MARKETER = "marketer", "Marketer"
-    VIEWER = "viewer", "Viewer"
+    OWNER = "owner", _("Owner")
+    FINANCE = "finance", _("Finance")
+    MARKETER = "marketer", _("Marketer")
+    VIEWER = "viewer", _("Viewer")
 
 
 class Membership(models.Model):
@@ -34,3 +40,113 @@ class Membership(models.Model):
 
     def __str__(self):
         return f"{self.user} is {self.role} of {self.brand}"
+
+
+class Package(models.TextChoices):
+    ALL_IN_ONE = "all_in_one", _("All-in-One")
+    TIKTOK_ONLY = "tiktok_only", _("TikTok-only")
+    WHATSAPP_REWARD = "whatsapp_reward", _("WhatsApp-with-reward")
+    CASHBACK = "cashback", _("Cashback")
+
+
+class CampaignStatus(models.TextChoices):
+    DRAFT = "draft", _("Draft")
+    LIVE = "live", _("Live")
+    PAUSED = "paused", _("Paused")
+    ENDED = "ended", _("Ended")
+
+
+class Campaign(models.Model):
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="campaigns")
+    name = models.CharField(max_length=120)
+    slug = models.SlugField(max_length=60, unique=True, help_text="The public address: /c/<slug>/")
+    package = models.CharField(max_length=20, choices=Package.choices)
+    currency = models.CharField(max_length=3, default="EUR")
+    countries = models.JSONField(default=list, help_text="ISO 3166 alpha-2 codes of countries served")
+    languages = models.JSONField(default=list)
+    headline = models.CharField(max_length=160, blank=True, default="")
+    description = models.TextField(max_length=2000, blank=True, default="")
+    disclosure_text = models.CharField(
+        max_length=300,
+        blank=True,
+        default="",
+        help_text="Shown to people until the compliance wording exists",
+    )
+    starts_at = models.DateTimeField(null=True, blank=True)
+    ends_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT)
+    low_budget_threshold = models.BigIntegerField(
+        default=0, help_text="Minor units; 0 means 10 rewards' worth"
+    )
+    per_identity_period_cap = models.PositiveIntegerField(null=True, blank=True)
+    per_identity_period_days = models.PositiveIntegerField(default=30)
+    created_at = models.DateTimeField(auto_now_add=True)
+    status_changed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(ends_at__isnull=True)
+                | models.Q(starts_at__isnull=True)
+                | models.Q(ends_at__gt=models.F("starts_at")),
+                name="campaigns_campaign_ends_after_start",
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def budget_subject(self) -> str:
+        return f"campaign:{self.pk}"
+
+
+class Trigger(models.TextChoices):
+    TIKTOK_LOGIN = "tiktok_login", _("TikTok login")
+    WHATSAPP_OPTIN = "whatsapp_optin", _("WhatsApp opt-in")
+    UGC_SHARE = "ugc_share", _("UGC share")
+    LIKE = "like", _("Like")
+    COMMENT = "comment", _("Comment")
+    VIEW_THRESHOLD = "view_threshold", _("View threshold")
+    PURCHASE = "purchase", _("Purchase")
+
+
+class VerificationMode(models.TextChoices):
+    INSTANT = "instant", _("Instant")
+    ENGAGEMENT = "engagement", _("After an engagement window")
+
+
+class ActionRule(models.Model):
+    """One rewarded action of a campaign: "you set the rule"."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rules")
+    trigger = models.CharField(max_length=20, choices=Trigger.choices)
+    reward_amount = models.BigIntegerField(help_text="Minor units of the campaign's currency")
+    verification_mode = models.CharField(
+        max_length=12, choices=VerificationMode.choices, default=VerificationMode.INSTANT
+    )
+    window_hours = models.PositiveIntegerField(default=0)
+    min_views = models.PositiveIntegerField(default=0)
+    min_likes = models.PositiveIntegerField(default=0)
+    min_comments = models.PositiveIntegerField(default=0)
+    prerequisite = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="dependants"
+    )
+    total_cap = models.PositiveIntegerField(null=True, blank=True, help_text="At most this many rewards")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(reward_amount__gt=0), name="campaigns_rule_reward_positive"
+            ),
+            models.UniqueConstraint(fields=["campaign", "trigger"], name="campaigns_one_rule_per_trigger"),
+            models.CheckConstraint(
+                condition=models.Q(verification_mode="instant") | models.Q(window_hours__gt=0),
+                name="campaigns_rule_engagement_has_window",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.get_trigger_display()} on {self.campaign}"

@@ -1,7 +1,13 @@
 """Reads, each scoped to the brands the signed-in member belongs to."""
 
-from campaigns.models import Brand, Membership
-from joyback.ledger.models import AccountKind
+from dataclasses import dataclass
+
+from django.db.models import Sum
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from campaigns.models import Brand, Campaign, CampaignStatus, Membership
+from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import accounts_for_brand
 
 
@@ -32,3 +38,164 @@ def brand_balances(*, brand: Brand) -> dict:
             tile["payable"] += account.balance
         tile["held"] += account.held
     return {"accounts": accounts, "totals": totals}
+
+
+def campaigns_for_brand(*, brand: Brand):
+    return Campaign.objects.filter(brand=brand).order_by("-created_at")
+
+
+def campaign_get_for_brand(*, brand: Brand, campaign_id: int) -> Campaign | None:
+    return Campaign.objects.filter(brand=brand, pk=campaign_id).select_related("brand").first()
+
+
+def campaign_public_get(*, slug: str) -> Campaign | None:
+    return (
+        Campaign.objects.filter(slug=slug)
+        .exclude(status=CampaignStatus.DRAFT)
+        .select_related("brand")
+        .prefetch_related("rules")
+        .first()
+    )
+
+
+def campaign_budget_account_get(*, campaign: Campaign) -> Account | None:
+    return Account.objects.filter(
+        kind=AccountKind.CAMPAIGN_BUDGET,
+        brand_id=campaign.brand_id,
+        subject=campaign.budget_subject,
+        currency=campaign.currency,
+    ).first()
+
+
+@dataclass(frozen=True)
+class Budget:
+    currency: str
+    funded: int
+    available: int
+    held: int
+    spent: int
+    low_threshold: int
+
+    @property
+    def low(self) -> bool:
+        return self.available <= self.low_threshold
+
+    @property
+    def used_percent(self) -> int:
+        return 0 if not self.funded else min(100, round(100 * (self.funded - self.available) / self.funded))
+
+
+def campaign_budget(*, campaign: Campaign, rules=None) -> Budget:
+    account = campaign_budget_account_get(campaign=campaign)
+    rules = list(campaign.rules.all()) if rules is None else rules
+    funded = spent = 0
+    if account is not None:
+        credits = Entry.objects.filter(account=account, amount__lt=0).aggregate(total=Sum("amount"))["total"]
+        funded = -(credits or 0)
+        spent = funded - account.balance
+    threshold = campaign.low_budget_threshold or 10 * max((r.reward_amount for r in rules), default=0)
+    return Budget(
+        currency=campaign.currency,
+        funded=funded,
+        available=account.available if account else 0,
+        held=account.held if account else 0,
+        spent=spent,
+        low_threshold=threshold,
+    )
+
+
+@dataclass(frozen=True)
+class Claimability:
+    open: bool
+    reason: str = ""
+    message: str = ""
+
+
+def campaign_claimability(*, campaign: Campaign, now=None) -> Claimability:
+    """Can a person start a claim now? If not, what to tell them, politely."""
+    now = now or timezone.now()
+    closed = {
+        CampaignStatus.DRAFT: ("draft", _("This campaign has not started yet.")),
+        CampaignStatus.PAUSED: (
+            "paused",
+            _("This campaign is paused for the moment. Please come back later."),
+        ),
+        CampaignStatus.ENDED: ("ended", _("This campaign has ended. Thank you for your interest!")),
+    }
+    if campaign.status in closed:
+        reason, message = closed[campaign.status]
+        return Claimability(False, reason, message)
+    if campaign.starts_at and campaign.starts_at > now:
+        return Claimability(False, "not_started", _("This campaign has not started yet."))
+    if campaign.ends_at and campaign.ends_at <= now:
+        return Claimability(False, "ended", _("This campaign has ended. Thank you for your interest!"))
+    cheapest = min((rule.reward_amount for rule in campaign.rules.all()), default=None)
+    account = campaign_budget_account_get(campaign=campaign)
+    if cheapest is None or account is None or account.available < cheapest:
+        return Claimability(
+            False,
+            "fully_claimed",
+            _("This campaign is fully claimed: every reward has found its person. Thank you!"),
+        )
+    return Claimability(True)
+
+
+@dataclass(frozen=True)
+class DryRunRow:
+    rule: object
+    rewards: int
+    spend: int
+
+
+@dataclass(frozen=True)
+class DryRun:
+    budget: int
+    rows: list
+    journey_cost: int
+    people: int
+    projected_spend: int
+
+
+def campaign_dry_run(*, campaign: Campaign, budget: int | None = None) -> DryRun:
+    """How far the budget goes: per action alone, and for people who do every action."""
+    rules = list(campaign.rules.all())
+    if budget is None:
+        budget = campaign_budget(campaign=campaign, rules=rules).available
+    rows = []
+    for rule in rules:
+        rewards = budget // rule.reward_amount
+        if rule.total_cap is not None:
+            rewards = min(rewards, rule.total_cap)
+        rows.append(DryRunRow(rule=rule, rewards=rewards, spend=rewards * rule.reward_amount))
+    journey_cost = sum(rule.reward_amount for rule in rules)
+    people = budget // journey_cost if journey_cost else 0
+    caps = [rule.total_cap for rule in rules if rule.total_cap is not None]
+    if caps:
+        people = min([people, *caps])
+    return DryRun(
+        budget=budget,
+        rows=rows,
+        journey_cost=journey_cost,
+        people=people,
+        projected_spend=people * journey_cost,
+    )
+
+
+def campaign_burn_series(*, campaign: Campaign, points: int = 60) -> list[tuple]:
+    """(time, budget balance) after each movement of the budget, thinned to at most `points`."""
+    account = campaign_budget_account_get(campaign=campaign)
+    if account is None:
+        return []
+    rows = list(
+        Entry.objects.filter(account=account)
+        .order_by("transaction_id")
+        .values_list("transaction__posted_at", "amount")
+    )
+    series, balance = [], 0
+    for posted_at, amount in rows:
+        balance -= amount  # a budget is credit-normal: credits raise it
+        series.append((posted_at, balance))
+    if len(series) > points:
+        step = len(series) / points
+        series = [series[int(i * step)] for i in range(points - 1)] + [series[-1]]
+    return series

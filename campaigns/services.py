@@ -1,9 +1,24 @@
+import uuid
+
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Min
+from django.utils import timezone
 from django.utils.text import slugify
 
-from campaigns.models import Brand, Membership, Role
+from campaigns.models import (
+    ActionRule,
+    Brand,
+    Campaign,
+    CampaignStatus,
+    Membership,
+    Package,
+    Role,
+    Trigger,
+    VerificationMode,
+)
 from joyback.ledger.models import Account, AccountKind, Transaction
-from joyback.ledger.services import account_get_or_create, platform_bank, transfer_post
+from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
 from joyback.money import currency_check
 
 
@@ -57,3 +72,226 @@ def brand_deposit_record(*, brand: Brand, amount: int, currency: str, bank_refer
             reference=f"brand:{brand.pk}",
             description=f"Bank deposit {bank_reference}",
         )
+
+
+class CampaignError(Exception):
+    """A refused campaign operation; the message is for the person who tried it."""
+
+
+PACKAGE_RULES = {
+    Package.ALL_IN_ONE: [
+        dict(trigger=Trigger.TIKTOK_LOGIN, reward_amount=1_00),
+        dict(trigger=Trigger.WHATSAPP_OPTIN, reward_amount=1_00),
+        dict(
+            trigger=Trigger.UGC_SHARE,
+            reward_amount=5_00,
+            verification_mode=VerificationMode.ENGAGEMENT,
+            window_hours=72,
+            min_views=500,
+        ),
+    ],
+    Package.TIKTOK_ONLY: [
+        dict(trigger=Trigger.TIKTOK_LOGIN, reward_amount=1_00),
+        dict(
+            trigger=Trigger.UGC_SHARE,
+            reward_amount=5_00,
+            verification_mode=VerificationMode.ENGAGEMENT,
+            window_hours=72,
+            min_views=500,
+        ),
+    ],
+    Package.WHATSAPP_REWARD: [dict(trigger=Trigger.WHATSAPP_OPTIN, reward_amount=2_00)],
+    Package.CASHBACK: [dict(trigger=Trigger.PURCHASE, reward_amount=5_00)],
+}
+
+# Engagement on a post can only be measured once the post exists, and the post is tied to the
+# TikTok identity: so every TikTok engagement action needs the login first.
+NEEDS_TIKTOK_LOGIN = frozenset({Trigger.UGC_SHARE, Trigger.LIKE, Trigger.COMMENT, Trigger.VIEW_THRESHOLD})
+
+TRANSITIONS = {
+    CampaignStatus.DRAFT: {CampaignStatus.LIVE, CampaignStatus.ENDED},
+    CampaignStatus.LIVE: {CampaignStatus.PAUSED, CampaignStatus.ENDED},
+    CampaignStatus.PAUSED: {CampaignStatus.LIVE, CampaignStatus.ENDED},
+    CampaignStatus.ENDED: set(),
+}
+
+
+def campaign_budget_account(*, campaign: Campaign) -> Account:
+    return account_get_or_create(
+        kind=AccountKind.CAMPAIGN_BUDGET,
+        currency=campaign.currency,
+        brand_id=campaign.brand_id,
+        subject=campaign.budget_subject,
+        name=f"{campaign.name} budget",
+    )
+
+
+def _free_campaign_slug(name: str) -> str:
+    base = slugify(name)[:50] or "campaign"
+    slug, n = base, 1
+    while Campaign.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+def campaign_create(
+    *,
+    brand: Brand,
+    name: str,
+    package: str,
+    currency: str,
+    countries: list[str],
+    languages: list[str],
+    headline: str = "",
+    description: str = "",
+    disclosure_text: str = "",
+    starts_at=None,
+    ends_at=None,
+    slug: str = "",
+) -> Campaign:
+    currency_check(currency)
+    if starts_at and ends_at and ends_at <= starts_at:
+        raise CampaignError("The campaign must end after it starts.")
+    with transaction.atomic(durable=True):
+        campaign = Campaign.objects.create(
+            brand=brand,
+            name=name,
+            slug=slug or _free_campaign_slug(name),
+            package=Package(package),
+            currency=currency,
+            countries=sorted(set(countries)),
+            languages=list(dict.fromkeys(languages)),
+            headline=headline,
+            description=description,
+            disclosure_text=disclosure_text or f"Ad · Paid partnership with {brand.name}",
+            starts_at=starts_at,
+            ends_at=ends_at,
+        )
+        campaign_budget_account(campaign=campaign)
+        for position, rule in enumerate(PACKAGE_RULES[package]):
+            _rule_write(campaign=campaign, position=position, **rule)
+    return campaign
+
+
+def _rule_write(*, campaign: Campaign, trigger: str, reward_amount: int, position: int = 0, **fields):
+    if trigger in NEEDS_TIKTOK_LOGIN:
+        login = campaign.rules.filter(trigger=Trigger.TIKTOK_LOGIN).first()
+        if login is None:
+            raise CampaignError(f"A {Trigger(trigger).label} needs a TikTok login rule first.")
+        fields["prerequisite"] = login
+    if fields.get("verification_mode", VerificationMode.INSTANT) == VerificationMode.INSTANT:
+        fields["window_hours"] = 0
+    elif not fields.get("window_hours"):
+        raise CampaignError("An engagement rule needs a window of at least one hour.")
+    rule, _ = ActionRule.objects.update_or_create(
+        campaign=campaign,
+        trigger=trigger,
+        defaults={"reward_amount": reward_amount, "position": position, **fields},
+    )
+    return rule
+
+
+def rule_save(*, campaign: Campaign, trigger: str, reward_amount: int, **fields) -> ActionRule:
+    if campaign.status == CampaignStatus.ENDED:
+        raise CampaignError("An ended campaign cannot change.")
+    if reward_amount <= 0:
+        raise CampaignError("A reward must be more than zero.")
+    with transaction.atomic(durable=True):
+        position = fields.pop("position", campaign.rules.count())
+        return _rule_write(
+            campaign=campaign, trigger=trigger, reward_amount=reward_amount, position=position, **fields
+        )
+
+
+def rule_delete(*, rule: ActionRule) -> None:
+    if rule.campaign.status != CampaignStatus.DRAFT:
+        raise CampaignError("Rules can only be removed while the campaign is a draft.")
+    if rule.dependants.exists():
+        raise CampaignError("Remove the actions that need this one first.")
+    rule.delete()
+
+
+def brand_topup_sandbox(*, brand: Brand, amount: int, currency: str) -> Transaction:
+    """In the sandbox, a top up stands in for the bank transfer a brand would send."""
+    if not settings.SANDBOX:
+        raise CampaignError("Top ups are simulated only in the sandbox; send a bank transfer instead.")
+    if amount <= 0:
+        raise CampaignError("A top up must be more than zero.")
+    return brand_deposit_record(
+        brand=brand, amount=amount, currency=currency, bank_reference=f"SANDBOX-{uuid.uuid4().hex[:16]}"
+    )
+
+
+def campaign_fund(*, campaign: Campaign, amount: int, idempotency_key: str | None = None) -> Transaction:
+    """Move money from the brand's funding balance into the campaign's budget."""
+    if campaign.status == CampaignStatus.ENDED:
+        raise CampaignError("An ended campaign cannot be funded.")
+    if amount <= 0:
+        raise CampaignError("The amount must be more than zero.")
+    with transaction.atomic(durable=True):
+        try:
+            return transfer_post(
+                source=brand_funding_account(brand=campaign.brand, currency=campaign.currency),
+                destination=campaign_budget_account(campaign=campaign),
+                amount=amount,
+                reason="campaign_funding",
+                idempotency_key=idempotency_key,
+                reference=campaign.budget_subject,
+                description=f"Funding for {campaign.name}",
+            )
+        except InsufficientFunds:
+            raise CampaignError(
+                "The brand's funding balance is too low for this amount; "
+                "top up or send a bank transfer first."
+            ) from None
+
+
+def _campaign_lock(campaign: Campaign) -> Campaign:
+    return Campaign.objects.select_for_update().get(pk=campaign.pk)
+
+
+def campaign_transition(*, campaign: Campaign, to: str) -> Campaign:
+    to = CampaignStatus(to)
+    with transaction.atomic(durable=True):
+        locked = _campaign_lock(campaign)
+        if to not in TRANSITIONS[CampaignStatus(locked.status)]:
+            raise CampaignError(
+                f"A {locked.get_status_display().lower()} campaign cannot become {to.label.lower()}."
+            )
+        if to == CampaignStatus.LIVE:
+            _campaign_ready_check(locked)
+        locked.status = to
+        locked.status_changed_at = timezone.now()
+        locked.save(update_fields=["status", "status_changed_at"])
+    return locked
+
+
+def _campaign_ready_check(campaign: Campaign) -> None:
+    cheapest = campaign.rules.aggregate(cheapest=Min("reward_amount"))["cheapest"]
+    if cheapest is None:
+        raise CampaignError("Add at least one rewarded action before going live.")
+    if campaign.ends_at and campaign.ends_at <= timezone.now():
+        raise CampaignError("The campaign's end date has passed.")
+    if not campaign.countries:
+        raise CampaignError("Choose at least one country the campaign serves.")
+    if campaign_budget_account(campaign=campaign).available < cheapest:
+        raise CampaignError(
+            "Fund the campaign's budget before going live: it cannot pay a single reward yet."
+        )
+
+
+def campaign_update(*, campaign: Campaign, **fields) -> Campaign:
+    """Change what a campaign says and where it runs; the money side is fixed once it has money."""
+    if campaign.status == CampaignStatus.ENDED:
+        raise CampaignError("An ended campaign cannot change.")
+    if fields["currency"] != campaign.currency and campaign_budget_account(campaign=campaign).balance:
+        raise CampaignError("The currency cannot change once the budget holds money.")
+    if fields["package"] != campaign.package and campaign.status != CampaignStatus.DRAFT:
+        raise CampaignError("The package can only change while the campaign is a draft.")
+    currency_check(fields["currency"])
+    for name, value in fields.items():
+        setattr(campaign, name, value)
+    campaign.countries = sorted(set(campaign.countries))
+    campaign.save()
+    return campaign

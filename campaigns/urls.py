@@ -2,13 +2,23 @@ from django.urls import path
 
 from campaigns import views
 
+brand = "brands/<slug:brand_slug>/"
+campaign = brand + "campaigns/<int:campaign_id>/"
+
 urlpatterns = [
     path("brands/", views.brand_home, name="brand_home"),
     path("brands/new/", views.brand_new, name="brand_new"),
-    path("brands/<slug:brand_slug>/", views.dashboard, name="brand_dashboard"),
-    path(
-        "brands/<slug:brand_slug>/accounts/<int:account_id>/",
-        views.account_detail,
-        name="brand_account",
-    ),
+    path(brand, views.dashboard, name="brand_dashboard"),
+    path(brand + "topup/", views.brand_topup, name="brand_topup"),
+    path(brand + "accounts/<int:account_id>/", views.account_detail, name="brand_account"),
+    path(brand + "campaigns/", views.campaign_list, name="campaign_list"),
+    path(brand + "campaigns/new/", views.campaign_new, name="campaign_new"),
+    path(campaign, views.campaign_detail, name="campaign_detail"),
+    path(campaign + "edit/", views.campaign_edit, name="campaign_edit"),
+    path(campaign + "rules/", views.campaign_rule_save, name="campaign_rule_save"),
+    path(campaign + "rules/<int:rule_id>/delete/", views.campaign_rule_delete, name="campaign_rule_delete"),
+    path(campaign + "fund/", views.campaign_fund_view, name="campaign_fund"),
+    path(campaign + "status/", views.campaign_status, name="campaign_status"),
+    path(campaign + "dry-run/", views.campaign_dry_run_view, name="campaign_dry_run"),
+    path("c/<slug:slug>/", views.landing, name="campaign_landing"),
 ]

@@ -1,11 +1,36 @@
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
 
+from campaigns import roles
 from campaigns.access import brand_member_required
-from campaigns.forms import BrandCreateForm
-from campaigns.selectors import brand_balances, brands_for_user
-from campaigns.services import brand_create
+from campaigns.forms import AmountForm, BrandCreateForm, CampaignForm, DryRunForm, RuleForm
+from campaigns.models import ActionRule, CampaignStatus
+from campaigns.selectors import (
+    brand_balances,
+    brands_for_user,
+    campaign_budget,
+    campaign_burn_series,
+    campaign_claimability,
+    campaign_dry_run,
+    campaign_get_for_brand,
+    campaign_public_get,
+    campaigns_for_brand,
+)
+from campaigns.services import (
+    CampaignError,
+    brand_create,
+    brand_topup_sandbox,
+    campaign_create,
+    campaign_fund,
+    campaign_transition,
+    campaign_update,
+    rule_delete,
+    rule_save,
+)
 from joyback.ledger.selectors import account_entries, account_get_for_brand, transactions_for_brand
 
 
@@ -22,27 +47,49 @@ def brand_new(request):
     form = BrandCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         brand = brand_create(
-            name=form.cleaned_data["name"],
-            owner=request.user,
-            currency=form.cleaned_data["currency"],
+            name=form.cleaned_data["name"], owner=request.user, currency=form.cleaned_data["currency"]
         )
         return redirect("brand_dashboard", brand_slug=brand.slug)
     brands = list(brands_for_user(user=request.user))
     return render(request, "campaigns/brand_list.html", {"brands": brands, "form": form})
 
 
+def _brand_context(request, **extra):
+    return {"brand": request.brand, "membership": request.membership, "roles": roles, **extra}
+
+
 @brand_member_required()
 def dashboard(request):
-    context = {
-        "brand": request.brand,
-        "membership": request.membership,
-        "balances": brand_balances(brand=request.brand),
-        "transactions": transactions_for_brand(brand_id=request.brand.pk),
-    }
+    context = _brand_context(
+        request,
+        balances=brand_balances(brand=request.brand),
+        transactions=transactions_for_brand(brand_id=request.brand.pk),
+        campaigns=campaigns_for_brand(brand=request.brand)[:5],
+        topup_form=AmountForm(),
+    )
     template = "campaigns/dashboard.html"
     if request.htmx:
         template += "#balances"
     return render(request, template, context)
+
+
+@brand_member_required(roles.FUND)
+@require_POST
+def brand_topup(request):
+    form = AmountForm(request.POST)
+    if form.is_valid():
+        try:
+            brand_topup_sandbox(
+                brand=request.brand,
+                amount=form.cleaned_data["amount"],
+                currency=request.brand.default_currency,
+            )
+            messages.success(request, _("Sandbox deposit booked to your funding balance."))
+        except CampaignError as error:
+            messages.error(request, str(error))
+    else:
+        messages.error(request, _("Enter an amount of at least 0.01."))
+    return redirect("brand_dashboard", brand_slug=request.brand.slug)
 
 
 @brand_member_required()
@@ -50,10 +97,218 @@ def account_detail(request, account_id: int):
     account = account_get_for_brand(brand_id=request.brand.pk, account_id=account_id)
     if account is None:
         raise Http404("No such account")
-    context = {
-        "brand": request.brand,
-        "membership": request.membership,
-        "account": account,
-        "entries": account_entries(account=account),
-    }
+    context = _brand_context(request, account=account, entries=account_entries(account=account))
     return render(request, "campaigns/account_detail.html", context)
+
+
+@brand_member_required()
+def campaign_list(request):
+    form = CampaignForm(initial={"currency": request.brand.default_currency, "languages": ["en"]})
+    context = _brand_context(request, campaigns=campaigns_for_brand(brand=request.brand), form=form)
+    return render(request, "campaigns/campaign_list.html", context)
+
+
+@brand_member_required(roles.EDIT_CAMPAIGNS)
+@require_POST
+def campaign_new(request):
+    form = CampaignForm(request.POST)
+    if form.is_valid():
+        try:
+            campaign = campaign_create(brand=request.brand, **form.cleaned_data)
+        except CampaignError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(
+                request, _("Campaign created as a draft. Fund it, check the rules, then go live.")
+            )
+            return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
+    context = _brand_context(request, campaigns=campaigns_for_brand(brand=request.brand), form=form)
+    return render(request, "campaigns/campaign_list.html", context, status=400)
+
+
+def _campaign(request, campaign_id):
+    campaign = campaign_get_for_brand(brand=request.brand, campaign_id=campaign_id)
+    if campaign is None:
+        raise Http404("No such campaign")
+    return campaign
+
+
+def _campaign_context(request, campaign, **extra):
+    rules = list(campaign.rules.all())
+    return _brand_context(
+        request,
+        campaign=campaign,
+        rules=rules,
+        budget=campaign_budget(campaign=campaign, rules=rules),
+        burn=campaign_burn_series(campaign=campaign),
+        claimability=campaign_claimability(campaign=campaign),
+        dry_run=campaign_dry_run(campaign=campaign),
+        rule_form=extra.pop("rule_form", None) or RuleForm(initial={"verification_mode": "instant"}),
+        fund_form=extra.pop("fund_form", None) or AmountForm(),
+        edit_form=extra.pop("edit_form", None) or CampaignForm(initial=_campaign_initial(campaign)),
+        **extra,
+    )
+
+
+def _campaign_initial(campaign):
+    fields = [
+        "name",
+        "package",
+        "currency",
+        "countries",
+        "languages",
+        "headline",
+        "description",
+        "disclosure_text",
+    ]
+    return {field: getattr(campaign, field) for field in fields} | {
+        "starts_at": campaign.starts_at,
+        "ends_at": campaign.ends_at,
+    }
+
+
+@brand_member_required()
+def campaign_detail(request, campaign_id):
+    campaign = _campaign(request, campaign_id)
+    template = "campaigns/campaign_detail.html"
+    if request.htmx:
+        template += "#live"
+    return render(request, template, _campaign_context(request, campaign))
+
+
+@brand_member_required(roles.EDIT_CAMPAIGNS)
+@require_POST
+def campaign_edit(request, campaign_id):
+    campaign = _campaign(request, campaign_id)
+    form = CampaignForm(request.POST)
+    if form.is_valid():
+        try:
+            campaign_update(campaign=campaign, **form.cleaned_data)
+        except CampaignError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, _("Campaign saved."))
+            return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
+    return render(
+        request,
+        "campaigns/campaign_detail.html",
+        _campaign_context(request, campaign, edit_form=form),
+        status=400,
+    )
+
+
+@brand_member_required(roles.EDIT_CAMPAIGNS)
+@require_POST
+def campaign_rule_save(request, campaign_id):
+    campaign = _campaign(request, campaign_id)
+    form = RuleForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            rule_save(
+                campaign=campaign,
+                trigger=data["trigger"],
+                reward_amount=data["reward"],
+                verification_mode=data["verification_mode"],
+                window_hours=data["window_hours"] or 0,
+                min_views=data["min_views"] or 0,
+                min_likes=data["min_likes"] or 0,
+                total_cap=data["total_cap"],
+            )
+        except CampaignError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, _("Rule saved."))
+            return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
+    return render(
+        request,
+        "campaigns/campaign_detail.html",
+        _campaign_context(request, campaign, rule_form=form),
+        status=400,
+    )
+
+
+@brand_member_required(roles.EDIT_CAMPAIGNS)
+@require_POST
+def campaign_rule_delete(request, campaign_id, rule_id):
+    campaign = _campaign(request, campaign_id)
+    rule = ActionRule.objects.filter(campaign=campaign, pk=rule_id).first()
+    if rule is None:
+        raise Http404("No such rule")
+    try:
+        rule_delete(rule=rule)
+        messages.success(request, _("Rule removed."))
+    except CampaignError as error:
+        messages.error(request, str(error))
+    return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
+
+
+@brand_member_required(roles.FUND)
+@require_POST
+def campaign_fund_view(request, campaign_id):
+    campaign = _campaign(request, campaign_id)
+    form = AmountForm(request.POST)
+    if form.is_valid():
+        try:
+            campaign_fund(campaign=campaign, amount=form.cleaned_data["amount"])
+        except CampaignError as error:
+            form.add_error("amount", str(error))
+        else:
+            messages.success(request, _("Budget funded."))
+            return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
+    return render(
+        request,
+        "campaigns/campaign_detail.html",
+        _campaign_context(request, campaign, fund_form=form),
+        status=400,
+    )
+
+
+@brand_member_required(roles.EDIT_CAMPAIGNS)
+@require_POST
+def campaign_status(request, campaign_id):
+    campaign = _campaign(request, campaign_id)
+    target = request.POST.get("to", "")
+    if target not in CampaignStatus.values:
+        messages.error(request, _("Unknown status."))
+    else:
+        try:
+            campaign_transition(campaign=campaign, to=target)
+            messages.success(
+                request,
+                _("The campaign is now %(status)s.") % {"status": CampaignStatus(target).label.lower()},
+            )
+        except CampaignError as error:
+            messages.error(request, str(error))
+    return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
+
+
+@brand_member_required()
+@require_GET
+def campaign_dry_run_view(request, campaign_id):
+    campaign = _campaign(request, campaign_id)
+    form = DryRunForm(request.GET)
+    budget = form.cleaned_data["budget"] if form.is_valid() else None
+    context = _brand_context(
+        request,
+        campaign=campaign,
+        dry_run=campaign_dry_run(campaign=campaign, budget=budget),
+        dry_run_form=form,
+    )
+    return render(request, "campaigns/campaign_detail.html#dry-run", context)
+
+
+@require_GET
+def landing(request, slug):
+    """The public page of a campaign: the brand, the reward, the disclosure, and the steps."""
+    campaign = campaign_public_get(slug=slug)
+    if campaign is None:
+        raise Http404("No such campaign")
+    rules = list(campaign.rules.all())
+    context = {
+        "campaign": campaign,
+        "rules": rules,
+        "total_reward": sum(rule.reward_amount for rule in rules),
+        "claimability": campaign_claimability(campaign=campaign),
+    }
+    return render(request, "campaigns/landing.html", context)

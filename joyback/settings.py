@@ -4,6 +4,8 @@ JOYBACK_ENV is "development" (make run), "test" (make test) or "production" (the
 a forgotten variable fails safe: no debug, secure cookies, a SECRET_KEY that must be given).
 """
 
+import base64
+import hashlib
 import os
 from pathlib import Path
 
@@ -40,7 +42,33 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "" if IS_PRODUCTION else "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# The sandbox providers and bank stand in for TikTok, WhatsApp and the banks: on by default outside
+# production, and never on in production unless said so.
+SANDBOX = env_bool("SANDBOX", not IS_PRODUCTION)
 SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000")
+
+PAYEE_ENCRYPTION_KEYS = env_list("PAYEE_ENCRYPTION_KEYS")
+if not PAYEE_ENCRYPTION_KEYS:
+    if IS_PRODUCTION:
+        raise ImproperlyConfigured(
+            "PAYEE_ENCRYPTION_KEYS must be set in production (Fernet keys, newest first)"
+        )
+    _digest = hashlib.sha256(f"payee-data:{SECRET_KEY}".encode()).digest()
+    PAYEE_ENCRYPTION_KEYS = [base64.urlsafe_b64encode(_digest).decode()]
+
+# Providers. In the sandbox the adapters reach the app's own sandbox endpoints (same wire format).
+TIKTOK_CLIENT_KEY = os.environ.get("TIKTOK_CLIENT_KEY", "sbx-joyback" if SANDBOX else "")
+TIKTOK_CLIENT_SECRET = os.environ.get("TIKTOK_CLIENT_SECRET", "sbx-tiktok-secret" if SANDBOX else "")
+TIKTOK_AUTHORIZE_URL = os.environ.get(
+    "TIKTOK_AUTHORIZE_URL",
+    "/sandbox/tiktok/v2/auth/authorize/" if SANDBOX else "https://www.tiktok.com/v2/auth/authorize/",
+)
+TIKTOK_API_BASE = os.environ.get(
+    "TIKTOK_API_BASE", "/sandbox/tiktok" if SANDBOX else "https://open.tiktokapis.com"
+)
+WHATSAPP_APP_SECRET = os.environ.get("WHATSAPP_APP_SECRET", "sbx-meta-app-secret" if SANDBOX else "")
+WHATSAPP_VERIFY_TOKEN = os.environ.get("WHATSAPP_VERIFY_TOKEN", "sbx-verify-token" if SANDBOX else "")
+WHATSAPP_BUSINESS_NUMBER = os.environ.get("WHATSAPP_BUSINESS_NUMBER", "15550783881")
 
 INSTALLED_APPS = [
     "django.contrib.admin",

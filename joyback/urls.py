@@ -15,4 +15,6 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("campaigns.urls")),
+    path("", include("verification.urls")),
+    path("", include("payouts.urls")),
 ]

@@ -67,3 +67,41 @@ def vic(make_user, alpaca):
     user = make_user("vic@alpaca.example", first_name="Vic")
     member_add(brand=alpaca, user=user, role=Role.VIEWER)
     return user
+
+
+@pytest.fixture
+def make_live_campaign(alpaca):
+    """A live campaign of Alpaca's, funded from a sandbox deposit."""
+    from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+
+    def make(*, slug="summer-glow", package="all_in_one", currency="EUR", budget=100_00, **extra):
+        brand_deposit_record(brand=alpaca, amount=budget, currency=currency, bank_reference=f"FUND-{slug}")
+        campaign = campaign_create(
+            brand=alpaca,
+            name=slug.replace("-", " ").title(),
+            slug=slug,
+            package=package,
+            currency=currency,
+            countries=["DE"],
+            languages=["en"],
+            **extra,
+        )
+        campaign_fund(campaign=campaign, amount=budget)
+        return campaign_transition(campaign=campaign, to="live")
+
+    return make
+
+
+@pytest.fixture
+def summer(make_live_campaign):
+    return make_live_campaign()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Rate limits and one-time codes live in the cache; each test starts without them."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

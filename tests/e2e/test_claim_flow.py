@@ -1,0 +1,104 @@
+"""Pat, a new visitor, claims the rewards of a live campaign in a real browser, on a phone-sized screen."""
+
+import pytest
+
+from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from tests.conftest import PASSWORD
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def live_campaign(alpaca):
+    brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-FUND")
+    campaign = campaign_create(
+        brand=alpaca,
+        name="Summer Glow",
+        slug="summer-glow",
+        package="all_in_one",
+        currency="EUR",
+        countries=["DE"],
+        languages=["en", "de"],
+        headline="Get paid for loving our summer range",
+    )
+    campaign_fund(campaign=campaign, amount=100_00)
+    return campaign_transition(campaign=campaign, to="live")
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def test_a_new_user_claims_a_reward_and_sees_the_status_page(live_server, phone, screenshot, live_campaign):
+    page = phone
+    page.goto(f"{live_server.url}/c/summer-glow/")
+    page.get_by_role("button", name="Connect TikTok").wait_for()
+    screenshot(page, "10-landing")
+
+    page.get_by_role("button", name="Connect TikTok").click()
+    page.get_by_label("Sandbox TikTok user (display name)").fill("Pat Creator")
+    screenshot(page, "11-sandbox-tiktok")
+    page.get_by_role("button", name="Authorize").click()
+    page.get_by_text("TikTok connected as Pat Creator").wait_for()
+
+    page.get_by_role("button", name="Opt in on WhatsApp").click()
+    page.get_by_role("link", name="Open WhatsApp").click()
+    page.get_by_label("Your WhatsApp number").fill("+49 151 23456789")
+    screenshot(page, "12-sandbox-whatsapp")
+    page.get_by_role("button", name="Send").click()
+    page.locator(".step.state-approved").nth(1).wait_for()
+    screenshot(page, "13-steps-done")
+
+    page.get_by_label("Full name, as your bank knows it").fill("Pat Example")
+    page.get_by_label("Email").fill("pat@example.com")
+    page.get_by_label("IBAN").fill("DE89 3704 0044 0532 0130 01")
+    page.get_by_text("check digits do not match").wait_for()
+    page.get_by_label("IBAN").fill("DE89 3704 0044 0532 0130 00")
+    page.get_by_text("Commerzbank").wait_for()
+    page.get_by_label("I agree").check()
+    screenshot(page, "14-payee-details")
+    page.get_by_role("button", name="Send me my money").click()
+
+    page.wait_for_url("**/status/**")
+    page.get_by_text("TikTok login").wait_for()
+    assert page.get_by_text("Queued for transfer").is_visible()
+    assert page.get_by_text("DE•• •••• 3000").is_visible()
+    assert page.get_by_text("€2.00").is_visible()
+    screenshot(page, "15-status")
+
+
+def test_a_brand_member_creates_funds_and_launches_a_campaign(live_server, page, screenshot, alice, alpaca):
+    brand_deposit_record(brand=alpaca, amount=1000_00, currency="EUR", bank_reference="E2E-LAUNCH")
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Email").fill("alice@alpaca.example")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    page.get_by_role("link", name="Campaigns", exact=True).click()
+
+    page.get_by_label("Campaign name").fill("Autumn Club")
+    page.get_by_label("Package").select_option("whatsapp_reward")
+    page.get_by_label("Germany").check()
+    page.get_by_label("What people get, in one line").fill("Join the club, get 2 euros")
+    screenshot(page, "20-new-campaign")
+    page.get_by_role("button", name="Create draft").click()
+    page.get_by_role("heading", name="Autumn Club").wait_for()
+
+    page.get_by_role("button", name="Go live").click()
+    assert page.get_by_text("Fund the campaign's budget before going live").is_visible()
+
+    page.get_by_label("Amount").fill("250")
+    page.get_by_role("button", name="Fund", exact=True).click()
+    page.get_by_text("Budget funded.").wait_for()
+    page.get_by_role("button", name="Go live").click()
+    page.get_by_text("The campaign is now live.").wait_for()
+    assert page.locator("#live").get_by_text("€250.00").first.is_visible()
+    screenshot(page, "21-campaign-live")
+
+    page.get_by_role("link", name="/c/autumn-club/").click()
+    page.get_by_role("button", name="Opt in on WhatsApp").wait_for()
+    screenshot(page, "22-new-landing")

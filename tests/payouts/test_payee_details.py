@@ -1,0 +1,220 @@
+"""Pat gives a name, a contact and bank details; bad input is refused with a message, nothing stored."""
+
+import json
+
+import pytest
+from django.core import mail
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+
+from payouts.models import PayeeAccount
+from verification.services import action_reward, identity_attach
+
+pytestmark = pytest.mark.django_db
+
+GOOD = {
+    "name": "Pat Example",
+    "email": "pat@example.com",
+    "phone": "",
+    "iban": "DE89 3704 0044 0532 0130 00",
+    "consent": "on",
+}
+
+
+def rewarded(client, campaign, subject="open-id-pat"):
+    """Pat's browser has a participant with one approved reward (as after a TikTok login)."""
+    from verification.services import participant_create
+    from verification.views import session_participant_set
+
+    person = participant_create(brand=campaign.brand)
+    identity = identity_attach(participant=person, provider="tiktok", subject=subject, display_name="Pat")
+    action_reward(rule=campaign.rules.get(trigger="tiktok_login"), identity=identity)
+    session = client.session
+    session[f"joyback.participant.{campaign.brand_id}"] = person.pk
+    session.save()
+    assert session_participant_set  # the view's helper writes this same key
+    return person
+
+
+def submit(client, campaign, **changes):
+    return client.post(reverse("payouts:payee", args=[campaign.slug]), GOOD | changes)
+
+
+def test_good_details_are_stored_encrypted_and_lead_to_the_status_page(client, summer):
+    person = rewarded(client, summer)
+
+    response = submit(client, summer)
+
+    assert response.status_code == 302
+    assert response["Location"] == reverse("payouts:status_page", args=[summer.slug, person.token])
+    payee = PayeeAccount.objects.get()
+    assert (
+        payee.holder_name == "Pat Example" and json.loads(payee.account)["iban"] == "DE89370400440532013000"
+    )
+    assert (payee.rail, payee.bank_name, payee.account_masked) == ("sepa", "Commerzbank", "DE•• •••• 3000")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT holder_name, account, email FROM payouts_payeeaccount")
+        raw = " ".join(cursor.fetchone())
+    assert "Pat" not in raw and "DE89" not in raw and "example.com" not in raw
+
+
+def test_the_status_link_is_mailed(client, summer, django_capture_on_commit_callbacks):
+    person = rewarded(client, summer)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        submit(client, summer)
+
+    (message,) = mail.outbox
+    assert message.to == ["pat@example.com"]
+    assert f"/c/{summer.slug}/status/{person.token}/" in message.body
+
+
+def test_the_status_page_shows_actions_and_the_masked_payout(client, summer):
+    person = rewarded(client, summer)
+    submit(client, summer)
+
+    page = client.get(reverse("payouts:status_page", args=[summer.slug, person.token])).content.decode()
+    actions = client.get(reverse("verification:status_actions", args=[person.token])).content.decode()
+
+    assert "DE•• •••• 3000" in page and "DE89370400440532013000" not in page
+    assert "Queued for transfer" in page and "€1.00" in page
+    assert "TikTok login" in actions and "Approved" in actions
+
+
+def test_a_wrong_status_token_is_404(client, summer):
+    assert client.get(reverse("payouts:status_page", args=[summer.slug, "nope"])).status_code == 404
+    assert client.get(reverse("verification:status_actions", args=["nope"])).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"iban": "DE89 3704 0044 0532 0130 01"}, "check digits do not match"),
+        ({"iban": "DE89 3704 0044 0532 0130"}, "wrong number of characters"),
+        ({"iban": "XX89 3704 0044 0532 0130 00"}, "not a country that uses IBANs"),
+        ({"iban": "BR15 0000 0000 0000 1093 2840 814P 2"}, "outside the SEPA zone"),
+        ({"iban": ""}, "Enter your IBAN"),
+        ({"phone": "+49 12", "email": ""}, "not a valid phone number"),
+        ({"phone": "hello", "email": ""}, "with its country code"),
+        ({"email": "pat@", "phone": ""}, "Enter a valid email address"),
+        ({"email": "", "phone": ""}, "Give an email address or a WhatsApp number"),
+        ({"consent": ""}, "Please agree to the terms"),
+        ({"name": ""}, "This field is required"),
+        ({"name": "P" * 141}, "at most 140 characters"),
+    ],
+)
+def test_bad_details_are_refused_with_a_clear_message_and_nothing_stored(client, summer, changes, message):
+    rewarded(client, summer)
+
+    response = submit(client, summer, **changes)
+
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not PayeeAccount.objects.exists()
+
+
+def test_a_script_in_the_name_is_rendered_harmless(client, summer):
+    rewarded(client, summer)
+
+    response = submit(client, summer, name="<script>alert(1)</script>", iban="DE00")
+
+    body = response.content.decode()
+    assert "<script>alert(1)</script>" not in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+
+
+def test_details_without_any_reward_are_refused(client, summer):
+    response = submit(client, summer)
+
+    assert response.status_code == 400
+    assert "Complete at least one step" in response.content.decode()
+    assert not PayeeAccount.objects.exists()
+
+
+@pytest.mark.parametrize("status", ["paused", "ended"])
+def test_a_closed_campaign_takes_no_details(client, summer, status):
+    from campaigns.services import campaign_transition
+
+    rewarded(client, summer)
+    campaign_transition(campaign=summer, to=status)
+
+    response = submit(client, summer)
+
+    assert response.status_code in (400, 404)
+    assert not PayeeAccount.objects.exists()
+
+
+def test_a_draft_campaign_has_no_public_page(client, alpaca):
+    from campaigns.services import campaign_create
+
+    campaign_create(
+        brand=alpaca, name="Secret", package="cashback", currency="EUR", countries=["DE"], languages=[]
+    )
+
+    assert client.get("/c/secret/").status_code == 404
+    assert client.post(reverse("payouts:payee", args=["secret"]), GOOD).status_code == 404
+
+
+def test_too_many_submissions_from_one_address_are_slowed_down(client, summer):
+    rewarded(client, summer)
+    codes = [submit(client, summer, iban="DE00").status_code for _ in range(12)]
+
+    assert codes[:10] == [400] * 10
+    assert codes[10:] == [429, 429]
+    response = submit(client, summer)
+    assert response.status_code == 429 and response["Retry-After"] == "60"
+    assert "Too many attempts" in response.content.decode()
+    assert not PayeeAccount.objects.exists()
+
+
+def test_a_post_without_csrf_token_is_refused(summer):
+    strict = Client(enforce_csrf_checks=True)
+    rewarded(strict, summer)
+
+    response = submit(strict, summer)
+
+    assert response.status_code == 403
+    assert not PayeeAccount.objects.exists()
+
+
+def test_live_iban_feedback_names_the_bank_or_the_problem(client):
+    ok = client.post(reverse("payouts:iban_feedback"), {"iban": "DE89370400440532013000"}).content.decode()
+    bad = client.post(reverse("payouts:iban_feedback"), {"iban": "DE89370400440532013001"}).content.decode()
+
+    assert "Commerzbank" in ok and "COBADEFFXXX" in ok
+    assert "check digits do not match" in bad
+
+
+def test_uk_and_us_campaigns_ask_for_their_rails_details(client, make_live_campaign):
+    pounds = make_live_campaign(slug="uk-club", package="tiktok_only", currency="GBP")
+    rewarded(client, pounds)
+
+    form = client.get(reverse("payouts:payee", args=["uk-club"])).content.decode()
+    bad = submit(client, pounds, sort_code="12-34", account_number="12345678")
+    good = submit(client, pounds, sort_code="12-34-56", account_number="12345678")
+
+    assert "Sort code" in form and "IBAN" not in form
+    assert "six digits" in bad.content.decode()
+    assert good.status_code == 302 and PayeeAccount.objects.get().rail == "uk_fps"
+
+
+def test_us_routing_numbers_are_checksummed(client, make_live_campaign):
+    dollars = make_live_campaign(slug="us-club", package="tiktok_only", currency="USD")
+    rewarded(client, dollars)
+
+    bad = submit(client, dollars, routing_number="011000016", account_number="123456")
+    good = submit(client, dollars, routing_number="011000015", account_number="123456")
+
+    assert "valid checksum" in bad.content.decode()
+    assert good.status_code == 302 and PayeeAccount.objects.get().rail == "us_ach"
+
+
+def test_a_currency_without_a_rail_is_told_so(client, make_live_campaign):
+    francs = make_live_campaign(slug="ch-club", package="tiktok_only", currency="CHF")
+    rewarded(client, francs)
+
+    response = submit(client, francs)
+
+    assert response.status_code == 400
+    assert "not offered yet" in response.content.decode()

@@ -1,0 +1,117 @@
+"""Pat opts in on WhatsApp: a code on the page, a signed Meta webhook, one reward per number."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from verification.models import ActionClaim, OptinCode, ProviderEvent
+from verification.providers.whatsapp import signature
+from verification.sandbox.whatsapp import message_envelope
+
+pytestmark = pytest.mark.django_db
+
+WEBHOOK = "/v/webhooks/whatsapp/"
+
+
+def deliver(client, payload, *, secret="sbx-meta-app-secret", body=None):
+    body = body if body is not None else json.dumps(payload).encode()
+    return client.post(
+        WEBHOOK,
+        body,
+        content_type="application/json",
+        headers={"X-Hub-Signature-256": signature(body=body, app_secret=secret)},
+    )
+
+
+@pytest.fixture
+def club(make_live_campaign):
+    return make_live_campaign(slug="club", package="whatsapp_reward")
+
+
+def code_for(client, campaign) -> str:
+    client.post(reverse("verification:whatsapp_start", args=[campaign.slug]))
+    return OptinCode.objects.latest("pk").code
+
+
+def test_the_handshake_echoes_the_challenge_only_for_our_token(client):
+    ok = client.get(
+        WEBHOOK,
+        {"hub.mode": "subscribe", "hub.verify_token": "sbx-verify-token", "hub.challenge": "1158201444"},
+    )
+    assert ok.status_code == 200 and ok.content == b"1158201444"
+    wrong = client.get(WEBHOOK, {"hub.mode": "subscribe", "hub.verify_token": "guess", "hub.challenge": "1"})
+    assert wrong.status_code == 403
+
+
+def test_an_opt_in_message_pays_the_reward(client, club):
+    code = code_for(client, club)
+
+    response = deliver(client, message_envelope(wa_id="4915123456789", name="Pat", text=f"JOY {code}"))
+
+    assert response.status_code == 200
+    claim = ActionClaim.objects.get()
+    assert (claim.status, claim.identity.subject, claim.amount) == ("approved", "4915123456789", 2_00)
+    steps = client.get(reverse("verification:steps", args=[club.slug])).content.decode()
+    assert "your reward is confirmed" in steps
+
+
+def test_a_redelivered_message_is_handled_once(client, club):
+    code = code_for(client, club)
+    payload = message_envelope(wa_id="4915123456789", name="Pat", text=f"JOY {code}", message_id="wamid.ONE")
+
+    deliver(client, payload)
+    deliver(client, payload)
+
+    assert ProviderEvent.objects.count() == 1
+    assert ActionClaim.objects.count() == 1
+
+
+def test_a_bad_signature_is_refused_and_nothing_is_stored(client, club):
+    code = code_for(client, club)
+
+    response = deliver(client, message_envelope(wa_id="491", name="Pat", text=f"JOY {code}"), secret="wrong")
+
+    assert response.status_code == 403
+    assert not ProviderEvent.objects.exists() and not ActionClaim.objects.exists()
+
+
+def test_the_signature_covers_the_exact_bytes_with_escaped_unicode(client, club):
+    code = code_for(client, club)
+    payload = message_envelope(wa_id="4915123456789", name="Zoë 🌞", text=f"JOY {code}")
+    body = json.dumps(payload).encode()  # \\u00eb and surrogate pairs, as Meta sends them
+    assert b"\\u00eb" in body
+
+    assert deliver(client, payload, body=body).status_code == 200
+    assert ActionClaim.objects.get().identity.display_name == "Zoë 🌞"
+
+
+def test_one_number_is_rewarded_once_even_from_two_browsers(client, club):
+    first = code_for(client, club)
+    deliver(client, message_envelope(wa_id="4915123456789", name="Pat", text=f"JOY {first}"))
+
+    other = type(client)()
+    second = code_for(other, club)
+    deliver(other, message_envelope(wa_id="4915123456789", name="Pat", text=f"JOY {second}"))
+
+    assert ActionClaim.objects.count() == 1
+    assert "already belongs to another claim" in OptinCode.objects.get(code=second).outcome
+
+
+def test_the_sandbox_phone_delivers_a_signed_webhook(client, club):
+    code = code_for(client, club)
+
+    response = client.post(
+        reverse("verification:sandbox_whatsapp_phone") + f"?text=JOY+{code}&next=/c/club/",
+        {"number": "+49 151 23456789", "name": "Pat", "text": f"JOY {code}"},
+    )
+
+    assert response.status_code == 302 and response["Location"] == "/c/club/"
+    assert ActionClaim.objects.get().identity.subject == "4915123456789"
+
+
+def test_the_sandbox_phone_refuses_a_bad_number(client, club):
+    response = client.post(reverse("verification:sandbox_whatsapp_phone"), {"number": "12", "text": "JOY X"})
+
+    assert response.status_code == 400
+    assert "country code" in response.content.decode()

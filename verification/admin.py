@@ -1,0 +1,46 @@
+from django.contrib import admin
+
+from verification.models import ActionClaim, Identity, Participant, ProviderEvent
+
+
+class IdentityInline(admin.TabularInline):
+    model = Identity
+    extra = 0
+    fields = ["provider", "subject", "display_name", "verified_at"]
+    readonly_fields = fields
+
+
+@admin.register(Participant)
+class ParticipantAdmin(admin.ModelAdmin):
+    list_display = ["id", "brand", "created_at"]
+    list_select_related = ["brand"]
+    exclude = ["token"]  # the private status link is the person's, not the admin's
+    inlines = [IdentityInline]
+
+
+@admin.register(ActionClaim)
+class ActionClaimAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "campaign",
+        "rule",
+        "identity",
+        "status",
+        "reason",
+        "amount",
+        "currency",
+        "created_at",
+    ]
+    list_filter = ["status", "rule__trigger"]
+    list_select_related = ["campaign", "rule", "identity"]
+    readonly_fields = ["ledger_transaction_id", "amount", "currency", "created_at", "decided_at"]
+
+
+@admin.register(ProviderEvent)
+class ProviderEventAdmin(admin.ModelAdmin):
+    list_display = ["provider", "event_id", "received_at"]
+    list_filter = ["provider"]
+    search_fields = ["event_id"]
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,78 @@
+from dataclasses import dataclass
+
+from django.db.models import Count, Q
+
+from campaigns.models import Campaign, Trigger
+from verification.models import ActionClaim, ClaimStatus, OptinCode, Participant
+
+
+def participant_get_by_token(*, token: str) -> Participant | None:
+    return Participant.objects.filter(token=token).select_related("brand").first()
+
+
+def participant_get(*, participant_id, brand_id) -> Participant | None:
+    if not participant_id:
+        return None
+    return Participant.objects.filter(pk=participant_id, brand_id=brand_id).first()
+
+
+def participant_claims(*, participant: Participant, campaign: Campaign | None = None):
+    claims = ActionClaim.objects.filter(participant=participant).select_related(
+        "rule", "campaign", "identity"
+    )
+    if campaign is not None:
+        claims = claims.filter(campaign=campaign)
+    return claims.order_by("created_at")
+
+
+@dataclass(frozen=True)
+class Step:
+    rule: object
+    claim: ActionClaim | None
+    locked: bool
+
+    @property
+    def state(self) -> str:
+        if self.claim is not None:
+            return self.claim.status
+        return "locked" if self.locked else "todo"
+
+
+def campaign_steps(*, campaign: Campaign, participant: Participant | None) -> list[Step]:
+    claims = {}
+    if participant is not None:
+        claims = {
+            claim.rule_id: claim for claim in participant_claims(participant=participant, campaign=campaign)
+        }
+    steps = []
+    for rule in campaign.rules.all():
+        done = rule.prerequisite_id is None or (
+            rule.prerequisite_id in claims and claims[rule.prerequisite_id].status == ClaimStatus.APPROVED
+        )
+        steps.append(Step(rule=rule, claim=claims.get(rule.pk), locked=not done))
+    return steps
+
+
+def optin_pending(*, campaign: Campaign, participant: Participant | None) -> OptinCode | None:
+    if participant is None or not campaign.rules.filter(trigger=Trigger.WHATSAPP_OPTIN).exists():
+        return None
+    return OptinCode.objects.filter(campaign=campaign, participant=participant).first()
+
+
+def campaign_funnel(*, campaign: Campaign) -> dict:
+    counts = ActionClaim.objects.filter(campaign=campaign).aggregate(
+        actions=Count("pk"),
+        verified=Count("pk", filter=Q(status=ClaimStatus.APPROVED)),
+        pending=Count("pk", filter=Q(status__in=[ClaimStatus.PENDING, ClaimStatus.NEEDS_REVIEW])),
+        rejected=Count("pk", filter=Q(status=ClaimStatus.REJECTED)),
+    )
+    counts["people"] = ActionClaim.objects.filter(campaign=campaign).values("participant").distinct().count()
+    return counts
+
+
+def campaign_recent_claims(*, campaign: Campaign, limit: int = 15):
+    return (
+        ActionClaim.objects.filter(campaign=campaign)
+        .select_related("rule", "identity")
+        .order_by("-created_at")[:limit]
+    )
