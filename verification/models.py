@@ -3,8 +3,8 @@
 import secrets
 
 from django.db import models
-from django.utils.translation import gettext_lazy as _
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import ActionRule, Brand, Campaign
 
