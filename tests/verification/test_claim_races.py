@@ -1,0 +1,89 @@
+"""Rewards under concurrency, on PostgreSQL: duplicate deliveries and a budget raced to zero."""
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.db import connection
+
+from campaigns.services import campaign_budget_account
+from verification.models import ActionClaim, ProviderEvent
+from verification.providers.whatsapp import inbound_messages
+from verification.sandbox.whatsapp import message_envelope
+from verification.services import (
+    ClaimRefused,
+    action_reward,
+    identity_attach,
+    participant_create,
+    whatsapp_messages_record,
+)
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def race(count, work):
+    """Run work(i) in `count` threads that start together; returns each result or exception."""
+    barrier = threading.Barrier(count)
+
+    def run(i):
+        try:
+            barrier.wait()
+            return work(i)
+        except Exception as error:
+            return error
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(run, range(count)))
+
+
+def test_the_same_identity_racing_for_one_reward_is_paid_once(make_live_campaign):
+    campaign = make_live_campaign(package="whatsapp_reward", budget=100_00)
+    rule = campaign.rules.get()
+    identity = identity_attach(
+        participant=participant_create(brand=campaign.brand), provider="whatsapp", subject="491"
+    )
+
+    outcomes = race(10, lambda i: action_reward(rule=rule, identity=identity))
+
+    paid = [o for o in outcomes if isinstance(o, ActionClaim)]
+    refused = [o for o in outcomes if isinstance(o, ClaimRefused)]
+    assert len(paid) == 1 and len(refused) == 9, outcomes
+    assert {r.code for r in refused} == {"already_claimed"}
+    assert campaign_budget_account(campaign=campaign).balance == 100_00 - 2_00
+
+
+def test_a_budget_that_covers_n_rewards_pays_exactly_n(make_live_campaign):
+    campaign = make_live_campaign(package="whatsapp_reward", budget=7 * 2_00)
+    rule = campaign.rules.get()
+    identities = [
+        identity_attach(
+            participant=participant_create(brand=campaign.brand), provider="whatsapp", subject=f"49{i}"
+        )
+        for i in range(20)
+    ]
+
+    outcomes = race(20, lambda i: action_reward(rule=rule, identity=identities[i]))
+
+    paid = [o for o in outcomes if isinstance(o, ActionClaim)]
+    refused = [o for o in outcomes if isinstance(o, ClaimRefused)]
+    assert len(paid) == 7 and len(refused) == 13, outcomes
+    assert {r.code for r in refused} == {"fully_claimed"}
+    budget = campaign_budget_account(campaign=campaign)
+    assert budget.balance == 0 and budget.available >= 0
+    assert ActionClaim.objects.count() == 7
+
+
+def test_the_same_webhook_delivered_eight_times_at_once_counts_once(make_live_campaign):
+    from verification.services import optin_code_get_or_create
+
+    campaign = make_live_campaign(slug="club", package="whatsapp_reward")
+    person = participant_create(brand=campaign.brand)
+    code = optin_code_get_or_create(campaign=campaign, participant=person).code
+    payload = message_envelope(wa_id="4915123456789", name="Pat", text=f"JOY {code}", message_id="wamid.SAME")
+
+    race(8, lambda i: whatsapp_messages_record(payload=payload, messages=inbound_messages(payload)))
+
+    assert ProviderEvent.objects.count() == 1
+    assert ActionClaim.objects.count() == 1
