@@ -5,6 +5,7 @@ from django.db import transaction
 from django.db.models import Min
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext
 
 from campaigns.models import (
     ActionRule,
@@ -152,7 +153,7 @@ def campaign_create(
 ) -> Campaign:
     currency_check(currency)
     if starts_at and ends_at and ends_at <= starts_at:
-        raise CampaignError("The campaign must end after it starts.")
+        raise CampaignError(gettext("The campaign must end after it starts."))
     with transaction.atomic(durable=True):
         campaign = Campaign.objects.create(
             brand=brand,
@@ -178,12 +179,14 @@ def _rule_write(*, campaign: Campaign, trigger: str, reward_amount: int, positio
     if trigger in NEEDS_TIKTOK_LOGIN:
         login = campaign.rules.filter(trigger=Trigger.TIKTOK_LOGIN).first()
         if login is None:
-            raise CampaignError(f"A {Trigger(trigger).label} needs a TikTok login rule first.")
+            raise CampaignError(
+                gettext("A %(action)s needs a TikTok login rule first.") % {"action": Trigger(trigger).label}
+            )
         fields["prerequisite"] = login
     if fields.get("verification_mode", VerificationMode.INSTANT) == VerificationMode.INSTANT:
         fields["window_hours"] = 0
     elif not fields.get("window_hours"):
-        raise CampaignError("An engagement rule needs a window of at least one hour.")
+        raise CampaignError(gettext("An engagement rule needs a window of at least one hour."))
     rule, _ = ActionRule.objects.update_or_create(
         campaign=campaign,
         trigger=trigger,
@@ -194,9 +197,9 @@ def _rule_write(*, campaign: Campaign, trigger: str, reward_amount: int, positio
 
 def rule_save(*, campaign: Campaign, trigger: str, reward_amount: int, **fields) -> ActionRule:
     if campaign.status == CampaignStatus.ENDED:
-        raise CampaignError("An ended campaign cannot change.")
+        raise CampaignError(gettext("An ended campaign cannot change."))
     if reward_amount <= 0:
-        raise CampaignError("A reward must be more than zero.")
+        raise CampaignError(gettext("A reward must be more than zero."))
     with transaction.atomic(durable=True):
         position = fields.pop("position", campaign.rules.count())
         return _rule_write(
@@ -206,18 +209,20 @@ def rule_save(*, campaign: Campaign, trigger: str, reward_amount: int, **fields)
 
 def rule_delete(*, rule: ActionRule) -> None:
     if rule.campaign.status != CampaignStatus.DRAFT:
-        raise CampaignError("Rules can only be removed while the campaign is a draft.")
+        raise CampaignError(gettext("Rules can only be removed while the campaign is a draft."))
     if rule.dependants.exists():
-        raise CampaignError("Remove the actions that need this one first.")
+        raise CampaignError(gettext("Remove the actions that need this one first."))
     rule.delete()
 
 
 def brand_topup_sandbox(*, brand: Brand, amount: int, currency: str) -> Transaction:
     """In the sandbox, a top up stands in for the bank transfer a brand would send."""
     if not settings.SANDBOX:
-        raise CampaignError("Top ups are simulated only in the sandbox; send a bank transfer instead.")
+        raise CampaignError(
+            gettext("Top ups are simulated only in the sandbox; send a bank transfer instead.")
+        )
     if amount <= 0:
-        raise CampaignError("A top up must be more than zero.")
+        raise CampaignError(gettext("A top up must be more than zero."))
     return brand_deposit_record(
         brand=brand, amount=amount, currency=currency, bank_reference=f"SANDBOX-{uuid.uuid4().hex[:16]}"
     )
@@ -226,9 +231,9 @@ def brand_topup_sandbox(*, brand: Brand, amount: int, currency: str) -> Transact
 def campaign_fund(*, campaign: Campaign, amount: int, idempotency_key: str | None = None) -> Transaction:
     """Move money from the brand's funding balance into the campaign's budget."""
     if campaign.status == CampaignStatus.ENDED:
-        raise CampaignError("An ended campaign cannot be funded.")
+        raise CampaignError(gettext("An ended campaign cannot be funded."))
     if amount <= 0:
-        raise CampaignError("The amount must be more than zero.")
+        raise CampaignError(gettext("The amount must be more than zero."))
     with transaction.atomic(durable=True):
         try:
             return transfer_post(
@@ -242,8 +247,10 @@ def campaign_fund(*, campaign: Campaign, amount: int, idempotency_key: str | Non
             )
         except InsufficientFunds:
             raise CampaignError(
-                "The brand's funding balance is too low for this amount; "
-                "top up or send a bank transfer first."
+                gettext(
+                    "The brand's funding balance is too low for this amount; "
+                    "top up or send a bank transfer first."
+                )
             ) from None
 
 
@@ -257,7 +264,8 @@ def campaign_transition(*, campaign: Campaign, to: str) -> Campaign:
         locked = _campaign_lock(campaign)
         if to not in TRANSITIONS[CampaignStatus(locked.status)]:
             raise CampaignError(
-                f"A {locked.get_status_display().lower()} campaign cannot become {to.label.lower()}."
+                gettext("A %(current)s campaign cannot become %(target)s.")
+                % {"current": locked.get_status_display().lower(), "target": to.label.lower()}
             )
         if to == CampaignStatus.LIVE:
             _campaign_ready_check(locked)
@@ -270,25 +278,25 @@ def campaign_transition(*, campaign: Campaign, to: str) -> Campaign:
 def _campaign_ready_check(campaign: Campaign) -> None:
     cheapest = campaign.rules.aggregate(cheapest=Min("reward_amount"))["cheapest"]
     if cheapest is None:
-        raise CampaignError("Add at least one rewarded action before going live.")
+        raise CampaignError(gettext("Add at least one rewarded action before going live."))
     if campaign.ends_at and campaign.ends_at <= timezone.now():
-        raise CampaignError("The campaign's end date has passed.")
+        raise CampaignError(gettext("The campaign's end date has passed."))
     if not campaign.countries:
-        raise CampaignError("Choose at least one country the campaign serves.")
+        raise CampaignError(gettext("Choose at least one country the campaign serves."))
     if campaign_budget_account(campaign=campaign).available < cheapest:
         raise CampaignError(
-            "Fund the campaign's budget before going live: it cannot pay a single reward yet."
+            gettext("Fund the campaign's budget before going live: it cannot pay a single reward yet.")
         )
 
 
 def campaign_update(*, campaign: Campaign, **fields) -> Campaign:
     """Change what a campaign says and where it runs; the money side is fixed once it has money."""
     if campaign.status == CampaignStatus.ENDED:
-        raise CampaignError("An ended campaign cannot change.")
+        raise CampaignError(gettext("An ended campaign cannot change."))
     if fields["currency"] != campaign.currency and campaign_budget_account(campaign=campaign).balance:
-        raise CampaignError("The currency cannot change once the budget holds money.")
+        raise CampaignError(gettext("The currency cannot change once the budget holds money."))
     if fields["package"] != campaign.package and campaign.status != CampaignStatus.DRAFT:
-        raise CampaignError("The package can only change while the campaign is a draft.")
+        raise CampaignError(gettext("The package can only change while the campaign is a draft."))
     currency_check(fields["currency"])
     for name, value in fields.items():
         setattr(campaign, name, value)

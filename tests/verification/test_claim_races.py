@@ -38,6 +38,10 @@ def race(count, work):
         return list(pool.map(run, range(count)))
 
 
+def whatsapp_person(campaign, number):
+    return identity_attach(participant=participant_create(brand=campaign.brand), provider="whatsapp", subject=number)
+
+
 def test_the_same_identity_racing_for_one_reward_is_paid_once(make_live_campaign):
     campaign = make_live_campaign(package="whatsapp_reward", budget=100_00)
     rule = campaign.rules.get()
