@@ -39,7 +39,8 @@ def race(count, work):
 
 
 def whatsapp_person(campaign, number):
-    return identity_attach(participant=participant_create(brand=campaign.brand), provider="whatsapp", subject=number)
+    person = participant_create(brand=campaign.brand)
+    return identity_attach(participant=person, provider="whatsapp", subject=number)
 
 
 def test_the_same_identity_racing_for_one_reward_is_paid_once(make_live_campaign):
