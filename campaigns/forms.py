@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Package, Trigger, VerificationMode
 
-CURRENCIES = [("EUR", "EUR — Euro"), ("GBP", "GBP — Pound sterling"), ("USD", "USD — US dollar")]
+CURRENCIES = [("EUR", _("EUR — Euro")), ("GBP", _("GBP — Pound sterling")), ("USD", _("USD — US dollar"))]
 
 
 class BrandCreateForm(forms.Form):
@@ -68,6 +68,13 @@ class CampaignForm(forms.Form):
         label=_("Ends"), required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
     )
 
+    per_identity_period_cap = forms.IntegerField(
+        label=_("Most rewards one person earns per period"), min_value=1, required=False
+    )
+    per_identity_period_days = forms.IntegerField(
+        label=_("Period (days)"), min_value=1, max_value=365, initial=30, required=False
+    )
+
     def clean(self):
         data = super().clean()
         if data.get("starts_at") and data.get("ends_at") and data["ends_at"] <= data["starts_at"]:
@@ -97,3 +104,11 @@ class AmountForm(forms.Form):
 
 class DryRunForm(forms.Form):
     budget = MoneyField(label=_("Budget to simulate"), required=False)
+
+
+class AllowanceForm(forms.Form):
+    person_allowance = MoneyField(
+        label=_("Most one person may earn across all your campaigns"),
+        required=False,
+        help_text=_("Leave empty for no limit."),
+    )

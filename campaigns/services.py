@@ -149,6 +149,8 @@ def campaign_create(
     disclosure_text: str = "",
     starts_at=None,
     ends_at=None,
+    per_identity_period_cap: int | None = None,
+    per_identity_period_days: int | None = None,
     slug: str = "",
 ) -> Campaign:
     currency_check(currency)
@@ -168,6 +170,8 @@ def campaign_create(
             disclosure_text=disclosure_text or f"Ad · Paid partnership with {brand.name}",
             starts_at=starts_at,
             ends_at=ends_at,
+            per_identity_period_cap=per_identity_period_cap,
+            per_identity_period_days=per_identity_period_days or 30,
         )
         campaign_budget_account(campaign=campaign)
         for position, rule in enumerate(PACKAGE_RULES[package]):
@@ -298,8 +302,18 @@ def campaign_update(*, campaign: Campaign, **fields) -> Campaign:
     if fields["package"] != campaign.package and campaign.status != CampaignStatus.DRAFT:
         raise CampaignError(gettext("The package can only change while the campaign is a draft."))
     currency_check(fields["currency"])
+    fields["per_identity_period_days"] = fields.get("per_identity_period_days") or 30
     for name, value in fields.items():
         setattr(campaign, name, value)
     campaign.countries = sorted(set(campaign.countries))
     campaign.save()
     return campaign
+
+
+def brand_allowance_set(*, brand: Brand, person_allowance: int | None) -> Brand:
+    """The most one person may earn across all of the brand's campaigns (None: no limit)."""
+    if person_allowance is not None and person_allowance <= 0:
+        raise CampaignError("The allowance must be more than zero, or empty for no limit.")
+    brand.person_allowance = person_allowance
+    brand.save(update_fields=["person_allowance"])
+    return brand

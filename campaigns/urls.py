@@ -10,6 +10,7 @@ urlpatterns = [
     path("brands/new/", views.brand_new, name="brand_new"),
     path(brand, views.dashboard, name="brand_dashboard"),
     path(brand + "topup/", views.brand_topup, name="brand_topup"),
+    path(brand + "allowance/", views.brand_allowance, name="brand_allowance"),
     path(brand + "accounts/<int:account_id>/", views.account_detail, name="brand_account"),
     path(brand + "campaigns/", views.campaign_list, name="campaign_list"),
     path(brand + "campaigns/new/", views.campaign_new, name="campaign_new"),

@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -7,7 +9,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import roles
 from campaigns.access import brand_member_required
-from campaigns.forms import AmountForm, BrandCreateForm, CampaignForm, DryRunForm, RuleForm
+from campaigns.forms import AllowanceForm, AmountForm, BrandCreateForm, CampaignForm, DryRunForm, RuleForm
 from campaigns.models import ActionRule, CampaignStatus
 from campaigns.selectors import (
     brand_balances,
@@ -22,6 +24,7 @@ from campaigns.selectors import (
 )
 from campaigns.services import (
     CampaignError,
+    brand_allowance_set,
     brand_create,
     brand_topup_sandbox,
     campaign_create,
@@ -66,6 +69,7 @@ def dashboard(request):
         transactions=transactions_for_brand(brand_id=request.brand.pk),
         campaigns=campaigns_for_brand(brand=request.brand)[:5],
         topup_form=AmountForm(),
+        allowance_form=AllowanceForm(initial={"person_allowance": _major(request.brand.person_allowance)}),
     )
     template = "campaigns/dashboard.html"
     if request.htmx:
@@ -89,6 +93,22 @@ def brand_topup(request):
             messages.error(request, str(error))
     else:
         messages.error(request, _("Enter an amount of at least 0.01."))
+    return redirect("brand_dashboard", brand_slug=request.brand.slug)
+
+
+def _major(amount):
+    return None if amount is None else Decimal(amount) / 100
+
+
+@brand_member_required(roles.MANAGE_MEMBERS)
+@require_POST
+def brand_allowance(request):
+    form = AllowanceForm(request.POST)
+    if form.is_valid():
+        brand_allowance_set(brand=request.brand, person_allowance=form.cleaned_data["person_allowance"])
+        messages.success(request, _("Allowance saved."))
+    else:
+        messages.error(request, _("Enter an amount of at least 0.01, or leave it empty for no limit."))
     return redirect("brand_dashboard", brand_slug=request.brand.slug)
 
 

@@ -3,6 +3,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.access import brand_member_required
@@ -36,6 +37,7 @@ def _payee_context(request, campaign, form):
     }
 
 
+@sensitive_post_parameters("name", "email", "phone", "iban", "sort_code", "account_number", "routing_number")
 @require_http_methods(["GET", "POST"])
 def payee(request, slug):
     """The payee-details step of the claim flow (a fragment of the landing page)."""
@@ -92,6 +94,7 @@ def payee(request, slug):
     return redirect(status_path)
 
 
+@sensitive_post_parameters("iban")
 @require_POST
 def iban_feedback(request):
     """Live IBAN validation while the person types: bank name and BIC, or what is wrong."""
