@@ -187,7 +187,7 @@ def _plan_postings(plans, accounts, existing, held_deltas):
             continue
         if key and key in first_by_key:
             continue  # resolved against the first posting with this key once it is written
-        if False:
+        if plan.posting.reverses_id in reversed_ids:
             results[plan.index] = PostingResult(
                 plan.posting,
                 error=AlreadyReversed(f"Transaction #{plan.posting.reverses_id} is already reversed."),
