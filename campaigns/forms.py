@@ -60,7 +60,12 @@ class CampaignForm(forms.Form):
     description = forms.CharField(
         label=_("Details"), max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
-    disclosure_text = forms.CharField(label=_("Disclosure wording"), max_length=300, required=False)
+    disclosure_text = forms.CharField(
+        label=_("Disclosure wording"),
+        max_length=300,
+        required=False,
+        help_text=_("Leave empty for the standard wording in each visitor's language."),
+    )
     starts_at = forms.DateTimeField(
         label=_("Starts"), required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
     )

@@ -167,7 +167,8 @@ def campaign_create(
             languages=list(dict.fromkeys(languages)),
             headline=headline,
             description=description,
-            disclosure_text=disclosure_text or f"Ad · Paid partnership with {brand.name}",
+            # Empty means the standard wording, shown in the visitor's language.
+            disclosure_text=disclosure_text,
             starts_at=starts_at,
             ends_at=ends_at,
             per_identity_period_cap=per_identity_period_cap,

@@ -112,7 +112,9 @@ class OptinCode(models.Model):
     participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="optin_codes")
     created_at = models.DateTimeField(auto_now_add=True)
     used_at = models.DateTimeField(null=True, blank=True)
-    outcome = models.CharField(max_length=200, blank=True, default="", help_text="What the person is told")
+    outcome = models.CharField(
+        max_length=20, blank=True, default="", help_text="'rewarded' or a refusal code; worded when shown"
+    )
 
     class Meta:
         constraints = [

@@ -4,7 +4,7 @@ import secrets
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils import timezone
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from campaigns.models import ActionRule, Brand, Campaign, Trigger
 from campaigns.selectors import campaign_claimability
@@ -22,14 +22,39 @@ from verification.models import (
 )
 from verification.providers.whatsapp import InboundMessage
 
+# What a person is told about an action that earned nothing, by refusal code. Codes are stored
+# (an opt-in's outcome), the words are chosen when shown, in the reader's language.
+REFUSALS = {
+    "already_claimed": gettext_lazy("This account has already claimed this reward."),
+    "number_taken": gettext_lazy("This WhatsApp number already belongs to another claim."),
+    "fully_claimed": gettext_lazy(
+        "This campaign is fully claimed: every reward has found its person. Thank you!"
+    ),
+    "rule_cap": gettext_lazy("All rewards for this action have been claimed."),
+    "period_cap": gettext_lazy("You have reached this campaign's limit for now."),
+    "allowance": gettext_lazy("You have reached the most this brand rewards one person."),
+    "prerequisite": gettext_lazy("Do the step before this one first."),
+    "paused": gettext_lazy("This campaign is paused for the moment. Please come back later."),
+    "ended": gettext_lazy("This campaign has ended. Thank you for your interest!"),
+    "draft": gettext_lazy("This campaign has not started yet."),
+    "not_started": gettext_lazy("This campaign has not started yet."),
+}
+
+
+def refusal_text(code: str) -> str:
+    return str(REFUSALS.get(code, ""))
+
 
 class ClaimRefused(Exception):
-    """An action that earns nothing; the message is for the person."""
+    """An action that earns nothing; `message` is for the person, in their language."""
 
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
+    def __init__(self, code: str):
+        super().__init__(code)
         self.code = code
-        self.message = message
+
+    @property
+    def message(self) -> str:
+        return refusal_text(self.code)
 
 
 def participant_payable_account(*, participant: Participant, currency: str) -> Account:
@@ -74,14 +99,14 @@ def _caps_check(*, rule: ActionRule, identity: Identity) -> None:
         rule.total_cap is not None
         and ActionClaim.objects.filter(rule=rule, status__in=counted).count() >= rule.total_cap
     ):
-        raise ClaimRefused("rule_cap", _("All rewards for this action have been claimed."))
+        raise ClaimRefused("rule_cap")
     if campaign.per_identity_period_cap:
         since = timezone.now() - timezone.timedelta(days=campaign.per_identity_period_days)
         recent = ActionClaim.objects.filter(
             campaign=campaign, participant=identity.participant, status__in=counted, created_at__gte=since
         ).count()
         if recent >= campaign.per_identity_period_cap:
-            raise ClaimRefused("period_cap", _("You have reached this campaign's limit for now."))
+            raise ClaimRefused("period_cap")
     allowance = campaign.brand.person_allowance
     if allowance is not None:
         earned = (
@@ -91,7 +116,7 @@ def _caps_check(*, rule: ActionRule, identity: Identity) -> None:
             or 0
         )
         if earned + rule.reward_amount > allowance:
-            raise ClaimRefused("allowance", _("You have reached the most this brand rewards one person."))
+            raise ClaimRefused("allowance")
 
 
 def action_reward(*, rule: ActionRule, identity: Identity) -> ActionClaim:
@@ -102,20 +127,16 @@ def action_reward(*, rule: ActionRule, identity: Identity) -> ActionClaim:
         campaign = rule.campaign
         claimability = campaign_claimability(campaign=campaign)
         if not claimability.open:
-            raise ClaimRefused(claimability.reason, str(claimability.message))
+            raise ClaimRefused(claimability.reason)
         if ActionClaim.objects.filter(rule=rule, identity=identity).exists():
-            raise ClaimRefused(
-                "already_claimed",
-                _("This %(provider)s account has already claimed this reward.")
-                % {"provider": identity.get_provider_display()},
-            )
+            raise ClaimRefused("already_claimed")
         if (
             rule.prerequisite_id
             and not ActionClaim.objects.filter(
                 rule_id=rule.prerequisite_id, participant=identity.participant, status=ClaimStatus.APPROVED
             ).exists()
         ):
-            raise ClaimRefused("prerequisite", _("Do the step before this one first."))
+            raise ClaimRefused("prerequisite")
         _caps_check(rule=rule, identity=identity)
         claim = ActionClaim.objects.create(
             campaign=campaign,
@@ -141,10 +162,7 @@ def action_reward(*, rule: ActionRule, identity: Identity) -> ActionClaim:
                 description=f"{rule.get_trigger_display()} reward, {campaign.name}",
             )
         except InsufficientFunds:
-            raise ClaimRefused(
-                "fully_claimed",
-                _("This campaign is fully claimed: every reward has found its person. Thank you!"),
-            ) from None
+            raise ClaimRefused("fully_claimed") from None
         claim.ledger_transaction_id = reward.pk
         claim.save(update_fields=["ledger_transaction_id"])
     return claim
@@ -215,15 +233,15 @@ def _whatsapp_optin(*, optin: OptinCode, message: InboundMessage) -> None:
         subject=message.wa_id,
         display_name=message.profile_name,
     )
-    outcome = ""
+    outcome = "rewarded"
     rule = optin.campaign.rules.filter(trigger=Trigger.WHATSAPP_OPTIN).first()
     if identity.participant_id != optin.participant_id:
-        outcome = _("This WhatsApp number already belongs to another claim.")
+        outcome = "number_taken"
     elif rule is not None:
         try:
             action_reward(rule=rule, identity=identity)
         except ClaimRefused as refusal:
-            outcome = refusal.message
+            outcome = refusal.code
     OptinCode.objects.filter(pk=optin.pk, used_at__isnull=True).update(
         used_at=timezone.now(), outcome=outcome
     )

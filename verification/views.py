@@ -26,6 +26,7 @@ from verification.selectors import (
 from verification.services import (
     optin_code_get_or_create,
     participant_create,
+    refusal_text,
     tiktok_login_complete,
     whatsapp_messages_record,
 )
@@ -67,6 +68,7 @@ def steps(request, slug):
         "claimability": campaign_claimability(campaign=campaign),
         "optin": optin,
         "optin_link": whatsapp_link(code=optin.code, back=landing) if optin else "",
+        "optin_outcome": refusal_text(optin.outcome) if optin else "",
         "participant": participant,
     }
     return render(request, "verification/_steps.html", context)

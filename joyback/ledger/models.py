@@ -14,16 +14,17 @@ imports no app, so every app can post to it.
 
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 
 class AccountKind(models.TextChoices):
-    PLATFORM_BANK = "platform_bank", "Platform bank"
-    BRAND_FUNDING = "brand_funding", "Brand funding"
-    CAMPAIGN_BUDGET = "campaign_budget", "Campaign budget"
-    PARTICIPANT_PAYABLE = "participant_payable", "Reward payable"
-    PAYOUT_IN_TRANSIT = "payout_in_transit", "Payout in transit"
-    FEES = "fees", "Fees"
-    SUSPENSE = "suspense", "Suspense"
+    PLATFORM_BANK = "platform_bank", _("Platform bank")
+    BRAND_FUNDING = "brand_funding", _("Brand funding")
+    CAMPAIGN_BUDGET = "campaign_budget", _("Campaign budget")
+    PARTICIPANT_PAYABLE = "participant_payable", _("Reward payable")
+    PAYOUT_IN_TRANSIT = "payout_in_transit", _("Payout in transit")
+    FEES = "fees", _("Fees")
+    SUSPENSE = "suspense", _("Suspense")
 
 
 NORMAL_DEBIT = frozenset({AccountKind.PLATFORM_BANK})

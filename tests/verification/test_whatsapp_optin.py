@@ -95,7 +95,9 @@ def test_one_number_is_rewarded_once_even_from_two_browsers(client, club):
     deliver(other, message_envelope(wa_id="4915123456789", name="Pat", text=f"JOY {second}"))
 
     assert ActionClaim.objects.count() == 1
-    assert "already belongs to another claim" in OptinCode.objects.get(code=second).outcome
+    assert OptinCode.objects.get(code=second).outcome == "number_taken"
+    steps = other.get(reverse("verification:steps", args=[club.slug])).content.decode()
+    assert "already belongs to another claim" in steps
 
 
 def test_the_sandbox_phone_delivers_a_signed_webhook(client, club):

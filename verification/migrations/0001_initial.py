@@ -222,7 +222,10 @@ class Migration(migrations.Migration):
                 (
                     "outcome",
                     models.CharField(
-                        blank=True, default="", help_text="What the person is told", max_length=200
+                        blank=True,
+                        default="",
+                        help_text="'rewarded' or a refusal code; worded when shown",
+                        max_length=20,
                     ),
                 ),
                 (
