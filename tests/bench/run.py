@@ -1,0 +1,273 @@
+"""`make bench`: JoyBack's ledger against pgbench, side by side on the same PostgreSQL in one run.
+
+    bench <name> <value> <unit> vs <reference> <value> <unit> ratio <value / reference>
+
+1. pgbench_tpcb: pgbench's built-in tpcb-like workload (scale 8, 8 clients, 2 threads) in its own
+   scratch database: the rate this server commits small durable read-write transactions at. It
+   runs once before and once after the ledger runs; the reference is the mean of the two.
+2. ledger_batched_rewards: 8 worker processes post rewards through postings_post(), a batch per
+   durable transaction, every one debiting the same campaign budget and crediting a participant's
+   payable. Postings per second, over the same wall clock for all workers. The ledger already
+   holds --history earlier rewards, as a ledger in use would (see ledger.accounts_setup).
+3. ledger_per_row_rewards: the same, one transfer_post() per durable transaction.
+4. ledger_unbatched_p99: latency of one reward posted alone (transfer_post() in its own durable
+   transaction), called one after another from one process with nothing else running; the
+   reference is the p99 of pgbench's own tpcb-like transaction, one client, same count.
+
+Lines starting with "#" are context. Needs DATABASE_URL=postgres://...; works in the scratch
+databases <dbname>_bench and <dbname>_pgbench on that server and drops them at the end.
+"""
+
+import argparse
+import multiprocessing
+import os
+import platform
+import queue
+import sys
+import time
+
+from tests.bench import ledger
+from tests.bench.server import BenchSetupError, Server, percentile, pgbench_init, pgbench_run
+
+UNBATCHED_TARGET_MS = 20.0
+BATCHED_TARGET_RATIO = 1.0
+
+
+def line(name, value, unit, reference, ref_value, ref_unit) -> str:
+    ratio = value / ref_value if ref_value else float("nan")
+    return f"bench {name} {_num(value)} {unit} vs {reference} {_num(ref_value)} {ref_unit} ratio {ratio:.3g}"
+
+
+def _num(value: float) -> str:
+    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for text in cpuinfo:
+                if text.startswith("model name"):
+                    return text.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def note(text: str) -> None:
+    print(f"# {text}", flush=True)
+
+
+def arguments(argv):
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.run", description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=10, help="each ledger throughput run (10)")
+    parser.add_argument("--pgbench-seconds", type=int, default=10, help="each of the two pgbench runs (10)")
+    parser.add_argument("--workers", type=int, default=8, help="clients and worker processes (8)")
+    parser.add_argument("--batch", type=int, default=500, help="postings per postings_post() call (500)")
+    parser.add_argument("--latency-calls", type=int, default=2000, help="unbatched postings timed (2000)")
+    parser.add_argument("--participants", type=int, default=4000, help="payable accounts credited (4000)")
+    parser.add_argument(
+        "--history", type=int, default=200_000, help="rewards already in the ledger before the runs (200000)"
+    )
+    parser.add_argument("--skip-per-row", action="store_true", help="leave out the per-row run")
+    return parser.parse_args(argv)
+
+
+def server_from_env() -> Server | None:
+    url = os.environ.get("DATABASE_URL", "")
+    try:
+        return Server.from_url(url) if url else None
+    except BenchSetupError:
+        return None
+
+
+def run_workers(*, accounts, mode: str, args) -> tuple[float, list]:
+    """Spawn the workers, start them together, return (postings per second, reports)."""
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(args.workers, timeout=120)
+    results = context.Queue()
+    processes = [
+        context.Process(
+            target=ledger.worker_main,
+            args=(accounts, mode, worker, args.batch, args.seconds, barrier, results),
+            name=f"bench-{mode}-{worker}",
+        )
+        for worker in range(args.workers)
+    ]
+    for process in processes:
+        process.start()
+    reports = []
+    try:
+        for _ in processes:
+            try:
+                item = results.get(timeout=args.seconds + 120)
+            except queue.Empty:
+                raise BenchSetupError(f"the {mode} workers did not report back in time") from None
+            if isinstance(item, BaseException):
+                raise BenchSetupError(f"a {mode} worker failed: {item!r}")
+            reports.append(item)
+    finally:
+        for process in processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.terminate()
+    wall = max(r.ended for r in reports) - min(r.started for r in reports)
+    postings = sum(r.postings for r in reports)
+    errors = sum(r.errors for r in reports)
+    if errors:
+        first = next(r.first_error for r in reports if r.first_error)
+        raise BenchSetupError(f"{errors} {mode} postings were refused, e.g.: {first}")
+    return postings / wall, reports
+
+
+def main(argv=None) -> int:
+    args = arguments(argv)
+    server = server_from_env()
+    if server is None:
+        print(
+            "make bench needs PostgreSQL: set DATABASE_URL=postgres://USER@HOST:5432/DBNAME "
+            "(it works in scratch databases DBNAME_bench and DBNAME_pgbench and drops them afterwards)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        version = server.setting("server_version")
+        durability = (
+            f"synchronous_commit={server.setting('synchronous_commit')} fsync={server.setting('fsync')}"
+        )
+    except Exception as error:
+        print(
+            f"make bench could not reach PostgreSQL at {server.host}:{server.port}: {error}", file=sys.stderr
+        )
+        return 2
+    bench_db, pgbench_db = f"{server.dbname}_bench", f"{server.dbname}_pgbench"
+    note(
+        f"machine: {os.cpu_count()} CPUs ({cpu_model()}), "
+        f"load average {os.getloadavg()[0]:.2f}, Python {platform.python_version()}, "
+        f"PostgreSQL {version.split()[0]} at {server.host}:{server.port}, {durability}"
+    )
+    note(
+        f"runs: pgbench tpcb-like -s 8 -c {args.workers} -j 2 -T {args.pgbench_seconds}, before and after "
+        f"the ledger runs; ledger {args.workers} worker processes x {args.seconds:g} s per mode, "
+        f"batch {args.batch}; unbatched latency over {args.latency_calls} sequential calls"
+    )
+    begun = time.monotonic()
+    try:
+        results = measure(server, bench_db, pgbench_db, args)
+    except BenchSetupError as error:
+        print(f"make bench failed: {error}", file=sys.stderr)
+        return 1
+    finally:
+        if "django" in sys.modules:
+            from django.db import connections
+
+            connections.close_all()
+        server.database_drop(bench_db)
+        server.database_drop(pgbench_db)
+
+    tps = results["pgbench_tps"]
+    lines = [line("ledger_batched_rewards", results["batched"], "postings/s", "pgbench_tpcb", tps, "tps")]
+    if "per_row" in results:
+        lines.append(
+            line("ledger_per_row_rewards", results["per_row"], "postings/s", "pgbench_tpcb", tps, "tps")
+        )
+    p99, pgbench_p99 = results["unbatched_p99"], results["pgbench_1client_p99"]
+    lines.append(line("ledger_unbatched_p99", p99, "ms", "pgbench_tpcb_1client_p99", pgbench_p99, "ms"))
+    batched_ratio = results["batched"] / tps
+    note(
+        f"targets: batched >= {BATCHED_TARGET_RATIO:g}x pgbench_tpcb: "
+        f"{'met' if batched_ratio >= BATCHED_TARGET_RATIO else 'MISSED'} ({batched_ratio:.3g}x); "
+        f"unbatched p99 < {UNBATCHED_TARGET_MS:g} ms: "
+        f"{'met' if p99 < UNBATCHED_TARGET_MS else 'MISSED'} ({p99:.2f} ms); "
+        f"total {time.monotonic() - begun:.0f} s"
+    )
+    for text in lines:
+        print(text, flush=True)
+    return 0
+
+
+def measure(server: Server, bench_db: str, pgbench_db: str, args) -> dict:
+    results = {}
+    eight = ["-c", str(args.workers), "-j", "2", "-T", str(args.pgbench_seconds)]
+
+    # 1. The reference: what this server does with pgbench's own small durable transactions.
+    pgbench_init(server, pgbench_db, scale=8)
+    before = pgbench_run(server, pgbench_db, *eight)
+    single = pgbench_run(server, pgbench_db, "-c", "1", "-j", "1", "-t", str(args.latency_calls), log=True)
+    results["pgbench_1client_p99"] = single.percentile(0.99)
+    note(
+        f"pgbench tpcb-like: {before.tps:.0f} tps with {args.workers} clients; one client, "
+        f"{len(single.latencies_ms)} transactions: p50 {single.percentile(0.5):.2f} ms, "
+        f"p99 {single.percentile(0.99):.2f} ms"
+    )
+
+    # 2. JoyBack's database, migrated like production, with one funded campaign budget.
+    server.database_create(bench_db)
+    os.environ["DATABASE_URL"] = server.url_for(bench_db)
+    ledger.django_setup()
+    from django.core.management import call_command
+    from django.db import connections
+
+    call_command("migrate", interactive=False, verbosity=0)
+    setup_began = time.monotonic()
+    accounts = ledger.accounts_setup(participants=args.participants, history=args.history)
+    connections.close_all()
+    note(
+        f"setup: {len(accounts.payable_ids)} participant payables, {args.history} earlier rewards already "
+        f"in the ledger, {time.monotonic() - setup_began:.1f} s"
+    )
+
+    # 3. Batched, then per-row: 8 processes, one campaign budget.
+    results["batched"], reports = run_workers(accounts=accounts, mode="batched", args=args)
+    calls = [ms for r in reports for ms in r.call_ms]
+    note(
+        f"batched: {sum(r.postings for r in reports)} postings in {len(calls)} postings_post() calls "
+        f"of {args.batch}; a call (lock wait included) p50 {percentile(calls, 0.5):.0f} ms, "
+        f"p99 {percentile(calls, 0.99):.0f} ms"
+    )
+    if not args.skip_per_row:
+        results["per_row"], reports = run_workers(accounts=accounts, mode="per_row", args=args)
+        calls = [ms for r in reports for ms in r.call_ms]
+        note(
+            f"per-row: {sum(r.postings for r in reports)} transfer_post() calls; under {args.workers}-worker "
+            f"load a posting p50 {percentile(calls, 0.5):.1f} ms, p99 {percentile(calls, 0.99):.1f} ms"
+        )
+
+    # 4. One reward at a time from one process, nothing else running: what a single approval sees.
+    report = ledger.rewards_post(
+        accounts=accounts,
+        mode="per_row",
+        label="unbatched",
+        worker=0,
+        batch=1,
+        seconds=300,
+        calls=args.latency_calls,
+    )
+    results["unbatched_p99"] = percentile(report.call_ms, 0.99)
+    note(
+        f"unbatched: {report.calls} sequential transfer_post() calls, "
+        f"p50 {percentile(report.call_ms, 0.5):.2f} ms, p99 {results['unbatched_p99']:.2f} ms"
+    )
+    problem = ledger.ledger_verify(accounts=accounts)
+    if problem:
+        raise BenchSetupError(f"the ledger does not add up after the runs: {problem}")
+    note("ledger check after the runs: every balance equals its entries, every transaction sums to zero")
+    connections.close_all()
+
+    # 5. pgbench again, so that a machine getting busier or quieter during the run shows up.
+    after = pgbench_run(server, pgbench_db, *eight)
+    results["pgbench_tps"] = (before.tps + after.tps) / 2
+    spread = abs(before.tps - after.tps) / results["pgbench_tps"]
+    note(
+        f"pgbench tpcb-like after the ledger runs: {after.tps:.0f} tps; reference = mean "
+        f"{results['pgbench_tps']:.0f} tps"
+        + (
+            f" (WARNING: the two runs differ by {spread:.0%}: the machine was not quiet)"
+            if spread > 0.2
+            else ""
+        )
+    )
+    return results
+
+
+if __name__ == "__main__":
+    sys.exit(main())
