@@ -47,6 +47,9 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 SANDBOX = env_bool("SANDBOX", not IS_PRODUCTION)
 SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000")
 
+# Per address: plenty for a person, little for a script.
+PAYEE_SUBMISSIONS_PER_MINUTE = int(os.environ.get("PAYEE_SUBMISSIONS_PER_MINUTE", "10"))
+
 PAYEE_ENCRYPTION_KEYS = env_list("PAYEE_ENCRYPTION_KEYS")
 if not PAYEE_ENCRYPTION_KEYS:
     if IS_PRODUCTION:

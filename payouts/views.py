@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -15,9 +16,6 @@ from payouts.selectors import campaign_payout_readiness, participant_owed, payee
 from payouts.services import payee_account_save, status_link_send
 from verification.selectors import participant_claims, participant_get_by_token
 from verification.views import session_participant
-
-CLAIMS_PER_ADDRESS = 10  # per minute: plenty for a person, little for a script
-
 
 def _public_campaign(slug):
     campaign = campaign_public_get(slug=slug)
