@@ -17,6 +17,7 @@ from payouts.services import payee_account_save, status_link_send
 from verification.selectors import participant_claims, participant_get_by_token
 from verification.views import session_participant
 
+
 def _public_campaign(slug):
     campaign = campaign_public_get(slug=slug)
     if campaign is None:
@@ -45,9 +46,8 @@ def payee(request, slug):
         return render(
             request, template, _payee_context(request, campaign, PayeeForm(currency=campaign.currency))
         )
-    if rate_limit_hit(
-        scope="payee", key=client_address(request), limit=CLAIMS_PER_ADDRESS, window_seconds=60
-    ):
+    limit = settings.PAYEE_SUBMISSIONS_PER_MINUTE
+    if rate_limit_hit(scope="payee", key=client_address(request), limit=limit, window_seconds=60):
         response = render(
             request,
             template,
