@@ -243,19 +243,59 @@ def _write(to_write: list[_Plan], accounts) -> dict[int, Transaction]:
         for plan in ordered
     ]
     with transaction.atomic():
-        created = Transaction.objects.bulk_create(rows)
-    entries = [
-        Entry(
-            transaction=row,
-            account_id=account.pk,
-            amount=amount,
-            currency=accounts[account.pk].currency,
-        )
-        for plan, row in zip(ordered, created, strict=True)
-        for account, amount in plan.posting.legs
-    ]
-    Entry.objects.bulk_create(entries)
+        if connection.vendor == "postgresql":
+            created = _insert_postgres(ordered, rows, accounts)
+        else:
+            created = Transaction.objects.bulk_create(rows)
+            Entry.objects.bulk_create(
+                Entry(
+                    transaction=row,
+                    account_id=account.pk,
+                    amount=amount,
+                    currency=accounts[account.pk].currency,
+                )
+                for plan, row in zip(ordered, created, strict=True)
+                for account, amount in plan.posting.legs
+            )
     return {plan.index: row for plan, row in zip(ordered, created, strict=True)}
+
+
+def _insert_postgres(ordered: list[_Plan], rows: list[Transaction], accounts) -> list[Transaction]:
+    """Two statements, column arrays unnested by PostgreSQL: the ORM's per-object SQL compiling
+    would otherwise run while the hot budget row is locked."""
+    now = timezone.now()
+    columns = [
+        [row.reason for row in rows],
+        [row.description for row in rows],
+        [row.reference for row in rows],
+        [row.idempotency_key for row in rows],
+        [row.fingerprint for row in rows],
+        [row.reverses_id for row in rows],
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO ledger_transaction "
+            "(reason, description, reference, idempotency_key, fingerprint, reverses_id, posted_at) "
+            "SELECT r, d, ref, k, f, rev, %s FROM unnest("
+            "%s::varchar[], %s::varchar[], %s::varchar[], %s::varchar[], %s::varchar[], %s::bigint[]"
+            ") AS t(r, d, ref, k, f, rev) RETURNING id",
+            [now, *columns],
+        )
+        # RETURNING follows the order of the unnested rows, as the ORM's own bulk insert relies on.
+        ids = [row_id for (row_id,) in cursor.fetchall()]
+        entries = [
+            (transaction_id, account.pk, amount, accounts[account.pk].currency)
+            for plan, transaction_id in zip(ordered, ids, strict=True)
+            for account, amount in plan.posting.legs
+        ]
+        cursor.execute(
+            "INSERT INTO ledger_entry (transaction_id, account_id, amount, currency) "
+            "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::varchar[])",
+            [list(column) for column in zip(*entries, strict=True)],
+        )
+    for row, row_id in zip(rows, ids, strict=True):
+        row.pk, row.posted_at = row_id, now
+    return rows
 
 
 def _balances_save(balance_deltas: dict[int, int], held_deltas: dict[int, int]) -> None:
