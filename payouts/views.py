@@ -15,7 +15,7 @@ from payouts.rails import RAIL_FOR_CURRENCY, AccountInvalid, iban_check
 from payouts.selectors import campaign_payout_readiness, participant_owed, payee_current
 from payouts.services import payee_account_save, status_link_send
 from verification.selectors import participant_claims, participant_get_by_token
-from verification.views import session_participant
+from verification.sessions import session_participant
 
 
 def _public_campaign(slug):

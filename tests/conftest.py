@@ -18,6 +18,20 @@ from campaigns.services import brand_create, member_add
 PASSWORD = "correct horse battery staple"
 
 
+def rewarded_in_browser(client, campaign, subject="open-id-pat"):
+    """The browser of `client` belongs to a participant whose TikTok login was rewarded."""
+    from verification.services import action_reward, identity_attach, participant_create
+    from verification.sessions import session_participant_set
+
+    person = participant_create(brand=campaign.brand)
+    identity = identity_attach(participant=person, provider="tiktok", subject=subject, display_name="Pat")
+    action_reward(rule=campaign.rules.get(trigger="tiktok_login"), identity=identity)
+    session = client.session
+    session_participant_set(session, person)
+    session.save()
+    return person
+
+
 def pytest_collection_modifyitems(config, items):
     if connection.vendor == "postgresql":
         return

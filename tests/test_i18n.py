@@ -160,16 +160,9 @@ def test_live_iban_feedback_explains_a_typo_in_spanish(client):
 
 @pytest.mark.django_db
 def test_a_refused_iban_is_explained_in_spanish(client, summer):
-    from verification.services import action_reward, identity_attach, participant_create
+    from tests.conftest import rewarded_in_browser
 
-    person = participant_create(brand=summer.brand)
-    identity = identity_attach(
-        participant=person, provider="tiktok", subject="open-id-pat", display_name="Pat"
-    )
-    action_reward(rule=summer.rules.get(trigger="tiktok_login"), identity=identity)
-    session = client.session
-    session[f"joyback.participant.{summer.brand_id}"] = person.pk
-    session.save()
+    rewarded_in_browser(client, summer)
 
     response = client.post(
         reverse("payouts:payee", args=[summer.slug]),

@@ -20,7 +20,6 @@ from verification.selectors import (
     campaign_steps,
     optin_pending,
     participant_claims,
-    participant_get,
     participant_get_by_token,
 )
 from verification.services import (
@@ -30,22 +29,9 @@ from verification.services import (
     tiktok_login_complete,
     whatsapp_messages_record,
 )
+from verification.sessions import session_participant, session_participant_set
 
 TIKTOK_STATE = "joyback.tiktok_state"
-
-
-def _session_key(brand_id: int) -> str:
-    return f"joyback.participant.{brand_id}"
-
-
-def session_participant(request, campaign):
-    return participant_get(
-        participant_id=request.session.get(_session_key(campaign.brand_id)), brand_id=campaign.brand_id
-    )
-
-
-def session_participant_set(request, participant) -> None:
-    request.session[_session_key(participant.brand_id)] = participant.pk
 
 
 def _public_campaign(slug):
@@ -80,7 +66,7 @@ def whatsapp_start(request, slug):
     if not campaign_claimability(campaign=campaign).open:
         return redirect("campaign_landing", slug=slug)
     participant = session_participant(request, campaign) or participant_create(brand=campaign.brand)
-    session_participant_set(request, participant)
+    session_participant_set(request.session, participant)
     optin_code_get_or_create(campaign=campaign, participant=participant)
     return redirect(reverse("campaign_landing", args=[slug]) + "#steps")
 
@@ -128,7 +114,7 @@ def tiktok_callback(request):
     identity, refusal = tiktok_login_complete(
         campaign=campaign, participant=participant, open_id=user.open_id, display_name=user.display_name
     )
-    session_participant_set(request, identity.participant)
+    session_participant_set(request.session, identity.participant)
     if refusal:
         messages.warning(request, refusal.message)
     else:

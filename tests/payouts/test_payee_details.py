@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from payouts.models import PayeeAccount
-from verification.services import action_reward, identity_attach
+from tests.conftest import rewarded_in_browser
 
 pytestmark = pytest.mark.django_db
 
@@ -22,27 +22,12 @@ GOOD = {
 }
 
 
-def rewarded(client, campaign, subject="open-id-pat"):
-    """Pat's browser has a participant with one approved reward (as after a TikTok login)."""
-    from verification.services import participant_create
-    from verification.views import session_participant_set
-
-    person = participant_create(brand=campaign.brand)
-    identity = identity_attach(participant=person, provider="tiktok", subject=subject, display_name="Pat")
-    action_reward(rule=campaign.rules.get(trigger="tiktok_login"), identity=identity)
-    session = client.session
-    session[f"joyback.participant.{campaign.brand_id}"] = person.pk
-    session.save()
-    assert session_participant_set  # the view's helper writes this same key
-    return person
-
-
 def submit(client, campaign, **changes):
     return client.post(reverse("payouts:payee", args=[campaign.slug]), GOOD | changes)
 
 
 def test_good_details_are_stored_encrypted_and_lead_to_the_status_page(client, summer):
-    person = rewarded(client, summer)
+    person = rewarded_in_browser(client, summer)
 
     response = submit(client, summer)
 
@@ -60,7 +45,7 @@ def test_good_details_are_stored_encrypted_and_lead_to_the_status_page(client, s
 
 
 def test_the_status_link_is_mailed(client, summer, django_capture_on_commit_callbacks):
-    person = rewarded(client, summer)
+    person = rewarded_in_browser(client, summer)
 
     with django_capture_on_commit_callbacks(execute=True):
         submit(client, summer)
@@ -71,7 +56,7 @@ def test_the_status_link_is_mailed(client, summer, django_capture_on_commit_call
 
 
 def test_the_status_page_shows_actions_and_the_masked_payout(client, summer):
-    person = rewarded(client, summer)
+    person = rewarded_in_browser(client, summer)
     submit(client, summer)
 
     page = client.get(reverse("payouts:status_page", args=[summer.slug, person.token])).content.decode()
@@ -105,7 +90,7 @@ def test_a_wrong_status_token_is_404(client, summer):
     ],
 )
 def test_bad_details_are_refused_with_a_clear_message_and_nothing_stored(client, summer, changes, message):
-    rewarded(client, summer)
+    rewarded_in_browser(client, summer)
 
     response = submit(client, summer, **changes)
 
@@ -115,7 +100,7 @@ def test_bad_details_are_refused_with_a_clear_message_and_nothing_stored(client,
 
 
 def test_a_script_in_the_name_is_rendered_harmless(client, summer):
-    rewarded(client, summer)
+    rewarded_in_browser(client, summer)
 
     response = submit(client, summer, name="<script>alert(1)</script>", iban="DE00")
 
@@ -136,7 +121,7 @@ def test_details_without_any_reward_are_refused(client, summer):
 def test_a_closed_campaign_takes_no_details(client, summer, status):
     from campaigns.services import campaign_transition
 
-    rewarded(client, summer)
+    rewarded_in_browser(client, summer)
     campaign_transition(campaign=summer, to=status)
 
     response = submit(client, summer)
@@ -157,7 +142,7 @@ def test_a_draft_campaign_has_no_public_page(client, alpaca):
 
 
 def test_too_many_submissions_from_one_address_are_slowed_down(client, summer):
-    rewarded(client, summer)
+    rewarded_in_browser(client, summer)
     codes = [submit(client, summer, iban="DE00").status_code for _ in range(12)]
 
     assert codes[:10] == [400] * 10
@@ -170,7 +155,7 @@ def test_too_many_submissions_from_one_address_are_slowed_down(client, summer):
 
 def test_a_post_without_csrf_token_is_refused(summer):
     strict = Client(enforce_csrf_checks=True)
-    rewarded(strict, summer)
+    rewarded_in_browser(strict, summer)
 
     response = submit(strict, summer)
 
@@ -188,7 +173,7 @@ def test_live_iban_feedback_names_the_bank_or_the_problem(client):
 
 def test_uk_and_us_campaigns_ask_for_their_rails_details(client, make_live_campaign):
     pounds = make_live_campaign(slug="uk-club", package="tiktok_only", currency="GBP")
-    rewarded(client, pounds)
+    rewarded_in_browser(client, pounds)
 
     form = client.get(reverse("payouts:payee", args=["uk-club"])).content.decode()
     bad = submit(client, pounds, sort_code="12-34", account_number="12345678")
@@ -201,7 +186,7 @@ def test_uk_and_us_campaigns_ask_for_their_rails_details(client, make_live_campa
 
 def test_us_routing_numbers_are_checksummed(client, make_live_campaign):
     dollars = make_live_campaign(slug="us-club", package="tiktok_only", currency="USD")
-    rewarded(client, dollars)
+    rewarded_in_browser(client, dollars)
 
     bad = submit(client, dollars, routing_number="011000016", account_number="123456")
     good = submit(client, dollars, routing_number="011000015", account_number="123456")
@@ -212,7 +197,7 @@ def test_us_routing_numbers_are_checksummed(client, make_live_campaign):
 
 def test_a_currency_without_a_rail_is_told_so(client, make_live_campaign):
     francs = make_live_campaign(slug="ch-club", package="tiktok_only", currency="CHF")
-    rewarded(client, francs)
+    rewarded_in_browser(client, francs)
 
     response = submit(client, francs)
 
