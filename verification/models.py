@@ -51,7 +51,7 @@ class Identity(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.get_provider_display()} {self.display_name or self.subject}"
+        return f"{self.display_name or self.subject} ({self.get_provider_display()})"
 
 
 class ClaimStatus(models.TextChoices):

@@ -14,8 +14,15 @@
    transaction), called one after another from one process with nothing else running; the
    reference is the p99 of pgbench's own tpcb-like transaction, one client, same count.
 
+5. landing_get, claim_post: requests per second of the campaign landing page (GET /c/<slug>/)
+   and of a claim's payee-details submission (POST /p/c/<slug>/payee/), against a hello-world view
+   served by the same gunicorn, settings and middleware in the same run (tests/bench/web.py), all
+   loaded by wrk with the same 16 connections; landing_get_p99, claim_post_p99: their p99 latency
+   against the 100 ms target. Needs wrk (apt-get install wrk).
+
 Lines starting with "#" are context. Needs DATABASE_URL=postgres://...; works in the scratch
 databases <dbname>_bench and <dbname>_pgbench on that server and drops them at the end.
+`--only ledger` or `--only http` runs one part.
 """
 
 import argparse
@@ -26,11 +33,15 @@ import queue
 import sys
 import time
 
-from tests.bench import ledger
+from tests.bench import ledger, web
 from tests.bench.server import BenchSetupError, Server, percentile, pgbench_init, pgbench_run
 
 UNBATCHED_TARGET_MS = 20.0
 BATCHED_TARGET_RATIO = 1.0
+# The issue's targets for the public pages, against the hello world on the same server.
+LANDING_TARGET_RATIO = 0.5
+CLAIM_TARGET_RATIO = 0.25
+HTTP_P99_TARGET_MS = 100.0
 
 
 def line(name, value, unit, reference, ref_value, ref_unit) -> str:
@@ -69,6 +80,16 @@ def arguments(argv):
         "--history", type=int, default=200_000, help="rewards already in the ledger before the runs (200000)"
     )
     parser.add_argument("--skip-per-row", action="store_true", help="leave out the per-row run")
+    parser.add_argument("--only", choices=["ledger", "http"], help="run one part only (default: both)")
+    parser.add_argument("--http-seconds", type=float, default=10, help="each timed HTTP run (10)")
+    parser.add_argument("--http-warmup", type=float, default=2, help="untimed run before each (2)")
+    parser.add_argument("--http-connections", type=int, default=16, help="wrk connections (16)")
+    parser.add_argument(
+        "--http-workers",
+        type=int,
+        default=2 * (os.cpu_count() or 1),
+        help="gunicorn sync workers (2 x CPUs)",
+    )
     return parser.parse_args(argv)
 
 
@@ -121,6 +142,7 @@ def run_workers(*, accounts, mode: str, args) -> tuple[float, list]:
 
 def main(argv=None) -> int:
     args = arguments(argv)
+    ledger_part, http_part = args.only in (None, "ledger"), args.only in (None, "http")
     server = server_from_env()
     if server is None:
         print(
@@ -128,6 +150,9 @@ def main(argv=None) -> int:
             "(it works in scratch databases DBNAME_bench and DBNAME_pgbench and drops them afterwards)",
             file=sys.stderr,
         )
+        return 2
+    if http_part and web.wrk_missing():
+        print(f"make bench: {web.wrk_missing()}", file=sys.stderr)
         return 2
     try:
         version = server.setting("server_version")
@@ -145,25 +170,61 @@ def main(argv=None) -> int:
         f"load average {os.getloadavg()[0]:.2f}, Python {platform.python_version()}, "
         f"PostgreSQL {version.split()[0]} at {server.host}:{server.port}, {durability}"
     )
-    note(
-        f"runs: pgbench tpcb-like -s 8 -c {args.workers} -j 2 -T {args.pgbench_seconds}, before and after "
-        f"the ledger runs; ledger {args.workers} worker processes x {args.seconds:g} s per mode, "
-        f"batch {args.batch}; unbatched latency over {args.latency_calls} sequential calls"
-    )
+    if ledger_part:
+        note(
+            f"runs: pgbench tpcb-like -s 8 -c {args.workers} -j 2 -T {args.pgbench_seconds}, before and "
+            f"after the ledger runs; ledger {args.workers} worker processes x {args.seconds:g} s per mode, "
+            f"batch {args.batch}; unbatched latency over {args.latency_calls} sequential calls"
+        )
+    if http_part:
+        http_notes(args)
     begun = time.monotonic()
+    results, loads = {}, {}
     try:
-        results = measure(server, bench_db, pgbench_db, args)
+        if ledger_part:
+            results = measure(server, bench_db, pgbench_db, args)
+        if http_part:
+            loads = web.measure(server, bench_db, args, note)
     except BenchSetupError as error:
         print(f"make bench failed: {error}", file=sys.stderr)
         return 1
     finally:
-        if "django" in sys.modules:
+        if "django.apps" in sys.modules and sys.modules["django.apps"].apps.ready:
             from django.db import connections
 
             connections.close_all()
         server.database_drop(bench_db)
         server.database_drop(pgbench_db)
 
+    lines = ledger_lines(results) if ledger_part else []
+    if http_part:
+        lines += http_lines(loads)
+    note(f"total {time.monotonic() - begun:.0f} s")
+    for text in lines:
+        print(text, flush=True)
+    return 0
+
+
+def http_notes(args) -> None:
+    note(
+        f"http: gunicorn {args.http_workers} sync workers (2 x CPUs; a sync worker closes the connection "
+        f"after each answer, so every request is a new TCP connection, as behind a proxy) on 127.0.0.1, "
+        f"tests.bench.settings = the product's settings and URLs plus /bench/hello/"
+    )
+    note(
+        "http: JOYBACK_ENV=test with DEBUG off (production's settings would make cookies Secure and "
+        "redirect to https; test differs from it only there, in whitenoise and in mail); "
+        "PAYEE_SUBMISSIONS_PER_MINUTE=1000000 so that the per-address limit does not refuse the "
+        "load, which all comes from 127.0.0.1; the status-link mail goes to the dummy backend"
+    )
+    note(
+        f"http: wrk {args.http_connections} connections, one thread each, {args.http_warmup:g} s untimed "
+        f"then {args.http_seconds:g} s timed per URL, in the order hello, landing, claim, hello; "
+        f"wrk runs on the same {os.cpu_count()} CPUs as gunicorn and PostgreSQL and competes with them"
+    )
+
+
+def ledger_lines(results: dict) -> list[str]:
     tps = results["pgbench_tps"]
     lines = [line("ledger_batched_rewards", results["batched"], "postings/s", "pgbench_tpcb", tps, "tps")]
     if "per_row" in results:
@@ -177,12 +238,37 @@ def main(argv=None) -> int:
         f"targets: batched >= {BATCHED_TARGET_RATIO:g}x pgbench_tpcb: "
         f"{'met' if batched_ratio >= BATCHED_TARGET_RATIO else 'MISSED'} ({batched_ratio:.3g}x); "
         f"unbatched p99 < {UNBATCHED_TARGET_MS:g} ms: "
-        f"{'met' if p99 < UNBATCHED_TARGET_MS else 'MISSED'} ({p99:.2f} ms); "
-        f"total {time.monotonic() - begun:.0f} s"
+        f"{'met' if p99 < UNBATCHED_TARGET_MS else 'MISSED'} ({p99:.2f} ms)"
     )
-    for text in lines:
-        print(text, flush=True)
-    return 0
+    return lines
+
+
+def http_lines(loads: dict) -> list[str]:
+    before, after = loads["django_hello"], loads["django_hello_after"]
+    hello = (before.rps + after.rps) / 2
+    spread = abs(before.rps - after.rps) / hello
+    note(
+        f"http reference: django_hello {before.rps:.0f} req/s before and {after.rps:.0f} after the product "
+        f"pages, mean {hello:.0f} req/s; its p99 {before.p99_ms:.1f} / {after.p99_ms:.1f} ms"
+        + (f" (WARNING: the runs differ by {spread:.0%}: the machine was not quiet)" if spread > 0.2 else "")
+    )
+    landing, claim = loads["landing_get"], loads["claim_post"]
+    verdicts = []
+    targets = (("landing", landing, LANDING_TARGET_RATIO), ("claim", claim, CLAIM_TARGET_RATIO))
+    for name, load, ratio in targets:
+        got = load.rps / hello
+        verdicts.append(f"{name} >= {ratio:g}x hello: {'met' if got >= ratio else 'MISSED'} ({got:.3g}x)")
+        verdicts.append(
+            f"{name} p99 < {HTTP_P99_TARGET_MS:g} ms: "
+            f"{'met' if load.p99_ms < HTTP_P99_TARGET_MS else 'MISSED'} ({load.p99_ms:.1f} ms)"
+        )
+    note("targets: " + "; ".join(verdicts))
+    return [
+        line("landing_get", landing.rps, "req/s", "django_hello", hello, "req/s"),
+        line("claim_post", claim.rps, "req/s", "django_hello", hello, "req/s"),
+        line("landing_get_p99", landing.p99_ms, "ms", "target", HTTP_P99_TARGET_MS, "ms"),
+        line("claim_post_p99", claim.p99_ms, "ms", "target", HTTP_P99_TARGET_MS, "ms"),
+    ]
 
 
 def measure(server: Server, bench_db: str, pgbench_db: str, args) -> dict:
