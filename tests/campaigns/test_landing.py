@@ -1,0 +1,52 @@
+"""The public page of a campaign: what a visitor sees, and what they are told when it is closed."""
+
+import pytest
+from django.urls import reverse
+
+from campaigns.services import campaign_transition
+from verification.services import action_reward, identity_attach, participant_create
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_live_campaign_shows_the_reward_the_disclosure_and_the_steps(client, summer):
+    response = client.get(reverse("campaign_landing", args=[summer.slug]))
+
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "Alpaca Coffee" in body and "€7.00" in body
+    assert "Ad · Paid partnership with Alpaca Coffee" in body
+    assert reverse("verification:steps", args=[summer.slug]) in body
+    assert reverse("payouts:payee", args=[summer.slug]) in body
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [("paused", "paused for the moment"), ("ended", "has ended")],
+)
+def test_a_closed_campaign_says_so_politely(client, summer, status, message):
+    campaign_transition(campaign=summer, to=status)
+
+    page = client.get(reverse("campaign_landing", args=[summer.slug])).content.decode()
+    steps = client.get(reverse("verification:steps", args=[summer.slug])).content.decode()
+
+    assert message in page
+    assert "Connect TikTok" not in steps
+
+
+def test_an_empty_budget_is_fully_claimed(client, make_live_campaign):
+    campaign = make_live_campaign(slug="tiny", package="whatsapp_reward", budget=2_00)
+    identity = identity_attach(
+        participant=participant_create(brand=campaign.brand), provider="whatsapp", subject="1"
+    )
+    action_reward(rule=campaign.rules.get(), identity=identity)
+
+    page = client.get(reverse("campaign_landing", args=["tiny"])).content.decode()
+    start = client.post(reverse("verification:whatsapp_start", args=["tiny"]))
+
+    assert "fully claimed" in page
+    assert start["Location"] == reverse("campaign_landing", args=["tiny"])
+
+
+def test_an_unknown_campaign_is_404(client):
+    assert client.get("/c/nothing-here/").status_code == 404
