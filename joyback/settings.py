@@ -50,6 +50,15 @@ SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000")
 # Per address: plenty for a person, little for a script.
 PAYEE_SUBMISSIONS_PER_MINUTE = int(os.environ.get("PAYEE_SUBMISSIONS_PER_MINUTE", "10"))
 
+# Fraud signals: past these, a claim goes to the brand's review queue instead of being paid at once.
+FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR = int(os.environ.get("FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR", "10"))
+FRAUD_PEOPLE_PER_DEVICE = int(os.environ.get("FRAUD_PEOPLE_PER_DEVICE", "3"))
+FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE = int(os.environ.get("FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE", "1000"))
+FRAUD_MAX_LIKES_PER_VIEW = float(os.environ.get("FRAUD_MAX_LIKES_PER_VIEW", "0.4"))
+FRAUD_MAX_COMMENTS_PER_VIEW = float(os.environ.get("FRAUD_MAX_COMMENTS_PER_VIEW", "0.1"))
+FRAUD_MAX_VIEWS_PER_FOLLOWER = int(os.environ.get("FRAUD_MAX_VIEWS_PER_FOLLOWER", "200"))
+TIKTOK_WEBHOOK_TOLERANCE = int(os.environ.get("TIKTOK_WEBHOOK_TOLERANCE", "300"))
+
 PAYEE_ENCRYPTION_KEYS = env_list("PAYEE_ENCRYPTION_KEYS")
 if not PAYEE_ENCRYPTION_KEYS:
     if IS_PRODUCTION:
@@ -218,7 +227,8 @@ Q_CLUSTER = {
     "retry": 120,
     "max_attempts": 5,
     "catch_up": False,
-    "sync": env_bool("Q_SYNC", False),
+    # Tests run queued work inline, at once; everywhere else a worker process does.
+    "sync": env_bool("Q_SYNC", JOYBACK_ENV == "test"),
 }
 if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL

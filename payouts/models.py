@@ -24,6 +24,8 @@ class PayeeAccount(models.Model):
     account = EncryptedTextField(help_text="JSON of the rail's account details")
     account_masked = models.CharField(max_length=40)
     account_fingerprint = models.CharField(max_length=64, db_index=True)
+    email_fingerprint = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    phone_fingerprint = models.CharField(max_length=64, blank=True, default="", db_index=True)
     bank_name = models.CharField(max_length=140, blank=True, default="")
     consent_at = models.DateTimeField()
     consent_version = models.CharField(max_length=20)

@@ -10,6 +10,7 @@ from joyback.crypto import fingerprint
 from payouts.models import PayeeAccount
 from payouts.rails import BankAccount
 from verification.models import Participant
+from verification.services import participant_flag
 
 
 def payee_account_save(
@@ -26,7 +27,7 @@ def payee_account_save(
     with transaction.atomic(durable=True):
         now = timezone.now()
         PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).update(replaced_at=now)
-        return PayeeAccount.objects.create(
+        payee = PayeeAccount.objects.create(
             participant=participant,
             holder_name=name,
             email=email or None,
@@ -37,10 +38,43 @@ def payee_account_save(
             account=json.dumps(bank_account.details),
             account_masked=bank_account.masked,
             account_fingerprint=fingerprint(bank_account.identity),
+            email_fingerprint=fingerprint(email.strip().lower()) if email else "",
+            phone_fingerprint=fingerprint(phone) if phone else "",
             bank_name=bank_account.bank_name,
             consent_at=now,
             consent_version=consent_version,
         )
+        _shared_details_flag(payee)
+    return payee
+
+
+SHARED_DETAILS = [
+    ("account_fingerprint", "payee_iban_shared", "the same bank account as participant #{other}"),
+    ("email_fingerprint", "payee_email_shared", "the same email as participant #{other}"),
+    ("phone_fingerprint", "payee_phone_shared", "the same phone number as participant #{other}"),
+]
+
+
+def _shared_details_flag(payee: PayeeAccount) -> None:
+    """One bank account, email or phone behind several identities is the classic farm: every
+    participant involved goes back to review before anything is paid out."""
+    for field, code, detail in SHARED_DETAILS:
+        value = getattr(payee, field)
+        if not value:
+            continue
+        others = (
+            PayeeAccount.objects.filter(**{field: value}, participant__brand_id=payee.participant.brand_id)
+            .exclude(participant=payee.participant)
+            .values_list("participant_id", flat=True)
+            .distinct()
+        )
+        for other in others:
+            participant_flag(participant=payee.participant, code=code, detail=detail.format(other=other))
+            participant_flag(
+                participant=Participant.objects.get(pk=other),
+                code=code,
+                detail=detail.format(other=payee.participant_id),
+            )
 
 
 def status_link_send(*, payee: PayeeAccount, status_url: str, campaign_name: str) -> None:

@@ -2,11 +2,13 @@
 
 import secrets
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import ActionRule, Brand, Campaign
+from joyback.crypto import EncryptedTextField
 
 
 def new_token() -> str:
@@ -73,6 +75,13 @@ class ActionClaim(models.Model):
     amount = models.BigIntegerField()
     currency = models.CharField(max_length=3)
     ledger_transaction_id = models.BigIntegerField(null=True, blank=True)
+    hold_id = models.BigIntegerField(null=True, blank=True, help_text="Budget held while not yet decided")
+    evidence = models.JSONField(
+        default=dict, blank=True, help_text="What was checked, as the provider said it"
+    )
+    check_at = models.DateTimeField(null=True, blank=True, help_text="When the engagement window closes")
+    client_ip = models.GenericIPAddressField(null=True, blank=True)
+    device = models.CharField(max_length=64, blank=True, default="", help_text="Hash of the browser's traits")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     decided_at = models.DateTimeField(null=True, blank=True)
 
@@ -81,10 +90,56 @@ class ActionClaim(models.Model):
             models.UniqueConstraint(fields=["rule", "identity"], name="verification_one_reward_per_identity"),
             models.CheckConstraint(condition=Q(amount__gt=0), name="verification_claim_amount_positive"),
         ]
-        indexes = [models.Index(fields=["campaign", "status"], name="verification_claim_funnel")]
+        indexes = [
+            models.Index(fields=["campaign", "status"], name="verification_claim_funnel"),
+            models.Index(fields=["campaign", "client_ip", "created_at"], name="verification_claim_ip"),
+            models.Index(fields=["check_at"], condition=Q(status="pending"), name="verification_claim_due"),
+        ]
 
     def __str__(self):
         return f"{self.rule} by {self.identity}: {self.status}"
+
+
+class FraudSignal(models.Model):
+    """Something that makes a claim look less like one real person acting once."""
+
+    claim = models.ForeignKey(ActionClaim, on_delete=models.CASCADE, related_name="signals")
+    code = models.CharField(max_length=40)
+    detail = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["claim", "code"], name="verification_signal_once")]
+
+    def __str__(self):
+        return f"{self.code} on claim #{self.claim_id}"
+
+
+class ReviewDecision(models.Model):
+    """A brand member's decision on a claim in the review queue; kept forever."""
+
+    claim = models.ForeignKey(ActionClaim, on_delete=models.PROTECT, related_name="decisions")
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    decision = models.CharField(max_length=10, choices=[("approve", _("Approve")), ("reject", _("Reject"))])
+    reason = models.CharField(max_length=300)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.decision} claim #{self.claim_id}"
+
+
+class TikTokToken(models.Model):
+    """The connected user's tokens, kept to re-check their shared video when its window closes."""
+
+    identity = models.OneToOneField(Identity, on_delete=models.CASCADE, related_name="tiktok_token")
+    access_token = EncryptedTextField()
+    refresh_token = EncryptedTextField()
+    scope = models.CharField(max_length=200)
+    access_expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"TikTok token of {self.identity_id}"
 
 
 class ProviderEvent(models.Model):
@@ -134,6 +189,8 @@ class SandboxTikTokUser(models.Model):
     open_id = models.CharField(max_length=64, unique=True)
     union_id = models.CharField(max_length=64)
     display_name = models.CharField(max_length=120, unique=True)
+    follower_count = models.PositiveIntegerField(default=240)
+    video_count = models.PositiveIntegerField(default=12)
 
     def __str__(self):
         return self.display_name
@@ -154,3 +211,20 @@ class SandboxTikTokGrant(models.Model):
 
     def __str__(self):
         return f"grant for {self.user_id}"
+
+
+class SandboxTikTokVideo(models.Model):
+    """A video on the sandbox TikTok; a tester sets its counts, or deletes it."""
+
+    user = models.ForeignKey(SandboxTikTokUser, on_delete=models.CASCADE, related_name="videos")
+    video_id = models.CharField(max_length=32, unique=True)
+    caption = models.CharField(max_length=2200)
+    create_time = models.DateTimeField(auto_now_add=True)
+    view_count = models.PositiveBigIntegerField(default=0)
+    like_count = models.PositiveBigIntegerField(default=0)
+    comment_count = models.PositiveBigIntegerField(default=0)
+    share_count = models.PositiveBigIntegerField(default=0)
+    deleted = models.BooleanField(default=False)
+
+    def __str__(self):
+        return self.video_id

@@ -3,7 +3,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Q
 
 from campaigns.models import Campaign, Trigger
-from verification.models import ActionClaim, ClaimStatus, OptinCode, Participant
+from verification.models import ActionClaim, ClaimStatus, OptinCode, Participant, ReviewDecision
 
 
 def participant_get_by_token(*, token: str) -> Participant | None:
@@ -76,3 +76,24 @@ def campaign_recent_claims(*, campaign: Campaign, limit: int = 15):
         .select_related("rule", "identity")
         .order_by("-created_at")[:limit]
     )
+
+
+def review_queue_for_brand(*, brand):
+    return (
+        ActionClaim.objects.filter(campaign__brand=brand, status=ClaimStatus.NEEDS_REVIEW)
+        .select_related("campaign", "rule", "identity")
+        .prefetch_related("signals")
+        .order_by("created_at")
+    )
+
+
+def review_decisions_for_brand(*, brand, limit: int = 20):
+    return (
+        ReviewDecision.objects.filter(claim__campaign__brand=brand)
+        .select_related("claim__rule", "claim__identity", "decided_by")
+        .order_by("-created_at")[:limit]
+    )
+
+
+def claim_get_for_brand(*, brand, claim_id: int) -> ActionClaim | None:
+    return ActionClaim.objects.filter(campaign__brand=brand, pk=claim_id).first()

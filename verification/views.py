@@ -1,37 +1,63 @@
+import hashlib
 import json
+import logging
 import secrets
+import time
+from functools import partial
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponseForbidden
+from django.db import transaction
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_q.tasks import async_task
 
+from campaigns import roles
 from campaigns.access import brand_member_required
+from campaigns.models import Trigger
 from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
+from joyback.ratelimit import client_address
+from verification.models import Provider
 from verification.providers import tiktok, whatsapp
 from verification.selectors import (
     campaign_funnel,
     campaign_recent_claims,
     campaign_steps,
+    claim_get_for_brand,
     optin_pending,
     participant_claims,
     participant_get_by_token,
+    review_decisions_for_brand,
+    review_queue_for_brand,
 )
 from verification.services import (
+    ClaimContext,
+    ClaimRefused,
+    claim_review,
     optin_code_get_or_create,
     participant_create,
     refusal_text,
+    share_submit,
+    tiktok_event_store,
     tiktok_login_complete,
-    whatsapp_messages_record,
+    whatsapp_messages_store,
 )
 from verification.sessions import session_participant, session_participant_set
 
 TIKTOK_STATE = "joyback.tiktok_state"
+logger = logging.getLogger(__name__)
+
+
+def claim_context(request) -> ClaimContext:
+    traits = "|".join(request.headers.get(name, "") for name in ("User-Agent", "Accept-Language"))
+    return ClaimContext(
+        client_ip=client_address(request), device=hashlib.sha256(traits.encode()).hexdigest()[:32]
+    )
 
 
 def _public_campaign(slug):
@@ -112,7 +138,7 @@ def tiktok_callback(request):
         return redirect(landing)
     participant = session_participant(request, campaign) or participant_create(brand=campaign.brand)
     identity, refusal = tiktok_login_complete(
-        campaign=campaign, participant=participant, open_id=user.open_id, display_name=user.display_name
+        campaign=campaign, participant=participant, user=user, context=claim_context(request)
     )
     session_participant_set(request.session, identity.participant)
     if refusal:
@@ -125,22 +151,62 @@ def tiktok_callback(request):
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
 def whatsapp_webhook(request):
+    """Meta's webhook: the verify handshake (GET) and signed event notifications (POST).
+
+    Verify, dedupe, store, enqueue, answer: the work happens in the task queue, so Meta gets its
+    200 fast and a slow step never makes it deliver again.
+    """
     if request.method == "GET":
         challenge = whatsapp.handshake_answer(params=request.GET, verify_token=settings.WHATSAPP_VERIFY_TOKEN)
         if challenge is None or not settings.WHATSAPP_VERIFY_TOKEN:
+            logger.warning("whatsapp handshake refused: wrong mode or verify token")
             return HttpResponseForbidden()
         return HttpResponse(challenge, content_type="text/plain")
+    signature = request.headers.get("X-Hub-Signature-256", "")
     if not settings.WHATSAPP_APP_SECRET or not whatsapp.signature_valid(
-        body=request.body,
-        header=request.headers.get("X-Hub-Signature-256", ""),
-        app_secret=settings.WHATSAPP_APP_SECRET,
+        body=request.body, header=signature, app_secret=settings.WHATSAPP_APP_SECRET
     ):
+        logger.warning("whatsapp webhook refused: bad or missing X-Hub-Signature-256")
         return HttpResponseForbidden()
     try:
         payload = json.loads(request.body)
     except ValueError:
-        return HttpResponse(status=400)
-    whatsapp_messages_record(payload=payload, messages=whatsapp.inbound_messages(payload))
+        logger.warning("whatsapp webhook refused: body is not JSON")
+        return HttpResponseBadRequest("body is not JSON")
+    if not isinstance(payload, dict):
+        return HttpResponseBadRequest("body is not a JSON object")
+    for event_id in whatsapp_messages_store(messages=whatsapp.inbound_messages(payload)):
+        transaction.on_commit(partial(async_task, "verification.tasks.whatsapp_event_task", event_id))
+    return HttpResponse("ok")
+
+
+@csrf_exempt
+@require_POST
+def tiktok_webhook(request):
+    """TikTok's webhook: Tiktok-Signature over "t.body", fresh within the tolerance, stored once."""
+    try:
+        tiktok.webhook_verify(
+            body=request.body,
+            header=request.headers.get("Tiktok-Signature", ""),
+            secret=settings.TIKTOK_CLIENT_SECRET,
+            tolerance=settings.TIKTOK_WEBHOOK_TOLERANCE,
+            now=int(time.time()),
+        )
+    except tiktok.TikTokError as error:
+        logger.warning("tiktok webhook refused: %s", error)
+        return HttpResponse(status=401 if error.code == "bad_signature" else 400)
+    try:
+        payload = json.loads(request.body)
+    except ValueError:
+        return HttpResponseBadRequest("body is not JSON")
+    if not isinstance(payload, dict) or payload.get("client_key") != settings.TIKTOK_CLIENT_KEY:
+        logger.warning("tiktok webhook refused: not for our client_key")
+        return HttpResponse(status=401)
+    event_id = tiktok_event_store(body=request.body, payload=payload)
+    if event_id is None:
+        logger.info("tiktok webhook replayed; already stored")
+    else:
+        transaction.on_commit(partial(async_task, "verification.tasks.tiktok_event_task", event_id))
     return HttpResponse("ok")
 
 
@@ -176,3 +242,62 @@ def recent_claims(request, campaign_id):
     campaign = _brand_campaign(request, campaign_id)
     context = {"campaign": campaign, "claims": campaign_recent_claims(campaign=campaign)}
     return render(request, "verification/_recent_claims.html", context)
+
+
+@require_POST
+def share_submit_view(request, slug):
+    """The person pastes the link of the video they posted; it is checked now and when its window closes."""
+    campaign = _public_campaign(slug)
+    landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
+    participant = session_participant(request, campaign)
+    rule = campaign.rules.filter(trigger=Trigger.UGC_SHARE).first()
+    identity = participant.identities.filter(provider=Provider.TIKTOK).first() if participant else None
+    if rule is None or identity is None:
+        messages.error(request, _("Connect TikTok first, then share your video."))
+        return redirect(landing)
+    try:
+        share_submit(
+            rule=rule,
+            identity=identity,
+            video_url=request.POST.get("video_url", "")[:500],
+            context=claim_context(request),
+        )
+    except ClaimRefused as refusal:
+        messages.error(request, refusal.message)
+    except tiktok.TikTokError:
+        messages.error(request, _("TikTok did not answer. Please try again in a moment."))
+    else:
+        messages.success(request, _("Thank you! We check your video when its window closes."))
+    return redirect(landing)
+
+
+@brand_member_required()
+def review_queue(request):
+    context = {
+        "brand": request.brand,
+        "membership": request.membership,
+        "roles": roles,
+        "claims": review_queue_for_brand(brand=request.brand),
+        "decisions": review_decisions_for_brand(brand=request.brand),
+    }
+    return render(request, "verification/review_queue.html", context)
+
+
+@brand_member_required(roles.REVIEW)
+@require_POST
+def review_decide(request, claim_id):
+    claim = claim_get_for_brand(brand=request.brand, claim_id=claim_id)
+    if claim is None:
+        raise Http404("No such claim")
+    try:
+        claim_review(
+            claim=claim,
+            decided_by=request.user,
+            decision=request.POST.get("decision", ""),
+            reason=request.POST.get("reason", "")[:300],
+        )
+    except ClaimRefused as refusal:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(request, _("Decision recorded."))
+    return redirect("verification:review_queue", brand_slug=request.brand.slug)

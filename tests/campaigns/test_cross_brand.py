@@ -8,7 +8,13 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.models import Campaign
-from campaigns.services import brand_funding_account, campaign_create
+from campaigns.services import (
+    brand_deposit_record,
+    brand_funding_account,
+    campaign_create,
+    campaign_fund,
+    campaign_transition,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -24,12 +30,29 @@ def sample_campaign(brand) -> Campaign:
     )
 
 
+def sample_claim(brand):
+    from verification.models import ActionClaim
+    from verification.services import action_reward, identity_attach, participant_create
+
+    campaign = sample_campaign(brand)
+    existing = ActionClaim.objects.filter(campaign=campaign).first()
+    if existing:
+        return existing
+    brand_deposit_record(brand=brand, amount=100_00, currency="EUR", bank_reference=f"SAMPLE-{brand.slug}")
+    campaign_fund(campaign=campaign, amount=100_00)
+    campaign_transition(campaign=campaign, to="live")
+    person = participant_create(brand=brand)
+    identity = identity_attach(participant=person, provider="tiktok", subject=f"sample-{brand.slug}")
+    return action_reward(rule=campaign.rules.get(trigger="tiktok_login"), identity=identity)
+
+
 # How to make each URL argument point at an object of a given brand.
 SAMPLES = {
     "brand_slug": lambda brand: brand.slug,
     "account_id": lambda brand: brand_funding_account(brand=brand, currency="EUR").pk,
     "campaign_id": lambda brand: sample_campaign(brand).pk,
     "rule_id": lambda brand: sample_campaign(brand).rules.first().pk,
+    "claim_id": lambda brand: sample_claim(brand).pk,
 }
 
 

@@ -1,22 +1,19 @@
 """Rewards under concurrency, on PostgreSQL: duplicate deliveries and a budget raced to zero."""
 
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from django.conf import settings
 from django.db import connection
+from django.test import Client
 
 from campaigns.services import campaign_budget_account
 from verification.models import ActionClaim, ProviderEvent
-from verification.providers.whatsapp import inbound_messages
+from verification.providers.whatsapp import signature
 from verification.sandbox.whatsapp import message_envelope
-from verification.services import (
-    ClaimRefused,
-    action_reward,
-    identity_attach,
-    participant_create,
-    whatsapp_messages_record,
-)
+from verification.services import ClaimRefused, action_reward, identity_attach, participant_create
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -80,15 +77,24 @@ def test_a_budget_that_covers_n_rewards_pays_exactly_n(make_live_campaign):
     assert ActionClaim.objects.count() == 7
 
 
-def test_the_same_webhook_delivered_eight_times_at_once_counts_once(make_live_campaign):
+def test_the_same_webhook_delivered_ten_times_at_once_is_one_action_and_one_reward(make_live_campaign):
     from verification.services import optin_code_get_or_create
 
     campaign = make_live_campaign(slug="club", package="whatsapp_reward")
     person = participant_create(brand=campaign.brand)
     code = optin_code_get_or_create(campaign=campaign, participant=person).code
     payload = message_envelope(wa_id="4915123456789", name="Pat", text=f"JOY {code}", message_id="wamid.SAME")
+    body = json.dumps(payload).encode()
+    headers = {"X-Hub-Signature-256": signature(body=body, app_secret=settings.WHATSAPP_APP_SECRET)}
 
-    race(8, lambda i: whatsapp_messages_record(payload=payload, messages=inbound_messages(payload)))
+    statuses = race(
+        10,
+        lambda i: Client().post(
+            "/v/webhooks/whatsapp/", body, content_type="application/json", headers=headers
+        ),
+    )
 
+    assert [response.status_code for response in statuses] == [200] * 10
     assert ProviderEvent.objects.count() == 1
     assert ActionClaim.objects.count() == 1
+    assert campaign_budget_account(campaign=campaign).balance == 100_00 - 2_00

@@ -12,13 +12,16 @@ from verification.models import ActionClaim, Identity
 pytestmark = pytest.mark.django_db
 
 
-def authorize(client, slug, display_name="Pat Creator", decision="approve"):
+def authorize(client, slug, display_name="Pat Creator", decision="approve", empty_account=False):
     """Start on the landing page, approve on the sandbox TikTok; returns the callback URL."""
     start = client.post(reverse("verification:tiktok_start", args=[slug]))
     assert start.status_code == 302
     authorize_url = start["Location"]
     assert authorize_url.startswith("/sandbox/tiktok/v2/auth/authorize/?")
-    consent = client.post(authorize_url, {"display_name": display_name, "decision": decision})
+    form = {"display_name": display_name, "decision": decision} | (
+        {"empty_account": "1"} if empty_account else {}
+    )
+    consent = client.post(authorize_url, form)
     assert consent.status_code == 302
     return consent["Location"]
 
@@ -26,7 +29,7 @@ def authorize(client, slug, display_name="Pat Creator", decision="approve"):
 def test_connecting_tiktok_verifies_the_identity_and_pays_the_login_reward(client, summer):
     callback = authorize(client, summer.slug)
     query = parse_qs(urlsplit(callback).query)
-    assert query["scopes"] == ["user.info.basic"]
+    assert query["scopes"] == ["user.info.basic,user.info.stats,video.list"]
     assert "*" in query["code"][0] and "!" in query["code"][0]  # passed on exactly as decoded
 
     response = client.get(callback)

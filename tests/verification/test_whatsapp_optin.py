@@ -14,14 +14,21 @@ pytestmark = pytest.mark.django_db
 WEBHOOK = "/v/webhooks/whatsapp/"
 
 
-def deliver(client, payload, *, secret="sbx-meta-app-secret", body=None):
-    body = body if body is not None else json.dumps(payload).encode()
-    return client.post(
-        WEBHOOK,
-        body,
-        content_type="application/json",
-        headers={"X-Hub-Signature-256": signature(body=body, app_secret=secret)},
-    )
+@pytest.fixture
+def deliver(django_capture_on_commit_callbacks):
+    """POST a payload as Meta would, and run the work the webhook queues once it has committed."""
+
+    def post(client, payload, *, secret="sbx-meta-app-secret", body=None):
+        body = body if body is not None else json.dumps(payload).encode()
+        with django_capture_on_commit_callbacks(execute=True):
+            return client.post(
+                WEBHOOK,
+                body,
+                content_type="application/json",
+                headers={"X-Hub-Signature-256": signature(body=body, app_secret=secret)},
+            )
+
+    return post
 
 
 @pytest.fixture
@@ -44,7 +51,7 @@ def test_the_handshake_echoes_the_challenge_only_for_our_token(client):
     assert wrong.status_code == 403
 
 
-def test_an_opt_in_message_pays_the_reward(client, club):
+def test_an_opt_in_message_pays_the_reward(client, club, deliver):
     code = code_for(client, club)
 
     response = deliver(client, message_envelope(wa_id="4915123456789", name="Pat", text=f"JOY {code}"))
@@ -56,7 +63,7 @@ def test_an_opt_in_message_pays_the_reward(client, club):
     assert "your reward is confirmed" in steps
 
 
-def test_a_redelivered_message_is_handled_once(client, club):
+def test_a_redelivered_message_is_handled_once(client, club, deliver):
     code = code_for(client, club)
     payload = message_envelope(wa_id="4915123456789", name="Pat", text=f"JOY {code}", message_id="wamid.ONE")
 
@@ -67,7 +74,7 @@ def test_a_redelivered_message_is_handled_once(client, club):
     assert ActionClaim.objects.count() == 1
 
 
-def test_a_bad_signature_is_refused_and_nothing_is_stored(client, club):
+def test_a_bad_signature_is_refused_and_nothing_is_stored(client, club, deliver):
     code = code_for(client, club)
 
     response = deliver(client, message_envelope(wa_id="491", name="Pat", text=f"JOY {code}"), secret="wrong")
@@ -76,7 +83,7 @@ def test_a_bad_signature_is_refused_and_nothing_is_stored(client, club):
     assert not ProviderEvent.objects.exists() and not ActionClaim.objects.exists()
 
 
-def test_the_signature_covers_the_exact_bytes_with_escaped_unicode(client, club):
+def test_the_signature_covers_the_exact_bytes_with_escaped_unicode(client, club, deliver):
     code = code_for(client, club)
     payload = message_envelope(wa_id="4915123456789", name="Zoë 🌞", text=f"JOY {code}")
     body = json.dumps(payload).encode()  # \\u00eb and surrogate pairs, as Meta sends them
@@ -86,7 +93,7 @@ def test_the_signature_covers_the_exact_bytes_with_escaped_unicode(client, club)
     assert ActionClaim.objects.get().identity.display_name == "Zoë 🌞"
 
 
-def test_one_number_is_rewarded_once_even_from_two_browsers(client, club):
+def test_one_number_is_rewarded_once_even_from_two_browsers(client, club, deliver):
     first = code_for(client, club)
     deliver(client, message_envelope(wa_id="4915123456789", name="Pat", text=f"JOY {first}"))
 
@@ -100,13 +107,14 @@ def test_one_number_is_rewarded_once_even_from_two_browsers(client, club):
     assert "already belongs to another claim" in steps
 
 
-def test_the_sandbox_phone_delivers_a_signed_webhook(client, club):
+def test_the_sandbox_phone_delivers_a_signed_webhook(client, club, django_capture_on_commit_callbacks):
     code = code_for(client, club)
 
-    response = client.post(
-        reverse("verification:sandbox_whatsapp_phone") + f"?text=JOY+{code}&next=/c/club/",
-        {"number": "+49 151 23456789", "name": "Pat", "text": f"JOY {code}"},
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("verification:sandbox_whatsapp_phone") + f"?text=JOY+{code}&next=/c/club/",
+            {"number": "+49 151 23456789", "name": "Pat", "text": f"JOY {code}"},
+        )
 
     assert response.status_code == 302 and response["Location"] == "/c/club/"
     assert ActionClaim.objects.get().identity.subject == "4915123456789"

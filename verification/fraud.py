@@ -1,0 +1,64 @@
+"""Fraud signals: each a reason code and a detail a reviewer can read.
+
+A signal never rejects on its own: it sends the claim to the brand's review queue, with its reward
+held on the budget, and a person decides.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from verification.models import ActionClaim
+
+
+def fraud_signals_at_claim(*, rule, identity, context, evidence: dict) -> list[tuple[str, str]]:
+    now = timezone.now()
+    campaign = rule.campaign
+    signals = []
+    if context.client_ip:
+        recent = ActionClaim.objects.filter(
+            campaign=campaign, client_ip=context.client_ip, created_at__gte=now - timedelta(hours=1)
+        ).count()
+        if recent >= settings.FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR:
+            signals.append(("ip_velocity", f"{recent} claims from {context.client_ip} in the last hour"))
+    if context.device and context.client_ip:
+        others = (
+            ActionClaim.objects.filter(
+                campaign=campaign,
+                device=context.device,
+                client_ip=context.client_ip,
+                created_at__gte=now - timedelta(days=1),
+            )
+            .exclude(participant=identity.participant)
+            .values("participant")
+            .distinct()
+            .count()
+        )
+        if others >= settings.FRAUD_PEOPLE_PER_DEVICE - 1:
+            signals.append(
+                ("device_shared", f"{others + 1} people claimed from one browser and address today")
+            )
+    per_minute = ActionClaim.objects.filter(
+        campaign=campaign, created_at__gte=now - timedelta(minutes=1)
+    ).count()
+    if per_minute >= settings.FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE:
+        signals.append(("campaign_velocity", f"{per_minute} claims on this campaign in the last minute"))
+    if evidence.get("follower_count") == 0 and evidence.get("video_count") == 0:
+        signals.append(("empty_account", "the account has no followers and no videos"))
+    return signals
+
+
+def engagement_signals(
+    *, views: int, likes: int, comments: int, followers: int | None
+) -> list[tuple[str, str]]:
+    """Engagement that looks bought: far more likes per view than real audiences give, or far
+    more views than the account's audience explains."""
+    signals = []
+    if views >= 100 and likes > views * settings.FRAUD_MAX_LIKES_PER_VIEW:
+        signals.append(("engagement_ratio", f"{likes} likes on {views} views"))
+    if views >= 100 and comments > views * settings.FRAUD_MAX_COMMENTS_PER_VIEW:
+        signals.append(("engagement_ratio_comments", f"{comments} comments on {views} views"))
+    if followers is not None and views > settings.FRAUD_MAX_VIEWS_PER_FOLLOWER * max(followers, 1) + 10_000:
+        signals.append(("engagement_spike", f"{views} views for an account with {followers} followers"))
+    return signals
