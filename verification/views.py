@@ -50,6 +50,8 @@ from verification.services import (
 from verification.sessions import session_participant, session_participant_set
 
 TIKTOK_STATE = "joyback.tiktok_state"
+# Actions proven by a video the person posted and whose counts TikTok reports back.
+SHARE_TRIGGERS = (Trigger.UGC_SHARE, Trigger.VIEW_THRESHOLD)
 logger = logging.getLogger(__name__)
 
 
@@ -250,7 +252,8 @@ def share_submit_view(request, slug):
     campaign = _public_campaign(slug)
     landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
     participant = session_participant(request, campaign)
-    rule = campaign.rules.filter(trigger=Trigger.UGC_SHARE).first()
+    trigger = request.POST.get("trigger", Trigger.UGC_SHARE)
+    rule = campaign.rules.filter(trigger=trigger).first() if trigger in SHARE_TRIGGERS else None
     identity = participant.identities.filter(provider=Provider.TIKTOK).first() if participant else None
     if rule is None or identity is None:
         messages.error(request, _("Connect TikTok first, then share your video."))

@@ -165,3 +165,32 @@ def test_sharing_needs_the_tiktok_login_first(client, summer):
     response = share(client, summer, "https://www.tiktok.com/@pat/video/7300000000000000001")
 
     assert "Connect TikTok first" in response.content.decode()
+
+
+def test_the_standing_schedule_catches_shares_whose_schedule_never_ran(client, summer, connected):
+    from verification.tasks import recheck_due
+
+    claim = shared_claim(client, summer, connected)
+    counts(connected, view_count=900)
+    ActionClaim.objects.filter(pk=claim.pk).update(check_at=timezone.now())
+
+    assert recheck_due() == 1
+    assert ActionClaim.objects.get(pk=claim.pk).status == "approved"
+    assert Schedule.objects.filter(
+        name="verification-recheck-due", func="verification.tasks.recheck_due"
+    ).exists()
+
+
+def test_the_sandbox_studio_sets_counts_and_deletes(client, summer, connected):
+    studio = reverse("verification:sandbox_tiktok_studio")
+
+    client.post(
+        studio, {"action": "update", "video_id": connected.video_id, "view_count": "1234", "like_count": "56"}
+    )
+    connected.refresh_from_db()
+    assert (connected.view_count, connected.like_count) == (1234, 56)
+    assert connected.video_id in client.get(studio).content.decode()
+
+    client.post(studio, {"action": "delete", "video_id": connected.video_id})
+    connected.refresh_from_db()
+    assert connected.deleted
