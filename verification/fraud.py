@@ -21,7 +21,9 @@ def fraud_signals_at_claim(*, rule, identity, context, evidence: dict) -> list[t
             campaign=campaign, client_ip=context.client_ip, created_at__gte=now - timedelta(hours=1)
         ).count()
         if recent >= settings.FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR:
-            signals.append(("ip_velocity", f"{recent} claims from {context.client_ip} in the last hour"))
+            signals.append(
+                ("ip_velocity", f"{recent} earlier claims from {context.client_ip} in the last hour")
+            )
     if context.device and context.client_ip:
         others = (
             ActionClaim.objects.filter(

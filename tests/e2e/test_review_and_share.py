@@ -1,0 +1,79 @@
+"""In a real browser: Pat submits a disclosed TikTok video; Alice decides a held claim in the review queue."""
+
+import pytest
+from django.test import override_settings
+
+from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from tests.conftest import PASSWORD
+from verification.models import ActionClaim, SandboxTikTokUser
+from verification.sandbox.tiktok import video_post, video_share_url
+from verification.services import ClaimContext, action_reward, identity_attach, participant_create
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def live(alpaca):
+    brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-SHARE")
+    campaign = campaign_create(
+        brand=alpaca,
+        name="Creators",
+        slug="creators",
+        package="tiktok_only",
+        currency="EUR",
+        countries=["DE"],
+        languages=["en"],
+    )
+    campaign_fund(campaign=campaign, amount=100_00)
+    return campaign_transition(campaign=campaign, to="live")
+
+
+def test_a_creator_submits_a_disclosed_video(live_server, browser, screenshot, live):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{live_server.url}/c/creators/")
+    page.get_by_role("button", name="Connect TikTok").click()
+    page.get_by_label("Sandbox TikTok user (display name)").fill("Cora Creator")
+    page.get_by_role("button", name="Authorize").click()
+    page.get_by_text("TikTok connected as Cora Creator").wait_for()
+
+    video = video_post(
+        user=SandboxTikTokUser.objects.get(display_name="Cora Creator"),
+        caption="Ad · Paid partnership with Alpaca Coffee. Morning ritual!",
+        view_count=40,
+    )
+    page.get_by_label("Link to your TikTok video").fill(video_share_url(video))
+    page.get_by_role("button", name="Submit video").click()
+    page.get_by_text("We check your video when its window closes").wait_for()
+    assert page.get_by_text("the reward is reserved for you").is_visible()
+    screenshot(page, "30-share-submitted")
+    context.close()
+    assert ActionClaim.objects.get(rule__trigger="ugc_share").status == "pending"
+
+
+def test_a_member_approves_a_held_claim(live_server, page, screenshot, alice, live):
+    identity = identity_attach(
+        participant=participant_create(brand=live.brand), provider="tiktok", subject="oid-x"
+    )
+    with override_settings(FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR=0):
+        held = action_reward(
+            rule=live.rules.get(trigger="tiktok_login"),
+            identity=identity,
+            context=ClaimContext(client_ip="192.0.2.44"),
+        )
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Email").fill("alice@alpaca.example")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    page.get_by_role("link", name="Review", exact=True).click()
+    page.get_by_text("ip_velocity").wait_for()
+    screenshot(page, "31-review-queue")
+
+    page.get_by_label("Reason").fill("Known office network")
+    page.get_by_role("button", name="Approve").click()
+    page.get_by_text("Decision recorded.").wait_for()
+    assert page.get_by_text("Known office network").is_visible()
+    screenshot(page, "32-review-decided")
+    held.refresh_from_db()
+    assert held.status == "approved"
