@@ -42,7 +42,9 @@ test: lint
 	JOYBACK_ENV=test $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)
-	JOYBACK_ENV=test $(BIN)/python -m tests.bench.run
+	@command -v wrk >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null) \
+		|| echo "wrk could not be installed: the HTTP benchmarks will say so"
+	JOYBACK_ENV=test $(BIN)/python -m tests.bench.run $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache

@@ -13,12 +13,13 @@
 4. ledger_unbatched_p99: latency of one reward posted alone (transfer_post() in its own durable
    transaction), called one after another from one process with nothing else running; the
    reference is the p99 of pgbench's own tpcb-like transaction, one client, same count.
-
 5. landing_get, claim_post: requests per second of the campaign landing page (GET /c/<slug>/)
    and of a claim's payee-details submission (POST /p/c/<slug>/payee/), against a hello-world view
    served by the same gunicorn, settings and middleware in the same run (tests/bench/web.py), all
-   loaded by wrk with the same 16 connections; landing_get_p99, claim_post_p99: their p99 latency
-   against the 100 ms target. Needs wrk (apt-get install wrk).
+   loaded by wrk with the same 16 connections; the hello world runs before and after the product
+   pages and the reference is the mean of the two. landing_get_p99, claim_post_p99: their p99
+   latency against the 100 ms target. After the ledger runs, in a fresh <dbname>_bench. Needs wrk
+   (apt-get install wrk).
 
 Lines starting with "#" are context. Needs DATABASE_URL=postgres://...; works in the scratch
 databases <dbname>_bench and <dbname>_pgbench on that server and drops them at the end.
@@ -207,20 +208,25 @@ def main(argv=None) -> int:
 
 def http_notes(args) -> None:
     note(
-        f"http: gunicorn {args.http_workers} sync workers (2 x CPUs; a sync worker closes the connection "
-        f"after each answer, so every request is a new TCP connection, as behind a proxy) on 127.0.0.1, "
-        f"tests.bench.settings = the product's settings and URLs plus /bench/hello/"
+        f"http: gunicorn {args.http_workers} sync workers"
+        + (" (2 x CPUs)" if args.http_workers == 2 * (os.cpu_count() or 1) else "")
+        + " on 127.0.0.1 (a sync worker closes the connection after each answer, so every request is a new "
+        "TCP connection, as behind a proxy), serving tests.bench.settings: the product's settings and URLs "
+        "plus /bench/hello/"
     )
     note(
         "http: JOYBACK_ENV=test with DEBUG off (production's settings would make cookies Secure and "
-        "redirect to https; test differs from it only there, in whitenoise and in mail); "
+        "redirect to plain http to https; they differ from test there, in HSTS, whitenoise, SMTP mail and "
+        "the sandbox switch, not in the pages' work); "
         "PAYEE_SUBMISSIONS_PER_MINUTE=1000000 so that the per-address limit does not refuse the "
-        "load, which all comes from 127.0.0.1; the status-link mail goes to the dummy backend"
+        "load, which all comes from 127.0.0.1; Q_SYNC=0 (queued tasks go to the broker, as in production); "
+        "the status-link mail goes to the dummy backend"
     )
     note(
         f"http: wrk {args.http_connections} connections, one thread each, {args.http_warmup:g} s untimed "
-        f"then {args.http_seconds:g} s timed per URL, in the order hello, landing, claim, hello; "
-        f"wrk runs on the same {os.cpu_count()} CPUs as gunicorn and PostgreSQL and competes with them"
+        f"then {args.http_seconds:g} s timed per URL, in the order hello, landing, claim, hello"
+        + (", after the ledger runs and a CHECKPOINT" if args.only is None else "")
+        + f"; wrk runs on the same {os.cpu_count()} CPUs as gunicorn and PostgreSQL and competes with them"
     )
 
 

@@ -78,6 +78,15 @@ class Server:
         with self.connect_admin() as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname)))
 
+    def checkpoint(self) -> None:
+        """Write out what earlier runs left dirty now, not during the next run (needs superuser or
+        pg_checkpoint; without them the next run just starts)."""
+        try:
+            with self.connect_admin() as conn:
+                conn.execute("CHECKPOINT")
+        except psycopg.errors.InsufficientPrivilege:
+            pass
+
     def pgbench_env(self) -> dict:
         env = dict(os.environ)
         if self.password:

@@ -1,0 +1,13 @@
+"""The product's URLconf plus the reference view: a hello world through the same middleware."""
+
+from django.http import HttpResponse
+from django.urls import path
+
+from joyback.urls import urlpatterns as product_urlpatterns
+
+
+def hello(request):
+    return HttpResponse("Hello, world")
+
+
+urlpatterns = [path("bench/hello/", hello, name="bench_hello"), *product_urlpatterns]

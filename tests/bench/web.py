@@ -1,0 +1,467 @@
+"""The HTTP side of the benchmarks: the product's public pages against a hello world, one server.
+
+gunicorn serves tests.bench.settings (the product's settings and pages plus /bench/hello/, a view
+that only answers "Hello, world") from the <dbname>_bench database; wrk loads one URL at a time
+with the same connections, threads and durations, so each page's rate can be read as a fraction
+of what the same server does with a request that has no work in it:
+
+- django_hello: GET /bench/hello/ (expects 200), before and after the product pages; the
+  reference is the mean of the two runs.
+- landing_get: GET /c/<slug>/, the public page of a live, funded campaign (expects 200).
+- claim_post: POST /p/c/<slug>/payee/, a person's bank details (expects 302 to the status page).
+  Each connection is a different participant with an approved reward, its own session cookie and
+  its CSRF cookie and token, got from the payee form page as a browser would.
+
+Everything but the timed runs (data, sessions, tokens, warm-up) happens before the clock starts.
+"""
+
+import http.client
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlencode
+
+from tests.bench.server import BenchSetupError, Server
+
+WRK = "wrk"
+LUA = Path(__file__).with_name("wrk.lua")
+ROOT = Path(__file__).resolve().parents[2]
+SLUG = "bench-landing"
+RESULT_RE = re.compile(r"^wrk-result (.*)$", re.MULTILINE)
+TOKEN_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def wrk_missing() -> str:
+    """A message saying how to get wrk, or "" when it is installed."""
+    if shutil.which(WRK):
+        return ""
+    return (
+        "the HTTP benchmark needs wrk, the load generator: apt-get install wrk "
+        "(or run only the ledger part: JOYBACK_ENV=test .venv/bin/python -m tests.bench.run --only ledger)"
+    )
+
+
+@dataclass(frozen=True)
+class Load:
+    """One wrk run: throughput and latency (wrk times each request from send to last byte)."""
+
+    requests: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    bad: int  # answered, but not with the expected status
+    bad_statuses: str  # which statuses those were, comma-separated
+    socket_errors: int  # connect, read, write errors and timeouts
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds
+
+    @property
+    def errors(self) -> int:
+        return self.bad + self.socket_errors
+
+
+@dataclass(frozen=True)
+class Client:
+    """One person's browser: their session, and the CSRF cookie and token for the form."""
+
+    participant_id: int
+    sessionid: str
+    csrftoken: str = ""
+    form_token: str = ""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: str) -> tuple[str, int, float] | None:
+    """(command name, parent pid, CPU seconds used) of a process, from /proc."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    name = text[text.index("(") + 1 : text.rindex(")")]
+    fields = text[text.rindex(")") + 2 :].split()
+    return name, int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK
+
+
+@dataclass(frozen=True)
+class Cpu:
+    """CPU seconds used so far: gunicorn's workers, all of PostgreSQL, wrk (this process's waited-for
+    children), and the machine as a whole (busy and total, summed over its CPUs)."""
+
+    workers: float
+    postgres: float
+    wrk: float
+    busy: float
+    total: float
+
+    @classmethod
+    def now(cls, master_pid: int) -> "Cpu":
+        workers = postgres = 0.0
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and (stat := _stat(entry.name)):
+                name, parent, used = stat
+                if parent == master_pid:
+                    workers += used
+                elif name.startswith("postgres"):
+                    postgres += used
+        children = os.times()
+        with open("/proc/stat") as machine:
+            ticks = [int(n) for n in machine.readline().split()[1:8]]
+        idle = ticks[3] + ticks[4]
+        return cls(
+            workers=workers,
+            postgres=postgres,
+            wrk=children.children_user + children.children_system,
+            busy=(sum(ticks) - idle) / TICK,
+            total=sum(ticks) / TICK,
+        )
+
+    def per_request(self, later: "Cpu", requests: int) -> str:
+        """Where the CPU went between self and later, in ms per request."""
+
+        names = {"workers": "gunicorn workers", "postgres": "PostgreSQL", "wrk": "wrk"}
+        spent = {label: getattr(later, name) - getattr(self, name) for name, label in names.items()}
+        busy, total = later.busy - self.busy, later.total - self.total
+        spent["anything else (interrupts, other processes)"] = busy - sum(spent.values())
+        each = max(requests, 1)
+        parts = ", ".join(f"{name} {seconds * 1000 / each:.2f} ms" for name, seconds in spent.items())
+        return f"CPU per request: {parts}; all CPUs {busy / max(total, 1e-9):.0%} busy"
+
+
+def database_prepare(server: Server, bench_db: str) -> None:
+    """A fresh <dbname>_bench, migrated like production (the ledger runs leave theirs behind)."""
+    from django.apps import apps
+
+    if apps.ready:  # after the ledger runs: let go of their database before it is made anew
+        from django.db import connections
+
+        connections.close_all()
+    server.database_create(bench_db)
+    server.checkpoint()
+    os.environ["DATABASE_URL"] = server.url_for(bench_db)
+    from tests.bench import ledger
+
+    ledger.django_setup()
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+
+
+def data_setup(*, people: int) -> list[Client]:
+    """A live, funded campaign, and `people` participants each with an approved reward and a session."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.db import connections
+
+    from campaigns.services import (
+        brand_create,
+        brand_deposit_record,
+        campaign_create,
+        campaign_fund,
+        campaign_transition,
+    )
+    from verification.services import action_reward, identity_attach, participant_create
+    from verification.sessions import session_participant_set
+
+    owner = get_user_model().objects.create_user(email="owner@bench.localhost", password="bench-owner-pw")
+    brand = brand_create(name="Bench Brand", slug="bench-brand", owner=owner, currency="EUR")
+    budget = 1_000_000_00
+    brand_deposit_record(brand=brand, amount=budget, currency="EUR", bank_reference="BENCH-DEPOSIT")
+    campaign = campaign_create(
+        brand=brand,
+        name="Bench Summer Glow",
+        slug=SLUG,
+        package="all_in_one",
+        currency="EUR",
+        countries=["DE"],
+        languages=["en"],
+        headline="Get paid for loving our summer range",
+        description="The campaign the HTTP benchmark loads.",
+    )
+    campaign_fund(campaign=campaign, amount=budget)
+    campaign = campaign_transition(campaign=campaign, to="live")
+    login = campaign.rules.get(trigger="tiktok_login")
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    clients = []
+    for number in range(people):
+        person = participant_create(brand=brand)
+        identity = identity_attach(
+            participant=person, provider="tiktok", subject=f"bench-{number}", display_name=f"Bench {number}"
+        )
+        claim = action_reward(rule=login, identity=identity)
+        if claim.status != "approved":
+            raise BenchSetupError(f"a bench participant's reward was {claim.status} ({claim.reason})")
+        session = store()
+        session_participant_set(session, person)  # as after the person's TikTok login
+        session.create()
+        clients.append(Client(participant_id=person.pk, sessionid=session.session_key))
+    connections.close_all()
+    return clients
+
+
+class Gunicorn:
+    """gunicorn on 127.0.0.1 and a free port, for the `with` block only (stopped also on failure)."""
+
+    def __init__(self, *, workers: int, worker_class: str, env: dict, log_dir: Path):
+        self.workers, self.worker_class = workers, worker_class
+        self.env = env
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = log_dir / "gunicorn.log"
+        self.process = self.stderr = None
+
+    def __enter__(self):
+        command = [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "joyback.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            "--workers",
+            str(self.workers),
+            "--worker-class",
+            self.worker_class,
+            "--log-level",
+            "warning",
+            "--error-logfile",
+            str(self.log),
+        ]
+        self.stderr = self.log.open("a")  # Django's console logging: warnings and errors only
+        self.process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.stderr,
+        )
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def _wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise BenchSetupError(f"gunicorn exited with {self.process.returncode}:\n{self.log_tail()}")
+            try:
+                if get(self.port, "/bench/hello/", timeout=2)[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise BenchSetupError(
+            f"gunicorn did not answer on {self.base} within {timeout:.0f} s:\n{self.log_tail()}"
+        )
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)  # the master stops its own workers
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        if self.stderr is not None:
+            self.stderr.close()
+
+    def log_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log.read_text()[-chars:]
+        except OSError:
+            return "(no gunicorn log)"
+
+
+def get(port: int, path: str, *, headers=None, timeout: float = 10) -> tuple[int, list, str]:
+    """One GET to 127.0.0.1:port: (status, headers, body)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        connection.request("GET", path, headers=headers or {})
+        answer = connection.getresponse()
+        return answer.status, answer.getheaders(), answer.read().decode()
+    finally:
+        connection.close()
+
+
+def client_tokens(port: int, client: Client) -> Client:
+    """GET the payee form as this person's browser would: the CSRF cookie and the form's token."""
+    cookie = {"Cookie": f"sessionid={client.sessionid}"}
+    status, headers, page = get(port, f"/p/c/{SLUG}/payee/", headers=cookie)
+    cookies = SimpleCookie()
+    for name, value in headers:
+        if name.lower() == "set-cookie":
+            cookies.load(value)
+    match = TOKEN_RE.search(page)
+    if status != 200 or "csrftoken" not in cookies or not match:
+        raise BenchSetupError(f"the payee form page answered {status} without a CSRF cookie and token")
+    return Client(
+        participant_id=client.participant_id,
+        sessionid=client.sessionid,
+        csrftoken=cookies["csrftoken"].value,
+        form_token=match.group(1),
+    )
+
+
+def iban(number: int) -> str:
+    """A valid German IBAN of its own for each person (the first is DE89370400440532013000).
+
+    Each person gives their own bank account and email: details shared between people are a fraud
+    signal (payouts.services), which is not what this benchmark loads.
+    """
+    from schwifty import IBAN
+
+    return str(IBAN.generate("DE", bank_code="37040044", account_code=f"{532013000 + number:010d}"))
+
+
+def clients_file(clients: list[Client], path: Path) -> Path:
+    """One line per wrk thread: the Cookie header, a tab, the form body."""
+    lines = []
+    for number, client in enumerate(clients):
+        body = urlencode(
+            {
+                "csrfmiddlewaretoken": client.form_token,
+                "name": f"Bench Person {number}",
+                "email": f"person{number}@bench.example",
+                "phone": "",
+                "iban": iban(number),
+                "consent": "on",
+            }
+        )
+        lines.append(f"sessionid={client.sessionid}; csrftoken={client.csrftoken}\t{body}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def wrk_run(
+    url: str, *, expected: int, connections: int, seconds: float, clients: Path | None = None
+) -> Load:
+    """wrk with one thread per connection (so a connection is a client), timeout 10 s."""
+    command = [
+        WRK,
+        f"--threads={connections}",
+        f"--connections={connections}",
+        f"--duration={max(1, round(seconds))}s",
+        "--timeout=10s",
+        f"--script={LUA}",
+        url,
+        "--",
+        str(expected),
+        *([str(clients)] if clients else []),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=seconds + 60)
+    match = RESULT_RE.search(done.stdout)
+    if done.returncode != 0 or not match:
+        raise BenchSetupError(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}{done.stderr}")
+    fields = dict(item.split("=") for item in match.group(1).split())
+    statuses = fields.pop("statuses")
+    number = {key: int(value) for key, value in fields.items()}
+    return Load(
+        requests=number["requests"],
+        seconds=number["duration_us"] / 1e6,
+        p50_ms=number["p50_us"] / 1000,
+        p99_ms=number["p99_us"] / 1000,
+        max_ms=number["max_us"] / 1000,
+        bad=number["bad"],
+        socket_errors=number["connect"] + number["read"] + number["write"] + number["timeout"],
+        bad_statuses="" if statuses == "-" else statuses,
+    )
+
+
+def server_env(*, database_url: str, secret_key: str) -> dict:
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "JOYBACK_"))}
+    env.update(
+        DJANGO_SETTINGS_MODULE="tests.bench.settings",
+        JOYBACK_ENV="test",
+        DEBUG="0",
+        SECRET_KEY=secret_key,
+        DATABASE_URL=database_url,
+        PAYEE_SUBMISSIONS_PER_MINUTE="1000000",
+        EMAIL_BACKEND="django.core.mail.backends.dummy.EmailBackend",
+        Q_SYNC="0",  # queued work goes to the broker as in production, not run inline as in tests
+        LOG_LEVEL="WARNING",
+        PYTHONPATH=str(ROOT),
+    )
+    return env
+
+
+def measure(server: Server, bench_db: str, args, note) -> dict:
+    """Serve, load hello / landing / claim / hello with wrk; a dict of Load per run."""
+    database_prepare(server, bench_db)
+    began = time.monotonic()
+    clients = data_setup(people=args.http_connections)
+    note(
+        f"http setup: a live funded campaign, {len(clients)} participants each with an approved reward "
+        f"and a session, {time.monotonic() - began:.1f} s"
+    )
+    from django.conf import settings
+    from django.db import connections
+
+    env = server_env(database_url=server.url_for(bench_db), secret_key=settings.SECRET_KEY)
+    note(
+        "http server: cache "
+        + (f"Redis (REDIS_URL={env['REDIS_URL']})" if env.get("REDIS_URL") else "LocMemCache, one per worker")
+        + f", database connections kept {env.get('DB_CONN_MAX_AGE', '60')} s with health checks, "
+        "sessions in the database (the product's settings)"
+    )
+    loads = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="joyback-http-") as tmp,
+        Gunicorn(workers=args.http_workers, worker_class="sync", env=env, log_dir=Path(tmp)) as gunicorn,
+    ):
+        clients = [client_tokens(gunicorn.port, client) for client in clients]
+        posts = clients_file(clients, Path(tmp) / "clients.tsv")
+        runs = [
+            ("django_hello", "/bench/hello/", 200, None),
+            ("landing_get", f"/c/{SLUG}/", 200, None),
+            ("claim_post", f"/p/c/{SLUG}/payee/", 302, posts),
+            ("django_hello_after", "/bench/hello/", 200, None),
+        ]
+        for name, path, expected, post_clients in runs:
+            common = dict(expected=expected, connections=args.http_connections, clients=post_clients)
+            warm = wrk_run(gunicorn.base + path, seconds=args.http_warmup, **common)
+            before = Cpu.now(gunicorn.process.pid)
+            load = wrk_run(gunicorn.base + path, seconds=args.http_seconds, **common)
+            cpu = before.per_request(Cpu.now(gunicorn.process.pid), load.requests)
+            if warm.errors or load.errors:
+                raise BenchSetupError(
+                    f"{name}: {warm.errors + load.errors} requests failed or did not answer {expected} "
+                    f"(warm-up: {warm.bad} answered {warm.bad_statuses or '-'}, {warm.socket_errors} socket "
+                    f"errors; timed run: {load.bad} answered {load.bad_statuses or '-'}, "
+                    f"{load.socket_errors} socket errors); gunicorn log:\n{gunicorn.log_tail()}"
+                )
+            loads[name] = load
+            note(
+                f"http {name}: {load.requests} requests in {load.seconds:.1f} s = {load.rps:.0f} req/s, "
+                f"latency p50 {load.p50_ms:.1f} ms, p99 {load.p99_ms:.1f} ms, max {load.max_ms:.1f} ms, "
+                f"errors {load.errors} (answers other than {expected}: {load.bad}); {cpu}"
+            )
+    connections.close_all()
+    return loads
