@@ -2,11 +2,12 @@
 
 from dataclasses import dataclass
 
-from django.db.models import Sum
+from django.db.models import CharField, F, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.models import Brand, Campaign, CampaignStatus, Membership
+from campaigns.models import ActionRule, Brand, Campaign, CampaignStatus, Membership
 from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import accounts_for_brand
 
@@ -48,14 +49,30 @@ def campaign_get_for_brand(*, brand: Brand, campaign_id: int) -> Campaign | None
     return Campaign.objects.filter(brand=brand, pk=campaign_id).select_related("brand").first()
 
 
-def campaign_public_get(*, slug: str) -> Campaign | None:
-    return (
+def campaign_public_get(*, slug: str, with_rules: bool = True) -> Campaign | None:
+    """A campaign the public may see, with what its claimability needs, in one query."""
+    budget = Account.objects.filter(
+        kind=AccountKind.CAMPAIGN_BUDGET,
+        brand_id=OuterRef("brand_id"),
+        subject=Concat(Value("campaign:"), Cast(OuterRef("pk"), CharField())),
+        currency=OuterRef("currency"),
+    ).annotate(available=F("balance") - F("held"))
+    campaigns = (
         Campaign.objects.filter(slug=slug)
         .exclude(status=CampaignStatus.DRAFT)
         .select_related("brand")
-        .prefetch_related("rules")
-        .first()
+        .annotate(
+            cheapest_reward=Subquery(
+                ActionRule.objects.filter(campaign=OuterRef("pk"))
+                .order_by("reward_amount")
+                .values("reward_amount")[:1]
+            ),
+            budget_available=Subquery(budget.values("available")[:1]),
+        )
     )
+    if with_rules:
+        campaigns = campaigns.prefetch_related("rules")
+    return campaigns.first()
 
 
 def campaign_budget_account_get(*, campaign: Campaign) -> Account | None:
@@ -129,9 +146,13 @@ def campaign_claimability(*, campaign: Campaign, now=None) -> Claimability:
         return Claimability(False, "not_started", _("This campaign has not started yet."))
     if campaign.ends_at and campaign.ends_at <= now:
         return Claimability(False, "ended", _("This campaign has ended. Thank you for your interest!"))
-    cheapest = min((rule.reward_amount for rule in campaign.rules.all()), default=None)
-    account = campaign_budget_account_get(campaign=campaign)
-    if cheapest is None or account is None or account.available < cheapest:
+    if hasattr(campaign, "budget_available"):  # annotated by campaign_public_get
+        cheapest, available = campaign.cheapest_reward, campaign.budget_available
+    else:
+        cheapest = min((rule.reward_amount for rule in campaign.rules.all()), default=None)
+        account = campaign_budget_account_get(campaign=campaign)
+        available = account.available if account else None
+    if cheapest is None or available is None or available < cheapest:
         return Claimability(
             False,
             "fully_claimed",

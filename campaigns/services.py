@@ -1,6 +1,7 @@
 import uuid
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Min
 from django.utils import timezone
@@ -240,6 +241,7 @@ def campaign_fund(*, campaign: Campaign, amount: int, idempotency_key: str | Non
     if amount <= 0:
         raise CampaignError(gettext("The amount must be more than zero."))
     with transaction.atomic(durable=True):
+        transaction.on_commit(lambda: landing_cache_clear(campaign=campaign))
         try:
             return transfer_post(
                 source=brand_funding_account(brand=campaign.brand, currency=campaign.currency),
@@ -277,6 +279,7 @@ def campaign_transition(*, campaign: Campaign, to: str) -> Campaign:
         locked.status = to
         locked.status_changed_at = timezone.now()
         locked.save(update_fields=["status", "status_changed_at"])
+        transaction.on_commit(lambda: landing_cache_clear(campaign=locked))
     return locked
 
 
@@ -308,6 +311,7 @@ def campaign_update(*, campaign: Campaign, **fields) -> Campaign:
         setattr(campaign, name, value)
     campaign.countries = sorted(set(campaign.countries))
     campaign.save()
+    landing_cache_clear(campaign=campaign)
     return campaign
 
 
@@ -318,3 +322,8 @@ def brand_allowance_set(*, brand: Brand, person_allowance: int | None) -> Brand:
     brand.person_allowance = person_allowance
     brand.save(update_fields=["person_allowance"])
     return brand
+
+
+def landing_cache_clear(*, campaign: Campaign) -> None:
+    """Forget the cached public page, so a change the brand makes shows at once."""
+    cache.delete_many([f"landing:{campaign.slug}:{code}" for code, _name in settings.LANGUAGES])

@@ -1,9 +1,14 @@
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -320,15 +325,28 @@ def campaign_dry_run_view(request, campaign_id):
 
 @require_GET
 def landing(request, slug):
-    """The public page of a campaign: the brand, the reward, the disclosure, and the steps."""
-    campaign = campaign_public_get(slug=slug)
-    if campaign is None:
-        raise Http404("No such campaign")
-    rules = list(campaign.rules.all())
-    context = {
-        "campaign": campaign,
-        "rules": rules,
-        "total_reward": sum(rule.reward_amount for rule in rules),
-        "claimability": campaign_claimability(campaign=campaign),
-    }
-    return render(request, "campaigns/landing.html", context)
+    """The public page of a campaign: the brand, the reward, the disclosure, and the steps.
+
+    The most visited page of a viral campaign, and the same for every visitor in a language, so
+    its body is cached for LANDING_CACHE_SECONDS; a claim itself always checks the live state.
+    """
+    key = f"landing:{slug}:{get_language()}"
+    page = cache.get(key)
+    if page is None:
+        campaign = campaign_public_get(slug=slug)
+        if campaign is None:
+            raise Http404("No such campaign")
+        rules = list(campaign.rules.all())
+        context = {
+            "campaign": campaign,
+            "rules": rules,
+            "total_reward": sum(rule.reward_amount for rule in rules),
+            "claimability": campaign_claimability(campaign=campaign),
+        }
+        page = {
+            "title": f"{campaign.headline or campaign.name} · {campaign.brand.name}",
+            "body": render_to_string("campaigns/_landing_body.html", context),
+        }
+        cache.set(key, page, settings.LANDING_CACHE_SECONDS)
+    body = mark_safe(page["body"])  # noqa: S308 - rendered from our own template, autoescaped
+    return render(request, "campaigns/landing.html", {"title": page["title"], "body": body})

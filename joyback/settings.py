@@ -47,6 +47,9 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 SANDBOX = env_bool("SANDBOX", not IS_PRODUCTION)
 SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000")
 
+# The public landing page is the same for every visitor: its body is cached this long.
+LANDING_CACHE_SECONDS = int(os.environ.get("LANDING_CACHE_SECONDS", "10"))
+
 # Per address: plenty for a person, little for a script.
 PAYEE_SUBMISSIONS_PER_MINUTE = int(os.environ.get("PAYEE_SUBMISSIONS_PER_MINUTE", "10"))
 

@@ -1,11 +1,15 @@
+from functools import partial
+
 from django.conf import settings
 from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_q.tasks import async_task
 
 from campaigns.access import brand_member_required
 from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
@@ -13,13 +17,13 @@ from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, PayeeForm
 from payouts.rails import RAIL_FOR_CURRENCY, AccountInvalid, iban_check
 from payouts.selectors import campaign_payout_readiness, participant_owed, payee_current
-from payouts.services import payee_account_save, status_link_send
-from verification.selectors import participant_claims, participant_get_by_token
+from payouts.services import payee_account_save
+from verification.selectors import participant_get_by_token
 from verification.sessions import session_participant
 
 
 def _public_campaign(slug):
-    campaign = campaign_public_get(slug=slug)
+    campaign = campaign_public_get(slug=slug, with_rules=False)
     if campaign is None:
         raise Http404("No such campaign")
     return campaign
@@ -32,7 +36,7 @@ def _payee_context(request, campaign, form):
         "form": form,
         "rail": RAIL_FOR_CURRENCY.get(campaign.currency),
         "participant": participant,
-        "has_rewards": participant is not None and participant_claims(participant=participant).exists(),
+        "has_rewards": participant is not None and participant.has_claims,
     }
 
 
@@ -83,7 +87,14 @@ def payee(request, slug):
     status_path = reverse("payouts:status_page", args=[campaign.slug, participant.token])
     status_url = request.build_absolute_uri(status_path)
     transaction.on_commit(
-        lambda: status_link_send(payee=payee_account, status_url=status_url, campaign_name=campaign.name)
+        partial(
+            async_task,
+            "payouts.tasks.status_link_send_task",
+            payee_account.pk,
+            status_url,
+            campaign.name,
+            get_language(),
+        )
     )
     if request.htmx:
         response = HttpResponse(status=204)

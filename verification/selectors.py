@@ -1,6 +1,6 @@
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 
 from campaigns.models import Campaign, Trigger
 from verification.models import ActionClaim, ClaimStatus, OptinCode, Participant, ReviewDecision
@@ -11,9 +11,14 @@ def participant_get_by_token(*, token: str) -> Participant | None:
 
 
 def participant_get(*, participant_id, brand_id) -> Participant | None:
+    """The participant, with `has_claims` (any action at all) in the same query."""
     if not participant_id:
         return None
-    return Participant.objects.filter(pk=participant_id, brand_id=brand_id).first()
+    return (
+        Participant.objects.filter(pk=participant_id, brand_id=brand_id)
+        .annotate(has_claims=Exists(ActionClaim.objects.filter(participant=OuterRef("pk"))))
+        .first()
+    )
 
 
 def participant_claims(*, participant: Participant, campaign: Campaign | None = None):

@@ -589,17 +589,32 @@ def claim_review(*, claim: ActionClaim, decided_by, decision: str, reason: str) 
 
 
 def participant_flag(*, participant: Participant, code: str, detail: str) -> int:
-    """A signal found after the claims were made (shared bank details, say): their claims go back
-    to review; the rewards stay owed but are not paid out until a person decides."""
+    return participants_flag(flags=[(participant.pk, code, detail)])
+
+
+def participants_flag(*, flags: list[tuple[int, str, str]]) -> int:
+    """Signals found after the claims were made (shared bank details, say), as (participant id,
+    code, detail): those participants' claims go back to review; their rewards stay owed but are
+    not paid out until a person decides. All claims are locked at once, in id order, so two people
+    flagging each other at the same moment cannot deadlock."""
     with transaction.atomic():
         claims = list(
-            ActionClaim.objects.select_for_update().filter(
-                participant=participant, status__in=[ClaimStatus.APPROVED, ClaimStatus.NEEDS_REVIEW]
+            ActionClaim.objects.select_for_update()
+            .filter(
+                participant_id__in={participant_id for participant_id, _code, _detail in flags},
+                status__in=[ClaimStatus.APPROVED, ClaimStatus.NEEDS_REVIEW],
             )
+            .order_by("pk")
         )
         for claim in claims:
-            FraudSignal.objects.get_or_create(claim=claim, code=code, defaults={"detail": detail[:200]})
-        ActionClaim.objects.filter(pk__in=[c.pk for c in claims], status=ClaimStatus.APPROVED).update(
-            status=ClaimStatus.NEEDS_REVIEW, reason=code
-        )
+            for participant_id, code, detail in flags:
+                if participant_id == claim.participant_id:
+                    FraudSignal.objects.get_or_create(
+                        claim=claim, code=code, defaults={"detail": detail[:200]}
+                    )
+        flagged = {claim.participant_id for claim in claims}
+        ActionClaim.objects.filter(
+            pk__in=[claim.pk for claim in claims if claim.participant_id in flagged],
+            status=ClaimStatus.APPROVED,
+        ).update(status=ClaimStatus.NEEDS_REVIEW, reason=flags[0][1])
     return len(claims)

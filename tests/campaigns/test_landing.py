@@ -50,3 +50,22 @@ def test_an_empty_budget_is_fully_claimed(client, make_live_campaign):
 
 def test_an_unknown_campaign_is_404(client):
     assert client.get("/c/nothing-here/").status_code == 404
+
+
+def test_the_cached_page_follows_a_pause_at_once(client, summer, django_capture_on_commit_callbacks):
+    url = reverse("campaign_landing", args=[summer.slug])
+    assert "paused for the moment" not in client.get(url).content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        campaign_transition(campaign=summer, to="paused")
+
+    assert "paused for the moment" in client.get(url).content.decode()
+
+
+def test_the_page_is_cached_per_language(client, summer):
+    url = reverse("campaign_landing", args=[summer.slug])
+
+    english = client.get(url, headers={"Accept-Language": "en"}).content.decode()
+    german = client.get(url, headers={"Accept-Language": "de"}).content.decode()
+
+    assert "How to earn it" in english and "How to earn it" not in german

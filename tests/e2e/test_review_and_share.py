@@ -46,7 +46,7 @@ def test_a_creator_submits_a_disclosed_video(live_server, browser, screenshot, l
     page.get_by_label("Link to your TikTok video").fill(video_share_url(video))
     page.get_by_role("button", name="Submit video").click()
     page.get_by_text("We check your video when its window closes").wait_for()
-    assert page.get_by_text("the reward is reserved for you").is_visible()
+    page.get_by_text("the reward is reserved for you").wait_for()  # the steps fragment loads after the page
     screenshot(page, "30-share-submitted")
     context.close()
     assert ActionClaim.objects.get(rule__trigger="ugc_share").status == "pending"

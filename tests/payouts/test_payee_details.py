@@ -55,6 +55,16 @@ def test_the_status_link_is_mailed(client, summer, django_capture_on_commit_call
     assert f"/c/{summer.slug}/status/{person.token}/" in message.body
 
 
+def test_the_status_mail_speaks_the_persons_language(client, summer, django_capture_on_commit_callbacks):
+    rewarded_in_browser(client, summer)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("payouts:payee", args=[summer.slug]), GOOD, headers={"Accept-Language": "de"})
+
+    (message,) = mail.outbox
+    assert "Hallo Pat Example" in message.body
+
+
 def test_the_status_page_shows_actions_and_the_masked_payout(client, summer):
     person = rewarded_in_browser(client, summer)
     submit(client, summer)
