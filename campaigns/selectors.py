@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db.models import CharField, F, OuterRef, Subquery, Sum, Value
 from django.db.models.functions import Cast, Concat
 from django.utils import timezone
@@ -75,6 +77,22 @@ def campaign_public_get(*, slug: str, with_rules: bool = True) -> Campaign | Non
     return campaigns.first()
 
 
+def campaign_public_cached(*, slug: str) -> Campaign | None:
+    """The public campaign without its budget, cached briefly: for requests that only need to
+    know it exists and its status (the brand's changes clear it at once)."""
+    key = f"campaign:{slug}"
+    campaign = cache.get(key)
+    if campaign is None:
+        campaign = (
+            Campaign.objects.filter(slug=slug)
+            .exclude(status=CampaignStatus.DRAFT)
+            .select_related("brand")
+            .first()
+        )
+        cache.set(key, campaign or False, settings.LANDING_CACHE_SECONDS)
+    return campaign or None
+
+
 def campaign_budget_account_get(*, campaign: Campaign) -> Account | None:
     return Account.objects.filter(
         kind=AccountKind.CAMPAIGN_BUDGET,
@@ -130,6 +148,26 @@ class Claimability:
 
 def campaign_claimability(*, campaign: Campaign, now=None) -> Claimability:
     """Can a person start a claim now? If not, what to tell them, politely."""
+    schedule = campaign_schedule_state(campaign=campaign, now=now)
+    if not schedule.open:
+        return schedule
+    if hasattr(campaign, "budget_available"):  # annotated by campaign_public_get
+        cheapest, available = campaign.cheapest_reward, campaign.budget_available
+    else:
+        cheapest = min((rule.reward_amount for rule in campaign.rules.all()), default=None)
+        account = campaign_budget_account_get(campaign=campaign)
+        available = account.available if account else None
+    if cheapest is None or available is None or available < cheapest:
+        return Claimability(
+            False,
+            "fully_claimed",
+            _("This campaign is fully claimed: every reward has found its person. Thank you!"),
+        )
+    return Claimability(True)
+
+
+def campaign_schedule_state(*, campaign: Campaign, now=None) -> Claimability:
+    """Open or closed by its status and dates alone, without asking the budget (no queries)."""
     now = now or timezone.now()
     closed = {
         CampaignStatus.DRAFT: ("draft", _("This campaign has not started yet.")),
@@ -146,18 +184,6 @@ def campaign_claimability(*, campaign: Campaign, now=None) -> Claimability:
         return Claimability(False, "not_started", _("This campaign has not started yet."))
     if campaign.ends_at and campaign.ends_at <= now:
         return Claimability(False, "ended", _("This campaign has ended. Thank you for your interest!"))
-    if hasattr(campaign, "budget_available"):  # annotated by campaign_public_get
-        cheapest, available = campaign.cheapest_reward, campaign.budget_available
-    else:
-        cheapest = min((rule.reward_amount for rule in campaign.rules.all()), default=None)
-        account = campaign_budget_account_get(campaign=campaign)
-        available = account.available if account else None
-    if cheapest is None or available is None or available < cheapest:
-        return Claimability(
-            False,
-            "fully_claimed",
-            _("This campaign is fully claimed: every reward has found its person. Thank you!"),
-        )
     return Claimability(True)
 
 

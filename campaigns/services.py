@@ -326,4 +326,6 @@ def brand_allowance_set(*, brand: Brand, person_allowance: int | None) -> Brand:
 
 def landing_cache_clear(*, campaign: Campaign) -> None:
     """Forget the cached public page, so a change the brand makes shows at once."""
-    cache.delete_many([f"landing:{campaign.slug}:{code}" for code, _name in settings.LANGUAGES])
+    keys = [f"landing:{campaign.slug}:{code}" for code, _name in settings.LANGUAGES]
+    keys += [f"landing-page:{campaign.slug}:{code}" for code, _name in settings.LANGUAGES]
+    cache.delete_many([*keys, f"campaign:{campaign.slug}"])

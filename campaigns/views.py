@@ -4,7 +4,8 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.http import Http404
+from django.http import Http404, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
@@ -327,10 +328,28 @@ def campaign_dry_run_view(request, campaign_id):
 def landing(request, slug):
     """The public page of a campaign: the brand, the reward, the disclosure, and the steps.
 
-    The most visited page of a viral campaign, and the same for every visitor in a language, so
-    its body is cached for LANDING_CACHE_SECONDS; a claim itself always checks the live state.
+    The most visited page of a viral campaign, and the same for every visitor in a language: its
+    body is cached for LANDING_CACHE_SECONDS, and so is the whole page for visitors with nothing
+    of their own to show (no session, no pending message). A claim always checks the live state.
     """
-    key = f"landing:{slug}:{get_language()}"
+    get_token(request)  # the page carries no token; the cookie set with this response does
+    language = get_language()
+    personal = bool(
+        request.GET or settings.SESSION_COOKIE_NAME in request.COOKIES or "messages" in request.COOKIES
+    )
+    page_key = f"landing-page:{slug}:{language}"
+    if not personal and (html := cache.get(page_key)) is not None:
+        return HttpResponse(html)
+    page = _landing_body(slug=slug, language=language)
+    body = mark_safe(page["body"])  # noqa: S308 - rendered from our own template, autoescaped
+    response = render(request, "campaigns/landing.html", {"title": page["title"], "body": body})
+    if not personal:
+        cache.set(page_key, response.content, settings.LANDING_CACHE_SECONDS)
+    return response
+
+
+def _landing_body(*, slug: str, language: str) -> dict:
+    key = f"landing:{slug}:{language}"
     page = cache.get(key)
     if page is None:
         campaign = campaign_public_get(slug=slug)
@@ -348,5 +367,4 @@ def landing(request, slug):
             "body": render_to_string("campaigns/_landing_body.html", context),
         }
         cache.set(key, page, settings.LANDING_CACHE_SECONDS)
-    body = mark_safe(page["body"])  # noqa: S308 - rendered from our own template, autoescaped
-    return render(request, "campaigns/landing.html", {"title": page["title"], "body": body})
+    return page

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_q.tasks import async_task
 
 from campaigns.access import brand_member_required
-from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
+from campaigns.selectors import campaign_get_for_brand, campaign_public_cached, campaign_schedule_state
 from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, PayeeForm
 from payouts.rails import RAIL_FOR_CURRENCY, AccountInvalid, iban_check
@@ -23,7 +23,7 @@ from verification.sessions import session_participant
 
 
 def _public_campaign(slug):
-    campaign = campaign_public_get(slug=slug, with_rules=False)
+    campaign = campaign_public_cached(slug=slug)
     if campaign is None:
         raise Http404("No such campaign")
     return campaign
@@ -66,13 +66,14 @@ def payee(request, slug):
     form = PayeeForm(request.POST, currency=campaign.currency)
     context = _payee_context(request, campaign, form)
     participant = context["participant"]
-    claimability = campaign_claimability(campaign=campaign)
+    # Fully claimed is no reason to refuse: people who already earned a reward must still be paid.
+    schedule = campaign_schedule_state(campaign=campaign)
     if participant is None or not context["has_rewards"]:
         context["refusal"] = _(
             "Complete at least one step above first: your details are for paying your reward."
         )
-    elif not claimability.open and claimability.reason != "fully_claimed":
-        context["refusal"] = claimability.message
+    elif not schedule.open:
+        context["refusal"] = schedule.message
     if "refusal" in context or not form.is_valid():
         return render(request, template, context, status=400)
     payee_account = payee_account_save(

@@ -102,3 +102,15 @@ def test_a_brand_member_creates_funds_and_launches_a_campaign(live_server, page,
     page.get_by_role("link", name="/c/autumn-club/").click()
     page.get_by_role("button", name="Opt in on WhatsApp").wait_for()
     screenshot(page, "22-new-landing")
+
+
+def test_a_visitor_switches_the_language(live_server, phone, screenshot, live_campaign):
+    page = phone
+    page.goto(f"{live_server.url}/c/summer-glow/")
+    page.get_by_role("button", name="Connect TikTok").wait_for()
+
+    page.get_by_label("Language").select_option("de")
+
+    page.get_by_role("heading", name="So sicherst du dir dein Geld").wait_for()
+    assert page.locator("html").get_attribute("lang") == "de"
+    screenshot(page, "16-landing-de")
