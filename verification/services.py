@@ -1,4 +1,5 @@
 import hashlib
+import logging
 import re
 import secrets
 from dataclasses import asdict, dataclass
@@ -37,6 +38,8 @@ from verification.models import (
 )
 from verification.providers import tiktok
 from verification.providers.whatsapp import InboundMessage
+
+logger = logging.getLogger(__name__)
 
 # What a person is told about an action that earned nothing, by refusal code. Codes are stored
 # (an opt-in's outcome), the words are chosen when shown, in the reader's language.
@@ -346,14 +349,19 @@ def whatsapp_event_process(*, event_id: int) -> str:
     event = ProviderEvent.objects.get(pk=event_id, provider=Provider.WHATSAPP)
     message = InboundMessage(**event.payload)
     match = OPTIN_PATTERN.search(message.text)
-    if match is None:
-        return "no_code"
-    optin = OptinCode.objects.filter(code=match.group(1).upper()).select_related("campaign").first()
+    optin = (
+        OptinCode.objects.filter(code=match.group(1).upper()).select_related("campaign").first()
+        if match
+        else None
+    )
     if optin is None:
-        return "unknown_code"
-    if optin.used_at:
-        return "code_used"
-    return _whatsapp_optin(optin=optin, message=message)
+        outcome = "unknown_code" if match else "no_code"
+    elif optin.used_at:
+        outcome = "code_used"
+    else:
+        outcome = _whatsapp_optin(optin=optin, message=message)
+    logger.info("whatsapp message %s: %s", message.message_id, outcome)
+    return outcome
 
 
 def whatsapp_messages_record(*, messages: list[InboundMessage]) -> int:

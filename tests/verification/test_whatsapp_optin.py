@@ -125,3 +125,55 @@ def test_the_sandbox_phone_refuses_a_bad_number(client, club):
 
     assert response.status_code == 400
     assert "country code" in response.content.decode()
+
+
+def test_a_message_with_an_unknown_code_is_stored_and_pays_nothing(client, club, deliver, caplog):
+    response = deliver(client, message_envelope(wa_id="4915123456789", name="Pat", text="JOY ZZZZZZ"))
+
+    assert response.status_code == 200
+    assert ProviderEvent.objects.count() == 1
+    assert not ActionClaim.objects.exists()
+    assert "unknown_code" in caplog.text
+
+
+def test_an_opt_in_for_a_paused_campaign_pays_nothing(client, club, deliver):
+    from campaigns.services import campaign_transition
+    from joyback.ledger.models import Transaction
+
+    code = code_for(client, club)
+    campaign_transition(campaign=club, to="paused")
+    before = Transaction.objects.count()
+
+    deliver(client, message_envelope(wa_id="4915123456789", name="Pat", text=f"JOY {code}"))
+
+    assert OptinCode.objects.get(code=code).outcome == "paused"
+    assert not ActionClaim.objects.exists() and Transaction.objects.count() == before
+    steps = client.get(reverse("verification:steps", args=[club.slug])).content.decode()
+    assert "paused for the moment" in steps
+
+
+@pytest.mark.parametrize("tamper", ["one_byte", "reserialized", "missing"])
+def test_a_tampered_delivery_is_refused(client, club, deliver, tamper):
+    payload = message_envelope(wa_id="4915123456789", name="Pat", text="JOY ABCDEF")
+    body = json.dumps(payload).encode()
+    header = signature(body=body, app_secret="sbx-meta-app-secret")
+    if tamper == "one_byte":
+        body = body.replace(b"4915123456789", b"4915123456780")
+    elif tamper == "reserialized":
+        body = json.dumps(payload, separators=(",", ":")).encode()
+    else:
+        header = ""
+
+    response = client.post(
+        WEBHOOK, body, content_type="application/json", headers={"X-Hub-Signature-256": header}
+    )
+
+    assert response.status_code == 403
+    assert not ProviderEvent.objects.exists()
+
+
+def test_malformed_json_with_a_valid_signature_is_a_400(client, club):
+    body = b"{not json"
+    headers = {"X-Hub-Signature-256": signature(body=body, app_secret="sbx-meta-app-secret")}
+
+    assert client.post(WEBHOOK, body, content_type="application/json", headers=headers).status_code == 400
