@@ -110,6 +110,9 @@ PACKAGE_RULES = {
 # TikTok identity: so every TikTok engagement action needs the login first.
 NEEDS_TIKTOK_LOGIN = frozenset({Trigger.UGC_SHARE, Trigger.LIKE, Trigger.COMMENT, Trigger.VIEW_THRESHOLD})
 
+# Likes and comments cost a bot nothing: they are only ever paid up to a cap the brand sets.
+ALWAYS_CAPPED = frozenset({Trigger.LIKE, Trigger.COMMENT})
+
 TRANSITIONS = {
     CampaignStatus.DRAFT: {CampaignStatus.LIVE, CampaignStatus.ENDED},
     CampaignStatus.LIVE: {CampaignStatus.PAUSED, CampaignStatus.ENDED},
@@ -182,6 +185,8 @@ def campaign_create(
 
 
 def _rule_write(*, campaign: Campaign, trigger: str, reward_amount: int, position: int = 0, **fields):
+    if trigger in ALWAYS_CAPPED and not fields.get("total_cap"):
+        raise CampaignError(gettext("Likes and comments are cheap to fake: give their rule a total cap."))
     if trigger in NEEDS_TIKTOK_LOGIN:
         login = campaign.rules.filter(trigger=Trigger.TIKTOK_LOGIN).first()
         if login is None:

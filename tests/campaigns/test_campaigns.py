@@ -47,7 +47,18 @@ def test_a_share_needs_the_tiktok_login_first(alpaca):
 
     whatsapp_only = draft(alpaca, name="Club 2")
     with pytest.raises(CampaignError, match="needs a TikTok login rule first"):
-        rule_save(campaign=whatsapp_only, trigger=Trigger.LIKE, reward_amount=50)
+        rule_save(campaign=whatsapp_only, trigger=Trigger.LIKE, reward_amount=50, total_cap=100)
+
+
+@pytest.mark.parametrize("trigger", [Trigger.LIKE, Trigger.COMMENT])
+def test_likes_and_comments_are_always_capped(alpaca, trigger):
+    campaign = draft(alpaca, package="tiktok_only")
+
+    with pytest.raises(CampaignError, match="give their rule a total cap"):
+        rule_save(campaign=campaign, trigger=trigger, reward_amount=10)
+
+    rule = rule_save(campaign=campaign, trigger=trigger, reward_amount=10, total_cap=500)
+    assert (rule.total_cap, rule.prerequisite.trigger) == (500, Trigger.TIKTOK_LOGIN)
 
 
 def test_a_campaign_cannot_go_live_without_budget(alpaca):
