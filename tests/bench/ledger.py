@@ -103,31 +103,49 @@ def accounts_setup(*, participants: int, history: int) -> Accounts:
         )
         for number in range(participants)
     )
-    first, count = payables[0].pk, len(payables)
+    history_insert(
+        past_budget_id=past_budget.pk,
+        payable_ids=[account.pk for account in payables],
+        history=history,
+        reference="campaign:0",
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+    return Accounts(budget_id=budget.pk, payable_ids=tuple(account.pk for account in payables))
+
+
+def history_insert(*, past_budget_id: int, payable_ids: list[int], history: int, reference: str) -> None:
+    """`history` balanced rewards from past_budget_id to the payables in turn, written by SQL in one
+    durable transaction (the deferred balance trigger checks each at commit), balances updated.
+
+    The payables' ids must be consecutive (as one bulk_create makes them)."""
+    from django.db import connection, transaction
+
+    first, count = min(payable_ids), len(payable_ids)
+    if max(payable_ids) - first + 1 != count:
+        raise ValueError("history_insert needs consecutive payable ids")
     with transaction.atomic(durable=True), connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO ledger_transaction (reason, description, reference, idempotency_key, fingerprint, "
-            "posted_at) SELECT 'reward', '', 'campaign:0', 'history:' || g, md5(g::text), now() "
+            "posted_at) SELECT 'reward', '', %s, 'history:' || %s || ':' || g, md5(g::text), now() "
             "FROM generate_series(1, %s) AS g",
-            [history],
+            [reference, reference, history],
         )
         cursor.execute(
             "INSERT INTO ledger_entry (transaction_id, account_id, amount, currency) "
             "SELECT t.id, leg.account_id, leg.amount, %s FROM ledger_transaction AS t, "
             "LATERAL (VALUES (%s::bigint, %s::bigint), (%s + t.id %% %s, -%s)) AS leg(account_id, amount) "
-            "WHERE t.reference = 'campaign:0' AND t.reason = 'reward'",
-            [CURRENCY, past_budget.pk, REWARD, first, count, REWARD],
+            "WHERE t.reference = %s AND t.reason = 'reward'",
+            [CURRENCY, past_budget_id, REWARD, first, count, REWARD, reference],
         )
         # Liabilities keep their balance on the credit side: balance = -(sum of entries).
         cursor.execute(
             "UPDATE ledger_account AS a SET balance = a.balance - s.total FROM "
             "(SELECT e.account_id, sum(e.amount) AS total FROM ledger_entry e JOIN ledger_transaction t "
-            "ON t.id = e.transaction_id WHERE t.reference = 'campaign:0' AND t.reason = 'reward' "
-            "GROUP BY e.account_id) AS s WHERE a.id = s.account_id"
+            "ON t.id = e.transaction_id WHERE t.reference = %s AND t.reason = 'reward' "
+            "GROUP BY e.account_id) AS s WHERE a.id = s.account_id",
+            [reference],
         )
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE")
-    return Accounts(budget_id=budget.pk, payable_ids=tuple(account.pk for account in payables))
 
 
 def _load(accounts: Accounts):

@@ -20,10 +20,19 @@
    pages and the reference is the mean of the two. landing_get_p99, claim_post_p99: their p99
    latency against the 100 ms target. After the ledger runs, in a fresh <dbname>_bench. Needs wrk
    (apt-get install wrk).
+6. webhook_intake: requests per second of signed WhatsApp webhook deliveries (POST
+   /v/webhooks/whatsapp/: verify the signature, dedupe, store, enqueue), each a different message,
+   against the hello world on the same gunicorn in the same run (tests/bench/webhook.py); its p99
+   against the 50 ms target (webhook_intake_p99). The broker is the database's task table (no
+   REDIS_URL); the intake runs again with Redis as the broker (--webhook-redis-url, an empty Redis
+   database on 127.0.0.1) and a run of nothing but redeliveries, both as "#" lines. Needs wrk.
+7. instant_reward_p99: identity verified -> reward posted, the latency of action_reward() for
+   --reward-calls new people from --workers processes at once on one campaign, against the 200 ms
+   target; the same one call after another from one process is a "#" line (tests/bench/reward.py).
 
 Lines starting with "#" are context. Needs DATABASE_URL=postgres://...; works in the scratch
 databases <dbname>_bench and <dbname>_pgbench on that server and drops them at the end.
-`--only ledger` or `--only http` runs one part.
+`--only ledger`, `--only http`, `--only webhook` or `--only reward` runs one part.
 """
 
 import argparse
@@ -34,7 +43,7 @@ import queue
 import sys
 import time
 
-from tests.bench import ledger, web
+from tests.bench import ledger, reward, web, webhook
 from tests.bench.server import BenchSetupError, Server, percentile, pgbench_init, pgbench_run
 
 UNBATCHED_TARGET_MS = 20.0
@@ -43,6 +52,11 @@ BATCHED_TARGET_RATIO = 1.0
 LANDING_TARGET_RATIO = 0.5
 CLAIM_TARGET_RATIO = 0.25
 HTTP_P99_TARGET_MS = 100.0
+# The verification issue's: signed webhook intake against the hello world, and instant rewards.
+WEBHOOK_TARGET_RATIO = 0.4
+WEBHOOK_P99_TARGET_MS = 50.0
+REWARD_P99_TARGET_MS = 200.0
+PARTS = ("ledger", "http", "webhook", "reward")
 
 
 def line(name, value, unit, reference, ref_value, ref_unit) -> str:
@@ -81,7 +95,7 @@ def arguments(argv):
         "--history", type=int, default=200_000, help="rewards already in the ledger before the runs (200000)"
     )
     parser.add_argument("--skip-per-row", action="store_true", help="leave out the per-row run")
-    parser.add_argument("--only", choices=["ledger", "http"], help="run one part only (default: both)")
+    parser.add_argument("--only", choices=PARTS, help="run one part only (default: all)")
     parser.add_argument("--http-seconds", type=float, default=10, help="each timed HTTP run (10)")
     parser.add_argument("--http-warmup", type=float, default=2, help="untimed run before each (2)")
     parser.add_argument("--http-connections", type=int, default=16, help="wrk connections (16)")
@@ -90,6 +104,24 @@ def arguments(argv):
         type=int,
         default=2 * (os.cpu_count() or 1),
         help="gunicorn sync workers (2 x CPUs)",
+    )
+    parser.add_argument(
+        "--webhook-deliveries",
+        type=int,
+        default=200_000,
+        help="distinct signed deliveries made for each timed webhook run (200000)",
+    )
+    parser.add_argument(
+        "--webhook-redis-url",
+        default=webhook.default_redis_url(),
+        help="an empty Redis database on 127.0.0.1 for the webhook run with REDIS_URL set, emptied "
+        "afterwards; '' for none ($BENCH_REDIS_URL or redis://127.0.0.1:6379/13)",
+    )
+    parser.add_argument(
+        "--reward-calls",
+        type=int,
+        default=2000,
+        help="rewards posted in each reward run, one per new person (2000)",
     )
     return parser.parse_args(argv)
 
@@ -144,6 +176,7 @@ def run_workers(*, accounts, mode: str, args) -> tuple[float, list]:
 def main(argv=None) -> int:
     args = arguments(argv)
     ledger_part, http_part = args.only in (None, "ledger"), args.only in (None, "http")
+    webhook_part, reward_part = args.only in (None, "webhook"), args.only in (None, "reward")
     server = server_from_env()
     if server is None:
         print(
@@ -152,7 +185,7 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
-    if http_part and web.wrk_missing():
+    if (http_part or webhook_part) and web.wrk_missing():
         print(f"make bench: {web.wrk_missing()}", file=sys.stderr)
         return 2
     try:
@@ -179,13 +212,24 @@ def main(argv=None) -> int:
         )
     if http_part:
         http_notes(args)
+    if webhook_part:
+        webhook_notes(args)
+    if reward_part:
+        note(
+            f"runs: reward: {args.reward_calls} action_reward() calls one after another from one process, "
+            f"then {args.reward_calls} from {args.workers} processes at once on the same campaign"
+        )
     begun = time.monotonic()
-    results, loads = {}, {}
+    results, loads, intakes, rewards = {}, {}, {}, {}
     try:
         if ledger_part:
             results = measure(server, bench_db, pgbench_db, args)
         if http_part:
             loads = web.measure(server, bench_db, args, note)
+        if webhook_part:
+            intakes = webhook.measure(server, bench_db, args, note)
+        if reward_part:
+            rewards = reward.measure(server, bench_db, args, note)
     except BenchSetupError as error:
         print(f"make bench failed: {error}", file=sys.stderr)
         return 1
@@ -200,6 +244,16 @@ def main(argv=None) -> int:
     lines = ledger_lines(results) if ledger_part else []
     if http_part:
         lines += http_lines(loads)
+    if webhook_part:
+        lines += webhook.lines(
+            intakes,
+            note=note,
+            line=line,
+            target_ratio=WEBHOOK_TARGET_RATIO,
+            p99_target_ms=WEBHOOK_P99_TARGET_MS,
+        )
+    if reward_part:
+        lines += reward_lines(rewards)
     note(f"total {time.monotonic() - begun:.0f} s")
     for text in lines:
         print(text, flush=True)
@@ -228,6 +282,28 @@ def http_notes(args) -> None:
         + (", after the ledger runs and a CHECKPOINT" if args.only is None else "")
         + f"; wrk runs on the same {os.cpu_count()} CPUs as gunicorn and PostgreSQL and competes with them"
     )
+
+
+def webhook_notes(args) -> None:
+    note(
+        f"webhook: the same gunicorn ({args.http_workers} sync workers, tests.bench.settings, "
+        "JOYBACK_ENV=test, "
+        f"DEBUG off, Q_SYNC=0) and wrk ({args.http_connections} connections, {args.http_warmup:g} s untimed "
+        f"then {args.http_seconds:g} s timed per run) as the http part, in the order hello, intake, "
+        "duplicates, hello; each intake request a new signed WhatsApp delivery (its own wamid), made "
+        "and signed before the clock starts; no task cluster runs, so the queue only grows"
+    )
+
+
+def reward_lines(rewards: dict) -> list[str]:
+    sequential, concurrent = rewards["sequential"], rewards["concurrent"]
+    p99 = percentile(concurrent, 0.99)
+    note(
+        f"targets: instant reward p99 < {REWARD_P99_TARGET_MS:g} ms: "
+        f"{'met' if p99 < REWARD_P99_TARGET_MS else 'MISSED'} ({p99:.1f} ms concurrent; "
+        f"{percentile(sequential, 0.99):.1f} ms sequential)"
+    )
+    return [line("instant_reward_p99", p99, "ms", "target", REWARD_P99_TARGET_MS, "ms")]
 
 
 def ledger_lines(results: dict) -> list[str]:

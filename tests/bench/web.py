@@ -361,9 +361,12 @@ def clients_file(clients: list[Client], path: Path) -> Path:
 
 
 def wrk_run(
-    url: str, *, expected: int, connections: int, seconds: float, clients: Path | None = None
+    url: str, *, expected: int, connections: int, seconds: float, clients: Path | str | None = None
 ) -> Load:
-    """wrk with one thread per connection (so a connection is a client), timeout 10 s."""
+    """wrk with one thread per connection (so a connection is a client), timeout 10 s.
+
+    clients: a file of per-connection POSTs, or "signed:<prefix>" for signed webhook deliveries
+    (see wrk.lua)."""
     command = [
         WRK,
         f"--threads={connections}",
@@ -392,6 +395,25 @@ def wrk_run(
         bad=number["bad"],
         socket_errors=number["connect"] + number["read"] + number["write"] + number["timeout"],
         bad_statuses="" if statuses == "-" else statuses,
+    )
+
+
+def loads_check(name: str, *, expected: int, warm: Load, load: Load, gunicorn: Gunicorn) -> None:
+    """Every request of the warm-up and the timed run answered `expected`, or BenchSetupError."""
+    if warm.errors or load.errors:
+        raise BenchSetupError(
+            f"{name}: {warm.errors + load.errors} requests failed or did not answer {expected} "
+            f"(warm-up: {warm.bad} answered {warm.bad_statuses or '-'}, {warm.socket_errors} socket "
+            f"errors; timed run: {load.bad} answered {load.bad_statuses or '-'}, "
+            f"{load.socket_errors} socket errors); gunicorn log:\n{gunicorn.log_tail()}"
+        )
+
+
+def load_text(load: Load, *, expected: int) -> str:
+    return (
+        f"{load.requests} requests in {load.seconds:.1f} s = {load.rps:.0f} req/s, "
+        f"latency p50 {load.p50_ms:.1f} ms, p99 {load.p99_ms:.1f} ms, max {load.max_ms:.1f} ms, "
+        f"errors {load.errors} (answers other than {expected}: {load.bad})"
     )
 
 
@@ -450,18 +472,8 @@ def measure(server: Server, bench_db: str, args, note) -> dict:
             before = Cpu.now(gunicorn.process.pid)
             load = wrk_run(gunicorn.base + path, seconds=args.http_seconds, **common)
             cpu = before.per_request(Cpu.now(gunicorn.process.pid), load.requests)
-            if warm.errors or load.errors:
-                raise BenchSetupError(
-                    f"{name}: {warm.errors + load.errors} requests failed or did not answer {expected} "
-                    f"(warm-up: {warm.bad} answered {warm.bad_statuses or '-'}, {warm.socket_errors} socket "
-                    f"errors; timed run: {load.bad} answered {load.bad_statuses or '-'}, "
-                    f"{load.socket_errors} socket errors); gunicorn log:\n{gunicorn.log_tail()}"
-                )
+            loads_check(name, expected=expected, warm=warm, load=load, gunicorn=gunicorn)
             loads[name] = load
-            note(
-                f"http {name}: {load.requests} requests in {load.seconds:.1f} s = {load.rps:.0f} req/s, "
-                f"latency p50 {load.p50_ms:.1f} ms, p99 {load.p99_ms:.1f} ms, max {load.max_ms:.1f} ms, "
-                f"errors {load.errors} (answers other than {expected}: {load.bad}); {cpu}"
-            )
+            note(f"http {name}: {load_text(load, expected=expected)}; {cpu}")
     connections.close_all()
     return loads

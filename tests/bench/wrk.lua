@@ -1,11 +1,18 @@
 -- wrk script for make bench (tests/bench/web.py): one client per wrk thread, every answer checked.
 --
---   wrk -t N -c N ... -s wrk.lua URL -- EXPECTED_STATUS [CLIENTS_FILE]
+--   wrk -t N -c N ... -s wrk.lua URL -- EXPECTED_STATUS [CLIENTS_FILE | signed:PREFIX]
 --
 -- Without CLIENTS_FILE every connection sends the same GET. With it, thread n (one connection
 -- each, -t equal to -c) sends the POST of line n: "<Cookie header value>\t<urlencoded form body>",
--- so every connection is its own person with its own session. A response whose status is not
--- EXPECTED_STATUS counts as bad; done() prints one "wrk-result" line for web.py to read.
+-- so every connection is its own person with its own session.
+--
+-- With signed:PREFIX (tests/bench/webhook.py), thread n reads PREFIX-n.tsv, one webhook delivery
+-- a line: "<X-Hub-Signature-256 value>\t<JSON body>", signed beforehand in Python (wrk's Lua has
+-- no HMAC), and POSTs them in turn, a new one per request; past its last line it starts again
+-- from the first, so those requests are redeliveries.
+--
+-- A response whose status is not EXPECTED_STATUS counts as bad; done() prints one "wrk-result"
+-- line for web.py to read.
 
 local threads = {}
 
@@ -19,7 +26,9 @@ function init(args)
    bad = 0
    seen = " "  -- the unexpected statuses, each once
    local clients = args[2]
-   if clients then
+   if clients and clients:sub(1, 7) == "signed:" then
+      deliveries_load(clients:sub(8) .. "-" .. number .. ".tsv")
+   elseif clients then
       local n = 0
       for text in io.lines(clients) do
          n = n + 1
@@ -34,6 +43,26 @@ function init(args)
       if wrk.method ~= "POST" then
          error("no client line " .. number .. " in " .. clients)
       end
+   end
+end
+
+-- Defines request() (so wrk asks for each request anew) only in the signed mode: the other modes
+-- keep wrk's static request, built once.
+function deliveries_load(path)
+   local signatures, bodies = {}, {}
+   for text in io.lines(path) do
+      local signature, body = text:match("^([^\t]*)\t(.*)$")
+      table.insert(signatures, signature)
+      table.insert(bodies, body)
+   end
+   if #bodies == 0 then
+      error("no deliveries in " .. path)
+   end
+   local headers, count, i = { ["Content-Type"] = "application/json" }, #bodies, 0
+   request = function()
+      i = i % count + 1
+      headers["X-Hub-Signature-256"] = signatures[i]
+      return wrk.format("POST", nil, headers, bodies[i])
    end
 end
 
