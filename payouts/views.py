@@ -1,7 +1,4 @@
-from functools import partial
-
 from django.conf import settings
-from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -9,10 +6,10 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_q.tasks import async_task
 
 from campaigns.access import brand_member_required
 from campaigns.selectors import campaign_get_for_brand, campaign_public_cached, campaign_schedule_state
+from joyback.queue import enqueue_on_commit
 from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, PayeeForm
 from payouts.rails import RAIL_FOR_CURRENCY, AccountInvalid, iban_check
@@ -87,15 +84,8 @@ def payee(request, slug):
     )
     status_path = reverse("payouts:status_page", args=[campaign.slug, participant.token])
     status_url = request.build_absolute_uri(status_path)
-    transaction.on_commit(
-        partial(
-            async_task,
-            "payouts.tasks.status_link_send_task",
-            payee_account.pk,
-            status_url,
-            campaign.name,
-            get_language(),
-        )
+    enqueue_on_commit(
+        "payouts.tasks.status_link_send_task", payee_account.pk, status_url, campaign.name, get_language()
     )
     if request.htmx:
         response = HttpResponse(status=204)

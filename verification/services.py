@@ -1,11 +1,12 @@
 import hashlib
+import json
 import logging
 import re
 import secrets
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
@@ -331,17 +332,25 @@ def whatsapp_messages_store(*, messages: list[InboundMessage]) -> list[int]:
     Meta delivers at least once and retries for days, so a redelivery is stored never and
     answered 200 all the same.
     """
-    new = []
-    for message in messages:
-        try:
-            with transaction.atomic():
-                event = ProviderEvent.objects.create(
-                    provider=Provider.WHATSAPP, event_id=message.message_id, payload=asdict(message)
-                )
-        except IntegrityError:
-            continue
-        new.append(event.pk)
-    return new
+    new = [
+        provider_event_store(provider=Provider.WHATSAPP, event_id=message.message_id, payload=asdict(message))
+        for message in messages
+    ]
+    return [event_id for event_id in new if event_id is not None]
+
+
+def provider_event_store(*, provider: str, event_id: str, payload: dict) -> int | None:
+    """Insert the event unless (provider, event_id) is already stored; its id, or None for a
+    redelivery. One statement: no savepoint, no exception on the (common) duplicate."""
+    payload_param = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
+    statement = (
+        "INSERT INTO verification_providerevent (provider, event_id, payload, received_at) "  # noqa: S608
+        f"VALUES (%s, %s, {payload_param}, %s) ON CONFLICT (provider, event_id) DO NOTHING RETURNING id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [provider, event_id, json.dumps(payload), timezone.now()])
+        row = cursor.fetchone()
+    return row[0] if row else None
 
 
 def whatsapp_event_process(*, event_id: int) -> str:
@@ -396,14 +405,9 @@ def _whatsapp_optin(*, optin: OptinCode, message: InboundMessage) -> str:
 
 def tiktok_event_store(*, body: bytes, payload: dict) -> int | None:
     """Store a verified TikTok webhook once; a replay of the same bytes is not stored again."""
-    try:
-        with transaction.atomic():
-            event = ProviderEvent.objects.create(
-                provider=Provider.TIKTOK, event_id=hashlib.sha256(body).hexdigest(), payload=payload
-            )
-    except IntegrityError:
-        return None
-    return event.pk
+    return provider_event_store(
+        provider=Provider.TIKTOK, event_id=hashlib.sha256(body).hexdigest(), payload=payload
+    )
 
 
 def tiktok_event_process(*, event_id: int) -> str:

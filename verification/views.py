@@ -3,24 +3,22 @@ import json
 import logging
 import secrets
 import time
-from functools import partial
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.db import transaction
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_q.tasks import async_task
 
 from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.models import Trigger
 from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
+from joyback.queue import enqueue_on_commit
 from joyback.ratelimit import client_address
 from verification.models import Provider
 from verification.providers import tiktok, whatsapp
@@ -178,7 +176,7 @@ def whatsapp_webhook(request):
     if not isinstance(payload, dict):
         return HttpResponseBadRequest("body is not a JSON object")
     for event_id in whatsapp_messages_store(messages=whatsapp.inbound_messages(payload)):
-        transaction.on_commit(partial(async_task, "verification.tasks.whatsapp_event_task", event_id))
+        enqueue_on_commit("verification.tasks.whatsapp_event_task", event_id)
     return HttpResponse("ok")
 
 
@@ -208,7 +206,7 @@ def tiktok_webhook(request):
     if event_id is None:
         logger.info("tiktok webhook replayed; already stored")
     else:
-        transaction.on_commit(partial(async_task, "verification.tasks.tiktok_event_task", event_id))
+        enqueue_on_commit("verification.tasks.tiktok_event_task", event_id)
     return HttpResponse("ok")
 
 
