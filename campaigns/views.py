@@ -202,24 +202,32 @@ def campaign_detail(request, campaign_id):
     return render(request, template, _campaign_context(request, campaign))
 
 
+def _campaign_form_submit(request, campaign, form, *, form_name, action, success, error_field=None):
+    """A form posted from the campaign page: on success back to the page with a message; on bad
+    input or a refused operation the page again, with that form's errors, changing nothing."""
+    if form.is_valid():
+        try:
+            action(form.cleaned_data)
+        except CampaignError as error:
+            form.add_error(error_field, str(error))
+        else:
+            messages.success(request, success)
+            return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
+    context = _campaign_context(request, campaign, **{form_name: form})
+    return render(request, "campaigns/campaign_detail.html", context, status=400)
+
+
 @brand_member_required(roles.EDIT_CAMPAIGNS)
 @require_POST
 def campaign_edit(request, campaign_id):
     campaign = _campaign(request, campaign_id)
-    form = CampaignForm(request.POST)
-    if form.is_valid():
-        try:
-            campaign_update(campaign=campaign, **form.cleaned_data)
-        except CampaignError as error:
-            form.add_error(None, str(error))
-        else:
-            messages.success(request, _("Campaign saved."))
-            return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
-    return render(
+    return _campaign_form_submit(
         request,
-        "campaigns/campaign_detail.html",
-        _campaign_context(request, campaign, edit_form=form),
-        status=400,
+        campaign,
+        CampaignForm(request.POST),
+        form_name="edit_form",
+        action=lambda data: campaign_update(campaign=campaign, **data),
+        success=_("Campaign saved."),
     )
 
 
@@ -227,30 +235,26 @@ def campaign_edit(request, campaign_id):
 @require_POST
 def campaign_rule_save(request, campaign_id):
     campaign = _campaign(request, campaign_id)
-    form = RuleForm(request.POST)
-    if form.is_valid():
-        data = form.cleaned_data
-        try:
-            rule_save(
-                campaign=campaign,
-                trigger=data["trigger"],
-                reward_amount=data["reward"],
-                verification_mode=data["verification_mode"],
-                window_hours=data["window_hours"] or 0,
-                min_views=data["min_views"] or 0,
-                min_likes=data["min_likes"] or 0,
-                total_cap=data["total_cap"],
-            )
-        except CampaignError as error:
-            form.add_error(None, str(error))
-        else:
-            messages.success(request, _("Rule saved."))
-            return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
-    return render(
+
+    def save(data):
+        rule_save(
+            campaign=campaign,
+            trigger=data["trigger"],
+            reward_amount=data["reward"],
+            verification_mode=data["verification_mode"],
+            window_hours=data["window_hours"] or 0,
+            min_views=data["min_views"] or 0,
+            min_likes=data["min_likes"] or 0,
+            total_cap=data["total_cap"],
+        )
+
+    return _campaign_form_submit(
         request,
-        "campaigns/campaign_detail.html",
-        _campaign_context(request, campaign, rule_form=form),
-        status=400,
+        campaign,
+        RuleForm(request.POST),
+        form_name="rule_form",
+        action=save,
+        success=_("Rule saved."),
     )
 
 
@@ -273,20 +277,14 @@ def campaign_rule_delete(request, campaign_id, rule_id):
 @require_POST
 def campaign_fund_view(request, campaign_id):
     campaign = _campaign(request, campaign_id)
-    form = AmountForm(request.POST)
-    if form.is_valid():
-        try:
-            campaign_fund(campaign=campaign, amount=form.cleaned_data["amount"])
-        except CampaignError as error:
-            form.add_error("amount", str(error))
-        else:
-            messages.success(request, _("Budget funded."))
-            return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
-    return render(
+    return _campaign_form_submit(
         request,
-        "campaigns/campaign_detail.html",
-        _campaign_context(request, campaign, fund_form=form),
-        status=400,
+        campaign,
+        AmountForm(request.POST),
+        form_name="fund_form",
+        action=lambda data: campaign_fund(campaign=campaign, amount=data["amount"]),
+        success=_("Budget funded."),
+        error_field="amount",
     )
 
 

@@ -244,3 +244,78 @@ def test_a_sandbox_top_up_books_a_deposit(client, fiona, alpaca):
     client.post(reverse("brand_topup", args=["alpaca"]), {"amount": "250.50"})
 
     assert brand_funding_account(brand=alpaca, currency="EUR").balance == 250_50
+
+
+def test_a_rule_is_saved_from_the_campaign_page(client, alice, alpaca):
+    campaign = draft(alpaca, package="tiktok_only")
+    client.force_login(alice)
+    url = reverse("campaign_rule_save", args=["alpaca", campaign.pk])
+
+    refused = client.post(
+        url,
+        {
+            "trigger": "view_threshold",
+            "reward": "3.50",
+            "verification_mode": "engagement",
+            "window_hours": "0",
+            "min_views": "1000",
+            "min_likes": "0",
+        },
+    )
+    saved = client.post(
+        url,
+        {
+            "trigger": "view_threshold",
+            "reward": "3.50",
+            "verification_mode": "engagement",
+            "window_hours": "48",
+            "min_views": "1000",
+            "min_likes": "0",
+        },
+    )
+
+    assert refused.status_code == 400 and "needs a window of at least one hour" in refused.content.decode()
+    assert saved.status_code == 302
+    rule = campaign.rules.get(trigger="view_threshold")
+    assert (rule.reward_amount, rule.window_hours, rule.min_views) == (3_50, 48, 1000)
+
+
+def test_the_currency_of_a_funded_campaign_cannot_change(client, alice, summer):
+    client.force_login(alice)
+    data = {
+        "name": "Summer Glow",
+        "package": "all_in_one",
+        "currency": "GBP",
+        "countries": ["DE"],
+        "languages": ["en"],
+    }
+
+    response = client.post(reverse("campaign_edit", args=["alpaca", summer.pk]), data)
+
+    assert response.status_code == 400
+    assert "currency cannot change" in response.content.decode()
+    summer.refresh_from_db()
+    assert summer.currency == "EUR"
+
+
+def test_campaign_settings_are_saved(client, alice, summer):
+    client.force_login(alice)
+    data = {
+        "name": "Summer Glow 2",
+        "package": "all_in_one",
+        "currency": "EUR",
+        "countries": ["DE", "AT"],
+        "languages": ["en", "de"],
+        "headline": "New headline",
+        "per_identity_period_cap": "3",
+    }
+
+    response = client.post(reverse("campaign_edit", args=["alpaca", summer.pk]), data)
+
+    summer.refresh_from_db()
+    assert response.status_code == 302
+    assert (summer.name, summer.countries, summer.per_identity_period_cap) == (
+        "Summer Glow 2",
+        ["AT", "DE"],
+        3,
+    )
