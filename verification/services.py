@@ -186,6 +186,8 @@ def action_reward(
 ) -> ActionClaim:
     """Instant verification: a verified identity's action is approved and paid at once, unless a
     fraud signal sends it to the review queue with its reward held on the budget."""
+    # Made before the lock: creating the person's account would otherwise queue every claimer.
+    participant_payable_account(participant=identity.participant, currency=rule.campaign.currency)
     with transaction.atomic(durable=True):
         rule = _rule_lock(rule)
         _claim_checks(rule=rule, identity=identity)
