@@ -80,28 +80,18 @@ class CampaignError(Exception):
     """A refused campaign operation; the message is for the person who tried it."""
 
 
+LOGIN_RULE = dict(trigger=Trigger.TIKTOK_LOGIN, reward_amount=1_00)
+SHARE_RULE = dict(
+    trigger=Trigger.UGC_SHARE,
+    reward_amount=5_00,
+    verification_mode=VerificationMode.ENGAGEMENT,
+    window_hours=72,
+    min_views=500,
+)
+
 PACKAGE_RULES = {
-    Package.ALL_IN_ONE: [
-        dict(trigger=Trigger.TIKTOK_LOGIN, reward_amount=1_00),
-        dict(trigger=Trigger.WHATSAPP_OPTIN, reward_amount=1_00),
-        dict(
-            trigger=Trigger.UGC_SHARE,
-            reward_amount=5_00,
-            verification_mode=VerificationMode.ENGAGEMENT,
-            window_hours=72,
-            min_views=500,
-        ),
-    ],
-    Package.TIKTOK_ONLY: [
-        dict(trigger=Trigger.TIKTOK_LOGIN, reward_amount=1_00),
-        dict(
-            trigger=Trigger.UGC_SHARE,
-            reward_amount=5_00,
-            verification_mode=VerificationMode.ENGAGEMENT,
-            window_hours=72,
-            min_views=500,
-        ),
-    ],
+    Package.ALL_IN_ONE: [LOGIN_RULE, dict(trigger=Trigger.WHATSAPP_OPTIN, reward_amount=1_00), SHARE_RULE],
+    Package.TIKTOK_ONLY: [LOGIN_RULE, SHARE_RULE],
     Package.WHATSAPP_REWARD: [dict(trigger=Trigger.WHATSAPP_OPTIN, reward_amount=2_00)],
     Package.CASHBACK: [dict(trigger=Trigger.PURCHASE, reward_amount=5_00)],
 }
