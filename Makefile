@@ -19,6 +19,7 @@ migrate: $(STAMP)
 
 demo: migrate
 	JOYBACK_ENV=development $(BIN)/python manage.py demo_seed
+	JOYBACK_ENV=development $(BIN)/python manage.py demo_payouts
 
 run: demo
 	@echo ""
@@ -27,6 +28,7 @@ run: demo
 	@echo ""
 	JOYBACK_ENV=development bash -c 'trap "kill 0" EXIT; \
 		$(BIN)/python manage.py qcluster & \
+		$(BIN)/python manage.py provider_events_work & \
 		$(BIN)/python manage.py runserver $(HOST):$(PORT)'
 
 lint: $(STAMP)

@@ -95,6 +95,29 @@ class RuleForm(forms.Form):
     min_views = forms.IntegerField(label=_("Minimum views"), min_value=0, initial=0)
     min_likes = forms.IntegerField(label=_("Minimum likes"), min_value=0, initial=0)
     total_cap = forms.IntegerField(label=_("At most this many rewards"), min_value=1, required=False)
+    instructions = forms.CharField(
+        label=_("What people are asked to do"),
+        max_length=1000,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("In your words. Checked before launch: a reward may never depend on a positive opinion."),
+    )
+    cashback_percent = forms.DecimalField(
+        label=_("Cashback (% of the purchase)"),
+        min_value=Decimal("0.01"),
+        max_value=100,
+        decimal_places=2,
+        required=False,
+        help_text=_("Purchases only. Empty: a fixed reward; set: the reward is the most a purchase earns."),
+    )
+    return_window_days = forms.IntegerField(
+        label=_("Return window (days)"),
+        min_value=0,
+        max_value=365,
+        initial=0,
+        required=False,
+        help_text=_("Purchases only: the cashback is confirmed once the purchase can no longer be returned."),
+    )
 
     def clean(self):
         data = super().clean()

@@ -109,6 +109,7 @@ class Trigger(models.TextChoices):
     COMMENT = "comment", _("Comment")
     VIEW_THRESHOLD = "view_threshold", _("View threshold")
     PURCHASE = "purchase", _("Purchase")
+    CUSTOM = "custom", _("Custom action (reported by the brand's system)")
 
 
 class VerificationMode(models.TextChoices):
@@ -134,6 +135,20 @@ class ActionRule(models.Model):
     )
     total_cap = models.PositiveIntegerField(null=True, blank=True, help_text="At most this many rewards")
     position = models.PositiveSmallIntegerField(default=0)
+    instructions = models.TextField(
+        max_length=1000,
+        blank=True,
+        default="",
+        help_text="What the rule asks of people, in the brand's words; checked before launch",
+    )
+    # Cashback (purchase rules): a share of the purchase in basis points, or reward_amount as a
+    # fixed sum; either way reward_amount is the most one purchase earns.
+    cashback_basis_points = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Cashback as a share of the purchase: 250 = 2.5 %; empty = fixed"
+    )
+    return_window_days = models.PositiveSmallIntegerField(
+        default=0, help_text="Days a purchase may be returned before its cashback is confirmed"
+    )
 
     class Meta:
         ordering = ["position", "pk"]
@@ -142,6 +157,11 @@ class ActionRule(models.Model):
                 condition=models.Q(reward_amount__gt=0), name="campaigns_rule_reward_positive"
             ),
             models.UniqueConstraint(fields=["campaign", "trigger"], name="campaigns_one_rule_per_trigger"),
+            models.CheckConstraint(
+                condition=models.Q(cashback_basis_points__isnull=True)
+                | models.Q(cashback_basis_points__gt=0, cashback_basis_points__lte=10000),
+                name="campaigns_rule_cashback_share",
+            ),
             models.CheckConstraint(
                 condition=models.Q(verification_mode="instant") | models.Q(window_hours__gt=0),
                 name="campaigns_rule_engagement_has_window",

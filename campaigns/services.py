@@ -1,10 +1,12 @@
 import uuid
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Min
 from django.utils import timezone
+from django.utils.module_loading import import_string
 from django.utils.text import slugify
 from django.utils.translation import gettext
 
@@ -80,6 +82,31 @@ class CampaignError(Exception):
     """A refused campaign operation; the message is for the person who tried it."""
 
 
+@dataclass(frozen=True)
+class LaunchProblem:
+    """What a launch check found: a blocking one refuses going live, the rest are warnings."""
+
+    code: str
+    message: str
+    blocking: bool = True
+    rule_id: int | None = None
+
+
+def campaign_launch_problems(*, campaign: Campaign, launching: bool = False) -> list[LaunchProblem]:
+    """The checks of apps to the right (settings.CAMPAIGN_LAUNCH_CHECKS, dotted paths), which
+    campaigns may not import: each returns its problems with the campaign as it stands."""
+    problems: list[LaunchProblem] = []
+    for path in getattr(settings, "CAMPAIGN_LAUNCH_CHECKS", []):
+        problems += import_string(path)(campaign=campaign, launching=launching)
+    return problems
+
+
+def _launch_problems_refuse(campaign: Campaign, *, launching: bool = False) -> None:
+    blocking = [p for p in campaign_launch_problems(campaign=campaign, launching=launching) if p.blocking]
+    if blocking:
+        raise CampaignError(" ".join(problem.message for problem in blocking))
+
+
 LOGIN_RULE = dict(trigger=Trigger.TIKTOK_LOGIN, reward_amount=1_00)
 SHARE_RULE = dict(
     trigger=Trigger.UGC_SHARE,
@@ -93,7 +120,7 @@ PACKAGE_RULES = {
     Package.ALL_IN_ONE: [LOGIN_RULE, dict(trigger=Trigger.WHATSAPP_OPTIN, reward_amount=1_00), SHARE_RULE],
     Package.TIKTOK_ONLY: [LOGIN_RULE, SHARE_RULE],
     Package.WHATSAPP_REWARD: [dict(trigger=Trigger.WHATSAPP_OPTIN, reward_amount=2_00)],
-    Package.CASHBACK: [dict(trigger=Trigger.PURCHASE, reward_amount=5_00)],
+    Package.CASHBACK: [dict(trigger=Trigger.PURCHASE, reward_amount=5_00, return_window_days=14)],
 }
 
 # Engagement on a post can only be measured once the post exists, and the post is tied to the
@@ -171,6 +198,7 @@ def campaign_create(
         campaign_budget_account(campaign=campaign)
         for position, rule in enumerate(PACKAGE_RULES[package]):
             _rule_write(campaign=campaign, position=position, **rule)
+        campaign_launch_problems(campaign=campaign)  # a draft: its problems are shown, not refused
     return campaign
 
 
@@ -203,9 +231,13 @@ def rule_save(*, campaign: Campaign, trigger: str, reward_amount: int, **fields)
         raise CampaignError(gettext("A reward must be more than zero."))
     with transaction.atomic(durable=True):
         position = fields.pop("position", campaign.rules.count())
-        return _rule_write(
+        rule = _rule_write(
             campaign=campaign, trigger=trigger, reward_amount=reward_amount, position=position, **fields
         )
+        if campaign.status != CampaignStatus.DRAFT:
+            # Launched already: a rule change must pass what the launch had to pass.
+            _launch_problems_refuse(campaign)
+        return rule
 
 
 def rule_delete(*, rule: ActionRule) -> None:
@@ -271,6 +303,7 @@ def campaign_transition(*, campaign: Campaign, to: str) -> Campaign:
             )
         if to == CampaignStatus.LIVE:
             _campaign_ready_check(locked)
+            _launch_problems_refuse(locked, launching=True)
         locked.status = to
         locked.status_changed_at = timezone.now()
         locked.save(update_fields=["status", "status_changed_at"])
@@ -305,7 +338,10 @@ def campaign_update(*, campaign: Campaign, **fields) -> Campaign:
     for name, value in fields.items():
         setattr(campaign, name, value)
     campaign.countries = sorted(set(campaign.countries))
-    campaign.save()
+    with transaction.atomic():
+        campaign.save()
+        if campaign.status != CampaignStatus.DRAFT:
+            _launch_problems_refuse(campaign)
     landing_cache_clear(campaign=campaign)
     return campaign
 

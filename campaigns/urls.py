@@ -1,9 +1,10 @@
 from django.urls import path
 
-from campaigns import views
+from campaigns import developers, views
 
 brand = "brands/<slug:brand_slug>/"
 campaign = brand + "campaigns/<int:campaign_id>/"
+dev = brand + "developers/"
 
 urlpatterns = [
     path("brands/", views.brand_home, name="brand_home"),
@@ -21,5 +22,26 @@ urlpatterns = [
     path(campaign + "fund/", views.campaign_fund_view, name="campaign_fund"),
     path(campaign + "status/", views.campaign_status, name="campaign_status"),
     path(campaign + "dry-run/", views.campaign_dry_run_view, name="campaign_dry_run"),
+    path(dev, developers.developers, name="developers"),
+    path(dev + "keys/", developers.api_key_new, name="api_key_new"),
+    path(dev + "keys/<int:key_id>/rotate/", developers.api_key_rotate_view, name="api_key_rotate"),
+    path(dev + "keys/<int:key_id>/revoke/", developers.api_key_revoke_view, name="api_key_revoke"),
+    path(dev + "webhooks/", developers.webhook_endpoint_new, name="webhook_endpoint_new"),
+    path(dev + "webhooks/<int:endpoint_id>/", developers.webhook_endpoint, name="webhook_endpoint"),
+    path(
+        dev + "webhooks/<int:endpoint_id>/edit/",
+        developers.webhook_endpoint_edit,
+        name="webhook_endpoint_edit",
+    ),
+    path(
+        dev + "webhooks/<int:endpoint_id>/rotate/",
+        developers.webhook_secret_rotate_view,
+        name="webhook_secret_rotate",
+    ),
+    path(
+        dev + "deliveries/<int:delivery_id>/redeliver/",
+        developers.webhook_redeliver_view,
+        name="webhook_redeliver",
+    ),
     path("c/<slug:slug>/", views.landing, name="campaign_landing"),
 ]

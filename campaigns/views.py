@@ -35,6 +35,7 @@ from campaigns.services import (
     brand_topup_sandbox,
     campaign_create,
     campaign_fund,
+    campaign_launch_problems,
     campaign_transition,
     campaign_update,
     rule_delete,
@@ -165,6 +166,7 @@ def _campaign_context(request, campaign, **extra):
         request,
         campaign=campaign,
         rules=rules,
+        launch_problems=campaign_launch_problems(campaign=campaign),
         budget=campaign_budget(campaign=campaign, rules=rules),
         burn=campaign_burn_series(campaign=campaign),
         claimability=campaign_claimability(campaign=campaign),
@@ -202,6 +204,15 @@ def campaign_detail(request, campaign_id):
     return render(request, template, _campaign_context(request, campaign))
 
 
+def _launch_problems_warn(request, campaign):
+    """What the launch checks would say now, shown after every save."""
+    for problem in campaign_launch_problems(campaign=campaign):
+        if problem.blocking:
+            messages.warning(request, _("Blocks going live: %(problem)s") % {"problem": problem.message})
+        else:
+            messages.warning(request, problem.message)
+
+
 def _campaign_form_submit(request, campaign, form, *, form_name, action, success, error_field=None):
     """A form posted from the campaign page: on success back to the page with a message; on bad
     input or a refused operation the page again, with that form's errors, changing nothing."""
@@ -212,6 +223,7 @@ def _campaign_form_submit(request, campaign, form, *, form_name, action, success
             form.add_error(error_field, str(error))
         else:
             messages.success(request, success)
+            _launch_problems_warn(request, campaign)
             return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
     context = _campaign_context(request, campaign, **{form_name: form})
     return render(request, "campaigns/campaign_detail.html", context, status=400)
@@ -246,6 +258,11 @@ def campaign_rule_save(request, campaign_id):
             min_views=data["min_views"] or 0,
             min_likes=data["min_likes"] or 0,
             total_cap=data["total_cap"],
+            instructions=data.get("instructions", ""),
+            cashback_basis_points=(
+                int(data["cashback_percent"] * 100) if data.get("cashback_percent") is not None else None
+            ),
+            return_window_days=data.get("return_window_days") or 0,
         )
 
     return _campaign_form_submit(

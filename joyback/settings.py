@@ -50,6 +50,10 @@ SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000")
 # The public landing page is the same for every visitor: its body is cached this long.
 LANDING_CACHE_SECONDS = int(os.environ.get("LANDING_CACHE_SECONDS", "10"))
 
+# Run when a campaign or its rules are saved and before it goes live; each returns problems, and a
+# blocking one refuses the launch. Dotted paths: campaigns may not import the apps to its right.
+CAMPAIGN_LAUNCH_CHECKS = ["compliance.services.campaign_lint"]
+
 # Per address: plenty for a person, little for a script.
 PAYEE_SUBMISSIONS_PER_MINUTE = int(os.environ.get("PAYEE_SUBMISSIONS_PER_MINUTE", "10"))
 
@@ -84,6 +88,30 @@ TIKTOK_API_BASE = os.environ.get(
 WHATSAPP_APP_SECRET = os.environ.get("WHATSAPP_APP_SECRET", "sbx-meta-app-secret" if SANDBOX else "")
 WHATSAPP_VERIFY_TOKEN = os.environ.get("WHATSAPP_VERIFY_TOKEN", "sbx-verify-token" if SANDBOX else "")
 WHATSAPP_BUSINESS_NUMBER = os.environ.get("WHATSAPP_BUSINESS_NUMBER", "15550783881")
+WHATSAPP_API_BASE = os.environ.get(
+    "WHATSAPP_API_BASE", "/sandbox/whatsapp/graph" if SANDBOX else "https://graph.facebook.com"
+)
+WHATSAPP_PHONE_NUMBER_ID = os.environ.get("WHATSAPP_PHONE_NUMBER_ID", "106540352242922" if SANDBOX else "")
+WHATSAPP_ACCESS_TOKEN = os.environ.get("WHATSAPP_ACCESS_TOKEN", "sbx-whatsapp-token" if SANDBOX else "")
+
+# The payment service provider (the sandbox bank inside the app unless configured).
+PSP_API_BASE = os.environ.get("PSP_API_BASE", "http://sandbox.localhost/sandbox/bank" if SANDBOX else "")
+PSP_API_KEY = os.environ.get("PSP_API_KEY", "sbx-psp-key" if SANDBOX else "")
+PSP_TIMEOUT_SECONDS = float(os.environ.get("PSP_TIMEOUT_SECONDS", "7"))
+# The platform's own account the payouts leave from (the debtor of pain.001 files).
+PAYOUT_DEBTOR_NAME = os.environ.get("PAYOUT_DEBTOR_NAME", "JoyBack Payouts")
+PAYOUT_DEBTOR_IBAN = os.environ.get("PAYOUT_DEBTOR_IBAN", "DE02100100100006820101" if SANDBOX else "")
+PAYOUT_DEBTOR_BIC = os.environ.get("PAYOUT_DEBTOR_BIC", "PBNKDEFFXXX" if SANDBOX else "")
+# SEPA payouts go instant unless "batch": then they wait for the next pain.001 file.
+PAYOUT_SEPA_MODE = os.environ.get("PAYOUT_SEPA_MODE", "instant")
+# Currencies without a local rail that are still paid, by SWIFT transfer.
+PAYOUT_SWIFT_CURRENCIES = env_list("PAYOUT_SWIFT_CURRENCIES") or ["CAD", "AUD", "NZD", "SGD", "JPY", "HKD"]
+PAYOUT_FILE_MAX_TRANSACTIONS = int(os.environ.get("PAYOUT_FILE_MAX_TRANSACTIONS", "10000"))
+# Manual payouts above this many minor units need a second person's approval.
+PAYOUT_APPROVAL_THRESHOLD = int(os.environ.get("PAYOUT_APPROVAL_THRESHOLD", "50000"))
+# A submission with no answer for this long is asked about, never sent again blindly.
+PAYOUT_STALE_SECONDS = int(os.environ.get("PAYOUT_STALE_SECONDS", "60"))
+SANDBOX_BANK_RETURN_AFTER_SECONDS = int(os.environ.get("SANDBOX_BANK_RETURN_AFTER_SECONDS", "0"))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -99,9 +127,11 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "rest_framework",
+    "drf_spectacular",
     "django_q",
     "joyback.users",
     "joyback.ledger",
+    "joyback.api",
     "campaigns",
     "compliance",
     "verification",
@@ -110,6 +140,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "joyback.middleware.MachineEndpointsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -124,6 +155,9 @@ MIDDLEWARE = [
 if IS_PRODUCTION:
     # Outside production runserver serves static files from the app folders.
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+
+# Signed provider webhooks: answered by their view without the browser middleware (joyback.middleware).
+MACHINE_URL_NAMES = ["verification:whatsapp_webhook", "verification:tiktok_webhook"]
 
 ROOT_URLCONF = "joyback.urls"
 WSGI_APPLICATION = "joyback.wsgi.application"
@@ -230,6 +264,10 @@ Q_CLUSTER = {
     "retry": 120,
     "max_attempts": 5,
     "catch_up": False,
+    # Successful results are not kept: nothing reads them, and django-q2's pruning of the kept ones
+    # locks and loads every kept row once per task, which at a few hundred tasks a second costs
+    # more than the tasks. Failures are still kept (admin, "Failed tasks"); the work is in our tables.
+    "save_limit": -1,
     # Tests run queued work inline, at once; everywhere else a worker process does.
     "sync": env_bool("Q_SYNC", JOYBACK_ENV == "test"),
 }
@@ -244,11 +282,33 @@ CACHES = {
     if REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
+if REDIS_URL:
+    # Sessions read from the shared cache and written through to the database: no query per page.
+    # Never with the per-process LocMemCache, where a logout in one worker would not reach the others.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "joyback.api.framework.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "joyback.api.schema.ApiSchema",
+    "UNAUTHENTICATED_USER": None,
 }
+SPECTACULAR_SETTINGS = {
+    "TITLE": "JoyBack Cashback API",
+    "DESCRIPTION": "Report purchases and actions, follow claims and balances. Errors are "
+    '{"error": {"code", "message", "field"}}; every POST takes an Idempotency-Key.',
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {},
+}
+# The Cashback API: requests per key and minute, and how long a webhook endpoint gets to answer.
+API_REQUESTS_PER_MINUTE = int(os.environ.get("API_REQUESTS_PER_MINUTE", "1200"))
+WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("WEBHOOK_TIMEOUT_SECONDS", "5"))
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads it for hx-headers

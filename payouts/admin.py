@@ -1,6 +1,14 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
-from payouts.models import PayeeAccount
+from payouts import services
+from payouts.models import (
+    PayeeAccount,
+    PaymentBatch,
+    Payout,
+    PayoutEvent,
+    SandboxBankAccount,
+    SandboxBankPayment,
+)
 
 
 @admin.register(PayeeAccount)
@@ -34,3 +42,133 @@ class PayeeAccountAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+class PayoutEventInline(admin.TabularInline):
+    model = PayoutEvent
+    fields = ["at", "from_status", "to_status", "reason_code", "detail", "actor"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+def _each(request, payouts, act, done: str):
+    """Run one service per payout; a refusal is shown, never a 500."""
+    count = 0
+    for payout in payouts:
+        try:
+            act(payout)
+            count += 1
+        except services.PayoutRefused as refused:
+            messages.error(request, f"{payout.end_to_end_id}: {refused.message}")
+    if count:
+        messages.success(request, f"{count} payout(s) {done}.")
+
+
+@admin.register(Payout)
+class PayoutAdmin(admin.ModelAdmin):
+    """Payouts change only through their services: the actions below, never the form."""
+
+    list_display = [
+        "end_to_end_id",
+        "brand",
+        "amount",
+        "currency",
+        "scheme",
+        "status",
+        "reason_code",
+        "created_at",
+    ]
+    list_filter = ["status", "scheme", "currency", "manual"]
+    search_fields = ["end_to_end_id", "psp_reference"]
+    readonly_fields = [f.name for f in Payout._meta.fields]
+    inlines = [PayoutEventInline]
+    actions = ["approve", "cancel", "retry", "status_check"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Approve (maker-checker)")
+    def approve(self, request, queryset):
+        _each(request, queryset, lambda p: services.payout_approve(payout=p, actor=request.user), "approved")
+
+    @admin.action(description="Cancel (only before it is sent)")
+    def cancel(self, request, queryset):
+        _each(request, queryset, lambda p: services.payout_cancel(payout=p, actor=request.user), "cancelled")
+
+    @admin.action(description="Pay again (rejected or returned, details fixed)")
+    def retry(self, request, queryset):
+        _each(request, queryset, lambda p: services.payout_retry(payout=p, actor=request.user), "paid again")
+
+    @admin.action(description="Ask the bank for the status now")
+    def status_check(self, request, queryset):
+        _each(request, queryset, lambda p: services.payout_status_check(payout_id=p.pk), "checked")
+
+
+@admin.register(PaymentBatch)
+class PaymentBatchAdmin(admin.ModelAdmin):
+    list_display = [
+        "msg_id",
+        "currency",
+        "instant",
+        "number_of_transactions",
+        "control_sum",
+        "created_at",
+        "sent_at",
+    ]
+    readonly_fields = [
+        "msg_id",
+        "currency",
+        "instant",
+        "number_of_transactions",
+        "control_sum",
+        "sha256",
+        "sent_at",
+    ]
+    exclude = ["xml"]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(SandboxBankAccount)
+class SandboxBankAccountAdmin(admin.ModelAdmin):
+    """Testers choose here what the sandbox bank does with an account (see the README's magic IBANs)."""
+
+    list_display = ["account", "outcome", "vop_result", "holder_name"]
+    list_editable = ["outcome", "vop_result"]
+
+
+@admin.register(SandboxBankPayment)
+class SandboxBankPaymentAdmin(admin.ModelAdmin):
+    list_display = [
+        "end_to_end_id",
+        "scheme",
+        "amount",
+        "currency",
+        "status",
+        "reason_code",
+        "received_at",
+        "returned_at",
+    ]
+    list_filter = ["status", "scheme", "outcome"]
+    search_fields = ["end_to_end_id", "bank_reference"]
+    readonly_fields = [f.name for f in SandboxBankPayment._meta.fields]
+    actions = ["return_now"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.action(description="Return it now (AC04, account closed)")
+    def return_now(self, request, queryset):
+        from payouts.sandbox.bank import payment_return
+
+        for payment in queryset:
+            payment_return(payment=payment, reason_code="AC04")
+        messages.success(request, "The bank will report the returns on its next feed read.")

@@ -1,9 +1,19 @@
+from decimal import Decimal
+
 import phonenumbers
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from joyback.money import from_major
 from payouts.models import Rail
-from payouts.rails import RAIL_FOR_CURRENCY, AccountInvalid, iban_check, uk_account_check, us_account_check
+from payouts.rails import (
+    AccountInvalid,
+    iban_check,
+    rail_for,
+    swift_account_check,
+    uk_account_check,
+    us_account_check,
+)
 
 CONSENT_VERSION = "2026-11"
 
@@ -16,8 +26,9 @@ class PayeeForm(forms.Form):
     phone = forms.CharField(label=_("WhatsApp number"), required=False, max_length=32)
     iban = forms.CharField(label=_("IBAN"), required=False, max_length=42)
     sort_code = forms.CharField(label=_("Sort code"), required=False, max_length=10)
-    account_number = forms.CharField(label=_("Account number"), required=False, max_length=20)
+    account_number = forms.CharField(label=_("Account number"), required=False, max_length=34)
     routing_number = forms.CharField(label=_("Routing number"), required=False, max_length=12)
+    bic = forms.CharField(label=_("BIC (SWIFT code) of your bank"), required=False, max_length=11)
     consent = forms.BooleanField(
         label=_("I agree that JoyBack processes these details to pay me, under the campaign's terms."),
         error_messages={"required": _("Please agree to the terms so that we can pay you.")},
@@ -25,7 +36,7 @@ class PayeeForm(forms.Form):
 
     def __init__(self, *args, currency: str, **kwargs):
         super().__init__(*args, **kwargs)
-        self.rail = RAIL_FOR_CURRENCY.get(currency)
+        self.rail = rail_for(currency)
         self.bank_account = None
         self.phone_e164 = None
 
@@ -59,10 +70,31 @@ class PayeeForm(forms.Form):
                 self.bank_account = uk_account_check(
                     data.get("sort_code", ""), data.get("account_number", "")
                 )
-            else:
+            elif self.rail == Rail.US_ACH:
                 self.bank_account = us_account_check(
                     data.get("routing_number", ""), data.get("account_number", "")
                 )
+            else:
+                self.bank_account = swift_account_check(data.get("bic", ""), data.get("account_number", ""))
         except AccountInvalid as invalid:
             self.add_error(invalid.field, invalid.message)
         return data
+
+
+class ManualPayoutForm(PayeeForm):
+    """A payout a finance member makes by hand: the payee's details and an amount."""
+
+    amount = forms.DecimalField(label=_("Amount"), min_value=Decimal("0.01"), max_digits=12, decimal_places=2)
+    consent = forms.BooleanField(
+        label=_("The payee agreed to be paid and to these details being kept for it."),
+        error_messages={"required": _("Confirm that the payee agreed.")},
+    )
+
+    def __init__(self, *args, currency: str, **kwargs):
+        super().__init__(*args, currency=currency, **kwargs)
+        self.currency = currency
+        self.fields["name"].label = _("Payee's full name, as their bank knows it")
+        self.fields["email"].label = _("Payee's email")
+
+    def amount_minor(self) -> int:
+        return from_major(self.cleaned_data["amount"], self.currency)

@@ -1,6 +1,12 @@
+import secrets
+
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
+from campaigns.models import Brand
 from joyback.crypto import EncryptedTextField
 from verification.models import Participant
 
@@ -9,6 +15,7 @@ class Rail(models.TextChoices):
     SEPA = "sepa", "SEPA credit transfer"
     UK_FPS = "uk_fps", "UK Faster Payments"
     US_ACH = "us_ach", "US ACH"
+    SWIFT = "swift", "SWIFT"
 
 
 class PayeeAccount(models.Model):
@@ -31,6 +38,10 @@ class PayeeAccount(models.Model):
     consent_version = models.CharField(max_length=20)
     created_at = models.DateTimeField(auto_now_add=True)
     replaced_at = models.DateTimeField(null=True, blank=True)
+    language = models.CharField(max_length=10, default="en", help_text="For messages to the person")
+    unusable_code = models.CharField(
+        max_length=4, blank=True, default="", help_text="The bank's reason the account cannot be paid"
+    )
 
     class Meta:
         constraints = [
@@ -43,3 +54,498 @@ class PayeeAccount(models.Model):
 
     def __str__(self):
         return f"{self.get_rail_display()} {self.account_masked}"
+
+
+class VopResult(models.TextChoices):
+    """Verification of Payee answers, with the codes of the EPC VOP scheme."""
+
+    MATCH = "MTCH", _("Match")
+    CLOSE_MATCH = "CMTC", _("Close match")
+    NO_MATCH = "NMTC", _("No match")
+    NOT_POSSIBLE = "NOAP", _("Verification not possible")
+
+
+class VopChoice(models.TextChoices):
+    BANK_NAME = "bank_name", _("Use the name the bank knows")
+    KEEP_NAME = "keep_name", _("Keep the name entered, knowing the risk")
+
+
+class VopCheck(models.Model):
+    """The bank's answer to "is this name the holder of this account?", and what the person chose."""
+
+    payee = models.ForeignKey(PayeeAccount, on_delete=models.PROTECT, related_name="vop_checks")
+    result = models.CharField(max_length=4, choices=VopResult.choices)
+    bank_name_returned = EncryptedTextField(
+        null=True, blank=True, help_text="The holder's name, on close match"
+    )
+    checked_at = models.DateTimeField()
+    choice = models.CharField(max_length=10, choices=VopChoice.choices, blank=True, default="")
+    chosen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        get_latest_by = "checked_at"
+
+    def __str__(self):
+        return f"VoP {self.result} for payee #{self.payee_id}"
+
+    @property
+    def settled(self) -> bool:
+        """The payout may go: the name matched, or the person decided after the warning."""
+        return self.result in (VopResult.MATCH, VopResult.NOT_POSSIBLE) or bool(self.choice)
+
+
+class PayoutStatus(models.TextChoices):
+    AWAITING_APPROVAL = "awaiting_approval", _("Awaiting approval")
+    CREATED = "created", _("Created")
+    PAYEE_VERIFIED = "payee_verified", _("Payee verified")
+    SUBMITTED = "submitted", _("Submitted")
+    ACCEPTED = "accepted", _("Accepted by the bank")
+    SETTLED = "settled", _("Paid")
+    REJECTED = "rejected", _("Rejected")
+    RETURNED = "returned", _("Returned")
+    UNKNOWN = "unknown", _("Unknown, being checked")
+    CANCELLED = "cancelled", _("Cancelled")
+
+
+# Still moving: the person's money sits in transit until one of these resolves.
+OPEN_STATUSES = (
+    PayoutStatus.AWAITING_APPROVAL,
+    PayoutStatus.CREATED,
+    PayoutStatus.PAYEE_VERIFIED,
+    PayoutStatus.SUBMITTED,
+    PayoutStatus.ACCEPTED,
+    PayoutStatus.UNKNOWN,
+)
+
+
+class PayoutScheme(models.TextChoices):
+    """How the PSP moves the money; chosen from the payee's rail."""
+
+    SEPA_INSTANT = "sepa_instant", "SEPA Instant"
+    SEPA = "sepa", "SEPA credit transfer (batch file)"
+    FPS = "fps", "UK Faster Payments"
+    ACH = "ach", "US ACH"
+    SWIFT = "swift", "SWIFT"
+
+
+def new_end_to_end_id() -> str:
+    # 32 characters of the SEPA set, unique without a database round trip, so the id exists before
+    # anything is sent and every retry and status query reuses it.
+    return "JB" + secrets.token_hex(15).upper()
+
+
+class Payout(models.Model):
+    """Money owed to one person, on its way to their bank: payable -> in transit -> bank."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="payouts")
+    participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="payouts")
+    payee = models.ForeignKey(PayeeAccount, on_delete=models.PROTECT, related_name="payouts")
+    amount = models.BigIntegerField(help_text="Minor units")
+    currency = models.CharField(max_length=3)
+    scheme = models.CharField(max_length=14, choices=PayoutScheme.choices)
+    status = models.CharField(max_length=18, choices=PayoutStatus.choices, default=PayoutStatus.CREATED)
+    reason_code = models.CharField(max_length=8, blank=True, default="")
+    end_to_end_id = models.CharField(max_length=35, unique=True, default=new_end_to_end_id)
+    psp_reference = models.CharField(max_length=64, blank=True, default="")
+    batch = models.ForeignKey(
+        "PaymentBatch", null=True, blank=True, on_delete=models.PROTECT, related_name="payouts"
+    )
+    repays = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="repaid_by"
+    )
+    manual = models.BooleanField(default=False, help_text="Made by a person, not by a reward")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    ledger_transaction_id = models.BigIntegerField(null=True, blank=True, help_text="Payable -> in transit")
+    submissions = models.PositiveSmallIntegerField(default=0)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    next_check_at = models.DateTimeField(null=True, blank=True, help_text="When the worker looks again")
+    settled_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="payouts_payout_amount_positive"),
+            # One payout at a time per person and currency: a second would pay the same money twice.
+            models.UniqueConstraint(
+                fields=["participant", "currency"],
+                condition=Q(status__in=[s.value for s in OPEN_STATUSES]) & Q(manual=False),
+                name="payouts_one_open_payout",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["brand", "status", "created_at"], name="payouts_brand_status"),
+            models.Index(
+                fields=["next_check_at"],
+                condition=Q(status__in=["created", "payee_verified", "submitted", "accepted", "unknown"]),
+                name="payouts_due",
+            ),
+        ]
+
+    def __str__(self):
+        return f"payout {self.end_to_end_id} {self.status}"
+
+    @property
+    def open(self) -> bool:
+        return self.status in OPEN_STATUSES
+
+
+class PayoutEvent(models.Model):
+    """Each transition of a payout, with its time and the bank's reason code; never edited."""
+
+    payout = models.ForeignKey(Payout, on_delete=models.PROTECT, related_name="events")
+    from_status = models.CharField(max_length=18, blank=True, default="")
+    to_status = models.CharField(max_length=18)
+    reason_code = models.CharField(max_length=8, blank=True, default="")
+    detail = models.CharField(max_length=300, blank=True, default="")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["at", "pk"]
+
+    def __str__(self):
+        return f"{self.from_status or '-'} -> {self.to_status} {self.reason_code}"
+
+
+class PaymentBatch(models.Model):
+    """One pain.001 file: what left for the bank, byte for byte, sent at most once."""
+
+    msg_id = models.CharField(max_length=35, unique=True)
+    currency = models.CharField(max_length=3)
+    instant = models.BooleanField(default=False)
+    number_of_transactions = models.PositiveIntegerField()
+    control_sum = models.BigIntegerField(help_text="Minor units")
+    xml = models.BinaryField()
+    sha256 = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return self.msg_id
+
+
+class PspFeedCursor(models.Model):
+    """How far the PSP's event feed has been read; one row per feed."""
+
+    name = models.CharField(max_length=40, unique=True)
+    position = models.BigIntegerField(default=0)
+
+    def __str__(self):
+        return f"{self.name} at {self.position}"
+
+
+class Notification(models.Model):
+    """A message to the person about their payout, sent once (the unique key) after commit."""
+
+    payout = models.ForeignKey(Payout, on_delete=models.PROTECT, related_name="notifications")
+    kind = models.CharField(max_length=24)
+    channel = models.CharField(max_length=10)
+    key = models.CharField(max_length=80, unique=True)
+    provider_message_id = models.CharField(max_length=100, blank=True, default="")
+    sent_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.kind} by {self.channel}"
+
+
+# The sandbox bank: a PSP inside the app that answers as a real one would (see payouts/sandbox/).
+
+
+class SandboxOutcome(models.TextChoices):
+    SETTLE = "settle", "Settle at once"
+    PENDING = "pending", "Accept, settle on the next status query"
+    TIMEOUT = "timeout", "Take the payment, then time out the answer"
+    REJECT_AC01 = "reject_AC01", "Reject AC01 (account identifier incorrect)"
+    REJECT_AC04 = "reject_AC04", "Reject AC04 (account closed)"
+    REJECT_AC06 = "reject_AC06", "Reject AC06 (account blocked)"
+    REJECT_AG01 = "reject_AG01", "Reject AG01 (transaction forbidden)"
+    REJECT_AM04 = "reject_AM04", "Reject AM04 (insufficient funds)"
+    REJECT_AM05 = "reject_AM05", "Reject AM05 (duplication)"
+    REJECT_MS03 = "reject_MS03", "Reject MS03 (reason not specified)"
+    REJECT_AB05 = "reject_AB05", "Reject AB05 (timeout at the payee's bank)"
+    RETURN_AC04 = "return_AC04", "Settle, then return AC04 (account closed)"
+    RETURN_MD07 = "return_MD07", "Settle, then return MD07 (end customer deceased)"
+    RETURN_AC01 = "return_AC01", "Settle, then return AC01"
+
+
+class SandboxBankAccount(models.Model):
+    """A tester's choice of what the sandbox bank does with one account (chosen in the admin)."""
+
+    account = models.CharField(max_length=64, unique=True, help_text="IBAN, or sort code + number, ...")
+    holder_name = models.CharField(max_length=140, blank=True, default="", help_text="For VoP answers")
+    outcome = models.CharField(max_length=16, choices=SandboxOutcome.choices, default=SandboxOutcome.SETTLE)
+    vop_result = models.CharField(max_length=4, choices=VopResult.choices, blank=True, default="")
+
+    def __str__(self):
+        return self.account
+
+
+class SandboxBankPayment(models.Model):
+    """Every payment order the sandbox bank received: a second one for an EndToEndId is kept, not
+    merged, so a test can see it."""
+
+    end_to_end_id = models.CharField(max_length=35, db_index=True)
+    scheme = models.CharField(max_length=14)
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    creditor_name = models.CharField(max_length=140)
+    account = models.CharField(max_length=64)
+    outcome = models.CharField(max_length=16, choices=SandboxOutcome.choices)
+    status = models.CharField(max_length=4, help_text="ISO 20022 transaction status")
+    reason_code = models.CharField(max_length=4, blank=True, default="")
+    bank_reference = models.CharField(max_length=35, unique=True)
+    msg_id = models.CharField(max_length=35, blank=True, default="", help_text="The pain.001 it came in")
+    received_at = models.DateTimeField(default=timezone.now)
+    settled_at = models.DateTimeField(null=True, blank=True)
+    return_due_at = models.DateTimeField(null=True, blank=True)
+    returned_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"{self.end_to_end_id} {self.status}"
+
+
+class SandboxBankEvent(models.Model):
+    """The sandbox PSP's event feed: settlements, rejections and returns, in the order they happen."""
+
+    payment = models.ForeignKey(SandboxBankPayment, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=20)
+    reason_code = models.CharField(max_length=4, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.kind} {self.payment_id}"
+
+
+class SandboxBankMessage(models.Model):
+    """A status report or notification the sandbox bank issued, for reconciliation to import."""
+
+    kind = models.CharField(max_length=20, help_text="pain.002.001.10 or camt.054.001.08")
+    msg_id = models.CharField(max_length=35, unique=True)
+    xml = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.kind} {self.msg_id}"
+
+
+# Reconciliation: bank statements (camt.053 / camt.054), their lines, and what did not match.
+
+
+class StatementImportStatus(models.TextChoices):
+    QUEUED = "queued", _("Waiting")
+    RUNNING = "running", _("Importing")
+    DONE = "done", _("Imported")
+    FAILED = "failed", _("Refused")
+
+
+class StatementImport(models.Model):
+    """One file handed in (upload, API, folder or the sandbox bank), and how far its import got.
+
+    `brand` is the brand whose member or key handed it in; without one it is the platform's own
+    statement, matched against every brand's payouts.
+    """
+
+    brand = models.ForeignKey(Brand, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    source = models.CharField(max_length=10, default="upload")
+    filename = models.CharField(max_length=200, blank=True, default="")
+    data = models.BinaryField()
+    sha256 = models.CharField(max_length=64, db_index=True)
+    message = models.CharField(max_length=20, blank=True, default="")
+    status = models.CharField(
+        max_length=8, choices=StatementImportStatus.choices, default=StatementImportStatus.QUEUED
+    )
+    total = models.PositiveIntegerField(default=0)
+    processed = models.PositiveIntegerField(default=0)
+    new_lines = models.PositiveIntegerField(default=0)
+    known_lines = models.PositiveIntegerField(default=0)
+    matched = models.PositiveIntegerField(default=0)
+    exceptions = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+    error_line = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["brand", "-created_at"], name="payouts_stmtimport_brand")]
+
+    def __str__(self):
+        return f"import {self.pk} {self.filename} {self.status}"
+
+    @property
+    def percent(self) -> int:
+        if self.status == StatementImportStatus.DONE:
+            return 100
+        return int(100 * self.processed / self.total) if self.total else 0
+
+
+class Statement(models.Model):
+    """One Stmt (camt.053) or Ntfctn (camt.054) of an imported file: an account and its balances."""
+
+    statement_import = models.ForeignKey(StatementImport, on_delete=models.PROTECT, related_name="statements")
+    brand = models.ForeignKey(Brand, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    message = models.CharField(max_length=20)
+    msg_id = models.CharField(max_length=35)
+    statement_id = models.CharField(max_length=35)
+    sequence = models.BigIntegerField(null=True, blank=True, help_text="ElctrncSeqNb")
+    account = models.CharField(max_length=40)
+    currency = models.CharField(max_length=3, blank=True, default="")
+    opening_balance = models.BigIntegerField(null=True, blank=True, help_text="Minor units, signed")
+    closing_balance = models.BigIntegerField(null=True, blank=True, help_text="Minor units, signed")
+    closing_date = models.DateField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.message} {self.statement_id}"
+
+
+class LineKind(models.TextChoices):
+    PAYOUT = "payout", _("Payout")
+    BATCH = "batch", _("Batch booking")
+    RETURN = "return", _("Return")
+    DEPOSIT = "deposit", _("Deposit")
+    OTHER = "other", _("Other")
+
+
+class LineState(models.TextChoices):
+    NEW = "new", _("Not matched yet")
+    MATCHED = "matched", _("Matched")
+    EXCEPTION = "exception", _("Exception")
+    PENDING = "pending", _("Not booked (pending or information)")
+
+
+class StatementLine(models.Model):
+    """One booking on a statement: a transaction (TxDtls) of an entry, or the entry itself when the
+    bank gave no breakdown. Never edited by hand; matching fills in what it belongs to."""
+
+    statement = models.ForeignKey(Statement, on_delete=models.PROTECT, related_name="lines")
+    brand = models.ForeignKey(Brand, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    dedupe_key = models.CharField(max_length=120, unique=True)
+    entry_ref = models.CharField(max_length=35, blank=True, default="", help_text="AcctSvcrRef")
+    kind = models.CharField(max_length=8, choices=LineKind.choices)
+    credit = models.BooleanField()
+    amount = models.BigIntegerField(help_text="Minor units, positive")
+    currency = models.CharField(max_length=3)
+    booking_date = models.DateField(null=True, blank=True)
+    entry_status = models.CharField(max_length=4, default="BOOK")
+    reversal = models.BooleanField(default=False)
+    end_to_end_id = models.CharField(max_length=35, blank=True, default="", db_index=True)
+    batch_ref = models.CharField(max_length=35, blank=True, default="", help_text="Btch MsgId or PmtInfId")
+    return_reason = models.CharField(max_length=4, blank=True, default="")
+    reference = models.CharField(max_length=500, blank=True, default="", help_text="Remittance, entry info")
+    counterparty = models.CharField(max_length=140, blank=True, default="")
+    state = models.CharField(max_length=9, choices=LineState.choices, default=LineState.NEW)
+    payout = models.ForeignKey(
+        Payout, null=True, blank=True, on_delete=models.PROTECT, related_name="statement_lines"
+    )
+    payment_batch = models.ForeignKey(
+        PaymentBatch, null=True, blank=True, on_delete=models.PROTECT, related_name="statement_lines"
+    )
+    ledger_transaction_id = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["statement", "state"], name="payouts_stmtline_state"),
+            models.Index(fields=["brand", "state", "currency"], name="payouts_stmtline_brand"),
+            models.Index(fields=["payout"], name="payouts_stmtline_payout"),
+        ]
+
+    def __str__(self):
+        return f"{'CRDT' if self.credit else 'DBIT'} {self.amount} {self.currency} {self.end_to_end_id}"
+
+    @property
+    def signed_amount(self) -> int:
+        return self.amount if self.credit else -self.amount
+
+
+class ExceptionReason(models.TextChoices):
+    UNKNOWN_LINE = "unknown_line", _("Unknown statement line")
+    AMOUNT_MISMATCH = "amount_mismatch", _("Amount differs from the payout")
+    CURRENCY_MISMATCH = "currency_mismatch", _("Currency differs from the payout")
+    DUPLICATE = "duplicate", _("Booked twice")
+    STATE_MISMATCH = "state_mismatch", _("Booked, but the payout did not go out")
+    NO_STATEMENT_LINE = "no_statement_line", _("Sent long ago, not on any statement")
+
+
+class ExceptionStatus(models.TextChoices):
+    OPEN = "open", _("Open")
+    RESOLVED = "resolved", _("Resolved")
+
+
+class ResolutionAction(models.TextChoices):
+    LINK = "link", _("Linked to a payout")
+    SUSPENSE = "suspense", _("Booked to suspense")
+    REPAID = "repaid", _("Marked re-paid")
+
+
+class ReconciliationException(models.Model):
+    """Something a person must look at: a line nothing explains, or a payout no line explains."""
+
+    brand = models.ForeignKey(Brand, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    line = models.ForeignKey(
+        StatementLine, null=True, blank=True, on_delete=models.PROTECT, related_name="exceptions"
+    )
+    payout = models.ForeignKey(
+        Payout, null=True, blank=True, on_delete=models.PROTECT, related_name="reconciliation_exceptions"
+    )
+    reason = models.CharField(max_length=20, choices=ExceptionReason.choices)
+    detail = models.CharField(max_length=300, blank=True, default="")
+    amount = models.BigIntegerField(default=0, help_text="Minor units, signed as on the bank account")
+    currency = models.CharField(max_length=3, blank=True, default="")
+    status = models.CharField(max_length=8, choices=ExceptionStatus.choices, default=ExceptionStatus.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # One open question per line, and per payout with no line: a re-import or a second
+            # sweep finds the existing one instead of a copy.
+            models.UniqueConstraint(
+                fields=["line"], condition=Q(line__isnull=False), name="payouts_recexc_one_per_line"
+            ),
+            models.UniqueConstraint(
+                fields=["payout", "reason"],
+                condition=Q(line__isnull=True, status="open"),
+                name="payouts_recexc_one_open_per_payout",
+            ),
+        ]
+        indexes = [models.Index(fields=["brand", "status", "-id"], name="payouts_recexc_queue")]
+
+    def __str__(self):
+        return f"{self.reason} {self.status}"
+
+
+class ExceptionResolution(models.Model):
+    """What a finance member did about an exception, with who and when; never edited."""
+
+    exception = models.ForeignKey(
+        ReconciliationException, on_delete=models.PROTECT, related_name="resolutions"
+    )
+    action = models.CharField(max_length=10, choices=ResolutionAction.choices)
+    payout = models.ForeignKey(Payout, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    ledger_transaction_id = models.BigIntegerField(null=True, blank=True)
+    note = models.CharField(max_length=500, blank=True, default="")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Empty when a later statement line settled it",
+    )
+    at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.action} by {self.actor_id}"

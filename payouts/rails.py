@@ -3,13 +3,21 @@
 import re
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.utils.translation import gettext as _
-from schwifty import IBAN
+from schwifty import BIC, IBAN
 from schwifty.exceptions import SchwiftyException
 
 from payouts.models import Rail
 
 RAIL_FOR_CURRENCY = {"EUR": Rail.SEPA, "GBP": Rail.UK_FPS, "USD": Rail.US_ACH}
+
+
+def rail_for(currency: str) -> str | None:
+    """The local rail of a currency, else SWIFT where the platform serves that currency, else none."""
+    if currency in RAIL_FOR_CURRENCY:
+        return RAIL_FOR_CURRENCY[currency]
+    return Rail.SWIFT if currency in settings.PAYOUT_SWIFT_CURRENCIES else None
 
 
 class AccountInvalid(ValueError):
@@ -105,4 +113,26 @@ def us_account_check(routing_number: str, account_number: str) -> BankAccount:
         country="US",
         details={"routing_number": routing_number, "account_number": account_number},
         masked=f"{routing_number[:4]}••••• ••••{account_number[-4:]}",
+    )
+
+
+def swift_account_check(bic: str, account_number: str) -> BankAccount:
+    """SWIFT, where no local rail reaches: the bank's BIC and the account number as the bank writes it."""
+    bic = re.sub(r"\s", "", bic or "").upper()
+    account_number = re.sub(r"[\s-]", "", account_number or "").upper()
+    try:
+        code = BIC(bic)
+    except SchwiftyException:
+        raise AccountInvalid(
+            "bic", _("A BIC (SWIFT code) has 8 or 11 letters and digits, like DEUTDEFF.")
+        ) from None
+    if not re.fullmatch(r"[0-9A-Z]{4,34}", account_number):
+        raise AccountInvalid("account_number", _("An account number has 4 to 34 letters and digits."))
+    return BankAccount(
+        rail=Rail.SWIFT,
+        country=code.country_code,
+        details={"bic": str(code), "account_number": account_number},
+        masked=f"{str(code)[:6]}•• ••••{account_number[-4:]}",
+        bank_name=(code.bank_names or [""])[0],
+        bic=str(code),
     )

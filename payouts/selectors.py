@@ -1,7 +1,7 @@
 from django.db.models import Count, Exists, OuterRef, Sum
 
 from joyback.ledger.models import Account, AccountKind
-from payouts.models import PayeeAccount
+from payouts.models import PayeeAccount, Payout, PayoutEvent, PayoutStatus, VopCheck
 from verification.models import ActionClaim, ClaimStatus, Participant
 
 
@@ -31,3 +31,48 @@ def campaign_payout_readiness(*, campaign) -> dict:
         found = claims.aggregate(amount=Sum("amount", default=0), people=Count("participant", distinct=True))
         totals[label], totals[f"{label}_people"] = found["amount"], found["people"]
     return {"readiness": totals, "currency": campaign.currency}
+
+
+def participant_payouts(*, participant: Participant, limit: int = 5) -> list[Payout]:
+    return list(
+        Payout.objects.filter(participant=participant).select_related("payee").order_by("-pk")[:limit]
+    )
+
+
+def vop_latest(*, payee: PayeeAccount | None) -> VopCheck | None:
+    if payee is None:
+        return None
+    return VopCheck.objects.filter(payee=payee).order_by("-checked_at", "-pk").first()
+
+
+ATTENTION = [
+    PayoutStatus.AWAITING_APPROVAL,
+    PayoutStatus.UNKNOWN,
+    PayoutStatus.REJECTED,
+    PayoutStatus.RETURNED,
+]
+
+
+def payouts_needing_attention(*, brand, limit: int = 100) -> list[Payout]:
+    """What a finance member acts on: approvals, unknown outcomes, and failures not yet repaid."""
+    return list(
+        Payout.objects.filter(brand=brand, status__in=ATTENTION, repaid_by__isnull=True)
+        .select_related("payee", "created_by")
+        .order_by("-pk")[:limit]
+    )
+
+
+def payouts_recent(*, brand, limit: int = 25) -> list[Payout]:
+    return list(Payout.objects.filter(brand=brand).select_related("payee").order_by("-pk")[:limit])
+
+
+def payout_get_for_brand(*, brand, payout_id: int) -> Payout | None:
+    return (
+        Payout.objects.filter(brand=brand, pk=payout_id)
+        .select_related("payee", "participant", "created_by", "approved_by", "repays", "batch")
+        .first()
+    )
+
+
+def payout_history(*, payout: Payout) -> list[PayoutEvent]:
+    return list(payout.events.select_related("actor").order_by("at", "pk"))

@@ -1,17 +1,57 @@
+import hashlib
 import json
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.mail import send_mail
-from django.db import transaction
-from django.db.models import Q
+from django.db import connection, transaction
+from django.db.models import CharField, Exists, F, OuterRef, Q, Value
+from django.db.models.functions import Cast, Concat
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from joyback.crypto import fingerprint
-from payouts.models import PayeeAccount
+from joyback.ledger.models import Account, AccountKind, Transaction
+from joyback.ledger.services import (
+    InsufficientFunds,
+    Posting,
+    account_get_or_create,
+    platform_bank,
+    posting_post,
+    transaction_reverse,
+    transfer_post,
+)
+from joyback.money import money_format
+from joyback.queue import enqueue_on_commit
+from payouts import psp
+from payouts.iso20022.pain001 import pain001_files
+from payouts.iso20022.pain002 import pain002_parse
+from payouts.iso20022.types import CreditTransfer, Debtor
+from payouts.models import (
+    OPEN_STATUSES,
+    Notification,
+    PayeeAccount,
+    PaymentBatch,
+    Payout,
+    PayoutEvent,
+    PayoutScheme,
+    PayoutStatus,
+    PspFeedCursor,
+    Rail,
+    VopCheck,
+    VopChoice,
+    VopResult,
+)
 from payouts.rails import BankAccount
-from verification.models import Participant
-from verification.services import participants_flag
+from verification.models import ClaimStatus, Participant
+from verification.providers import whatsapp
+from verification.services import (
+    participant_create,
+    participant_payable_account,
+    participants_flag,
+)
 
 
 def payee_account_save(
@@ -23,12 +63,23 @@ def payee_account_save(
     bank_account: BankAccount,
     currency: str,
     consent_version: str,
+    language: str = "en",
+    onboard: bool = True,
+    status_url: str = "",
+    campaign_name: str = "",
 ) -> PayeeAccount:
-    """The participant's bank details from now on; an earlier account is kept, marked replaced."""
+    """The participant's bank details from now on; an earlier account is kept, marked replaced.
+    With a status_url, the private status link is mailed to them once the details are stored."""
     with transaction.atomic(durable=True):
         # Two submissions of one person (a double click, two tabs) take turns here instead of
         # both replacing the current account and colliding on the one-current-payee constraint.
         Participant.objects.select_for_update().filter(pk=participant.pk).first()
+        fingerprints = {
+            "account_fingerprint": fingerprint(bank_account.identity),
+            "email_fingerprint": fingerprint(email.strip().lower()) if email else "",
+            "phone_fingerprint": fingerprint(phone) if phone else "",
+        }
+        _details_lock(brand_id=participant.brand_id, fingerprints=fingerprints.values())
         now = timezone.now()
         PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).update(replaced_at=now)
         payee = PayeeAccount.objects.create(
@@ -41,15 +92,36 @@ def payee_account_save(
             country=bank_account.country,
             account=json.dumps(bank_account.details),
             account_masked=bank_account.masked,
-            account_fingerprint=fingerprint(bank_account.identity),
-            email_fingerprint=fingerprint(email.strip().lower()) if email else "",
-            phone_fingerprint=fingerprint(phone) if phone else "",
+            **fingerprints,
             bank_name=bank_account.bank_name,
             consent_at=now,
             consent_version=consent_version,
+            language=language,
         )
         _shared_details_flag(payee)
+        if onboard:
+            enqueue_on_commit("payouts.tasks.payee_verify_task", payee.pk)
+        if status_url:
+            # Queued from inside the transaction: with the database as broker the task row commits
+            # with the details, in the same commit (joyback.queue).
+            enqueue_on_commit(
+                "payouts.tasks.status_link_send_task", payee.pk, status_url, campaign_name, language
+            )
     return payee
+
+
+def _details_lock(*, brand_id: int, fingerprints) -> None:
+    """Two people entering the same bank account, email or phone at the same moment would each
+    miss the other (neither row is committed when the other looks): they take turns per detail,
+    in a fixed order so that they cannot deadlock. SQLite writes one at a time anyway."""
+    if connection.vendor != "postgresql":
+        return
+    keys = sorted(
+        {int(hashlib.sha256(f"{brand_id}:{fp}".encode()).hexdigest()[:15], 16) for fp in fingerprints if fp}
+    )
+    with connection.cursor() as cursor:
+        for key in keys:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
 SHARED_DETAILS = [
@@ -103,3 +175,896 @@ def _status_mail(*, payee: PayeeAccount, status_url: str, campaign_name: str) ->
         from_email=settings.DEFAULT_FROM_EMAIL,
         recipient_list=[payee.email],
     )
+
+
+# Payouts: the person's payable -> in transit -> the bank. Every transition is a conditional update
+# from the states it may leave, so two workers (or a worker and a bank report) never both act.
+
+PAYEE_DATA_CODES = frozenset(
+    {"AC01", "AC02", "AC03", "AC04", "AC06", "AG01", "BE04", "MD07", "RR03", "RC01", "MS02"}
+)
+# Instant-only technical refusals: the payee's bank was unreachable in time; a batch transfer works.
+INSTANT_UNREACHABLE_CODES = frozenset({"AB05", "AB06", "AB07", "AB08", "AB09", "AB10", "CNOR"})
+
+
+class PayoutRefused(Exception):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _in_transit(*, brand_id: int, currency: str) -> Account:
+    return account_get_or_create(
+        kind=AccountKind.PAYOUT_IN_TRANSIT,
+        currency=currency,
+        brand_id=brand_id,
+        name=f"Payouts in transit {currency}",
+    )
+
+
+def scheme_for(payee: PayeeAccount) -> str:
+    if payee.rail == Rail.SEPA:
+        return PayoutScheme.SEPA_INSTANT if settings.PAYOUT_SEPA_MODE == "instant" else PayoutScheme.SEPA
+    return {Rail.UK_FPS: PayoutScheme.FPS, Rail.US_ACH: PayoutScheme.ACH, Rail.SWIFT: PayoutScheme.SWIFT}[
+        payee.rail
+    ]
+
+
+def _event(payout: Payout, *, from_status: str, reason_code: str = "", detail: str = "", actor=None) -> None:
+    PayoutEvent.objects.create(
+        payout=payout,
+        from_status=from_status,
+        to_status=payout.status,
+        reason_code=reason_code,
+        detail=detail[:300],
+        actor=actor,
+    )
+
+
+def _transition(
+    payout: Payout, *, to: str, allowed_from, reason_code="", detail="", actor=None, **fields
+) -> bool:
+    """Move the payout if it is still in one of `allowed_from`; False when another step got there first."""
+    moved = Payout.objects.filter(pk=payout.pk, status__in=list(allowed_from)).update(
+        status=to, reason_code=reason_code, updated_at=timezone.now(), **fields
+    )
+    if not moved:
+        return False
+    before = payout.status
+    payout.refresh_from_db()
+    _event(payout, from_status=before, reason_code=reason_code, detail=detail, actor=actor)
+    return True
+
+
+def _latest_unpaid_payout(participant: Participant, currency: str) -> Payout | None:
+    return (
+        Payout.objects.filter(
+            participant=participant,
+            currency=currency,
+            status__in=[PayoutStatus.REJECTED, PayoutStatus.RETURNED],
+            repaid_by__isnull=True,
+        )
+        .order_by("-pk")
+        .first()
+    )
+
+
+def payout_for_participant(*, participant_id: int, currency: str) -> Payout | None:
+    """Pay out what the ledger owes the person, less what they owe back, in one payout.
+
+    Nothing happens without current, usable bank details, or while another payout of theirs is
+    still on its way (its resolution calls this again for whatever arrived meanwhile).
+    """
+    participant = Participant.objects.get(pk=participant_id)
+    payable = participant_payable_account(participant=participant, currency=currency)
+    with transaction.atomic(durable=True):
+        # The same lock payee_account_save takes: details cannot change under a payout being made.
+        Participant.objects.select_for_update().filter(pk=participant.pk).first()
+        crash_point("payout_locked")
+        payee = PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).first()
+        if payee is None or payee.unusable_code or payee.currency != currency:
+            return None
+        if participant.claims.filter(status=ClaimStatus.NEEDS_REVIEW).exists():
+            return None  # flagged: nothing leaves until a person decides (the decision calls again)
+        if Payout.objects.filter(
+            participant=participant, currency=currency, manual=False, status__in=OPEN_STATUSES
+        ).exists():
+            return None
+        receivable = Account.objects.filter(
+            kind=AccountKind.PARTICIPANT_RECEIVABLE,
+            currency=currency,
+            subject=participant.ledger_subject,
+            brand_id=participant.brand_id,
+        ).first()
+        locked = {
+            a.pk: a
+            for a in Account.objects.select_for_update()
+            .filter(pk__in=[payable.pk] + ([receivable.pk] if receivable else []))
+            .order_by("pk")
+        }
+        gross = locked[payable.pk].balance
+        owed_back = locked[receivable.pk].balance if receivable else 0
+        if gross <= 0:
+            return None
+        netted = min(gross, owed_back)
+        amount = gross - netted
+        if amount <= 0:
+            posting_post(
+                posting=Posting(
+                    reason="clawback_netted",
+                    legs=((locked[payable.pk], netted), (locked[receivable.pk], -netted)),
+                    reference=participant.ledger_subject,
+                    description="Rewards netted against a clawback",
+                )
+            )
+            return None
+        payout = Payout.objects.create(
+            brand_id=participant.brand_id,
+            participant=participant,
+            payee=payee,
+            amount=amount,
+            currency=currency,
+            scheme=scheme_for(payee),
+            repays=_latest_unpaid_payout(participant, currency),
+            next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
+        )
+        legs = [
+            (locked[payable.pk], gross),
+            (_in_transit(brand_id=participant.brand_id, currency=currency), -amount),
+        ]
+        if netted:
+            legs.append((locked[receivable.pk], -netted))
+        posted = posting_post(
+            posting=Posting(
+                reason="payout",
+                legs=tuple(legs),
+                idempotency_key=f"payout:{payout.pk}",
+                reference=f"payout:{payout.end_to_end_id}",
+                description=f"Payout {payout.end_to_end_id}"
+                + (f", {netted} netted against clawbacks" if netted else ""),
+            )
+        )
+        Payout.objects.filter(pk=payout.pk).update(ledger_transaction_id=posted.pk)
+        payout.ledger_transaction_id = posted.pk
+        _event(payout, from_status="", detail=f"netted {netted}" if netted else "")
+        crash_point("payout_posted")
+        enqueue_on_commit("payouts.tasks.payout_submit_task", payout.pk)
+    return payout
+
+
+def payee_vop_check(*, payee: PayeeAccount) -> VopCheck | None:
+    """Ask the payee's bank whether the name holds the account (SEPA only: the scheme is European)."""
+    if payee.rail != Rail.SEPA:
+        return None
+    details = json.loads(payee.account)
+    answer = psp.payee_verify(iban=details["iban"], name=payee.holder_name)
+    return VopCheck.objects.create(
+        payee=payee,
+        result=answer.result,
+        bank_name_returned=answer.name or None,
+        checked_at=timezone.now(),
+    )
+
+
+def vop_current(*, payee: PayeeAccount) -> VopCheck | None:
+    return VopCheck.objects.filter(payee=payee).order_by("-checked_at", "-pk").first()
+
+
+def vop_choose(*, check: VopCheck, choice: str) -> VopCheck:
+    """The person's answer to a close match or no match, recorded; a waiting payout then goes."""
+    if choice not in VopChoice.values:
+        raise PayoutRefused(_("Choose one of the options."))
+    if check.result not in (VopResult.CLOSE_MATCH, VopResult.NO_MATCH):
+        raise PayoutRefused(_("Your bank confirmed the name; there is nothing to choose."))
+    if choice == VopChoice.BANK_NAME and not check.bank_name_returned:
+        raise PayoutRefused(_("Your bank did not tell us a name to use."))
+    with transaction.atomic(durable=True):
+        updated = VopCheck.objects.filter(pk=check.pk, choice="").update(
+            choice=choice, chosen_at=timezone.now()
+        )
+        if not updated:
+            raise PayoutRefused(_("You have already answered."))
+        for payout_id in Payout.objects.filter(payee=check.payee, status=PayoutStatus.CREATED).values_list(
+            "pk", flat=True
+        ):
+            enqueue_on_commit("payouts.tasks.payout_submit_task", payout_id)
+    check.refresh_from_db()
+    return check
+
+
+def _creditor_name(payout: Payout, check: VopCheck | None) -> str:
+    if check and check.choice == VopChoice.BANK_NAME and check.bank_name_returned:
+        return check.bank_name_returned
+    return payout.payee.holder_name
+
+
+def _payee_verify_step(payout: Payout) -> bool:
+    """created -> payee_verified once VoP has an answer the payout may go on (or is not needed)."""
+    payee = payout.payee
+    check = vop_current(payee=payee)
+    if payee.rail == Rail.SEPA and check is None:
+        check = payee_vop_check(payee=payee)
+    if check is not None and not check.settled:
+        # Waiting for the person's answer on the status page; their choice wakes the payout.
+        Payout.objects.filter(pk=payout.pk).update(reason_code="VOP", next_check_at=None)
+        return False
+    detail = (
+        f"VoP {check.result}{' / ' + check.choice if check.choice else ''}" if check else "VoP not applicable"
+    )
+    with transaction.atomic(durable=True):
+        return _transition(
+            payout, to=PayoutStatus.PAYEE_VERIFIED, allowed_from=[PayoutStatus.CREATED], detail=detail
+        )
+
+
+def _order(payout: Payout) -> psp.PaymentOrder:
+    details = json.loads(payout.payee.account)
+    account = {
+        Rail.SEPA: lambda d: {"iban": d["iban"], **({"bic": d["bic"]} if d.get("bic") else {})},
+        Rail.UK_FPS: lambda d: {"sortCode": d["sort_code"], "accountNumber": d["account_number"]},
+        Rail.US_ACH: lambda d: {"routingNumber": d["routing_number"], "accountNumber": d["account_number"]},
+        Rail.SWIFT: lambda d: {"bic": d["bic"], "accountNumber": d["account_number"]},
+    }[payout.payee.rail](details)
+    return psp.PaymentOrder(
+        end_to_end_id=payout.end_to_end_id,
+        scheme=payout.scheme,
+        amount=payout.amount,
+        currency=payout.currency,
+        creditor_name=_creditor_name(payout, vop_current(payee=payout.payee)),
+        account=account,
+        remittance=f"JoyBack reward {payout.end_to_end_id}",
+    )
+
+
+def payout_submit(*, payout_id: int) -> Payout:
+    """Take a payout as far as it can go now: payee verified, then sent to the PSP exactly once."""
+    payout = Payout.objects.select_related("payee").get(pk=payout_id)
+    if payout.status == PayoutStatus.CREATED and not _payee_verify_step(payout):
+        return payout
+    if payout.status != PayoutStatus.PAYEE_VERIFIED or payout.scheme == PayoutScheme.SEPA:
+        return payout  # batch SEPA transfers leave with the next pain.001 file
+    crash_point("before_claim")
+    # The claim is committed before anything leaves: from here on the payout is "sent" as far as
+    # every other worker knows, and only a status query may decide it was not.
+    with transaction.atomic(durable=True):
+        claimed = _transition(
+            payout,
+            to=PayoutStatus.SUBMITTED,
+            allowed_from=[PayoutStatus.PAYEE_VERIFIED],
+            submissions=F("submissions") + 1,
+            submitted_at=timezone.now(),
+            next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
+        )
+    if not claimed:
+        return Payout.objects.get(pk=payout.pk)
+    crash_point("after_claim")
+    try:
+        status = psp.payment_submit(_order(payout))
+    except psp.PspUnknown as error:
+        crash_point("after_send")
+        with transaction.atomic(durable=True):
+            _transition(
+                payout,
+                to=PayoutStatus.UNKNOWN,
+                allowed_from=[PayoutStatus.SUBMITTED],
+                detail=str(error),
+                next_check_at=timezone.now() + timedelta(seconds=2 * settings.PSP_TIMEOUT_SECONDS),
+            )
+        return payout
+    crash_point("after_send")
+    return payout_status_apply(payout=payout, status=status)
+
+
+def payout_status_apply(*, payout: Payout, status: psp.PaymentStatus) -> Payout:
+    """What the bank said of a payout, applied once whatever order the answers come in."""
+    if status.returned:
+        return payout_return(payout=payout, reason_code=status.reason_code or "MS03")
+    if status.settled:
+        return payout_settle(payout=payout, bank_reference=status.bank_reference)
+    if status.rejected:
+        return payout_reject(payout=payout, reason_code=status.reason_code or "MS03")
+    with transaction.atomic(durable=True):
+        _transition(
+            payout,
+            to=PayoutStatus.ACCEPTED,
+            allowed_from=[PayoutStatus.SUBMITTED, PayoutStatus.UNKNOWN],
+            reason_code="",
+            detail=f"bank status {status.status}",
+            psp_reference=status.bank_reference or payout.psp_reference,
+            next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
+        )
+    return payout
+
+
+SENT = [PayoutStatus.SUBMITTED, PayoutStatus.ACCEPTED, PayoutStatus.UNKNOWN]
+
+
+def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
+    with transaction.atomic(durable=True):
+        if not _transition(
+            payout,
+            to=PayoutStatus.SETTLED,
+            allowed_from=SENT,
+            settled_at=timezone.now(),
+            next_check_at=None,
+            psp_reference=bank_reference or payout.psp_reference,
+        ):
+            return payout
+        transfer_post(
+            source=_in_transit(brand_id=payout.brand_id, currency=payout.currency),
+            destination=platform_bank(currency=payout.currency),
+            amount=payout.amount,
+            reason="payout_settled",
+            idempotency_key=f"payout-settled:{payout.pk}",
+            reference=f"payout:{payout.end_to_end_id}",
+        )
+        _notify(payout, kind="settled")
+        enqueue_on_commit("payouts.tasks.payout_for_participant_task", payout.participant_id, payout.currency)
+    return payout
+
+
+def payout_reject(*, payout: Payout, reason_code: str, detail: str = "") -> Payout:
+    """The bank refused it: the money goes back to what the person is owed."""
+    with transaction.atomic(durable=True):
+        if not _transition(
+            payout,
+            to=PayoutStatus.REJECTED,
+            allowed_from=SENT,
+            reason_code=reason_code,
+            detail=detail,
+            next_check_at=None,
+        ):
+            return payout
+        transaction_reverse(
+            original=Transaction.objects.get(pk=payout.ledger_transaction_id),
+            reason="payout_rejected",
+            idempotency_key=f"payout-rejected:{payout.pk}",
+        )
+        _after_failure(payout, reason_code)
+    return payout
+
+
+def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payout:
+    """Paid, then sent back by the payee's bank (days later, perhaps): owed again, details to fix."""
+    with transaction.atomic(durable=True):
+        if payout.status != PayoutStatus.SETTLED and payout.status in SENT:
+            # A return can overtake the settlement report; book the settlement first.
+            payout_settle_locked = _transition(
+                payout,
+                to=PayoutStatus.SETTLED,
+                allowed_from=SENT,
+                settled_at=timezone.now(),
+                next_check_at=None,
+            )
+            if payout_settle_locked:
+                transfer_post(
+                    source=_in_transit(brand_id=payout.brand_id, currency=payout.currency),
+                    destination=platform_bank(currency=payout.currency),
+                    amount=payout.amount,
+                    reason="payout_settled",
+                    idempotency_key=f"payout-settled:{payout.pk}",
+                    reference=f"payout:{payout.end_to_end_id}",
+                )
+        if not _transition(
+            payout,
+            to=PayoutStatus.RETURNED,
+            allowed_from=[PayoutStatus.SETTLED],
+            reason_code=reason_code,
+            detail=detail,
+        ):
+            return payout
+        transfer_post(
+            source=platform_bank(currency=payout.currency),
+            destination=participant_payable_account(participant=payout.participant, currency=payout.currency),
+            amount=payout.amount,
+            reason="payout_returned",
+            idempotency_key=f"payout-returned:{payout.pk}",
+            reference=f"payout:{payout.end_to_end_id}",
+        )
+        _after_failure(payout, reason_code)
+    return payout
+
+
+def _after_failure(payout: Payout, reason_code: str) -> None:
+    if reason_code in PAYEE_DATA_CODES:
+        PayeeAccount.objects.filter(pk=payout.payee_id, unusable_code="").update(unusable_code=reason_code)
+        _notify(payout, kind="fix_details")
+    else:
+        _notify(payout, kind="delayed")
+
+
+def payout_status_check(*, payout_id: int) -> Payout:
+    """A payout sent with no final answer: ask the bank, and resend only if it never got it."""
+    payout = Payout.objects.select_related("payee").get(pk=payout_id)
+    if payout.status not in SENT:
+        return payout
+    status = psp.payment_status(payout.end_to_end_id)
+    if status is not None:
+        return payout_status_apply(payout=payout, status=status)
+    if payout.status == PayoutStatus.ACCEPTED:
+        return payout
+    # The bank never received it (the crash or timeout came before the request got there): the
+    # same EndToEndId goes again, so a late first copy would be a duplicate the bank can refuse.
+    with transaction.atomic(durable=True):
+        reopened = _transition(
+            payout,
+            to=PayoutStatus.PAYEE_VERIFIED,
+            allowed_from=[PayoutStatus.SUBMITTED, PayoutStatus.UNKNOWN],
+            detail="not received by the bank; sending again",
+        )
+    return payout_submit(payout_id=payout.pk) if reopened else payout
+
+
+def psp_events_apply() -> int:
+    """Read the PSP's feed of settlements, rejections and returns from where we left off."""
+    cursor, _created = PspFeedCursor.objects.get_or_create(name="psp_events")
+    applied = 0
+    for event in psp.events_fetch(after=cursor.position):
+        payout = Payout.objects.filter(end_to_end_id=event.end_to_end_id).first()
+        if payout is not None:
+            if event.kind == "payment.settled":
+                payout_settle(payout=payout)
+            elif event.kind == "payment.rejected":
+                payout_reject(payout=payout, reason_code=event.reason_code or "MS03")
+            elif event.kind == "payment.returned":
+                payout_return(payout=payout, reason_code=event.reason_code or "MS03")
+            applied += 1
+        # Moved forward only after the event is applied: a crash re-reads it, and applying twice
+        # is harmless because every transition is conditional.
+        PspFeedCursor.objects.filter(pk=cursor.pk, position__lt=event.number).update(position=event.number)
+        cursor.position = max(cursor.position, event.number)
+    return applied
+
+
+def payouts_due(*, now=None, limit: int = 200) -> list[tuple[int, str]]:
+    now = now or timezone.now()
+    return list(
+        Payout.objects.filter(
+            next_check_at__lte=now, status__in=[*SENT, PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED]
+        )
+        .order_by("next_check_at")
+        .values_list("pk", "status")[:limit]
+    )
+
+
+def payouts_sweep(*, now=None) -> dict:
+    """The standing worker pass: finish what a crash or a lost task left, ask about what is
+    overdue, and read the bank's feed. Safe to run in several workers at once."""
+    done = {"submitted": 0, "checked": 0, "events": 0}
+    for payout_id, status in payouts_due(now=now):
+        if status in (PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED):
+            payout_submit(payout_id=payout_id)
+            done["submitted"] += 1
+        else:
+            payout_status_check(payout_id=payout_id)
+            done["checked"] += 1
+    done["events"] = psp_events_apply()
+    if settings.PAYOUT_SEPA_MODE == "batch":
+        done["files"] = len(payment_batch_build())
+    for participant_id, currency in participants_owed(limit=200):
+        done["created"] = done.get("created", 0) + bool(
+            payout_for_participant(participant_id=participant_id, currency=currency)
+        )
+    for notification_id in Notification.objects.filter(
+        sent_at__isnull=True, created_at__lte=(now or timezone.now()) - timedelta(minutes=1)
+    ).values_list("pk", flat=True)[:200]:
+        notification_send(notification_id=notification_id)
+    return done
+
+
+def participants_owed(*, limit: int) -> list[tuple[int, str]]:
+    """People with usable bank details, money owed and no payout under way: normally none, since
+    every reward and every new payee enqueues its payout; these are the ones a crash or a lost
+    task left behind."""
+    subject = Concat(Value("participant:"), Cast("participant_id", CharField()))
+    owed = Account.objects.filter(
+        kind=AccountKind.PARTICIPANT_PAYABLE,
+        subject=OuterRef("subject"),
+        currency=OuterRef("currency"),
+        balance__gt=0,
+    )
+    under_way = Payout.objects.filter(
+        participant_id=OuterRef("participant_id"),
+        currency=OuterRef("currency"),
+        manual=False,
+        status__in=OPEN_STATUSES,
+    )
+    return list(
+        PayeeAccount.objects.filter(replaced_at__isnull=True, unusable_code="")
+        .annotate(subject=subject)
+        .filter(Exists(owed), ~Exists(under_way))
+        .exclude(participant__claims__status=ClaimStatus.NEEDS_REVIEW)
+        .values_list("participant_id", "currency")[:limit]
+    )
+
+
+# Crash points: the tests stop a payout at each step as a killed process would, then restart.
+_crash_at: set[str] = set()
+
+
+class SimulatedCrash(BaseException):
+    """Not an Exception: no handler in the code may swallow it, as none could swallow a kill."""
+
+
+def crash_point(name: str) -> None:
+    if name in _crash_at:
+        _crash_at.discard(name)
+        raise SimulatedCrash(name)
+
+
+# Telling the person: one Notification row per payout, kind and channel (the unique key makes a
+# replayed transition harmless), written with the transition and sent after commit.
+
+REASON_TEXTS = {
+    "AC01": gettext_lazy("the account number is not valid"),
+    "AC04": gettext_lazy("the account is closed"),
+    "AC06": gettext_lazy("the account is blocked"),
+    "AG01": gettext_lazy("the bank does not allow this kind of payment to the account"),
+    "MD07": gettext_lazy("the bank reports that the account holder has died"),
+    "BE04": gettext_lazy("the bank needs the account holder's address"),
+    "AM04": gettext_lazy("a problem on our side, which we are fixing"),
+    "AM05": gettext_lazy("the bank saw it as a duplicate"),
+    "AB05": gettext_lazy("the receiving bank did not answer in time"),
+    "MS03": gettext_lazy("the bank gave no reason"),
+}
+
+
+def reason_text(code: str) -> str:
+    return str(REASON_TEXTS.get(code, REASON_TEXTS["MS03"]))
+
+
+def _notify(payout: Payout, *, kind: str) -> None:
+    payee = payout.payee
+    channels = [c for c, present in (("email", payee.email), ("whatsapp", payee.phone)) if present]
+    for channel in channels:
+        notification, created = Notification.objects.get_or_create(
+            key=f"{payout.pk}:{kind}:{channel}", defaults={"payout": payout, "kind": kind, "channel": channel}
+        )
+        if created:
+            enqueue_on_commit("payouts.tasks.notification_send_task", notification.pk)
+
+
+def _status_url(participant: Participant) -> str:
+    claim = participant.claims.select_related("campaign").order_by("-pk").first()
+    if claim is None:
+        return settings.SITE_URL
+    return settings.SITE_URL + reverse("payouts:status_page", args=[claim.campaign.slug, participant.token])
+
+
+def _message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:
+    """Subject, body and the WhatsApp template's parameters, in the current language."""
+    amount = money_format(payout.amount, payout.currency, translation.get_language() or "en")
+    account = payout.payee.account_masked
+    url = _status_url(payout.participant)
+    if kind == "settled":
+        return (
+            _("Your reward of %(amount)s is paid") % {"amount": amount},
+            _("%(amount)s is on its way to your account %(account)s and should be there now.")
+            % {"amount": amount, "account": account},
+            [amount, account],
+        )
+    reason = reason_text(payout.reason_code)
+    if kind == "fix_details":
+        return (
+            _("Please check your bank details"),
+            _(
+                "We could not pay %(amount)s to %(account)s: %(reason)s. Please enter your bank details "
+                "again and we will pay you at once: %(url)s"
+            )
+            % {"amount": amount, "account": account, "reason": reason, "url": url},
+            [amount, account, reason, url],
+        )
+    return (
+        _("Your payout is delayed"),
+        _("Your payout of %(amount)s is delayed: %(reason)s. We will send it again; nothing to do for you.")
+        % {"amount": amount, "reason": reason},
+        [amount, reason],
+    )
+
+
+def notification_send(*, notification_id: int) -> bool:
+    """Send one notification, once: the row is claimed before the message goes."""
+    claimed = Notification.objects.filter(pk=notification_id, sent_at__isnull=True).update(
+        sent_at=timezone.now()
+    )
+    if not claimed:
+        return False
+    notification = Notification.objects.select_related("payout__payee", "payout__participant").get(
+        pk=notification_id
+    )
+    payout = notification.payout
+    try:
+        with translation.override(payout.payee.language or settings.LANGUAGE_CODE):
+            subject, body, parameters = _message(payout, notification.kind)
+            if notification.channel == "email":
+                send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [payout.payee.email])
+            else:
+                message_id = whatsapp.template_send(
+                    to=payout.payee.phone,
+                    template=f"payout_{notification.kind}",
+                    language=translation.get_language() or "en",
+                    parameters=parameters,
+                )
+                Notification.objects.filter(pk=notification_id).update(provider_message_id=message_id)
+    except Exception:
+        # Unclaim, so the retry sends it; the error goes to the task log.
+        Notification.objects.filter(pk=notification_id).update(sent_at=None)
+        raise
+    return True
+
+
+def payee_onboard(*, payee_id: int) -> None:
+    """New bank details: check the name with the bank, then pay out whatever the person is owed."""
+    payee = PayeeAccount.objects.select_related("participant").get(pk=payee_id)
+    if payee.replaced_at is not None:
+        return
+    if payee.rail == Rail.SEPA and vop_current(payee=payee) is None:
+        payee_vop_check(payee=payee)
+    payout_for_participant(participant_id=payee.participant_id, currency=payee.currency)
+
+
+# What finance members and admins do with payouts.
+
+CANCELLABLE = [PayoutStatus.AWAITING_APPROVAL, PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED]
+
+
+def payout_cancel(*, payout: Payout, actor, note: str = "") -> Payout:
+    """Stop a payout that has not left: the money stays owed to the person (or, for a manual
+    payout, goes back to the brand's funding)."""
+    with transaction.atomic(durable=True):
+        if not _transition(
+            payout,
+            to=PayoutStatus.CANCELLED,
+            allowed_from=CANCELLABLE,
+            detail=note or "cancelled",
+            actor=actor,
+            next_check_at=None,
+        ):
+            raise PayoutRefused(
+                _("This payout has already been sent to the bank; it can no longer be cancelled.")
+            )
+        transaction_reverse(
+            original=Transaction.objects.get(pk=payout.ledger_transaction_id),
+            reason="payout_cancelled",
+            idempotency_key=f"payout-cancelled:{payout.pk}",
+        )
+    return payout
+
+
+def payout_retry(*, payout: Payout, actor) -> Payout:
+    """Pay again what a rejected or returned payout failed to pay, once the cause is fixed."""
+    if payout.status not in (PayoutStatus.REJECTED, PayoutStatus.RETURNED):
+        raise PayoutRefused(_("Only a rejected or returned payout can be paid again."))
+    if payout.repaid_by.exists():
+        raise PayoutRefused(_("This payout has already been paid again."))
+    payee = PayeeAccount.objects.filter(participant=payout.participant, replaced_at__isnull=True).first()
+    if payee is None or payee.unusable_code:
+        raise PayoutRefused(
+            _("The person has not corrected their bank details yet; it goes out once they do.")
+        )
+    if payout.manual:
+        return payout_manual_create(
+            brand=payout.brand,
+            payee=payee,
+            amount=payout.amount,
+            created_by=actor,
+            repays=payout,
+            funded=True,
+        )
+    again = payout_for_participant(participant_id=payout.participant_id, currency=payout.currency)
+    if again is None:
+        raise PayoutRefused(
+            _("Nothing to pay: another payout of this person is under way, or nothing is owed.")
+        )
+    PayoutEvent.objects.create(
+        payout=again,
+        from_status="",
+        to_status=again.status,
+        detail=f"retry of {payout.end_to_end_id}",
+        actor=actor,
+    )
+    return again
+
+
+def payout_manual_create(
+    *, brand, payee: PayeeAccount, amount: int, created_by, repays: Payout | None = None, funded: bool = False
+) -> Payout:
+    """A payout a person makes by hand, from the brand's funding; above the threshold it waits for a
+    second person's approval (maker-checker)."""
+    if amount <= 0:
+        raise PayoutRefused(_("Enter an amount above zero."))
+    currency = payee.currency
+    payable = participant_payable_account(participant=payee.participant, currency=currency)
+    funding = account_get_or_create(kind=AccountKind.BRAND_FUNDING, currency=currency, brand_id=brand.pk)
+    needs_approval = amount > settings.PAYOUT_APPROVAL_THRESHOLD
+    with transaction.atomic(durable=True):
+        payout = Payout.objects.create(
+            brand=brand,
+            participant=payee.participant,
+            payee=payee,
+            amount=amount,
+            currency=currency,
+            scheme=scheme_for(payee),
+            manual=True,
+            created_by=created_by,
+            repays=repays,
+            status=PayoutStatus.AWAITING_APPROVAL if needs_approval else PayoutStatus.CREATED,
+            next_check_at=None
+            if needs_approval
+            else timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
+        )
+        legs = [(_in_transit(brand_id=brand.pk, currency=currency), -amount)]
+        # A repayment is already owed to the person (the return put it back); a new one is funded now.
+        legs.append((payable, amount) if funded else (funding, amount))
+        try:
+            posted = posting_post(
+                posting=Posting(
+                    reason="payout_manual",
+                    legs=tuple(legs),
+                    idempotency_key=f"payout:{payout.pk}",
+                    reference=f"payout:{payout.end_to_end_id}",
+                    description=f"Manual payout {payout.end_to_end_id}",
+                )
+            )
+        except InsufficientFunds:
+            raise PayoutRefused(
+                _("The brand's funding account does not hold enough for this payout.")
+            ) from None
+        Payout.objects.filter(pk=payout.pk).update(ledger_transaction_id=posted.pk)
+        payout.ledger_transaction_id = posted.pk
+        _event(payout, from_status="", actor=created_by, detail="manual payout")
+        if not needs_approval:
+            enqueue_on_commit("payouts.tasks.payout_submit_task", payout.pk)
+    return payout
+
+
+def payout_approve(*, payout: Payout, actor) -> Payout:
+    """The checker's half of maker-checker: never the person who made the payout."""
+    if payout.created_by_id == actor.pk:
+        raise PayoutRefused(_("A second person must approve a payout you made yourself."))
+    with transaction.atomic(durable=True):
+        if not _transition(
+            payout,
+            to=PayoutStatus.CREATED,
+            allowed_from=[PayoutStatus.AWAITING_APPROVAL],
+            actor=actor,
+            detail="approved",
+            approved_by=actor,
+            next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
+        ):
+            raise PayoutRefused(_("This payout is not waiting for approval."))
+        enqueue_on_commit("payouts.tasks.payout_submit_task", payout.pk)
+    return payout
+
+
+def payout_manual_enter(
+    *,
+    brand,
+    name: str,
+    email: str,
+    phone: str,
+    bank_account: BankAccount,
+    currency: str,
+    amount: int,
+    created_by,
+) -> Payout:
+    """A finance member pays someone by hand: a payee of the brand's own, then the payout."""
+    if amount <= 0:
+        raise PayoutRefused(_("Enter an amount above zero."))
+    participant = participant_create(brand=brand)
+    payee = payee_account_save(
+        participant=participant,
+        name=name,
+        email=email,
+        phone=phone,
+        bank_account=bank_account,
+        currency=currency,
+        consent_version="manual",
+        onboard=False,
+    )
+    return payout_manual_create(brand=brand, payee=payee, amount=amount, created_by=created_by)
+
+
+# SEPA batch files: payouts verified and waiting leave together in pain.001 files, each file
+# written once, stored byte for byte, and sent at most once.
+
+
+def _transfer(payout: Payout) -> CreditTransfer:
+    details = json.loads(payout.payee.account)
+    return CreditTransfer(
+        end_to_end_id=payout.end_to_end_id,
+        amount_minor=payout.amount,
+        currency=payout.currency,
+        creditor_name=_creditor_name(payout, vop_current(payee=payout.payee)),
+        creditor_iban=details["iban"],
+        creditor_bic=details.get("bic", ""),
+        remittance=f"JoyBack reward {payout.end_to_end_id}",
+    )
+
+
+def payment_batch_build(*, currency: str = "EUR", now=None) -> list[PaymentBatch]:
+    """Put every verified SEPA batch payout into pain.001 files (split at the bank's cap)."""
+    now = now or timezone.now()
+    with transaction.atomic(durable=True):
+        payouts = list(
+            Payout.objects.select_for_update(skip_locked=True)
+            .filter(status=PayoutStatus.PAYEE_VERIFIED, scheme=PayoutScheme.SEPA, currency=currency)
+            .select_related("payee")
+            .order_by("pk")[: settings.PAYOUT_FILE_MAX_TRANSACTIONS * 10]
+        )
+        if not payouts:
+            return []
+        by_id = {p.end_to_end_id: p for p in payouts}
+        files = pain001_files(
+            debtor=Debtor(
+                name=settings.PAYOUT_DEBTOR_NAME,
+                iban=settings.PAYOUT_DEBTOR_IBAN,
+                bic=settings.PAYOUT_DEBTOR_BIC,
+            ),
+            transfers=[_transfer(p) for p in payouts],
+            msg_id_prefix="JBP",
+            created_at=now,
+            execution_date=now.date(),
+            max_per_file=settings.PAYOUT_FILE_MAX_TRANSACTIONS,
+        )
+        batches = []
+        for file in files:
+            batch, created = PaymentBatch.objects.get_or_create(
+                msg_id=file.msg_id,
+                defaults={
+                    "currency": currency,
+                    "number_of_transactions": file.number_of_transactions,
+                    "control_sum": file.control_sum_minor,
+                    "xml": file.xml,
+                    "sha256": hashlib.sha256(file.xml).hexdigest(),
+                },
+            )
+            if not created:
+                # The same payouts again: only after the bank said it never got the file (the
+                # status checks reopened every one of them), so the stored file may go once more.
+                PaymentBatch.objects.filter(pk=batch.pk).update(sent_at=None)
+            for end_to_end_id in file.end_to_end_ids:
+                _transition(
+                    by_id[end_to_end_id],
+                    to=PayoutStatus.SUBMITTED,
+                    allowed_from=[PayoutStatus.PAYEE_VERIFIED],
+                    detail=f"in file {file.msg_id}",
+                    batch=batch,
+                    submissions=F("submissions") + 1,
+                    submitted_at=now,
+                    next_check_at=now + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
+                )
+            enqueue_on_commit("payouts.tasks.payment_batch_transmit_task", batch.pk)
+            batches.append(batch)
+    return batches
+
+
+def payment_batch_transmit(*, batch_id: int) -> PaymentBatch:
+    """Send a stored file; a file already sent is refused, never sent twice."""
+    claimed = PaymentBatch.objects.filter(pk=batch_id, sent_at__isnull=True).update(sent_at=timezone.now())
+    batch = PaymentBatch.objects.get(pk=batch_id)
+    if not claimed:
+        raise PayoutRefused(_("File %(msg_id)s has already been sent.") % {"msg_id": batch.msg_id})
+    try:
+        report = psp.payment_file_send(xml=bytes(batch.xml))
+    except psp.PspUnknown:
+        return batch  # its payouts are "submitted": their status checks find out what the bank got
+    status_report_apply(xml=report)
+    return batch
+
+
+def status_report_apply(*, xml: bytes) -> int:
+    """A pain.002 from the bank: each payout it speaks of moves, once, whatever order reports come in."""
+    report = pain002_parse(xml)
+    applied = 0
+    payouts = Payout.objects.filter(batch__msg_id=report.original_msg_id).select_related("payee")
+    for payout in payouts:
+        status = report.status_of(payout.end_to_end_id)
+        if status is None:
+            continue
+        payout_status_apply(
+            payout=payout,
+            status=psp.PaymentStatus(status=status.status, reason_code=status.reason),
+        )
+        applied += 1
+    return applied

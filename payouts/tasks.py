@@ -1,9 +1,35 @@
 """Work the task queue runs for payouts: thin wrappers that call one service each."""
 
+from payouts import services
 from payouts.models import PayeeAccount
-from payouts.services import status_link_send
 
 
 def status_link_send_task(payee_id, status_url: str, campaign_name: str, language: str = "en") -> None:
     payee = PayeeAccount.objects.get(pk=payee_id)
-    status_link_send(payee=payee, status_url=status_url, campaign_name=campaign_name, language=language)
+    services.status_link_send(
+        payee=payee, status_url=status_url, campaign_name=campaign_name, language=language
+    )
+
+
+def payee_verify_task(payee_id: int) -> None:
+    services.payee_onboard(payee_id=payee_id)
+
+
+def payout_for_participant_task(participant_id: int, currency: str) -> None:
+    services.payout_for_participant(participant_id=participant_id, currency=currency)
+
+
+def payout_submit_task(payout_id: int) -> None:
+    services.payout_submit(payout_id=payout_id)
+
+
+def notification_send_task(notification_id: int) -> None:
+    services.notification_send(notification_id=notification_id)
+
+
+def payouts_sweep_task() -> dict:
+    return services.payouts_sweep()
+
+
+def payment_batch_transmit_task(batch_id: int) -> None:
+    services.payment_batch_transmit(batch_id=batch_id)

@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -7,16 +8,35 @@ from django.utils.translation import gettext as _
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.selectors import campaign_get_for_brand, campaign_public_cached, campaign_schedule_state
-from joyback.queue import enqueue_on_commit
 from joyback.ratelimit import client_address, rate_limit_hit
-from payouts.forms import CONSENT_VERSION, PayeeForm
-from payouts.rails import RAIL_FOR_CURRENCY, AccountInvalid, iban_check
-from payouts.selectors import campaign_payout_readiness, participant_owed, payee_current
-from payouts.services import payee_account_save
+from payouts.forms import CONSENT_VERSION, ManualPayoutForm, PayeeForm
+from payouts.rails import AccountInvalid, iban_check, rail_for
+from payouts.selectors import (
+    campaign_payout_readiness,
+    participant_owed,
+    participant_payouts,
+    payee_current,
+    payout_get_for_brand,
+    payout_history,
+    payouts_needing_attention,
+    payouts_recent,
+    vop_latest,
+)
+from payouts.services import (
+    PayoutRefused,
+    payee_account_save,
+    payout_approve,
+    payout_cancel,
+    payout_manual_enter,
+    payout_retry,
+    reason_text,
+    vop_choose,
+)
 from verification.selectors import participant_get_by_token
-from verification.sessions import session_participant
+from verification.sessions import session_participant, session_participant_set
 
 
 def _public_campaign(slug):
@@ -31,7 +51,7 @@ def _payee_context(request, campaign, form):
     return {
         "campaign": campaign,
         "form": form,
-        "rail": RAIL_FOR_CURRENCY.get(campaign.currency),
+        "rail": rail_for(campaign.currency),
         "participant": participant,
         "has_rewards": participant is not None and participant.has_claims,
     }
@@ -73,7 +93,8 @@ def payee(request, slug):
         context["refusal"] = schedule.message
     if "refusal" in context or not form.is_valid():
         return render(request, template, context, status=400)
-    payee_account = payee_account_save(
+    status_path = reverse("payouts:status_page", args=[campaign.slug, participant.token])
+    payee_account_save(
         participant=participant,
         name=form.cleaned_data["name"],
         email=form.cleaned_data["email"],
@@ -81,11 +102,9 @@ def payee(request, slug):
         bank_account=form.bank_account,
         currency=campaign.currency,
         consent_version=CONSENT_VERSION,
-    )
-    status_path = reverse("payouts:status_page", args=[campaign.slug, participant.token])
-    status_url = request.build_absolute_uri(status_path)
-    enqueue_on_commit(
-        "payouts.tasks.status_link_send_task", payee_account.pk, status_url, campaign.name, get_language()
+        language=get_language() or "en",
+        status_url=request.build_absolute_uri(status_path),
+        campaign_name=campaign.name,
     )
     if request.htmx:
         response = HttpResponse(status=204)
@@ -122,6 +141,9 @@ def status_page(request, slug, token):
     participant = _status_participant(token)
     if participant.brand_id != campaign.brand_id:
         raise Http404("No such claim")
+    # The private link is the person's key: opened on another device (from the mail), it lets them
+    # correct their bank details there too.
+    session_participant_set(request.session, participant)
     return render(
         request,
         "payouts/status_page.html",
@@ -130,15 +152,43 @@ def status_page(request, slug, token):
 
 
 def _payout_context(participant):
+    payee = payee_current(participant=participant)
     return {
-        "payee": payee_current(participant=participant),
-        "owed": participant_owed(participant=participant),
+        "payee": payee,
+        "vop": vop_latest(payee=payee),
+        "owed": [account for account in participant_owed(participant=participant) if account.balance > 0],
+        "payouts": participant_payouts(participant=participant),
+        "fix_reason": reason_text(payee.unusable_code) if payee and payee.unusable_code else "",
+        "token": participant.token,
+        "fix_url": _fix_url(participant),
     }
+
+
+def _fix_url(participant) -> str:
+    claim = participant.claims.select_related("campaign").order_by("-pk").first()
+    return reverse("payouts:payee", args=[claim.campaign.slug]) if claim else ""
 
 
 @require_GET
 def status_payout(request, token):
     participant = _status_participant(token)
+    return render(request, "payouts/_status_payout.html", _payout_context(participant))
+
+
+@require_POST
+def status_vop_choose(request, token):
+    """The person's answer when their bank knows the account under another name."""
+    participant = _status_participant(token)
+    check = vop_latest(payee=payee_current(participant=participant))
+    context = _payout_context(participant)
+    if check is None:
+        raise Http404("Nothing to choose")
+    try:
+        vop_choose(check=check, choice=request.POST.get("choice", ""))
+    except PayoutRefused as refused:
+        return render(
+            request, "payouts/_status_payout.html", {**context, "refusal": refused.message}, status=400
+        )
     return render(request, "payouts/_status_payout.html", _payout_context(participant))
 
 
@@ -152,3 +202,101 @@ def campaign_payouts(request, campaign_id):
         "payouts/_campaign_payouts.html",
         {"campaign": campaign, **campaign_payout_readiness(campaign=campaign)},
     )
+
+
+# The brand's payouts: what needs a finance member, each payout's history, and manual payouts.
+
+
+def _payouts_page(request, form=None, status=200):
+    currency = request.GET.get("currency") or "EUR"
+    context = {
+        "brand": request.brand,
+        "membership": request.membership,
+        "roles": roles,
+        "attention": payouts_needing_attention(brand=request.brand),
+        "recent": payouts_recent(brand=request.brand),
+        "form": form or ManualPayoutForm(currency=currency),
+        "threshold": settings.PAYOUT_APPROVAL_THRESHOLD,
+    }
+    return render(request, "payouts/payout_list.html", context, status=status)
+
+
+@brand_member_required()
+@require_GET
+def payout_list(request):
+    return _payouts_page(request)
+
+
+@sensitive_post_parameters("name", "email", "phone", "iban", "sort_code", "account_number", "routing_number")
+@brand_member_required(roles.FUND)
+@require_POST
+def payout_manual(request):
+    currency = request.POST.get("currency", "EUR")
+    form = ManualPayoutForm(request.POST, currency=currency)
+    if not form.is_valid():
+        return _payouts_page(request, form=form, status=400)
+    try:
+        payout = payout_manual_enter(
+            brand=request.brand,
+            name=form.cleaned_data["name"],
+            email=form.cleaned_data["email"],
+            phone=form.cleaned_data["phone"],
+            bank_account=form.bank_account,
+            currency=currency,
+            amount=form.amount_minor(),
+            created_by=request.user,
+        )
+    except PayoutRefused as refused:
+        form.add_error(None, refused.message)
+        return _payouts_page(request, form=form, status=400)
+    return redirect("payouts:payout_detail", request.brand.slug, payout.pk)
+
+
+@brand_member_required()
+@require_GET
+def payout_detail(request, payout_id):
+    payout = payout_get_for_brand(brand=request.brand, payout_id=payout_id)
+    if payout is None:
+        raise Http404("No such payout")
+    context = {
+        "brand": request.brand,
+        "membership": request.membership,
+        "roles": roles,
+        "payout": payout,
+        "history": payout_history(payout=payout),
+        "vop": vop_latest(payee=payout.payee),
+        "reason": reason_text(payout.reason_code) if payout.reason_code not in ("", "VOP") else "",
+    }
+    return render(request, "payouts/payout_detail.html", context)
+
+
+PAYOUT_ACTIONS = {
+    "approve": lambda payout, user: payout_approve(payout=payout, actor=user),
+    "cancel": lambda payout, user: payout_cancel(payout=payout, actor=user),
+    "retry": lambda payout, user: payout_retry(payout=payout, actor=user),
+}
+
+
+@brand_member_required(roles.FUND)
+@require_POST
+def payout_action(request, payout_id):
+    payout = payout_get_for_brand(brand=request.brand, payout_id=payout_id)
+    if payout is None:
+        raise Http404("No such payout")
+    action = PAYOUT_ACTIONS.get(request.POST.get("action", ""))
+    try:
+        if request.POST.get("vop_choice"):
+            check = vop_latest(payee=payout.payee)
+            if check is None:
+                raise PayoutRefused(_("There is no name check to answer."))
+            vop_choose(check=check, choice=request.POST["vop_choice"])
+        elif action is None:
+            raise PayoutRefused(_("Unknown action."))
+        else:
+            result = action(payout, request.user)
+            if result.pk != payout.pk:
+                messages.success(request, _("A new payout was made."))
+                return redirect("payouts:payout_detail", request.brand.slug, result.pk)
+    except PayoutRefused as refused:
+        messages.error(request, refused.message)
+    return redirect("payouts:payout_detail", request.brand.slug, payout.pk)

@@ -38,8 +38,8 @@ class ActionClaimAdmin(admin.ModelAdmin):
 
 @admin.register(ProviderEvent)
 class ProviderEventAdmin(admin.ModelAdmin):
-    list_display = ["provider", "event_id", "received_at"]
-    list_filter = ["provider"]
+    list_display = ["provider", "event_id", "received_at", "processed_at", "outcome", "attempts"]
+    list_filter = ["provider", "outcome"]
     search_fields = ["event_id"]
 
     def has_change_permission(self, request, obj=None):

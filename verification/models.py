@@ -56,11 +56,43 @@ class Identity(models.Model):
         return f"{self.display_name or self.subject} ({self.get_provider_display()})"
 
 
+class PurchaseStatus(models.TextChoices):
+    PENDING = "pending", _("In the return window")
+    CONFIRMED = "confirmed", _("Confirmed")
+    REFUNDED = "refunded", _("Refunded")
+
+
+class Purchase(models.Model):
+    """A purchase a brand's system reported; its order id names it, once per brand."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+")
+    order_id = models.CharField(max_length=100)
+    amount = models.BigIntegerField(help_text="Minor units")
+    currency = models.CharField(max_length=3)
+    identity = models.ForeignKey("Identity", on_delete=models.PROTECT, related_name="purchases")
+    status = models.CharField(max_length=10, choices=PurchaseStatus.choices, default=PurchaseStatus.PENDING)
+    confirm_at = models.DateTimeField()
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    refunded_at = models.DateTimeField(null=True, blank=True)
+    refund_reason = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["brand", "order_id"], name="verification_one_purchase_per_order"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="verification_purchase_amount_positive"),
+        ]
+
+    def __str__(self):
+        return f"order {self.order_id}"
+
+
 class ClaimStatus(models.TextChoices):
     PENDING = "pending", _("Pending")
     APPROVED = "approved", _("Approved")
     REJECTED = "rejected", _("Rejected")
     NEEDS_REVIEW = "needs_review", _("Needs review")
+    CLAWED_BACK = "clawed_back", _("Clawed back")
 
 
 class ActionClaim(models.Model):
@@ -84,10 +116,18 @@ class ActionClaim(models.Model):
     device = models.CharField(max_length=64, blank=True, default="", help_text="Hash of the browser's traits")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     decided_at = models.DateTimeField(null=True, blank=True)
+    # A purchase's cashback: one claim per order, so a customer earns again on each purchase.
+    purchase = models.OneToOneField(
+        Purchase, null=True, blank=True, on_delete=models.PROTECT, related_name="claim"
+    )
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["rule", "identity"], name="verification_one_reward_per_identity"),
+            models.UniqueConstraint(
+                fields=["rule", "identity"],
+                condition=Q(purchase__isnull=True),
+                name="verification_one_reward_per_identity",
+            ),
             models.CheckConstraint(condition=Q(amount__gt=0), name="verification_claim_amount_positive"),
         ]
         indexes = [
@@ -149,10 +189,21 @@ class ProviderEvent(models.Model):
     event_id = models.CharField(max_length=200)
     payload = models.JSONField()
     received_at = models.DateTimeField(auto_now_add=True)
+    # The webhook only stores; a standing worker claims unprocessed events (verification.services.
+    # provider_events_process), so an event is never lost between its commit and a queued task.
+    processed_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=40, blank=True, db_default="", default="")
+    claimed_until = models.DateTimeField(null=True, blank=True, help_text="A worker's lease on it")
+    attempts = models.PositiveSmallIntegerField(db_default=0, default=0)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["provider", "event_id"], name="verification_event_once")
+        ]
+        indexes = [
+            models.Index(
+                fields=["id"], condition=Q(processed_at__isnull=True), name="verification_event_pending"
+            )
         ]
 
     def __str__(self):

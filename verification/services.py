@@ -7,23 +7,30 @@ from dataclasses import asdict, dataclass
 from datetime import timedelta
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Sum
+from django.db.models import F, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from campaigns.models import ActionRule, Brand, Campaign, Trigger
 from campaigns.selectors import campaign_claimability
 from campaigns.services import campaign_budget_account
-from joyback.ledger.models import Account, AccountKind, Hold, Transaction
+from compliance.checker import NEEDS_REVIEW
+from compliance.models import CaseStatus
+from compliance.selectors import caption_verdict, case_for_claim, unresolved_claim_ids
+from compliance.services import caption_check_record, case_open, case_recheck
+from joyback.ledger.models import Account, AccountKind, Hold
 from joyback.ledger.services import (
     InsufficientFunds,
+    Posting,
     account_get_or_create,
     hold_commit,
     hold_reserve,
     hold_void,
-    transaction_reverse,
+    posting_post,
     transfer_post,
 )
+from joyback.queue import enqueue_on_commit
+from verification.events import claim_event_emit
 from verification.fraud import engagement_signals, fraud_signals_at_claim
 from verification.models import (
     ActionClaim,
@@ -93,6 +100,64 @@ def participant_payable_account(*, participant: Participant, currency: str) -> A
         brand_id=participant.brand_id,
         subject=participant.ledger_subject,
         name=f"Rewards owed to participant #{participant.pk}",
+    )
+
+
+def participant_receivable_account(*, participant: Participant, currency: str) -> Account:
+    return account_get_or_create(
+        kind=AccountKind.PARTICIPANT_RECEIVABLE,
+        currency=currency,
+        brand_id=participant.brand_id,
+        subject=participant.ledger_subject,
+        name=f"Clawbacks owed by participant #{participant.pk}",
+    )
+
+
+def claim_clawback(*, claim: ActionClaim, reason: str) -> ActionClaim:
+    """Take a reward back (a refunded purchase, a deleted post). Undecided: its hold is released.
+    Approved: the money returns to the campaign budget from what the person is still owed, and
+    whatever was already paid out becomes a debt netted against their next payout."""
+    with transaction.atomic(durable=True):
+        locked = ActionClaim.objects.select_for_update().select_related("campaign").get(pk=claim.pk)
+        if locked.status in (ClaimStatus.REJECTED, ClaimStatus.CLAWED_BACK):
+            return locked
+        if locked.ledger_transaction_id:
+            _reward_take_back(locked, reason=reason, idempotency_key=f"clawback:{locked.pk}")
+            ActionClaim.objects.filter(pk=locked.pk).update(
+                status=ClaimStatus.CLAWED_BACK, reason=reason[:40]
+            )
+        else:
+            _hold_release(locked)
+            ActionClaim.objects.filter(pk=locked.pk).update(
+                status=ClaimStatus.REJECTED, reason=reason[:40], decided_at=timezone.now()
+            )
+    claim.refresh_from_db()
+    return claim
+
+
+def _reward_take_back(claim: ActionClaim, *, reason: str, idempotency_key: str) -> None:
+    """A posted reward back to its budget: from the person's payable while it is still there,
+    the rest (already paid out) as a debt on their receivable."""
+    payable = participant_payable_account(participant=claim.participant, currency=claim.currency)
+    receivable = participant_receivable_account(participant=claim.participant, currency=claim.currency)
+    accounts = {
+        a.pk: a
+        for a in Account.objects.select_for_update().filter(pk__in=[payable.pk, receivable.pk]).order_by("pk")
+    }
+    from_payable = min(max(accounts[payable.pk].balance, 0), claim.amount)
+    legs = [(campaign_budget_account(campaign=claim.campaign), -claim.amount)]
+    if from_payable:
+        legs.append((accounts[payable.pk], from_payable))
+    if claim.amount - from_payable:
+        legs.append((accounts[receivable.pk], claim.amount - from_payable))
+    posting_post(
+        posting=Posting(
+            reason="clawback",
+            legs=tuple(legs),
+            idempotency_key=idempotency_key,
+            reference=f"claim:{claim.pk}",
+            description=f"Clawback: {reason}"[:200],
+        )
     )
 
 
@@ -211,8 +276,10 @@ def action_reward(
         if signals:
             _hold_for(claim)
             FraudSignal.objects.bulk_create(FraudSignal(claim=claim, code=c, detail=d) for c, d in signals)
+            claim_event_emit(claim, "action.verified")
         else:
             _reward_post(claim)
+            claim_event_emit(claim, "action.verified", "reward.approved")
     return claim
 
 
@@ -246,6 +313,8 @@ def _reward_post(claim: ActionClaim) -> None:
         raise ClaimRefused("fully_claimed") from None
     ActionClaim.objects.filter(pk=claim.pk).update(ledger_transaction_id=reward.pk)
     claim.ledger_transaction_id = reward.pk
+    # The payouts app (to the right) pays it; it is started by name, never imported.
+    enqueue_on_commit("payouts.tasks.payout_for_participant_task", claim.participant_id, claim.currency)
 
 
 def _hold_for(claim: ActionClaim) -> None:
@@ -334,25 +403,35 @@ def whatsapp_messages_store(*, messages: list[InboundMessage]) -> list[int]:
     Meta delivers at least once and retries for days, so a redelivery is stored never and
     answered 200 all the same.
     """
-    new = [
-        provider_event_store(provider=Provider.WHATSAPP, event_id=message.message_id, payload=asdict(message))
-        for message in messages
-    ]
-    return [event_id for event_id in new if event_id is not None]
+    return provider_events_store(
+        provider=Provider.WHATSAPP, events=[(message.message_id, vars(message)) for message in messages]
+    )
 
 
 def provider_event_store(*, provider: str, event_id: str, payload: dict) -> int | None:
     """Insert the event unless (provider, event_id) is already stored; its id, or None for a
-    redelivery. One statement: no savepoint, no exception on the (common) duplicate."""
+    redelivery."""
+    new = provider_events_store(provider=provider, events=[(event_id, payload)])
+    return new[0] if new else None
+
+
+def provider_events_store(*, provider: str, events: list[tuple[str, dict]]) -> list[int]:
+    """Insert each (event_id, payload) unless already stored; the ids of the new ones. One statement,
+    so one commit for a whole delivery: no savepoint, no exception on the (common) duplicate. Nothing
+    is queued: the standing worker finds them (provider_events_process)."""
+    if not events:
+        return []
     payload_param = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
+    values = ", ".join([f"(%s, %s, {payload_param}, %s)"] * len(events))
     statement = (
         "INSERT INTO verification_providerevent (provider, event_id, payload, received_at) "  # noqa: S608
-        f"VALUES (%s, %s, {payload_param}, %s) ON CONFLICT (provider, event_id) DO NOTHING RETURNING id"
+        f"VALUES {values} ON CONFLICT (provider, event_id) DO NOTHING RETURNING id"
     )
+    now = timezone.now()
+    params = [value for key, payload in events for value in (provider, key, json.dumps(payload), now)]
     with connection.cursor() as cursor:
-        cursor.execute(statement, [provider, event_id, json.dumps(payload), timezone.now()])
-        row = cursor.fetchone()
-    return row[0] if row else None
+        cursor.execute(statement, params)
+        return sorted(row[0] for row in cursor.fetchall())
 
 
 def whatsapp_event_process(*, event_id: int) -> str:
@@ -376,11 +455,9 @@ def whatsapp_event_process(*, event_id: int) -> str:
 
 
 def whatsapp_messages_record(*, messages: list[InboundMessage]) -> int:
-    """Store and process at once (the sandbox phone and tests); the webhook enqueues instead."""
+    """Store and process at once (the sandbox phone and tests); the webhook only stores."""
     new = whatsapp_messages_store(messages=messages)
-    for event_id in new:
-        whatsapp_event_process(event_id=event_id)
-    return len(new)
+    return provider_events_process(ids=new) if new else 0
 
 
 def _whatsapp_optin(*, optin: OptinCode, message: InboundMessage) -> str:
@@ -425,6 +502,55 @@ def tiktok_event_process(*, event_id: int) -> str:
     return f"revoked {revoked}"
 
 
+# Stored events are processed by a standing worker, not by a task queued per delivery: the intake is
+# one statement and one commit, and an event committed just before a crash is still processed.
+EVENT_PROCESSORS = {Provider.WHATSAPP: whatsapp_event_process, Provider.TIKTOK: tiktok_event_process}
+EVENT_LEASE = timedelta(minutes=5)  # a worker that dies mid-event gives it back after this
+EVENT_MAX_ATTEMPTS = 5  # then it waits in the admin for a person, instead of failing forever
+
+
+def provider_events_process(*, limit: int = 100, ids: list[int] | None = None) -> int:
+    """Claim up to `limit` unprocessed events (or these ids), oldest first, and process each; how many
+    were claimed. Workers racing each other claim disjoint events (FOR UPDATE SKIP LOCKED and a
+    lease), so each event is processed once; one whose processing fails is tried again after the
+    lease, as each processor is safe to repeat (one reward per rule and identity, a code used once)."""
+    claimed = _provider_events_claim(limit=limit, ids=ids)
+    for event_id, provider in claimed:
+        try:
+            outcome = EVENT_PROCESSORS[provider](event_id=event_id)
+        except Exception:
+            logger.exception("provider event %s could not be processed; it will be tried again", event_id)
+            continue
+        provider_event_processed(event_id=event_id, outcome=outcome)
+    return len(claimed)
+
+
+def _provider_events_claim(*, limit: int, ids: list[int] | None) -> list[tuple[int, str]]:
+    now = timezone.now()
+    with transaction.atomic(durable=True):
+        pending = ProviderEvent.objects.filter(
+            Q(claimed_until__isnull=True) | Q(claimed_until__lt=now),
+            processed_at__isnull=True,
+            attempts__lt=EVENT_MAX_ATTEMPTS,
+        )
+        if ids is not None:
+            pending = pending.filter(pk__in=ids)
+        claimed = list(
+            pending.select_for_update(skip_locked=True).order_by("pk").values_list("pk", "provider")[:limit]
+        )
+        if claimed:
+            ProviderEvent.objects.filter(pk__in=[pk for pk, _provider in claimed]).update(
+                claimed_until=now + EVENT_LEASE, attempts=F("attempts") + 1
+            )
+    return claimed
+
+
+def provider_event_processed(*, event_id: int, outcome: str) -> None:
+    ProviderEvent.objects.filter(pk=event_id, processed_at__isnull=True).update(
+        processed_at=timezone.now(), outcome=outcome[:40], claimed_until=None
+    )
+
+
 # Engagement mode: a share is claimed now and paid when its window closes, if it earned it.
 
 
@@ -434,9 +560,16 @@ def share_submit(
     identity: Identity,
     video_url: str,
     context: ClaimContext = ClaimContext(),
+    label_attested: bool = False,
+    language: str = "en",
 ) -> ActionClaim:
-    """Claim a shared video: it must be the person's own, live and disclosed; the reward is held
-    on the budget and the video is checked again when the engagement window closes."""
+    """Claim a shared video: it must be the person's own and live; the reward is held on the
+    budget and the video is checked again when the engagement window closes.
+
+    The caption goes through the compliance checker now. A failing disclosure does not lose the
+    person their reward: a remediation case tells them what to change and gives them 24 hours;
+    a doubtful one goes to the brand's compliance queue. Nothing is paid before a passing check.
+    """
     video_id = tiktok.video_id_from_url(video_url)
     if video_id is None:
         raise ClaimRefused("video_link")
@@ -446,8 +579,13 @@ def share_submit(
     video = _video_fetch(token=token, video_id=video_id)
     if video is None:
         raise ClaimRefused("video_not_found")
-    if not disclosure_present(caption=video.caption, campaign=rule.campaign):
-        raise ClaimRefused("disclosure_missing")
+    verdict = caption_verdict(campaign=rule.campaign, caption=video.caption, platform="tiktok")
+    # TikTok cannot report its paid-partnership label back: the person's word is the evidence.
+    label_state = "attested_on" if label_attested else "not_attested"
+    if verdict.passed:
+        reason = "awaiting_window"
+    else:
+        reason = "compliance_review" if verdict.verdict == NEEDS_REVIEW else "disclosure_fix"
     with transaction.atomic(durable=True):
         rule = _rule_lock(rule)
         _claim_checks(rule=rule, identity=identity)
@@ -457,28 +595,34 @@ def share_submit(
             participant=identity.participant,
             identity=identity,
             status=ClaimStatus.PENDING,
-            reason="awaiting_window",
+            reason=reason,
             amount=rule.reward_amount,
             currency=rule.campaign.currency,
-            evidence={"video": asdict(video), "submitted_url": video_url[:500]},
+            evidence={"video": asdict(video), "submitted_url": video_url[:500], "label_state": label_state},
             check_at=timezone.now() + timedelta(hours=rule.window_hours),
             client_ip=context.client_ip,
             device=context.device,
         )
         _hold_for(claim)
+        caption_check_record(
+            campaign=rule.campaign,
+            verdict=verdict,
+            caption=video.caption,
+            claim_id=claim.pk,
+            stage="submit",
+            label_state=label_state,
+        )
+        if not verdict.passed:
+            case_open(
+                campaign=rule.campaign,
+                claim_id=claim.pk,
+                participant_id=claim.participant_id,
+                verdict=verdict,
+                caption=video.caption,
+                language=language,
+            )
         transaction.on_commit(lambda: engagement_recheck_schedule(claim=claim))
     return claim
-
-
-def disclosure_present(*, caption: str, campaign: Campaign) -> bool:
-    """The caption opens with a disclosure. The compliance app's caption checker will take over
-    this question; until then the campaign's wording or a plain ad label must come first."""
-    head = (caption or "").strip().casefold()[:120]
-    wordings = [campaign.disclosure_text, *AD_LABELS] if campaign.disclosure_text else AD_LABELS
-    return any(head.startswith(wording.casefold()) for wording in wordings if wording)
-
-
-AD_LABELS = ["ad", "#ad", "anzeige", "werbung", "#werbung", "publicidad", "#publicidad", "广告", "sponsored"]
 
 
 def _video_fetch(*, token: TikTokToken, video_id: str):
@@ -506,18 +650,26 @@ def engagement_recheck(*, claim_id: int) -> ActionClaim:
     """The window closed: approve the share if the post is still live, disclosed and reached the
     thresholds; reject it (releasing the held budget) if not; ask a person if it looks bought."""
     claim = ActionClaim.objects.select_related("rule", "campaign", "identity").get(pk=claim_id)
-    if claim.status != ClaimStatus.PENDING:
+    if claim.status != ClaimStatus.PENDING or claim.purchase_id:  # a purchase waits for its return window
         return claim
+    case = case_for_claim(claim_id=claim.pk)
+    if case is not None and case.unresolved:
+        return claim  # the remediation path settles the disclosure first, then comes back here
     token = TikTokToken.objects.filter(identity=claim.identity, revoked_at__isnull=True).first()
     video_id = claim.evidence.get("video", {}).get("video_id", "")
     video = _video_fetch(token=token, video_id=video_id) if token else None
     rule = claim.rule
     signals = []
+    verdict = caption_verdict(campaign=claim.campaign, caption=video.caption) if video else None
     if token is None:
         outcome = (ClaimStatus.REJECTED, "tiktok_disconnected")
     elif video is None:
         outcome = (ClaimStatus.REJECTED, "post_deleted")
-    elif not disclosure_present(caption=video.caption, campaign=claim.campaign):
+    elif not verdict.passed and case is None:
+        # Disclosure gone or broken since the submit: the person gets the remediation clock.
+        return _share_remediation_open(claim=claim, verdict=verdict, caption=video.caption)
+    elif not verdict.passed and not (case.status == CaseStatus.CLEARED and video.caption == case.caption):
+        # A caption the brand cleared stays cleared while it is unchanged.
         outcome = (ClaimStatus.REJECTED, "disclosure_missing")
     elif (
         video.view_count < rule.min_views
@@ -548,10 +700,21 @@ def engagement_recheck(*, claim_id: int) -> ActionClaim:
         if not decided:
             return ActionClaim.objects.get(pk=claim.pk)
         claim.refresh_from_db()
+        if verdict is not None:
+            caption_check_record(
+                campaign=claim.campaign,
+                verdict=verdict,
+                caption=video.caption,
+                claim_id=claim.pk,
+                stage="window_close",
+                label_state=claim.evidence.get("label_state", "unknown"),
+            )
         if status == ClaimStatus.APPROVED:
             _reward_post(claim)
+            claim_event_emit(claim, "reward.approved")
         elif status == ClaimStatus.REJECTED:
             _hold_release(claim)
+            claim_event_emit(claim, "claim.rejected")
         else:
             FraudSignal.objects.bulk_create(FraudSignal(claim=claim, code=c, detail=d) for c, d in signals)
     return claim
@@ -561,10 +724,84 @@ def claims_due_recheck(*, now=None) -> list[int]:
     """Pending shares whose window has closed: a safety net behind the one-off schedules."""
     now = now or timezone.now()
     return list(
-        ActionClaim.objects.filter(status=ClaimStatus.PENDING, check_at__lte=now).values_list(
-            "pk", flat=True
-        )[:500]
+        ActionClaim.objects.filter(status=ClaimStatus.PENDING, check_at__lte=now, purchase__isnull=True)
+        .exclude(pk__in=unresolved_claim_ids())  # each case's own re-check comes back for them
+        .values_list("pk", flat=True)[:500]
     )
+
+
+def _share_remediation_open(*, claim: ActionClaim, verdict, caption: str) -> ActionClaim:
+    with transaction.atomic(durable=True):
+        reason = "compliance_review" if verdict.verdict == NEEDS_REVIEW else "disclosure_fix"
+        if not ActionClaim.objects.filter(pk=claim.pk, status=ClaimStatus.PENDING).update(reason=reason):
+            return ActionClaim.objects.get(pk=claim.pk)
+        caption_check_record(
+            campaign=claim.campaign,
+            verdict=verdict,
+            caption=caption,
+            claim_id=claim.pk,
+            stage="window_close",
+            label_state=claim.evidence.get("label_state", "unknown"),
+        )
+        case_open(
+            campaign=claim.campaign,
+            claim_id=claim.pk,
+            participant_id=claim.participant_id,
+            verdict=verdict,
+            caption=caption,
+        )
+    claim.refresh_from_db()
+    return claim
+
+
+def remediation_recheck(*, claim_id: int) -> ActionClaim:
+    """The person's post looked at again, at the case's deadline (or early, when they say they
+    fixed it): fixed -> back to the engagement window (checked at once if it already closed);
+    still failing at the deadline -> rejected and the held reward released; doubtful -> the brand."""
+    claim = ActionClaim.objects.select_related("campaign", "identity").get(pk=claim_id)
+    case = case_for_claim(claim_id=claim.pk)
+    if claim.status != ClaimStatus.PENDING or case is None or case.status != CaseStatus.OPEN:
+        return claim
+    token = TikTokToken.objects.filter(identity=claim.identity, revoked_at__isnull=True).first()
+    video_id = claim.evidence.get("video", {}).get("video_id", "")
+    video = _video_fetch(token=token, video_id=video_id) if token else None
+    caption = video.caption if video else ""
+    verdict = caption_verdict(campaign=claim.campaign, caption=caption)
+    window_closed = False
+    with transaction.atomic(durable=True):
+        locked = ActionClaim.objects.select_for_update().get(pk=claim.pk)
+        if locked.status != ClaimStatus.PENDING:
+            return locked
+        outcome = case_recheck(
+            case=case, verdict=verdict, caption=caption, label_state=locked.evidence.get("label_state", "")
+        )
+        if outcome == CaseStatus.VOIDED:
+            locked.status, locked.reason, locked.decided_at = (
+                ClaimStatus.REJECTED,
+                "disclosure_not_fixed",
+                timezone.now(),
+            )
+            _hold_release(locked)
+            claim_event_emit(locked, "claim.rejected")
+        elif outcome == CaseStatus.FIXED:
+            locked.reason = "awaiting_window"
+            window_closed = locked.check_at is not None and locked.check_at <= timezone.now()
+        elif outcome == CaseStatus.REVIEW:
+            locked.reason = "compliance_review"
+        locked.save(update_fields=["status", "reason", "decided_at"])
+    if window_closed:
+        return engagement_recheck(claim_id=claim.pk)
+    return locked
+
+
+def compliance_cleared(*, claim_id: int) -> ActionClaim:
+    """The brand cleared a doubtful disclosure: the share waits for its window, or is checked now."""
+    with transaction.atomic(durable=True):
+        ActionClaim.objects.filter(pk=claim_id, status=ClaimStatus.PENDING).update(reason="awaiting_window")
+    claim = ActionClaim.objects.get(pk=claim_id)
+    if claim.status == ClaimStatus.PENDING and claim.check_at and claim.check_at <= timezone.now():
+        return engagement_recheck(claim_id=claim_id)
+    return claim
 
 
 # The review queue: a person decides what the signals could not.
@@ -586,19 +823,24 @@ def claim_review(*, claim: ActionClaim, decided_by, decision: str, reason: str) 
         if decision == "approve":
             if not locked.ledger_transaction_id:
                 _reward_post(locked)
+            else:
+                # Flagged after it was posted: its payout waited for this decision.
+                enqueue_on_commit(
+                    "payouts.tasks.payout_for_participant_task", locked.participant_id, locked.currency
+                )
             locked.status, locked.reason = ClaimStatus.APPROVED, "review_approved"
         else:
             _hold_release(locked)
             if locked.ledger_transaction_id:
-                transaction_reverse(
-                    original=Transaction.objects.get(pk=locked.ledger_transaction_id),
-                    reason="clawback",
+                _reward_take_back(
+                    locked,
+                    reason=f"review rejected claim #{locked.pk}",
                     idempotency_key=f"review-clawback:{locked.pk}",
-                    description=f"Review rejected claim #{locked.pk}",
                 )
             locked.status, locked.reason = ClaimStatus.REJECTED, "review_rejected"
         locked.decided_at = timezone.now()
         locked.save(update_fields=["status", "reason", "decided_at"])
+        claim_event_emit(locked, "reward.approved" if decision == "approve" else "claim.rejected")
     return locked
 
 

@@ -1,8 +1,11 @@
 """Work the task queue runs: thin wrappers that call one service each."""
 
+import time
+
 from verification.services import (
     claims_due_recheck,
     engagement_recheck,
+    provider_events_process,
     tiktok_event_process,
     whatsapp_event_process,
 )
@@ -17,12 +20,51 @@ def recheck_due() -> int:
     due = claims_due_recheck()
     for claim_id in due:
         engagement_recheck(claim_id=claim_id)
+    return len(due) + purchases_confirm_due()
+
+
+def purchase_confirm_task(purchase_id) -> str:
+    from verification.cashback import purchase_confirm
+
+    return purchase_confirm(purchase_id=int(purchase_id)).status
+
+
+def purchases_confirm_due() -> int:
+    """Safety net: confirm every purchase whose return window closed but whose schedule did not run."""
+    from verification.cashback import purchase_confirm, purchases_due
+
+    due = purchases_due()
+    for purchase_id in due:
+        purchase_confirm(purchase_id=purchase_id)
     return len(due)
 
 
+def provider_events_sweep(seconds: float = 50) -> int:
+    """Safety net behind the standing worker (manage.py provider_events_work): process every stored
+    event still waiting, for at most `seconds` (the cluster's timeout is 60)."""
+    deadline = time.monotonic() + seconds
+    done = 0
+    while time.monotonic() < deadline and (claimed := provider_events_process()):
+        done += claimed
+    return done
+
+
+# Tasks queued for each event by the intake before the standing worker existed.
 def whatsapp_event_task(event_id) -> str:
     return whatsapp_event_process(event_id=int(event_id))
 
 
 def tiktok_event_task(event_id) -> str:
     return tiktok_event_process(event_id=int(event_id))
+
+
+def remediation_recheck_task(claim_id) -> str:
+    from verification.services import remediation_recheck
+
+    return remediation_recheck(claim_id=int(claim_id)).status
+
+
+def compliance_cleared_task(claim_id) -> str:
+    from verification.services import compliance_cleared
+
+    return compliance_cleared(claim_id=int(claim_id)).status

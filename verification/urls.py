@@ -11,6 +11,7 @@ urlpatterns = [
     path("v/c/<slug:slug>/tiktok/", views.tiktok_start, name="tiktok_start"),
     path("v/c/<slug:slug>/whatsapp/", views.whatsapp_start, name="whatsapp_start"),
     path("v/c/<slug:slug>/share/", views.share_submit_view, name="share_submit"),
+    path("v/c/<slug:slug>/share/recheck/", views.share_recheck_view, name="share_recheck"),
     path("v/tiktok/callback/", views.tiktok_callback, name="tiktok_callback"),
     path("v/webhooks/tiktok/", views.tiktok_webhook, name="tiktok_webhook"),
     path("v/webhooks/whatsapp/", views.whatsapp_webhook, name="whatsapp_webhook"),
@@ -34,4 +35,9 @@ urlpatterns = [
     ),
     path("sandbox/tiktok/studio/", sandbox_tiktok.studio, name="sandbox_tiktok_studio"),
     path("sandbox/whatsapp/phone/", sandbox_whatsapp.phone, name="sandbox_whatsapp_phone"),
+    path(
+        "sandbox/whatsapp/graph/v21.0/<str:phone_number_id>/messages",
+        sandbox_whatsapp.graph_messages,
+        name="sandbox_whatsapp_messages",
+    ),
 ]

@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -18,7 +19,6 @@ from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.models import Trigger
 from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
-from joyback.queue import enqueue_on_commit
 from joyback.ratelimit import client_address
 from verification.models import Provider
 from verification.providers import tiktok, whatsapp
@@ -40,6 +40,7 @@ from verification.services import (
     optin_code_get_or_create,
     participant_create,
     refusal_text,
+    remediation_recheck,
     share_submit,
     tiktok_event_store,
     tiktok_login_complete,
@@ -153,8 +154,9 @@ def tiktok_callback(request):
 def whatsapp_webhook(request):
     """Meta's webhook: the verify handshake (GET) and signed event notifications (POST).
 
-    Verify, dedupe, store, enqueue, answer: the work happens in the task queue, so Meta gets its
-    200 fast and a slow step never makes it deliver again.
+    Verify, dedupe and store in one statement (one commit), answer: the standing worker
+    (provider_events_process) does the work, so Meta gets its 200 fast, a slow step never makes it
+    deliver again, and an event answered 200 is processed even if this process dies right after.
     """
     if request.method == "GET":
         challenge = whatsapp.handshake_answer(params=request.GET, verify_token=settings.WHATSAPP_VERIFY_TOKEN)
@@ -175,8 +177,7 @@ def whatsapp_webhook(request):
         return HttpResponseBadRequest("body is not JSON")
     if not isinstance(payload, dict):
         return HttpResponseBadRequest("body is not a JSON object")
-    for event_id in whatsapp_messages_store(messages=whatsapp.inbound_messages(payload)):
-        enqueue_on_commit("verification.tasks.whatsapp_event_task", event_id)
+    whatsapp_messages_store(messages=whatsapp.inbound_messages(payload))
     return HttpResponse("ok")
 
 
@@ -202,11 +203,8 @@ def tiktok_webhook(request):
     if not isinstance(payload, dict) or payload.get("client_key") != settings.TIKTOK_CLIENT_KEY:
         logger.warning("tiktok webhook refused: not for our client_key")
         return HttpResponse(status=401)
-    event_id = tiktok_event_store(body=request.body, payload=payload)
-    if event_id is None:
+    if tiktok_event_store(body=request.body, payload=payload) is None:
         logger.info("tiktok webhook replayed; already stored")
-    else:
-        enqueue_on_commit("verification.tasks.tiktok_event_task", event_id)
     return HttpResponse("ok")
 
 
@@ -257,18 +255,54 @@ def share_submit_view(request, slug):
         messages.error(request, _("Connect TikTok first, then share your video."))
         return redirect(landing)
     try:
-        share_submit(
+        claim = share_submit(
             rule=rule,
             identity=identity,
             video_url=request.POST.get("video_url", "")[:500],
             context=claim_context(request),
+            label_attested=request.POST.get("label_attested") == "on",
+            language=get_language(),
         )
     except ClaimRefused as refusal:
         messages.error(request, refusal.message)
     except tiktok.TikTokError:
         messages.error(request, _("TikTok did not answer. Please try again in a moment."))
     else:
-        messages.success(request, _("Thank you! We check your video when its window closes."))
+        if claim.reason == "disclosure_fix":
+            messages.warning(
+                request,
+                _("Your video is in and your reward is reserved, but its disclosure needs a fix: see below."),
+            )
+        else:
+            messages.success(request, _("Thank you! We check your video when its window closes."))
+    return redirect(landing)
+
+
+@require_POST
+def share_recheck_view(request, slug):
+    """The person says they fixed their caption: look again now, before the deadline."""
+    campaign = _public_campaign(slug)
+    landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
+    participant = session_participant(request, campaign)
+    claim = (
+        participant.claims.filter(
+            campaign=campaign, reason="disclosure_fix", pk=request.POST.get("claim", 0)
+        ).first()
+        if participant and str(request.POST.get("claim", "")).isdigit()
+        else None
+    )
+    if claim is None:
+        messages.error(request, _("There is no video of yours waiting for a fix."))
+        return redirect(landing)
+    try:
+        claim = remediation_recheck(claim_id=claim.pk)
+    except tiktok.TikTokError:
+        messages.error(request, _("TikTok did not answer. Please try again in a moment."))
+        return redirect(landing)
+    if claim.reason == "disclosure_fix":
+        messages.warning(request, _("Your caption still needs the change described below."))
+    else:
+        messages.success(request, _("Thank you, your disclosure is fixed."))
     return redirect(landing)
 
 

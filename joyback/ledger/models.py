@@ -22,12 +22,14 @@ class AccountKind(models.TextChoices):
     BRAND_FUNDING = "brand_funding", _("Brand funding")
     CAMPAIGN_BUDGET = "campaign_budget", _("Campaign budget")
     PARTICIPANT_PAYABLE = "participant_payable", _("Reward payable")
+    # What a person owes back (a reward clawed back after it was paid out), netted at the next payout.
+    PARTICIPANT_RECEIVABLE = "participant_receivable", _("Clawback receivable")
     PAYOUT_IN_TRANSIT = "payout_in_transit", _("Payout in transit")
     FEES = "fees", _("Fees")
     SUSPENSE = "suspense", _("Suspense")
 
 
-NORMAL_DEBIT = frozenset({AccountKind.PLATFORM_BANK})
+NORMAL_DEBIT = frozenset({AccountKind.PLATFORM_BANK, AccountKind.PARTICIPANT_RECEIVABLE})
 
 
 def normal_sign(kind: str) -> int:

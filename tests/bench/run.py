@@ -21,18 +21,39 @@
    latency against the 100 ms target. After the ledger runs, in a fresh <dbname>_bench. Needs wrk
    (apt-get install wrk).
 6. webhook_intake: requests per second of signed WhatsApp webhook deliveries (POST
-   /v/webhooks/whatsapp/: verify the signature, dedupe, store, enqueue), each a different message,
-   against the hello world on the same gunicorn in the same run (tests/bench/webhook.py); its p99
+   /v/webhooks/whatsapp/: verify the signature, dedupe and store for the worker), each a different
+   message, against the hello world on the same gunicorn in the same run (tests/bench/webhook.py); its p99
    against the 50 ms target (webhook_intake_p99). The broker is the database's task table (no
    REDIS_URL); the intake runs again with Redis as the broker (--webhook-redis-url, an empty Redis
    database on 127.0.0.1) and a run of nothing but redeliveries, both as "#" lines. Needs wrk.
 7. instant_reward_p99: identity verified -> reward posted, the latency of action_reward() for
    --reward-calls new people from --workers processes at once on one campaign, against the 200 ms
    target; the same one call after another from one process is a "#" line (tests/bench/reward.py).
+8. pain001_100k: 100,000 SEPA payouts written as one pain.001.001.09 file and validated against the
+   official schema, against sepaxml writing the same payments without validation, each in a fresh
+   process; target ratio <= 0.5; peak memory of each as a "#" line (tests/bench/pain001.py). Needs
+   no database: `--only pain001` runs without DATABASE_URL.
+9. caption_checker: the compliance caption checker on --captions captions (100,000) in one process,
+   captions per second against the rate the 1 ms target allows; caption_checker_p99: the p99 of one
+   check against that 1 ms target (tests/bench/caption.py). No database, no HTTP: `--only caption`
+   runs without DATABASE_URL.
 
 Lines starting with "#" are context. Needs DATABASE_URL=postgres://...; works in the scratch
 databases <dbname>_bench and <dbname>_pgbench on that server and drops them at the end.
-`--only ledger`, `--only http`, `--only webhook` or `--only reward` runs one part.
+8. api_events: requests per second of POST /api/v1/events (a new purchase and Idempotency-Key per
+   request) against the hello world on the same gunicorn in the same run, its p99 against 50 ms,
+   and api_replay_p99: a replayed Idempotency-Key against 10 ms (tests/bench/api.py). Needs wrk.
+10. payout_approval_to_submission_p99: a reward approved (action_reward) -> its payout made and
+   sent to the sandbox bank by a real django-q2 cluster (manage.py qcluster, --payout-workers
+   workers), approvals at a steady --payout-rate (50) a second for --payout-seconds (20), against
+   the issue's 1 s target; how many were submitted in the notes; with Redis as the broker a "#"
+   line (tests/bench/payout.py).
+
+`--only ledger`, `--only http`, `--only webhook`, `--only reward`, `--only pain001`,
+`--only caption`, `--only api`, `--only payout` or `--only recon` runs one part.
+11. recon_import_100k: a camt.053 of 100,000 entries imported and matched, against 10,000 (target
+   < 15 s, ratio <= 12x); recon_page_p95 and recon_page_queries: the reconciliation page over
+   1,000,000 ledger entries and 200,000 payouts (tests/bench/recon.py).
 """
 
 import argparse
@@ -43,7 +64,7 @@ import queue
 import sys
 import time
 
-from tests.bench import ledger, reward, web, webhook
+from tests.bench import api, caption, ledger, pain001, payout, recon, reward, web, webhook
 from tests.bench.server import BenchSetupError, Server, percentile, pgbench_init, pgbench_run
 
 UNBATCHED_TARGET_MS = 20.0
@@ -56,7 +77,7 @@ HTTP_P99_TARGET_MS = 100.0
 WEBHOOK_TARGET_RATIO = 0.4
 WEBHOOK_P99_TARGET_MS = 50.0
 REWARD_P99_TARGET_MS = 200.0
-PARTS = ("ledger", "http", "webhook", "reward")
+PARTS = ("ledger", "http", "webhook", "reward", "pain001", "caption", "api", "payout", "recon")
 
 
 def line(name, value, unit, reference, ref_value, ref_unit) -> str:
@@ -123,6 +144,17 @@ def arguments(argv):
         default=2000,
         help="rewards posted in each reward run, one per new person (2000)",
     )
+    parser.add_argument(
+        "--pain001-count", type=int, default=100_000, help="payouts in the pain001 file (100000)"
+    )
+    parser.add_argument("--payout-rate", type=float, default=50, help="approvals a second (50)")
+    parser.add_argument("--payout-seconds", type=float, default=20, help="approvals for this long (20)")
+    parser.add_argument(
+        "--payout-workers", type=int, default=4, help="workers of the payout run's task cluster (4)"
+    )
+    parser.add_argument(
+        "--captions", type=int, default=100_000, help="captions the caption checker checks (100000)"
+    )
     return parser.parse_args(argv)
 
 
@@ -177,6 +209,13 @@ def main(argv=None) -> int:
     args = arguments(argv)
     ledger_part, http_part = args.only in (None, "ledger"), args.only in (None, "http")
     webhook_part, reward_part = args.only in (None, "webhook"), args.only in (None, "reward")
+    api_part = args.only in (None, "api")
+    payout_part = args.only in (None, "payout")
+    recon_part = args.only in (None, "recon")
+    if args.only == "pain001":
+        return pain001_only(args)
+    if args.only == "caption":
+        return caption_only(args)
     server = server_from_env()
     if server is None:
         print(
@@ -185,7 +224,7 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
-    if (http_part or webhook_part) and web.wrk_missing():
+    if (http_part or webhook_part or api_part) and web.wrk_missing():
         print(f"make bench: {web.wrk_missing()}", file=sys.stderr)
         return 2
     try:
@@ -220,7 +259,7 @@ def main(argv=None) -> int:
             f"then {args.reward_calls} from {args.workers} processes at once on the same campaign"
         )
     begun = time.monotonic()
-    results, loads, intakes, rewards = {}, {}, {}, {}
+    results, loads, intakes, rewards, api_loads = {}, {}, {}, {}, {}
     try:
         if ledger_part:
             results = measure(server, bench_db, pgbench_db, args)
@@ -230,6 +269,15 @@ def main(argv=None) -> int:
             intakes = webhook.measure(server, bench_db, args, note)
         if reward_part:
             rewards = reward.measure(server, bench_db, args, note)
+        if api_part:
+            api_loads = api.measure(server, bench_db, args, note)
+        if payout_part:
+            payouts = payout.measure(server, bench_db, args, note)
+        if recon_part:
+            reconciled = recon.measure(server, bench_db, args, note)
+        if args.only is None:
+            files = pain001.measure(args, note)
+            checked = caption.measure(args, note)
     except BenchSetupError as error:
         print(f"make bench failed: {error}", file=sys.stderr)
         return 1
@@ -254,7 +302,61 @@ def main(argv=None) -> int:
         )
     if reward_part:
         lines += reward_lines(rewards)
+    if api_part:
+        lines += api.lines(api_loads, note=note, line=line)
+    if payout_part:
+        lines += payout.lines(payouts, note=note, line=line, args=args)
+    if recon_part:
+        lines += recon.lines(reconciled, note=note, line=line)
+    if args.only is None:
+        lines += pain001.lines(files, note=note, line=line)
+        lines += caption_lines(checked)
     note(f"total {time.monotonic() - begun:.0f} s")
+    for text in lines:
+        print(text, flush=True)
+    return 0
+
+
+def caption_lines(checked: dict) -> list[str]:
+    target = caption.P99_TARGET_MS
+    note(
+        f"targets: caption checker p99 < {target:g} ms: "
+        f"{'met' if checked['p99_ms'] < target else 'MISSED'} ({checked['p99_ms'] * 1000:.0f} µs)"
+    )
+    return [
+        line("caption_checker", checked["rate"], "captions/s", "target", 1000 / target, "captions/s"),
+        line("caption_checker_p99", checked["p99_ms"], "ms", "target", target, "ms"),
+    ]
+
+
+def caption_only(args) -> int:
+    # The checker is pure Python over policy data: no PostgreSQL needed for this part alone.
+    begun = time.monotonic()
+    note(
+        f"machine: {os.cpu_count()} CPUs ({cpu_model()}), load average {os.getloadavg()[0]:.2f}, "
+        f"Python {platform.python_version()}"
+    )
+    lines = caption_lines(caption.measure(args, note))
+    note(f"total {time.monotonic() - begun:.0f} s")
+    for text in lines:
+        print(text, flush=True)
+    return 0
+
+
+def pain001_only(args) -> int:
+    # Pure Python file writing: no PostgreSQL needed for this part alone.
+    began = time.monotonic()
+    note(
+        f"machine: {os.cpu_count()} CPUs ({cpu_model()}), load average {os.getloadavg()[0]:.2f}, "
+        f"Python {platform.python_version()}"
+    )
+    try:
+        results = pain001.measure(args, note)
+    except BenchSetupError as error:
+        print(f"make bench failed: {error}", file=sys.stderr)
+        return 1
+    lines = pain001.lines(results, note=note, line=line)
+    note(f"total {time.monotonic() - began:.0f} s")
     for text in lines:
         print(text, flush=True)
     return 0

@@ -361,7 +361,13 @@ def clients_file(clients: list[Client], path: Path) -> Path:
 
 
 def wrk_run(
-    url: str, *, expected: int, connections: int, seconds: float, clients: Path | str | None = None
+    url: str,
+    *,
+    expected: int,
+    connections: int,
+    seconds: float,
+    clients: Path | str | None = None,
+    script: Path = LUA,
 ) -> Load:
     """wrk with one thread per connection (so a connection is a client), timeout 10 s.
 
@@ -373,7 +379,7 @@ def wrk_run(
         f"--connections={connections}",
         f"--duration={max(1, round(seconds))}s",
         "--timeout=10s",
-        f"--script={LUA}",
+        f"--script={script}",
         url,
         "--",
         str(expected),

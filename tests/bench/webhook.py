@@ -1,8 +1,10 @@
 """The signed webhook intake: WhatsApp Cloud API deliveries against a hello world, one server.
 
 POST /v/webhooks/whatsapp/ (verification.views.whatsapp_webhook) verifies X-Hub-Signature-256,
-stores each message once by its wamid (ProviderEvent, unique per provider and event id), enqueues
-its processing with django-q2's async_task after the commit and answers 200 "ok". The same
+stores each message once by its wamid (ProviderEvent, unique per provider and event id; one
+statement, committed before the answer) and answers 200 "ok"; a standing worker (manage.py
+provider_events_work) claims the stored events that are not yet processed, so the queue is the
+unprocessed ProviderEvent rows and nothing is enqueued per request. The same
 gunicorn (tests.bench.settings, the settings web.py uses) serves /bench/hello/, and wrk loads one
 URL at a time with the same connections, threads and durations:
 
@@ -15,12 +17,12 @@ URL at a time with the same connections, threads and durations:
   that runs through its pool starts it again (those requests are redeliveries); how many requests
   stored a new event is counted in the database and reported.
 - webhook_duplicate: the same delivery, already stored, over and over: verify, find it stored,
-  answer 200, enqueue nothing (Meta redelivers for days).
+  answer 200, store nothing (Meta redelivers for days).
 
-The broker is the harness's: Q_SYNC=0 and no REDIS_URL, so async_task writes to the django_q_ormq
-table. Production sets REDIS_URL; with --webhook-redis-url (a Redis database that is empty, on
-127.0.0.1) the intake runs again on a second gunicorn with REDIS_URL set, whose settings then
-put both the task broker and the cache in Redis. No task cluster runs: this is the intake alone.
+The broker is the harness's: Q_SYNC=0 and no REDIS_URL (django_q_ormq). Production sets REDIS_URL;
+with --webhook-redis-url (a Redis database that is empty, on 127.0.0.1) the intake runs again on a
+second gunicorn with REDIS_URL set, whose settings then put both the task broker and the cache in
+Redis. No worker runs: this is the intake alone, and the unprocessed events only grow.
 """
 
 import hashlib
@@ -39,7 +41,6 @@ from tests.bench.server import BenchSetupError, Server
 
 PATH = "/v/webhooks/whatsapp/"
 OPTIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-REDIS_QUEUE = "django_q:joyback:q"  # django-q2's Redis list for Q_CLUSTER name "joyback"
 SETTLE = 0.5  # seconds for the requests in flight when wrk stops to finish before counting
 
 
@@ -49,7 +50,7 @@ class Intake:
 
     load: web.Load
     stored: int  # new ProviderEvent rows during the timed run
-    enqueued: int  # new tasks in the broker during the timed run
+    enqueued: int  # new events waiting for the worker (processed_at IS NULL) during the timed run
     pool: int  # deliveries available to the timed run, over all connections
     cpu: str
 
@@ -103,7 +104,7 @@ def post(port: int, body: bytes, *, secret: str, timeout: float = 10) -> int:
 
 
 class Counts:
-    """ProviderEvent rows and queued tasks, read from the database (and Redis) between runs."""
+    """ProviderEvent rows, and those waiting for the worker, read from the database between runs."""
 
     def __init__(self, redis_client=None):
         self.redis = redis_client
@@ -112,14 +113,12 @@ class Counts:
         from django.db import connection
 
         with connection.cursor() as cursor:
-            cursor.execute("SELECT count(*) FROM verification_providerevent WHERE provider = 'whatsapp'")
-            (events,) = cursor.fetchone()
-            if self.redis is None:
-                cursor.execute("SELECT count(*) FROM django_q_ormq")
-                (tasks,) = cursor.fetchone()
-            else:
-                tasks = self.redis.llen(REDIS_QUEUE)
-        return events, tasks
+            cursor.execute(
+                "SELECT count(*), count(*) FILTER (WHERE processed_at IS NULL) "
+                "FROM verification_providerevent WHERE provider = 'whatsapp'"
+            )
+            events, waiting = cursor.fetchone()
+        return events, waiting
 
 
 def redis_open(url: str):
@@ -202,7 +201,7 @@ def intake_runs(gunicorn, *, label: str, tmp: Path, args, note, secret: str, cou
     load = intake.load
     note(
         f"webhook {label} webhook_intake: {web.load_text(load, expected=200)}; stored {intake.stored} new "
-        f"events and queued {intake.enqueued} tasks for {load.requests} answered requests "
+        f"events, {intake.enqueued} waiting for the worker, for {load.requests} answered requests "
         f"({max(0, load.requests - intake.stored) / max(load.requests, 1):.1%} redeliveries: a connection "
         f"that used up its {intake.pool // connections} deliveries starts them again); {intake.cpu}"
     )
@@ -212,7 +211,7 @@ def intake_runs(gunicorn, *, label: str, tmp: Path, args, note, secret: str, cou
     if short or intake.stored > load.requests + connections or intake.enqueued != intake.stored:
         raise BenchSetupError(
             f"webhook_intake ({label}): {load.requests} answered, {intake.stored} stored, "
-            f"{intake.enqueued} enqueued: the intake did not store and enqueue each new delivery once"
+            f"{intake.enqueued} waiting: the intake did not store each new delivery once for the worker"
         )
 
     if duplicate:
@@ -238,12 +237,12 @@ def intake_runs(gunicorn, *, label: str, tmp: Path, args, note, secret: str, cou
         results["webhook_duplicate"] = again
         note(
             f"webhook {label} webhook_duplicate (one stored delivery redelivered on every request): "
-            f"{web.load_text(again.load, expected=200)}; stored {again.stored}, queued {again.enqueued}; "
+            f"{web.load_text(again.load, expected=200)}; stored {again.stored}, waiting {again.enqueued}; "
             f"{again.cpu}"
         )
         if again.stored or again.enqueued:
             raise BenchSetupError(
-                f"webhook_duplicate: a redelivery was stored ({again.stored}) or enqueued ({again.enqueued})"
+                f"webhook_duplicate: a redelivery was stored ({again.stored}) or waits ({again.enqueued})"
             )
 
     hello("django_hello_after")

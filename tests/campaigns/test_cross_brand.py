@@ -46,6 +46,63 @@ def sample_claim(brand):
     return action_reward(rule=campaign.rules.get(trigger="tiktok_login"), identity=identity)
 
 
+def sample_case(brand):
+    from compliance.models import RemediationCase
+
+    claim = sample_claim(brand)
+    case = RemediationCase.objects.filter(claim_id=claim.pk).first()
+    return case or RemediationCase.objects.create(
+        brand=brand,
+        campaign=claim.campaign,
+        claim_id=claim.pk,
+        participant_id=claim.participant_id,
+        status="review",
+        wording="Ad",
+        opened_at=claim.created_at,
+    )
+
+
+def sample_payout(brand):
+    from payouts.models import Payout
+    from payouts.rails import iban_check
+    from payouts.services import payout_manual_enter
+
+    existing = Payout.objects.filter(brand=brand).first()
+    if existing:
+        return existing
+    brand_deposit_record(brand=brand, amount=10_00, currency="EUR", bank_reference=f"PAYOUT-{brand.slug}")
+    return payout_manual_enter(
+        brand=brand,
+        name="Sam Sample",
+        email="sam@example.com",
+        phone="",
+        bank_account=iban_check("DE89370400440532013000"),
+        currency="EUR",
+        amount=1_00,
+        created_by=None,
+    )
+
+
+def sample_api_key(brand):
+    from joyback.api.models import ApiKey
+    from joyback.api.services import api_key_create
+
+    existing = ApiKey.objects.filter(brand_id=brand.pk).first()
+    return existing or api_key_create(brand_id=brand.pk, name="sample", scopes=["read"]).api_key
+
+
+def sample_webhook_delivery(brand):
+    from joyback.api.models import WebhookDelivery
+    from joyback.api.services import webhook_endpoint_create, webhook_event_emit
+
+    existing = WebhookDelivery.objects.filter(endpoint__brand_id=brand.pk).first()
+    if existing:
+        return existing
+    webhook_endpoint_create(brand_id=brand.pk, url="https://example.com/h", event_types=["reward.approved"])
+    webhook_event_emit(brand_id=brand.pk, type="reward.approved", data={})
+    return WebhookDelivery.objects.get(endpoint__brand_id=brand.pk)
+
+
 # How to make each URL argument point at an object of a given brand.
 SAMPLES = {
     "brand_slug": lambda brand: brand.slug,
@@ -53,7 +110,26 @@ SAMPLES = {
     "campaign_id": lambda brand: sample_campaign(brand).pk,
     "rule_id": lambda brand: sample_campaign(brand).rules.first().pk,
     "claim_id": lambda brand: sample_claim(brand).pk,
+    "key_id": lambda brand: sample_api_key(brand).pk,
+    "endpoint_id": lambda brand: sample_webhook_delivery(brand).endpoint_id,
+    "delivery_id": lambda brand: sample_webhook_delivery(brand).pk,
+    "case_id": lambda brand: sample_case(brand).pk,
+    "payout_id": lambda brand: sample_payout(brand).pk,
+    "statement_id": lambda brand: sample_statement_import(brand).pk,
+    "exception_id": lambda brand: sample_reconciliation_exception(brand).pk,
 }
+
+
+def sample_statement_import(brand):
+    from payouts.models import StatementImport
+
+    return StatementImport.objects.create(brand=brand, data=b"", sha256="0" * 64, status="done")
+
+
+def sample_reconciliation_exception(brand):
+    from payouts.models import ReconciliationException
+
+    return ReconciliationException.objects.create(brand=brand, reason="unknown_line", currency="EUR")
 
 
 def walk(patterns, prefix="", namespace=""):

@@ -77,7 +77,6 @@ def test_reaching_the_thresholds_pays_the_held_reward(client, summer, connected)
     [
         ({"view_count": 499}, "below_threshold"),
         ({"deleted": True}, "post_deleted"),
-        ({"caption": "Loving the summer range! #ad"}, "disclosure_missing"),
     ],
 )
 def test_a_share_that_did_not_earn_it_releases_the_hold(client, summer, connected, change, reason):
@@ -141,13 +140,31 @@ def test_a_bad_share_is_refused_with_a_message_and_nothing_held(client, summer, 
     assert campaign_budget_account(campaign=summer).held == 0
 
 
-def test_an_undisclosed_video_cannot_be_submitted(client, summer, connected):
+def test_an_undisclosed_video_is_held_and_the_person_told_what_to_change(client, summer, connected):
+    # Was refused outright before the compliance checker: now the reward is reserved and a
+    # remediation case gives the person 24 hours (tests/compliance/test_remediation.py follows it).
     SandboxTikTokVideo.objects.filter(pk=connected.pk).update(caption="Summer vibes")
 
     response = share(client, summer, video_share_url(connected))
 
-    assert "must start with the disclosure" in response.content.decode()
-    assert not ActionClaim.objects.filter(rule__trigger="ugc_share").exists()
+    claim = ActionClaim.objects.get(rule__trigger="ugc_share")
+    assert (claim.status, claim.reason) == ("pending", "disclosure_fix")
+    assert Hold.objects.get(pk=claim.hold_id).status == "reserved"
+    assert "needs a fix" in response.content.decode()
+    steps = client.get(reverse("verification:steps", args=[summer.slug])).content.decode()
+    assert "Ad · Paid partnership with Alpaca Coffee" in steps and "I fixed it" in steps
+
+
+def test_a_disclosure_gone_at_window_close_opens_remediation_instead_of_paying(client, summer, connected):
+    # Was an outright rejection ("disclosure_missing"): the person now gets the 24-hour clock.
+    claim = shared_claim(client, summer, connected)
+    counts(connected, view_count=900, caption="Loving the summer range!")
+
+    claim = engagement_recheck(claim_id=claim.pk)
+
+    assert (claim.status, claim.reason) == ("pending", "disclosure_fix")
+    assert claim.ledger_transaction_id is None
+    assert Hold.objects.get(pk=claim.hold_id).status == "reserved"
 
 
 def test_someone_elses_video_is_not_found(client, summer, connected):

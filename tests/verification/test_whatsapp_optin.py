@@ -8,6 +8,7 @@ from django.urls import reverse
 from verification.models import ActionClaim, OptinCode, ProviderEvent
 from verification.providers.whatsapp import signature
 from verification.sandbox.whatsapp import message_envelope
+from verification.services import provider_events_process
 
 pytestmark = pytest.mark.django_db
 
@@ -15,18 +16,19 @@ WEBHOOK = "/v/webhooks/whatsapp/"
 
 
 @pytest.fixture
-def deliver(django_capture_on_commit_callbacks):
-    """POST a payload as Meta would, and run the work the webhook queues once it has committed."""
+def deliver():
+    """POST a payload as Meta would, then let the standing worker process what the webhook stored."""
 
     def post(client, payload, *, secret="sbx-meta-app-secret", body=None):
         body = body if body is not None else json.dumps(payload).encode()
-        with django_capture_on_commit_callbacks(execute=True):
-            return client.post(
-                WEBHOOK,
-                body,
-                content_type="application/json",
-                headers={"X-Hub-Signature-256": signature(body=body, app_secret=secret)},
-            )
+        response = client.post(
+            WEBHOOK,
+            body,
+            content_type="application/json",
+            headers={"X-Hub-Signature-256": signature(body=body, app_secret=secret)},
+        )
+        provider_events_process()
+        return response
 
     return post
 

@@ -68,3 +68,38 @@ def _message_text(message: dict) -> str:
         reply = interactive.get("button_reply") or interactive.get("list_reply") or {}
         return reply.get("id", "")
     return ""
+
+
+def template_send(*, to: str, template: str, language: str, parameters: list[str]) -> str:
+    """Send an approved message template (the only kind allowed outside the 24-hour window);
+    returns Meta's message id."""
+    from django.conf import settings
+
+    from verification.providers.loopback import http_client
+
+    body = {
+        "messaging_product": "whatsapp",
+        "recipient_type": "individual",
+        "to": to.lstrip("+"),
+        "type": "template",
+        "template": {
+            "name": template,
+            "language": {"code": language.replace("-", "_")},
+            "components": [
+                {"type": "body", "parameters": [{"type": "text", "text": str(value)} for value in parameters]}
+            ],
+        },
+    }
+    with http_client() as client:
+        response = client.post(
+            f"{settings.WHATSAPP_API_BASE}/v21.0/{settings.WHATSAPP_PHONE_NUMBER_ID}/messages",
+            json=body,
+            headers={"Authorization": f"Bearer {settings.WHATSAPP_ACCESS_TOKEN}"},
+        )
+    if response.status_code != 200:
+        raise WhatsAppError(f"template {template} to {to[-4:]}: {response.status_code} {response.text[:200]}")
+    return response.json()["messages"][0]["id"]
+
+
+class WhatsAppError(Exception):
+    pass

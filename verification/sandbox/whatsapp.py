@@ -10,14 +10,17 @@ import time
 
 import phonenumbers
 from django.conf import settings
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
 
+from verification.models import Provider, ProviderEvent
 from verification.providers.loopback import http_client
 from verification.providers.whatsapp import signature
+from verification.services import provider_events_process
 
 PHONE_NUMBER_ID = "106540352242922"
 WABA_ID = "102290129340398"
@@ -94,5 +97,39 @@ def phone(request):
         context["problem"] = "Enter your number with its country code, e.g. +49 151 23456789."
         return render(request, "sandbox/whatsapp_phone.html", context, status=400)
     wa_id = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164).lstrip("+")
-    webhook_deliver(message_envelope(wa_id=wa_id, name=name, text=request.POST.get("text", text)))
+    message_id = f"wamid.{secrets.token_urlsafe(36)}"
+    status = webhook_deliver(
+        message_envelope(wa_id=wa_id, name=name, text=request.POST.get("text", text), message_id=message_id)
+    )
+    if status == 200:
+        # The sandbox is the demo: the person sees their opt-in at once, with or without the
+        # standing worker running.
+        stored = ProviderEvent.objects.filter(provider=Provider.WHATSAPP, event_id=message_id)
+        provider_events_process(ids=list(stored.values_list("pk", flat=True)))
     return redirect(back)
+
+
+@csrf_exempt
+@require_POST
+def graph_messages(request, phone_number_id):
+    """Cloud API's POST /{phone-number-id}/messages for templates, answered as Meta answers."""
+    if not settings.SANDBOX:
+        raise Http404("The sandbox is off")
+    if request.headers.get("Authorization") != f"Bearer {settings.WHATSAPP_ACCESS_TOKEN}":
+        return JsonResponse({"error": {"message": "Invalid OAuth access token.", "code": 190}}, status=401)
+    try:
+        body = json.loads(request.body)
+        to, template = str(body["to"]), body["template"]
+        valid = body.get("messaging_product") == "whatsapp" and to.isdigit() and template["name"]
+    except (ValueError, KeyError, TypeError):
+        valid = False
+    if phone_number_id != PHONE_NUMBER_ID or not valid:
+        return JsonResponse({"error": {"message": "(#100) Invalid parameter", "code": 100}}, status=400)
+    message_id = "wamid." + secrets.token_urlsafe(24)
+    return JsonResponse(
+        {
+            "messaging_product": "whatsapp",
+            "contacts": [{"input": to, "wa_id": to}],
+            "messages": [{"id": message_id}],
+        }
+    )

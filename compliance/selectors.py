@@ -1,0 +1,194 @@
+"""Reads: the policies in force, verdicts (pure), cases and the decision trail."""
+
+import functools
+import hashlib
+import json
+
+from django.db.models import QuerySet
+
+from campaigns.models import Brand, Campaign
+from compliance.checker import (
+    CaptionVerdict,
+    CompiledPolicy,
+    caption_check,
+    compiled,
+    policies_for_countries,
+    policies_from_source,
+    wording_language,
+)
+from compliance.linter import is_contest
+from compliance.models import UNRESOLVED, ComplianceDecision, Policy, RemediationCase
+
+PLATFORM_LABELS = {
+    "tiktok": "Paid partnership",
+    "instagram": "Paid partnership",
+    "youtube": "Includes paid promotion",
+}
+
+
+def policies_current() -> list[CompiledPolicy]:
+    """The policy versions in force; the readable source itself (as version 0) if the table is
+    empty (a database flushed between tests), so a page never goes without its rules."""
+    rows = Policy.objects.filter(is_current=True).values_list("code", "version", "data")
+    found = [compiled(code=code, version=version, data=data) for code, version, data in rows]
+    return found or [compiled(code=p["code"], version=0, data=p) for p in _source_policies()]
+
+
+@functools.cache
+def _source_policies() -> tuple[dict, ...]:
+    return tuple(policies_from_source())
+
+
+def campaign_policies(*, campaign: Campaign) -> list[CompiledPolicy]:
+    return policies_for_countries(policies_current(), campaign.countries)
+
+
+def campaign_contest(*, campaign: Campaign, policies=None) -> bool:
+    return is_contest(campaign.rules.all(), policies or campaign_policies(campaign=campaign))
+
+
+def caption_verdict(
+    *, campaign: Campaign, caption: str, platform: str = "tiktok", label_on: bool | None = None
+) -> CaptionVerdict:
+    policies = campaign_policies(campaign=campaign)
+    return caption_check(
+        caption,
+        policies=policies,
+        platform=platform,
+        languages=campaign.languages or ["en"],
+        brand=campaign.brand.name,
+        label_on=label_on,
+        contest=campaign_contest(campaign=campaign, policies=policies),
+    )
+
+
+def disclosure_for(*, campaign: Campaign, language: str, platform: str = "tiktok") -> dict:
+    """The wording to put first in a caption, in the visitor's language where every policy in force
+    accepts it, naming the brand; a brand's own wording if it passes the checker."""
+    policies = campaign_policies(campaign=campaign)
+    contest = campaign_contest(campaign=campaign, policies=policies)
+    language = wording_language(policies, languages=campaign.languages or ["en"], preferred=language)
+    wording = policies[0].wording(language=language, brand=campaign.brand.name, contest=contest)
+    if campaign.disclosure_text:
+        own = caption_check(
+            campaign.disclosure_text,
+            policies=policies,
+            platform=platform,
+            languages=campaign.languages or ["en"],
+            brand=campaign.brand.name,
+            contest=contest,
+        )
+        if own.passed:
+            wording = campaign.disclosure_text
+    return {
+        "wording": wording,
+        "language": language,
+        "platform": platform,
+        "label": PLATFORM_LABELS.get(platform, "Paid partnership"),
+        "policies": [policy.label for policy in policies],
+        "contest": contest,
+    }
+
+
+def case_for_claim(*, claim_id: int) -> RemediationCase | None:
+    return RemediationCase.objects.filter(claim_id=claim_id).first()
+
+
+def cases_for_claims(*, claim_ids) -> dict[int, RemediationCase]:
+    return {case.claim_id: case for case in RemediationCase.objects.filter(claim_id__in=list(claim_ids))}
+
+
+def compliance_queue_for_brand(*, brand: Brand) -> QuerySet:
+    return (
+        RemediationCase.objects.filter(brand=brand, status__in=UNRESOLVED)
+        .select_related("campaign")
+        .order_by("deadline", "opened_at")
+    )
+
+
+def cases_resolved_for_brand(*, brand: Brand, limit: int = 20) -> QuerySet:
+    return (
+        RemediationCase.objects.filter(brand=brand)
+        .exclude(status__in=UNRESOLVED)
+        .select_related("campaign")
+        .order_by("-resolved_at")[:limit]
+    )
+
+
+def case_get_for_brand(*, brand: Brand, case_id: int) -> RemediationCase | None:
+    return RemediationCase.objects.filter(brand=brand, pk=case_id).select_related("campaign").first()
+
+
+def campaign_decisions(*, campaign: Campaign) -> QuerySet:
+    return (
+        ComplianceDecision.objects.filter(campaign=campaign)
+        .select_related("decided_by", "case")
+        .order_by("created_at", "seq")
+    )
+
+
+def campaign_compliance_summary(*, campaign: Campaign) -> dict:
+    cases = RemediationCase.objects.filter(campaign=campaign)
+    summary = {status: 0 for status in ("open", "review", "fixed", "cleared", "voided")}
+    for status in cases.values_list("status", flat=True):
+        summary[status] += 1
+    checks = ComplianceDecision.objects.filter(campaign=campaign, kind="caption_check")
+    summary["checks"] = checks.count()
+    summary["passed"] = checks.filter(verdict="compliant").count()
+    return summary
+
+
+# The decision trail's hash chain.
+
+HASHED_FIELDS = (
+    "brand_id",
+    "seq",
+    "campaign_id",
+    "case_id",
+    "claim_id",
+    "kind",
+    "verdict",
+    "reasons",
+    "evidence",
+    "policy_versions",
+    "checker_version",
+    "decided_by_id",
+    "created_at",
+)
+
+
+def decision_hash(*, fields: dict, prev_hash: str) -> str:
+    content = {name: fields[name] for name in HASHED_FIELDS}
+    content["created_at"] = fields["created_at"].isoformat()
+    canonical = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256((prev_hash + "\n" + canonical).encode()).hexdigest()
+
+
+GENESIS = "0" * 64
+
+
+def audit_chain_problems(*, brand_id: int | None = None) -> list[str]:
+    """Every break in the decision chains: a row whose hash does not match its content, a link to
+    a previous row that is not the one before it, or a gap in the sequence. Empty: intact."""
+    rows = ComplianceDecision.objects.order_by("brand_id", "seq")
+    if brand_id is not None:
+        rows = rows.filter(brand_id=brand_id)
+    problems: list[str] = []
+    previous_brand, previous_hash, expected_seq = None, GENESIS, 1
+    for row in rows.values(*HASHED_FIELDS, "pk", "prev_hash", "row_hash").iterator():
+        if row["brand_id"] != previous_brand:
+            previous_brand, previous_hash, expected_seq = row["brand_id"], GENESIS, 1
+        label = f"brand {row['brand_id']} decision #{row['seq']} (id {row['pk']})"
+        if row["seq"] != expected_seq:
+            problems.append(f"{label}: expected #{expected_seq}, a row is missing")
+        if row["prev_hash"] != previous_hash:
+            problems.append(f"{label}: does not link to the row before it")
+        if decision_hash(fields=row, prev_hash=row["prev_hash"]) != row["row_hash"]:
+            problems.append(f"{label}: its content does not match its hash (edited)")
+        previous_hash, expected_seq = row["row_hash"], row["seq"] + 1
+    return problems
+
+
+def unresolved_claim_ids() -> QuerySet:
+    """Claims whose disclosure is still being remediated or reviewed (a subquery)."""
+    return RemediationCase.objects.filter(status__in=UNRESOLVED).values("claim_id")

@@ -1,0 +1,311 @@
+"""Compliance writes: decisions (with their evidence, in the caller's transaction), remediation
+cases, brand reviews, launch checks and policy revisions."""
+
+import json
+from datetime import timedelta
+
+from django.db import connection, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from campaigns.models import Campaign
+from campaigns.services import LaunchProblem
+from compliance.checker import CHECKER_VERSION, NEEDS_REVIEW, CaptionVerdict
+from compliance.linter import rules_lint
+from compliance.models import CaseStatus, ComplianceDecision, DecisionKind, Policy, RemediationCase
+from compliance.selectors import GENESIS, campaign_policies, decision_hash, disclosure_for
+from joyback.queue import enqueue_on_commit
+
+REMEDIATION_HOURS = 24  # TikTok's own clock for an undisclosed post before it leaves For You
+CHAIN_LOCK = 74_201  # first key of the advisory lock that serialises one brand's chain
+
+
+class ComplianceError(Exception):
+    """A refused compliance operation; the message is for the person who tried it."""
+
+
+def decision_record(
+    *,
+    brand_id: int,
+    kind: str,
+    verdict: str,
+    reasons=(),
+    evidence: dict | None = None,
+    policy_versions=(),
+    checker_version: str = CHECKER_VERSION,
+    campaign_id: int | None = None,
+    case: RemediationCase | None = None,
+    claim_id: int | None = None,
+    decided_by=None,
+) -> ComplianceDecision:
+    """Append one decision to the brand's chain. Must run inside the transaction that makes the
+    decision, so the decision and its record commit or vanish together."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("decision_record must run inside the transaction of the decision it records")
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            # Held to COMMIT: the next writer of this brand's chain reads this row as its previous.
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [CHAIN_LOCK, brand_id])
+    last = (
+        ComplianceDecision.objects.filter(brand_id=brand_id)
+        .order_by("-seq")
+        .values_list("seq", "row_hash")
+        .first()
+    )
+    seq, prev_hash = (last[0] + 1, last[1]) if last else (1, GENESIS)
+    fields = {
+        "brand_id": brand_id,
+        "seq": seq,
+        "campaign_id": campaign_id,
+        "case_id": case.pk if case else None,
+        "claim_id": claim_id,
+        "kind": DecisionKind(kind).value,
+        "verdict": verdict,
+        "reasons": list(reasons),
+        # Stored as JSON reads it back, so the hash is the same before and after the round trip.
+        "evidence": json.loads(json.dumps(evidence or {}, default=str)),
+        "policy_versions": list(policy_versions),
+        "checker_version": checker_version,
+        "decided_by_id": getattr(decided_by, "pk", decided_by),
+        "created_at": timezone.now(),
+    }
+    return ComplianceDecision.objects.create(
+        **fields, prev_hash=prev_hash, row_hash=decision_hash(fields=fields, prev_hash=prev_hash)
+    )
+
+
+def caption_check_record(
+    *,
+    campaign: Campaign,
+    verdict: CaptionVerdict,
+    caption: str,
+    claim_id: int,
+    stage: str,
+    platform: str = "tiktok",
+    label_state: str = "unknown",
+    case: RemediationCase | None = None,
+) -> ComplianceDecision:
+    return decision_record(
+        brand_id=campaign.brand_id,
+        kind=DecisionKind.CAPTION_CHECK,
+        verdict=verdict.verdict,
+        reasons=verdict.reasons,
+        evidence={
+            "stage": stage,
+            "caption": caption,
+            "platform": platform,
+            "label_state": label_state,
+            "advisories": list(verdict.advisories),
+        },
+        policy_versions=verdict.policies,
+        checker_version=verdict.checker_version,
+        campaign_id=campaign.pk,
+        case=case,
+        claim_id=claim_id,
+    )
+
+
+def case_open(
+    *,
+    campaign: Campaign,
+    claim_id: int,
+    participant_id: int,
+    verdict: CaptionVerdict,
+    caption: str,
+    language: str = "en",
+    platform: str = "tiktok",
+    now=None,
+) -> RemediationCase:
+    """A failed disclosure: the 24-hour clock starts (or, for a doubtful one, the brand reviews it).
+    Runs in the caller's transaction, with the claim it concerns."""
+    now = now or timezone.now()
+    review = verdict.verdict == NEEDS_REVIEW
+    disclosure = disclosure_for(campaign=campaign, language=language, platform=platform)
+    case = RemediationCase.objects.create(
+        brand_id=campaign.brand_id,
+        campaign=campaign,
+        claim_id=claim_id,
+        participant_id=participant_id,
+        platform=platform,
+        status=CaseStatus.REVIEW if review else CaseStatus.OPEN,
+        reasons=list(verdict.reasons),
+        caption=caption,
+        wording=disclosure["wording"][:300],
+        language=disclosure["language"],
+        opened_at=now,
+        deadline=None if review else now + timedelta(hours=REMEDIATION_HOURS),
+    )
+    decision_record(
+        brand_id=campaign.brand_id,
+        kind=DecisionKind.CASE_OPENED,
+        verdict=verdict.verdict,
+        reasons=verdict.reasons,
+        evidence={"caption": caption, "platform": platform, "wording": case.wording, "status": case.status},
+        policy_versions=verdict.policies,
+        checker_version=verdict.checker_version,
+        campaign_id=campaign.pk,
+        case=case,
+        claim_id=claim_id,
+    )
+    if not review:
+        transaction.on_commit(lambda: remediation_schedule(case=case))
+    return case
+
+
+def remediation_schedule(*, case: RemediationCase) -> None:
+    """The re-check at the deadline; the claim's side of it belongs to the verification app."""
+    from django_q.models import Schedule
+
+    Schedule.objects.update_or_create(
+        name=f"remediation-recheck-{case.claim_id}",
+        defaults={
+            "func": "verification.tasks.remediation_recheck_task",
+            "args": str(case.claim_id),
+            "schedule_type": Schedule.ONCE,
+            "next_run": case.deadline,
+            "repeats": 1,
+        },
+    )
+
+
+def case_recheck(
+    *,
+    case: RemediationCase,
+    verdict: CaptionVerdict,
+    caption: str,
+    label_state: str = "unknown",
+    now=None,
+) -> str:
+    """The person's post checked again: 'fixed', 'voided' (deadline passed, still failing),
+    'review' (the brand decides) or 'open' (still failing, time left). In the caller's transaction,
+    which also settles the claim."""
+    now = now or timezone.now()
+    case = RemediationCase.objects.select_for_update().get(pk=case.pk)
+    if not case.unresolved:
+        return case.status
+    campaign = case.campaign
+    caption_check_record(
+        campaign=campaign,
+        verdict=verdict,
+        caption=caption,
+        claim_id=case.claim_id,
+        stage="remediation",
+        platform=case.platform,
+        label_state=label_state,
+        case=case,
+    )
+    if verdict.passed:
+        case.status, kind = CaseStatus.FIXED, DecisionKind.CASE_FIXED
+    elif verdict.verdict == NEEDS_REVIEW:
+        case.status, case.reasons = CaseStatus.REVIEW, list(verdict.reasons)
+        case.save(update_fields=["status", "reasons"])
+        return case.status
+    elif case.deadline and case.deadline <= now:
+        case.status, kind = CaseStatus.VOIDED, DecisionKind.CASE_VOIDED
+    else:
+        case.reasons = list(verdict.reasons)
+        case.save(update_fields=["reasons"])
+        return case.status
+    case.resolved_at = now
+    case.save(update_fields=["status", "resolved_at"])
+    decision_record(
+        brand_id=case.brand_id,
+        kind=kind,
+        verdict=verdict.verdict,
+        reasons=verdict.reasons,
+        evidence={"caption": caption, "deadline": case.deadline, "label_state": label_state},
+        policy_versions=verdict.policies,
+        checker_version=verdict.checker_version,
+        campaign_id=campaign.pk,
+        case=case,
+        claim_id=case.claim_id,
+    )
+    return case.status
+
+
+def case_brand_decide(*, case: RemediationCase, decided_by, decision: str, note: str) -> RemediationCase:
+    """A brand member settles a doubtful disclosure: clear it, or ask the person to fix it (the
+    24-hour clock starts then)."""
+    if decision not in ("clear", "require_fix"):
+        raise ComplianceError(_("Choose “clear” or “ask for a fix”."))
+    if not note.strip():
+        raise ComplianceError(_("Say why: the note is kept with the decision."))
+    with transaction.atomic(durable=True):
+        locked = RemediationCase.objects.select_for_update().select_related("campaign").get(pk=case.pk)
+        if locked.status != CaseStatus.REVIEW:
+            raise ComplianceError(_("This case is not waiting for a review."))
+        now = timezone.now()
+        if decision == "clear":
+            locked.status, locked.resolved_at = CaseStatus.CLEARED, now
+            enqueue_on_commit("verification.tasks.compliance_cleared_task", locked.claim_id)
+        else:
+            locked.status, locked.deadline = CaseStatus.OPEN, now + timedelta(hours=REMEDIATION_HOURS)
+            transaction.on_commit(lambda: remediation_schedule(case=locked))
+        locked.save(update_fields=["status", "resolved_at", "deadline"])
+        decision_record(
+            brand_id=locked.brand_id,
+            kind=DecisionKind.BRAND_REVIEW,
+            verdict="compliant" if decision == "clear" else "non_compliant",
+            reasons=locked.reasons,
+            evidence={"decision": decision, "note": note[:300], "caption": locked.caption},
+            policy_versions=[p.label for p in campaign_policies(campaign=locked.campaign)],
+            campaign_id=locked.campaign_id,
+            case=locked,
+            claim_id=locked.claim_id,
+            decided_by=decided_by,
+        )
+    return locked
+
+
+def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[LaunchProblem]:
+    """The launch check the campaigns app runs (settings.CAMPAIGN_LAUNCH_CHECKS). At launch, a
+    campaign that passes has that recorded, in the transaction that takes it live."""
+    policies = campaign_policies(campaign=campaign)
+    rules = list(campaign.rules.all())
+    findings = rules_lint(rules, policies)
+    if campaign.disclosure_text:
+        wording = disclosure_for(campaign=campaign, language=(campaign.languages or ["en"])[0])
+        if wording["wording"] != campaign.disclosure_text:
+            findings_message = _(
+                "Your disclosure wording would fail the caption check here; people are shown “%(wording)s” "
+                "instead."
+            ) % {"wording": wording["wording"]}
+            problems = [LaunchProblem(code="disclosure_wording", message=findings_message, blocking=False)]
+        else:
+            problems = []
+    else:
+        problems = []
+    problems = [
+        LaunchProblem(code=f.code, message=f.message, blocking=f.blocking, rule_id=f.rule_id)
+        for f in findings
+    ] + problems
+    if launching and not any(problem.blocking for problem in problems):
+        decision_record(
+            brand_id=campaign.brand_id,
+            kind=DecisionKind.LAUNCH_LINT,
+            verdict="compliant",
+            reasons=[problem.code for problem in problems],
+            evidence={"rules": [{"trigger": r.trigger, "instructions": r.instructions} for r in rules]},
+            policy_versions=[p.label for p in policies],
+            campaign_id=campaign.pk,
+        )
+    return problems
+
+
+def policy_revise(*, policy: Policy, data: dict, name: str, countries: list, notes: str, user) -> Policy:
+    """An edit of a policy is its next version; the one in force until now stays for the record."""
+    with transaction.atomic():
+        current = Policy.objects.select_for_update().get(pk=policy.pk)
+        latest = Policy.objects.filter(code=current.code).order_by("-version").first()
+        Policy.objects.filter(code=current.code, is_current=True).update(is_current=False)
+        return Policy.objects.create(
+            code=current.code,
+            version=latest.version + 1,
+            name=name,
+            countries=countries,
+            data={**data, "countries": countries},
+            notes=notes,
+            is_current=True,
+            source="admin",
+            created_by=user,
+        )

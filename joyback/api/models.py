@@ -1,0 +1,151 @@
+"""API keys, idempotency records and outgoing webhooks of the Cashback API.
+
+Like the ledger, this app imports none of the product apps: it knows a brand only by its id.
+"""
+
+import uuid
+
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from joyback.crypto import EncryptedTextField
+
+
+class Scope(models.TextChoices):
+    READ = "read", _("Read")
+    EVENTS = "events", _("Report events")
+    PAYOUTS = "payouts", _("Payouts")
+
+
+class ApiKey(models.Model):
+    """A brand's secret key. Only its prefix is kept readable; the secret is stored as a hash."""
+
+    brand_id = models.BigIntegerField(db_index=True)
+    name = models.CharField(max_length=80)
+    prefix = models.CharField(max_length=24, unique=True)
+    secret_hash = models.CharField(max_length=64)
+    scopes = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    # A revoked_at in the future is a rotation's grace period: the old key works until then.
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    replaced_by = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replaces"
+    )
+
+    class Meta:
+        verbose_name = "API key"
+
+    def __str__(self):
+        return f"{self.name} ({self.prefix}…)"
+
+
+class IdempotencyState(models.TextChoices):
+    IN_FLIGHT = "in_flight", _("In flight")
+    DONE = "done", _("Done")
+
+
+class IdempotencyKey(models.Model):
+    """The first answer to a POST with an Idempotency-Key, replayed for the same key and body."""
+
+    api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    state = models.CharField(
+        max_length=10, choices=IdempotencyState.choices, default=IdempotencyState.IN_FLIGHT
+    )
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(db_index=True)
+    locked_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["api_key", "key"], name="api_one_idempotency_key")]
+
+    def __str__(self):
+        return f"{self.key} ({self.state})"
+
+
+class EventType(models.TextChoices):
+    ACTION_VERIFIED = "action.verified", _("Action verified")
+    REWARD_APPROVED = "reward.approved", _("Reward approved")
+    CLAIM_REJECTED = "claim.rejected", _("Claim rejected")
+    PURCHASE_CREATED = "purchase.created", _("Purchase recorded (cashback pending)")
+    PURCHASE_CONFIRMED = "purchase.confirmed", _("Purchase confirmed (return window closed)")
+    PURCHASE_REFUNDED = "purchase.refunded", _("Purchase refunded")
+    PAYOUT_SETTLED = "payout.settled", _("Payout settled")
+    PAYOUT_RETURNED = "payout.returned", _("Payout returned")
+
+
+class WebhookEndpoint(models.Model):
+    brand_id = models.BigIntegerField(db_index=True)
+    url = models.URLField(max_length=500)
+    event_types = models.JSONField(default=list, help_text="Event types sent here")
+    secret = EncryptedTextField()
+    # During a rotation deliveries carry a signature with each secret until the old one expires.
+    previous_secret = EncryptedTextField(null=True, blank=True)
+    previous_secret_expires_at = models.DateTimeField(null=True, blank=True)
+    enabled = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.url
+
+
+class WebhookEvent(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    brand_id = models.BigIntegerField(db_index=True)
+    type = models.CharField(max_length=40, choices=EventType.choices)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.type} {self.id}"
+
+
+class DeliveryStatus(models.TextChoices):
+    PENDING = "pending", _("Pending")
+    SUCCEEDED = "succeeded", _("Delivered")
+    RETRYING = "retrying", _("Retrying")
+    FAILED = "failed", _("Failed")
+
+
+class WebhookDelivery(models.Model):
+    """One event for one endpoint, tried until it is answered 2xx or the retries run out."""
+
+    event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
+    status = models.CharField(max_length=10, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "webhook deliveries"
+        indexes = [
+            models.Index(fields=["next_attempt_at"], condition=Q(status="retrying"), name="api_delivery_due")
+        ]
+
+    def __str__(self):
+        return f"{self.event_id} -> {self.endpoint_id}: {self.status}"
+
+
+class WebhookAttempt(models.Model):
+    """The delivery log: every POST made, and what came back."""
+
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_log")
+    number = models.PositiveSmallIntegerField()
+    requested_at = models.DateTimeField()
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=300, blank=True, default="")
+    response_excerpt = models.CharField(max_length=500, blank=True, default="")
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-requested_at"]
+
+    def __str__(self):
+        return f"attempt {self.number} of delivery {self.delivery_id}"

@@ -1,0 +1,40 @@
+"""Reads of the API app, each scoped to one brand by its id."""
+
+from joyback.api.models import ApiKey, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+
+
+def api_keys_for_brand(*, brand_id: int):
+    return ApiKey.objects.filter(brand_id=brand_id).order_by("-created_at")
+
+
+def api_key_get_for_brand(*, brand_id: int, key_id: int) -> ApiKey | None:
+    return ApiKey.objects.filter(brand_id=brand_id, pk=key_id).first()
+
+
+def webhook_endpoints_for_brand(*, brand_id: int):
+    return WebhookEndpoint.objects.filter(brand_id=brand_id).order_by("-created_at")
+
+
+def webhook_endpoint_get_for_brand(*, brand_id: int, endpoint_id: int) -> WebhookEndpoint | None:
+    return WebhookEndpoint.objects.filter(brand_id=brand_id, pk=endpoint_id).first()
+
+
+def webhook_deliveries_for_endpoint(*, endpoint: WebhookEndpoint, limit: int = 50):
+    return (
+        WebhookDelivery.objects.filter(endpoint=endpoint)
+        .select_related("event")
+        .prefetch_related("attempt_log")
+        .order_by("-created_at")[:limit]
+    )
+
+
+def webhook_delivery_get_for_brand(*, brand_id: int, delivery_id: int) -> WebhookDelivery | None:
+    return (
+        WebhookDelivery.objects.filter(endpoint__brand_id=brand_id, pk=delivery_id)
+        .select_related("endpoint", "event")
+        .first()
+    )
+
+
+def webhook_attempts(*, delivery: WebhookDelivery):
+    return WebhookAttempt.objects.filter(delivery=delivery)

@@ -1,0 +1,420 @@
+"""Writes of the Cashback API: keys, idempotency records, webhook events and their deliveries."""
+
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+
+import httpx
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from joyback.api.models import (
+    ApiKey,
+    DeliveryStatus,
+    EventType,
+    IdempotencyKey,
+    IdempotencyState,
+    Scope,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+)
+from joyback.queue import enqueue_on_commit
+
+logger = logging.getLogger(__name__)
+
+KEY_PREFIX = "jb_"
+SIGNATURE_HEADER = "JoyBack-Signature"
+# Delay before retry n (1-based): exponential from a minute, then daily; 10 retries span ~5 days.
+RETRY_DELAYS = [60 * 4**n if 60 * 4**n < 86400 else 86400 for n in range(10)]
+
+
+class ApiKeyError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    api_key: ApiKey
+    secret: str  # the whole key, shown once and never stored
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _scopes_check(scopes) -> list[str]:
+    scopes = sorted(set(scopes))
+    if not scopes or any(scope not in Scope.values for scope in scopes):
+        raise ApiKeyError("Choose at least one of the scopes read, events, payouts.")
+    return scopes
+
+
+def api_key_create(*, brand_id: int, name: str, scopes) -> IssuedKey:
+    """A new key: jb_<prefix>_<secret>. The prefix identifies it, the rest proves it."""
+    scopes = _scopes_check(scopes)
+    name = (name or "").strip()[:80] or "API key"
+    prefix = KEY_PREFIX + secrets.token_hex(6)
+    secret = f"{prefix}_{secrets.token_urlsafe(32)}"
+    api_key = ApiKey.objects.create(
+        brand_id=brand_id, name=name, prefix=prefix, secret_hash=_hash(secret), scopes=scopes
+    )
+    return IssuedKey(api_key=api_key, secret=secret)
+
+
+def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
+    """Stops the key now (also a rotated key still in its grace period)."""
+    now = timezone.now()
+    ApiKey.objects.filter(pk=api_key.pk).filter(Q(revoked_at__isnull=True) | Q(revoked_at__gt=now)).update(
+        revoked_at=now
+    )
+    api_key.refresh_from_db()
+    return api_key
+
+
+def api_key_rotate(*, api_key: ApiKey, grace_hours: int = 0) -> IssuedKey:
+    """A new key with the same name and scopes; the old one stops working after the grace period."""
+    if api_key.revoked_at and api_key.revoked_at <= timezone.now():
+        raise ApiKeyError("This key is revoked; create a new one instead.")
+    if not 0 <= grace_hours <= 24 * 7:
+        raise ApiKeyError("The grace period is between 0 and 168 hours.")
+    with transaction.atomic(durable=True):
+        issued = api_key_create(brand_id=api_key.brand_id, name=api_key.name, scopes=api_key.scopes)
+        ApiKey.objects.filter(pk=api_key.pk).update(
+            revoked_at=timezone.now() + timedelta(hours=grace_hours), replaced_by=issued.api_key
+        )
+    api_key.refresh_from_db()
+    return issued
+
+
+def api_key_authenticate(*, secret: str) -> ApiKey | None:
+    """The live key this secret belongs to, or None."""
+    parts = secret.split("_", 2)  # jb, the prefix's hex, the secret (which may hold "_" itself)
+    if len(parts) != 3 or not secret.startswith(KEY_PREFIX) or len(secret) > 200:
+        return None
+    prefix = f"{parts[0]}_{parts[1]}"
+    api_key = ApiKey.objects.filter(prefix=prefix).first()
+    if api_key is None or not hmac.compare_digest(api_key.secret_hash, _hash(secret)):
+        return None
+    now = timezone.now()
+    if api_key.revoked_at and api_key.revoked_at <= now:
+        return None
+    # Written at most once a minute: a busy key must not turn every read into a write.
+    if api_key.last_used_at is None or now - api_key.last_used_at > timedelta(minutes=1):
+        ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
+        api_key.last_used_at = now
+    return api_key
+
+
+# Idempotency-Key: Stripe's semantics on top of a unique constraint.
+
+
+IDEMPOTENCY_TTL = timedelta(hours=24)
+# A first request that has held its key this long without answering is taken to have died.
+IDEMPOTENCY_LOCK_TIMEOUT = timedelta(seconds=60)
+
+
+@dataclass(frozen=True)
+class IdempotencyOutcome:
+    record_id: int | None = None  # we own the key: answer, then idempotency_finish()
+    replay: IdempotencyKey | None = None  # the first answer, to send again
+    conflict: str = ""  # "in_flight" (409) or "body_mismatch" (422)
+
+
+def request_fingerprint(*, method: str, path: str, body: bytes) -> str:
+    """Equal for the same request; JSON bodies are compared by content, not by their spacing."""
+    try:
+        canonical = json.dumps(json.loads(body or b"null"), sort_keys=True, separators=(",", ":")).encode()
+    except (ValueError, UnicodeDecodeError):
+        canonical = body
+    return hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + canonical).hexdigest()
+
+
+def idempotency_begin(*, api_key: ApiKey, key: str, fingerprint: str) -> IdempotencyOutcome:
+    """Take the key for this request, or say why not. The insert is its own committed statement, so
+    a second request with the same key sees the first at once (no transaction is left open)."""
+    now = timezone.now()
+    table = IdempotencyKey._meta.db_table
+    statement = (
+        f"INSERT INTO {table} (api_key_id, key, request_hash, state, response_body, created_at, locked_at) "  # noqa: S608
+        "VALUES (%s, %s, %s, %s, '', %s, %s) ON CONFLICT (api_key_id, key) DO NOTHING RETURNING id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [api_key.pk, key, fingerprint, IdempotencyState.IN_FLIGHT, now, now])
+        row = cursor.fetchone()
+    if row:
+        return IdempotencyOutcome(record_id=row[0])
+    existing = IdempotencyKey.objects.filter(api_key=api_key, key=key).first()
+    if existing is None:  # expired and deleted in between: try once more
+        return idempotency_begin(api_key=api_key, key=key, fingerprint=fingerprint)
+    if existing.created_at < now - IDEMPOTENCY_TTL:
+        # Past its lifetime the key may be used afresh; the conditional update lets one request win.
+        taken = IdempotencyKey.objects.filter(pk=existing.pk, created_at=existing.created_at).update(
+            request_hash=fingerprint,
+            state=IdempotencyState.IN_FLIGHT,
+            response_status=None,
+            response_body="",
+            created_at=now,
+            locked_at=now,
+        )
+        return (
+            IdempotencyOutcome(record_id=existing.pk) if taken else IdempotencyOutcome(conflict="in_flight")
+        )
+    if existing.request_hash != fingerprint:
+        return IdempotencyOutcome(conflict="body_mismatch")
+    if existing.state == IdempotencyState.DONE:
+        return IdempotencyOutcome(replay=existing)
+    if existing.locked_at < now - IDEMPOTENCY_LOCK_TIMEOUT:
+        taken = IdempotencyKey.objects.filter(
+            pk=existing.pk, state=IdempotencyState.IN_FLIGHT, locked_at=existing.locked_at
+        ).update(locked_at=now)
+        if taken:
+            return IdempotencyOutcome(record_id=existing.pk)
+    return IdempotencyOutcome(conflict="in_flight")
+
+
+def idempotency_finish(*, record_id: int, status: int, body: str) -> None:
+    IdempotencyKey.objects.filter(pk=record_id).update(
+        state=IdempotencyState.DONE, response_status=status, response_body=body
+    )
+
+
+def idempotency_release(*, record_id: int) -> None:
+    """The request failed on our side (5xx): the client may try again with the same key."""
+    IdempotencyKey.objects.filter(pk=record_id, state=IdempotencyState.IN_FLIGHT).delete()
+
+
+def idempotency_keys_expire(*, now=None) -> int:
+    """Forget keys older than twice their promised lifetime (a daily sweep)."""
+    now = now or timezone.now()
+    deleted, _ = IdempotencyKey.objects.filter(created_at__lt=now - 2 * IDEMPOTENCY_TTL).delete()
+    return deleted
+
+
+# Outgoing webhooks.
+
+
+class WebhookError(ValueError):
+    pass
+
+
+def _new_signing_secret() -> str:
+    return "whsec_" + secrets.token_urlsafe(32)
+
+
+def _event_types_check(event_types) -> list[str]:
+    chosen = sorted(set(event_types))
+    if not chosen or any(kind not in EventType.values for kind in chosen):
+        raise WebhookError("Choose at least one event type.")
+    return chosen
+
+
+def _url_check(url: str) -> str:
+    url = (url or "").strip()
+    if not url.startswith(("https://", "http://")) or len(url) > 500:
+        raise WebhookError("Give the endpoint's full address, starting with https://.")
+    if settings.IS_PRODUCTION and not url.startswith("https://"):
+        raise WebhookError("Webhook endpoints must use https://.")
+    return url
+
+
+def webhook_endpoint_create(*, brand_id: int, url: str, event_types) -> WebhookEndpoint:
+    return WebhookEndpoint.objects.create(
+        brand_id=brand_id,
+        url=_url_check(url),
+        event_types=_event_types_check(event_types),
+        secret=_new_signing_secret(),
+    )
+
+
+def webhook_endpoint_update(*, endpoint: WebhookEndpoint, url: str, event_types, enabled: bool):
+    endpoint.url = _url_check(url)
+    endpoint.event_types = _event_types_check(event_types)
+    endpoint.enabled = enabled
+    endpoint.save(update_fields=["url", "event_types", "enabled"])
+    return endpoint
+
+
+def webhook_secret_rotate(*, endpoint: WebhookEndpoint, grace_hours: int = 24) -> WebhookEndpoint:
+    """A new signing secret; deliveries are signed with both until the old one expires."""
+    if not 0 <= grace_hours <= 24 * 7:
+        raise WebhookError("The grace period is between 0 and 168 hours.")
+    with transaction.atomic(durable=True):
+        locked = WebhookEndpoint.objects.select_for_update().get(pk=endpoint.pk)
+        locked.previous_secret = locked.secret
+        locked.previous_secret_expires_at = timezone.now() + timedelta(hours=grace_hours)
+        locked.secret = _new_signing_secret()
+        locked.save(update_fields=["secret", "previous_secret", "previous_secret_expires_at"])
+    return locked
+
+
+def webhook_event_emit(*, brand_id: int, type: str, data: dict) -> WebhookEvent | None:
+    """The one way any app emits an event. Rows are written in the caller's transaction (so an
+    event exists only if what it tells of was committed); each delivery is queued after commit.
+    Nothing is stored when no endpoint of the brand listens for this type."""
+    EventType(type)
+    endpoints = [
+        endpoint
+        for endpoint in WebhookEndpoint.objects.filter(brand_id=brand_id, enabled=True).only("event_types")
+        if type in endpoint.event_types
+    ]
+    if not endpoints:
+        return None
+    event = WebhookEvent.objects.create(brand_id=brand_id, type=type, data=data)
+    deliveries = WebhookDelivery.objects.bulk_create(
+        WebhookDelivery(event=event, endpoint=endpoint) for endpoint in endpoints
+    )
+    for delivery in deliveries:
+        enqueue_on_commit("joyback.api.tasks.webhook_deliver_task", delivery.pk)
+    return event
+
+
+def webhook_payload(event: WebhookEvent) -> bytes:
+    return json.dumps(
+        {
+            "id": str(event.id),
+            "type": event.type,
+            "created": event.created_at.isoformat(),
+            "data": event.data,
+        },
+        separators=(",", ":"),
+        sort_keys=True,
+    ).encode()
+
+
+def webhook_signature(*, body: bytes, secrets_: list[str], timestamp: int) -> str:
+    """t=<unix>,v1=<hex>[,v1=<hex>]: HMAC-SHA256 of "<t>.<body>" with each active secret."""
+    signed = f"{timestamp}.".encode() + body
+    parts = [f"t={timestamp}"]
+    parts += [f"v1={hmac.new(s.encode(), signed, hashlib.sha256).hexdigest()}" for s in secrets_]
+    return ",".join(parts)
+
+
+def _active_secrets(endpoint: WebhookEndpoint, now) -> list[str]:
+    active = [endpoint.secret]
+    if (
+        endpoint.previous_secret
+        and endpoint.previous_secret_expires_at
+        and endpoint.previous_secret_expires_at > now
+    ):
+        active.append(endpoint.previous_secret)
+    return active
+
+
+# Tests (and the sandbox) set a transport here to receive deliveries in-process.
+_transport: httpx.BaseTransport | None = None
+
+
+def webhook_transport_set(transport: httpx.BaseTransport | None) -> None:
+    global _transport
+    _transport = transport
+
+
+def _http_client() -> httpx.Client:
+    return httpx.Client(
+        transport=_transport, timeout=settings.WEBHOOK_TIMEOUT_SECONDS, follow_redirects=False
+    )
+
+
+def webhook_deliver(*, delivery_id: int) -> WebhookDelivery:
+    """One attempt: POST the signed event; on anything but 2xx, schedule the next attempt."""
+    delivery = WebhookDelivery.objects.select_related("event", "endpoint").get(pk=delivery_id)
+    if delivery.status in (DeliveryStatus.SUCCEEDED, DeliveryStatus.FAILED):
+        return delivery
+    # Claim the attempt number first: two workers on one delivery never log the same attempt.
+    number = delivery.attempts + 1
+    claimed = WebhookDelivery.objects.filter(pk=delivery.pk, attempts=delivery.attempts).update(
+        attempts=number
+    )
+    if not claimed:
+        return delivery
+    endpoint, event = delivery.endpoint, delivery.event
+    body = webhook_payload(event)
+    now = timezone.now()
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "JoyBack-Webhooks/1",
+        SIGNATURE_HEADER: webhook_signature(
+            body=body, secrets_=_active_secrets(endpoint, now), timestamp=int(now.timestamp())
+        ),
+        "JoyBack-Event-Id": str(event.id),
+        "JoyBack-Event-Type": event.type,
+        "JoyBack-Delivery-Attempt": str(number),
+    }
+    status_code, error, excerpt = None, "", ""
+    began = time.monotonic()
+    try:
+        with _http_client() as client:
+            response = client.post(endpoint.url, content=body, headers=headers)
+        status_code, excerpt = response.status_code, response.text[:500]
+    except httpx.HTTPError as exc:
+        error = f"{type(exc).__name__}: {exc}"[:300]
+    duration_ms = int((time.monotonic() - began) * 1000)
+    succeeded = status_code is not None and 200 <= status_code < 300
+    with transaction.atomic():
+        WebhookAttempt.objects.create(
+            delivery=delivery,
+            number=number,
+            requested_at=now,
+            status_code=status_code,
+            error=error,
+            response_excerpt=excerpt,
+            duration_ms=duration_ms,
+        )
+        delivery.attempts = number
+        delivery.last_status_code = status_code
+        if succeeded:
+            delivery.status, delivery.delivered_at, delivery.next_attempt_at = (
+                DeliveryStatus.SUCCEEDED,
+                now,
+                None,
+            )
+        elif number > len(RETRY_DELAYS):
+            delivery.status, delivery.next_attempt_at = DeliveryStatus.FAILED, None
+        else:
+            delivery.status = DeliveryStatus.RETRYING
+            delivery.next_attempt_at = now + timedelta(seconds=RETRY_DELAYS[number - 1])
+            transaction.on_commit(lambda: _retry_schedule(delivery))
+        delivery.save(
+            update_fields=["attempts", "last_status_code", "status", "delivered_at", "next_attempt_at"]
+        )
+    return delivery
+
+
+def _retry_schedule(delivery: WebhookDelivery) -> None:
+    from django_q.models import Schedule
+
+    Schedule.objects.create(
+        name=f"webhook-delivery-{delivery.pk}-{delivery.attempts + 1}",
+        func="joyback.api.tasks.webhook_deliver_task",
+        args=str(delivery.pk),
+        schedule_type=Schedule.ONCE,
+        next_run=delivery.next_attempt_at,
+        repeats=1,
+    )
+
+
+def webhook_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
+    """The dashboard's button: try again now, whatever happened before (a new attempt is logged)."""
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(status=DeliveryStatus.PENDING, next_attempt_at=None)
+    enqueue_on_commit("joyback.api.tasks.webhook_deliver_task", delivery.pk)
+    delivery.refresh_from_db()
+    return delivery
+
+
+def webhook_deliveries_due(*, now=None) -> list[int]:
+    """Retries whose schedule was lost: the sweep behind the one-off schedules."""
+    now = now or timezone.now()
+    return list(
+        WebhookDelivery.objects.filter(
+            status=DeliveryStatus.RETRYING, next_attempt_at__lte=now - timedelta(minutes=5)
+        ).values_list("pk", flat=True)[:500]
+    )

@@ -1,0 +1,16 @@
+"""Work the task queue runs for the API: thin wrappers around one service each."""
+
+from joyback.api.services import idempotency_keys_expire, webhook_deliver, webhook_deliveries_due
+
+
+def webhook_deliver_task(delivery_id) -> str:
+    return webhook_deliver(delivery_id=int(delivery_id)).status
+
+
+def webhook_sweep() -> int:
+    """Safety net: retries whose one-off schedule never ran, and expired idempotency keys."""
+    due = webhook_deliveries_due()
+    for delivery_id in due:
+        webhook_deliver(delivery_id=delivery_id)
+    idempotency_keys_expire()
+    return len(due)

@@ -1,0 +1,61 @@
+"""Demo payouts: a few people of the demo brand, paid through the sandbox bank with each outcome.
+
+Run after demo_seed (make run does); safe to run again.
+"""
+
+from django.core.management.base import BaseCommand
+
+from campaigns.models import Brand, Campaign
+from payouts import services
+from payouts.models import Payout
+from payouts.rails import iban_check
+from verification.services import action_reward, identity_attach, participant_create
+
+# Name, sandbox IBAN (its last four digits choose the bank's answer; see the README).
+PEOPLE = [
+    ("Lena Fischer", "DE89370400440532013000"),  # settles at once
+    ("Marco Rossi", "DE84370400440532019104"),  # settles, then comes back: account closed
+    ("Ana Núñez", "DE52370400440532019001"),  # refused: account number not valid
+    ("Jonas Weber", "DE19370400440532019401"),  # the bank knows a slightly different name
+    ("Sofia Costa", "DE14370400440532019200"),  # the bank's answer is lost: unknown, then checked
+]
+
+
+class Command(BaseCommand):
+    help = "Pay a few demo people through the sandbox bank, one per outcome (idempotent)."
+
+    def handle(self, *args, **options):
+        brand = Brand.objects.filter(slug="demo").first()
+        campaign = Campaign.objects.filter(slug="demo-all-in-one").first()
+        if brand is None or campaign is None:
+            self.stderr.write("Run demo_seed first.")
+            return
+        if Payout.objects.filter(brand=brand).exists():
+            self.stdout.write("Demo payouts exist.")
+            return
+        login = campaign.rules.get(trigger="tiktok_login")
+        for index, (name, iban) in enumerate(PEOPLE):
+            person = participant_create(brand=brand)
+            identity = identity_attach(
+                participant=person, provider="tiktok", subject=f"demo-payee-{index}", display_name=name
+            )
+            action_reward(rule=login, identity=identity)
+            payee = services.payee_account_save(
+                participant=person,
+                name=name,
+                email=f"demo-payee-{index}@demo.localhost",
+                phone="",
+                bank_account=iban_check(iban),
+                currency="EUR",
+                consent_version="demo",
+                onboard=False,
+            )
+            # The workers may not run yet: do at once, in order, what they would do.
+            services.payee_onboard(payee_id=payee.pk)
+            payout = Payout.objects.filter(participant=person).first()
+            if payout is not None:
+                services.payout_submit(payout_id=payout.pk)
+        services.payouts_sweep()
+        for payout in Payout.objects.filter(brand=brand).order_by("pk"):
+            self.stdout.write(f"  {payout.end_to_end_id} {payout.status} {payout.reason_code}")
+        self.stdout.write(self.style.SUCCESS("Demo payouts ready: /brands/demo/payouts/"))

@@ -1,0 +1,297 @@
+"""Reads for the reconciliation dashboard, each scoped to one brand and each a fixed number of
+queries whatever the number of payouts, lines or ledger entries."""
+
+import datetime
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db.models import Count, Exists, OuterRef, Q, Sum
+from django.db.models.functions import TruncWeek
+from django.utils import timezone
+
+from campaigns.models import Brand, Campaign
+from joyback.crypto import fingerprint
+from joyback.ledger.models import Account, AccountKind, Entry, normal_sign
+from payouts.models import (
+    ExceptionStatus,
+    Payout,
+    PayoutStatus,
+    ReconciliationException,
+    StatementImport,
+    StatementLine,
+)
+from payouts.models import LineKind as Kind
+from payouts.models import LineState as State
+from verification.models import ActionClaim, ClaimStatus, Identity
+
+PAGE_SIZE = 50
+NUMBERS_SECONDS = 15
+
+
+def numbers_key(brand_id: int) -> str:
+    return f"reconciliation:numbers:{brand_id}"
+
+
+def dashboard_numbers(*, brand: Brand) -> tuple[list[dict], list[dict]]:
+    """The tiles and the drift: aggregates over every payout and deposit of the brand, kept for a
+    few seconds (the page refreshes itself every ten) and forgotten when a statement or a
+    resolution changes them."""
+    return cache.get_or_set(
+        numbers_key(brand.pk), lambda: (summary_tiles(brand=brand), drift(brand=brand)), NUMBERS_SECONDS
+    )
+
+
+@dataclass
+class PayoutFilters:
+    status: str = ""
+    scheme: str = ""
+    campaign: int | None = None
+    date_from: datetime.date | None = None
+    date_to: datetime.date | None = None
+    amount_min: int | None = None
+    amount_max: int | None = None
+    q: str = ""
+
+
+def payouts_filtered(*, brand: Brand, filters: PayoutFilters):
+    payouts = Payout.objects.filter(brand=brand)
+    if filters.status:
+        payouts = payouts.filter(status=filters.status)
+    if filters.scheme:
+        payouts = payouts.filter(scheme=filters.scheme)
+    if filters.date_from:
+        payouts = payouts.filter(created_at__date__gte=filters.date_from)
+    if filters.date_to:
+        payouts = payouts.filter(created_at__date__lte=filters.date_to)
+    if filters.amount_min is not None:
+        payouts = payouts.filter(amount__gte=filters.amount_min)
+    if filters.amount_max is not None:
+        payouts = payouts.filter(amount__lte=filters.amount_max)
+    if filters.campaign:
+        payouts = payouts.filter(
+            Exists(
+                ActionClaim.objects.filter(
+                    participant_id=OuterRef("participant_id"),
+                    campaign_id=filters.campaign,
+                    campaign__brand=brand,
+                )
+            )
+        )
+    q = filters.q.strip()
+    if q:
+        # Names and e-mails are encrypted: a person is found by their exact e-mail (its keyed
+        # hash), their verified handle, or the payout's EndToEndId.
+        person = Q(end_to_end_id=q.upper()) | Q(payee__email_fingerprint=fingerprint(q.lower()))
+        person |= Q(
+            Exists(
+                Identity.objects.filter(brand=brand, participant_id=OuterRef("participant_id")).filter(
+                    Q(display_name__iexact=q.lstrip("@")) | Q(subject=q)
+                )
+            )
+        )
+        payouts = payouts.filter(person)
+    return payouts
+
+
+def payouts_page(*, brand: Brand, filters: PayoutFilters, after: int | None = None, limit: int = PAGE_SIZE):
+    """One page, newest first, by seek (id < after): as fast on page 4,000 as on page 1."""
+    payouts = payouts_filtered(brand=brand, filters=filters)
+    if after:
+        payouts = payouts.filter(pk__lt=after)
+    rows = list(payouts.select_related("payee").order_by("-pk")[: limit + 1])
+    return rows[:limit], (rows[limit - 1].pk if len(rows) > limit else None)
+
+
+def payouts_export_rows(*, brand: Brand, filters: PayoutFilters):
+    return (
+        payouts_filtered(brand=brand, filters=filters)
+        .order_by("-pk")
+        .values_list(
+            "pk",
+            "end_to_end_id",
+            "created_at",
+            "status",
+            "reason_code",
+            "scheme",
+            "amount",
+            "currency",
+            "payee__account_masked",
+            "settled_at",
+        )
+        .iterator(chunk_size=2000)
+    )
+
+
+def summary_tiles(*, brand: Brand) -> list[dict]:
+    """Funded, reserved, paid, in transit, returned and unmatched, per currency (four queries)."""
+    tiles = defaultdict(lambda: defaultdict(int))
+    for kind, currency, balance, held in Account.objects.filter(brand_id=brand.pk).values_list(
+        "kind", "currency", "balance", "held"
+    ):
+        if kind in (AccountKind.BRAND_FUNDING, AccountKind.CAMPAIGN_BUDGET):
+            tiles[currency]["available"] += balance - held
+            tiles[currency]["reserved"] += held
+        elif kind == AccountKind.PAYOUT_IN_TRANSIT:
+            tiles[currency]["in_transit"] += balance
+    deposits = (
+        Entry.objects.filter(
+            account__brand_id=brand.pk, account__kind=AccountKind.BRAND_FUNDING, transaction__reason="deposit"
+        )
+        .values_list("currency")
+        .annotate(total=Sum("amount"))
+    )
+    for currency, total in deposits:
+        tiles[currency]["funded"] += -total  # a liability grows with credits
+    for status, currency, total in (
+        Payout.objects.filter(brand=brand, status__in=[PayoutStatus.SETTLED, PayoutStatus.RETURNED])
+        .values_list("status", "currency")
+        .annotate(total=Sum("amount"))
+    ):
+        tiles[currency]["paid" if status == PayoutStatus.SETTLED else "returned"] += total
+    for currency, count, total in (
+        ReconciliationException.objects.filter(brand=brand, status=ExceptionStatus.OPEN)
+        .values_list("currency")
+        .annotate(count=Count("pk"), total=Sum("amount"))
+    ):
+        tiles[currency]["unmatched"] += count
+        tiles[currency]["unmatched_amount"] += total or 0
+    return [{"currency": currency, **values} for currency, values in sorted(tiles.items())]
+
+
+def exceptions_open(*, brand: Brand, limit: int = 50) -> list[ReconciliationException]:
+    return list(
+        ReconciliationException.objects.filter(brand=brand, status=ExceptionStatus.OPEN)
+        .select_related("line", "payout")
+        .order_by("-pk")[:limit]
+    )
+
+
+def exceptions_resolved(*, brand: Brand, limit: int = 20) -> list[ReconciliationException]:
+    return list(
+        ReconciliationException.objects.filter(brand=brand, status=ExceptionStatus.RESOLVED)
+        .select_related("line", "payout")
+        .prefetch_related("resolutions__actor")
+        .order_by("-resolved_at", "-pk")[:limit]
+    )
+
+
+def exception_get_for_brand(*, brand: Brand, exception_id: int) -> ReconciliationException | None:
+    return (
+        ReconciliationException.objects.filter(brand=brand, pk=exception_id)
+        .select_related("line", "payout")
+        .first()
+    )
+
+
+def statement_imports(*, brand: Brand, limit: int = 10) -> list[StatementImport]:
+    return list(
+        StatementImport.objects.filter(brand=brand)
+        .defer("data")
+        .select_related("uploaded_by")
+        .order_by("-pk")[:limit]
+    )
+
+
+def statement_import_get_for_brand(*, brand: Brand, import_id: int) -> StatementImport | None:
+    return StatementImport.objects.filter(brand=brand, pk=import_id).defer("data").first()
+
+
+def drift(*, brand: Brand) -> list[dict]:
+    """The brand's money at the bank as the ledger sees it, against what the bank's statements
+    show, per currency; and what explains the difference.
+
+    Ledger side: everything the brand's accounts hold (funding, budgets, what is owed to people,
+    payouts in transit, suspense) is money that should still be at the bank for that brand.
+    Bank side: the brand's matched statement lines (deposits in, payouts out, returns back).
+    """
+    rows = defaultdict(lambda: defaultdict(int))
+    for kind, currency, balance in Account.objects.filter(brand_id=brand.pk).values_list(
+        "kind", "currency", "balance"
+    ):
+        # Liabilities to the brand and its people count for the bank, receivables against it.
+        rows[currency]["ledger"] += balance * -normal_sign(kind)
+        if kind == AccountKind.PAYOUT_IN_TRANSIT:
+            rows[currency]["in_transit"] += balance
+        if kind == AccountKind.SUSPENSE:
+            rows[currency]["suspense"] += balance
+    for kind, currency, credit, total in (
+        StatementLine.objects.filter(brand=brand, state=State.MATCHED)
+        .exclude(kind=Kind.BATCH)
+        .values_list("kind", "currency", "credit")
+        .annotate(total=Sum("amount"))
+    ):
+        rows[currency]["statement"] += total if credit else -total
+        rows[currency]["deposits_on_statement" if kind == Kind.DEPOSIT else "payouts_on_statement"] += (
+            total if credit else -total
+        )
+    deposits = (
+        Entry.objects.filter(
+            account__brand_id=brand.pk, account__kind=AccountKind.BRAND_FUNDING, transaction__reason="deposit"
+        )
+        .values_list("currency")
+        .annotate(total=Sum("amount"))
+    )
+    for currency, total in deposits:
+        rows[currency]["deposits_in_ledger"] += -total
+    for currency, settled in (
+        Payout.objects.filter(brand=brand, status=PayoutStatus.SETTLED)
+        .values_list("currency")
+        .annotate(settled=Sum("amount"))
+    ):
+        rows[currency]["payouts_in_ledger"] += -settled
+    result = []
+    for currency, row in sorted(rows.items()):
+        difference = row["ledger"] - row["statement"]
+        deposits_missing = row["deposits_in_ledger"] - row["deposits_on_statement"]
+        payouts_missing = row["payouts_in_ledger"] - row["payouts_on_statement"]
+        # Money the ledger knows that no matched line shows: deposits booked without a statement
+        # line (by hand, in the sandbox), payouts paid without one yet, and lines put on suspense.
+        explained = deposits_missing + payouts_missing + row["suspense"]
+        result.append(
+            {
+                "currency": currency,
+                "ledger": row["ledger"],
+                "statement": row["statement"],
+                "difference": difference,
+                "deposits_missing": deposits_missing,
+                "payouts_missing": payouts_missing,
+                "in_transit": row["in_transit"],
+                "suspense": row["suspense"],
+                "unexplained": difference - explained,
+            }
+        )
+    return result
+
+
+def campaign_spend(*, brand: Brand, weeks: int = 12) -> list[dict]:
+    """Per campaign and week: rewards approved (spend), verified actions, and cost per action."""
+    since = timezone.localdate() - datetime.timedelta(weeks=weeks)
+    rows = (
+        ActionClaim.objects.filter(
+            campaign__brand=brand, status=ClaimStatus.APPROVED, created_at__date__gte=since
+        )
+        .annotate(week=TruncWeek("created_at"))
+        .values_list("campaign_id", "week", "currency")
+        .annotate(spend=Sum("amount"), actions=Count("pk"))
+        .order_by("campaign_id", "week")
+    )
+    names = dict(Campaign.objects.filter(brand=brand).values_list("pk", "name"))
+    charts = defaultdict(list)
+    for campaign_id, week, currency, spend, actions in rows:
+        charts[campaign_id].append(
+            {
+                "week": week.date() if hasattr(week, "date") else week,
+                "currency": currency,
+                "spend": spend,
+                "actions": actions,
+                "cost_per_action": spend // actions if actions else 0,
+            }
+        )
+    result = []
+    for campaign_id, points in charts.items():
+        top = max(point["spend"] for point in points) or 1
+        for point in points:
+            point["height"] = max(2, int(100 * point["spend"] / top))
+        result.append({"campaign": names.get(campaign_id, campaign_id), "points": points})
+    return result

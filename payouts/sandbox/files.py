@@ -1,0 +1,104 @@
+"""The sandbox bank's file channel: pain.001 in, pain.002 back; camt.054 for each booking."""
+
+import secrets
+
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
+from django.utils import timezone
+
+from payouts.iso20022.camt054 import camt054_xml
+from payouts.iso20022.pain002 import pain002_xml
+from payouts.iso20022.types import Entry, EntryDetail, Iso20022Error, SchemaError
+from payouts.iso20022.validate import namespace, xsd_parse
+from payouts.models import SandboxBankMessage, SandboxBankPayment
+from payouts.psp import amount_parse
+
+PAIN001 = "pain.001.001.09"
+
+
+def pain001_receive(xml: bytes) -> HttpResponse:
+    """Validate the file, refuse a file already received, book each transfer, answer with pain.002."""
+    from payouts.sandbox.bank import payment_receive
+
+    try:
+        root = xsd_parse(xml, PAIN001)
+    except SchemaError as error:
+        return JsonResponse({"error": {"code": "invalid_file", "message": str(error)}}, status=400)
+    ns = {"p": namespace(PAIN001)}
+    msg_id = root.findtext("p:CstmrCdtTrfInitn/p:GrpHdr/p:MsgId", namespaces=ns)
+    if SandboxBankPayment.objects.filter(msg_id=msg_id).exists():
+        return JsonResponse(
+            {"error": {"code": "duplicate_file", "message": f"File {msg_id} was received before"}}, status=409
+        )
+    statuses, batch_of = [], {}
+    for batch in root.iterfind("p:CstmrCdtTrfInitn/p:PmtInf", ns):
+        pmt_inf_id = batch.findtext("p:PmtInfId", namespaces=ns)
+        for tx in batch.iterfind("p:CdtTrfTxInf", ns):
+            amount = tx.find("p:Amt/p:InstdAmt", ns)
+            payment = payment_receive(
+                end_to_end_id=tx.findtext("p:PmtId/p:EndToEndId", namespaces=ns),
+                scheme="sepa",
+                amount=amount_parse(amount.text, amount.get("Ccy")),
+                currency=amount.get("Ccy"),
+                creditor_name=tx.findtext("p:Cdtr/p:Nm", namespaces=ns) or "",
+                account=tx.findtext("p:CdtrAcct/p:Id/p:IBAN", namespaces=ns) or "",
+                msg_id=msg_id,
+            )
+            batch_of[payment.end_to_end_id] = pmt_inf_id
+            statuses.append((payment.end_to_end_id, payment.status, payment.reason_code, ""))
+    group = "PART" if any(s[1] == "RJCT" for s in statuses) else "ACCP"
+    report = pain002_xml(
+        msg_id=_message_id("STS"),
+        created_at=timezone.now(),
+        original_msg_id=msg_id,
+        transactions=statuses,
+        original_pmt_inf_id=batch_of,
+        group_status=group,
+    )
+    SandboxBankMessage.objects.create(kind="pain.002.001.10", msg_id=_msg_id_of(report), xml=report)
+    return HttpResponse(report, content_type="application/xml", status=202)
+
+
+def _message_id(prefix: str) -> str:
+    return f"{prefix}-{secrets.token_hex(10).upper()}"
+
+
+def _msg_id_of(xml: bytes) -> str:
+    start = xml.index(b"<MsgId>") + len(b"<MsgId>")
+    return xml[start : xml.index(b"</MsgId>", start)].decode()
+
+
+def notification_issue(*, payment: SandboxBankPayment, returned: bool = False, reason_code: str = "") -> None:
+    """A camt.054 for one booking on the platform's account: the payout leaving, or coming back."""
+    if payment.currency != "EUR":
+        return  # the sandbox bank keeps its euro account only; other rails report by the event feed
+    today = timezone.localdate()
+    detail = EntryDetail(
+        end_to_end_id=payment.end_to_end_id,
+        amount_minor=payment.amount,
+        msg_id=payment.msg_id,
+        creditor_name=payment.creditor_name[:70],
+        creditor_iban=payment.account if payment.account[:2].isalpha() and ":" not in payment.account else "",
+        return_reason=reason_code if returned else "",
+        instant=payment.scheme == "sepa_instant",
+    )
+    entry = Entry(
+        amount_minor=payment.amount,
+        currency=payment.currency,
+        credit=returned,
+        booking_date=today,
+        value_date=today,
+        account_servicer_ref=(payment.bank_reference + ("R" if returned else ""))[:35],
+        details=(detail,),
+    )
+    msg_id = _message_id("NTF")
+    try:
+        xml = camt054_xml(
+            msg_id=msg_id,
+            created_at=timezone.now(),
+            account_iban=settings.PAYOUT_DEBTOR_IBAN,
+            entries=[entry],
+        )
+    except Iso20022Error:
+        return  # an account the writer cannot describe (non-IBAN): the event feed still tells
+    SandboxBankMessage.objects.create(kind="camt.054.001.08", msg_id=msg_id, xml=xml)

@@ -1,0 +1,94 @@
+"""Every error is JSON with a stable code, a message and the field; bad input stores nothing."""
+
+import pytest
+
+from tests.api.conftest import purchase
+from verification.models import ActionClaim, Participant, Purchase
+
+pytestmark = pytest.mark.django_db
+
+
+def nothing_stored():
+    return not (ActionClaim.objects.exists() or Purchase.objects.exists() or Participant.objects.exists())
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        (purchase(amount="40.00"), "invalid", "amount"),
+        (purchase(amount=12.5), "invalid", "amount"),
+        (purchase(amount=True), "invalid", "amount"),
+        (purchase(amount=0), "min_value", "amount"),
+        (purchase(currency="EURO"), "invalid_currency", "currency"),
+        (purchase(currency="XYZ"), "invalid_currency", "currency"),
+        (purchase(currency="USD"), "currency_mismatch", "currency"),
+        (purchase(order_id=""), "blank", "order_id"),
+        (purchase(customer={}), "customer_required", "customer"),
+        (purchase(customer={"email": "not-an-email"}), "invalid", "customer.email"),
+        (purchase(customer={"phone": "12"}), "invalid_phone", "customer.phone"),
+        (purchase(campaign_id=999999), "campaign_unknown", "campaign_id"),
+        ({"type": "teleport"}, "invalid_type", "type"),
+        ([1, 2], "invalid_type", "type"),
+        ({**purchase(), "order_id": None}, "null", "order_id"),
+    ],
+)
+def test_bad_input_is_refused_with_code_and_field_and_nothing_stored(alpaca_api, shop, body, code, field):
+    response = alpaca_api.post("events", body)
+    assert 400 <= response.status_code < 500, response.content
+    assert response["Content-Type"] == "application/json"
+    error = response.json()["error"]
+    assert (error["code"], error["field"]) == (code, field), error
+    assert error["message"]
+    assert nothing_stored()
+
+
+def test_a_body_that_is_not_json_is_a_parse_error(alpaca_api, shop):
+    response = alpaca_api.post("events", None, raw="{not json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "parse_error"
+    assert nothing_stored()
+
+
+def test_a_wrong_content_type_is_refused_in_json(client, alpaca_api, shop):
+    response = client.post(
+        "/api/v1/events",
+        "order_id=1",
+        content_type="application/x-www-form-urlencoded",
+        headers={"Authorization": f"Bearer {alpaca_api.secret}"},
+    )
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == "unsupported_media_type"
+
+
+def test_a_method_the_endpoint_does_not_take_is_405_in_json(alpaca_api, shop):
+    response = alpaca_api.client.delete(
+        "/api/v1/events", headers={"Authorization": f"Bearer {alpaca_api.secret}"}
+    )
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_an_unknown_address_under_the_api_is_404_in_json(client):
+    response = client.get("/api/v1/nowhere")
+    assert response.status_code == 404
+    assert response.json() == {"error": {"code": "not_found", "message": "No such endpoint.", "field": None}}
+
+
+def test_a_bad_page_size_is_refused(alpaca_api):
+    response = alpaca_api.get("claims", limit=1000)
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "limit"
+
+
+def test_a_server_error_under_the_api_is_json(client, alpaca_api, monkeypatch):
+    import verification.api
+
+    def explode(**kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(verification.api, "claims_for_brand", explode)
+    client.raise_request_exception = False
+    response = alpaca_api.get("claims")
+    assert response.status_code == 500
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == "server_error"

@@ -1,0 +1,223 @@
+"""Outgoing webhooks: signed as documented (checked here with hmac directly), retried with
+backoff for days, logged, redeliverable; every flow emits its events."""
+
+import hashlib
+import hmac
+import json
+import time
+from datetime import timedelta
+from functools import partial
+
+import pytest
+from django.utils import timezone
+
+from joyback.api.models import DeliveryStatus, WebhookDelivery, WebhookEvent
+from joyback.api.services import (
+    RETRY_DELAYS,
+    webhook_deliver,
+    webhook_endpoint_create,
+    webhook_event_emit,
+    webhook_redeliver,
+    webhook_secret_rotate,
+)
+from tests.api.conftest import purchase
+from verification.cashback import purchase_confirm
+from verification.models import Purchase
+
+pytestmark = pytest.mark.django_db
+
+ALL = [
+    "action.verified",
+    "reward.approved",
+    "claim.rejected",
+    "purchase.created",
+    "purchase.confirmed",
+    "purchase.refunded",
+]
+
+
+def verify(request, secret: str, *, tolerance=300) -> bool:
+    """What a brand's server does, from the documentation alone."""
+    parts = [item.split("=", 1) for item in request.headers["JoyBack-Signature"].split(",")]
+    timestamp = int(next(value for key, value in parts if key == "t"))
+    if abs(time.time() - timestamp) > tolerance:
+        return False
+    expected = hmac.new(
+        secret.encode(), f"{timestamp}.".encode() + request.content, hashlib.sha256
+    ).hexdigest()
+    return any(key == "v1" and hmac.compare_digest(value, expected) for key, value in parts)
+
+
+@pytest.fixture
+def endpoint(alpaca):
+    return webhook_endpoint_create(brand_id=alpaca.pk, url="https://shop.example/hooks", event_types=ALL)
+
+
+@pytest.fixture
+def deliver_now(django_capture_on_commit_callbacks):
+    """Run what is queued after commit (the task queue runs inline in tests)."""
+
+    def run(action):
+        with django_capture_on_commit_callbacks(execute=True):
+            return action()
+
+    return run
+
+
+def test_a_purchase_is_delivered_signed_with_its_event_id(alpaca_api, shop, endpoint, receiver, deliver_now):
+    deliver_now(lambda: alpaca_api.post("events", purchase()))
+    [request] = receiver.requests
+    assert verify(request, endpoint.secret)
+    assert not verify(request, "whsec_someone-else")
+    body = json.loads(request.content)
+    assert body["type"] == "purchase.created"
+    assert request.headers["JoyBack-Event-Id"] == body["id"]
+    assert WebhookEvent.objects.get().pk.hex == body["id"].replace("-", "")
+    assert body["data"]["order_id"] == "A-1001" and body["data"]["amount"] == 2_00
+    assert WebhookDelivery.objects.get().status == DeliveryStatus.SUCCEEDED
+
+
+def test_a_tampered_body_does_not_verify(alpaca_api, shop, endpoint, receiver, deliver_now):
+    deliver_now(lambda: alpaca_api.post("events", purchase()))
+    request = receiver.requests[0]
+    forged = type(
+        "Forged", (), {"headers": request.headers, "content": request.content.replace(b"200", b"900")}
+    )
+    assert not verify(forged, endpoint.secret)
+
+
+def test_during_a_rotation_both_secrets_sign(alpaca, endpoint, receiver, deliver_now):
+    old_secret = endpoint.secret
+    rotated = webhook_secret_rotate(endpoint=endpoint, grace_hours=24)
+    assert rotated.secret != old_secret
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={"n": 1}))
+    [request] = receiver.requests
+    assert request.headers["JoyBack-Signature"].count("v1=") == 2
+    assert verify(request, old_secret) and verify(request, rotated.secret)
+
+
+def test_after_the_grace_period_only_the_new_secret_signs(alpaca, endpoint, receiver, deliver_now):
+    old_secret = endpoint.secret
+    rotated = webhook_secret_rotate(endpoint=endpoint, grace_hours=0)
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={"n": 1}))
+    [request] = receiver.requests
+    assert verify(request, rotated.secret) and not verify(request, old_secret)
+
+
+def test_the_secret_is_encrypted_at_rest(endpoint):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT secret FROM api_webhookendpoint WHERE id = %s", [endpoint.pk])
+        stored = cursor.fetchone()[0]
+    assert endpoint.secret.startswith("whsec_") and endpoint.secret not in stored
+
+
+def test_a_failed_delivery_is_retried_with_exponential_backoff_for_days(
+    alpaca, endpoint, receiver, deliver_now
+):
+    from django_q.models import Schedule
+
+    receiver.answers = [500, 0] + [503] * 20
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={"n": 1}))
+    delivery = WebhookDelivery.objects.get()
+    assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("retrying", 1, 500)
+    schedule = Schedule.objects.get(name=f"webhook-delivery-{delivery.pk}-2")
+    assert schedule.func == "joyback.api.tasks.webhook_deliver_task" and schedule.args == str(delivery.pk)
+    assert abs((schedule.next_run - timezone.now()) - timedelta(seconds=RETRY_DELAYS[0])) < timedelta(
+        seconds=5
+    )
+
+    waits = [RETRY_DELAYS[0]]
+    while delivery.status == "retrying":
+        before = timezone.now()
+        delivery = deliver_now(partial(webhook_deliver, delivery_id=delivery.pk))
+        if delivery.next_attempt_at:
+            waits.append(round((delivery.next_attempt_at - before).total_seconds()))
+    assert delivery.status == "failed"
+    assert waits == sorted(waits) and waits[1] > waits[0] * 2  # growing, exponentially at first
+    assert sum(RETRY_DELAYS) >= 3 * 86400
+    assert delivery.attempts == len(RETRY_DELAYS) + 1
+    log = list(delivery.attempt_log.order_by("number"))
+    assert [attempt.number for attempt in log] == list(range(1, len(RETRY_DELAYS) + 2))
+    assert log[1].status_code is None and "ConnectError" in log[1].error
+    ids = {json.loads(request.content)["id"] for request in receiver.requests}
+    assert len(ids) == 1  # every attempt carries the same event id
+
+
+def test_a_delivery_that_succeeds_on_retry_stops(alpaca, endpoint, receiver, deliver_now):
+    receiver.answers = [502]
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={}))
+    delivery = deliver_now(lambda: webhook_deliver(delivery_id=WebhookDelivery.objects.get().pk))
+    assert (delivery.status, delivery.attempts) == ("succeeded", 2)
+    assert webhook_deliver(delivery_id=delivery.pk).attempts == 2  # done: no further attempt
+
+
+def test_redeliver_sends_again(alpaca, endpoint, receiver, deliver_now):
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={}))
+    delivery = WebhookDelivery.objects.get()
+    deliver_now(lambda: webhook_redeliver(delivery=delivery))
+    assert len(receiver.requests) == 2
+    assert (
+        receiver.requests[0].headers["JoyBack-Event-Id"] == receiver.requests[1].headers["JoyBack-Event-Id"]
+    )
+    assert WebhookDelivery.objects.get().attempts == 2
+
+
+def test_only_chosen_events_of_the_brand_are_sent(alpaca, bison, receiver, deliver_now):
+    webhook_endpoint_create(brand_id=alpaca.pk, url="https://a.example/h", event_types=["claim.rejected"])
+    webhook_endpoint_create(brand_id=bison.pk, url="https://b.example/h", event_types=ALL)
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={}))
+    assert receiver.requests == [] and not WebhookEvent.objects.exists()
+
+
+def test_the_whole_purchase_story_is_told(alpaca_api, shop, endpoint, receiver, deliver_now):
+    deliver_now(lambda: alpaca_api.post("events", purchase()))
+    later = timezone.now() + timedelta(days=15)
+    deliver_now(lambda: purchase_confirm(purchase_id=Purchase.objects.get().pk, now=later))
+    deliver_now(lambda: alpaca_api.post("events", {"type": "refund", "order_id": "A-1001"}))
+    assert [body["type"] for body in receiver.bodies()] == [
+        "purchase.created",
+        "purchase.confirmed",
+        "reward.approved",
+        "purchase.refunded",
+    ]
+
+
+def test_a_refund_in_the_window_tells_of_the_rejected_claim(
+    alpaca_api, shop, endpoint, receiver, deliver_now
+):
+    deliver_now(lambda: alpaca_api.post("events", purchase()))
+    deliver_now(lambda: alpaca_api.post("events", {"type": "refund", "order_id": "A-1001"}))
+    assert [body["type"] for body in receiver.bodies()] == [
+        "purchase.created",
+        "purchase.refunded",
+        "claim.rejected",
+    ]
+
+
+def test_an_instant_reward_emits_verified_and_approved(summer, endpoint, receiver, deliver_now):
+    from verification.services import action_reward, identity_attach, participant_create
+
+    identity = identity_attach(
+        participant=participant_create(brand=summer.brand), provider="tiktok", subject="x"
+    )
+    deliver_now(lambda: action_reward(rule=summer.rules.get(trigger="tiktok_login"), identity=identity))
+    bodies = receiver.bodies()
+    assert [body["type"] for body in bodies] == ["action.verified", "reward.approved"]
+    assert bodies[1]["data"]["trigger"] == "tiktok_login" and bodies[1]["data"]["status"] == "approved"
+
+
+def test_a_review_decision_emits_its_outcome(summer, alice, endpoint, receiver, deliver_now, settings):
+    from verification.services import action_reward, claim_review, identity_attach, participant_create
+
+    settings.FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE = 0  # every claim looks like a flood: it goes to review
+    identity = identity_attach(
+        participant=participant_create(brand=summer.brand), provider="tiktok", subject="y"
+    )
+    claim = deliver_now(
+        lambda: action_reward(rule=summer.rules.get(trigger="tiktok_login"), identity=identity)
+    )
+    assert claim.status == "needs_review"
+    deliver_now(lambda: claim_review(claim=claim, decided_by=alice, decision="reject", reason="bot"))
+    assert [body["type"] for body in receiver.bodies()] == ["action.verified", "claim.rejected"]

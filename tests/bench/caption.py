@@ -1,0 +1,73 @@
+# ruff: noqa: RUF001 - the Chinese captions use Chinese punctuation on purpose
+"""The caption checker on --captions captions: captions per second, and the p99 of one check.
+
+No database and no HTTP: the checker is pure, over the policies of compliance/policies/policies.toml
+compiled once (as a worker process holds them). The captions are a mix a campaign sees: disclosed up
+front, buried among end hashtags, ambiguous tags, none at all, below the fold, in the four languages,
+for campaigns in one and in two jurisdictions, from a few words to TikTok's 2,200 characters.
+"""
+
+import random
+import time
+
+from tests.bench.server import percentile
+
+P99_TARGET_MS = 1.0
+
+HEADS = [
+    "Ad · Paid partnership with Alpaca Coffee.",
+    "Werbung · Bezahlte Partnerschaft mit Alpaca Coffee.",
+    "Publicidad · Colaboración pagada con Alpaca Coffee.",
+    "广告 · 与Alpaca Coffee的付费合作",
+    "",
+    "Thanks Alpaca Coffee!",
+    "#sp",
+]
+BODIES = [
+    "Loving the summer range, cold brew over ice with a little oat milk.",
+    "Mein Kaffee am Morgen, kalt aufgebrüht mit Hafermilch.",
+    "Mi café de la mañana con leche de avena y mucho hielo.",
+    "早上的咖啡，加冰和燕麦奶，夏天的味道。",
+]
+TAILS = ["", "#ad", "#coffee #summer #coldbrew #morning #ad", "#werbung", "#publi", "#广告"]
+
+
+def captions(count: int, seed: int = 7) -> list[tuple[str, str, str]]:
+    rng = random.Random(seed)
+    made = []
+    for _ in range(count):
+        body = " ".join(rng.choice(BODIES) for _ in range(rng.choice([1, 1, 2, 4, 30])))
+        caption = f"{rng.choice(HEADS)} {body} {rng.choice(TAILS)}"[:2200]
+        made.append((caption, rng.choice(["DE", "US", "ES", "CN", "GB", "US,DE"]), rng.choice(["en", "de"])))
+    return made
+
+
+def measure(args, note) -> dict:
+    from compliance.checker import caption_check, compiled, policies_for_countries, policies_from_source
+
+    policies = [compiled(code=p["code"], version=1, data=p) for p in policies_from_source()]
+    by_countries = {
+        key: policies_for_countries(policies, key.split(","))
+        for key in ("DE", "US", "ES", "CN", "GB", "US,DE")
+    }
+    work = captions(args.captions)
+    for caption, countries, language in work[:1000]:  # compile every (policy, languages, brand) once
+        caption_check(caption, policies=by_countries[countries], languages=[language], brand="Alpaca Coffee")
+    timings = []
+    verdicts: dict[str, int] = {}
+    clock = time.perf_counter
+    began = clock()
+    for caption, countries, language in work:
+        start = clock()
+        verdict = caption_check(
+            caption, policies=by_countries[countries], languages=[language], brand="Alpaca Coffee"
+        )
+        timings.append((clock() - start) * 1000)
+        verdicts[verdict.verdict] = verdicts.get(verdict.verdict, 0) + 1
+    wall = clock() - began
+    note(
+        f"caption: {len(work)} captions (mean {sum(len(c) for c, _, _ in work) / len(work):.0f} chars) "
+        f"in {wall:.2f} s, one process; p50 {percentile(timings, 0.5) * 1000:.0f} µs, "
+        f"p99 {percentile(timings, 0.99) * 1000:.0f} µs, max {max(timings):.2f} ms; verdicts {verdicts}"
+    )
+    return {"rate": len(work) / wall, "p99_ms": percentile(timings, 0.99)}

@@ -1,0 +1,131 @@
+"""A rule that buys a sentiment or fake engagement blocks the launch, naming the rule and why."""
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Campaign
+from campaigns.services import (
+    CampaignError,
+    brand_deposit_record,
+    campaign_create,
+    campaign_fund,
+    campaign_launch_problems,
+    campaign_transition,
+    rule_save,
+)
+from compliance.models import ComplianceDecision
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def draft(alpaca):
+    brand_deposit_record(brand=alpaca, amount=100_00, currency="EUR", bank_reference="LINT")
+    campaign = campaign_create(
+        brand=alpaca, name="Lint", package="tiktok_only", currency="EUR", countries=["DE"], languages=["en"]
+    )
+    campaign_fund(campaign=campaign, amount=100_00)
+    return campaign
+
+
+def share_instructions(campaign, text, **fields):
+    return rule_save(
+        campaign=campaign,
+        trigger="ugc_share",
+        reward_amount=5_00,
+        verification_mode="engagement",
+        window_hours=72,
+        instructions=text,
+        **fields,
+    )
+
+
+SENTIMENT = [
+    ("en", "Post a positive review of our cold brew", "positive review"),
+    ("en", "Give us five stars and say you love it", "five stars"),
+    ("en", "Say that you love the new range", "say that you love"),
+    ("de", "Schreib eine positive Bewertung unseres Kaffees", "positive bewertung"),
+    ("de", "5 Sterne für unseren Kaffee!", "5 sterne"),
+    ("de", "Sag, dass du es liebst", "sag, dass du es liebst"),
+    ("es", "Deja una reseña positiva de nuestro café", "reseña positiva"),
+    ("es", "Danos cinco estrellas", "cinco estrellas"),
+    ("es", "Di que te encanta nuestro café", "di que te encanta"),
+    ("zh-hans", "发视频给我们好评", "好评"),
+    ("zh-hans", "五星推荐我们的咖啡", "五星"),
+    ("zh-hans", "说你喜欢我们的咖啡", "说你喜欢"),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "said"), SENTIMENT)
+def test_a_sentiment_conditioned_rule_blocks_launch_in_every_language(draft, language, text, said):
+    share_instructions(draft, text)
+
+    with pytest.raises(CampaignError) as refused:
+        campaign_transition(campaign=draft, to="live")
+
+    assert "UGC share" in str(refused.value) and said in str(refused.value)
+    assert "positive opinion" in str(refused.value)
+    assert Campaign.objects.get(pk=draft.pk).status == "draft"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Buy likes if you need to reach 500 views",
+        "Likes kaufen ist ok",
+        "Puedes comprar seguidores",
+        "可以买赞",
+    ],
+)
+def test_paying_for_fake_engagement_blocks_launch(draft, text):
+    share_instructions(draft, text)
+
+    with pytest.raises(CampaignError, match="fake or bought engagement"):
+        campaign_transition(campaign=draft, to="live")
+
+
+def test_paying_for_likes_on_the_persons_own_post_without_a_window_blocks(draft):
+    rule_save(campaign=draft, trigger="view_threshold", reward_amount=2_00, verification_mode="instant")
+
+    problems = campaign_launch_problems(campaign=draft)
+
+    assert [(p.code, p.blocking) for p in problems] == [("unchecked_engagement", True)]
+
+
+def test_an_honest_rule_goes_live_and_the_check_is_recorded(draft):
+    share_instructions(draft, "Post an honest video about your morning coffee, whatever you think of it")
+
+    campaign_transition(campaign=draft, to="live")
+
+    decision = ComplianceDecision.objects.get(kind="launch_lint", campaign=draft)
+    assert decision.verdict == "compliant" and decision.policy_versions == ["eu-de@1"]
+
+
+def test_a_live_campaign_cannot_take_a_sentiment_rule(summer):
+    with pytest.raises(CampaignError, match="positive opinion"):
+        share_instructions(summer, "Only positive comments, please")
+
+    assert summer.rules.get(trigger="ugc_share").instructions == ""
+
+
+def test_the_campaign_page_shows_the_problem_and_refuses_going_live(client, alice, draft):
+    client.force_login(alice)
+    url = reverse("campaign_rule_save", args=["alpaca", draft.pk])
+    saved = client.post(
+        url,
+        {
+            "trigger": "ugc_share",
+            "reward": "5.00",
+            "verification_mode": "engagement",
+            "window_hours": "72",
+            "min_views": "0",
+            "min_likes": "0",
+            "instructions": "Say you love it in your video",
+        },
+        follow=True,
+    ).content.decode()
+    live = client.post(reverse("campaign_status", args=["alpaca", draft.pk]), {"to": "live"}, follow=True)
+
+    assert "Blocks going live" in saved and "say you love" in saved
+    assert "conditions the reward on a sentiment" in live.content.decode()
+    assert Campaign.objects.get(pk=draft.pk).status == "draft"

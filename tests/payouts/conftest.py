@@ -1,0 +1,48 @@
+import pytest
+from django.urls import reverse
+
+from payouts.services import _crash_at
+from tests.conftest import rewarded_in_browser
+
+# The sandbox bank's magic accounts (see README): the last four digits choose what the bank does.
+IBANS = {
+    "settle": "DE89370400440532013000",
+    "AC01": "DE52370400440532019001",
+    "AC04": "DE68370400440532019004",
+    "return_AC04": "DE84370400440532019104",
+    "return_MD07": "DE03370400440532019107",
+    "timeout": "DE14370400440532019200",
+    "pending": "DE30370400440532019300",
+    "AB05": "DE49370400440532019055",
+    "close_match": "DE19370400440532019401",
+    "no_match": "DE89370400440532019402",
+    "not_possible": "DE62370400440532019403",
+}
+
+
+def payee_details(client, campaign, *, iban=IBANS["settle"], name="Pat Example", **changes):
+    details = {"name": name, "email": "pat@example.com", "phone": "", "iban": iban, "consent": "on"}
+    response = client.post(reverse("payouts:payee", args=[campaign.slug]), details | changes)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    return response
+
+
+@pytest.fixture
+def owed(client, summer, django_capture_on_commit_callbacks):
+    """Pat's TikTok login was rewarded (2.00 EUR by the package default); returns a function that
+    gives Pat's bank details and runs what that sets off, as the workers would."""
+
+    person = rewarded_in_browser(client, summer)
+
+    def give(iban=IBANS["settle"], **changes):
+        with django_capture_on_commit_callbacks(execute=True):
+            payee_details(client, summer, iban=iban, **changes)
+        return person
+
+    return give
+
+
+@pytest.fixture(autouse=True)
+def _no_crash_left():
+    yield
+    _crash_at.clear()

@@ -1,0 +1,123 @@
+"""The worker dies at a step chosen by a seed, restarts, and the bank still gets exactly one
+transfer per EndToEndId while the ledger stays whole."""
+
+import random
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from joyback.ledger.models import Account, AccountKind
+from joyback.ledger.selectors import ledger_drift
+from payouts import services
+from payouts.models import Payout, SandboxBankPayment
+from tests.payouts.conftest import IBANS
+
+pytestmark = pytest.mark.django_db
+
+CRASH_POINTS = ["payout_locked", "payout_posted", "before_claim", "after_claim", "after_send"]
+OUTCOMES = ["settle", "pending", "timeout", "AC04", "return_MD07"]
+FINAL = {
+    "settle": "settled",
+    "pending": "settled",
+    "timeout": "settled",
+    "AC04": "rejected",
+    "return_MD07": "returned",
+}
+
+
+def restart():
+    """A new worker comes up later and runs its standing sweep until nothing is left to do."""
+    later = timezone.now() + timedelta(minutes=10)
+    for _ in range(4):
+        services.payouts_sweep(now=later)
+        later += timedelta(minutes=10)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_crash_at_any_step_sends_once_and_loses_nothing(seed, owed):
+    chance = random.Random(seed)
+    crash_at, outcome = chance.choice(CRASH_POINTS), chance.choice(OUTCOMES)
+    services._crash_at.add(crash_at)
+
+    try:
+        person = owed(iban=IBANS[outcome])
+    except services.SimulatedCrash:
+        from verification.models import Participant
+
+        person = Participant.objects.get()
+    restart()
+
+    payout = Payout.objects.get()
+    assert payout.status == FINAL[outcome], (crash_at, outcome, list(payout.events.values_list("to_status")))
+    assert SandboxBankPayment.objects.filter(end_to_end_id=payout.end_to_end_id).count() == 1
+    payable = Account.objects.get(kind=AccountKind.PARTICIPANT_PAYABLE, subject=person.ledger_subject)
+    in_transit = sum(
+        Account.objects.filter(kind=AccountKind.PAYOUT_IN_TRANSIT).values_list("balance", flat=True)
+    )
+    paid = payout.status == "settled"
+    assert (payable.balance, in_transit) == (0 if paid else 1_00, 0)
+    assert ledger_drift() == []
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_never_submit_the_same_payout(client, summer, monkeypatch):
+    from tests.conftest import rewarded_in_browser
+    from tests.payouts.conftest import payee_details
+
+    monkeypatch.setattr(services, "enqueue_on_commit", lambda *args: None)
+    rewarded_in_browser(client, summer)
+    payee_details(client, summer)
+    payout = services.payout_for_participant(
+        participant_id=Payout.participant.field.related_model.objects.get().pk, currency="EUR"
+    )
+    barrier = threading.Barrier(4)
+
+    def worker():
+        try:
+            barrier.wait()
+            services.payout_submit(payout_id=payout.pk)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    payout.refresh_from_db()
+    assert payout.status == "settled" and payout.submissions == 1
+    assert SandboxBankPayment.objects.filter(end_to_end_id=payout.end_to_end_id).count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_racing_payout_tasks_for_one_person_make_one_payout(client, summer, monkeypatch):
+    from tests.conftest import rewarded_in_browser
+    from tests.payouts.conftest import payee_details
+
+    monkeypatch.setattr(services, "enqueue_on_commit", lambda *args: None)
+    person = rewarded_in_browser(client, summer)
+    payee_details(client, summer)
+    barrier = threading.Barrier(6)
+    made = []
+
+    def worker():
+        try:
+            barrier.wait()
+            made.append(services.payout_for_participant(participant_id=person.pk, currency="EUR"))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert len([p for p in made if p is not None]) == 1
+    assert Payout.objects.count() == 1 and Payout.objects.get().amount == 1_00

@@ -1,0 +1,241 @@
+"""The Cashback API's verification endpoints: events a brand's system reports, its participants
+and their claims. Thin views: parse, call one service, answer."""
+
+from django.http import Http404
+from django.urls import path
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from campaigns.models import Brand
+from joyback.api.framework import ApiError, ApiView
+from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
+from joyback.money import KNOWN_CURRENCIES
+from verification.cashback import (
+    CashbackError,
+    Customer,
+    custom_action_record,
+    purchase_record,
+    purchase_refund,
+)
+from verification.selectors import (
+    claim_get_for_api,
+    claims_for_brand,
+    participant_get_for_brand,
+    participants_for_brand,
+)
+
+
+class MinorUnitsField(serializers.IntegerField):
+    """Whole minor units as a JSON integer: "12.50", 12.5, true are refused, never rounded."""
+
+    default_error_messages = {"invalid": _("An amount is a whole number of minor units (cents), like 1250.")}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class CurrencyField(serializers.CharField):
+    default_error_messages = {"invalid_currency": _("Give an ISO 4217 currency code, like EUR.")}
+
+    def __init__(self, **kwargs):
+        super().__init__(min_length=3, max_length=3, **kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value not in KNOWN_CURRENCIES:
+            self.fail("invalid_currency")
+        return value
+
+
+class CustomerInput(serializers.Serializer):
+    id = serializers.CharField(max_length=120, required=False, help_text="The brand's own customer id")
+    email = serializers.EmailField(max_length=254, required=False)
+    phone = serializers.CharField(max_length=32, required=False, help_text="International form: +49151…")
+
+    def validate(self, attrs):
+        if not any(attrs.get(name, "").strip() for name in ("id", "email", "phone")):
+            raise serializers.ValidationError(
+                _("Name the customer by id, email or phone."), code="customer_required"
+            )
+        return attrs
+
+
+class PurchaseEventInput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["purchase"])
+    order_id = serializers.CharField(max_length=100)
+    amount = MinorUnitsField(min_value=1, max_value=10**12)
+    currency = CurrencyField()
+    customer = CustomerInput()
+    campaign_id = serializers.IntegerField(min_value=1, max_value=2**62, required=False)
+
+
+class ActionEventInput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["action"])
+    customer = CustomerInput()
+    campaign_id = serializers.IntegerField(min_value=1, max_value=2**62, required=False)
+    reference = serializers.CharField(max_length=200, required=False, default="")
+
+
+class RefundEventInput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["refund"])
+    order_id = serializers.CharField(max_length=100)
+    reason = serializers.CharField(max_length=200, required=False, default="")
+
+
+EVENT_INPUTS = {"purchase": PurchaseEventInput, "action": ActionEventInput, "refund": RefundEventInput}
+
+
+class ClaimOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    campaign_id = serializers.IntegerField()
+    participant_id = serializers.IntegerField()
+    trigger = serializers.CharField(source="rule.trigger")
+    status = serializers.CharField()
+    reason = serializers.CharField()
+    amount = serializers.IntegerField(help_text="Minor units")
+    currency = serializers.CharField()
+    order_id = serializers.CharField(source="purchase.order_id", allow_null=True, default=None)
+    confirm_at = serializers.DateTimeField(source="check_at", allow_null=True)
+    created_at = serializers.DateTimeField()
+    decided_at = serializers.DateTimeField(allow_null=True)
+
+
+class EventOutput(serializers.Serializer):
+    type = serializers.CharField()
+    claim = ClaimOutput()
+
+
+def _customer(data: dict) -> Customer:
+    return Customer(**{key: data.get(key, "") for key in ("id", "email", "phone")})
+
+
+class EventApi(ApiView):
+    """Report a purchase (a cashback claim, held until its return window closes), a custom
+    action, or the refund of an order. A purchase reported again with its order id is the same claim."""
+
+    scopes = {"POST": "events"}
+
+    @extend_schema(
+        operation_id="events_create",
+        request=PolymorphicProxySerializer(
+            component_name="Event",
+            serializers=[PurchaseEventInput, ActionEventInput, RefundEventInput],
+            resource_type_field_name="type",
+        ),
+        responses={
+            200: OpenApiResponse(EventOutput, description="Reported before: the same claim"),
+            201: OpenApiResponse(EventOutput, description="A new claim"),
+        },
+    )
+    def post(self, request):
+        kind = request.data.get("type") if isinstance(request.data, dict) else None
+        if not isinstance(kind, str) or kind not in EVENT_INPUTS:
+            raise ApiError("invalid_type", _("type is one of purchase, action, refund."), field="type")
+        serializer = EVENT_INPUTS[kind](data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        brand = Brand.objects.get(pk=request.auth.brand_id)
+        try:
+            if kind == "purchase":
+                claim, created = purchase_record(
+                    brand=brand,
+                    order_id=data["order_id"],
+                    amount=data["amount"],
+                    currency=data["currency"],
+                    customer=_customer(data["customer"]),
+                    campaign_id=data.get("campaign_id"),
+                )
+            elif kind == "action":
+                claim, created = custom_action_record(
+                    brand=brand,
+                    customer=_customer(data["customer"]),
+                    campaign_id=data.get("campaign_id"),
+                    reference=data["reference"],
+                )
+            else:
+                claim, created = (
+                    purchase_refund(brand=brand, order_id=data["order_id"], reason=data["reason"]),
+                    False,
+                )
+        except CashbackError as error:
+            raise ApiError(error.code, error.message, field=error.field, status_code=error.status) from None
+        answer = EventOutput({"type": kind, "claim": claim}).data
+        return Response(answer, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class ParticipantOutput(serializers.Serializer):
+    class IdentityOutput(serializers.Serializer):
+        provider = serializers.CharField()
+        subject = serializers.CharField()
+        verified_at = serializers.DateTimeField()
+
+    id = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    identities = IdentityOutput(many=True)
+
+
+class ParticipantListApi(ApiView):
+    """The people who claimed rewards from the brand, newest first."""
+
+    scopes = {"GET": "read"}
+
+    @extend_schema(
+        operation_id="participants_list",
+        parameters=LIST_PARAMETERS,
+        responses=list_envelope("ParticipantList", ParticipantOutput),
+    )
+    def get(self, request):
+        return paginated(request, participants_for_brand(brand_id=request.auth.brand_id), ParticipantOutput)
+
+
+class ParticipantDetailApi(ApiView):
+    """One participant and the identities that prove who they are."""
+
+    scopes = {"GET": "read"}
+
+    @extend_schema(operation_id="participants_retrieve", responses=ParticipantOutput)
+    def get(self, request, participant_id: int):
+        participant = participant_get_for_brand(brand_id=request.auth.brand_id, participant_id=participant_id)
+        if participant is None:
+            raise Http404
+        return Response(ParticipantOutput(participant).data)
+
+
+class ClaimListApi(ApiView):
+    """Claims of every campaign of the brand, newest first."""
+
+    scopes = {"GET": "read"}
+
+    @extend_schema(
+        operation_id="claims_list",
+        parameters=LIST_PARAMETERS,
+        responses=list_envelope("ClaimList", ClaimOutput),
+    )
+    def get(self, request):
+        return paginated(request, claims_for_brand(brand_id=request.auth.brand_id), ClaimOutput)
+
+
+class ClaimDetailApi(ApiView):
+    """One claim: its status, reward and (for a purchase) order id."""
+
+    scopes = {"GET": "read"}
+
+    @extend_schema(operation_id="claims_retrieve", responses=ClaimOutput)
+    def get(self, request, claim_id: int):
+        claim = claim_get_for_api(brand_id=request.auth.brand_id, claim_id=claim_id)
+        if claim is None:
+            raise Http404
+        return Response(ClaimOutput(claim).data)
+
+
+urlpatterns = [
+    path("events", EventApi.as_view(), name="api_events"),
+    path("participants", ParticipantListApi.as_view(), name="api_participants"),
+    path("participants/<int:participant_id>", ParticipantDetailApi.as_view(), name="api_participant"),
+    path("claims", ClaimListApi.as_view(), name="api_claims"),
+    path("claims/<int:claim_id>", ClaimDetailApi.as_view(), name="api_claim"),
+]

@@ -1,0 +1,360 @@
+"""Cashback: purchases and custom actions reported by a brand's system (the Cashback API).
+
+A purchase is held on the campaign budget while it may still be returned, confirmed when its
+return window closes, and then paid like any reward. A refund before that voids the hold; after
+it, the reward is clawed back from what the person is owed.
+"""
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+import phonenumbers
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from campaigns.models import ActionRule, Brand, Campaign, CampaignStatus, Trigger
+from campaigns.selectors import campaign_schedule_state
+from verification.events import claim_event_emit
+from verification.models import (
+    ActionClaim,
+    ClaimStatus,
+    Identity,
+    Participant,
+    Provider,
+    Purchase,
+    PurchaseStatus,
+)
+from verification.services import (
+    ClaimContext,
+    ClaimRefused,
+    _caps_check,
+    _hold_for,
+    _hold_release,
+    _reward_post,
+    _rule_lock,
+    action_reward,
+    participant_payable_account,
+)
+
+
+class CashbackError(Exception):
+    """A report the brand must fix: a stable code, a message and the field it concerns."""
+
+    def __init__(self, code: str, message, *, field: str | None = None, status: int = 422):
+        super().__init__(code)
+        self.code, self.message, self.field, self.status = code, str(message), field, status
+
+
+@dataclass(frozen=True)
+class Customer:
+    """How the brand knows its customer: its own id, an email or a phone number (first given wins)."""
+
+    id: str = ""
+    email: str = ""
+    phone: str = ""
+
+    def subject(self) -> str:
+        if self.id.strip():
+            return f"id:{self.id.strip()}"
+        if self.email.strip():
+            return f"email:{self.email.strip().casefold()}"
+        if self.phone.strip():
+            try:
+                number = phonenumbers.parse(self.phone, None)
+            except phonenumbers.NumberParseException:
+                number = None
+            if number is None or not phonenumbers.is_valid_number(number):
+                raise CashbackError(
+                    "invalid_phone",
+                    _("Give the phone number in international form, like +4915112345678."),
+                    field="customer.phone",
+                )
+            return "phone:" + phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+        raise CashbackError(
+            "customer_required", _("Name the customer by id, email or phone."), field="customer"
+        )
+
+    def display_name(self) -> str:
+        return self.email.strip() or self.phone.strip() or self.id.strip()
+
+
+def customer_identity(*, brand: Brand, customer: Customer) -> Identity:
+    """The customer's identity with provider "brand"; the first report makes the participant."""
+    lookup = {"brand": brand, "provider": Provider.BRAND, "subject": customer.subject()}
+    existing = Identity.objects.filter(**lookup).select_related("participant").first()
+    if existing:
+        return existing
+    try:
+        with transaction.atomic():
+            participant = Participant.objects.create(brand=brand)
+            return Identity.objects.create(
+                participant=participant,
+                display_name=customer.display_name()[:120],
+                verified_at=timezone.now(),
+                **lookup,
+            )
+    except IntegrityError:  # a report at the same moment made the customer: theirs is the one
+        return Identity.objects.select_related("participant").get(**lookup)
+
+
+def _rule_for(*, brand: Brand, trigger: str, campaign_id: int | None) -> ActionRule:
+    rules = ActionRule.objects.filter(campaign__brand=brand, trigger=trigger).select_related(
+        "campaign__brand"
+    )
+    if campaign_id is not None:
+        rule = rules.filter(campaign_id=campaign_id).first()
+        if rule is None:
+            raise CashbackError(
+                "campaign_unknown",
+                _("No campaign of yours with this id rewards this event."),
+                field="campaign_id",
+                status=404,
+            )
+        return rule
+    live = list(rules.filter(campaign__status=CampaignStatus.LIVE)[:2])
+    if len(live) == 1:
+        return live[0]
+    if not live:
+        raise CashbackError(
+            "no_campaign", _("None of your live campaigns rewards this event."), field="campaign_id"
+        )
+    raise CashbackError(
+        "campaign_required",
+        _("Several live campaigns reward this event: give campaign_id."),
+        field="campaign_id",
+    )
+
+
+def cashback_amount(*, rule: ActionRule, purchase_amount: int) -> int:
+    """The rule's share of the purchase (rounded down), at most its reward amount; or the fixed sum."""
+    if rule.cashback_basis_points:
+        return min(purchase_amount * rule.cashback_basis_points // 10_000, rule.reward_amount)
+    return rule.reward_amount
+
+
+def _refusal(refusal: ClaimRefused) -> CashbackError:
+    return CashbackError(refusal.code, refusal.message)
+
+
+def purchase_record(
+    *,
+    brand: Brand,
+    order_id: str,
+    amount: int,
+    currency: str,
+    customer: Customer,
+    campaign_id: int | None = None,
+    context: ClaimContext | None = None,
+) -> tuple[ActionClaim, bool]:
+    """A purchase's cashback claim, held on the budget until the return window closes.
+    Reported again with the same order id, it is the same claim (created is False)."""
+    existing = _purchase_claim(brand=brand, order_id=order_id, amount=amount, currency=currency)
+    if existing is not None:
+        return existing, False
+    rule = _rule_for(brand=brand, trigger=Trigger.PURCHASE, campaign_id=campaign_id)
+    if currency != rule.campaign.currency:
+        raise CashbackError(
+            "currency_mismatch",
+            _("This campaign pays in %(currency)s.") % {"currency": rule.campaign.currency},
+            field="currency",
+        )
+    reward = cashback_amount(rule=rule, purchase_amount=amount)
+    if reward <= 0:
+        raise CashbackError("no_cashback", _("This purchase is too small to earn cashback."), field="amount")
+    identity = customer_identity(brand=brand, customer=customer)
+    if rule.return_window_days == 0:
+        # Paid at once: the person's account is made before the budget is locked, not under it.
+        participant_payable_account(participant=identity.participant, currency=currency)
+    context = context or ClaimContext()
+    try:
+        claim = _purchase_claim_create(
+            rule=rule, identity=identity, order_id=order_id, amount=amount, reward=reward, context=context
+        )
+    except IntegrityError:
+        # The same order reported twice at once: the other report made it.
+        existing = _purchase_claim(brand=brand, order_id=order_id, amount=amount, currency=currency)
+        if existing is None:
+            raise
+        return existing, False
+    except ClaimRefused as refusal:
+        raise _refusal(refusal) from None
+    return claim, True
+
+
+def _purchase_claim(*, brand, order_id, amount, currency) -> ActionClaim | None:
+    purchase = Purchase.objects.filter(brand=brand, order_id=order_id).first()
+    if purchase is None:
+        return None
+    if (purchase.amount, purchase.currency) != (amount, currency):
+        raise CashbackError(
+            "order_conflict",
+            _("This order id was reported before with another amount or currency."),
+            field="order_id",
+            status=409,
+        )
+    return ActionClaim.objects.select_related("rule", "campaign", "purchase").get(purchase=purchase)
+
+
+def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context) -> ActionClaim:
+    now = timezone.now()
+    campaign = rule.campaign
+    capped = bool(
+        rule.total_cap is not None or campaign.per_identity_period_cap or campaign.brand.person_allowance
+    )
+    with transaction.atomic(durable=True):
+        if capped:
+            # Caps count earlier claims: one rule lock at a time. Without caps the budget's own row
+            # lock (taken last, by the hold) is the only point purchases wait for each other.
+            rule = _rule_lock(rule)
+            _caps_check(rule=rule, identity=identity)
+        # Open by status and dates; whether the budget suffices the hold itself says (fully_claimed).
+        claimability = campaign_schedule_state(campaign=rule.campaign)
+        if not claimability.open:
+            raise ClaimRefused(claimability.reason)
+        instant = rule.return_window_days == 0
+        purchase = Purchase.objects.create(
+            brand_id=rule.campaign.brand_id,
+            order_id=order_id,
+            amount=amount,
+            currency=rule.campaign.currency,
+            identity=identity,
+            status=PurchaseStatus.CONFIRMED if instant else PurchaseStatus.PENDING,
+            confirm_at=now + timedelta(days=rule.return_window_days),
+            confirmed_at=now if instant else None,
+        )
+        claim = ActionClaim.objects.create(
+            campaign=rule.campaign,
+            rule=rule,
+            participant=identity.participant,
+            identity=identity,
+            purchase=purchase,
+            status=ClaimStatus.APPROVED if instant else ClaimStatus.PENDING,
+            reason="purchase_confirmed" if instant else "return_window",
+            amount=reward,
+            currency=rule.campaign.currency,
+            evidence={"order_id": order_id, "purchase_amount": amount},
+            check_at=None if instant else purchase.confirm_at,
+            client_ip=context.client_ip,
+            device=context.device,
+            decided_at=now if instant else None,
+        )
+        if instant:
+            claim_event_emit(claim, "purchase.created", "purchase.confirmed", "reward.approved")
+            _reward_post(claim)
+        else:
+            claim_event_emit(claim, "purchase.created")
+            transaction.on_commit(lambda: purchase_confirm_schedule(purchase=purchase))
+            _hold_for(claim)  # last: the budget stays locked from here to the commit
+    return claim
+
+
+def purchase_confirm_schedule(*, purchase: Purchase) -> None:
+    from django_q.models import Schedule
+
+    Schedule.objects.create(
+        name=f"purchase-confirm-{purchase.pk}",
+        func="verification.tasks.purchase_confirm_task",
+        args=str(purchase.pk),
+        schedule_type=Schedule.ONCE,
+        next_run=purchase.confirm_at,
+        repeats=1,
+    )
+
+
+def purchase_confirm(*, purchase_id: int, now=None) -> ActionClaim:
+    """The return window closed without a refund: the cashback is owed to the person."""
+    now = now or timezone.now()
+    with transaction.atomic(durable=True):
+        purchase = Purchase.objects.select_for_update().get(pk=purchase_id)
+        claim = ActionClaim.objects.select_related("rule", "campaign", "purchase").get(purchase=purchase)
+        if purchase.status != PurchaseStatus.PENDING or purchase.confirm_at > now:
+            return claim
+        if claim.status == ClaimStatus.PENDING:
+            claim.status, claim.reason, claim.decided_at = ClaimStatus.APPROVED, "purchase_confirmed", now
+            claim.save(update_fields=["status", "reason", "decided_at"])
+            _reward_post(claim)
+        purchase.status, purchase.confirmed_at = PurchaseStatus.CONFIRMED, now
+        purchase.save(update_fields=["status", "confirmed_at"])
+        claim_event_emit(claim, "purchase.confirmed", "reward.approved")
+    return claim
+
+
+def purchases_due(*, now=None) -> list[int]:
+    """Purchases whose return window has closed: the sweep behind the one-off schedules."""
+    now = now or timezone.now()
+    return list(
+        Purchase.objects.filter(status=PurchaseStatus.PENDING, confirm_at__lte=now).values_list(
+            "pk", flat=True
+        )[:500]
+    )
+
+
+def purchase_refund(*, brand: Brand, order_id: str, reason: str = "") -> ActionClaim:
+    """The order came back. In the return window the held cashback is released; once confirmed,
+    the reward is clawed back (netted against the person's next payout). Refunding twice is a no-op."""
+    purchase = Purchase.objects.filter(brand=brand, order_id=order_id).first()
+    if purchase is None:
+        raise CashbackError(
+            "order_unknown", _("No purchase with this order id."), field="order_id", status=404
+        )
+    reason = (reason or "refund")[:200]
+    with transaction.atomic(durable=True):
+        locked = Purchase.objects.select_for_update().get(pk=purchase.pk)
+        claim = ActionClaim.objects.select_related("rule", "campaign", "purchase").get(purchase=locked)
+        if locked.status == PurchaseStatus.REFUNDED:
+            return claim
+        if locked.status == PurchaseStatus.PENDING:
+            _hold_release(claim)
+            claim.status, claim.reason, claim.decided_at = ClaimStatus.REJECTED, "refunded", timezone.now()
+            claim.save(update_fields=["status", "reason", "decided_at"])
+            _purchase_refunded(locked, reason)
+            claim_event_emit(claim, "purchase.refunded", "claim.rejected")
+            return claim
+    # Confirmed: the clawback is the ledger's own write, with its own transaction.
+    from verification.services import claim_clawback
+
+    claim = claim_clawback(claim=claim, reason="refunded")
+    with transaction.atomic(durable=True):
+        locked = Purchase.objects.select_for_update().get(pk=purchase.pk)
+        if locked.status != PurchaseStatus.REFUNDED:
+            _purchase_refunded(locked, reason)
+            claim_event_emit(claim, "purchase.refunded")
+    return claim
+
+
+def _purchase_refunded(purchase: Purchase, reason: str) -> None:
+    purchase.status, purchase.refunded_at, purchase.refund_reason = (
+        PurchaseStatus.REFUNDED,
+        timezone.now(),
+        reason,
+    )
+    purchase.save(update_fields=["status", "refunded_at", "refund_reason"])
+
+
+def custom_action_record(
+    *, brand: Brand, customer: Customer, campaign_id: int | None = None, reference: str = ""
+) -> tuple[ActionClaim, bool]:
+    """An action the brand's system verified (a sign-up, a review...): rewarded once per customer."""
+    rule = _rule_for(brand=brand, trigger=Trigger.CUSTOM, campaign_id=campaign_id)
+    identity = customer_identity(brand=brand, customer=customer)
+    existing = (
+        ActionClaim.objects.filter(rule=rule, identity=identity).select_related("rule", "campaign").first()
+    )
+    if existing is not None:
+        return existing, False
+    try:
+        claim = action_reward(
+            rule=rule, identity=identity, evidence={"reported_by": "api", "reference": reference[:200]}
+        )
+    except ClaimRefused as refusal:
+        if refusal.code == "already_claimed":  # reported twice at once: the other report made it
+            return ActionClaim.objects.select_related("rule", "campaign").get(
+                rule=rule, identity=identity
+            ), False
+        raise _refusal(refusal) from None
+    return claim, True
+
+
+def campaign_for_brand(*, brand: Brand, campaign_id: int) -> Campaign | None:
+    return Campaign.objects.filter(brand=brand, pk=campaign_id).first()

@@ -1,0 +1,26 @@
+"""The webhook events verification emits about claims, in one shape for every flow."""
+
+from joyback.api.services import webhook_event_emit
+from verification.models import ActionClaim
+
+
+def claim_event_data(claim: ActionClaim) -> dict:
+    purchase = claim.purchase if claim.purchase_id else None
+    return {
+        "claim_id": claim.pk,
+        "campaign_id": claim.campaign_id,
+        "participant_id": claim.participant_id,
+        "trigger": claim.rule.trigger,
+        "status": claim.status,
+        "reason": claim.reason,
+        "amount": claim.amount,
+        "currency": claim.currency,
+        "order_id": purchase.order_id if purchase else None,
+    }
+
+
+def claim_event_emit(claim: ActionClaim, *types: str) -> None:
+    """Emit each event type about this claim (in the caller's transaction)."""
+    data = claim_event_data(claim)
+    for event_type in types:
+        webhook_event_emit(brand_id=claim.campaign.brand_id, type=event_type, data=data)
