@@ -8,8 +8,12 @@ import threading
 from functools import partial
 
 from django.db import DEFAULT_DB_ALIAS, transaction
+from django.utils import timezone
 from django_q.brokers import get_broker
 from django_q.conf import Conf
+from django_q.humanhash import uuid as humanhash_uuid
+from django_q.signals import pre_enqueue
+from django_q.signing import SignedPackage
 from django_q.tasks import async_task
 
 _local = threading.local()
@@ -44,3 +48,21 @@ def _in_transaction_with_broker() -> bool:
 
 def _enqueue(func: str, *args) -> None:
     async_task(func, *args, broker=_broker())
+
+
+def broker_row(func: str, *args) -> tuple[str, str] | None:
+    """The task row the database broker would store for func(*args): (queue name, signed package),
+    built as django_q.tasks.async_task builds it, for a caller that inserts it within its own
+    statement. None unless the database is the broker and tasks run in workers."""
+    if Conf.SYNC or Conf.ORM is None or Conf.ORM != DEFAULT_DB_ALIAS:
+        return None
+    name, task_id = humanhash_uuid()
+    task = {"id": task_id, "name": name, "func": func, "args": args}
+    if Conf.CACHED:
+        task["cached"] = Conf.CACHED
+    if Conf.ACK_FAILURES:
+        task["ack_failure"] = Conf.ACK_FAILURES
+    task["kwargs"] = {}
+    task["started"] = timezone.now()
+    pre_enqueue.send(sender="django_q", task=task)
+    return _broker().list_key or Conf.CLUSTER_NAME, SignedPackage.dumps(task)

@@ -191,6 +191,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # BEGIN so that a writer waits for the other instead of failing half-way with "database is locked".
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # The same backend, with a health check that reads the socket instead of a SELECT 1 per request.
+    DATABASES["default"]["ENGINE"] = "joyback.postgresql"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "users.User"
@@ -268,6 +271,9 @@ Q_CLUSTER = {
     # locks and loads every kept row once per task, which at a few hundred tasks a second costs
     # more than the tasks. Failures are still kept (admin, "Failed tasks"); the work is in our tables.
     "save_limit": -1,
+    # With the database as broker, an empty queue is looked at again this often (seconds): a task
+    # enqueued meanwhile (an approved reward's payout) waits up to this long. One small query a look.
+    "poll": 0.05,
     # Tests run queued work inline, at once; everywhere else a worker process does.
     "sync": env_bool("Q_SYNC", JOYBACK_ENV == "test"),
 }
@@ -298,13 +304,14 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "JoyBack Cashback API",
-    "DESCRIPTION": "Report purchases and actions, follow claims and balances. Errors are "
-    '{"error": {"code", "message", "field"}}; every POST takes an Idempotency-Key.',
+    "DESCRIPTION": "Report purchases and actions (answered 202 and processed in the background: follow "
+    "them by GET /events/{id} or webhook), follow claims and balances, make and follow payouts. Errors "
+    'are {"error": {"code", "message", "field"}}; every POST takes an Idempotency-Key.',
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {"PayoutStatusEnum": "payouts.models.PayoutStatus"},
 }
 # The Cashback API: requests per key and minute, and how long a webhook endpoint gets to answer.
 API_REQUESTS_PER_MINUTE = int(os.environ.get("API_REQUESTS_PER_MINUTE", "1200"))

@@ -16,17 +16,24 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
-    # Django tries patterns in order: verification's go first, since the provider webhooks are the
-    # busiest paths and would otherwise be matched only after every page pattern before them.
-    path("", include("verification.urls")),
+    # The Cashback API, each app serving its own endpoints: one prefix, tried before the pages, so an
+    # API call is resolved without walking every page pattern first.
+    path(
+        "api/v1/",
+        include(
+            [
+                path("", include("joyback.api.urls")),
+                path("", include("campaigns.api")),
+                path("", include("verification.api")),
+                path("", include("payouts.reconciliation_views")),
+                path("", include("payouts.api")),
+            ]
+        ),
+    ),
     path("", include("campaigns.urls")),
     path("", include("compliance.urls")),
+    path("", include("verification.urls")),
     path("", include("payouts.urls")),
-    # The Cashback API: each app serves its own endpoints.
-    path("api/v1/", include("joyback.api.urls")),
-    path("api/v1/", include("campaigns.api")),
-    path("api/v1/", include("verification.api")),
-    path("api/v1/", include("payouts.reconciliation_views")),
 ]
 
 

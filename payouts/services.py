@@ -12,6 +12,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from joyback.api.services import webhook_event_emit
 from joyback.crypto import fingerprint
 from joyback.ledger.models import Account, AccountKind, Transaction
 from joyback.ledger.services import (
@@ -249,11 +250,15 @@ def _latest_unpaid_payout(participant: Participant, currency: str) -> Payout | N
     )
 
 
-def payout_for_participant(*, participant_id: int, currency: str) -> Payout | None:
+def payout_for_participant(*, participant_id: int, currency: str, send_now: bool = False) -> Payout | None:
     """Pay out what the ledger owes the person, less what they owe back, in one payout.
 
     Nothing happens without current, usable bank details, or while another payout of theirs is
     still on its way (its resolution calls this again for whatever arrived meanwhile).
+
+    send_now (a task worker, where waiting for the PSP is fine): the payout is sent by this call
+    once it has committed, not by a queued task, which saves a trip through the queue between an
+    approval and the bank; a crash in between leaves it to the sweep (next_check_at).
     """
     participant = Participant.objects.get(pk=participant_id)
     payable = participant_payable_account(participant=participant, currency=currency)
@@ -328,8 +333,9 @@ def payout_for_participant(*, participant_id: int, currency: str) -> Payout | No
         payout.ledger_transaction_id = posted.pk
         _event(payout, from_status="", detail=f"netted {netted}" if netted else "")
         crash_point("payout_posted")
-        enqueue_on_commit("payouts.tasks.payout_submit_task", payout.pk)
-    return payout
+        if not send_now:
+            enqueue_on_commit("payouts.tasks.payout_submit_task", payout.pk)
+    return payout_submit(payout_id=payout.pk) if send_now else payout
 
 
 def payee_vop_check(*, payee: PayeeAccount) -> VopCheck | None:
@@ -481,6 +487,10 @@ SENT = [PayoutStatus.SUBMITTED, PayoutStatus.ACCEPTED, PayoutStatus.UNKNOWN]
 
 def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
     with transaction.atomic(durable=True):
+        # First, as payout_for_participant takes it: a reward's payout task that found this payout
+        # still open has released it, so its money is in the balance read below; one that comes
+        # later finds this payout settled and pays the reward itself.
+        person = Participant.objects.select_for_update().get(pk=payout.participant_id)
         if not _transition(
             payout,
             to=PayoutStatus.SETTLED,
@@ -499,7 +509,16 @@ def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
             reference=f"payout:{payout.end_to_end_id}",
         )
         _notify(payout, kind="settled")
-        enqueue_on_commit("payouts.tasks.payout_for_participant_task", payout.participant_id, payout.currency)
+        _payout_event_emit(payout, "payout.settled")
+        owed_meanwhile = Account.objects.filter(
+            kind=AccountKind.PARTICIPANT_PAYABLE,
+            currency=payout.currency,
+            subject=person.ledger_subject,
+            brand_id=person.brand_id,
+            balance__gt=0,
+        ).exists()
+        if owed_meanwhile:  # left while this payout was open (one at a time): it goes next
+            enqueue_on_commit("payouts.tasks.payout_for_participant_task", person.pk, payout.currency)
     return payout
 
 
@@ -521,6 +540,7 @@ def payout_reject(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
             idempotency_key=f"payout-rejected:{payout.pk}",
         )
         _after_failure(payout, reason_code)
+        _payout_event_emit(payout, "payout.rejected")
     return payout
 
 
@@ -545,6 +565,7 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
                     idempotency_key=f"payout-settled:{payout.pk}",
                     reference=f"payout:{payout.end_to_end_id}",
                 )
+                _payout_event_emit(payout, "payout.settled")
         if not _transition(
             payout,
             to=PayoutStatus.RETURNED,
@@ -562,7 +583,27 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
             reference=f"payout:{payout.end_to_end_id}",
         )
         _after_failure(payout, reason_code)
+        _payout_event_emit(payout, "payout.returned")
     return payout
+
+
+def _payout_event_emit(payout: Payout, event_type: str) -> None:
+    """The brand's webhook, in the transition's transaction; never the payee's details."""
+    webhook_event_emit(
+        brand_id=payout.brand_id,
+        type=event_type,
+        data={
+            "payout_id": payout.pk,
+            "participant_id": payout.participant_id,
+            "status": payout.status,
+            "amount": payout.amount,
+            "currency": payout.currency,
+            "reason_code": payout.reason_code,
+            "end_to_end_id": payout.end_to_end_id,
+            "manual": payout.manual,
+            "settled_at": payout.settled_at.isoformat() if payout.settled_at else None,
+        },
+    )
 
 
 def _after_failure(payout: Payout, reason_code: str) -> None:

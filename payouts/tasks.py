@@ -16,7 +16,7 @@ def payee_verify_task(payee_id: int) -> None:
 
 
 def payout_for_participant_task(participant_id: int, currency: str) -> None:
-    services.payout_for_participant(participant_id=participant_id, currency=currency)
+    services.payout_for_participant(participant_id=participant_id, currency=currency, send_now=True)
 
 
 def payout_submit_task(payout_id: int) -> None:

@@ -1,24 +1,21 @@
 """The Cashback API's verification endpoints: events a brand's system reports, its participants
 and their claims. Thin views: parse, call one service, answer."""
 
-from django.http import Http404
+import json
+
+import phonenumbers
+from django.http import Http404, HttpResponse
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from campaigns.models import Brand
 from joyback.api.framework import ApiError, ApiView
+from joyback.api.models import InboundEvent, InboundEventStatus
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
+from joyback.api.services import INBOUND_EVENT_TASK, IdempotencyConflict, inbound_event_accept
 from joyback.money import KNOWN_CURRENCIES
-from verification.cashback import (
-    CashbackError,
-    Customer,
-    custom_action_record,
-    purchase_record,
-    purchase_refund,
-)
 from verification.selectors import (
     claim_get_for_api,
     claims_for_brand,
@@ -55,6 +52,19 @@ class CustomerInput(serializers.Serializer):
     id = serializers.CharField(max_length=120, required=False, help_text="The brand's own customer id")
     email = serializers.EmailField(max_length=254, required=False)
     phone = serializers.CharField(max_length=32, required=False, help_text="International form: +49151…")
+
+    def validate_phone(self, value):
+        if not value.strip():
+            return value
+        try:
+            number = phonenumbers.parse(value, None)
+        except phonenumbers.NumberParseException:
+            number = None
+        if number is None or not phonenumbers.is_valid_number(number):
+            raise serializers.ValidationError(
+                _("Give the phone number in international form, like +4915112345678."), code="invalid_phone"
+            )
+        return value
 
     def validate(self, attrs):
         if not any(attrs.get(name, "").strip() for name in ("id", "email", "phone")):
@@ -104,20 +114,45 @@ class ClaimOutput(serializers.Serializer):
     decided_at = serializers.DateTimeField(allow_null=True)
 
 
-class EventOutput(serializers.Serializer):
+class EventAccepted(serializers.Serializer):
+    id = serializers.UUIDField(help_text="Follow it at GET /api/v1/events/{id}")
     type = serializers.CharField()
-    claim = ClaimOutput()
+    status = serializers.ChoiceField(choices=["received"])
 
 
-def _customer(data: dict) -> Customer:
-    return Customer(**{key: data.get(key, "") for key in ("id", "email", "phone")})
+class EventOutput(serializers.Serializer):
+    class EventError(serializers.Serializer):
+        code = serializers.CharField(help_text="Stable, e.g. no_campaign, order_unknown, currency_mismatch")
+        message = serializers.CharField()
+        field = serializers.CharField(allow_null=True)
+
+    id = serializers.UUIDField()
+    type = serializers.CharField()
+    status = serializers.ChoiceField(choices=InboundEventStatus.choices)
+    new_claim = serializers.BooleanField(
+        allow_null=True, help_text="false: reported before, the same claim as then; null until processed"
+    )
+    claim = ClaimOutput(allow_null=True)
+    error = EventError(allow_null=True, help_text="Why it was refused")
+    created_at = serializers.DateTimeField()
+    processed_at = serializers.DateTimeField(allow_null=True)
+
+
+def _accepted_body(event) -> bytes:
+    return json.dumps({"id": str(event.id), "type": event.type, "status": "received"}).encode()
 
 
 class EventApi(ApiView):
     """Report a purchase (a cashback claim, held until its return window closes), a custom
-    action, or the refund of an order. A purchase reported again with its order id is the same claim."""
+    action, or the refund of an order.
+
+    The event is checked and stored, then answered 202 at once; a worker makes the claim within
+    moments. Follow it by GET /api/v1/events/{id} or by webhook (event.processed / event.refused,
+    and the claim's own purchase.* and reward.* events). A purchase reported again with its order
+    id is the same claim."""
 
     scopes = {"POST": "events"}
+    idempotency_inline = True
 
     @extend_schema(
         operation_id="events_create",
@@ -126,10 +161,7 @@ class EventApi(ApiView):
             serializers=[PurchaseEventInput, ActionEventInput, RefundEventInput],
             resource_type_field_name="type",
         ),
-        responses={
-            200: OpenApiResponse(EventOutput, description="Reported before: the same claim"),
-            201: OpenApiResponse(EventOutput, description="A new claim"),
-        },
+        responses={202: OpenApiResponse(EventAccepted, description="Stored; processed in the background")},
     )
     def post(self, request):
         kind = request.data.get("type") if isinstance(request.data, dict) else None
@@ -137,34 +169,35 @@ class EventApi(ApiView):
             raise ApiError("invalid_type", _("type is one of purchase, action, refund."), field="type")
         serializer = EVENT_INPUTS[kind](data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        brand = Brand.objects.get(pk=request.auth.brand_id)
+        write = self.idempotency_for_write()
         try:
-            if kind == "purchase":
-                claim, created = purchase_record(
-                    brand=brand,
-                    order_id=data["order_id"],
-                    amount=data["amount"],
-                    currency=data["currency"],
-                    customer=_customer(data["customer"]),
-                    campaign_id=data.get("campaign_id"),
-                )
-            elif kind == "action":
-                claim, created = custom_action_record(
-                    brand=brand,
-                    customer=_customer(data["customer"]),
-                    campaign_id=data.get("campaign_id"),
-                    reference=data["reference"],
-                )
-            else:
-                claim, created = (
-                    purchase_refund(brand=brand, order_id=data["order_id"], reason=data["reason"]),
-                    False,
-                )
-        except CashbackError as error:
-            raise ApiError(error.code, error.message, field=error.field, status_code=error.status) from None
-        answer = EventOutput({"type": kind, "claim": claim}).data
-        return Response(answer, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+            _event, body = inbound_event_accept(
+                api_key=request.auth,
+                type=kind,
+                payload=serializer.validated_data,
+                task=INBOUND_EVENT_TASK,
+                answer=_accepted_body,
+                **write,
+            )
+        except IdempotencyConflict:
+            self.idempotency_lost(request, write)
+        return HttpResponse(body, status=status.HTTP_202_ACCEPTED, content_type="application/json")
+
+
+class EventDetailApi(ApiView):
+    """A reported event: received, then processed (with its claim) or refused (with the reason)."""
+
+    scopes = {"GET": "events"}
+
+    @extend_schema(operation_id="events_retrieve", responses=EventOutput)
+    def get(self, request, event_id):
+        event = InboundEvent.objects.filter(pk=event_id, brand_id=request.auth.brand_id).first()
+        if event is None:
+            raise Http404
+        event.claim = (
+            claim_get_for_api(brand_id=event.brand_id, claim_id=event.claim_id) if event.claim_id else None
+        )
+        return Response(EventOutput(event).data)
 
 
 class ParticipantOutput(serializers.Serializer):
@@ -234,6 +267,7 @@ class ClaimDetailApi(ApiView):
 
 urlpatterns = [
     path("events", EventApi.as_view(), name="api_events"),
+    path("events/<uuid:event_id>", EventDetailApi.as_view(), name="api_event"),
     path("participants", ParticipantListApi.as_view(), name="api_participants"),
     path("participants/<int:participant_id>", ParticipantDetailApi.as_view(), name="api_participant"),
     path("claims", ClaimListApi.as_view(), name="api_claims"),

@@ -4,15 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('campaigns', '0002_brand_person_allowance_campaign_actionrule_and_more'),
+        ("campaigns", "0002_brand_person_allowance_campaign_actionrule_and_more"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='actionrule',
-            name='instructions',
-            field=models.TextField(blank=True, default='', help_text="What the rule asks of people, in the brand's words; checked before launch", max_length=1000),
+            model_name="actionrule",
+            name="instructions",
+            field=models.TextField(
+                blank=True,
+                default="",
+                help_text="What the rule asks of people, in the brand's words; checked before launch",
+                max_length=1000,
+            ),
         ),
     ]

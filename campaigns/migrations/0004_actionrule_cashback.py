@@ -4,29 +4,53 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('campaigns', '0003_actionrule_instructions'),
+        ("campaigns", "0003_actionrule_instructions"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='actionrule',
-            name='cashback_basis_points',
-            field=models.PositiveIntegerField(blank=True, help_text='Cashback as a share of the purchase: 250 = 2.5 %; empty = fixed', null=True),
+            model_name="actionrule",
+            name="cashback_basis_points",
+            field=models.PositiveIntegerField(
+                blank=True,
+                help_text="Cashback as a share of the purchase: 250 = 2.5 %; empty = fixed",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='actionrule',
-            name='return_window_days',
-            field=models.PositiveSmallIntegerField(default=0, help_text='Days a purchase may be returned before its cashback is confirmed'),
+            model_name="actionrule",
+            name="return_window_days",
+            field=models.PositiveSmallIntegerField(
+                default=0, help_text="Days a purchase may be returned before its cashback is confirmed"
+            ),
         ),
         migrations.AlterField(
-            model_name='actionrule',
-            name='trigger',
-            field=models.CharField(choices=[('tiktok_login', 'TikTok login'), ('whatsapp_optin', 'WhatsApp opt-in'), ('ugc_share', 'UGC share'), ('like', 'Like'), ('comment', 'Comment'), ('view_threshold', 'View threshold'), ('purchase', 'Purchase'), ('custom', "Custom action (reported by the brand's system)")], max_length=20),
+            model_name="actionrule",
+            name="trigger",
+            field=models.CharField(
+                choices=[
+                    ("tiktok_login", "TikTok login"),
+                    ("whatsapp_optin", "WhatsApp opt-in"),
+                    ("ugc_share", "UGC share"),
+                    ("like", "Like"),
+                    ("comment", "Comment"),
+                    ("view_threshold", "View threshold"),
+                    ("purchase", "Purchase"),
+                    ("custom", "Custom action (reported by the brand's system)"),
+                ],
+                max_length=20,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='actionrule',
-            constraint=models.CheckConstraint(condition=models.Q(('cashback_basis_points__isnull', True), models.Q(('cashback_basis_points__gt', 0), ('cashback_basis_points__lte', 10000)), _connector='OR'), name='campaigns_rule_cashback_share'),
+            model_name="actionrule",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("cashback_basis_points__isnull", True),
+                    models.Q(("cashback_basis_points__gt", 0), ("cashback_basis_points__lte", 10000)),
+                    _connector="OR",
+                ),
+                name="campaigns_rule_cashback_share",
+            ),
         ),
     ]

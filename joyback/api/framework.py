@@ -18,9 +18,12 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from joyback.api.models import ApiKey
 from joyback.api.services import (
+    IdempotencyOutcome,
     api_key_authenticate,
+    idempotency_answer_store,
     idempotency_begin,
     idempotency_finish,
+    idempotency_lookup,
     idempotency_release,
     request_fingerprint,
 )
@@ -93,11 +96,16 @@ class KeyRateThrottle(BaseThrottle):
         window_start = int(now // self.window) * self.window
         self.remaining = window_start + self.window - now
         bucket = f"api-rate:{api_key.pk}:{window_start}"
+        # One cache operation per request in the usual case: the window's counter exists already.
+        try:
+            return cache.incr(bucket) <= limit
+        except ValueError:
+            pass
         if cache.add(bucket, 1, timeout=self.window + 1):
             return limit >= 1
         try:
             return cache.incr(bucket) <= limit
-        except ValueError:
+        except ValueError:  # the window expired in between: start it again
             cache.add(bucket, 1, timeout=self.window + 1)
             return True
 
@@ -185,7 +193,11 @@ class ApiView(APIView):
     permission_classes = [HasScope]
     throttle_classes = [KeyRateThrottle]
     scopes: dict = {}
+    # True: the view stores its answer under the Idempotency-Key in its own write transaction
+    # (idempotency_for_write), so a request commits once; errors before that are stored here.
+    idempotency_inline = False
     _idempotency_record = None
+    _idempotency_pending = None
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -203,7 +215,39 @@ class ApiView(APIView):
                 field="Idempotency-Key",
             )
         fingerprint = request_fingerprint(method=request.method, path=request.path, body=request.body)
-        outcome = idempotency_begin(api_key=request.auth, key=key, fingerprint=fingerprint)
+        if self.idempotency_inline:
+            outcome = idempotency_lookup(api_key=request.auth, key=key, fingerprint=fingerprint)
+            if outcome is None:
+                self._idempotency_pending = (key, fingerprint)
+                return
+        else:
+            outcome = idempotency_begin(api_key=request.auth, key=key, fingerprint=fingerprint)
+        self._idempotency_refuse(outcome)
+        self._idempotency_record = outcome.record_id
+
+    def idempotency_for_write(self) -> dict:
+        """What an inline view passes to its write: the key to store its answer under, or the
+        record of an expired key it took afresh. The view answers for it from here on."""
+        pending, record = self._idempotency_pending, self._idempotency_record
+        self._idempotency_pending = self._idempotency_record = None
+        if record is not None:
+            return {"idempotency_record_id": record}
+        return {"idempotency": pending} if pending else {}
+
+    def idempotency_lost(self, request, write: dict):
+        """The write found the key taken by a request that committed meanwhile: answer as its replay."""
+        key, fingerprint = write["idempotency"]
+        outcome = idempotency_lookup(api_key=request.auth, key=key, fingerprint=fingerprint)
+        self._idempotency_refuse(outcome or IdempotencyOutcome(conflict="in_flight"))
+        raise ApiError(
+            "idempotency_in_flight",
+            _("A request with this Idempotency-Key is still being processed; retry shortly."),
+            field="Idempotency-Key",
+            status_code=409,
+        )
+
+    def _idempotency_refuse(self, outcome):
+        """Raise the answer an earlier request with this key decides (409, 422 or its replay)."""
         if outcome.conflict == "in_flight":
             raise ApiError(
                 "idempotency_in_flight",
@@ -226,7 +270,6 @@ class ApiView(APIView):
             )
             replayed["Idempotent-Replayed"] = "true"
             raise Replay(replayed)
-        self._idempotency_record = outcome.record_id
 
     def handle_exception(self, exc):
         if isinstance(exc, Replay):
@@ -250,4 +293,15 @@ class ApiView(APIView):
                     status=response.status_code,
                     body=response.content.decode(),
                 )
+        elif self._idempotency_pending and 400 <= response.status_code < 500:
+            # A refusal before the view's write: kept like any answer (a 5xx is not: retry freely).
+            key, fingerprint = self._idempotency_pending
+            response.render()
+            idempotency_answer_store(
+                api_key=self.request.auth,
+                key=key,
+                fingerprint=fingerprint,
+                status=response.status_code,
+                body=response.content.decode(),
+            )
         return response

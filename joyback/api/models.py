@@ -40,6 +40,25 @@ class ApiKey(models.Model):
     def __str__(self):
         return f"{self.name} ({self.prefix}…)"
 
+    # Requests authenticate against a cached copy (joyback.api.services.api_key_authenticate): any
+    # change made here, in the admin too, drops it once committed.
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        self._forget_cached()
+
+    def delete(self, *args, **kwargs):
+        self._forget_cached()
+        return super().delete(*args, **kwargs)
+
+    def _forget_cached(self):
+        from django.core.cache import cache
+        from django.db import transaction
+
+        # Now, and again after the commit: a request in between may have cached the row as it was.
+        name = f"api-key:{self.prefix}"
+        cache.delete(name)
+        transaction.on_commit(lambda: cache.delete(name))
+
 
 class IdempotencyState(models.TextChoices):
     IN_FLIGHT = "in_flight", _("In flight")
@@ -76,6 +95,44 @@ class EventType(models.TextChoices):
     PURCHASE_REFUNDED = "purchase.refunded", _("Purchase refunded")
     PAYOUT_SETTLED = "payout.settled", _("Payout settled")
     PAYOUT_RETURNED = "payout.returned", _("Payout returned")
+    PAYOUT_REJECTED = "payout.rejected", _("Payout rejected by the bank")
+    EVENT_PROCESSED = "event.processed", _("Reported event processed")
+    EVENT_REFUSED = "event.refused", _("Reported event refused")
+
+
+class InboundEventStatus(models.TextChoices):
+    RECEIVED = "received", _("Received")
+    PROCESSED = "processed", _("Processed")
+    REFUSED = "refused", _("Refused")
+
+
+class InboundEvent(models.Model):
+    """An event a brand's system reported, stored as it came and answered at once; a task turns it
+    into a claim (or a refusal) and the brand follows it by GET or webhook."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    brand_id = models.BigIntegerField()
+    type = models.CharField(max_length=20)
+    payload = models.JSONField(help_text="The validated request")
+    status = models.CharField(
+        max_length=10, choices=InboundEventStatus.choices, default=InboundEventStatus.RECEIVED
+    )
+    claim_id = models.BigIntegerField(null=True, blank=True)
+    new_claim = models.BooleanField(null=True, blank=True, help_text="False: the claim existed already")
+    error = models.JSONField(null=True, blank=True, help_text="code, message and field of a refusal")
+    created_at = models.DateTimeField()
+    processed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            # Only the few not processed yet: the sweep and a refund waiting for its purchase.
+            models.Index(
+                fields=["brand_id", "created_at"], condition=Q(status="received"), name="api_inbound_pending"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.type} {self.id} {self.status}"
 
 
 class WebhookEndpoint(models.Model):

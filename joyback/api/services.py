@@ -11,9 +11,11 @@ from datetime import timedelta
 
 import httpx
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django_q.models import OrmQ
 
 from joyback.api.models import (
     ApiKey,
@@ -21,13 +23,14 @@ from joyback.api.models import (
     EventType,
     IdempotencyKey,
     IdempotencyState,
+    InboundEvent,
     Scope,
     WebhookAttempt,
     WebhookDelivery,
     WebhookEndpoint,
     WebhookEvent,
 )
-from joyback.queue import enqueue_on_commit
+from joyback.queue import broker_row, enqueue_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +79,7 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
     ApiKey.objects.filter(pk=api_key.pk).filter(Q(revoked_at__isnull=True) | Q(revoked_at__gt=now)).update(
         revoked_at=now
     )
+    api_key._forget_cached()
     api_key.refresh_from_db()
     return api_key
 
@@ -91,6 +95,7 @@ def api_key_rotate(*, api_key: ApiKey, grace_hours: int = 0) -> IssuedKey:
         ApiKey.objects.filter(pk=api_key.pk).update(
             revoked_at=timezone.now() + timedelta(hours=grace_hours), replaced_by=issued.api_key
         )
+    api_key._forget_cached()
     api_key.refresh_from_db()
     return issued
 
@@ -101,17 +106,37 @@ def api_key_authenticate(*, secret: str) -> ApiKey | None:
     if len(parts) != 3 or not secret.startswith(KEY_PREFIX) or len(secret) > 200:
         return None
     prefix = f"{parts[0]}_{parts[1]}"
-    api_key = ApiKey.objects.filter(prefix=prefix).first()
-    if api_key is None or not hmac.compare_digest(api_key.secret_hash, _hash(secret)):
+    cache_name = _key_cache_name(prefix)
+    api_key = cache.get(cache_name)
+    if api_key is None:
+        api_key = ApiKey.objects.filter(prefix=prefix).first()
+        if api_key is None:
+            return None  # unknown prefixes are not cached: guessing must not fill the cache
+        cache.set(cache_name, api_key, KEY_CACHE_SECONDS)
+    if not hmac.compare_digest(api_key.secret_hash, _hash(secret)):
         return None
     now = timezone.now()
     if api_key.revoked_at and api_key.revoked_at <= now:
         return None
-    # Written at most once a minute: a busy key must not turn every read into a write.
-    if api_key.last_used_at is None or now - api_key.last_used_at > timedelta(minutes=1):
+    # Written at most once a minute (per process): a busy key must not turn every request into a write.
+    written = _last_used_written.get(api_key.prefix)
+    if written is None or now - written > timedelta(minutes=1):
+        _last_used_written[api_key.prefix] = now
         ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
         api_key.last_used_at = now
     return api_key
+
+
+_last_used_written: dict[str, object] = {}
+
+
+# Revoking or rotating a key deletes its cached copy at once where the cache is shared (Redis);
+# a process-local cache forgets it within this bound.
+KEY_CACHE_SECONDS = 60
+
+
+def _key_cache_name(prefix: str) -> str:
+    return f"api-key:{prefix}"  # also in ApiKey._forget_cached
 
 
 # Idempotency-Key: Stripe's semantics on top of a unique constraint.
@@ -142,19 +167,78 @@ def idempotency_begin(*, api_key: ApiKey, key: str, fingerprint: str) -> Idempot
     """Take the key for this request, or say why not. The insert is its own committed statement, so
     a second request with the same key sees the first at once (no transaction is left open)."""
     now = timezone.now()
+    # Looked up first: a replay is this one indexed read and nothing else.
+    existing = _idempotency_get(api_key_id=api_key.pk, key=key)
+    if existing is None:
+        row_id = _idempotency_insert(
+            api_key_id=api_key.pk, key=key, fingerprint=fingerprint, state=IdempotencyState.IN_FLIGHT, now=now
+        )
+        if row_id:
+            return IdempotencyOutcome(record_id=row_id)
+        existing = IdempotencyKey.objects.filter(api_key=api_key, key=key).first()
+        if existing is None:  # expired and deleted in between: try once more
+            return idempotency_begin(api_key=api_key, key=key, fingerprint=fingerprint)
+    return idempotency_judge(existing=existing, fingerprint=fingerprint, now=now)
+
+
+def _idempotency_insert(
+    *, api_key_id: int, key: str, fingerprint: str, state: str, now, status=None, body: str = ""
+) -> int | None:
+    """The key's row, unless another request holds it already (then None)."""
     table = IdempotencyKey._meta.db_table
     statement = (
-        f"INSERT INTO {table} (api_key_id, key, request_hash, state, response_body, created_at, locked_at) "  # noqa: S608
-        "VALUES (%s, %s, %s, %s, '', %s, %s) ON CONFLICT (api_key_id, key) DO NOTHING RETURNING id"
+        f"INSERT INTO {table} (api_key_id, key, request_hash, state, response_status, response_body, "  # noqa: S608
+        "created_at, locked_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+        "ON CONFLICT (api_key_id, key) DO NOTHING RETURNING id"
     )
     with connection.cursor() as cursor:
-        cursor.execute(statement, [api_key.pk, key, fingerprint, IdempotencyState.IN_FLIGHT, now, now])
+        cursor.execute(statement, [api_key_id, key, fingerprint, state, status, body, now, now])
         row = cursor.fetchone()
-    if row:
-        return IdempotencyOutcome(record_id=row[0])
-    existing = IdempotencyKey.objects.filter(api_key=api_key, key=key).first()
-    if existing is None:  # expired and deleted in between: try once more
-        return idempotency_begin(api_key=api_key, key=key, fingerprint=fingerprint)
+    return row[0] if row else None
+
+
+_IDEMPOTENCY_COLUMNS = [field.column for field in IdempotencyKey._meta.concrete_fields]
+_IDEMPOTENCY_ATTNAMES = [field.attname for field in IdempotencyKey._meta.concrete_fields]
+_IDEMPOTENCY_SELECT = (
+    f"SELECT {', '.join(_IDEMPOTENCY_COLUMNS)} FROM {IdempotencyKey._meta.db_table} "  # noqa: S608
+    "WHERE api_key_id = %s AND key = %s"
+)
+
+
+def _idempotency_get(*, api_key_id: int, key: str) -> IdempotencyKey | None:
+    """The one indexed read of the hot paths, without building a query each time."""
+    with connection.cursor() as cursor:
+        cursor.execute(_IDEMPOTENCY_SELECT, [api_key_id, key])
+        row = cursor.fetchone()
+    return IdempotencyKey.from_db(connection.alias, _IDEMPOTENCY_ATTNAMES, row) if row else None
+
+
+def idempotency_lookup(*, api_key: ApiKey, key: str, fingerprint: str) -> IdempotencyOutcome | None:
+    """For endpoints that store their answer with their own write: the earlier request's outcome,
+    or None when the key is new."""
+    existing = _idempotency_get(api_key_id=api_key.pk, key=key)
+    if existing is None:
+        return None
+    return idempotency_judge(existing=existing, fingerprint=fingerprint, now=timezone.now())
+
+
+def idempotency_answer_store(*, api_key: ApiKey, key: str, fingerprint: str, status: int, body: str) -> bool:
+    """Store a finished answer under a new key (False when another request took the key first).
+    Inside the caller's transaction it commits, or vanishes, with the caller's own writes."""
+    return bool(
+        _idempotency_insert(
+            api_key_id=api_key.pk,
+            key=key,
+            fingerprint=fingerprint,
+            state=IdempotencyState.DONE,
+            now=timezone.now(),
+            status=status,
+            body=body,
+        )
+    )
+
+
+def idempotency_judge(*, existing: IdempotencyKey, fingerprint: str, now) -> IdempotencyOutcome:
     if existing.created_at < now - IDEMPOTENCY_TTL:
         # Past its lifetime the key may be used afresh; the conditional update lets one request win.
         taken = IdempotencyKey.objects.filter(pk=existing.pk, created_at=existing.created_at).update(
@@ -197,6 +281,103 @@ def idempotency_keys_expire(*, now=None) -> int:
     now = now or timezone.now()
     deleted, _ = IdempotencyKey.objects.filter(created_at__lt=now - 2 * IDEMPOTENCY_TTL).delete()
     return deleted
+
+
+# Reported events: stored and answered in one transaction, processed by a task.
+
+# The product's processor, started by name (this app imports none of the product apps).
+INBOUND_EVENT_TASK = "verification.inbox.inbound_event_process_task"
+
+
+class IdempotencyConflict(Exception):
+    """Another request took this Idempotency-Key between our look-up and our insert."""
+
+
+def inbound_event_accept(
+    *,
+    api_key: ApiKey,
+    type: str,
+    payload: dict,
+    task: str,
+    answer,
+    idempotency: tuple[str, str] | None = None,
+    idempotency_record_id: int | None = None,
+) -> tuple[InboundEvent, bytes]:
+    """Store the answer under the Idempotency-Key, the event and the task that processes it, all
+    or nothing. `answer(event)` gives the response body (bytes) before anything is written, so the
+    first answer and every replay are the same bytes.
+
+    With the database as the broker it is one statement (no BEGIN, one commit, one round trip):
+    the task row is written with the event, so the workers see both at the same moment. With
+    Redis the task is queued once the event is committed; the sweep catches a crash in between."""
+    now = timezone.now()
+    event = InboundEvent(brand_id=api_key.brand_id, type=type, payload=payload, created_at=now)
+    body = answer(event)
+    event_values = [event.pk, event.brand_id, type, json.dumps(payload), now]
+    task_row = broker_row(task, str(event.pk)) if idempotency_record_id is None else None
+    if task_row is not None:
+        queue_name, package = task_row
+        parameters = [*event_values, queue_name, package, now]
+        if idempotency is not None:
+            key, fingerprint = idempotency
+            parameters = [api_key.pk, key, fingerprint, 202, body.decode(), now, now, *parameters]
+            statement = _ACCEPT_KEYED
+        else:
+            statement = _ACCEPT
+        with connection.cursor() as cursor:
+            cursor.execute(statement, parameters)
+            if not cursor.fetchone()[0]:
+                raise IdempotencyConflict
+        return event, body
+    with transaction.atomic(durable=True):
+        if idempotency_record_id is not None:  # a key past its lifetime, taken afresh
+            idempotency_finish(record_id=idempotency_record_id, status=202, body=body.decode())
+        elif idempotency is not None:
+            key, fingerprint = idempotency
+            if not idempotency_answer_store(
+                api_key=api_key, key=key, fingerprint=fingerprint, status=202, body=body.decode()
+            ):
+                raise IdempotencyConflict
+        with connection.cursor() as cursor:
+            cursor.execute(_EVENT_INSERT, event_values)
+        enqueue_on_commit(task, str(event.pk))
+    return event, body
+
+
+_EVENT_TABLE = InboundEvent._meta.db_table
+_EVENT_COLUMNS = "id, brand_id, type, payload, status, created_at"
+_EVENT_INSERT = (
+    f"INSERT INTO {_EVENT_TABLE} ({_EVENT_COLUMNS}) "  # noqa: S608
+    "VALUES (%s, %s, %s, %s::jsonb, 'received', %s)"
+)
+# The key's answer, the event and its task row in one statement: the event and the task are only
+# written when the key's row was (a conflict leaves the three unwritten and selects 0).
+_ACCEPT_KEYED = (
+    f"WITH k AS (INSERT INTO {IdempotencyKey._meta.db_table} (api_key_id, key, request_hash, state, "  # noqa: S608
+    "response_status, response_body, created_at, locked_at) VALUES (%s, %s, %s, 'done', %s, %s, %s, %s) "
+    "ON CONFLICT (api_key_id, key) DO NOTHING RETURNING id), "
+    f"e AS (INSERT INTO {_EVENT_TABLE} ({_EVENT_COLUMNS}) "
+    "SELECT %s, %s, %s, %s::jsonb, 'received', %s FROM k RETURNING id), "
+    f"q AS (INSERT INTO {OrmQ._meta.db_table} (key, payload, lock) SELECT %s, %s, %s FROM e) "
+    "SELECT count(*) FROM k"
+)
+_ACCEPT = (
+    f"WITH e AS (INSERT INTO {_EVENT_TABLE} ({_EVENT_COLUMNS}) "  # noqa: S608
+    "VALUES (%s, %s, %s, %s::jsonb, 'received', %s) RETURNING id), "
+    f"q AS (INSERT INTO {OrmQ._meta.db_table} (key, payload, lock) SELECT %s, %s, %s FROM e) "
+    "SELECT count(*) FROM e"
+)
+
+
+def inbound_events_stalled(*, now=None, limit: int = 500) -> list[str]:
+    """Events whose processing task was lost (a crash between commit and a Redis enqueue)."""
+    now = now or timezone.now()
+    return [
+        str(pk)
+        for pk in InboundEvent.objects.filter(
+            status="received", created_at__lt=now - timedelta(minutes=5)
+        ).values_list("pk", flat=True)[:limit]
+    ]
 
 
 # Outgoing webhooks.

@@ -4,6 +4,7 @@ import json
 
 import httpx
 import pytest
+from django.test import TestCase
 
 from joyback.api.services import api_key_create, webhook_transport_set
 
@@ -28,6 +29,22 @@ class Api:
         return self.client.post(
             f"/api/v1/{path}", data, content_type="application/json", headers=self._headers(idempotency_key)
         )
+
+    def report(self, body, *, idempotency_key=None):
+        """POST an event, let the worker process it (the queue runs inline in tests), and return
+        what GET /events/{id} then says; a request refused at once is returned as it is."""
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            accepted = self.post("events", body, idempotency_key=idempotency_key)
+        if accepted.status_code != 202:
+            return accepted
+        return self.get(f"events/{accepted.json()['id']}")
+
+
+def reported(response) -> dict:
+    """The claim of an event reported and processed."""
+    event = response.json()
+    assert event["status"] == "processed", event
+    return event["claim"]
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 import pytest
 
+from joyback.api.models import InboundEvent
 from tests.api.conftest import purchase
 from verification.models import ActionClaim, Participant, Purchase
 
@@ -9,7 +10,12 @@ pytestmark = pytest.mark.django_db
 
 
 def nothing_stored():
-    return not (ActionClaim.objects.exists() or Purchase.objects.exists() or Participant.objects.exists())
+    return not (
+        ActionClaim.objects.exists()
+        or Purchase.objects.exists()
+        or Participant.objects.exists()
+        or InboundEvent.objects.exists()
+    )
 
 
 @pytest.mark.parametrize(
@@ -21,12 +27,10 @@ def nothing_stored():
         (purchase(amount=0), "min_value", "amount"),
         (purchase(currency="EURO"), "invalid_currency", "currency"),
         (purchase(currency="XYZ"), "invalid_currency", "currency"),
-        (purchase(currency="USD"), "currency_mismatch", "currency"),
         (purchase(order_id=""), "blank", "order_id"),
         (purchase(customer={}), "customer_required", "customer"),
         (purchase(customer={"email": "not-an-email"}), "invalid", "customer.email"),
         (purchase(customer={"phone": "12"}), "invalid_phone", "customer.phone"),
-        (purchase(campaign_id=999999), "campaign_unknown", "campaign_id"),
         ({"type": "teleport"}, "invalid_type", "type"),
         ([1, 2], "invalid_type", "type"),
         ({**purchase(), "order_id": None}, "null", "order_id"),
@@ -40,6 +44,24 @@ def test_bad_input_is_refused_with_code_and_field_and_nothing_stored(alpaca_api,
     assert (error["code"], error["field"]) == (code, field), error
     assert error["message"]
     assert nothing_stored()
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        (purchase(currency="USD"), "currency_mismatch", "currency"),
+        (purchase(campaign_id=999999), "campaign_unknown", "campaign_id"),
+        ({"type": "refund", "order_id": "never-sold"}, "order_unknown", "order_id"),
+    ],
+)
+def test_what_the_brands_campaigns_refuse_comes_with_the_processed_event(alpaca_api, shop, body, code, field):
+    """Well-formed, but refused by the brand's campaigns and orders: the event is answered 202 and
+    then refused by the worker, with the same code and field; no claim, no participant."""
+    event = alpaca_api.report(body).json()
+    assert event["status"] == "refused" and event["claim"] is None
+    assert (event["error"]["code"], event["error"]["field"]) == (code, field)
+    assert event["error"]["message"]
+    assert not (ActionClaim.objects.exists() or Purchase.objects.exists() or Participant.objects.exists())
 
 
 def test_a_body_that_is_not_json_is_a_parse_error(alpaca_api, shop):

@@ -1,4 +1,7 @@
-"""Idempotency-Key with Stripe's semantics: replay, 422 on another body, 409 while in flight."""
+"""Idempotency-Key with Stripe's semantics: replay, 422 on another body, 409 while in flight.
+
+POST /events stores its answer with the event in one transaction; the other POSTs (payouts) hold
+the key while they work: both are covered here (payouts also in test_payouts)."""
 
 import json
 import threading
@@ -9,7 +12,7 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from joyback.api.models import IdempotencyKey
+from joyback.api.models import IdempotencyKey, InboundEvent
 from joyback.api.services import api_key_create, idempotency_keys_expire
 from tests.api.conftest import Api, purchase
 from verification.models import ActionClaim, Purchase
@@ -20,10 +23,10 @@ pytestmark = pytest.mark.django_db
 def test_the_same_key_and_body_replays_the_first_answer(alpaca_api, shop):
     first = alpaca_api.post("events", purchase(), idempotency_key="k-1")
     again = alpaca_api.post("events", purchase(), idempotency_key="k-1")
-    assert first.status_code == again.status_code == 201
-    assert again.json() == first.json()
+    assert first.status_code == again.status_code == 202
+    assert again.content == first.content and first.json()["status"] == "received"
     assert again["Idempotent-Replayed"] == "true"
-    assert Purchase.objects.count() == 1
+    assert InboundEvent.objects.count() == 1
 
 
 def test_the_same_key_with_the_body_spaced_differently_is_the_same_request(alpaca_api, shop):
@@ -38,14 +41,17 @@ def test_the_same_key_with_another_body_is_422_and_changes_nothing(alpaca_api, s
     assert response.status_code == 422
     assert response.json()["error"]["code"] == "idempotency_key_reused"
     assert response.json()["error"]["field"] == "Idempotency-Key"
-    assert list(Purchase.objects.values_list("order_id", flat=True)) == ["A-1001"]
+    assert [event.payload["order_id"] for event in InboundEvent.objects.all()] == ["A-1001"]
 
 
 def test_a_refusal_is_replayed_too(alpaca_api, shop):
-    first = alpaca_api.post("events", purchase(currency="USD"), idempotency_key="k-usd")
-    again = alpaca_api.post("events", purchase(currency="USD"), idempotency_key="k-usd")
-    assert first.status_code == again.status_code == 422
-    assert again.json() == first.json()
+    first = alpaca_api.post("events", purchase(amount="12.50"), idempotency_key="k-bad")
+    again = alpaca_api.post("events", purchase(amount="12.50"), idempotency_key="k-bad")
+    assert first.status_code == again.status_code == 400
+    assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
+    other = alpaca_api.post("events", purchase(), idempotency_key="k-bad")
+    assert other.status_code == 422
+    assert not InboundEvent.objects.exists()
 
 
 def test_the_same_key_while_the_first_is_in_flight_is_409(alpaca_api, shop):
@@ -64,21 +70,22 @@ def test_the_same_key_while_the_first_is_in_flight_is_409(alpaca_api, shop):
     response = alpaca_api.post("events", purchase(), idempotency_key="k-busy")
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "idempotency_in_flight"
-    assert not Purchase.objects.exists()
+    assert not InboundEvent.objects.exists()
 
 
 def test_a_first_request_that_died_does_not_hold_its_key_forever(alpaca_api, shop):
     test_the_same_key_while_the_first_is_in_flight_is_409(alpaca_api, shop)
     IdempotencyKey.objects.update(locked_at=timezone.now() - timedelta(minutes=5))
-    assert alpaca_api.post("events", purchase(), idempotency_key="k-busy").status_code == 201
+    assert alpaca_api.post("events", purchase(), idempotency_key="k-busy").status_code == 202
+    assert alpaca_api.post("events", purchase(), idempotency_key="k-busy")["Idempotent-Replayed"] == "true"
 
 
 def test_keys_are_scoped_per_api_key(alpaca, make_api, shop):
     first, second = make_api(alpaca), make_api(alpaca)
-    assert first.post("events", purchase(), idempotency_key="same").status_code == 201
+    assert first.post("events", purchase(), idempotency_key="same").status_code == 202
     # Another key, same Idempotency-Key, another body: not a conflict, its own request.
     response = second.post("events", purchase(order_id="B-7"), idempotency_key="same")
-    assert response.status_code == 201
+    assert response.status_code == 202
 
 
 def test_keys_are_kept_a_day_and_then_forgotten(alpaca_api, shop):
@@ -92,19 +99,23 @@ def test_a_key_past_its_lifetime_may_be_used_for_a_new_request(alpaca_api, shop)
     alpaca_api.post("events", purchase(), idempotency_key="k-old")
     IdempotencyKey.objects.update(created_at=timezone.now() - timedelta(hours=25))
     response = alpaca_api.post("events", purchase(order_id="A-2"), idempotency_key="k-old")
-    assert response.status_code == 201
+    assert response.status_code == 202 and "Idempotent-Replayed" not in response
+    assert (
+        alpaca_api.post("events", purchase(order_id="A-2"), idempotency_key="k-old").content
+        == response.content
+    )
 
 
 def test_a_server_error_releases_the_key_for_a_retry(client, alpaca_api, shop, monkeypatch):
-    import verification.api
+    import joyback.api.services
 
-    real = verification.api.purchase_record
-    monkeypatch.setattr(verification.api, "purchase_record", lambda **kw: 1 / 0)
+    real = joyback.api.services.enqueue_on_commit
+    monkeypatch.setattr(joyback.api.services, "enqueue_on_commit", lambda *args: 1 / 0)
     client.raise_request_exception = False
     assert alpaca_api.post("events", purchase(), idempotency_key="k-5xx").status_code == 500
-    assert not IdempotencyKey.objects.exists()
-    monkeypatch.setattr(verification.api, "purchase_record", real)
-    assert alpaca_api.post("events", purchase(), idempotency_key="k-5xx").status_code == 201
+    assert not IdempotencyKey.objects.exists() and not InboundEvent.objects.exists()
+    monkeypatch.setattr(joyback.api.services, "enqueue_on_commit", real)
+    assert alpaca_api.post("events", purchase(), idempotency_key="k-5xx").status_code == 202
 
 
 def test_posts_without_a_key_are_not_recorded(alpaca_api, shop):
@@ -118,23 +129,29 @@ def test_an_overlong_key_is_refused(alpaca_api, shop):
     assert response.json()["error"]["field"] == "Idempotency-Key"
 
 
+def waiting_for_a_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
+        return cursor.fetchone()[0] > 0
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_requests_racing_with_the_same_key(alpaca, shop, monkeypatch):
-    """The second arrives while the first is inside the service: it gets 409, the first 201, and
-    afterwards the key replays the first answer. One purchase, one claim."""
-    import verification.api
+    """The second arrives while the first is inside its transaction: it waits for the first's
+    commit and answers its replay. One event, one purchase, one claim."""
+    import joyback.api.services
 
     secret = api_key_create(brand_id=alpaca.pk, name="shop", scopes=["events"]).secret
     inside, release = threading.Event(), threading.Event()
-    real = verification.api.purchase_record
+    real = joyback.api.services.enqueue_on_commit
 
-    def slow(**kwargs):
+    def slow(*args):
         inside.set()
         assert release.wait(10)
-        return real(**kwargs)
+        return real(*args)
 
-    monkeypatch.setattr(verification.api, "purchase_record", slow)
+    monkeypatch.setattr(joyback.api.services, "enqueue_on_commit", slow)
     answers = {}
 
     def call(name):
@@ -146,13 +163,20 @@ def test_two_requests_racing_with_the_same_key(alpaca, shop, monkeypatch):
     first = threading.Thread(target=call, args=("first",))
     first.start()
     assert inside.wait(10)
-    call("second")
+    inside.clear()
+    second = threading.Thread(target=call, args=("second",))
+    second.start()
+    for _attempt in range(200):  # the second blocks on the first's uncommitted key
+        if waiting_for_a_lock():
+            break
+        threading.Event().wait(0.05)
     release.set()
     first.join(10)
-    assert answers["first"].status_code == 201
-    assert answers["second"].status_code == 409
-    replay = Api(Client(), secret).post("events", purchase(), idempotency_key="race")
-    assert replay.status_code == 201 and replay.json() == answers["first"].json()
+    second.join(10)
+    assert answers["first"].status_code == answers["second"].status_code == 202
+    assert answers["second"].content == answers["first"].content
+    assert answers["second"]["Idempotent-Replayed"] == "true"
+    assert InboundEvent.objects.count() == 1
     assert Purchase.objects.count() == ActionClaim.objects.count() == 1
 
 
@@ -161,12 +185,12 @@ def test_two_requests_racing_with_the_same_key(alpaca, shop, monkeypatch):
 def test_many_requests_racing_with_the_same_key_make_one_claim(alpaca, shop):
     secret = api_key_create(brand_id=alpaca.pk, name="shop", scopes=["events"]).secret
     barrier = threading.Barrier(8)
-    codes = []
+    answers = []
 
     def call():
         try:
             barrier.wait(10)
-            codes.append(Api(Client(), secret).post("events", purchase(), idempotency_key="herd").status_code)
+            answers.append(Api(Client(), secret).post("events", purchase(), idempotency_key="herd"))
         finally:
             connection.close()
 
@@ -175,5 +199,7 @@ def test_many_requests_racing_with_the_same_key_make_one_claim(alpaca, shop):
         thread.start()
     for thread in threads:
         thread.join(20)
-    assert set(codes) <= {201, 409} and codes.count(201) >= 1
+    assert [answer.status_code for answer in answers] == [202] * 8
+    assert len({answer.content for answer in answers}) == 1
+    assert InboundEvent.objects.count() == 1
     assert Purchase.objects.count() == ActionClaim.objects.count() == 1

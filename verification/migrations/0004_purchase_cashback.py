@@ -5,57 +5,92 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('campaigns', '0004_actionrule_cashback'),
-        ('verification', '0003_recheck_schedule'),
+        ("campaigns", "0004_actionrule_cashback"),
+        ("verification", "0003_recheck_schedule"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Purchase',
+            name="Purchase",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('order_id', models.CharField(max_length=100)),
-                ('amount', models.BigIntegerField(help_text='Minor units')),
-                ('currency', models.CharField(max_length=3)),
-                ('status', models.CharField(choices=[('pending', 'In the return window'), ('confirmed', 'Confirmed'), ('refunded', 'Refunded')], default='pending', max_length=10)),
-                ('confirm_at', models.DateTimeField()),
-                ('confirmed_at', models.DateTimeField(blank=True, null=True)),
-                ('refunded_at', models.DateTimeField(blank=True, null=True)),
-                ('refund_reason', models.CharField(blank=True, default='', max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("order_id", models.CharField(max_length=100)),
+                ("amount", models.BigIntegerField(help_text="Minor units")),
+                ("currency", models.CharField(max_length=3)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "In the return window"),
+                            ("confirmed", "Confirmed"),
+                            ("refunded", "Refunded"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("confirm_at", models.DateTimeField()),
+                ("confirmed_at", models.DateTimeField(blank=True, null=True)),
+                ("refunded_at", models.DateTimeField(blank=True, null=True)),
+                ("refund_reason", models.CharField(blank=True, default="", max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.RemoveConstraint(
-            model_name='actionclaim',
-            name='verification_one_reward_per_identity',
+            model_name="actionclaim",
+            name="verification_one_reward_per_identity",
         ),
         migrations.AddField(
-            model_name='purchase',
-            name='brand',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='campaigns.brand'),
+            model_name="purchase",
+            name="brand",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="+", to="campaigns.brand"
+            ),
         ),
         migrations.AddField(
-            model_name='purchase',
-            name='identity',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='purchases', to='verification.identity'),
+            model_name="purchase",
+            name="identity",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="purchases",
+                to="verification.identity",
+            ),
         ),
         migrations.AddField(
-            model_name='actionclaim',
-            name='purchase',
-            field=models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='claim', to='verification.purchase'),
+            model_name="actionclaim",
+            name="purchase",
+            field=models.OneToOneField(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="claim",
+                to="verification.purchase",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='actionclaim',
-            constraint=models.UniqueConstraint(condition=models.Q(('purchase__isnull', True)), fields=('rule', 'identity'), name='verification_one_reward_per_identity'),
+            model_name="actionclaim",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("purchase__isnull", True)),
+                fields=("rule", "identity"),
+                name="verification_one_reward_per_identity",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='purchase',
-            constraint=models.UniqueConstraint(fields=('brand', 'order_id'), name='verification_one_purchase_per_order'),
+            model_name="purchase",
+            constraint=models.UniqueConstraint(
+                fields=("brand", "order_id"), name="verification_one_purchase_per_order"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='purchase',
-            constraint=models.CheckConstraint(condition=models.Q(('amount__gt', 0)), name='verification_purchase_amount_positive'),
+            model_name="purchase",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("amount__gt", 0)), name="verification_purchase_amount_positive"
+            ),
         ),
     ]

@@ -4,15 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('verification', '0004_purchase_cashback'),
+        ("verification", "0004_purchase_cashback"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='actionclaim',
-            name='status',
-            field=models.CharField(choices=[('pending', 'Pending'), ('approved', 'Approved'), ('rejected', 'Rejected'), ('needs_review', 'Needs review'), ('clawed_back', 'Clawed back')], default='pending', max_length=14),
+            model_name="actionclaim",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("pending", "Pending"),
+                    ("approved", "Approved"),
+                    ("rejected", "Rejected"),
+                    ("needs_review", "Needs review"),
+                    ("clawed_back", "Clawed back"),
+                ],
+                default="pending",
+                max_length=14,
+            ),
         ),
     ]

@@ -4,15 +4,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ledger', '0003_postgres_tuning'),
+        ("ledger", "0003_postgres_tuning"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='account',
-            name='kind',
-            field=models.CharField(choices=[('platform_bank', 'Platform bank'), ('brand_funding', 'Brand funding'), ('campaign_budget', 'Campaign budget'), ('participant_payable', 'Reward payable'), ('participant_receivable', 'Clawback receivable'), ('payout_in_transit', 'Payout in transit'), ('fees', 'Fees'), ('suspense', 'Suspense')], max_length=32),
+            model_name="account",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("platform_bank", "Platform bank"),
+                    ("brand_funding", "Brand funding"),
+                    ("campaign_budget", "Campaign budget"),
+                    ("participant_payable", "Reward payable"),
+                    ("participant_receivable", "Clawback receivable"),
+                    ("payout_in_transit", "Payout in transit"),
+                    ("fees", "Fees"),
+                    ("suspense", "Suspense"),
+                ],
+                max_length=32,
+            ),
         ),
     ]

@@ -1,0 +1,201 @@
+"""POST /events answers 202 once the event is stored; a worker makes the claim and the brand
+follows it by GET /events/{id} or by webhook. The request itself writes once; a replay is one read."""
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from joyback.api import tasks
+from joyback.api.models import InboundEvent
+from joyback.api.services import (
+    INBOUND_EVENT_TASK,
+    IdempotencyConflict,
+    api_key_revoke,
+    inbound_event_accept,
+    webhook_endpoint_create,
+)
+from tests.api.conftest import purchase
+from verification.inbox import inbound_event_process
+from verification.models import ActionClaim, Purchase
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_event_is_received_then_processed_into_a_claim(alpaca_api, shop):
+    accepted = alpaca_api.post("events", purchase())
+
+    assert accepted.status_code == 202
+    body = accepted.json()
+    assert set(body) == {"id", "type", "status"} and (body["type"], body["status"]) == (
+        "purchase",
+        "received",
+    )
+    waiting = alpaca_api.get(f"events/{body['id']}").json()
+    assert (waiting["status"], waiting["claim"], waiting["processed_at"]) == ("received", None, None)
+    assert not Purchase.objects.exists()
+
+    inbound_event_process(event_id=body["id"])
+
+    done = alpaca_api.get(f"events/{body['id']}").json()
+    assert (done["status"], done["new_claim"], done["error"]) == ("processed", True, None)
+    assert done["claim"]["id"] == ActionClaim.objects.get().pk and done["claim"]["order_id"] == "A-1001"
+    inbound_event_process(event_id=body["id"])  # a task run twice changes nothing
+    assert ActionClaim.objects.count() == 1
+
+
+def test_the_brand_hears_of_processed_and_refused_events_by_webhook(
+    alpaca, alpaca_api, shop, receiver, django_capture_on_commit_callbacks
+):
+    webhook_endpoint_create(
+        brand_id=alpaca.pk, url="https://shop.example/hooks", event_types=["event.processed", "event.refused"]
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        good = alpaca_api.post("events", purchase()).json()
+        bad = alpaca_api.post("events", purchase(order_id="B-1", currency="USD")).json()
+
+    bodies = {body["type"]: body["data"] for body in receiver.bodies()}
+    assert bodies["event.processed"]["event_id"] == good["id"]
+    assert bodies["event.processed"]["claim_id"] == ActionClaim.objects.get().pk
+    assert bodies["event.refused"]["event_id"] == bad["id"]
+    assert bodies["event.refused"]["error"]["code"] == "currency_mismatch"
+
+
+def test_a_refund_processed_before_its_purchase_waits_for_it(alpaca_api, shop):
+    """Workers may take tasks out of order: the refund processes the purchase reported before it."""
+    bought = alpaca_api.post("events", purchase()).json()
+    refund = alpaca_api.post("events", {"type": "refund", "order_id": "A-1001"}).json()
+
+    inbound_event_process(event_id=refund["id"])
+    inbound_event_process(event_id=bought["id"])
+
+    assert alpaca_api.get(f"events/{refund['id']}").json()["claim"]["status"] == "rejected"
+    assert alpaca_api.get(f"events/{bought['id']}").json()["status"] == "processed"
+    assert Purchase.objects.get().status == "refunded"
+
+
+def test_the_sweep_processes_events_whose_task_was_lost(
+    alpaca_api, shop, monkeypatch, django_capture_on_commit_callbacks
+):
+    event = alpaca_api.post("events", purchase()).json()
+    assert tasks.webhook_sweep() == 0 and not Purchase.objects.exists()  # too young to be lost
+
+    later = timezone.now() + timedelta(minutes=6)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    with django_capture_on_commit_callbacks(execute=True):
+        tasks.webhook_sweep()
+
+    assert InboundEvent.objects.get(pk=event["id"]).status == "processed"
+    assert Purchase.objects.count() == 1
+
+
+def test_a_request_writes_once_and_a_replay_is_one_read(alpaca_api, shop):
+    alpaca_api.post("events", purchase(order_id="warm-up"), idempotency_key="warm-up")  # key now cached
+
+    # Each list is read at once: the next request starts a new query log.
+    with CaptureQueriesContext(connection) as fresh:
+        alpaca_api.post("events", purchase(), idempotency_key="k-1")
+    writes = [q["sql"].split()[0] for q in fresh.captured_queries if "SAVEPOINT" not in q["sql"]]
+    with CaptureQueriesContext(connection) as replay:
+        again = alpaca_api.post("events", purchase(), idempotency_key="k-1")
+    reads = [q["sql"] for q in replay.captured_queries]
+
+    # Tasks run inline in tests: the key's look-up, its answer and the event, in one transaction.
+    assert writes == ["SELECT", "INSERT", "INSERT"]
+    assert again["Idempotent-Replayed"] == "true"
+    assert len(reads) == 1 and reads[0].startswith("SELECT") and "api_idempotencykey" in reads[0]
+
+
+def test_a_revoked_key_stops_at_once_though_keys_are_cached(
+    client, alpaca_api, shop, django_capture_on_commit_callbacks
+):
+    from joyback.api.models import ApiKey
+
+    assert alpaca_api.get("claims").status_code == 200  # cached now
+    with django_capture_on_commit_callbacks(execute=True):
+        api_key_revoke(api_key=ApiKey.objects.get())
+    assert alpaca_api.get("claims").status_code == 401
+
+
+@pytest.fixture
+def workers(monkeypatch):
+    """Tasks go to the database broker for worker processes, as in production without Redis."""
+    from django_q.conf import Conf
+
+    monkeypatch.setattr(Conf, "SYNC", False)
+    monkeypatch.setattr(Conf, "ORM", "default")
+
+
+def test_with_the_database_as_broker_event_key_and_task_are_one_statement(workers, alpaca_api, shop):
+    from django_q.models import OrmQ
+
+    alpaca_api.get("claims")  # the key is cached and its last use written
+
+    with CaptureQueriesContext(connection) as fresh:
+        accepted = alpaca_api.post("events", purchase(), idempotency_key="k-1")
+    statements = [q["sql"].split()[0] for q in fresh.captured_queries]  # before the next request resets them
+    again = alpaca_api.post("events", purchase(), idempotency_key="k-1")
+    unkeyed = alpaca_api.post("events", purchase(order_id="A-2"))
+
+    assert accepted.status_code == again.status_code == unkeyed.status_code == 202
+    assert statements == ["SELECT", "WITH"]
+    tasks_ = [row.task for row in OrmQ.objects.order_by("pk")]
+    assert [(task["func"], task["args"]) for task in tasks_] == [
+        (INBOUND_EVENT_TASK, (accepted.json()["id"],)),
+        (INBOUND_EVENT_TASK, (unkeyed.json()["id"],)),
+    ]
+    assert InboundEvent.objects.count() == 2
+    for task in tasks_:  # what a worker does with them
+        inbound_event_process(event_id=task["args"][0])
+    assert Purchase.objects.count() == 2
+
+
+def test_a_key_taken_meanwhile_leaves_nothing_written(workers, alpaca, alpaca_api, shop):
+    from django_q.models import OrmQ
+
+    from joyback.api.models import ApiKey
+
+    alpaca_api.post("events", purchase(), idempotency_key="k-1")
+    with pytest.raises(IdempotencyConflict):
+        inbound_event_accept(
+            api_key=ApiKey.objects.get(),
+            type="purchase",
+            payload=purchase(order_id="A-2"),
+            task=INBOUND_EVENT_TASK,
+            answer=lambda event: b"{}",
+            idempotency=("k-1", "another body"),
+        )
+    assert InboundEvent.objects.count() == OrmQ.objects.count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_requests_racing_with_one_key_store_one_event_and_one_task(workers, alpaca, shop):
+    import threading
+
+    from django.test import Client
+    from django_q.models import OrmQ
+
+    from joyback.api.services import api_key_create
+    from tests.api.conftest import Api
+
+    secret = api_key_create(brand_id=alpaca.pk, name="shop", scopes=["events"]).secret
+    barrier, answers = threading.Barrier(8), []
+
+    def call():
+        try:
+            barrier.wait(10)
+            answers.append(Api(Client(), secret).post("events", purchase(), idempotency_key="herd"))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=call) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert [answer.status_code for answer in answers] == [202] * 8
+    assert len({answer.content for answer in answers}) == 1
+    assert InboundEvent.objects.count() == OrmQ.objects.count() == 1

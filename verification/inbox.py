@@ -1,0 +1,100 @@
+"""Events the brand's system reported through the API, turned into claims by a task.
+
+The request stored the event and answered 202; here it becomes a purchase's cashback claim, a
+custom action's reward or a refund, or a refusal with the code, message and field the brand
+would have had from a synchronous answer. Every step is idempotent (an order id is one claim, an
+action is rewarded once per customer, a refund twice is a no-op), so a task run twice, or a
+crash between the claim and the event's status, changes nothing.
+"""
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.models import Brand
+from joyback.api.models import InboundEvent, InboundEventStatus
+from joyback.api.services import webhook_event_emit
+from verification.cashback import (
+    CashbackError,
+    Customer,
+    custom_action_record,
+    purchase_record,
+    purchase_refund,
+)
+
+
+def _customer(data: dict) -> Customer:
+    return Customer(**{key: data.get(key, "") for key in ("id", "email", "phone")})
+
+
+def _purchases_waiting(*, event: InboundEvent) -> list[InboundEvent]:
+    """Purchases of this order reported before the refund and not processed yet: tasks may run out
+    of order, and a refund must never find its purchase missing because of that."""
+    return list(
+        InboundEvent.objects.filter(
+            brand_id=event.brand_id,
+            status=InboundEventStatus.RECEIVED,
+            type="purchase",
+            created_at__lte=event.created_at,
+            payload__order_id=event.payload.get("order_id"),
+        ).exclude(pk=event.pk)
+    )
+
+
+def inbound_event_process(*, event_id) -> InboundEvent | None:
+    event = InboundEvent.objects.filter(pk=event_id).first()
+    if event is None or event.status != InboundEventStatus.RECEIVED:
+        return event
+    brand = Brand.objects.get(pk=event.brand_id)
+    data = event.payload
+    claim, created, error = None, None, None
+    try:
+        if event.type == "purchase":
+            claim, created = purchase_record(
+                brand=brand,
+                order_id=data["order_id"],
+                amount=data["amount"],
+                currency=data["currency"],
+                customer=_customer(data["customer"]),
+                campaign_id=data.get("campaign_id"),
+            )
+        elif event.type == "action":
+            claim, created = custom_action_record(
+                brand=brand,
+                customer=_customer(data["customer"]),
+                campaign_id=data.get("campaign_id"),
+                reference=data.get("reference", ""),
+            )
+        else:
+            for waiting in _purchases_waiting(event=event):
+                inbound_event_process(event_id=waiting.pk)
+            claim = purchase_refund(brand=brand, order_id=data["order_id"], reason=data.get("reason", ""))
+            created = False
+    except CashbackError as refusal:
+        error = {"code": refusal.code, "message": refusal.message, "field": refusal.field}
+    with transaction.atomic(durable=True):
+        done = InboundEvent.objects.filter(pk=event.pk, status=InboundEventStatus.RECEIVED).update(
+            status=InboundEventStatus.REFUSED if error else InboundEventStatus.PROCESSED,
+            claim_id=claim.pk if claim else None,
+            new_claim=created,
+            error=error,
+            processed_at=timezone.now(),
+        )
+        if done:
+            webhook_event_emit(
+                brand_id=event.brand_id,
+                type="event.refused" if error else "event.processed",
+                data={
+                    "event_id": str(event.pk),
+                    "event_type": event.type,
+                    "claim_id": claim.pk if claim else None,
+                    "new_claim": created,
+                    "error": error,
+                },
+            )
+    event.refresh_from_db()
+    return event
+
+
+def inbound_event_process_task(event_id: str) -> str:
+    event = inbound_event_process(event_id=event_id)
+    return event.status if event else "missing"
