@@ -5,6 +5,7 @@ Instant, UK Faster Payments, US ACH and SWIFT are single payments; SEPA batch fi
 pain.001 XML. The sandbox bank (payouts/sandbox/bank.py) answers the same requests in-process.
 """
 
+import threading
 from dataclasses import dataclass
 
 import httpx
@@ -57,22 +58,35 @@ class VopAnswer:
     name: str = ""
 
 
-def _client() -> httpx.Client:
-    headers = {"Authorization": f"Bearer {settings.PSP_API_KEY}"}
-    timeout = settings.PSP_TIMEOUT_SECONDS
-    if settings.SANDBOX:
-        from payouts.sandbox.transport import SandboxBankTransport
+_local = threading.local()
 
-        return httpx.Client(
-            transport=SandboxBankTransport(), base_url=settings.PSP_API_BASE, headers=headers, timeout=timeout
-        )
-    return httpx.Client(base_url=settings.PSP_API_BASE, headers=headers, timeout=timeout)
+
+def _client() -> httpx.Client:
+    """One client per thread and configuration: building one (its connection pool, its TLS
+    context) costs more than the request, and a worker sends many."""
+    key = (settings.SANDBOX, settings.PSP_API_BASE, settings.PSP_API_KEY, settings.PSP_TIMEOUT_SECONDS)
+    cached = getattr(_local, "clients", {})
+    if key not in cached:
+        headers = {"Authorization": f"Bearer {settings.PSP_API_KEY}"}
+        timeout = settings.PSP_TIMEOUT_SECONDS
+        if settings.SANDBOX:
+            from payouts.sandbox.transport import SandboxBankTransport
+
+            client = httpx.Client(
+                transport=SandboxBankTransport(),
+                base_url=settings.PSP_API_BASE,
+                headers=headers,
+                timeout=timeout,
+            )
+        else:
+            client = httpx.Client(base_url=settings.PSP_API_BASE, headers=headers, timeout=timeout)
+        _local.clients = cached = {**cached, key: client}
+    return cached[key]
 
 
 def _request(method: str, path: str, **kwargs) -> httpx.Response:
     try:
-        with _client() as client:
-            response = client.request(method, path, **kwargs)
+        response = _client().request(method, path, **kwargs)
     except (httpx.TimeoutException, httpx.TransportError) as error:
         raise PspUnknown(f"{method} {path}: {type(error).__name__}") from None
     if response.status_code >= 500:

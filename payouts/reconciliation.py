@@ -99,7 +99,7 @@ def statement_import_create(
             enqueue_on_commit("payouts.reconciliation_tasks.statement_import_task", job.pk)
     if len(data) <= _sync_limit():
         statement_import_run(import_id=job.pk)
-        job.refresh_from_db()
+        _progress_refresh(job)
     return job
 
 
@@ -147,8 +147,15 @@ def statement_import_run(*, import_id: int) -> StatementImport:
         exceptions=exceptions,
         finished_at=timezone.now(),
     )
-    job.refresh_from_db()
+    _progress_refresh(job)
     return job
+
+
+def _progress_refresh(job: StatementImport) -> None:
+    # Everything but the file, which never changes: a large one is tens of megabytes to read again.
+    job.refresh_from_db(
+        fields=[f.attname for f in StatementImport._meta.concrete_fields if f.name not in ("id", "data")]
+    )
 
 
 def _dedupe_key(scope: str, account: str, line) -> str:
@@ -173,11 +180,84 @@ def _dedupe_key(scope: str, account: str, line) -> str:
     return f"{scope}:" + hashlib.sha256(natural.encode()).hexdigest()
 
 
+_LINE_COLUMNS = (
+    "statement_id",
+    "brand_id",
+    "dedupe_key",
+    "entry_ref",
+    "kind",
+    "credit",
+    "amount",
+    "currency",
+    "booking_date",
+    "entry_status",
+    "reversal",
+    "end_to_end_id",
+    "batch_ref",
+    "return_reason",
+    "reference",
+    "counterparty",
+    "state",
+)
+
+
+def _line_values(statement_id: int, brand_id: int | None, scope: str, account: str, line) -> tuple:
+    """A StatementLine's columns, in _LINE_COLUMNS order."""
+    return (
+        statement_id,
+        brand_id,
+        _dedupe_key(scope, account, line),
+        line.entry_ref[:35],
+        line.kind,
+        line.credit,
+        line.amount,
+        line.currency,
+        line.booking_date,
+        line.entry_status[:4],
+        line.reversal,
+        line.end_to_end_id,
+        line.batch_ref[:35],
+        line.return_reason,
+        line.reference,
+        line.counterparty,
+        State.NEW.value if line.entry_status == "BOOK" else State.PENDING.value,
+    )
+
+
+def _lines_copy(rows) -> None:
+    """Insert statement lines with COPY on PostgreSQL: through a scratch table, because COPY cannot
+    skip a line seen before (same entry, same transaction) the way INSERT ... ON CONFLICT does."""
+    columns = ", ".join(_LINE_COLUMNS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMPORARY TABLE statementline_incoming ON COMMIT DROP AS "
+            "SELECT 0 AS position, {columns} FROM payouts_statementline WITH NO DATA".replace(
+                "{columns}", columns
+            )
+        )
+        with cursor.copy(
+            "COPY statementline_incoming (position, {columns}) FROM STDIN".replace("{columns}", columns)
+        ) as copy:
+            for position, row in enumerate(rows):
+                copy.write_row((position, *row))
+        # In file order, so the lines' ids (and the order they are matched in) follow the file.
+        cursor.execute(
+            "INSERT INTO payouts_statementline ({columns}, created_at) SELECT {columns}, %s "
+            "FROM statementline_incoming ORDER BY position ON CONFLICT DO NOTHING".replace(
+                "{columns}", columns
+            ),
+            [timezone.now()],
+        )
+        cursor.execute("DROP TABLE statementline_incoming")
+
+
 def _lines_write(job: StatementImport, parsed) -> list[int]:
     """Write the statements and their new lines in one transaction; the ids of the new lines."""
     scope = str(job.brand_id or 0)
+    copying = connection.vendor == "postgresql"
     with transaction.atomic(durable=True):
         statement_ids = []
+        copied = []
         for block in parsed.statements:
             statement = Statement.objects.create(
                 statement_import=job,
@@ -194,29 +274,19 @@ def _lines_write(job: StatementImport, parsed) -> list[int]:
             )
             statement_ids.append(statement.pk)
             rows = [
-                StatementLine(
-                    statement=statement,
-                    brand_id=job.brand_id,
-                    dedupe_key=_dedupe_key(scope, block.account, line),
-                    entry_ref=line.entry_ref[:35],
-                    kind=line.kind,
-                    credit=line.credit,
-                    amount=line.amount,
-                    currency=line.currency,
-                    booking_date=line.booking_date,
-                    entry_status=line.entry_status[:4],
-                    reversal=line.reversal,
-                    end_to_end_id=line.end_to_end_id,
-                    batch_ref=line.batch_ref[:35],
-                    return_reason=line.return_reason,
-                    reference=line.reference,
-                    counterparty=line.counterparty,
-                    state=State.NEW if line.entry_status == "BOOK" else State.PENDING,
-                )
-                for line in block.lines
+                _line_values(statement.pk, job.brand_id, scope, block.account, line) for line in block.lines
             ]
+            if copying:
+                copied.append(rows)
+                continue
             # A line seen before (same entry, same transaction) is the same booking: skipped.
-            StatementLine.objects.bulk_create(rows, batch_size=5000, ignore_conflicts=True)
+            StatementLine.objects.bulk_create(
+                [StatementLine(**dict(zip(_LINE_COLUMNS, row, strict=True))) for row in rows],
+                batch_size=5000,
+                ignore_conflicts=True,
+            )
+        if copying:
+            _lines_copy(row for rows in copied for row in rows)
         return list(
             StatementLine.objects.filter(statement_id__in=statement_ids, state=State.NEW)
             .order_by("pk")

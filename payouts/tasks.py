@@ -23,10 +23,6 @@ def payout_submit_task(payout_id: int) -> None:
     services.payout_submit(payout_id=payout_id)
 
 
-def notification_send_task(notification_id: int) -> None:
-    services.notification_send(notification_id=notification_id)
-
-
 def payouts_sweep_task() -> dict:
     return services.payouts_sweep()
 

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.selectors import campaign_get_for_brand, campaign_public_cached, campaign_schedule_state
+from joyback.money import money_format
 from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, ManualPayoutForm, PayeeForm
 from payouts.rails import AccountInvalid, iban_check, rail_for
@@ -216,7 +217,7 @@ def _payouts_page(request, form=None, status=200):
         "attention": payouts_needing_attention(brand=request.brand),
         "recent": payouts_recent(brand=request.brand),
         "form": form or ManualPayoutForm(currency=currency),
-        "threshold": settings.PAYOUT_APPROVAL_THRESHOLD,
+        "threshold": money_format(settings.PAYOUT_APPROVAL_THRESHOLD, currency, get_language() or "en"),
     }
     return render(request, "payouts/payout_list.html", context, status=status)
 

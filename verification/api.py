@@ -96,7 +96,35 @@ class RefundEventInput(serializers.Serializer):
     reason = serializers.CharField(max_length=200, required=False, default="")
 
 
-EVENT_INPUTS = {"purchase": PurchaseEventInput, "action": ActionEventInput, "refund": RefundEventInput}
+class LikeEventInput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["like"])
+    open_id = serializers.CharField(
+        max_length=128, help_text="The TikTok open_id of the person, as the Business API names them"
+    )
+    video_id = serializers.CharField(max_length=64, help_text="The brand's video that was liked")
+    like_id = serializers.CharField(
+        max_length=100, required=False, default="", help_text="The brand's own reference of the like"
+    )
+    campaign_id = serializers.IntegerField(min_value=1, max_value=2**62, required=False)
+
+
+class CommentEventInput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["comment"])
+    open_id = serializers.CharField(
+        max_length=128, help_text="The TikTok open_id of the commenter, as the Business API names them"
+    )
+    video_id = serializers.CharField(max_length=64, help_text="The brand's video that was commented on")
+    comment_id = serializers.CharField(max_length=100, help_text="TikTok's id of the comment")
+    campaign_id = serializers.IntegerField(min_value=1, max_value=2**62, required=False)
+
+
+EVENT_INPUTS = {
+    "purchase": PurchaseEventInput,
+    "action": ActionEventInput,
+    "refund": RefundEventInput,
+    "like": LikeEventInput,
+    "comment": CommentEventInput,
+}
 
 
 class ClaimOutput(serializers.Serializer):
@@ -122,7 +150,9 @@ class EventAccepted(serializers.Serializer):
 
 class EventOutput(serializers.Serializer):
     class EventError(serializers.Serializer):
-        code = serializers.CharField(help_text="Stable, e.g. no_campaign, order_unknown, currency_mismatch")
+        code = serializers.CharField(
+            help_text="Stable, e.g. no_campaign, order_unknown, currency_mismatch, login_first, rule_cap"
+        )
         message = serializers.CharField()
         field = serializers.CharField(allow_null=True)
 
@@ -144,7 +174,11 @@ def _accepted_body(event) -> bytes:
 
 class EventApi(ApiView):
     """Report a purchase (a cashback claim, held until its return window closes), a custom
-    action, or the refund of an order.
+    action, the refund of an order, or a like or comment on the brand's TikTok video.
+
+    A like or comment names the person by TikTok open_id and is rewarded once per person and
+    rule, only if that person already logged in with TikTok on the campaign (else refused with
+    login_first), within the rule's total cap.
 
     The event is checked and stored, then answered 202 at once; a worker makes the claim within
     moments. Follow it by GET /api/v1/events/{id} or by webhook (event.processed / event.refused,
@@ -158,7 +192,13 @@ class EventApi(ApiView):
         operation_id="events_create",
         request=PolymorphicProxySerializer(
             component_name="Event",
-            serializers=[PurchaseEventInput, ActionEventInput, RefundEventInput],
+            serializers=[
+                PurchaseEventInput,
+                ActionEventInput,
+                RefundEventInput,
+                LikeEventInput,
+                CommentEventInput,
+            ],
             resource_type_field_name="type",
         ),
         responses={202: OpenApiResponse(EventAccepted, description="Stored; processed in the background")},
@@ -166,7 +206,9 @@ class EventApi(ApiView):
     def post(self, request):
         kind = request.data.get("type") if isinstance(request.data, dict) else None
         if not isinstance(kind, str) or kind not in EVENT_INPUTS:
-            raise ApiError("invalid_type", _("type is one of purchase, action, refund."), field="type")
+            raise ApiError(
+                "invalid_type", _("type is one of purchase, action, refund, like, comment."), field="type"
+            )
         serializer = EVENT_INPUTS[kind](data=request.data)
         serializer.is_valid(raise_exception=True)
         write = self.idempotency_for_write()

@@ -1,4 +1,4 @@
-"""Cashback: purchases and custom actions reported by a brand's system (the Cashback API).
+"""Cashback: purchases, custom actions, likes and comments reported by a brand's system (the Cashback API).
 
 A purchase is held on the campaign budget while it may still be returned, confirmed when its
 return window closes, and then paid like any reward. A refund before that voids the hold; after
@@ -354,6 +354,61 @@ def custom_action_record(
             ), False
         raise _refusal(refusal) from None
     return claim, True
+
+
+def tiktok_engagement_record(
+    *,
+    brand: Brand,
+    trigger: str,
+    open_id: str,
+    reference: dict,
+    campaign_id: int | None = None,
+) -> tuple[ActionClaim, bool]:
+    """A like or comment the brand's own systems saw (TikTok's Business API names the commenter's
+    open_id on the brand's videos). Rewarded once per identity and rule, only to a person who is
+    already a verified TikTok identity of this brand and passed the rule's prerequisite (the
+    login), under the rule's total cap and the usual fraud signals."""
+    rule = _rule_for(brand=brand, trigger=trigger, campaign_id=campaign_id)
+    if rule.total_cap is None or not rule.prerequisite_id:
+        # The rule form refuses such a rule; one made another way is never paid on a brand's word.
+        raise CashbackError(
+            "rule_incomplete",
+            _("Likes and comments are only rewarded by a rule with a total cap, after a TikTok login."),
+            field="campaign_id",
+        )
+    identity = (
+        Identity.objects.filter(brand=brand, provider=Provider.TIKTOK, subject=open_id)
+        .select_related("participant")
+        .first()
+    )
+    if identity is None:
+        raise _login_first()
+    existing = (
+        ActionClaim.objects.filter(rule=rule, identity=identity).select_related("rule", "campaign").first()
+    )
+    if existing is not None:
+        return existing, False
+    try:
+        claim = action_reward(
+            rule=rule, identity=identity, evidence={"reported_by": "api", "reference": reference}
+        )
+    except ClaimRefused as refusal:
+        if refusal.code == "already_claimed":  # reported twice at once: the other report made it
+            return ActionClaim.objects.select_related("rule", "campaign").get(
+                rule=rule, identity=identity
+            ), False
+        if refusal.code == "prerequisite":
+            raise _login_first() from None
+        raise _refusal(refusal) from None
+    return claim, True
+
+
+def _login_first() -> CashbackError:
+    return CashbackError(
+        "login_first",
+        _("This open_id has not logged in with TikTok on this campaign yet: it earns nothing before."),
+        field="open_id",
+    )
 
 
 def campaign_for_brand(*, brand: Brand, campaign_id: int) -> Campaign | None:

@@ -1,10 +1,10 @@
 """Events the brand's system reported through the API, turned into claims by a task.
 
-The request stored the event and answered 202; here it becomes a purchase's cashback claim, a
-custom action's reward or a refund, or a refusal with the code, message and field the brand
-would have had from a synchronous answer. Every step is idempotent (an order id is one claim, an
-action is rewarded once per customer, a refund twice is a no-op), so a task run twice, or a
-crash between the claim and the event's status, changes nothing.
+The request stored the event and answered 202; here it becomes a purchase's cashback claim, the
+reward of a custom action, a like or a comment, or a refund, or a refusal with the code, message
+and field the brand would have had from a synchronous answer. Every step is idempotent (an order
+id is one claim, an action, like or comment is rewarded once per person, a refund twice is a
+no-op), so a task run twice, or a crash between the claim and the event's status, changes nothing.
 """
 
 from django.db import transaction
@@ -19,7 +19,11 @@ from verification.cashback import (
     custom_action_record,
     purchase_record,
     purchase_refund,
+    tiktok_engagement_record,
 )
+
+# What names the like or comment in the brand's report, kept as the claim's evidence.
+ENGAGEMENT_REFERENCE = {"like": ("video_id", "like_id"), "comment": ("video_id", "comment_id")}
 
 
 def _customer(data: dict) -> Customer:
@@ -63,6 +67,14 @@ def inbound_event_process(*, event_id) -> InboundEvent | None:
                 customer=_customer(data["customer"]),
                 campaign_id=data.get("campaign_id"),
                 reference=data.get("reference", ""),
+            )
+        elif event.type in ENGAGEMENT_REFERENCE:
+            claim, created = tiktok_engagement_record(
+                brand=brand,
+                trigger=event.type,
+                open_id=data["open_id"],
+                reference={key: data.get(key, "") for key in ENGAGEMENT_REFERENCE[event.type]},
+                campaign_id=data.get("campaign_id"),
             )
         else:
             for waiting in _purchases_waiting(event=event):

@@ -152,6 +152,35 @@ def _date(element) -> datetime.date | None:
     return None
 
 
+def _children(element) -> dict[str, list]:
+    """An element's children by tag, each list in document order."""
+    children: dict[str, list] = {}
+    for child in element:
+        found = children.get(child.tag)
+        if found is None:
+            children[child.tag] = [child]
+        else:
+            found.append(child)
+    return children
+
+
+def _first(candidates, tags: tuple[str, ...]):
+    # What ElementPath's find("a/b/c") returns: depth first, so the first match in document order.
+    for element in candidates:
+        if not tags:
+            return element
+        found = _first(element.iterchildren(tags[0]), tags[1:])
+        if found is not None:
+            return found
+    return None
+
+
+def _every(candidates, tags: tuple[str, ...]) -> list:
+    if not tags:
+        return list(candidates)
+    return [found for element in candidates for found in _every(element.iterchildren(tags[0]), tags[1:])]
+
+
 class _Reader:
     def __init__(self, message: str):
         self.message = message
@@ -163,6 +192,7 @@ class _Reader:
             return "/".join(ns + part if part[0].isalpha() else part for part in path.split("/"))
 
         self.q = cache(q)
+        self._tags = cache(lambda path: tuple(ns + part for part in path.split("/")))
 
     def text(self, element, path: str) -> str:
         found = element.find(self.q(path))
@@ -174,33 +204,59 @@ class _Reader:
     def findall(self, element, path: str):
         return element.findall(self.q(path))
 
-    def party_name(self, details, role: str) -> str:
-        return self.text(details, f"RltdPties/{role}/Pty/Nm") or self.text(details, f"RltdPties/{role}/Nm")
+    # An entry is read from a map of its children (and each transaction from its own), made in one
+    # pass: a search per field costs as much as the map, and an entry has some fifteen fields.
+    def tags(self, path: str) -> tuple[str, ...]:
+        return self._tags(path)
+
+    def first(self, children: dict, path: str):
+        """children[...].find(path): the first match in document order, or None."""
+        head, *rest = tags = self.tags(path)
+        candidates = children.get(head)
+        if candidates is None:
+            return None
+        return candidates[0] if not rest else _first(candidates, tags[1:])
+
+    def first_text(self, children: dict, path: str) -> str:
+        found = self.first(children, path)
+        return found.text.strip() if found is not None and found.text else ""
+
+    def every(self, children: dict, path: str) -> list:
+        """findall(path): every match in document order."""
+        tags = self.tags(path)
+        return _every(children.get(tags[0], ()), tags[1:])
+
+    def party_name(self, details: dict, role: str) -> str:
+        return self.first_text(details, f"RltdPties/{role}/Pty/Nm") or self.first_text(
+            details, f"RltdPties/{role}/Nm"
+        )
 
     def entry(self, element) -> list[Line]:
         line_no = element.sourceline or 0
-        amount_element = self.find(element, "Amt")
+        children = _children(element)
+        amount_element = self.first(children, "Amt")
         if amount_element is None:
             # Only reachable without a schema (camt.054.001.02): the schema requires Amt.
             _refuse(self.message, line_no, _("an entry without an amount."))
         currency = amount_element.get("Ccy", "")
         amount = _minor(amount_element.text, currency, self.message, line_no)
-        credit = self.text(element, "CdtDbtInd") == "CRDT"
-        reversal = self.text(element, "RvslInd").lower() in ("true", "1")
-        status = self.text(element, "Sts/Cd") or self.text(element, "Sts") or self.text(element, "Sts/Prtry")
-        booking_date = _date(self.find(element, "BookgDt"))
-        entry_ref = self.text(element, "AcctSvcrRef")
-        sub_family = self.text(element, "BkTxCd/Domn/Fmly/SubFmlyCd")
-        entry_info = self.text(element, "AddtlNtryInf")
+        text = self.first_text
+        credit = text(children, "CdtDbtInd") == "CRDT"
+        reversal = text(children, "RvslInd").lower() in ("true", "1")
+        status = text(children, "Sts/Cd") or text(children, "Sts") or text(children, "Sts/Prtry")
+        booking_date = _date(self.first(children, "BookgDt"))
+        entry_ref = text(children, "AcctSvcrRef")
+        sub_family = text(children, "BkTxCd/Domn/Fmly/SubFmlyCd")
+        entry_info = text(children, "AddtlNtryInf")
         batch_msg_id = ""
         batch_pmt_inf_id = ""
         details = []
-        for entry_details in self.findall(element, "NtryDtls"):
+        for entry_details in children.get(self.tags("NtryDtls")[0], ()):
             batch = self.find(entry_details, "Btch")
             if batch is not None:
                 batch_msg_id = batch_msg_id or self.text(batch, "MsgId")
                 batch_pmt_inf_id = batch_pmt_inf_id or self.text(batch, "PmtInfId")
-            details.extend(self.findall(entry_details, "TxDtls"))
+            details.extend(entry_details.iterchildren(self.tags("TxDtls")[0]))
         base = {
             "entry_ref": entry_ref,
             "credit": credit,
@@ -212,16 +268,19 @@ class _Reader:
             "batch_msg_id": batch_msg_id,
         }
         lines = []
-        amounts = [self._detail_amount(detail, currency) for detail in details]
+        detail_children = [_children(detail) for detail in details]
+        amounts = [self._detail_amount(found, currency) for found in detail_children]
         if details and (len(details) == 1 or all(a is not None for a in amounts)):
-            for position, (detail, detail_amount) in enumerate(zip(details, amounts, strict=True), start=1):
-                e2e = self.text(detail, "Refs/EndToEndId")
+            for position, (detail, found, detail_amount) in enumerate(
+                zip(details, detail_children, amounts, strict=True), start=1
+            ):
+                e2e = text(found, "Refs/EndToEndId")
                 if e2e == "NOTPROVIDED":
                     e2e = ""
-                reason = self.text(detail, "RtrInf/Rsn/Cd") or self.text(detail, "RtrInf/Rsn/Prtry")
-                returned = self.find(detail, "RtrInf") is not None or sub_family == "RRTN"
+                reason = text(found, "RtrInf/Rsn/Cd") or text(found, "RtrInf/Rsn/Prtry")
+                returned = self.tags("RtrInf")[0] in found or sub_family == "RRTN"
                 remittance = " ".join(
-                    (u.text or "").strip() for u in self.findall(detail, "RmtInf/Ustrd") if u.text
+                    (u.text or "").strip() for u in self.every(found, "RmtInf/Ustrd") if u.text
                 )
                 lines.append(
                     Line(
@@ -232,8 +291,8 @@ class _Reader:
                         end_to_end_id=e2e[:35],
                         return_reason=reason[:4],
                         reference=" ".join(filter(None, [remittance, entry_info]))[:500],
-                        counterparty=(self.party_name(detail, "Cdtr") if credit and returned else "")
-                        or self.party_name(detail, "Dbtr" if credit else "Cdtr")[:140],
+                        counterparty=(self.party_name(found, "Cdtr") if credit and returned else "")
+                        or self.party_name(found, "Dbtr" if credit else "Cdtr")[:140],
                         source_line=detail.sourceline or line_no,
                     )
                 )
@@ -254,12 +313,12 @@ class _Reader:
             )
         return lines
 
-    def _detail_amount(self, detail, currency: str) -> int | None:
-        found = self.find(detail, "Amt")
+    def _detail_amount(self, detail: dict, currency: str) -> int | None:
+        found = self.first(detail, "Amt")
         if found is None:
-            found = self.find(detail, "AmtDtls/TxAmt/Amt")
+            found = self.first(detail, "AmtDtls/TxAmt/Amt")
         if found is None:
-            found = self.find(detail, "AmtDtls/InstdAmt/Amt")
+            found = self.first(detail, "AmtDtls/InstdAmt/Amt")
         if found is None:
             return None
         detail_currency = found.get("Ccy", currency)

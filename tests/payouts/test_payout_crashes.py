@@ -121,3 +121,47 @@ def test_racing_payout_tasks_for_one_person_make_one_payout(client, summer, monk
 
     assert len([p for p in made if p is not None]) == 1
     assert Payout.objects.count() == 1 and Payout.objects.get().amount == 1_00
+
+
+@pytest.mark.parametrize("crash_at", ["payout_posted", "after_claim", "after_send"])
+def test_the_worker_fast_path_survives_a_crash_too(crash_at, client, summer, monkeypatch):
+    """A worker with the name check already settled makes, claims and sends the payout in one go."""
+    from tests.conftest import rewarded_in_browser
+    from tests.payouts.conftest import payee_details
+
+    monkeypatch.setattr(services, "enqueue_on_commit", lambda *args: None)
+    person = rewarded_in_browser(client, summer)
+    payee_details(client, summer)
+    services.payee_vop_check(payee=person.payee_accounts.get())
+    services._crash_at.add(crash_at)
+
+    with pytest.raises(services.SimulatedCrash):
+        services.payout_for_participant(participant_id=person.pk, currency="EUR", send_now=True)
+    restart()
+
+    payout = Payout.objects.get()
+    assert payout.status == "settled"
+    assert SandboxBankPayment.objects.filter(end_to_end_id=payout.end_to_end_id).count() == 1
+    assert ledger_drift() == []
+
+
+def test_the_worker_fast_path_records_every_step(client, summer, monkeypatch):
+    from tests.conftest import rewarded_in_browser
+    from tests.payouts.conftest import payee_details
+
+    monkeypatch.setattr(services, "enqueue_on_commit", lambda *args: None)
+    person = rewarded_in_browser(client, summer)
+    payee_details(client, summer)
+    services.payee_vop_check(payee=person.payee_accounts.get())
+
+    payout = services.payout_for_participant(participant_id=person.pk, currency="EUR", send_now=True)
+
+    payout.refresh_from_db()
+    steps = list(payout.events.values_list("from_status", "to_status"))
+    assert steps == [
+        ("", "created"),
+        ("created", "payee_verified"),
+        ("payee_verified", "submitted"),
+        ("submitted", "settled"),
+    ]
+    assert payout.submissions == 1 and payout.ledger_transaction_id

@@ -13,7 +13,13 @@ pytestmark = pytest.mark.django_db
 
 
 def queued_tasks(callbacks) -> list[str]:
-    return [callback.args[0] for callback in callbacks if isinstance(callback, partial)]
+    return [
+        callback.args[0]
+        for callback in callbacks
+        if isinstance(callback, partial)
+        and isinstance(callback.args[0], str)
+        and ".tasks." in callback.args[0]
+    ]
 
 
 def test_the_payout_task_sends_the_payout_it_makes_without_queueing_another(client, summer, monkeypatch):
