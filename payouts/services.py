@@ -560,6 +560,18 @@ def payout_status_apply(*, payout: Payout, status: psp.PaymentStatus) -> Payout:
 SENT = [PayoutStatus.SUBMITTED, PayoutStatus.ACCEPTED, PayoutStatus.UNKNOWN]
 
 
+def _settlement_post(payout: Payout) -> None:
+    """The money left the platform's bank: in transit -> bank, once per payout."""
+    transfer_post(
+        source=_in_transit(brand_id=payout.brand_id, currency=payout.currency),
+        destination=_platform_bank(currency=payout.currency),
+        amount=payout.amount,
+        reason="payout_settled",
+        idempotency_key=f"payout-settled:{payout.pk}",
+        reference=f"payout:{payout.end_to_end_id}",
+    )
+
+
 def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
     with transaction.atomic(durable=True):
         # First, as payout_for_participant takes it: a reward's payout task that found this payout
@@ -575,14 +587,7 @@ def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
             psp_reference=bank_reference or payout.psp_reference,
         ):
             return payout
-        transfer_post(
-            source=_in_transit(brand_id=payout.brand_id, currency=payout.currency),
-            destination=_platform_bank(currency=payout.currency),
-            amount=payout.amount,
-            reason="payout_settled",
-            idempotency_key=f"payout-settled:{payout.pk}",
-            reference=f"payout:{payout.end_to_end_id}",
-        )
+        _settlement_post(payout)
         _notify(payout, kind="settled")
         _payout_event_emit(payout, "payout.settled")
         owed_meanwhile = Account.objects.filter(
@@ -632,14 +637,7 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
                 next_check_at=None,
             )
             if payout_settle_locked:
-                transfer_post(
-                    source=_in_transit(brand_id=payout.brand_id, currency=payout.currency),
-                    destination=_platform_bank(currency=payout.currency),
-                    amount=payout.amount,
-                    reason="payout_settled",
-                    idempotency_key=f"payout-settled:{payout.pk}",
-                    reference=f"payout:{payout.end_to_end_id}",
-                )
+                _settlement_post(payout)
                 _payout_event_emit(payout, "payout.settled")
         if not _transition(
             payout,
