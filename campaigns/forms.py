@@ -103,7 +103,7 @@ class RuleForm(forms.Form):
         help_text=_("In your words. Checked before launch: a reward may never depend on a positive opinion."),
     )
     cashback_percent = forms.DecimalField(
-        label=_("Cashback (% of the purchase)"),
+        label=_("Cashback (percent of the purchase)"),
         min_value=Decimal("0.01"),
         max_value=100,
         decimal_places=2,

@@ -46,6 +46,7 @@ _BATCH_PMT_INF_ID = gettext_lazy("the batch PmtInfId")
 _MSG_ID = gettext_lazy("the MsgId")
 _PMT_INF_ID = gettext_lazy("the PmtInfId")
 _INSTR_ID = gettext_lazy("the InstrId")
+_NOTIFICATION_ID = gettext_lazy("the notification id")
 
 
 def camt054_xml(
@@ -70,7 +71,7 @@ def camt054_xml(
         f'<Document xmlns="{namespace(MESSAGE)}"><BkToCstmrDbtCdtNtfctn>\n'
         f"<GrpHdr><MsgId>{msg_id}</MsgId><CreDtTm>{created_at.isoformat(timespec='seconds')}</CreDtTm>"
         "</GrpHdr>\n"
-        f"<Ntfctn><Id>{identifier_check(notification_id or msg_id, gettext_lazy('the notification id'))}</Id>"
+        f"<Ntfctn><Id>{identifier_check(notification_id or msg_id, _NOTIFICATION_ID)}</Id>"
         f"<CreDtTm>{created_at.isoformat(timespec='seconds')}</CreDtTm>"
         f"<Acct><Id><IBAN>{iban}</IBAN></Id><Ccy>{xml_escape(account_currency)}</Ccy></Acct>\n"
     ]
