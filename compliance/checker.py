@@ -18,7 +18,6 @@ SOURCE = Path(__file__).parent / "policies" / "policies.toml"
 LANGUAGES = ("en", "de", "es", "zh-hans")
 
 COMPLIANT, NON_COMPLIANT, NEEDS_REVIEW = "compliant", "non_compliant", "needs_review"
-VERDICTS = (COMPLIANT, NEEDS_REVIEW, NON_COMPLIANT)  # in order of severity
 
 # What each finding does to the verdict; anything else is advice that leaves it compliant.
 FAILING = frozenset(
@@ -35,7 +34,6 @@ FAILING = frozenset(
         "brand_not_named",
     }
 )
-REVIEWING = frozenset({"negated", "contest_word_unclear"})
 
 
 def policies_from_source(path: Path = SOURCE) -> list[dict]:
@@ -195,15 +193,6 @@ class CaptionVerdict:
     @property
     def passed(self) -> bool:
         return self.verdict == COMPLIANT
-
-    def as_dict(self) -> dict:
-        return {
-            "verdict": self.verdict,
-            "reasons": list(self.reasons),
-            "advisories": list(self.advisories),
-            "policies": list(self.policies),
-            "checker_version": self.checker_version,
-        }
 
 
 def _trailing_hashtags(text: str) -> tuple[int, int]:

@@ -262,23 +262,19 @@ def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[Launch
     campaign that passes has that recorded, in the transaction that takes it live."""
     policies = campaign_policies(campaign=campaign)
     rules = list(campaign.rules.all())
-    findings = rules_lint(rules, policies)
-    if campaign.disclosure_text:
-        wording = disclosure_for(campaign=campaign, language=(campaign.languages or ["en"])[0])
-        if wording["wording"] != campaign.disclosure_text:
-            findings_message = _(
-                "Your disclosure wording would fail the caption check here; people are shown “%(wording)s” "
-                "instead."
-            ) % {"wording": wording["wording"]}
-            problems = [LaunchProblem(code="disclosure_wording", message=findings_message, blocking=False)]
-        else:
-            problems = []
-    else:
-        problems = []
     problems = [
         LaunchProblem(code=f.code, message=f.message, blocking=f.blocking, rule_id=f.rule_id)
-        for f in findings
-    ] + problems
+        for f in rules_lint(rules, policies)
+    ]
+    if campaign.disclosure_text:
+        # disclosure_for falls back to the policy's wording when the brand's own fails the checker.
+        wording = disclosure_for(campaign=campaign, language=(campaign.languages or ["en"])[0])["wording"]
+        if wording != campaign.disclosure_text:
+            message = _(
+                "Your disclosure wording would fail the caption check here; people are shown “%(wording)s” "
+                "instead."
+            ) % {"wording": wording}
+            problems.append(LaunchProblem(code="disclosure_wording", message=message, blocking=False))
     if launching and not any(problem.blocking for problem in problems):
         decision_record(
             brand_id=campaign.brand_id,

@@ -19,7 +19,8 @@ class MachineEndpointsMiddleware:
     def _machine_views(self) -> dict:
         # Reversed on first use: the URLconf may import views that import settings-dependent code.
         if self._views is None:
-            self._views = {reverse(name): resolve(reverse(name)) for name in settings.MACHINE_URL_NAMES}
+            paths = [reverse(name) for name in settings.MACHINE_URL_NAMES]
+            self._views = {path: resolve(path) for path in paths}
         return self._views
 
     def __call__(self, request):

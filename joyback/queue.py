@@ -39,11 +39,14 @@ def enqueue_on_commit(func: str, *args) -> None:
         transaction.on_commit(partial(_enqueue, func, *args))
 
 
+def _database_broker() -> bool:
+    """The default database is the broker and tasks run in workers (Q_SYNC runs a task at once,
+    in process: it must wait for the commit like any side effect)."""
+    return not Conf.SYNC and Conf.ORM == DEFAULT_DB_ALIAS
+
+
 def _in_transaction_with_broker() -> bool:
-    # Q_SYNC runs the task at once, in process: it must wait for the commit like any side effect.
-    if Conf.SYNC or Conf.ORM is None or Conf.ORM != DEFAULT_DB_ALIAS:
-        return False
-    return transaction.get_connection().in_atomic_block
+    return _database_broker() and transaction.get_connection().in_atomic_block
 
 
 def _enqueue(func: str, *args) -> None:
@@ -54,7 +57,7 @@ def broker_row(func: str, *args) -> tuple[str, str] | None:
     """The task row the database broker would store for func(*args): (queue name, signed package),
     built as django_q.tasks.async_task builds it, for a caller that inserts it within its own
     statement. None unless the database is the broker and tasks run in workers."""
-    if Conf.SYNC or Conf.ORM is None or Conf.ORM != DEFAULT_DB_ALIAS:
+    if not _database_broker():
         return None
     name, task_id = humanhash_uuid()
     task = {"id": task_id, "name": name, "func": func, "args": args}

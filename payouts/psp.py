@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import httpx
 from django.conf import settings
 
-from joyback.money import from_major, to_major
+from joyback.money import to_major
 
 SETTLED = frozenset({"ACSC", "ACCC"})
 IN_PROGRESS = frozenset({"RCVD", "ACTC", "ACCP", "ACFC", "ACSP", "ACWC", "PDNG"})
@@ -150,18 +150,6 @@ def payment_file_send(*, xml: bytes) -> bytes:
     if response.status_code not in (200, 202):
         raise PspError(f"payment file refused: {response.status_code} {response.text[:300]}")
     return response.content
-
-
-def reports_fetch(*, after_id: int = 0) -> list[tuple[int, str, bytes]]:
-    """Status reports and notifications the bank issued since the last one read."""
-    response = _request("GET", "/v1/reports", params={"after": after_id})
-    if response.status_code != 200:
-        raise PspError(f"reports: {response.status_code}")
-    return [(item["id"], item["kind"], item["xml"].encode()) for item in response.json()["reports"]]
-
-
-def amount_parse(value: str, currency: str) -> int:
-    return from_major(value, currency)
 
 
 @dataclass(frozen=True)

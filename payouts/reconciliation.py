@@ -47,6 +47,7 @@ from payouts.models import (
     StatementLine,
 )
 from payouts.models import ResolutionAction as Action
+from payouts.reconciliation_selectors import numbers_key
 from payouts.services import payout_return, payout_settle
 
 SENT = (PayoutStatus.SUBMITTED, PayoutStatus.ACCEPTED, PayoutStatus.UNKNOWN)
@@ -84,6 +85,7 @@ def statement_import_create(
     if not data or not data.strip():
         raise SchemaError(_("The file is empty."), line=None, reason="empty")
     message = message_detect(data)
+    large = len(data) > _sync_limit()
     with transaction.atomic(durable=True):
         job = StatementImport.objects.create(
             brand=brand,
@@ -95,9 +97,9 @@ def statement_import_create(
             message=message,
             total=entry_count(data),
         )
-        if len(data) > _sync_limit():
+        if large:
             enqueue_on_commit("payouts.reconciliation_tasks.statement_import_task", job.pk)
-    if len(data) <= _sync_limit():
+    if not large:
         statement_import_run(import_id=job.pk)
         _progress_refresh(job)
     return job
@@ -674,7 +676,7 @@ def _resolved(exception: ReconciliationException, *, action: str, actor, note=""
 
 
 def numbers_forget(brand_ids) -> None:
-    cache.delete_many([f"reconciliation:numbers:{brand_id}" for brand_id in brand_ids])
+    cache.delete_many([numbers_key(brand_id) for brand_id in brand_ids])
 
 
 def exception_resolve(
@@ -688,7 +690,14 @@ def exception_resolve(
     """Link the line to a payout, book it to suspense, or mark the payout re-paid; recorded."""
     if exception.status != ExcStatus.OPEN:
         raise ReconciliationRefused(_("This exception has already been resolved."))
-    transaction.on_commit(lambda: numbers_forget([exception.brand_id]))
+    try:
+        return _exception_resolve(exception, action=action, actor=actor, payout=payout, note=note)
+    finally:
+        # After the writes (each in its own durable transaction), so no reader caches the old numbers.
+        numbers_forget([exception.brand_id])
+
+
+def _exception_resolve(exception, *, action, actor, payout, note) -> ReconciliationException:
     line = exception.line
     if action == Action.LINK:
         return _resolve_link(exception, line=line, payout=payout, actor=actor, note=note)

@@ -37,7 +37,7 @@ def _filters(request) -> tuple[selectors.PayoutFilters, list[str]]:
         filters.status = get["status"]
     if get.get("scheme") in PayoutScheme.values:
         filters.scheme = get["scheme"]
-    if get.get("campaign", "").isdigit():
+    if get.get("campaign", "").isdecimal():
         filters.campaign = int(get["campaign"])
     for name in ("date_from", "date_to"):
         if get.get(name):
@@ -58,7 +58,7 @@ def _table_context(request):
     filters, problems = _filters(request)
     after = request.GET.get("after", "")
     rows, next_after = selectors.payouts_page(
-        brand=request.brand, filters=filters, after=int(after) if after.isdigit() else None
+        brand=request.brand, filters=filters, after=int(after) if after.isdecimal() else None
     )
     query = request.GET.copy()
     query.pop("after", None)
@@ -125,25 +125,13 @@ def payouts_export(request):
         "amount",
         "currency",
         "account",
+        "settled_at",
     ]
 
     def lines():
-        yield writer.writerow([*header, "settled_at"])
-        for pk, e2e, created, status, reason, scheme, amount, currency, account, settled in rows:
-            yield writer.writerow(
-                [
-                    pk,
-                    e2e,
-                    created.isoformat(),
-                    status,
-                    reason,
-                    scheme,
-                    amount,
-                    currency,
-                    account,
-                    settled or "",
-                ]
-            )
+        yield writer.writerow(header)
+        for pk, e2e, created, *rest, settled in rows:
+            yield writer.writerow([pk, e2e, created.isoformat(), *rest, settled or ""])
 
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="payouts-{request.brand.slug}.csv"'
@@ -206,7 +194,7 @@ def exception_resolve(request, exception_id: int):
         payouts = Payout.objects.filter(brand=request.brand)
         payout = (
             payouts.filter(pk=int(wanted)).first()
-            if wanted.isdigit()
+            if wanted.isdecimal()
             else payouts.filter(end_to_end_id=wanted.upper()).first()
         )
         if payout is None:

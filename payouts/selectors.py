@@ -39,6 +39,12 @@ def participant_payouts(*, participant: Participant, limit: int = 5) -> list[Pay
     )
 
 
+def participant_latest_campaign(*, participant: Participant):
+    """The campaign of the person's latest claim: where their status page and payee form live."""
+    claim = participant.claims.select_related("campaign").order_by("-pk").first()
+    return claim.campaign if claim else None
+
+
 def vop_latest(*, payee: PayeeAccount | None) -> VopCheck | None:
     if payee is None:
         return None

@@ -47,6 +47,7 @@ from payouts.models import (
     VopResult,
 )
 from payouts.rails import BankAccount
+from payouts.selectors import participant_latest_campaign, vop_latest
 from verification.models import ClaimStatus, Participant
 from verification.providers import whatsapp
 from verification.services import (
@@ -422,7 +423,7 @@ def vop_current(*, payee: PayeeAccount) -> VopCheck | None:
     # Asked twice while one payout is verified and sent; a person's later answer is read by the
     # next task, which loads the payee afresh.
     if "_vop_current" not in payee.__dict__:
-        payee._vop_current = VopCheck.objects.filter(payee=payee).order_by("-checked_at", "-pk").first()
+        payee._vop_current = vop_latest(payee=payee)
     return payee._vop_current
 
 
@@ -849,10 +850,10 @@ def _notification_send_quietly(notification_id: int) -> None:
 
 
 def _status_url(participant: Participant) -> str:
-    claim = participant.claims.select_related("campaign").order_by("-pk").first()
-    if claim is None:
+    campaign = participant_latest_campaign(participant=participant)
+    if campaign is None:
         return settings.SITE_URL
-    return settings.SITE_URL + reverse("payouts:status_page", args=[claim.campaign.slug, participant.token])
+    return settings.SITE_URL + reverse("payouts:status_page", args=[campaign.slug, participant.token])
 
 
 def _message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:
@@ -1182,8 +1183,11 @@ def status_report_apply(*, xml: bytes) -> int:
     report = pain002_parse(xml)
     applied = 0
     payouts = Payout.objects.filter(batch__msg_id=report.original_msg_id).select_related("payee")
+    # Our files hold one payment batch each (payment_batch_build sets no max_per_batch), so a
+    # batch-level rejection that lists no transactions still reaches every payout of the file.
+    batch_id = f"{report.original_msg_id}-1"
     for payout in payouts:
-        status = report.status_of(payout.end_to_end_id)
+        status = report.status_of(payout.end_to_end_id, batch_id)
         if status is None:
             continue
         payout_status_apply(

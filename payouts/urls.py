@@ -16,7 +16,6 @@ urlpatterns = [
     path("sandbox/bank/v1/payee-verifications", sandbox_bank.payee_verifications, name="sandbox_bank_vop"),
     path("sandbox/bank/v1/payment-files", sandbox_bank.payment_files, name="sandbox_bank_files"),
     path("sandbox/bank/v1/events", sandbox_bank.events, name="sandbox_bank_events"),
-    path("sandbox/bank/v1/reports", sandbox_bank.reports, name="sandbox_bank_reports"),
     path("p/c/<slug:slug>/payee/", views.payee, name="payee"),
     path("p/iban/", views.iban_feedback, name="iban_feedback"),
     path("p/status/<str:token>/", views.status_payout, name="status_payout"),

@@ -17,6 +17,7 @@ from payouts.forms import CONSENT_VERSION, ManualPayoutForm, PayeeForm
 from payouts.rails import AccountInvalid, iban_check, rail_for
 from payouts.selectors import (
     campaign_payout_readiness,
+    participant_latest_campaign,
     participant_owed,
     participant_payouts,
     payee_current,
@@ -166,8 +167,8 @@ def _payout_context(participant):
 
 
 def _fix_url(participant) -> str:
-    claim = participant.claims.select_related("campaign").order_by("-pk").first()
-    return reverse("payouts:payee", args=[claim.campaign.slug]) if claim else ""
+    campaign = participant_latest_campaign(participant=participant)
+    return reverse("payouts:payee", args=[campaign.slug]) if campaign else ""
 
 
 @require_GET
@@ -209,7 +210,7 @@ def campaign_payouts(request, campaign_id):
 
 
 def _payouts_page(request, form=None, status=200):
-    currency = request.GET.get("currency") or "EUR"
+    currency = request.brand.default_currency
     context = {
         "brand": request.brand,
         "membership": request.membership,
@@ -232,7 +233,7 @@ def payout_list(request):
 @brand_member_required(roles.FUND)
 @require_POST
 def payout_manual(request):
-    currency = request.POST.get("currency", "EUR")
+    currency = request.brand.default_currency
     form = ManualPayoutForm(request.POST, currency=currency)
     if not form.is_valid():
         return _payouts_page(request, form=form, status=400)

@@ -3,7 +3,6 @@ and their claims. Thin views: parse, call one service, answer."""
 
 import json
 
-import phonenumbers
 from django.http import Http404, HttpResponse
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
@@ -16,6 +15,7 @@ from joyback.api.models import InboundEvent, InboundEventStatus
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
 from joyback.api.services import INBOUND_EVENT_TASK, IdempotencyConflict, inbound_event_accept
 from joyback.money import KNOWN_CURRENCIES
+from verification.cashback import INVALID_PHONE, phone_e164
 from verification.selectors import (
     claim_get_for_api,
     claims_for_brand,
@@ -54,16 +54,8 @@ class CustomerInput(serializers.Serializer):
     phone = serializers.CharField(max_length=32, required=False, help_text="International form: +49151…")
 
     def validate_phone(self, value):
-        if not value.strip():
-            return value
-        try:
-            number = phonenumbers.parse(value, None)
-        except phonenumbers.NumberParseException:
-            number = None
-        if number is None or not phonenumbers.is_valid_number(number):
-            raise serializers.ValidationError(
-                _("Give the phone number in international form, like +4915112345678."), code="invalid_phone"
-            )
+        if value.strip() and phone_e164(value) is None:
+            raise serializers.ValidationError(INVALID_PHONE, code="invalid_phone")
         return value
 
     def validate(self, attrs):

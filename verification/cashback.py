@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.models import ActionRule, Brand, Campaign, CampaignStatus, Trigger
+from campaigns.models import ActionRule, Brand, CampaignStatus, Trigger
 from campaigns.selectors import campaign_schedule_state
 from verification.events import claim_event_emit
 from verification.models import (
@@ -46,6 +46,20 @@ class CashbackError(Exception):
         self.code, self.message, self.field, self.status = code, str(message), field, status
 
 
+INVALID_PHONE = _("Give the phone number in international form, like +4915112345678.")
+
+
+def phone_e164(raw: str) -> str | None:
+    """The number in E.164 form, or None if it is not a valid international number."""
+    try:
+        number = phonenumbers.parse(raw, None)
+    except phonenumbers.NumberParseException:
+        return None
+    if not phonenumbers.is_valid_number(number):
+        return None
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+
+
 @dataclass(frozen=True)
 class Customer:
     """How the brand knows its customer: its own id, an email or a phone number (first given wins)."""
@@ -60,17 +74,10 @@ class Customer:
         if self.email.strip():
             return f"email:{self.email.strip().casefold()}"
         if self.phone.strip():
-            try:
-                number = phonenumbers.parse(self.phone, None)
-            except phonenumbers.NumberParseException:
-                number = None
-            if number is None or not phonenumbers.is_valid_number(number):
-                raise CashbackError(
-                    "invalid_phone",
-                    _("Give the phone number in international form, like +4915112345678."),
-                    field="customer.phone",
-                )
-            return "phone:" + phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+            e164 = phone_e164(self.phone)
+            if e164 is None:
+                raise CashbackError("invalid_phone", INVALID_PHONE, field="customer.phone")
+            return "phone:" + e164
         raise CashbackError(
             "customer_required", _("Name the customer by id, email or phone."), field="customer"
         )
@@ -270,13 +277,15 @@ def purchase_confirm(*, purchase_id: int, now=None) -> ActionClaim:
         claim = ActionClaim.objects.select_related("rule", "campaign", "purchase").get(purchase=purchase)
         if purchase.status != PurchaseStatus.PENDING or purchase.confirm_at > now:
             return claim
-        if claim.status == ClaimStatus.PENDING:
+        approved = claim.status == ClaimStatus.PENDING
+        if approved:
             claim.status, claim.reason, claim.decided_at = ClaimStatus.APPROVED, "purchase_confirmed", now
             claim.save(update_fields=["status", "reason", "decided_at"])
             _reward_post(claim)
         purchase.status, purchase.confirmed_at = PurchaseStatus.CONFIRMED, now
         purchase.save(update_fields=["status", "confirmed_at"])
-        claim_event_emit(claim, "purchase.confirmed", "reward.approved")
+        # A claim rejected or held for review meanwhile is not approved by the window closing.
+        claim_event_emit(claim, "purchase.confirmed", *(["reward.approved"] if approved else []))
     return claim
 
 
@@ -338,22 +347,7 @@ def custom_action_record(
     """An action the brand's system verified (a sign-up, a review...): rewarded once per customer."""
     rule = _rule_for(brand=brand, trigger=Trigger.CUSTOM, campaign_id=campaign_id)
     identity = customer_identity(brand=brand, customer=customer)
-    existing = (
-        ActionClaim.objects.filter(rule=rule, identity=identity).select_related("rule", "campaign").first()
-    )
-    if existing is not None:
-        return existing, False
-    try:
-        claim = action_reward(
-            rule=rule, identity=identity, evidence={"reported_by": "api", "reference": reference[:200]}
-        )
-    except ClaimRefused as refusal:
-        if refusal.code == "already_claimed":  # reported twice at once: the other report made it
-            return ActionClaim.objects.select_related("rule", "campaign").get(
-                rule=rule, identity=identity
-            ), False
-        raise _refusal(refusal) from None
-    return claim, True
+    return _reward_once(rule=rule, identity=identity, reference=reference[:200])
 
 
 def tiktok_engagement_record(
@@ -383,9 +377,18 @@ def tiktok_engagement_record(
     )
     if identity is None:
         raise _login_first()
-    existing = (
-        ActionClaim.objects.filter(rule=rule, identity=identity).select_related("rule", "campaign").first()
-    )
+    try:
+        return _reward_once(rule=rule, identity=identity, reference=reference)
+    except CashbackError as error:
+        if error.code == "prerequisite":
+            raise _login_first() from None
+        raise
+
+
+def _reward_once(*, rule: ActionRule, identity: Identity, reference) -> tuple[ActionClaim, bool]:
+    """The rule's reward for this identity, made at most once (created is False the second time)."""
+    claims = ActionClaim.objects.filter(rule=rule, identity=identity).select_related("rule", "campaign")
+    existing = claims.first()
     if existing is not None:
         return existing, False
     try:
@@ -394,11 +397,7 @@ def tiktok_engagement_record(
         )
     except ClaimRefused as refusal:
         if refusal.code == "already_claimed":  # reported twice at once: the other report made it
-            return ActionClaim.objects.select_related("rule", "campaign").get(
-                rule=rule, identity=identity
-            ), False
-        if refusal.code == "prerequisite":
-            raise _login_first() from None
+            return claims.get(), False
         raise _refusal(refusal) from None
     return claim, True
 
@@ -409,7 +408,3 @@ def _login_first() -> CashbackError:
         _("This open_id has not logged in with TikTok on this campaign yet: it earns nothing before."),
         field="open_id",
     )
-
-
-def campaign_for_brand(*, brand: Brand, campaign_id: int) -> Campaign | None:
-    return Campaign.objects.filter(brand=brand, pk=campaign_id).first()

@@ -145,27 +145,22 @@ def _first_error(detail, path=()):
 def exception_handler(exc, context):
     """Every error the API gives: {"error": {"code", "message", "field"}}."""
     if isinstance(exc, ApiError):
-        response = Response(error_body(exc.error_code, exc.detail, exc.field), status=exc.status_code)
-        return response
+        return Response(error_body(exc.error_code, exc.detail, exc.field), status=exc.status_code)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # a bug: Django's 500 handler answers in JSON under /api/
     if isinstance(exc, exceptions.ValidationError):
         field, code, message = _first_error(exc.detail)
         response.data = error_body(code, message, field)
+        return response
+    if isinstance(exc, Http404 | exceptions.NotFound):
+        code, message = "not_found", _("No such object.")
+    elif isinstance(exc, exceptions.APIException):
+        codes = exc.get_codes()
+        code, message = (codes if isinstance(codes, str) else exc.default_code), exc.detail
     else:
-        if isinstance(exc, Http404):
-            code, message = "not_found", _("No such object.")
-        elif isinstance(exc, exceptions.APIException):
-            code, message = (
-                exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code,
-                exc.detail,
-            )
-        else:
-            code, message = "error", str(exc)
-        if isinstance(exc, exceptions.NotFound):
-            message = _("No such object.")
-        response.data = error_body(code, message)
+        code, message = "error", str(exc)
+    response.data = error_body(code, message)
     return response
 
 

@@ -18,6 +18,11 @@ class Scope(models.TextChoices):
     PAYOUTS = "payouts", _("Payouts")
 
 
+def api_key_cache_name(prefix: str) -> str:
+    """Where joyback.api.services.api_key_authenticate caches the key with this prefix."""
+    return f"api-key:{prefix}"
+
+
 class ApiKey(models.Model):
     """A brand's secret key. Only its prefix is kept readable; the secret is stored as a hash."""
 
@@ -55,7 +60,7 @@ class ApiKey(models.Model):
         from django.db import transaction
 
         # Now, and again after the commit: a request in between may have cached the row as it was.
-        name = f"api-key:{self.prefix}"
+        name = api_key_cache_name(self.prefix)
         cache.delete(name)
         transaction.on_commit(lambda: cache.delete(name))
 

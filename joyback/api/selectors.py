@@ -1,6 +1,6 @@
 """Reads of the API app, each scoped to one brand by its id."""
 
-from joyback.api.models import ApiKey, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from joyback.api.models import ApiKey, WebhookDelivery, WebhookEndpoint
 
 
 def api_keys_for_brand(*, brand_id: int):
@@ -34,7 +34,3 @@ def webhook_delivery_get_for_brand(*, brand_id: int, delivery_id: int) -> Webhoo
         .select_related("endpoint", "event")
         .first()
     )
-
-
-def webhook_attempts(*, delivery: WebhookDelivery):
-    return WebhookAttempt.objects.filter(delivery=delivery)

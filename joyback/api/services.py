@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
-from django_q.models import OrmQ
+from django_q.models import OrmQ, Schedule
 
 from joyback.api.models import (
     ApiKey,
@@ -29,6 +29,7 @@ from joyback.api.models import (
     WebhookDelivery,
     WebhookEndpoint,
     WebhookEvent,
+    api_key_cache_name,
 )
 from joyback.queue import broker_row, enqueue_on_commit
 
@@ -106,7 +107,7 @@ def api_key_authenticate(*, secret: str) -> ApiKey | None:
     if len(parts) != 3 or not secret.startswith(KEY_PREFIX) or len(secret) > 200:
         return None
     prefix = f"{parts[0]}_{parts[1]}"
-    cache_name = _key_cache_name(prefix)
+    cache_name = api_key_cache_name(prefix)
     api_key = cache.get(cache_name)
     if api_key is None:
         api_key = ApiKey.objects.filter(prefix=prefix).first()
@@ -133,10 +134,6 @@ _last_used_written: dict[str, object] = {}
 # Revoking or rotating a key deletes its cached copy at once where the cache is shared (Redis);
 # a process-local cache forgets it within this bound.
 KEY_CACHE_SECONDS = 60
-
-
-def _key_cache_name(prefix: str) -> str:
-    return f"api-key:{prefix}"  # also in ApiKey._forget_cached
 
 
 # Idempotency-Key: Stripe's semantics on top of a unique constraint.
@@ -571,8 +568,6 @@ def webhook_deliver(*, delivery_id: int) -> WebhookDelivery:
 
 
 def _retry_schedule(delivery: WebhookDelivery) -> None:
-    from django_q.models import Schedule
-
     Schedule.objects.create(
         name=f"webhook-delivery-{delivery.pk}-{delivery.attempts + 1}",
         func="joyback.api.tasks.webhook_deliver_task",

@@ -18,8 +18,8 @@ def webhook_sweep() -> int:
     """Safety net: retries whose one-off schedule never ran, reported events whose task was lost,
     and expired idempotency keys."""
     due = webhook_deliveries_due()
-    for delivery_id in due:
-        webhook_deliver(delivery_id=delivery_id)
+    for delivery_id in due:  # each its own task: up to 500 POSTs do not run in this one
+        enqueue_on_commit("joyback.api.tasks.webhook_deliver_task", delivery_id)
     idempotency_keys_expire()
     for event_id in inbound_events_stalled():
         enqueue_on_commit(INBOUND_EVENT_TASK, event_id)

@@ -128,6 +128,8 @@ def _minor(text: str | None, currency: str, message: str, line: int) -> int:
         value = Decimal((text or "").strip())
     except InvalidOperation:
         _refuse(message, line, _("%(text)r is not an amount.") % {"text": text})
+    if not value.is_finite():  # "Infinity" or "NaN", possible where no schema checks the file
+        _refuse(message, line, _("%(text)r is not an amount.") % {"text": text})
     minor = value.scaleb(_exponent(currency))
     if minor != minor.to_integral_value() or minor < 0:
         _refuse(

@@ -8,6 +8,7 @@ rejects everything in it, whatever a lower level says: nothing of a rejected fil
 import datetime
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -41,15 +42,23 @@ class StatusReport:
     # EndToEndId -> the PmtInfId the report filed it under
     batch_of: dict[str, str] = field(default_factory=dict)
 
+    @cached_property
+    def _by_end_to_end_id(self) -> dict[str, TxStatus]:
+        # status_of is asked once per payout of the file: a dict, not a scan of every transaction.
+        found: dict[str, TxStatus] = {}
+        for status in self.transactions:
+            found.setdefault(status.end_to_end_id, status)
+        return found
+
     def status_of(self, end_to_end_id: str, pmt_inf_id: str = "") -> TxStatus | None:
         """The effective status of one transaction of the original file, or None if nothing is said.
 
         Also answers for transactions the report does not list, from their batch's or the group's
         status: a bank may reject a whole file with one GrpSts and no transaction lines.
         """
-        for status in self.transactions:
-            if status.end_to_end_id == end_to_end_id:
-                return status
+        status = self._by_end_to_end_id.get(end_to_end_id)
+        if status is not None:
+            return status
         batch = self.batch_statuses.get(pmt_inf_id)
         if self.group_status == "RJCT":
             return TxStatus(end_to_end_id, "RJCT", self.group_reason, self.group_info)

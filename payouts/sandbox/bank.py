@@ -21,16 +21,14 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from joyback.money import to_major
+from joyback.money import from_major, to_major
 from payouts.models import (
     SandboxBankAccount,
     SandboxBankEvent,
-    SandboxBankMessage,
     SandboxBankPayment,
     SandboxOutcome,
     VopResult,
 )
-from payouts.psp import amount_parse
 from payouts.sandbox.files import notification_issue, pain001_receive
 from payouts.sandbox.transport import LOST_ANSWER_HEADER
 
@@ -144,7 +142,7 @@ def payments(request):
         return _refuse(405, "method_not_allowed", "POST a payment")
     try:
         body = json.loads(request.body)
-        amount = amount_parse(body["instructedAmount"]["amount"], body["instructedAmount"]["currency"])
+        amount = from_major(body["instructedAmount"]["amount"], body["instructedAmount"]["currency"])
         order = {
             "end_to_end_id": str(body["endToEndId"])[:35],
             "scheme": str(body["scheme"]),
@@ -309,15 +307,3 @@ def payment_files(request):
     if not _authorised(request):
         return _refuse(401, "unauthorized", "Bearer token missing or wrong")
     return pain001_receive(request.body)
-
-
-@require_GET
-def reports(request):
-    _sandbox_only()
-    if not _authorised(request):
-        return _refuse(401, "unauthorized", "Bearer token missing or wrong")
-    after = int(request.GET.get("after", "0") or 0)
-    found = SandboxBankMessage.objects.filter(pk__gt=after).order_by("pk")[:100]
-    return JsonResponse(
-        {"reports": [{"id": m.pk, "kind": m.kind, "xml": bytes(m.xml).decode()} for m in found]}
-    )

@@ -6,12 +6,12 @@ from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 
+from joyback.money import from_major
 from payouts.iso20022.camt054 import camt054_xml
 from payouts.iso20022.pain002 import pain002_xml
 from payouts.iso20022.types import Entry, EntryDetail, Iso20022Error, SchemaError
 from payouts.iso20022.validate import namespace, xsd_parse
 from payouts.models import SandboxBankMessage, SandboxBankPayment
-from payouts.psp import amount_parse
 
 PAIN001 = "pain.001.001.09"
 
@@ -38,7 +38,7 @@ def pain001_receive(xml: bytes) -> HttpResponse:
             payment = payment_receive(
                 end_to_end_id=tx.findtext("p:PmtId/p:EndToEndId", namespaces=ns),
                 scheme="sepa",
-                amount=amount_parse(amount.text, amount.get("Ccy")),
+                amount=from_major(amount.text, amount.get("Ccy")),
                 currency=amount.get("Ccy"),
                 creditor_name=tx.findtext("p:Cdtr/p:Nm", namespaces=ns) or "",
                 account=tx.findtext("p:CdtrAcct/p:Id/p:IBAN", namespaces=ns) or "",

@@ -95,6 +95,21 @@ def test_confirmation_when_the_window_closes_pays_the_reward(alpaca_api, shop):
     assert payable(claim) == 2_00
 
 
+def test_a_claim_rejected_in_the_window_is_not_announced_as_approved_when_it_closes(alpaca_api, shop):
+    from joyback.api.models import EventType, WebhookEvent
+    from joyback.api.services import webhook_endpoint_create
+    from verification.services import claim_clawback
+
+    hooks = "https://shop.example/hooks"
+    webhook_endpoint_create(brand_id=shop.brand_id, url=hooks, event_types=list(EventType))
+    alpaca_api.report(purchase())
+    purchase_id = Purchase.objects.get().pk
+    claim_clawback(claim=ActionClaim.objects.get(), reason="fraud")
+    assert purchase_confirm(purchase_id=purchase_id, now=after_window()).status == "rejected"
+    types = set(WebhookEvent.objects.values_list("type", flat=True))
+    assert "purchase.confirmed" in types and "reward.approved" not in types
+
+
 def test_the_standing_sweep_confirms_due_purchases(alpaca_api, shop, monkeypatch):
     from verification import tasks
 

@@ -101,3 +101,11 @@ def test_the_rate_limit_is_per_key(alpaca, make_api, settings):
     assert first.get("claims").status_code == 200
     assert first.get("claims").status_code == 429
     assert second.get("claims").status_code == 200
+
+
+def test_a_key_outliving_its_brand_finds_nothing_rather_than_failing(client, alpaca):
+    # ApiKey.brand_id is no foreign key: a brand's removal leaves its keys' rows behind.
+    api = Api(client, api_key_create(brand_id=alpaca.pk + 10_000, name="orphan", scopes=["read"]).secret)
+    listed = api.get("campaigns")
+    assert listed.status_code == 200 and listed.json() == {"data": [], "has_more": False}
+    assert api.get("campaigns/1").status_code == 404

@@ -221,3 +221,19 @@ def test_a_review_decision_emits_its_outcome(summer, alice, endpoint, receiver, 
     assert claim.status == "needs_review"
     deliver_now(lambda: claim_review(claim=claim, decided_by=alice, decision="reject", reason="bot"))
     assert [body["type"] for body in receiver.bodies()] == ["action.verified", "claim.rejected"]
+
+
+def test_the_sweep_queues_retries_whose_schedule_was_lost(
+    alpaca, endpoint, receiver, deliver_now, django_capture_on_commit_callbacks
+):
+    from joyback.api import tasks
+
+    receiver.answers = [500]
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={}))
+    WebhookDelivery.objects.update(next_attempt_at=timezone.now() - timedelta(minutes=6))
+
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        assert tasks.webhook_sweep() == 1
+    assert len(receiver.requests) == 1 and len(queued) == 1  # queued as its own task, not sent here
+    queued[0]()
+    assert len(receiver.requests) == 2 and WebhookDelivery.objects.get().status == "succeeded"

@@ -281,3 +281,13 @@ def test_a_large_file_goes_to_the_queue_and_reports_progress(
     job.refresh_from_db()
     assert (job.status, job.percent) == ("done", 100)
     assert StatementImport.objects.get().matched == 1
+
+
+@pytest.mark.parametrize("text", ["Infinity", "NaN"])
+def test_a_non_finite_amount_in_a_schemaless_file_is_refused(text):
+    data = camt054([Ntry(amount=1_00, ref="X", info="x")], version="02").replace(
+        b">1.00<", f">{text}<".encode()
+    )
+
+    with pytest.raises(SchemaError, match="not an amount"):
+        camt_read(data)

@@ -119,3 +119,17 @@ def test_the_api_takes_a_statement_with_a_payouts_key(owed, client, alpaca):
         ).json()["status"]
         == "done"
     )
+
+
+def test_a_payout_reference_of_unicode_digits_is_an_unknown_payout(client, fiona, alpaca):
+    client.force_login(fiona)
+    exception = ReconciliationException.objects.create(brand=alpaca, reason="unknown_line", currency="EUR")
+
+    response = client.post(
+        reverse("payouts:exception_resolve", args=[alpaca.slug, exception.pk]),
+        {"action": "link", "payout": "\u00b2"},
+        follow=True,
+    )
+
+    assert response.status_code == 200
+    assert "No payout of this brand" in response.content.decode()
