@@ -6,9 +6,9 @@ from django.utils import translation
 
 
 class MachineEndpointsMiddleware:
-    """The provider webhooks (settings.MACHINE_URL_NAMES) are POSTs from Meta's and TikTok's servers,
-    authenticated by their signature: they have no session, user, CSRF token, language, messages or
-    frames. Their view is called straight from here, after SecurityMiddleware (and whitenoise), so
+    """The provider webhooks and POST /api/v1/events (settings.MACHINE_URL_NAMES) are called by
+    Meta's and TikTok's servers and by brands' backends, authenticated by a signature or an API key:
+    they have no session, user, CSRF token, language, messages or frames. Their view is called straight from here, after SecurityMiddleware (and whitenoise), so
     the busiest paths skip the session, locale, CSRF, auth, message and frame middleware and the
     walk through every page pattern. Everything else goes down the full chain."""
 
@@ -30,6 +30,8 @@ class MachineEndpointsMiddleware:
         request.resolver_match = match
         translation.activate(settings.LANGUAGE_CODE)  # not the previous request's language
         response = match.func(request, *match.args, **match.kwargs)
+        if callable(getattr(response, "render", None)):
+            response = response.render()  # as Django's handler renders a view's deferred response
         if not response.streaming and not response.has_header("Content-Length"):
             response.headers["Content-Length"] = str(len(response.content))
         return response

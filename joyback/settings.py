@@ -156,8 +156,9 @@ if IS_PRODUCTION:
     # Outside production runserver serves static files from the app folders.
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 
-# Signed provider webhooks: answered by their view without the browser middleware (joyback.middleware).
-MACHINE_URL_NAMES = ["verification:whatsapp_webhook", "verification:tiktok_webhook"]
+# Signed provider webhooks and the API's busiest endpoint, which machines call with a key: answered
+# by their view without the browser middleware (joyback.middleware).
+MACHINE_URL_NAMES = ["verification:whatsapp_webhook", "verification:tiktok_webhook", "api_events"]
 
 ROOT_URLCONF = "joyback.urls"
 WSGI_APPLICATION = "joyback.wsgi.application"

@@ -1,16 +1,26 @@
 """The Cashback API's verification endpoints: events a brand's system reports, its participants
 and their claims. Thin views: parse, call one service, answer."""
 
+import functools
 import json
 
 from django.http import Http404, HttpResponse
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 
-from joyback.api.framework import ApiError, ApiView
+from joyback.api.framework import (
+    ApiError,
+    ApiView,
+    InlineIdempotency,
+    api_error_response,
+    api_key_required,
+    api_lean,
+    input_validate,
+    json_body,
+)
 from joyback.api.models import InboundEvent, InboundEventStatus
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
 from joyback.api.services import INBOUND_EVENT_TASK, IdempotencyConflict, inbound_event_accept
@@ -178,7 +188,12 @@ class EventApi(ApiView):
     id is the same claim."""
 
     scopes = {"POST": "events"}
-    idempotency_inline = True
+
+    def dispatch(self, request, *args, **kwargs):
+        # POST takes the lean path (joyback.api.framework); DRF answers the rest (405, OPTIONS).
+        if request.method == "POST":
+            return self.post(request)
+        return super().dispatch(request, *args, **kwargs)
 
     @extend_schema(
         operation_id="events_create",
@@ -195,27 +210,41 @@ class EventApi(ApiView):
         ),
         responses={202: OpenApiResponse(EventAccepted, description="Stored; processed in the background")},
     )
+    @api_lean
     def post(self, request):
-        kind = request.data.get("type") if isinstance(request.data, dict) else None
-        if not isinstance(kind, str) or kind not in EVENT_INPUTS:
-            raise ApiError(
-                "invalid_type", _("type is one of purchase, action, refund, like, comment."), field="type"
-            )
-        serializer = EVENT_INPUTS[kind](data=request.data)
-        serializer.is_valid(raise_exception=True)
-        write = self.idempotency_for_write()
+        api_key = api_key_required(request, scope="events")
+        idempotency = InlineIdempotency(request, api_key)
         try:
-            _event, body = inbound_event_accept(
-                api_key=request.auth,
-                type=kind,
-                payload=serializer.validated_data,
-                task=INBOUND_EVENT_TASK,
-                answer=_accepted_body,
-                **write,
-            )
-        except IdempotencyConflict:
-            self.idempotency_lost(request, write)
+            payload, kind = _event_input(request)
+        except exceptions.APIException as refusal:
+            return idempotency.refused(api_error_response(refusal))
+        accept = functools.partial(
+            inbound_event_accept,
+            api_key=api_key,
+            type=kind,
+            payload=payload,
+            task=INBOUND_EVENT_TASK,
+            answer=_accepted_body,
+        )
+        try:
+            try:
+                _event, body = accept(**idempotency.for_write())
+            except IdempotencyConflict:
+                _event, body = accept(**idempotency.taken())
+        except Exception:
+            idempotency.failed()
+            raise
         return HttpResponse(body, status=status.HTTP_202_ACCEPTED, content_type="application/json")
+
+
+def _event_input(request) -> tuple[dict, str]:
+    data = json_body(request)
+    kind = data.get("type") if isinstance(data, dict) else None
+    if not isinstance(kind, str) or kind not in EVENT_INPUTS:
+        raise ApiError(
+            "invalid_type", _("type is one of purchase, action, refund, like, comment."), field="type"
+        )
+    return input_validate(EVENT_INPUTS[kind], data), kind
 
 
 class EventDetailApi(ApiView):

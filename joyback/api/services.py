@@ -212,11 +212,54 @@ def _idempotency_get(*, api_key_id: int, key: str) -> IdempotencyKey | None:
 
 def idempotency_lookup(*, api_key: ApiKey, key: str, fingerprint: str) -> IdempotencyOutcome | None:
     """For endpoints that store their answer with their own write: the earlier request's outcome,
-    or None when the key is new."""
+    or None when the key is new. A finished answer read here is remembered for the replays that
+    follow (idempotency_replay_cached)."""
     existing = _idempotency_get(api_key_id=api_key.pk, key=key)
     if existing is None:
         return None
-    return idempotency_judge(existing=existing, fingerprint=fingerprint, now=timezone.now())
+    now = timezone.now()
+    outcome = idempotency_judge(existing=existing, fingerprint=fingerprint, now=now)
+    remaining = (existing.created_at + IDEMPOTENCY_TTL - now).total_seconds()
+    if outcome.replay is not None and remaining > REPLAY_CACHE_SECONDS:
+        # A finished answer never changes before its key expires, so the copy cannot go stale.
+        cached = (
+            existing.request_hash,
+            existing.response_status,
+            existing.response_body,
+            existing.created_at,
+        )
+        cache.set(_replay_cache_name(api_key_id=api_key.pk, key=key), cached, REPLAY_CACHE_SECONDS)
+    return outcome
+
+
+def idempotency_replay_cached(*, api_key: ApiKey, key: str, fingerprint: str) -> IdempotencyOutcome | None:
+    """The outcome of a key whose finished answer was read lately, without the database: replays
+    come in bursts (a client retrying, a queue redelivering). None when not cached."""
+    cached = cache.get(_replay_cache_name(api_key_id=api_key.pk, key=key))
+    if cached is None:
+        return None
+    request_hash, status, body, created_at = cached
+    if created_at <= timezone.now() - IDEMPOTENCY_TTL:
+        return None
+    if request_hash != fingerprint:
+        return IdempotencyOutcome(conflict="body_mismatch")
+    return IdempotencyOutcome(
+        replay=IdempotencyKey(
+            request_hash=request_hash,
+            state=IdempotencyState.DONE,
+            response_status=status,
+            response_body=body,
+            created_at=created_at,
+        )
+    )
+
+
+REPLAY_CACHE_SECONDS = 60
+
+
+def _replay_cache_name(*, api_key_id: int, key: str) -> str:
+    # Hashed: an Idempotency-Key is up to 255 characters of anything, a cache key is not.
+    return f"api-replay:{api_key_id}:{hashlib.sha256(key.encode()).hexdigest()[:40]}"
 
 
 def idempotency_answer_store(*, api_key: ApiKey, key: str, fingerprint: str, status: int, body: str) -> bool:

@@ -114,3 +114,15 @@ def test_a_server_error_under_the_api_is_json(client, alpaca_api, monkeypatch):
     assert response.status_code == 500
     assert response["Content-Type"] == "application/json"
     assert response.json()["error"]["code"] == "server_error"
+
+
+def test_one_requests_errors_never_reach_the_next(alpaca_api, shop):
+    # The events endpoint reuses its input serializers between requests of a process.
+    first = alpaca_api.post("events", purchase(amount=0))
+    valid = alpaca_api.post("events", purchase(order_id="A-9"))
+    second = alpaca_api.post("events", purchase(currency="XYZ"))
+
+    assert first.json()["error"]["field"] == "amount"
+    assert valid.status_code == 202
+    assert second.json()["error"]["field"] == "currency"
+    assert InboundEvent.objects.get().payload["order_id"] == "A-9"
