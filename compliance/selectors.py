@@ -40,7 +40,13 @@ def _source_policies() -> tuple[dict, ...]:
 
 
 def campaign_policies(*, campaign: Campaign) -> list[CompiledPolicy]:
-    return policies_for_countries(policies_current(), campaign.countries)
+    current = policies_current()
+    if not any("*" in policy.data.get("countries", []) for policy in current):
+        # The catch-all was retired in the admin: the shipped one stands in (as version 0), so that
+        # no country goes without rules and no caption passes for want of a policy.
+        shipped = [p for p in _source_policies() if "*" in p.get("countries", [])]
+        current = [*current, *(compiled(code=p["code"], version=0, data=p) for p in shipped)]
+    return policies_for_countries(current, campaign.countries)
 
 
 def campaign_contest(*, campaign: Campaign, policies=None) -> bool:

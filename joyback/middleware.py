@@ -8,9 +8,10 @@ from django.utils import translation
 class MachineEndpointsMiddleware:
     """The provider webhooks and POST /api/v1/events (settings.MACHINE_URL_NAMES) are called by
     Meta's and TikTok's servers and by brands' backends, authenticated by a signature or an API key:
-    they have no session, user, CSRF token, language, messages or frames. Their view is called straight from here, after SecurityMiddleware (and whitenoise), so
-    the busiest paths skip the session, locale, CSRF, auth, message and frame middleware and the
-    walk through every page pattern. Everything else goes down the full chain."""
+    they have no session, user, CSRF token, language, messages or frames. Their view is called
+    straight from here, after SecurityMiddleware (and whitenoise), so the busiest paths skip the
+    session, locale, CSRF, auth, message and frame middleware and the walk through every page
+    pattern. Everything else goes down the full chain."""
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -289,10 +289,10 @@ CACHES = {
     if REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
-if REDIS_URL:
-    # Sessions read from the shared cache and written through to the database: no query per page.
-    # Never with the per-process LocMemCache, where a logout in one worker would not reach the others.
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# With Redis, sessions are read from the shared cache and written through to the database: no query
+# per page. Never with the per-process LocMemCache, where a logout in one worker would not reach the
+# others: there, Django's database sessions, read without the ORM (joyback.sessions).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "joyback.sessions"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
@@ -317,6 +317,9 @@ SPECTACULAR_SETTINGS = {
 # The Cashback API: requests per key and minute, and how long a webhook endpoint gets to answer.
 API_REQUESTS_PER_MINUTE = int(os.environ.get("API_REQUESTS_PER_MINUTE", "1200"))
 WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("WEBHOOK_TIMEOUT_SECONDS", "5"))
+# Webhooks to loopback, private and link-local addresses: for local receivers in development; in
+# production a brand could otherwise make our servers call internal services (SSRF).
+WEBHOOK_PRIVATE_ADDRESSES = env_bool("WEBHOOK_PRIVATE_ADDRESSES", not IS_PRODUCTION)
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads it for hx-headers

@@ -56,6 +56,32 @@ class PayeeAccount(models.Model):
         return f"{self.get_rail_display()} {self.account_masked}"
 
 
+class PayeeSubmission(models.Model):
+    """Bank details as the person sent them, kept encrypted until a worker has made them their
+    payee account (payouts.services.payee_submission_process): the request writes this row and
+    its task in one statement and answers at once. The details are erased once processed."""
+
+    id = models.UUIDField(primary_key=True)
+    participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="payee_submissions")
+    details = EncryptedTextField(
+        blank=True, help_text="JSON of the form's cleaned details; empty once processed"
+    )
+    created_at = models.DateTimeField()
+    processed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["participant", "created_at"],
+                condition=Q(processed_at__isnull=True),
+                name="payouts_submission_waiting",
+            )
+        ]
+
+    def __str__(self):
+        return f"Bank details of participant #{self.participant_id} ({self.created_at:%Y-%m-%d %H:%M})"
+
+
 class VopResult(models.TextChoices):
     """Verification of Payee answers, with the codes of the EPC VOP scheme."""
 

@@ -58,13 +58,14 @@ def iban_check(raw: str) -> BankAccount:
             _("%(country)s is outside the SEPA zone, so we cannot pay euros to it.")
             % {"country": compact[:2]},
         )
+    bic = str(iban.bic or "")  # each read of iban.bic searches schwifty's bank registry again
     return BankAccount(
         rail=Rail.SEPA,
         country=iban.country_code,
-        details={"iban": str(iban.compact), "bic": str(iban.bic) if iban.bic else ""},
+        details={"iban": str(iban.compact), "bic": bic},
         masked=f"{iban.country_code}•• •••• {compact[-4:]}",
         bank_name=iban.bank_name or "",
-        bic=str(iban.bic) if iban.bic else "",
+        bic=bic,
     )
 
 

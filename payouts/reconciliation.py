@@ -753,6 +753,7 @@ def _resolve_link(exception, *, line, payout, actor, note):
             _("The line is in %(line)s and the payout in %(payout)s: they cannot be the same money.")
             % {"line": line.currency, "payout": payout.currency}
         )
+    _link_refuse_if_matched(line=line, payout=payout)
     if line.credit and payout.status in (*SENT, PayoutStatus.SETTLED):
         payout = payout_return(
             payout=payout, reason_code=line.return_reason or "MS03", detail="linked by a finance member"
@@ -760,10 +761,26 @@ def _resolve_link(exception, *, line, payout, actor, note):
     elif not line.credit and payout.status in SENT:
         payout = payout_settle(payout=payout, bank_reference=line.entry_ref)
     with transaction.atomic(durable=True):
+        Payout.objects.select_for_update().filter(pk=payout.pk).first()  # two members linking at once
+        _link_refuse_if_matched(line=line, payout=payout)
         StatementLine.objects.filter(pk=line.pk).update(
             state=State.MATCHED, payout=payout, brand_id=payout.brand_id
         )
         return _resolved(exception, action=Action.LINK, actor=actor, note=note, payout=payout)
+
+
+def _link_refuse_if_matched(*, line, payout) -> None:
+    """A payout leaves the bank once and comes back at most once: one debit line, one credit line."""
+    other = (
+        StatementLine.objects.filter(payout=payout, state=State.MATCHED, credit=line.credit)
+        .exclude(pk=line.pk)
+        .first()
+    )
+    if other is not None:
+        raise ReconciliationRefused(
+            _("This payout is already matched to the statement line %(reference)s.")
+            % {"reference": other.entry_ref or f"#{other.pk}"}
+        )
 
 
 def sandbox_statements_import(*, uploaded_by=None) -> list[StatementImport]:

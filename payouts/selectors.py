@@ -1,12 +1,17 @@
 from django.db.models import Count, Exists, OuterRef, Sum
 
 from joyback.ledger.models import Account, AccountKind
-from payouts.models import PayeeAccount, Payout, PayoutEvent, PayoutStatus, VopCheck
+from payouts.models import PayeeAccount, PayeeSubmission, Payout, PayoutEvent, PayoutStatus, VopCheck
 from verification.models import ActionClaim, ClaimStatus, Participant
 
 
 def payee_current(*, participant: Participant) -> PayeeAccount | None:
     return PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).first()
+
+
+def payee_submission_waiting(*, participant: Participant) -> bool:
+    """Bank details sent and not yet stored by the worker (normally for a moment)."""
+    return PayeeSubmission.objects.filter(participant=participant, processed_at__isnull=True).exists()
 
 
 def participant_owed(*, participant: Participant) -> list[Account]:

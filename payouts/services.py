@@ -1,8 +1,10 @@
 import hashlib
 import json
 import logging
+import uuid
 from datetime import timedelta
 from functools import partial
+from urllib.parse import urljoin
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -13,9 +15,10 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django_q.models import OrmQ
 
 from joyback.api.services import webhook_event_emit
-from joyback.crypto import fingerprint
+from joyback.crypto import encrypt, fingerprint
 from joyback.ledger.models import Account, AccountKind, Transaction
 from joyback.ledger.services import (
     InsufficientFunds,
@@ -26,7 +29,7 @@ from joyback.ledger.services import (
     transfer_post,
 )
 from joyback.money import money_format
-from joyback.queue import enqueue_on_commit
+from joyback.queue import broker_row, enqueue_on_commit
 from payouts import psp
 from payouts.iso20022.pain001 import pain001_files
 from payouts.iso20022.pain002 import pain002_parse
@@ -35,6 +38,7 @@ from payouts.models import (
     OPEN_STATUSES,
     Notification,
     PayeeAccount,
+    PayeeSubmission,
     PaymentBatch,
     Payout,
     PayoutEvent,
@@ -48,8 +52,9 @@ from payouts.models import (
 )
 from payouts.rails import BankAccount
 from payouts.selectors import participant_latest_campaign, vop_latest
-from verification.models import ClaimStatus, Participant
+from verification.models import ActionClaim, ClaimStatus, Participant
 from verification.providers import whatsapp
+from verification.selectors import participant_get
 from verification.services import (
     participant_create,
     participant_payable_account,
@@ -72,13 +77,17 @@ def payee_account_save(
     onboard: bool = True,
     status_url: str = "",
     campaign_name: str = "",
-) -> PayeeAccount:
+    submission: PayeeSubmission | None = None,
+) -> PayeeAccount | None:
     """The participant's bank details from now on; an earlier account is kept, marked replaced.
-    With a status_url, the private status link is mailed to them once the details are stored."""
+    With a status_url, the private status link is mailed to them once the details are stored.
+    From a submission: None when a newer submission of theirs was stored already."""
     with transaction.atomic(durable=True):
         # Two submissions of one person (a double click, two tabs) take turns here instead of
         # both replacing the current account and colliding on the one-current-payee constraint.
         Participant.objects.select_for_update().filter(pk=participant.pk).first()
+        if submission is not None and not _submission_claim(submission):
+            return None
         fingerprints = {
             "account_fingerprint": fingerprint(bank_account.identity),
             "email_fingerprint": fingerprint(email.strip().lower()) if email else "",
@@ -113,6 +122,119 @@ def payee_account_save(
                 "payouts.tasks.status_link_send_task", payee.pk, status_url, campaign_name, language
             )
     return payee
+
+
+def _submission_claim(submission: PayeeSubmission) -> bool:
+    """Under the participant's lock: mark the submission processed, and the person's older waiting
+    ones with it (superseded, never stored). False when it was processed already or a newer one
+    was: workers may take submissions out of order, and the person's latest details must win."""
+    now = timezone.now()
+    theirs = PayeeSubmission.objects.filter(participant_id=submission.participant_id)
+    if theirs.filter(created_at__gt=submission.created_at, processed_at__isnull=False).exists():
+        theirs.filter(pk=submission.pk, processed_at__isnull=True).update(processed_at=now, details="")
+        return False
+    theirs.filter(created_at__lt=submission.created_at, processed_at__isnull=True).update(
+        processed_at=now, details=""
+    )
+    return bool(
+        theirs.filter(pk=submission.pk, processed_at__isnull=True).update(processed_at=now, details="")
+    )
+
+
+# Bank details from the claim flow: the request stores them and answers; a worker makes them the
+# person's payee account (payee_account_save: the locks, the shared-details check, VoP, the mail).
+
+PAYEE_SUBMISSION_TASK = "payouts.tasks.payee_submission_task"
+
+
+def payee_submission_accept(*, participant_id, brand_id: int, details: dict) -> str | None:
+    """Keep the person's details (encrypted) and the task that stores them, all or nothing: the
+    participant's status token, or None, with nothing stored, unless the participant belongs to
+    the brand and has at least one claim (their details are for paying a reward).
+
+    On PostgreSQL it is one statement, with the task row when the database is the broker."""
+    if not participant_id or not str(participant_id).isdigit():
+        return None
+    submission_id, now = uuid.uuid4(), timezone.now()
+    if connection.vendor != "postgresql":
+        return _payee_submission_accept_portable(
+            submission_id=submission_id,
+            participant_id=int(participant_id),
+            brand_id=brand_id,
+            details=details,
+        )
+    values = [submission_id, encrypt(json.dumps(details)), now, int(participant_id), brand_id]
+    task_row = broker_row(PAYEE_SUBMISSION_TASK, str(submission_id))
+    with connection.cursor() as cursor:
+        if task_row is not None:
+            cursor.execute(_SUBMISSION_ACCEPT_QUEUED, [*values, *task_row, now])
+        else:
+            cursor.execute(_SUBMISSION_ACCEPT, values)
+        row = cursor.fetchone()
+    if row and task_row is None:
+        enqueue_on_commit(PAYEE_SUBMISSION_TASK, str(submission_id))
+    return row[0] if row else None
+
+
+def _payee_submission_accept_portable(*, submission_id, participant_id, brand_id, details) -> str | None:
+    with transaction.atomic(durable=True):
+        participant = participant_get(participant_id=participant_id, brand_id=brand_id)
+        if participant is None or not participant.has_claims:
+            return None
+        PayeeSubmission.objects.create(
+            id=submission_id, participant=participant, details=json.dumps(details), created_at=timezone.now()
+        )
+        enqueue_on_commit(PAYEE_SUBMISSION_TASK, str(submission_id))
+    return participant.token
+
+
+_SUBMISSION_INSERT = (
+    f"INSERT INTO {PayeeSubmission._meta.db_table} (id, participant_id, details, created_at) "  # noqa: S608
+    f"SELECT %s, p.id, %s, %s FROM {Participant._meta.db_table} p WHERE p.id = %s AND p.brand_id = %s "
+    f"AND EXISTS (SELECT 1 FROM {ActionClaim._meta.db_table} c WHERE c.participant_id = p.id) "
+    "RETURNING participant_id"
+)
+_SUBMISSION_TOKEN = f"SELECT p.token FROM s JOIN {Participant._meta.db_table} p ON p.id = s.participant_id"  # noqa: S608
+_SUBMISSION_ACCEPT = f"WITH s AS ({_SUBMISSION_INSERT}) {_SUBMISSION_TOKEN}"
+_SUBMISSION_ACCEPT_QUEUED = (
+    f"WITH s AS ({_SUBMISSION_INSERT}), "  # noqa: S608
+    f"q AS (INSERT INTO {OrmQ._meta.db_table} (key, payload, lock) SELECT %s, %s, %s FROM s) "
+    f"{_SUBMISSION_TOKEN}"
+)
+
+
+def payee_submission_process(*, submission_id) -> PayeeAccount | None:
+    """Make a submission the person's payee account (None when it was processed, or superseded)."""
+    submission = (
+        PayeeSubmission.objects.filter(pk=submission_id, processed_at__isnull=True)
+        .select_related("participant")
+        .first()
+    )
+    if submission is None:
+        return None
+    data = json.loads(submission.details)
+    participant = submission.participant
+    status_path = reverse("payouts:status_page", args=[data["campaign_slug"], participant.token])
+    return payee_account_save(
+        participant=participant,
+        name=data["name"],
+        email=data["email"],
+        phone=data["phone"],
+        bank_account=BankAccount(**data["bank_account"]),
+        currency=data["currency"],
+        consent_version=data["consent_version"],
+        language=data["language"],
+        status_url=urljoin(data["site"], status_path),
+        campaign_name=data["campaign_name"],
+        submission=submission,
+    )
+
+
+def payee_submissions_stalled(*, now=None, limit: int = 200) -> list[str]:
+    """Submissions whose task was lost (a crash between the commit and a Redis enqueue)."""
+    before = (now or timezone.now()) - timedelta(minutes=1)
+    waiting = PayeeSubmission.objects.filter(processed_at__isnull=True, created_at__lte=before)
+    return [str(pk) for pk in waiting.order_by("created_at").values_list("pk", flat=True)[:limit]]
 
 
 def _details_lock(*, brand_id: int, fingerprints) -> None:
@@ -746,6 +868,8 @@ def payouts_sweep(*, now=None) -> dict:
     """The standing worker pass: finish what a crash or a lost task left, ask about what is
     overdue, and read the bank's feed. Safe to run in several workers at once."""
     done = {"submitted": 0, "checked": 0, "events": 0}
+    for submission_id in payee_submissions_stalled(now=now):
+        payee_submission_process(submission_id=submission_id)
     for payout_id, status in payouts_due(now=now):
         if status in (PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED):
             payout_submit(payout_id=payout_id)

@@ -11,6 +11,10 @@ def status_link_send_task(payee_id, status_url: str, campaign_name: str, languag
     )
 
 
+def payee_submission_task(submission_id: str) -> None:
+    services.payee_submission_process(submission_id=submission_id)
+
+
 def payee_verify_task(payee_id: int) -> None:
     services.payee_onboard(payee_id=payee_id)
 

@@ -1,3 +1,5 @@
+import dataclasses
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse
@@ -21,6 +23,7 @@ from payouts.selectors import (
     participant_owed,
     participant_payouts,
     payee_current,
+    payee_submission_waiting,
     payout_get_for_brand,
     payout_history,
     payouts_needing_attention,
@@ -29,7 +32,7 @@ from payouts.selectors import (
 )
 from payouts.services import (
     PayoutRefused,
-    payee_account_save,
+    payee_submission_accept,
     payout_approve,
     payout_cancel,
     payout_manual_enter,
@@ -38,7 +41,7 @@ from payouts.services import (
     vop_choose,
 )
 from verification.selectors import participant_get_by_token
-from verification.sessions import session_participant, session_participant_set
+from verification.sessions import session_participant, session_participant_id, session_participant_set
 
 
 def _public_campaign(slug):
@@ -83,36 +86,51 @@ def payee(request, slug):
         response["Retry-After"] = "60"
         return response
     form = PayeeForm(request.POST, currency=campaign.currency)
-    context = _payee_context(request, campaign, form)
-    participant = context["participant"]
     # Fully claimed is no reason to refuse: people who already earned a reward must still be paid.
     schedule = campaign_schedule_state(campaign=campaign)
-    if participant is None or not context["has_rewards"]:
-        context["refusal"] = _(
-            "Complete at least one step above first: your details are for paying your reward."
+    token = None
+    if form.is_valid() and schedule.open:
+        token = payee_submission_accept(
+            participant_id=session_participant_id(request, campaign),
+            brand_id=campaign.brand_id,
+            details=_submission_details(request, campaign, form),
         )
-    elif not schedule.open:
-        context["refusal"] = schedule.message
-    if "refusal" in context or not form.is_valid():
-        return render(request, template, context, status=400)
-    status_path = reverse("payouts:status_page", args=[campaign.slug, participant.token])
-    payee_account_save(
-        participant=participant,
-        name=form.cleaned_data["name"],
-        email=form.cleaned_data["email"],
-        phone=form.cleaned_data["phone"],
-        bank_account=form.bank_account,
-        currency=campaign.currency,
-        consent_version=CONSENT_VERSION,
-        language=get_language() or "en",
-        status_url=request.build_absolute_uri(status_path),
-        campaign_name=campaign.name,
-    )
+    if token is None:
+        return _payee_refused(request, template, campaign, form, schedule)
+    status_path = reverse("payouts:status_page", args=[campaign.slug, token])
     if request.htmx:
         response = HttpResponse(status=204)
         response["HX-Redirect"] = status_path
         return response
     return redirect(status_path)
+
+
+def _submission_details(request, campaign, form) -> dict:
+    data = form.cleaned_data
+    return {
+        "name": data["name"],
+        "email": data["email"],
+        "phone": data["phone"],
+        "bank_account": dataclasses.asdict(form.bank_account),
+        "currency": campaign.currency,
+        "consent_version": CONSENT_VERSION,
+        "language": get_language() or "en",
+        "site": request.build_absolute_uri("/"),
+        "campaign_slug": campaign.slug,
+        "campaign_name": campaign.name,
+    }
+
+
+def _payee_refused(request, template, campaign, form, schedule):
+    """The form again, with what is wrong: the details, the campaign's state, or no reward yet."""
+    context = _payee_context(request, campaign, form)
+    if context["participant"] is None or not context["has_rewards"]:
+        context["refusal"] = _(
+            "Complete at least one step above first: your details are for paying your reward."
+        )
+    elif not schedule.open:
+        context["refusal"] = schedule.message
+    return render(request, template, context, status=400)
 
 
 @sensitive_post_parameters("iban")
@@ -157,6 +175,7 @@ def _payout_context(participant):
     payee = payee_current(participant=participant)
     return {
         "payee": payee,
+        "saving": payee_submission_waiting(participant=participant),
         "vop": vop_latest(payee=payee),
         "owed": [account for account in participant_owed(participant=participant) if account.balance > 0],
         "payouts": participant_payouts(participant=participant),

@@ -48,8 +48,14 @@ def test_outside_a_transaction_the_task_is_queued_at_once(broker_in_database):
     assert queued() == ["payouts.tasks.status_link_send_task"]
 
 
-def test_payee_details_and_their_tasks_are_one_commit(client, summer, broker_in_database):
+@pytest.mark.postgres
+def test_payee_details_are_one_statement_with_their_task_and_one_commit_in_the_worker(
+    client, summer, broker_in_database
+):
+    from payouts.services import payee_submission_process
+
     rewarded_in_browser(client, summer)
+    OrmQ.objects.all().delete()  # what the reward queued
     good = {
         "name": "Pat Example",
         "email": "pat@example.com",
@@ -57,12 +63,20 @@ def test_payee_details_and_their_tasks_are_one_commit(client, summer, broker_in_
         "consent": "on",
     }
 
-    with CaptureQueriesContext(connection) as queries:
+    with CaptureQueriesContext(connection) as request:
         response = client.post(reverse("payouts:payee", args=[summer.slug]), good)
+    writes = [query["sql"] for query in request.captured_queries if not query["sql"].startswith("SELECT")]
+    (task,) = OrmQ.objects.all()
+    with CaptureQueriesContext(connection) as worker:
+        payee_submission_process(submission_id=task.task["args"][0])
 
     assert response.status_code == 302
-    statements = [query["sql"].split()[0] for query in queries.captured_queries]
+    # The request: the session's read, then the details and their task in one statement.
+    assert len(writes) == 1 and writes[0].startswith("WITH") and "django_q_ormq" in writes[0]
+    assert task.func() == "payouts.tasks.payee_submission_task"
+    # The worker: the payee account and the tasks it sets off, in one commit.
+    statements = [query["sql"].split()[0] for query in worker.captured_queries]
     assert statements.count("COMMIT") == 1
-    last_insert = max(i for i, sql in enumerate(queries.captured_queries) if "django_q_ormq" in sql["sql"])
-    assert last_insert < statements.index("COMMIT")  # the tasks are written before the one commit
+    last_insert = max(i for i, sql in enumerate(worker.captured_queries) if "django_q_ormq" in sql["sql"])
+    assert last_insert < statements.index("COMMIT")
     assert "payouts.tasks.status_link_send_task" in queued()

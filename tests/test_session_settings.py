@@ -26,4 +26,21 @@ def test_with_redis_sessions_are_read_from_the_shared_cache():
 
 def test_without_redis_sessions_stay_in_the_database():
     # A per-process LocMemCache would keep a session alive in one worker after a logout in another.
-    assert session_engine() == "db"
+    assert session_engine() == "joyback.sessions"
+
+
+def test_a_session_read_without_the_orm_is_the_same_session(client, db):
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+
+    from joyback.sessions import SessionStore
+
+    session = SessionStore()
+    session["joyback.participant.1"] = 42
+    session.create()
+
+    assert SessionStore(session.session_key).load() == {"joyback.participant.1": 42}
+    assert SessionStore("no-such-session-key-at-all-000000").load() == {}
+    Session.objects.filter(pk=session.session_key).update(expire_date=timezone.now())
+    expired = SessionStore(session.session_key)
+    assert expired.load() == {} and expired.session_key is None  # a new one is made, never reused

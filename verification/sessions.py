@@ -7,9 +7,15 @@ def _session_key(brand_id: int) -> str:
     return f"joyback.participant.{brand_id}"
 
 
+def session_participant_id(request, campaign):
+    """The id this browser's session names for the campaign's brand, unchecked (None if none)."""
+    return request.session.get(_session_key(campaign.brand_id))
+
+
 def session_participant(request, campaign):
-    participant_id = request.session.get(_session_key(campaign.brand_id))
-    return participant_get(participant_id=participant_id, brand_id=campaign.brand_id)
+    return participant_get(
+        participant_id=session_participant_id(request, campaign), brand_id=campaign.brand_id
+    )
 
 
 def session_participant_set(session, participant) -> None:

@@ -188,7 +188,8 @@ class WebhookDelivery(models.Model):
     class Meta:
         verbose_name_plural = "webhook deliveries"
         indexes = [
-            models.Index(fields=["next_attempt_at"], condition=Q(status="retrying"), name="api_delivery_due")
+            models.Index(fields=["next_attempt_at"], condition=Q(status="retrying"), name="api_delivery_due"),
+            models.Index(fields=["created_at"], condition=Q(status="pending"), name="api_delivery_waiting"),
         ]
 
     def __str__(self):

@@ -2,12 +2,15 @@
 
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import secrets
+import socket
 import time
 from dataclasses import dataclass
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import httpx
 from django.conf import settings
@@ -189,7 +192,8 @@ def _idempotency_insert(
         "ON CONFLICT (api_key_id, key) DO NOTHING RETURNING id"
     )
     with connection.cursor() as cursor:
-        cursor.execute(statement, [api_key_id, key, fingerprint, state, status, body, now, now])
+        at = connection.ops.adapt_datetimefield_value(now)  # as the ORM stores it (SQLite: naive UTC)
+        cursor.execute(statement, [api_key_id, key, fingerprint, state, status, body, at, at])
         row = cursor.fetchone()
     return row[0] if row else None
 
@@ -204,6 +208,8 @@ _IDEMPOTENCY_SELECT = (
 
 def _idempotency_get(*, api_key_id: int, key: str) -> IdempotencyKey | None:
     """The one indexed read of the hot paths, without building a query each time."""
+    if connection.vendor != "postgresql":  # raw rows skip the field converters SQLite needs
+        return IdempotencyKey.objects.filter(api_key_id=api_key_id, key=key).first()
     with connection.cursor() as cursor:
         cursor.execute(_IDEMPOTENCY_SELECT, [api_key_id, key])
         row = cursor.fetchone()
@@ -354,7 +360,8 @@ def inbound_event_accept(
     event = InboundEvent(brand_id=api_key.brand_id, type=type, payload=payload, created_at=now)
     body = answer(event)
     event_values = [event.pk, event.brand_id, type, json.dumps(payload), now]
-    task_row = broker_row(task, str(event.pk)) if idempotency_record_id is None else None
+    postgres = connection.vendor == "postgresql"
+    task_row = broker_row(task, str(event.pk)) if idempotency_record_id is None and postgres else None
     if task_row is not None:
         queue_name, package = task_row
         parameters = [*event_values, queue_name, package, now]
@@ -378,8 +385,11 @@ def inbound_event_accept(
                 api_key=api_key, key=key, fingerprint=fingerprint, status=202, body=body.decode()
             ):
                 raise IdempotencyConflict
-        with connection.cursor() as cursor:
-            cursor.execute(_EVENT_INSERT, event_values)
+        if postgres:
+            with connection.cursor() as cursor:
+                cursor.execute(_EVENT_INSERT, event_values)
+        else:
+            event.save(force_insert=True)
         enqueue_on_commit(task, str(event.pk))
     return event, body
 
@@ -444,7 +454,31 @@ def _url_check(url: str) -> str:
         raise WebhookError("Give the endpoint's full address, starting with https://.")
     if settings.IS_PRODUCTION and not url.startswith("https://"):
         raise WebhookError("Webhook endpoints must use https://.")
+    refusal = webhook_address_refusal(url)
+    if refusal:
+        raise WebhookError(refusal)
     return url
+
+
+def webhook_address_refusal(url: str) -> str:
+    """Why no webhook may go to this URL's host, or "". Unless WEBHOOK_PRIVATE_ADDRESSES allows it,
+    every address the host resolves to must be public: loopback, private, link-local (the cloud's
+    metadata service), shared and reserved ones are inside our own network. Checked when the
+    endpoint is saved and again before each delivery, since DNS answers change."""
+    if settings.WEBHOOK_PRIVATE_ADDRESSES:
+        return ""
+    host = urlsplit(url).hostname or ""
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)}
+    except (OSError, UnicodeError):
+        return f"The endpoint's host {host} cannot be found."
+    for text in addresses:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+        if address.version == 6 and address.ipv4_mapped:
+            address = address.ipv4_mapped
+        if not address.is_global or address.is_multicast:
+            return "The endpoint's address is inside a private network: webhooks go to public addresses only."
+    return ""
 
 
 def webhook_endpoint_create(*, brand_id: int, url: str, event_types) -> WebhookEndpoint:
@@ -570,12 +604,14 @@ def webhook_deliver(*, delivery_id: int) -> WebhookDelivery:
         "JoyBack-Event-Type": event.type,
         "JoyBack-Delivery-Attempt": str(number),
     }
-    status_code, error, excerpt = None, "", ""
+    status_code, excerpt = None, ""
+    error = webhook_address_refusal(endpoint.url)
     began = time.monotonic()
     try:
-        with _http_client() as client:
-            response = client.post(endpoint.url, content=body, headers=headers)
-        status_code, excerpt = response.status_code, response.text[:500]
+        if not error:
+            with _http_client() as client:
+                response = client.post(endpoint.url, content=body, headers=headers)
+            status_code, excerpt = response.status_code, response.text[:500]
     except httpx.HTTPError as exc:
         error = f"{type(exc).__name__}: {exc}"[:300]
     duration_ms = int((time.monotonic() - began) * 1000)
@@ -623,17 +659,22 @@ def _retry_schedule(delivery: WebhookDelivery) -> None:
 
 def webhook_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
     """The dashboard's button: try again now, whatever happened before (a new attempt is logged)."""
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(status=DeliveryStatus.PENDING, next_attempt_at=None)
+    # next_attempt_at marks when it was asked for: the sweep leaves it to its task for a while.
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        status=DeliveryStatus.PENDING, next_attempt_at=timezone.now()
+    )
     enqueue_on_commit("joyback.api.tasks.webhook_deliver_task", delivery.pk)
     delivery.refresh_from_db()
     return delivery
 
 
 def webhook_deliveries_due(*, now=None) -> list[int]:
-    """Retries whose schedule was lost: the sweep behind the one-off schedules."""
-    now = now or timezone.now()
-    return list(
-        WebhookDelivery.objects.filter(
-            status=DeliveryStatus.RETRYING, next_attempt_at__lte=now - timedelta(minutes=5)
-        ).values_list("pk", flat=True)[:500]
+    """Deliveries whose task or schedule was lost, for the sweep: retries five minutes past their
+    time, and first tries or redeliveries still waiting after five minutes (with Redis as the
+    broker, an enqueue lost between the commit and Redis)."""
+    stale = (now or timezone.now()) - timedelta(minutes=5)
+    retrying = WebhookDelivery.objects.filter(status=DeliveryStatus.RETRYING, next_attempt_at__lte=stale)
+    waiting = WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, created_at__lte=stale).filter(
+        Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=stale)
     )
+    return [*retrying.values_list("pk", flat=True)[:500], *waiting.values_list("pk", flat=True)[:500]]

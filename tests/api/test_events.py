@@ -149,6 +149,7 @@ def workers(monkeypatch):
     monkeypatch.setattr(Conf, "ORM", "default")
 
 
+@pytest.mark.postgres
 def test_with_the_database_as_broker_event_key_and_task_are_one_statement(workers, alpaca_api, shop):
     from django_q.models import OrmQ
 

@@ -237,3 +237,101 @@ def test_the_sweep_queues_retries_whose_schedule_was_lost(
     assert len(receiver.requests) == 1 and len(queued) == 1  # queued as its own task, not sent here
     queued[0]()
     assert len(receiver.requests) == 2 and WebhookDelivery.objects.get().status == "succeeded"
+
+
+def test_the_sweep_sends_a_first_delivery_whose_task_was_lost(
+    alpaca, endpoint, receiver, django_capture_on_commit_callbacks
+):
+    from joyback.api import tasks
+
+    # Emitted, but its task never reached the broker (the test's transaction never commits).
+    webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={})
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        tasks.webhook_sweep()  # too young: its task may still be on its way
+    assert queued == []
+    WebhookDelivery.objects.update(created_at=timezone.now() - timedelta(minutes=6))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.webhook_sweep() == 1
+
+    assert len(receiver.requests) == 1 and WebhookDelivery.objects.get().status == "succeeded"
+
+
+def test_a_redelivery_just_asked_for_is_left_to_its_own_task(alpaca, endpoint, receiver, deliver_now):
+    from joyback.api import tasks
+
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={}))
+    WebhookDelivery.objects.update(created_at=timezone.now() - timedelta(days=1))
+    webhook_redeliver(delivery=WebhookDelivery.objects.get())
+
+    assert tasks.webhook_sweep() == 0
+
+
+# In production no webhook goes to an address inside our own network (SSRF).
+
+PRIVATE_ADDRESSES = [
+    "127.0.0.1",
+    "10.1.2.3",
+    "192.168.0.9",
+    "169.254.169.254",
+    "100.64.0.1",
+    "::1",
+    "::ffff:10.0.0.1",
+]
+
+
+@pytest.fixture
+def production_dns(settings, monkeypatch):
+    """WEBHOOK_PRIVATE_ADDRESSES off, as in production, and a DNS whose answers the test sets."""
+    import socket
+
+    settings.WEBHOOK_PRIVATE_ADDRESSES = False
+    answers = {"shop.example": "93.184.216.34"}
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host.strip("[]") in PRIVATE_ADDRESSES or host == "93.184.216.34":
+            address = host.strip("[]")
+        elif host in answers:
+            address = answers[host]
+        else:
+            raise socket.gaierror("Name or service not known")
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        return [(family, socket.SOCK_STREAM, 6, "", (address, 0))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return answers
+
+
+@pytest.mark.parametrize("address", PRIVATE_ADDRESSES)
+def test_an_endpoint_on_a_private_address_is_refused(alpaca, production_dns, address):
+    from joyback.api.models import WebhookEndpoint
+    from joyback.api.services import WebhookError
+
+    host = f"[{address}]" if ":" in address else address
+    with pytest.raises(WebhookError, match="private network"):
+        webhook_endpoint_create(brand_id=alpaca.pk, url=f"https://{host}/hooks", event_types=ALL)
+    production_dns["internal.shop.example"] = address
+    with pytest.raises(WebhookError, match="private network"):
+        webhook_endpoint_create(
+            brand_id=alpaca.pk, url="https://internal.shop.example/hooks", event_types=ALL
+        )
+    assert not WebhookEndpoint.objects.exists()
+
+
+def test_an_unknown_host_is_refused_and_a_public_one_taken(alpaca, production_dns):
+    from joyback.api.services import WebhookError
+
+    with pytest.raises(WebhookError, match="cannot be found"):
+        webhook_endpoint_create(brand_id=alpaca.pk, url="https://nowhere.invalid/hooks", event_types=ALL)
+    assert webhook_endpoint_create(brand_id=alpaca.pk, url="https://shop.example/hooks", event_types=ALL)
+
+
+def test_a_host_that_turns_private_after_saving_gets_nothing(alpaca, production_dns, receiver, deliver_now):
+    webhook_endpoint_create(brand_id=alpaca.pk, url="https://shop.example/hooks", event_types=ALL)
+    production_dns["shop.example"] = "10.0.0.7"  # the brand's DNS now points inside our network
+
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={}))
+
+    delivery = WebhookDelivery.objects.get()
+    assert receiver.requests == []
+    assert delivery.status == "retrying" and "private network" in delivery.attempt_log.get().error

@@ -190,3 +190,22 @@ def test_a_policy_that_wants_the_brand_named_says_so():
     result = caption_check("#ad great coffee", policies=[policy], brand=BRAND)
 
     assert (result.verdict, result.reasons) == ("non_compliant", ("brand_not_named",))
+
+
+@pytest.mark.django_db
+def test_a_country_whose_catch_all_was_retired_keeps_the_shipped_rules(make_live_campaign):
+    from campaigns.models import Campaign
+    from compliance.models import Policy
+    from compliance.selectors import caption_verdict, disclosure_for
+
+    campaign = make_live_campaign(slug="in-france")
+    Campaign.objects.filter(pk=campaign.pk).update(countries=["FR"])
+    campaign.refresh_from_db()
+    catch_all = [policy.pk for policy in Policy.objects.all() if "*" in policy.countries]
+    Policy.objects.filter(pk__in=catch_all).update(is_current=False)  # retired in the admin
+
+    wording = disclosure_for(campaign=campaign, language="en")["wording"]
+    verdict = caption_verdict(campaign=campaign, caption="Loving this coffee #coffee")
+
+    assert "Alpaca Coffee" in wording
+    assert not verdict.passed  # no policy in force is no reason to pass an undisclosed ad

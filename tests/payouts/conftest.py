@@ -1,7 +1,8 @@
 import pytest
 from django.urls import reverse
 
-from payouts.services import _crash_at
+from payouts.models import PayeeSubmission
+from payouts.services import _crash_at, payee_submission_process
 from tests.conftest import rewarded_in_browser
 
 # The sandbox bank's magic accounts (see README): the last four digits choose what the bank does.
@@ -24,7 +25,18 @@ def payee_details(client, campaign, *, iban=IBANS["settle"], name="Pat Example",
     details = {"name": name, "email": "pat@example.com", "phone": "", "iban": iban, "consent": "on"}
     response = client.post(reverse("payouts:payee", args=[campaign.slug]), details | changes)
     assert response.status_code == 302, response.content.decode()[:2000]
+    submissions_process()
     return response
+
+
+def submissions_process():
+    """The worker's part of a payee form: the request stored the details and queued their task,
+    which a test's transaction never commits; run it here as the worker would (a queued run after
+    this one finds the submission processed and does nothing)."""
+    for submission_id in PayeeSubmission.objects.filter(processed_at__isnull=True).values_list(
+        "pk", flat=True
+    ):
+        payee_submission_process(submission_id=submission_id)
 
 
 @pytest.fixture

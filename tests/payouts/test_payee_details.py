@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from payouts.models import PayeeAccount
 from tests.conftest import rewarded_in_browser
+from tests.payouts.conftest import submissions_process
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +24,9 @@ GOOD = {
 
 
 def submit(client, campaign, **changes):
-    return client.post(reverse("payouts:payee", args=[campaign.slug]), GOOD | changes)
+    response = client.post(reverse("payouts:payee", args=[campaign.slug]), GOOD | changes)
+    submissions_process()
+    return response
 
 
 def test_good_details_are_stored_encrypted_and_lead_to_the_status_page(client, summer):

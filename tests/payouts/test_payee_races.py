@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-from payouts.models import PayeeAccount
+from payouts.models import PayeeAccount, PayeeSubmission
 from tests.conftest import rewarded_in_browser
 from tests.verification.test_claim_races import race
 from verification.models import ActionClaim
@@ -25,8 +25,10 @@ def test_one_person_submitting_twice_at_once_keeps_one_current_account(summer):
     responses = race(6, lambda i: browser.post(f"/p/c/{summer.slug}/payee/", DETAILS))
 
     assert [r.status_code for r in responses] == [302] * 6
+    assert not PayeeSubmission.objects.filter(processed_at__isnull=True).exists()
     assert PayeeAccount.objects.filter(replaced_at__isnull=True).count() == 1
-    assert PayeeAccount.objects.count() == 6
+    # Each was stored, or superseded by a newer one that a worker had taken first.
+    assert 1 <= PayeeAccount.objects.count() <= 6
 
 
 def test_people_sharing_one_iban_at_the_same_moment_are_all_flagged_without_deadlock(summer):

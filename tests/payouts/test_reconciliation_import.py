@@ -266,6 +266,33 @@ def test_a_finance_member_resolves_exceptions_and_each_is_recorded(owed, fiona, 
     assert ledger_drift() == []
 
 
+def test_a_payout_already_matched_cannot_take_a_second_debit_line(owed, fiona, alpaca):
+    owed(iban=IBANS["pending"])
+    payout = Payout.objects.get()
+    imported(
+        camt053(
+            [
+                Ntry(amount=payout.amount, ref="U1", txs=[Tx("JBTYPO", payout.amount)]),
+                Ntry(amount=payout.amount, ref="U3", txs=[Tx("JBTYPO2", payout.amount)]),
+            ]
+        ),
+        brand=alpaca,
+    )
+    first = ReconciliationException.objects.get(line__entry_ref="U1")
+    second = ReconciliationException.objects.get(line__entry_ref="U3")
+    reconciliation.exception_resolve(exception=first, action="link", actor=fiona, payout=payout)
+
+    with pytest.raises(
+        reconciliation.ReconciliationRefused, match="already matched to the statement line U1"
+    ):
+        reconciliation.exception_resolve(exception=second, action="link", actor=fiona, payout=payout)
+
+    second.refresh_from_db()
+    assert second.status == "open" and second.line.state != "matched"
+    assert StatementLine.objects.filter(payout=payout, state="matched").count() == 1
+    assert ledger_drift() == []
+
+
 def test_a_large_file_goes_to_the_queue_and_reports_progress(
     owed, settings, django_capture_on_commit_callbacks
 ):

@@ -6,6 +6,7 @@ from django.test import override_settings
 from campaigns.services import campaign_budget_account
 from joyback.ledger.models import Hold
 from tests.conftest import rewarded_in_browser
+from tests.payouts.conftest import submissions_process
 from verification.models import ActionClaim
 from verification.services import ClaimContext, action_reward, identity_attach, participant_create
 
@@ -79,8 +80,10 @@ def test_the_same_bank_account_behind_two_people_sends_both_to_review(client, su
     }
 
     first.post(f"/p/c/{summer.slug}/payee/", details)
+    submissions_process()
     assert ActionClaim.objects.get(participant=pat).status == "approved"
     second.post(f"/p/c/{summer.slug}/payee/", details | {"email": "sam@example.com"})
+    submissions_process()
 
     codes = {
         claim.participant_id: set(claim.signals.values_list("code", flat=True))

@@ -1,0 +1,118 @@
+"""Pat's bank details are kept the moment Pat sends them and stored as the payee account by a
+worker: out of order, twice, or after a lost task, Pat's latest details are the ones paid to."""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.urls import reverse
+from django.utils import timezone
+
+from payouts.models import PayeeAccount, PayeeSubmission
+from payouts.services import payee_submission_process, payouts_sweep
+from tests.conftest import rewarded_in_browser
+
+pytestmark = pytest.mark.django_db
+
+GOOD = {"name": "Pat Example", "email": "pat@example.com", "phone": "", "consent": "on"}
+FIRST_IBAN, SECOND_IBAN = "DE89370400440532013000", "DE02120300000000202051"
+
+
+def send(client, campaign, iban):
+    response = client.post(reverse("payouts:payee", args=[campaign.slug]), GOOD | {"iban": iban})
+    assert response.status_code == 302, response.content.decode()[:1000]
+    return PayeeSubmission.objects.order_by("created_at").last()
+
+
+def current_iban():
+    return json.loads(PayeeAccount.objects.get(replaced_at__isnull=True).account)["iban"]
+
+
+def test_the_details_wait_encrypted_and_the_status_page_says_they_are_being_saved(client, summer):
+    person = rewarded_in_browser(client, summer)
+
+    submission = send(client, summer, FIRST_IBAN)
+    waiting = client.get(reverse("payouts:status_page", args=[summer.slug, person.token])).content.decode()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT details FROM payouts_payeesubmission")
+        (raw,) = cursor.fetchone()
+    payee_submission_process(submission_id=submission.pk)
+    submission.refresh_from_db()
+    saved = client.get(reverse("payouts:status_payout", args=[person.token])).content.decode()
+
+    assert "are saving them" in waiting and "do not have your bank details" not in waiting
+    assert raw.startswith("gAAAAA")  # a Fernet token
+    assert "Pat Example" not in raw and FIRST_IBAN not in raw and "pat@example.com" not in raw
+    assert submission.processed_at is not None and submission.details == ""  # erased once stored
+    assert "DE•• •••• 3000" in saved and "are saving them" not in saved
+
+
+def test_the_latest_details_win_when_workers_take_them_out_of_order(client, summer):
+    rewarded_in_browser(client, summer)
+    older = send(client, summer, FIRST_IBAN)
+    newer = send(client, summer, SECOND_IBAN)
+
+    assert payee_submission_process(submission_id=newer.pk) is not None
+    assert payee_submission_process(submission_id=older.pk) is None  # superseded
+
+    assert current_iban() == SECOND_IBAN and PayeeAccount.objects.count() == 1
+    assert not PayeeSubmission.objects.filter(processed_at__isnull=True).exists()
+
+
+def test_in_order_the_older_details_are_superseded_unstored(client, summer):
+    rewarded_in_browser(client, summer)
+    older = send(client, summer, FIRST_IBAN)
+    newer = send(client, summer, SECOND_IBAN)
+
+    payee_submission_process(submission_id=newer.pk)  # takes the older one with it
+
+    assert payee_submission_process(submission_id=older.pk) is None
+    assert current_iban() == SECOND_IBAN and PayeeAccount.objects.count() == 1
+
+
+def test_a_task_run_twice_stores_the_details_once(client, summer):
+    rewarded_in_browser(client, summer)
+    submission = send(client, summer, FIRST_IBAN)
+
+    payee_submission_process(submission_id=submission.pk)
+    payee_submission_process(submission_id=submission.pk)
+
+    assert PayeeAccount.objects.count() == 1
+
+
+def test_the_sweep_stores_details_whose_task_was_lost(client, summer, monkeypatch):
+    rewarded_in_browser(client, summer)
+    send(client, summer, FIRST_IBAN)  # its task never runs: the test's transaction never commits
+
+    payouts_sweep()  # too young: its task may still be on its way
+    assert not PayeeAccount.objects.exists()
+    later = timezone.now() + timedelta(minutes=2)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    payouts_sweep()
+
+    assert current_iban() == FIRST_IBAN
+
+
+def test_details_for_another_brands_participant_store_nothing(client, summer, bison):
+    from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+
+    rewarded_in_browser(client, summer)
+    brand_deposit_record(brand=bison, amount=100_00, currency="EUR", bank_reference="FUND-BISON")
+    elsewhere = campaign_create(
+        brand=bison,
+        name="Bison Club",
+        slug="bison-club",
+        package="tiktok_only",
+        currency="EUR",
+        countries=["DE"],
+        languages=["en"],
+    )
+    campaign_fund(campaign=elsewhere, amount=100_00)
+    campaign_transition(campaign=elsewhere, to="live")
+
+    response = client.post(reverse("payouts:payee", args=[elsewhere.slug]), GOOD | {"iban": FIRST_IBAN})
+
+    assert response.status_code == 400
+    assert "Complete at least one step above first" in response.content.decode()
+    assert not PayeeSubmission.objects.exists()
