@@ -1,8 +1,6 @@
-import dataclasses
-
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
@@ -102,7 +100,7 @@ def payee(request, slug):
         response = HttpResponse(status=204)
         response["HX-Redirect"] = status_path
         return response
-    return redirect(status_path)
+    return HttpResponseRedirect(status_path)  # not redirect(), which first tries the path as a URL name
 
 
 def _submission_details(request, campaign, form) -> dict:
@@ -111,7 +109,7 @@ def _submission_details(request, campaign, form) -> dict:
         "name": data["name"],
         "email": data["email"],
         "phone": data["phone"],
-        "bank_account": dataclasses.asdict(form.bank_account),
+        "bank_account": vars(form.bank_account),
         "currency": campaign.currency,
         "consent_version": CONSENT_VERSION,
         "language": get_language() or "en",
