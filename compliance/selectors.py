@@ -4,7 +4,8 @@ import functools
 import hashlib
 import json
 
-from django.db.models import QuerySet
+from django.core.cache import cache
+from django.db.models import Max, QuerySet
 
 from campaigns.models import Brand, Campaign
 from compliance.checker import (
@@ -193,6 +194,22 @@ def audit_chain_problems(*, brand_id: int | None = None) -> list[str]:
             problems.append(f"{label}: its content does not match its hash (edited)")
         previous_hash, expected_seq = row["row_hash"], row["seq"] + 1
     return problems
+
+
+def audit_chain_problems_recent(*, brand_id: int) -> list[str]:
+    """audit_chain_problems of one brand, for pages: re-verified when the brand's chain grows and
+    at least every AUDIT_CHAIN_RECHECK_SECONDS (an edit made behind the database's back shows
+    within that time; `manage.py compliance_audit_check` verifies everything at once)."""
+    last = ComplianceDecision.objects.filter(brand_id=brand_id).aggregate(last=Max("seq"))["last"] or 0
+    key = f"audit-chain:{brand_id}:{last}"
+    problems = cache.get(key)
+    if problems is None:
+        problems = audit_chain_problems(brand_id=brand_id)
+        cache.set(key, problems, AUDIT_CHAIN_RECHECK_SECONDS)
+    return problems
+
+
+AUDIT_CHAIN_RECHECK_SECONDS = 600
 
 
 def unresolved_claim_ids() -> QuerySet:

@@ -11,7 +11,7 @@ from campaigns.access import brand_member_required
 from campaigns.selectors import campaign_get_for_brand
 from compliance.reasons import explain_texts
 from compliance.selectors import (
-    audit_chain_problems,
+    audit_chain_problems_recent,
     campaign_compliance_summary,
     campaign_decisions,
     case_get_for_brand,
@@ -74,7 +74,7 @@ def report(request, campaign_id):
         campaign=campaign,
         decisions=campaign_decisions(campaign=campaign),
         summary=campaign_compliance_summary(campaign=campaign),
-        chain_problems=audit_chain_problems(brand_id=request.brand.pk),
+        chain_problems=audit_chain_problems_recent(brand_id=request.brand.pk),
     )
     return render(request, "compliance/report.html", context)
 

@@ -83,3 +83,16 @@ def test_a_removed_row_is_a_gap(summer):
         cursor.execute("SET session_replication_role = DEFAULT")
 
     assert any("a row is missing" in problem for problem in audit_chain_problems())
+
+
+def test_pages_verify_the_chain_again_once_it_grows(summer, django_assert_num_queries):
+    from compliance.selectors import audit_chain_problems_recent
+
+    record(summer, "#ad coffee", 1)
+    assert audit_chain_problems_recent(brand_id=summer.brand_id) == []
+    with django_assert_num_queries(1):  # the chain's length; the verdict comes from the cache
+        assert audit_chain_problems_recent(brand_id=summer.brand_id) == []
+
+    record(summer, "coffee #sp", 2)
+    with django_assert_num_queries(2):  # grown: verified again
+        assert audit_chain_problems_recent(brand_id=summer.brand_id) == []
