@@ -29,6 +29,7 @@ from joyback.ledger.services import (
     transfer_post,
 )
 from joyback.money import money_format
+from joyback.postgresql.prepared import prepared_fetchall
 from joyback.queue import broker_row, enqueue_on_commit
 from payouts import psp
 from payouts.iso20022.pain001 import pain001_files
@@ -165,12 +166,11 @@ def payee_submission_accept(*, participant_id, brand_id: int, details: dict) -> 
         )
     values = [submission_id, encrypt(json.dumps(details)), now, int(participant_id), brand_id]
     task_row = broker_row(PAYEE_SUBMISSION_TASK, str(submission_id))
-    with connection.cursor() as cursor:
-        if task_row is not None:
-            cursor.execute(_SUBMISSION_ACCEPT_QUEUED, [*values, *task_row, now])
-        else:
-            cursor.execute(_SUBMISSION_ACCEPT, values)
-        row = cursor.fetchone()
+    if task_row is not None:
+        rows = prepared_fetchall(_SUBMISSION_ACCEPT_QUEUED, [*values, *task_row, now])
+    else:
+        rows = prepared_fetchall(_SUBMISSION_ACCEPT, values)
+    row = rows[0] if rows else None
     if row and task_row is None:
         enqueue_on_commit(PAYEE_SUBMISSION_TASK, str(submission_id))
     return row[0] if row else None

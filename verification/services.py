@@ -29,6 +29,7 @@ from joyback.ledger.services import (
     posting_post,
     transfer_post,
 )
+from joyback.postgresql.prepared import prepared_fetchall
 from joyback.queue import enqueue_on_commit
 from verification.events import claim_event_emit
 from verification.fraud import engagement_signals, fraud_signals_at_claim
@@ -429,17 +430,11 @@ def provider_events_store(*, provider: str, events: list[tuple[str, dict]]) -> l
     )
     now = timezone.now()
     params = [value for key, payload in events for value in (provider, key, json.dumps(payload), now)]
-    with connection.cursor() as cursor:  # Django's: the connection health check, error wrapping
-        if connection.vendor != "postgresql":
-            cursor.execute(statement, params)
-            return sorted(row[0] for row in cursor.fetchall())
-        # The busiest INSERT, as a server-side prepared statement on this connection: PostgreSQL
-        # parses and plans it once instead of on every delivery (Django binds on the client).
-        from psycopg import Cursor
-
-        with connection.wrap_database_errors, Cursor(connection.connection) as prepared:
-            prepared.execute(statement, params, prepare=True)
-            return sorted(row[0] for row in prepared.fetchall())
+    if connection.vendor == "postgresql":  # the busiest INSERT: prepared once per connection
+        return sorted(row[0] for row in prepared_fetchall(statement, params))
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        return sorted(row[0] for row in cursor.fetchall())
 
 
 def whatsapp_event_process(*, event_id: int) -> str:

@@ -73,7 +73,8 @@ class IdempotencyState(models.TextChoices):
 class IdempotencyKey(models.Model):
     """The first answer to a POST with an Idempotency-Key, replayed for the same key and body."""
 
-    api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="+")
+    # No index of its own: the unique (api_key, key) index leads with it, and every request writes here.
+    api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="+", db_index=False)
     key = models.CharField(max_length=255)
     request_hash = models.CharField(max_length=64)
     state = models.CharField(

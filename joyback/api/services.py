@@ -34,6 +34,7 @@ from joyback.api.models import (
     WebhookEvent,
     api_key_cache_name,
 )
+from joyback.postgresql.prepared import prepared_fetchall
 from joyback.queue import broker_row, enqueue_on_commit
 
 logger = logging.getLogger(__name__)
@@ -371,10 +372,8 @@ def inbound_event_accept(
             statement = _ACCEPT_KEYED
         else:
             statement = _ACCEPT
-        with connection.cursor() as cursor:
-            cursor.execute(statement, parameters)
-            if not cursor.fetchone()[0]:
-                raise IdempotencyConflict
+        if not prepared_fetchall(statement, parameters)[0][0]:  # every request runs it: prepared
+            raise IdempotencyConflict
         return event, body
     with transaction.atomic(durable=True):
         if idempotency_record_id is not None:  # a key past its lifetime, taken afresh
