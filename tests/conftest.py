@@ -85,13 +85,14 @@ def vic(make_user, alpaca):
 
 @pytest.fixture
 def make_live_campaign(alpaca):
-    """A live campaign of Alpaca's, funded from a sandbox deposit."""
+    """A live campaign of Alpaca's (or the brand given), funded from a sandbox deposit."""
     from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
 
-    def make(*, slug="summer-glow", package="all_in_one", currency="EUR", budget=100_00, **extra):
-        brand_deposit_record(brand=alpaca, amount=budget, currency=currency, bank_reference=f"FUND-{slug}")
+    def make(*, slug="summer-glow", package="all_in_one", currency="EUR", budget=100_00, brand=None, **extra):
+        brand = brand or alpaca
+        brand_deposit_record(brand=brand, amount=budget, currency=currency, bank_reference=f"FUND-{slug}")
         campaign = campaign_create(
-            brand=alpaca,
+            brand=brand,
             name=slug.replace("-", " ").title(),
             slug=slug,
             package=package,

@@ -94,22 +94,9 @@ def test_the_sweep_stores_details_whose_task_was_lost(client, summer, monkeypatc
     assert current_iban() == FIRST_IBAN
 
 
-def test_details_for_another_brands_participant_store_nothing(client, summer, bison):
-    from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
-
+def test_details_for_another_brands_participant_store_nothing(client, summer, bison, make_live_campaign):
     rewarded_in_browser(client, summer)
-    brand_deposit_record(brand=bison, amount=100_00, currency="EUR", bank_reference="FUND-BISON")
-    elsewhere = campaign_create(
-        brand=bison,
-        name="Bison Club",
-        slug="bison-club",
-        package="tiktok_only",
-        currency="EUR",
-        countries=["DE"],
-        languages=["en"],
-    )
-    campaign_fund(campaign=elsewhere, amount=100_00)
-    campaign_transition(campaign=elsewhere, to="live")
+    elsewhere = make_live_campaign(brand=bison, slug="bison-club", package="tiktok_only")
 
     response = client.post(reverse("payouts:payee", args=[elsewhere.slug]), GOOD | {"iban": FIRST_IBAN})
 
