@@ -1,5 +1,6 @@
 """Reads, each scoped to the brands the signed-in member belongs to."""
 
+import time
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -246,3 +247,30 @@ def campaign_burn_series(*, campaign: Campaign, points: int = 60) -> list[tuple]
         step = len(series) / points
         series = [series[int(i * step)] for i in range(points - 1)] + [series[-1]]
     return series
+
+
+def landing_page_cached(*, page_key: str) -> bytes | None:
+    """A cached landing page. With a shared cache (Redis) each process also keeps the pages it
+    fetched for LANDING_LOCAL_SECONDS: a viral page is read thousands of times a second, and
+    fetching it from Redis every time costs more than the rest of the request. A brand's change
+    shows at once in the process that made it, and within those seconds in the others."""
+    if not (settings.REDIS_URL and settings.LANDING_LOCAL_SECONDS):
+        return cache.get(page_key)
+    now = time.monotonic()
+    kept = _local_pages.get(page_key)
+    if kept is not None and kept[0] > now:
+        return kept[1]
+    html = cache.get(page_key)
+    if html is not None:
+        if len(_local_pages) >= 1000:  # an entry per campaign and language: bounded all the same
+            _local_pages.clear()
+        _local_pages[page_key] = (now + settings.LANDING_LOCAL_SECONDS, html)
+    return html
+
+
+def landing_pages_local_forget(*, page_keys) -> None:
+    for page_key in page_keys:
+        _local_pages.pop(page_key, None)
+
+
+_local_pages: dict[str, tuple[float, bytes]] = {}

@@ -21,6 +21,7 @@ from campaigns.models import (
     Trigger,
     VerificationMode,
 )
+from campaigns.selectors import landing_pages_local_forget
 from joyback.ledger.models import Account, AccountKind, Transaction
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
 from joyback.money import currency_check
@@ -356,7 +357,9 @@ def brand_allowance_set(*, brand: Brand, person_allowance: int | None) -> Brand:
 
 
 def landing_cache_clear(*, campaign: Campaign) -> None:
-    """Forget the cached public page, so a change the brand makes shows at once."""
+    """Forget the cached public page, so a change the brand makes shows at once (with Redis, within
+    LANDING_LOCAL_SECONDS in the other web processes)."""
     keys = [f"landing:{campaign.slug}:{code}" for code, _name in settings.LANGUAGES]
-    keys += [f"landing-page:{campaign.slug}:{code}" for code, _name in settings.LANGUAGES]
-    cache.delete_many([*keys, f"campaign:{campaign.slug}"])
+    pages = [f"landing-page:{campaign.slug}:{code}" for code, _name in settings.LANGUAGES]
+    cache.delete_many([*keys, *pages, f"campaign:{campaign.slug}"])
+    landing_pages_local_forget(page_keys=pages)

@@ -27,6 +27,7 @@ from campaigns.selectors import (
     campaign_get_for_brand,
     campaign_public_get,
     campaigns_for_brand,
+    landing_page_cached,
 )
 from campaigns.services import (
     CampaignError,
@@ -353,7 +354,7 @@ def landing(request, slug):
         request.GET or settings.SESSION_COOKIE_NAME in request.COOKIES or "messages" in request.COOKIES
     )
     page_key = f"landing-page:{slug}:{language}"
-    if not personal and (html := cache.get(page_key)) is not None:
+    if not personal and (html := landing_page_cached(page_key=page_key)) is not None:
         return HttpResponse(html)
     page = _landing_body(slug=slug, language=language)
     body = mark_safe(page["body"])  # noqa: S308 - rendered from our own template, autoescaped

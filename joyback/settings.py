@@ -49,6 +49,8 @@ SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000")
 
 # The public landing page is the same for every visitor: its body is cached this long.
 LANDING_CACHE_SECONDS = int(os.environ.get("LANDING_CACHE_SECONDS", "10"))
+# With Redis, how long each web process keeps a landing page it fetched (0: never; see campaigns.views).
+LANDING_LOCAL_SECONDS = float(os.environ.get("LANDING_LOCAL_SECONDS", "1"))
 
 # Run when a campaign or its rules are saved and before it goes live; each returns problems, and a
 # blocking one refuses the launch. Dotted paths: campaigns may not import the apps to its right.

@@ -69,3 +69,48 @@ def test_the_page_is_cached_per_language(client, summer):
     german = client.get(url, headers={"Accept-Language": "de"}).content.decode()
 
     assert "How to earn it" in english and "How to earn it" not in german
+
+
+@pytest.fixture
+def shared_cache(settings):
+    """As with Redis: each web process also keeps the pages it fetched for a moment."""
+    from campaigns import selectors
+
+    settings.REDIS_URL, settings.LANDING_LOCAL_SECONDS = "redis://cache.invalid/0", 1
+    selectors._local_pages.clear()
+    yield
+    selectors._local_pages.clear()
+
+
+def test_with_a_shared_cache_a_change_shows_at_once_where_it_was_made(
+    client, summer, shared_cache, django_capture_on_commit_callbacks
+):
+    url = reverse("campaign_landing", args=[summer.slug])
+    assert "paused for the moment" not in client.get(url).content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        campaign_transition(campaign=summer, to="paused")
+
+    assert "paused for the moment" in client.get(url).content.decode()
+
+
+def test_with_a_shared_cache_other_processes_follow_within_the_local_seconds(
+    client, summer, shared_cache, monkeypatch
+):
+    import time
+
+    from django.core.cache import cache
+
+    from campaigns.models import Campaign
+
+    url = reverse("campaign_landing", args=[summer.slug])
+    client.get(url)  # rendered and put in the shared cache
+    client.get(url)  # fetched from it, and kept by this process
+    # Another process pauses the campaign: the shared cache forgets the page, this process's copy stays.
+    Campaign.objects.filter(pk=summer.pk).update(status="paused")
+    cache.clear()
+
+    assert "paused for the moment" not in client.get(url).content.decode()
+    later = time.monotonic() + 1.5
+    monkeypatch.setattr(time, "monotonic", lambda: later)
+    assert "paused for the moment" in client.get(url).content.decode()
