@@ -127,11 +127,12 @@ def payee_account_save(
 
 def _submission_claim(submission: PayeeSubmission) -> bool:
     """Under the participant's lock: mark the submission processed, and the person's older waiting
-    ones with it (superseded, never stored). False when it was processed already or a newer one
-    was: workers may take submissions out of order, and the person's latest details must win."""
+    ones with it (superseded, never stored). False when it was processed already or the person
+    sent newer details since: workers may take submissions in any order, and only the latest are
+    worth storing, checking with the bank and mailing about."""
     now = timezone.now()
     theirs = PayeeSubmission.objects.filter(participant_id=submission.participant_id)
-    if theirs.filter(created_at__gt=submission.created_at, processed_at__isnull=False).exists():
+    if theirs.filter(created_at__gt=submission.created_at).exists():
         theirs.filter(pk=submission.pk, processed_at__isnull=True).update(processed_at=now, details="")
         return False
     theirs.filter(created_at__lt=submission.created_at, processed_at__isnull=True).update(

@@ -48,27 +48,29 @@ def test_the_details_wait_encrypted_and_the_status_page_says_they_are_being_save
     assert "DE•• •••• 3000" in saved and "are saving them" not in saved
 
 
-def test_the_latest_details_win_when_workers_take_them_out_of_order(client, summer):
+def test_older_details_taken_first_are_superseded_by_the_waiting_newer_ones(client, summer):
     rewarded_in_browser(client, summer)
     older = send(client, summer, FIRST_IBAN)
     newer = send(client, summer, SECOND_IBAN)
 
+    assert payee_submission_process(submission_id=older.pk) is None  # newer details are on their way
+    assert not PayeeAccount.objects.exists()
     assert payee_submission_process(submission_id=newer.pk) is not None
-    assert payee_submission_process(submission_id=older.pk) is None  # superseded
 
     assert current_iban() == SECOND_IBAN and PayeeAccount.objects.count() == 1
     assert not PayeeSubmission.objects.filter(processed_at__isnull=True).exists()
 
 
-def test_in_order_the_older_details_are_superseded_unstored(client, summer):
+def test_newer_details_taken_first_take_the_older_ones_with_them(client, summer):
     rewarded_in_browser(client, summer)
     older = send(client, summer, FIRST_IBAN)
     newer = send(client, summer, SECOND_IBAN)
 
-    payee_submission_process(submission_id=newer.pk)  # takes the older one with it
+    payee_submission_process(submission_id=newer.pk)
 
     assert payee_submission_process(submission_id=older.pk) is None
     assert current_iban() == SECOND_IBAN and PayeeAccount.objects.count() == 1
+    assert not PayeeSubmission.objects.filter(processed_at__isnull=True).exists()
 
 
 def test_a_task_run_twice_stores_the_details_once(client, summer):
