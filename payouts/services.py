@@ -352,10 +352,25 @@ def _platform_bank(*, currency: str) -> Account:
 
 def scheme_for(payee: PayeeAccount) -> str:
     if payee.rail == Rail.SEPA:
-        return PayoutScheme.SEPA_INSTANT if settings.PAYOUT_SEPA_MODE == "instant" else PayoutScheme.SEPA
+        if settings.PAYOUT_SEPA_MODE == "instant" and not _instant_unreachable(payee):
+            return PayoutScheme.SEPA_INSTANT
+        return PayoutScheme.SEPA
     return {Rail.UK_FPS: PayoutScheme.FPS, Rail.US_ACH: PayoutScheme.ACH, Rail.SWIFT: PayoutScheme.SWIFT}[
         payee.rail
     ]
+
+
+def _instant_unreachable(payee: PayeeAccount) -> bool:
+    """The payee's bank could not take the last instant transfer in time (AB05, CNOR...): the
+    next one goes as a batch SEPA credit transfer, which has a day to get there, instead of the
+    sweep retrying instant every minute into the same timeout."""
+    last = (
+        Payout.objects.filter(payee=payee)
+        .order_by("-created_at")
+        .values_list("status", "reason_code")
+        .first()
+    )
+    return last is not None and last[0] == PayoutStatus.REJECTED and last[1] in INSTANT_UNREACHABLE_CODES
 
 
 def _event(payout: Payout, *, from_status: str, reason_code: str = "", detail: str = "", actor=None) -> None:
@@ -879,8 +894,8 @@ def payouts_sweep(*, now=None) -> dict:
             payout_status_check(payout_id=payout_id)
             done["checked"] += 1
     done["events"] = psp_events_apply()
-    if settings.PAYOUT_SEPA_MODE == "batch":
-        done["files"] = len(payment_batch_build())
+    # In instant mode too: a transfer the payee's bank could not take instantly goes by file.
+    done["files"] = len(payment_batch_build())
     for participant_id, currency in participants_owed(limit=200):
         done["created"] = done.get("created", 0) + bool(
             payout_for_participant(participant_id=participant_id, currency=currency)

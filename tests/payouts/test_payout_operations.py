@@ -1,14 +1,18 @@
 """Fiona (finance) pays by hand, approves, cancels and pays again; Pat answers the bank's name check;
 rewards taken back are netted against the next payout."""
 
+from datetime import timedelta
+
 import pytest
 from django.core import mail
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from campaigns.services import brand_deposit_record
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
+from payouts import services
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment, VopCheck
 from tests.conftest import rewarded_in_browser
 from tests.payouts.conftest import IBANS, payee_details
@@ -148,9 +152,13 @@ def test_a_technical_rejection_is_paid_again_on_retry(
 
     with django_capture_on_commit_callbacks(execute=True):
         act(client, failed, "retry")
+    later = timezone.now() + timedelta(minutes=5)
+    for now in (None, later):  # after an instant timeout the money goes by the next file; its booking
+        with django_capture_on_commit_callbacks(execute=True):
+            services.payouts_sweep(now=now)
 
     again = Payout.objects.exclude(pk=failed.pk).get()
-    assert (again.status, again.repays) == ("settled", failed)
+    assert (again.scheme, again.status, again.repays) == ("sepa", "settled", failed)
 
 
 def test_retry_waits_for_corrected_details(client, fiona, owed):

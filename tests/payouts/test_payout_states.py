@@ -1,7 +1,10 @@
 """Pat's reward travels payable -> in transit -> bank, and every way the bank can answer is handled."""
 
+from datetime import timedelta
+
 import pytest
 from django.core import mail
+from django.utils import timezone
 
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
@@ -159,3 +162,22 @@ def test_the_payout_history_cannot_be_edited(owed):
 
     with pytest.raises(Exception, match="append-only"):
         event.save()
+
+
+def test_after_an_unreachable_payee_bank_the_money_goes_by_batch_file(
+    owed, django_capture_on_commit_callbacks
+):
+    owed(iban=IBANS["AB05"])  # SEPA Instant: the payee's bank did not answer in time
+    failed = Payout.objects.get()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.payouts_sweep()  # the money is owed again: a new payout, this time in a file
+    later = timezone.now() + timedelta(minutes=5)
+    for now in (None, later):  # the file goes at once; the bank is asked about it once it is due
+        with django_capture_on_commit_callbacks(execute=True):
+            services.payouts_sweep(now=now)
+
+    again = Payout.objects.exclude(pk=failed.pk).get()
+    assert (failed.scheme, again.scheme) == ("sepa_instant", "sepa")
+    assert again.batch is not None and again.status == "settled"
+    assert ledger_drift() == []
