@@ -39,6 +39,16 @@ def enqueue_on_commit(func: str, *args) -> None:
         transaction.on_commit(partial(_enqueue, func, *args))
 
 
+def task_schedule_once(*, name: str, func: str, arg, at) -> None:
+    """func(arg) run by a worker at `at`: a one-off schedule, kept in the database whatever the
+    broker (the cluster's scheduler queues it when it is due)."""
+    from django_q.models import Schedule
+
+    Schedule.objects.create(
+        name=name, func=func, args=str(arg), schedule_type=Schedule.ONCE, next_run=at, repeats=1
+    )
+
+
 def _database_broker() -> bool:
     """The default database is the broker and tasks run in workers (Q_SYNC runs a task at once,
     in process: it must wait for the commit like any side effect)."""

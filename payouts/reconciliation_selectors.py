@@ -37,8 +37,42 @@ def dashboard_numbers(*, brand: Brand) -> tuple[list[dict], list[dict]]:
     """The tiles and the drift: aggregates over every payout and deposit of the brand, kept for a
     few seconds (the page refreshes itself every ten) and forgotten when a statement or a
     resolution changes them."""
-    return cache.get_or_set(
-        numbers_key(brand.pk), lambda: (summary_tiles(brand=brand), drift(brand=brand)), NUMBERS_SECONDS
+
+    def numbers():
+        money = brand_money(brand=brand)
+        return summary_tiles(brand=brand, money=money), drift(brand=brand, money=money)
+
+    return cache.get_or_set(numbers_key(brand.pk), numbers, NUMBERS_SECONDS)
+
+
+@dataclass(frozen=True)
+class BrandMoney:
+    """The aggregates both the tiles and the drift start from, read once per page."""
+
+    accounts: list[tuple[str, str, int, int]]  # kind, currency, balance, held
+    deposits: dict[str, int]  # currency -> the funding account's deposit credits (negative)
+    payouts: dict[tuple[str, str], int]  # (status, currency) -> total, settled and returned
+
+
+def brand_money(*, brand: Brand) -> BrandMoney:
+    deposits = (
+        Entry.objects.filter(
+            account__brand_id=brand.pk, account__kind=AccountKind.BRAND_FUNDING, transaction__reason="deposit"
+        )
+        .values_list("currency")
+        .annotate(total=Sum("amount"))
+    )
+    payouts = (
+        Payout.objects.filter(brand=brand, status__in=[PayoutStatus.SETTLED, PayoutStatus.RETURNED])
+        .values_list("status", "currency")
+        .annotate(total=Sum("amount"))
+    )
+    return BrandMoney(
+        accounts=list(
+            Account.objects.filter(brand_id=brand.pk).values_list("kind", "currency", "balance", "held")
+        ),
+        deposits=dict(deposits),
+        payouts={(status, currency): total for status, currency, total in payouts},
     )
 
 
@@ -123,31 +157,19 @@ def payouts_export_rows(*, brand: Brand, filters: PayoutFilters):
     )
 
 
-def summary_tiles(*, brand: Brand) -> list[dict]:
+def summary_tiles(*, brand: Brand, money: BrandMoney | None = None) -> list[dict]:
     """Funded, reserved, paid, in transit, returned and unmatched, per currency (four queries)."""
+    money = money or brand_money(brand=brand)
     tiles = defaultdict(lambda: defaultdict(int))
-    for kind, currency, balance, held in Account.objects.filter(brand_id=brand.pk).values_list(
-        "kind", "currency", "balance", "held"
-    ):
+    for kind, currency, balance, held in money.accounts:
         if kind in (AccountKind.BRAND_FUNDING, AccountKind.CAMPAIGN_BUDGET):
             tiles[currency]["available"] += balance - held
             tiles[currency]["reserved"] += held
         elif kind == AccountKind.PAYOUT_IN_TRANSIT:
             tiles[currency]["in_transit"] += balance
-    deposits = (
-        Entry.objects.filter(
-            account__brand_id=brand.pk, account__kind=AccountKind.BRAND_FUNDING, transaction__reason="deposit"
-        )
-        .values_list("currency")
-        .annotate(total=Sum("amount"))
-    )
-    for currency, total in deposits:
+    for currency, total in money.deposits.items():
         tiles[currency]["funded"] += -total  # a liability grows with credits
-    for status, currency, total in (
-        Payout.objects.filter(brand=brand, status__in=[PayoutStatus.SETTLED, PayoutStatus.RETURNED])
-        .values_list("status", "currency")
-        .annotate(total=Sum("amount"))
-    ):
+    for (status, currency), total in money.payouts.items():
         tiles[currency]["paid" if status == PayoutStatus.SETTLED else "returned"] += total
     for currency, count, total in (
         ReconciliationException.objects.filter(brand=brand, status=ExceptionStatus.OPEN)
@@ -197,7 +219,7 @@ def statement_import_get_for_brand(*, brand: Brand, import_id: int) -> Statement
     return StatementImport.objects.filter(brand=brand, pk=import_id).defer("data").first()
 
 
-def drift(*, brand: Brand) -> list[dict]:
+def drift(*, brand: Brand, money: BrandMoney | None = None) -> list[dict]:
     """The brand's money at the bank as the ledger sees it, against what the bank's statements
     show, per currency; and what explains the difference.
 
@@ -205,10 +227,9 @@ def drift(*, brand: Brand) -> list[dict]:
     payouts in transit, suspense) is money that should still be at the bank for that brand.
     Bank side: the brand's matched statement lines (deposits in, payouts out, returns back).
     """
+    money = money or brand_money(brand=brand)
     rows = defaultdict(lambda: defaultdict(int))
-    for kind, currency, balance in Account.objects.filter(brand_id=brand.pk).values_list(
-        "kind", "currency", "balance"
-    ):
+    for kind, currency, balance, _held in money.accounts:
         # Liabilities to the brand and its people count for the bank, receivables against it.
         rows[currency]["ledger"] += balance * -normal_sign(kind)
         if kind == AccountKind.PAYOUT_IN_TRANSIT:
@@ -225,21 +246,11 @@ def drift(*, brand: Brand) -> list[dict]:
         rows[currency]["deposits_on_statement" if kind == Kind.DEPOSIT else "payouts_on_statement"] += (
             total if credit else -total
         )
-    deposits = (
-        Entry.objects.filter(
-            account__brand_id=brand.pk, account__kind=AccountKind.BRAND_FUNDING, transaction__reason="deposit"
-        )
-        .values_list("currency")
-        .annotate(total=Sum("amount"))
-    )
-    for currency, total in deposits:
+    for currency, total in money.deposits.items():
         rows[currency]["deposits_in_ledger"] += -total
-    for currency, settled in (
-        Payout.objects.filter(brand=brand, status=PayoutStatus.SETTLED)
-        .values_list("currency")
-        .annotate(settled=Sum("amount"))
-    ):
-        rows[currency]["payouts_in_ledger"] += -settled
+    for (status, currency), total in money.payouts.items():
+        if status == PayoutStatus.SETTLED:
+            rows[currency]["payouts_in_ledger"] += -total
     result = []
     for currency, row in sorted(rows.items()):
         difference = row["ledger"] - row["statement"]

@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import ActionRule, Brand, CampaignStatus, Trigger
 from campaigns.selectors import campaign_schedule_state
+from joyback.queue import task_schedule_once
 from verification.events import claim_event_emit
 from verification.models import (
     ActionClaim,
@@ -257,15 +258,11 @@ def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context)
 
 
 def purchase_confirm_schedule(*, purchase: Purchase) -> None:
-    from django_q.models import Schedule
-
-    Schedule.objects.create(
+    task_schedule_once(
         name=f"purchase-confirm-{purchase.pk}",
         func="verification.tasks.purchase_confirm_task",
-        args=str(purchase.pk),
-        schedule_type=Schedule.ONCE,
-        next_run=purchase.confirm_at,
-        repeats=1,
+        arg=purchase.pk,
+        at=purchase.confirm_at,
     )
 
 

@@ -30,7 +30,7 @@ from joyback.ledger.services import (
     transfer_post,
 )
 from joyback.postgresql.prepared import prepared_fetchall
-from joyback.queue import enqueue_on_commit
+from joyback.queue import enqueue_on_commit, task_schedule_once
 from verification.events import claim_event_emit
 from verification.fraud import engagement_signals, fraud_signals_at_claim
 from verification.models import (
@@ -637,15 +637,11 @@ def _video_fetch(*, token: TikTokToken, video_id: str):
 
 
 def engagement_recheck_schedule(*, claim: ActionClaim) -> None:
-    from django_q.models import Schedule
-
-    Schedule.objects.create(
+    task_schedule_once(
         name=f"engagement-recheck-{claim.pk}",
         func="verification.tasks.engagement_recheck_task",
-        args=str(claim.pk),
-        schedule_type=Schedule.ONCE,
-        next_run=claim.check_at,
-        repeats=1,
+        arg=claim.pk,
+        at=claim.check_at,
     )
 
 

@@ -83,8 +83,12 @@ class HasScope(BasePermission):
         if method == "OPTIONS" or not hasattr(view, method.lower()):
             return True  # OPTIONS says what the endpoint takes; an unknown method becomes a 405
         needed = getattr(view, "scopes", {}).get(method)
-        self.message = _("This API key lacks the %(scope)s scope.") % {"scope": needed}
+        self.message = scope_refusal(needed)
         return needed is not None and needed in api_key.scopes
+
+
+def scope_refusal(scope) -> str:
+    return _("This API key lacks the %(scope)s scope.") % {"scope": scope}
 
 
 def key_rate_allow(api_key: ApiKey) -> tuple[bool, int]:
@@ -289,7 +293,7 @@ def api_key_required(request, *, scope: str) -> ApiKey:
         raise exceptions.NotAuthenticated()
     api_key = authenticated[1]
     if scope not in api_key.scopes:
-        raise exceptions.PermissionDenied(_("This API key lacks the %(scope)s scope.") % {"scope": scope})
+        raise exceptions.PermissionDenied(scope_refusal(scope))
     allowed, wait = key_rate_allow(api_key)
     if not allowed:
         raise exceptions.Throttled(wait=wait)

@@ -18,7 +18,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
-from django_q.models import OrmQ, Schedule
+from django_q.models import OrmQ
 
 from joyback.api.models import (
     ApiKey,
@@ -35,7 +35,7 @@ from joyback.api.models import (
     api_key_cache_name,
 )
 from joyback.postgresql.prepared import prepared_fetchall
-from joyback.queue import broker_row, enqueue_on_commit
+from joyback.queue import broker_row, enqueue_on_commit, task_schedule_once
 
 logger = logging.getLogger(__name__)
 
@@ -646,13 +646,11 @@ def webhook_deliver(*, delivery_id: int) -> WebhookDelivery:
 
 
 def _retry_schedule(delivery: WebhookDelivery) -> None:
-    Schedule.objects.create(
+    task_schedule_once(
         name=f"webhook-delivery-{delivery.pk}-{delivery.attempts + 1}",
         func="joyback.api.tasks.webhook_deliver_task",
-        args=str(delivery.pk),
-        schedule_type=Schedule.ONCE,
-        next_run=delivery.next_attempt_at,
-        repeats=1,
+        arg=delivery.pk,
+        at=delivery.next_attempt_at,
     )
 
 

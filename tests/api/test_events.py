@@ -18,6 +18,7 @@ from joyback.api.services import (
     webhook_endpoint_create,
 )
 from tests.api.conftest import purchase
+from tests.verification.test_claim_races import race
 from verification.inbox import inbound_event_process
 from verification.models import ActionClaim, Purchase
 
@@ -195,7 +196,6 @@ def test_a_key_taken_meanwhile_leaves_nothing_written(workers, alpaca, alpaca_ap
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_requests_racing_with_one_key_store_one_event_and_one_task(workers, alpaca, shop):
-    import threading
 
     from django.test import Client
     from django_q.models import OrmQ
@@ -204,20 +204,7 @@ def test_requests_racing_with_one_key_store_one_event_and_one_task(workers, alpa
     from tests.api.conftest import Api
 
     secret = api_key_create(brand_id=alpaca.pk, name="shop", scopes=["events"]).secret
-    barrier, answers = threading.Barrier(8), []
-
-    def call():
-        try:
-            barrier.wait(10)
-            answers.append(Api(Client(), secret).post("events", purchase(), idempotency_key="herd"))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=call) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(20)
+    answers = race(8, lambda i: Api(Client(), secret).post("events", purchase(), idempotency_key="herd"))
     assert [answer.status_code for answer in answers] == [202] * 8
     assert len({answer.content for answer in answers}) == 1
     assert InboundEvent.objects.count() == OrmQ.objects.count() == 1

@@ -15,6 +15,7 @@ from django.utils import timezone
 from joyback.api.models import IdempotencyKey, InboundEvent
 from joyback.api.services import api_key_create, idempotency_keys_expire
 from tests.api.conftest import Api, purchase
+from tests.verification.test_claim_races import race
 from verification.models import ActionClaim, Purchase
 
 pytestmark = pytest.mark.django_db
@@ -184,21 +185,7 @@ def test_two_requests_racing_with_the_same_key(alpaca, shop, monkeypatch):
 @pytest.mark.django_db(transaction=True)
 def test_many_requests_racing_with_the_same_key_make_one_claim(alpaca, shop):
     secret = api_key_create(brand_id=alpaca.pk, name="shop", scopes=["events"]).secret
-    barrier = threading.Barrier(8)
-    answers = []
-
-    def call():
-        try:
-            barrier.wait(10)
-            answers.append(Api(Client(), secret).post("events", purchase(), idempotency_key="herd"))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=call) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(20)
+    answers = race(8, lambda i: Api(Client(), secret).post("events", purchase(), idempotency_key="herd"))
     assert [answer.status_code for answer in answers] == [202] * 8
     assert len({answer.content for answer in answers}) == 1
     assert InboundEvent.objects.count() == 1

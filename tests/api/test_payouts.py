@@ -2,10 +2,8 @@
 and by webhook, cancels it while it may; bad input is refused field by field with nothing stored."""
 
 import json
-import threading
 
 import pytest
-from django.db import connection
 from django.test import Client
 
 from campaigns.services import brand_deposit_record
@@ -16,6 +14,7 @@ from payouts import services
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment
 from tests.api.conftest import Api
 from tests.payouts.conftest import IBANS
+from tests.verification.test_claim_races import race
 from verification.models import Participant
 
 pytestmark = pytest.mark.django_db
@@ -208,21 +207,7 @@ def test_the_same_idempotency_key_makes_one_payout(api, funded):
 @pytest.mark.django_db(transaction=True)
 def test_requests_racing_with_the_same_key_make_one_payout(funded):
     secret = api_key_create(brand_id=funded.pk, name="backend", scopes=["payouts"]).secret
-    barrier = threading.Barrier(8)
-    answers = []
-
-    def call():
-        try:
-            barrier.wait(10)
-            answers.append(Api(Client(), secret).post("payouts", payout_body(), idempotency_key="herd"))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=call) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+    answers = race(8, lambda i: Api(Client(), secret).post("payouts", payout_body(), idempotency_key="herd"))
     codes = [answer.status_code for answer in answers]
     assert len(codes) == 8 and set(codes) <= {201, 409} and codes.count(201) >= 1
     made = {answer.json()["id"] for answer in answers if answer.status_code == 201}
