@@ -28,7 +28,7 @@ run: demo
 	@echo ""
 	JOYBACK_ENV=development bash -c 'trap "kill 0" EXIT; \
 		$(BIN)/python manage.py qcluster & \
-		$(BIN)/python manage.py provider_events_work & \
+		$(BIN)/python manage.py work & \
 		$(BIN)/python manage.py runserver $(HOST):$(PORT)'
 
 lint: $(STAMP)

@@ -1,20 +1,19 @@
-from django.urls import path
+from django.urls import include, path
 
 from campaigns import developers, views
 
-brand = "brands/<slug:brand_slug>/"
-campaign = brand + "campaigns/<int:campaign_id>/"
-dev = brand + "developers/"
+# Grouped by their first segment (a plain prefix is a string comparison): a request is resolved
+# without trying every brand page's pattern first.
+campaign = "campaigns/<int:campaign_id>/"
+dev = "developers/"
 
-urlpatterns = [
-    path("brands/", views.brand_home, name="brand_home"),
-    path("brands/new/", views.brand_new, name="brand_new"),
-    path(brand, views.dashboard, name="brand_dashboard"),
-    path(brand + "topup/", views.brand_topup, name="brand_topup"),
-    path(brand + "allowance/", views.brand_allowance, name="brand_allowance"),
-    path(brand + "accounts/<int:account_id>/", views.account_detail, name="brand_account"),
-    path(brand + "campaigns/", views.campaign_list, name="campaign_list"),
-    path(brand + "campaigns/new/", views.campaign_new, name="campaign_new"),
+brand_pages = [
+    path("", views.dashboard, name="brand_dashboard"),
+    path("topup/", views.brand_topup, name="brand_topup"),
+    path("allowance/", views.brand_allowance, name="brand_allowance"),
+    path("accounts/<int:account_id>/", views.account_detail, name="brand_account"),
+    path("campaigns/", views.campaign_list, name="campaign_list"),
+    path("campaigns/new/", views.campaign_new, name="campaign_new"),
     path(campaign, views.campaign_detail, name="campaign_detail"),
     path(campaign + "edit/", views.campaign_edit, name="campaign_edit"),
     path(campaign + "rules/", views.campaign_rule_save, name="campaign_rule_save"),
@@ -43,5 +42,18 @@ urlpatterns = [
         developers.webhook_redeliver_view,
         name="webhook_redeliver",
     ),
+]
+
+urlpatterns = [
     path("c/<slug:slug>/", views.landing, name="campaign_landing"),
+    path(
+        "brands/",
+        include(
+            [
+                path("", views.brand_home, name="brand_home"),
+                path("new/", views.brand_new, name="brand_new"),
+                path("<slug:brand_slug>/", include(brand_pages)),
+            ]
+        ),
+    ),
 ]

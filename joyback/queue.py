@@ -1,21 +1,25 @@
-"""Enqueueing work for the task queue, after commit, through one broker per process.
+"""Work done later: tasks queued after commit through one broker per process, and the standing
+work that `manage.py work` claims from the rows requests stored.
 
 django-q2 opens a new broker (a new Redis connection) on every async_task unless given one; a
 webhook that enqueues on every request would spend most of its time connecting.
 """
 
+import logging
 import threading
+import time
+from collections.abc import Callable
+from datetime import timedelta
 from functools import partial
 
-from django.db import DEFAULT_DB_ALIAS, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, transaction
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django_q.brokers import get_broker
 from django_q.conf import Conf
-from django_q.humanhash import uuid as humanhash_uuid
-from django_q.signals import pre_enqueue
-from django_q.signing import SignedPackage
 from django_q.tasks import async_task
 
+logger = logging.getLogger(__name__)
 _local = threading.local()
 
 
@@ -63,19 +67,82 @@ def _enqueue(func: str, *args) -> None:
     async_task(func, *args, broker=_broker())
 
 
-def broker_row(func: str, *args) -> tuple[str, str] | None:
-    """The task row the database broker would store for func(*args): (queue name, signed package),
-    built as django_q.tasks.async_task builds it, for a caller that inserts it within its own
-    statement. None unless the database is the broker and tasks run in workers."""
-    if not _database_broker():
-        return None
-    name, task_id = humanhash_uuid()
-    task = {"id": task_id, "name": name, "func": func, "args": args}
-    if Conf.CACHED:
-        task["cached"] = Conf.CACHED
-    if Conf.ACK_FAILURES:
-        task["ack_failure"] = Conf.ACK_FAILURES
-    task["kwargs"] = {}
-    task["started"] = timezone.now()
-    pre_enqueue.send(sender="django_q", task=task)
-    return _broker().list_key or Conf.CLUSTER_NAME, SignedPackage.dumps(task)
+# Standing work: rows a request stored for later (a webhook's events, a claim's bank details, an API
+# event) are claimed and processed by `manage.py work` as they arrive. No task row per item: the
+# request writes its one row and commits once, and the row itself says what is left to do.
+# Each app registers how to claim and process its rows (AppConfig.ready); every claimer takes a
+# batch of what is waiting, processes it and says how many it claimed, so any number of workers
+# can run at once.
+
+StandingWork = Callable[[], int]
+_standing_work: dict[str, StandingWork] = {}
+
+
+def standing_work_register(*, name: str, claim_and_process: StandingWork) -> None:
+    _standing_work[name] = claim_and_process
+
+
+def standing_work_pass() -> dict[str, int]:
+    """Each kind of standing work once: how many rows of each were claimed."""
+    done = {}
+    for name, claim_and_process in _standing_work.items():
+        try:
+            done[name] = claim_and_process()
+        except DatabaseError:
+            logger.exception("standing work %s: the database failed; trying again", name)
+            done[name] = 0
+    return done
+
+
+def standing_work_sweep(seconds: float = 50) -> int:
+    """The cluster's safety net behind `manage.py work`: everything waiting, for at most `seconds`
+    (the cluster's timeout is 60), so nothing waits long even when no standing worker runs."""
+    deadline = time.monotonic() + seconds
+    claimed, total = 1, 0
+    while claimed and time.monotonic() < deadline:
+        claimed = sum(standing_work_pass().values())
+        total += claimed
+    return total
+
+
+def standing_work_inline(func: Callable, /, **kwargs) -> None:
+    """Without task workers (Q_SYNC: the tests, a one-process run) func(**kwargs) runs once the
+    transaction commits, as the standing worker would; with workers nothing is done here."""
+    if Conf.SYNC:
+        transaction.on_commit(partial(func, **kwargs))
+
+
+def claim_and_process(
+    pending: QuerySet, *, process: Callable, limit: int, lease: timedelta, order_by: str, ids=None
+) -> int:
+    """Claim up to `limit` rows of `pending` (only these ids, if given) and process(pk) each; how
+    many were claimed. One whose processing raises is logged and claimed again once its lease ends,
+    so `process` must be safe to repeat."""
+    if ids is not None:
+        pending = pending.filter(pk__in=ids)
+    claimed = lease_claim(pending, limit=limit, lease=lease, order_by=order_by)
+    for pk in claimed:
+        try:
+            process(pk)
+        except Exception:
+            name = pending.model._meta.verbose_name
+            logger.exception("%s %s could not be processed; it will be tried again", name, pk)
+    return len(claimed)
+
+
+def lease_claim(pending: QuerySet, *, limit: int, lease: timedelta, order_by: str) -> list:
+    """Up to `limit` primary keys of `pending` (rows with `claimed_until` and `attempts` fields)
+    that no worker holds, each leased to this one for `lease`: workers racing each other claim
+    disjoint rows (FOR UPDATE SKIP LOCKED), and a row whose worker died is claimed again once its
+    lease ends. `pending` says what is still to do and how many attempts are allowed."""
+    now = timezone.now()
+    with transaction.atomic(durable=True):
+        free = pending.filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+        claimed = list(
+            free.select_for_update(skip_locked=True).order_by(order_by).values_list("pk", flat=True)[:limit]
+        )
+        if claimed:
+            pending.model.objects.filter(pk__in=claimed).update(
+                claimed_until=now + lease, attempts=F("attempts") + 1
+            )
+    return claimed

@@ -131,6 +131,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "django_q",
+    "joyback",  # the standing worker's command (manage.py work)
     "joyback.users",
     "joyback.ledger",
     "joyback.api",
@@ -144,6 +145,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "joyback.middleware.MachineEndpointsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "verification.sessions.participant_cookie_middleware",  # which participant a browser is
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

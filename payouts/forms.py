@@ -16,6 +16,14 @@ from payouts.rails import (
 )
 
 CONSENT_VERSION = "2026-11"
+# The bank details each rail needs (what the form asks for, by the campaign's currency).
+BANK_FIELDS = {
+    Rail.SEPA: ("iban",),
+    Rail.UK_FPS: ("sort_code", "account_number"),
+    Rail.US_ACH: ("routing_number", "account_number"),
+    Rail.SWIFT: ("bic", "account_number"),
+}
+ALL_BANK_FIELDS = {name for names in BANK_FIELDS.values() for name in names}
 
 
 class PayeeForm(forms.Form):
@@ -35,8 +43,11 @@ class PayeeForm(forms.Form):
     )
 
     def __init__(self, *args, currency: str, **kwargs):
-        super().__init__(*args, **kwargs)
         self.rail = rail_for(currency)
+        # Only the bank fields of this rail are copied, bound and cleaned.
+        unused = ALL_BANK_FIELDS - set(BANK_FIELDS.get(self.rail, ()))
+        self.base_fields = {name: field for name, field in self.base_fields.items() if name not in unused}
+        super().__init__(*args, **kwargs)
         self.bank_account = None
         self.phone_e164 = None
 

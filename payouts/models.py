@@ -58,8 +58,8 @@ class PayeeAccount(models.Model):
 
 class PayeeSubmission(models.Model):
     """Bank details as the person sent them, kept encrypted until a worker has made them their
-    payee account (payouts.services.payee_submission_process): the request writes this row and
-    its task in one statement and answers at once. The details are erased once processed."""
+    payee account (payouts.services.payee_submissions_process): the request writes this one row
+    and answers at once; the standing worker claims it. The details are erased once processed."""
 
     id = models.UUIDField(primary_key=True)
     participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="payee_submissions")
@@ -68,6 +68,9 @@ class PayeeSubmission(models.Model):
     )
     created_at = models.DateTimeField()
     processed_at = models.DateTimeField(null=True, blank=True)
+    # The standing worker's lease while it processes the details (joyback.queue.lease_claim).
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(db_default=0, default=0)
 
     class Meta:
         indexes = [

@@ -227,28 +227,21 @@ def sandbox_import(request):
     return redirect("payouts:reconciliation", request.brand.slug)
 
 
-def urlpatterns_pages():
+def brand_pages():
+    """The reconciliation pages, under a brand's prefix (payouts.urls)."""
     return [
-        path("brands/<slug:brand_slug>/reconciliation/", reconciliation_page, name="reconciliation"),
+        path("reconciliation/", reconciliation_page, name="reconciliation"),
+        path("reconciliation/payouts.csv", payouts_export, name="reconciliation_csv"),
+        path("reconciliation/statements/", statement_upload, name="statement_upload"),
         path(
-            "brands/<slug:brand_slug>/reconciliation/payouts.csv", payouts_export, name="reconciliation_csv"
+            "reconciliation/statements/<int:statement_id>/", statement_import_status, name="statement_import"
         ),
         path(
-            "brands/<slug:brand_slug>/reconciliation/statements/", statement_upload, name="statement_upload"
-        ),
-        path(
-            "brands/<slug:brand_slug>/reconciliation/statements/<int:statement_id>/",
-            statement_import_status,
-            name="statement_import",
-        ),
-        path(
-            "brands/<slug:brand_slug>/reconciliation/exceptions/<int:exception_id>/resolve/",
+            "reconciliation/exceptions/<int:exception_id>/resolve/",
             exception_resolve,
             name="exception_resolve",
         ),
-        path(
-            "brands/<slug:brand_slug>/reconciliation/sandbox-import/", sandbox_import, name="sandbox_import"
-        ),
+        path("reconciliation/sandbox-import/", sandbox_import, name="sandbox_import"),
     ]
 
 

@@ -15,7 +15,6 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django_q.models import OrmQ
 
 from joyback.api.services import webhook_event_emit
 from joyback.crypto import encrypt, fingerprint
@@ -30,7 +29,7 @@ from joyback.ledger.services import (
 )
 from joyback.money import money_format
 from joyback.postgresql.prepared import prepared_fetchall
-from joyback.queue import broker_row, enqueue_on_commit
+from joyback.queue import claim_and_process, enqueue_on_commit, standing_work_inline
 from payouts import psp
 from payouts.iso20022.pain001 import pain001_files
 from payouts.iso20022.pain002 import pain002_parse
@@ -143,38 +142,35 @@ def _submission_claim(submission: PayeeSubmission) -> bool:
     )
 
 
-# Bank details from the claim flow: the request stores them and answers; a worker makes them the
-# person's payee account (payee_account_save: the locks, the shared-details check, VoP, the mail).
+# Bank details from the claim flow: the request stores them and answers; the standing worker makes
+# them the person's payee account (payee_account_save: the locks, the shared-details check, VoP, the
+# mail).
 
-PAYEE_SUBMISSION_TASK = "payouts.tasks.payee_submission_task"
+SUBMISSION_LEASE = timedelta(minutes=5)  # a worker that dies mid-way gives the details back after this
+SUBMISSION_MAX_ATTEMPTS = 5
 
 
 def payee_submission_accept(*, participant_id, brand_id: int, details: dict) -> str | None:
-    """Keep the person's details (encrypted) and the task that stores them, all or nothing: the
-    participant's status token, or None, with nothing stored, unless the participant belongs to
-    the brand and has at least one claim (their details are for paying a reward).
-
-    On PostgreSQL it is one statement, with the task row when the database is the broker."""
+    """Keep the person's details (encrypted) for the standing worker: the participant's status
+    token, or None, with nothing stored, unless the participant belongs to the brand and has at
+    least one claim (their details are for paying a reward). On PostgreSQL it is one statement."""
     if not participant_id or not str(participant_id).isdigit():
         return None
     submission_id, now = uuid.uuid4(), timezone.now()
     if connection.vendor != "postgresql":
-        return _payee_submission_accept_portable(
+        token = _payee_submission_accept_portable(
             submission_id=submission_id,
             participant_id=int(participant_id),
             brand_id=brand_id,
             details=details,
         )
-    values = [submission_id, encrypt(json.dumps(details)), now, int(participant_id), brand_id]
-    task_row = broker_row(PAYEE_SUBMISSION_TASK, str(submission_id))
-    if task_row is not None:
-        rows = prepared_fetchall(_SUBMISSION_ACCEPT_QUEUED, [*values, *task_row, now])
     else:
+        values = [submission_id, encrypt(json.dumps(details)), now, int(participant_id), brand_id]
         rows = prepared_fetchall(_SUBMISSION_ACCEPT, values)
-    row = rows[0] if rows else None
-    if row and task_row is None:
-        enqueue_on_commit(PAYEE_SUBMISSION_TASK, str(submission_id))
-    return row[0] if row else None
+        token = rows[0][0] if rows else None
+    if token is not None:
+        standing_work_inline(payee_submissions_process, ids=[submission_id])
+    return token
 
 
 def _payee_submission_accept_portable(*, submission_id, participant_id, brand_id, details) -> str | None:
@@ -185,7 +181,6 @@ def _payee_submission_accept_portable(*, submission_id, participant_id, brand_id
         PayeeSubmission.objects.create(
             id=submission_id, participant=participant, details=json.dumps(details), created_at=timezone.now()
         )
-        enqueue_on_commit(PAYEE_SUBMISSION_TASK, str(submission_id))
     return participant.token
 
 
@@ -195,13 +190,23 @@ _SUBMISSION_INSERT = (
     f"AND EXISTS (SELECT 1 FROM {ActionClaim._meta.db_table} c WHERE c.participant_id = p.id) "
     "RETURNING participant_id"
 )
-_SUBMISSION_TOKEN = f"SELECT p.token FROM s JOIN {Participant._meta.db_table} p ON p.id = s.participant_id"  # noqa: S608
-_SUBMISSION_ACCEPT = f"WITH s AS ({_SUBMISSION_INSERT}) {_SUBMISSION_TOKEN}"
-_SUBMISSION_ACCEPT_QUEUED = (
-    f"WITH s AS ({_SUBMISSION_INSERT}), "  # noqa: S608
-    f"q AS (INSERT INTO {OrmQ._meta.db_table} (key, payload, lock) SELECT %s, %s, %s FROM s) "
-    f"{_SUBMISSION_TOKEN}"
+_SUBMISSION_ACCEPT = (
+    f"WITH s AS ({_SUBMISSION_INSERT}) "  # noqa: S608
+    f"SELECT p.token FROM s JOIN {Participant._meta.db_table} p ON p.id = s.participant_id"
 )
+
+
+def payee_submissions_process(*, limit: int = 50, ids: list | None = None) -> int:
+    """Claim up to `limit` submissions still waiting (or these ids), oldest first, and make each the
+    person's payee account; how many were claimed (payee_account_save stores a submission once)."""
+    return claim_and_process(
+        PayeeSubmission.objects.filter(processed_at__isnull=True, attempts__lt=SUBMISSION_MAX_ATTEMPTS),
+        process=lambda pk: payee_submission_process(submission_id=pk),
+        limit=limit,
+        lease=SUBMISSION_LEASE,
+        order_by="created_at",
+        ids=ids,
+    )
 
 
 def payee_submission_process(*, submission_id) -> PayeeAccount | None:
@@ -229,13 +234,6 @@ def payee_submission_process(*, submission_id) -> PayeeAccount | None:
         campaign_name=data["campaign_name"],
         submission=submission,
     )
-
-
-def payee_submissions_stalled(*, now=None, limit: int = 200) -> list[str]:
-    """Submissions whose task was lost (a crash between the commit and a Redis enqueue)."""
-    before = (now or timezone.now()) - timedelta(minutes=1)
-    waiting = PayeeSubmission.objects.filter(processed_at__isnull=True, created_at__lte=before)
-    return [str(pk) for pk in waiting.order_by("created_at").values_list("pk", flat=True)[:limit]]
 
 
 def _details_lock(*, brand_id: int, fingerprints) -> None:
@@ -884,8 +882,6 @@ def payouts_sweep(*, now=None) -> dict:
     """The standing worker pass: finish what a crash or a lost task left, ask about what is
     overdue, and read the bank's feed. Safe to run in several workers at once."""
     done = {"submitted": 0, "checked": 0, "events": 0}
-    for submission_id in payee_submissions_stalled(now=now):
-        payee_submission_process(submission_id=submission_id)
     for payout_id, status in payouts_due(now=now):
         if status in (PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED):
             payout_submit(payout_id=payout_id)

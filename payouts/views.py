@@ -39,7 +39,11 @@ from payouts.services import (
     vop_choose,
 )
 from verification.selectors import participant_get_by_token
-from verification.sessions import session_participant, session_participant_id, session_participant_set
+from verification.sessions import (
+    browser_participant,
+    browser_participant_id,
+    browser_participant_set,
+)
 
 
 def _public_campaign(slug):
@@ -50,7 +54,7 @@ def _public_campaign(slug):
 
 
 def _payee_context(request, campaign, form):
-    participant = session_participant(request, campaign)
+    participant = browser_participant(request, campaign)
     return {
         "campaign": campaign,
         "form": form,
@@ -65,7 +69,8 @@ def _payee_context(request, campaign, form):
 def payee(request, slug):
     """The payee-details step of the claim flow (a fragment of the landing page)."""
     campaign = _public_campaign(slug)
-    template = "payouts/_payee_form.html" if request.htmx else "payouts/payee_page.html"
+    htmx = bool(request.htmx)
+    template = "payouts/_payee_form.html" if htmx else "payouts/payee_page.html"
     if request.method == "GET":
         return render(
             request, template, _payee_context(request, campaign, PayeeForm(currency=campaign.currency))
@@ -89,14 +94,14 @@ def payee(request, slug):
     token = None
     if form.is_valid() and schedule.open:
         token = payee_submission_accept(
-            participant_id=session_participant_id(request, campaign),
+            participant_id=browser_participant_id(request, campaign),
             brand_id=campaign.brand_id,
             details=_submission_details(request, campaign, form),
         )
     if token is None:
         return _payee_refused(request, template, campaign, form, schedule)
     status_path = reverse("payouts:status_page", args=[campaign.slug, token])
-    if request.htmx:
+    if htmx:
         response = HttpResponse(status=204)
         response["HX-Redirect"] = status_path
         return response
@@ -161,7 +166,7 @@ def status_page(request, slug, token):
         raise Http404("No such claim")
     # The private link is the person's key: opened on another device (from the mail), it lets them
     # correct their bank details there too.
-    session_participant_set(request.session, participant)
+    browser_participant_set(request, participant)
     return render(
         request,
         "payouts/status_page.html",

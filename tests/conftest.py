@@ -21,15 +21,21 @@ PASSWORD = "correct horse battery staple"
 def rewarded_in_browser(client, campaign, subject="open-id-pat"):
     """The browser of `client` belongs to a participant whose TikTok login was rewarded."""
     from verification.services import action_reward, identity_attach, participant_create
-    from verification.sessions import session_participant_set
 
     person = participant_create(brand=campaign.brand)
     identity = identity_attach(participant=person, provider="tiktok", subject=subject, display_name="Pat")
     action_reward(rule=campaign.rules.get(trigger="tiktok_login"), identity=identity)
-    session = client.session
-    session_participant_set(session, person)
-    session.save()
+    browser_is(client, person)
     return person
+
+
+def browser_is(client, person):
+    """The browser of `client` is `person` for their brand, as after their sign-in (the cookie)."""
+    from verification.sessions import COOKIE, participant_cookie_value, participants_from_cookie
+
+    held = client.cookies.get(COOKIE)
+    participants = participants_from_cookie(held.value if held else "")
+    client.cookies[COOKIE] = participant_cookie_value({**participants, person.brand_id: person.pk})
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,5 +1,7 @@
 """Queued work with the database as the broker: the task commits with the data it concerns."""
 
+import uuid
+
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -49,9 +51,8 @@ def test_outside_a_transaction_the_task_is_queued_at_once(broker_in_database):
 
 
 @pytest.mark.postgres
-def test_payee_details_are_one_statement_with_their_task_and_one_commit_in_the_worker(
-    client, summer, broker_in_database
-):
+def test_payee_details_are_one_statement_and_one_commit_in_the_worker(client, summer, broker_in_database):
+    from payouts.models import PayeeSubmission
     from payouts.services import payee_submission_process
 
     rewarded_in_browser(client, summer)
@@ -66,17 +67,48 @@ def test_payee_details_are_one_statement_with_their_task_and_one_commit_in_the_w
     with CaptureQueriesContext(connection) as request:
         response = client.post(reverse("payouts:payee", args=[summer.slug]), good)
     writes = [query["sql"] for query in request.captured_queries if not query["sql"].startswith("SELECT")]
-    (task,) = OrmQ.objects.all()
+    submission = PayeeSubmission.objects.get()
     with CaptureQueriesContext(connection) as worker:
-        payee_submission_process(submission_id=task.task["args"][0])
+        payee_submission_process(submission_id=submission.pk)
 
     assert response.status_code == 302
-    # The request: the session's read, then the details and their task in one statement.
-    assert len(writes) == 1 and writes[0].startswith("WITH") and "django_q_ormq" in writes[0]
-    assert task.func() == "payouts.tasks.payee_submission_task"
+    # The request: the session's read, then the details in one statement, and no task row: the
+    # standing worker claims the submission itself.
+    assert len(writes) == 1 and writes[0].startswith("WITH") and "django_q_ormq" not in writes[0]
+    assert "payouts.tasks.status_link_send_task" in queued()
     # The worker: the payee account and the tasks it sets off, in one commit.
     statements = [query["sql"].split()[0] for query in worker.captured_queries]
     assert statements.count("COMMIT") == 1
     last_insert = max(i for i, sql in enumerate(worker.captured_queries) if "django_q_ormq" in sql["sql"])
     assert last_insert < statements.index("COMMIT")
-    assert "payouts.tasks.status_link_send_task" in queued()
+
+
+@pytest.mark.postgres
+def test_standing_workers_racing_claim_disjoint_rows_and_a_lease_is_claimed_again_when_it_ends(
+    client, summer, broker_in_database
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from joyback.queue import lease_claim
+    from payouts.models import PayeeSubmission
+    from tests.verification.test_claim_races import race
+
+    person = rewarded_in_browser(client, summer)
+    now = timezone.now()
+    PayeeSubmission.objects.bulk_create(
+        PayeeSubmission(id=uuid.uuid4(), participant=person, details="{}", created_at=now) for _ in range(40)
+    )
+    waiting = PayeeSubmission.objects.filter(processed_at__isnull=True)
+
+    def claim(limit):
+        return lease_claim(waiting, limit=limit, lease=timedelta(minutes=5), order_by="created_at")
+
+    taken = [pk for claimed in race(4, lambda i: claim(15)) for pk in claimed]
+
+    assert len(taken) == len(set(taken)) == 40  # every row once, whichever worker took it
+    assert claim(50) == []
+    PayeeSubmission.objects.filter(pk=taken[0]).update(claimed_until=now - timedelta(seconds=1))
+    assert claim(50) == [taken[0]]
+    assert PayeeSubmission.objects.get(pk=taken[0]).attempts == 2

@@ -23,9 +23,11 @@ from joyback.api.framework import (
 )
 from joyback.api.models import InboundEvent, InboundEventStatus
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
-from joyback.api.services import INBOUND_EVENT_TASK, IdempotencyConflict, inbound_event_accept
+from joyback.api.services import IdempotencyConflict, inbound_event_accept
 from joyback.money import KNOWN_CURRENCIES
+from joyback.queue import standing_work_inline
 from verification.cashback import INVALID_PHONE, phone_e164
+from verification.inbox import inbound_events_process
 from verification.selectors import (
     claim_get_for_api,
     claims_for_brand,
@@ -223,17 +225,17 @@ class EventApi(ApiView):
             api_key=api_key,
             type=kind,
             payload=payload,
-            task=INBOUND_EVENT_TASK,
             answer=_accepted_body,
         )
         try:
             try:
-                _event, body = accept(**idempotency.for_write())
+                event, body = accept(**idempotency.for_write())
             except IdempotencyConflict:
-                _event, body = accept(**idempotency.taken())
+                event, body = accept(**idempotency.taken())
         except Exception:
             idempotency.failed()
             raise
+        standing_work_inline(inbound_events_process, ids=[event.pk])
         return HttpResponse(body, status=status.HTTP_202_ACCEPTED, content_type="application/json")
 
 

@@ -1,10 +1,11 @@
-"""Events the brand's system reported through the API, turned into claims by a task.
+"""Events the brand's system reported through the API, turned into claims by the standing worker.
 
 The request stored the event and answered 202; here it becomes a purchase's cashback claim, the
 reward of a custom action, a like or a comment, or a refund, or a refusal with the code, message
 and field the brand would have had from a synchronous answer. Every step is idempotent (an order
 id is one claim, an action, like or comment is rewarded once per person, a refund twice is a
-no-op), so a task run twice, or a crash between the claim and the event's status, changes nothing.
+no-op), so an event processed twice, or a crash between the claim and the event's status, changes
+nothing.
 """
 
 from django.db import transaction
@@ -13,6 +14,7 @@ from django.utils import timezone
 from campaigns.models import Brand
 from joyback.api.models import InboundEvent, InboundEventStatus
 from joyback.api.services import webhook_event_emit
+from joyback.queue import claim_and_process
 from verification.cashback import (
     CashbackError,
     Customer,
@@ -21,6 +23,7 @@ from verification.cashback import (
     purchase_refund,
     tiktok_engagement_record,
 )
+from verification.services import EVENT_LEASE, EVENT_MAX_ATTEMPTS
 
 # What names the like or comment in the brand's report, kept as the claim's evidence.
 ENGAGEMENT_REFERENCE = {"like": ("video_id", "like_id"), "comment": ("video_id", "comment_id")}
@@ -107,6 +110,20 @@ def inbound_event_process(*, event_id) -> InboundEvent | None:
     return event
 
 
+def inbound_events_process(*, limit: int = 100, ids: list | None = None) -> int:
+    """Claim up to `limit` events still waiting (or these ids), oldest first, and process each; how
+    many were claimed."""
+    return claim_and_process(
+        InboundEvent.objects.filter(status=InboundEventStatus.RECEIVED, attempts__lt=EVENT_MAX_ATTEMPTS),
+        process=lambda pk: inbound_event_process(event_id=pk),
+        limit=limit,
+        lease=EVENT_LEASE,
+        order_by="created_at",
+        ids=ids,
+    )
+
+
+# Queued for each event by the intake before the standing worker existed.
 def inbound_event_process_task(event_id: str) -> str:
     event = inbound_event_process(event_id=event_id)
     return event.status if event else "missing"

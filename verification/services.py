@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from datetime import timedelta
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q, Sum
+from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
@@ -30,7 +30,7 @@ from joyback.ledger.services import (
     transfer_post,
 )
 from joyback.postgresql.prepared import prepared_fetchall
-from joyback.queue import enqueue_on_commit, task_schedule_once
+from joyback.queue import claim_and_process, enqueue_on_commit, task_schedule_once
 from verification.events import claim_event_emit
 from verification.fraud import engagement_signals, fraud_signals_at_claim
 from verification.models import (
@@ -514,38 +514,21 @@ EVENT_MAX_ATTEMPTS = 5  # then it waits in the admin for a person, instead of fa
 
 def provider_events_process(*, limit: int = 100, ids: list[int] | None = None) -> int:
     """Claim up to `limit` unprocessed events (or these ids), oldest first, and process each; how many
-    were claimed. Workers racing each other claim disjoint events (FOR UPDATE SKIP LOCKED and a
-    lease), so each event is processed once; one whose processing fails is tried again after the
-    lease, as each processor is safe to repeat (one reward per rule and identity, a code used once)."""
-    claimed = _provider_events_claim(limit=limit, ids=ids)
-    for event_id, provider in claimed:
-        try:
-            outcome = EVENT_PROCESSORS[provider](event_id=event_id)
-        except Exception:
-            logger.exception("provider event %s could not be processed; it will be tried again", event_id)
-            continue
-        provider_event_processed(event_id=event_id, outcome=outcome)
-    return len(claimed)
+    were claimed. Each processor is safe to repeat (one reward per rule and identity, a code used
+    once), as an event whose processing failed is claimed again after its lease."""
+    return claim_and_process(
+        ProviderEvent.objects.filter(processed_at__isnull=True, attempts__lt=EVENT_MAX_ATTEMPTS),
+        process=_provider_event_run,
+        limit=limit,
+        lease=EVENT_LEASE,
+        order_by="pk",
+        ids=ids,
+    )
 
 
-def _provider_events_claim(*, limit: int, ids: list[int] | None) -> list[tuple[int, str]]:
-    now = timezone.now()
-    with transaction.atomic(durable=True):
-        pending = ProviderEvent.objects.filter(
-            Q(claimed_until__isnull=True) | Q(claimed_until__lt=now),
-            processed_at__isnull=True,
-            attempts__lt=EVENT_MAX_ATTEMPTS,
-        )
-        if ids is not None:
-            pending = pending.filter(pk__in=ids)
-        claimed = list(
-            pending.select_for_update(skip_locked=True).order_by("pk").values_list("pk", "provider")[:limit]
-        )
-        if claimed:
-            ProviderEvent.objects.filter(pk__in=[pk for pk, _provider in claimed]).update(
-                claimed_until=now + EVENT_LEASE, attempts=F("attempts") + 1
-            )
-    return claimed
+def _provider_event_run(event_id: int) -> None:
+    provider = ProviderEvent.objects.values_list("provider", flat=True).get(pk=event_id)
+    provider_event_processed(event_id=event_id, outcome=EVENT_PROCESSORS[provider](event_id=event_id))
 
 
 def provider_event_processed(*, event_id: int, outcome: str) -> None:

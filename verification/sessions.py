@@ -1,22 +1,93 @@
-"""Which participant this browser is: people never sign in, so the session remembers them per brand."""
+"""Which participant this browser is. People never sign in: a signed cookie names their participant
+per brand, so every page of the claim flow knows them without reading a session from the database.
+The signature makes it unforgeable and carries its age, checked on every read."""
+
+from django.conf import settings
+from django.core import signing
+from django.utils.cache import patch_vary_headers
 
 from verification.selectors import participant_get
 
-
-def _session_key(brand_id: int) -> str:
-    return f"joyback.participant.{brand_id}"
-
-
-def session_participant_id(request, campaign):
-    """The id this browser's session names for the campaign's brand, unchecked (None if none)."""
-    return request.session.get(_session_key(campaign.brand_id))
+COOKIE = "joyback_participant"
+_SALT = "joyback.participant"
 
 
-def session_participant(request, campaign):
+def _decode(raw: str) -> dict[int, int]:
+    """ "1-42.2-7" -> {1: 42, 2: 7}: brand id - participant id pairs (no character a cookie quotes)."""
+    participants = {}
+    for pair in raw.split("."):
+        brand_id, _, participant_id = pair.partition("-")
+        if brand_id.isdigit() and participant_id.isdigit():
+            participants[int(brand_id)] = int(participant_id)
+    return participants
+
+
+def _encode(participants: dict[int, int]) -> str:
+    return ".".join(f"{brand}-{participant}" for brand, participant in sorted(participants.items()))
+
+
+def _participants(request) -> dict[int, int]:
+    if not hasattr(request, "_participants"):
+        request._participants = participants_from_cookie(request.COOKIES.get(COOKIE, ""))
+        request._participants_changed = False
+    return request._participants
+
+
+def participants_from_cookie(value: str) -> dict[int, int]:
+    """Brand id -> participant id, from the cookie's value; {} when absent, tampered with or too old."""
+    if not value:
+        return {}
+    try:
+        return _decode(_signer().unsign(value, max_age=settings.SESSION_COOKIE_AGE))
+    except signing.BadSignature:
+        return {}
+
+
+def participant_cookie_value(participants: dict[int, int]) -> str:
+    """The signed cookie naming these participants (brand id -> participant id)."""
+    return _signer().sign(_encode(participants))
+
+
+def _signer():
+    return signing.get_cookie_signer(salt=COOKIE + _SALT)  # as HttpResponse.set_signed_cookie signs
+
+
+def browser_participant_id(request, campaign) -> int | None:
+    """The id this browser's cookie names for the campaign's brand, unchecked (None if none)."""
+    return _participants(request).get(campaign.brand_id)
+
+
+def browser_participant(request, campaign):
     return participant_get(
-        participant_id=session_participant_id(request, campaign), brand_id=campaign.brand_id
+        participant_id=browser_participant_id(request, campaign), brand_id=campaign.brand_id
     )
 
 
-def session_participant_set(session, participant) -> None:
-    session[_session_key(participant.brand_id)] = participant.pk
+def browser_participant_set(request, participant) -> None:
+    """From this response on, the browser is this participant for their brand."""
+    participants = _participants(request)
+    if participants.get(participant.brand_id) != participant.pk:
+        participants[participant.brand_id] = participant.pk
+        request._participants_changed = True
+
+
+def participant_cookie_middleware(get_response):
+    """Writes the cookie when a view changed it; a page that read it varies by cookie."""
+
+    def middleware(request):
+        response = get_response(request)
+        if not hasattr(request, "_participants"):
+            return response
+        patch_vary_headers(response, ("Cookie",))
+        if request._participants_changed:
+            response.set_cookie(
+                COOKIE,
+                participant_cookie_value(request._participants),
+                max_age=settings.SESSION_COOKIE_AGE,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response
+
+    return middleware

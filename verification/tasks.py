@@ -1,11 +1,9 @@
 """Work the task queue runs: thin wrappers that call one service each."""
 
-import time
-
+from joyback.queue import standing_work_sweep
 from verification.services import (
     claims_due_recheck,
     engagement_recheck,
-    provider_events_process,
     tiktok_event_process,
     whatsapp_event_process,
 )
@@ -40,13 +38,8 @@ def purchases_confirm_due() -> int:
 
 
 def provider_events_sweep(seconds: float = 50) -> int:
-    """Safety net behind the standing worker (manage.py provider_events_work): process every stored
-    event still waiting, for at most `seconds` (the cluster's timeout is 60)."""
-    deadline = time.monotonic() + seconds
-    done = 0
-    while time.monotonic() < deadline and (claimed := provider_events_process()):
-        done += claimed
-    return done
+    """Scheduled before every kind of standing work had the one sweep; kept for tasks queued then."""
+    return standing_work_sweep(seconds)
 
 
 # Tasks queued for each event by the intake before the standing worker existed.

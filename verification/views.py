@@ -46,7 +46,7 @@ from verification.services import (
     tiktok_login_complete,
     whatsapp_messages_store,
 )
-from verification.sessions import session_participant, session_participant_set
+from verification.sessions import browser_participant, browser_participant_set
 
 TIKTOK_STATE = "joyback.tiktok_state"
 # Actions proven by a video the person posted and whose counts TikTok reports back.
@@ -72,7 +72,7 @@ def _public_campaign(slug):
 def steps(request, slug):
     """The claim flow's action steps for the person in this browser (a fragment of the landing page)."""
     campaign = _public_campaign(slug)
-    participant = session_participant(request, campaign)
+    participant = browser_participant(request, campaign)
     optin = optin_pending(campaign=campaign, participant=participant)
     landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
     context = {
@@ -92,8 +92,8 @@ def whatsapp_start(request, slug):
     campaign = _public_campaign(slug)
     if not campaign_claimability(campaign=campaign).open:
         return redirect("campaign_landing", slug=slug)
-    participant = session_participant(request, campaign) or participant_create(brand=campaign.brand)
-    session_participant_set(request.session, participant)
+    participant = browser_participant(request, campaign) or participant_create(brand=campaign.brand)
+    browser_participant_set(request, participant)
     optin_code_get_or_create(campaign=campaign, participant=participant)
     return redirect(reverse("campaign_landing", args=[slug]) + "#steps")
 
@@ -137,11 +137,11 @@ def tiktok_callback(request):
     except tiktok.TikTokError:
         messages.error(request, _("TikTok could not confirm your sign-in. Please try again."))
         return redirect(landing)
-    participant = session_participant(request, campaign) or participant_create(brand=campaign.brand)
+    participant = browser_participant(request, campaign) or participant_create(brand=campaign.brand)
     identity, refusal = tiktok_login_complete(
         campaign=campaign, participant=participant, user=user, context=claim_context(request)
     )
-    session_participant_set(request.session, identity.participant)
+    browser_participant_set(request, identity.participant)
     if refusal:
         messages.warning(request, refusal.message)
     else:
@@ -247,7 +247,7 @@ def share_submit_view(request, slug):
     """The person pastes the link of the video they posted; it is checked now and when its window closes."""
     campaign = _public_campaign(slug)
     landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
-    participant = session_participant(request, campaign)
+    participant = browser_participant(request, campaign)
     trigger = request.POST.get("trigger", Trigger.UGC_SHARE)
     rule = campaign.rules.filter(trigger=trigger).first() if trigger in SHARE_TRIGGERS else None
     identity = participant.identities.filter(provider=Provider.TIKTOK).first() if participant else None
@@ -283,7 +283,7 @@ def share_recheck_view(request, slug):
     """The person says they fixed their caption: look again now, before the deadline."""
     campaign = _public_campaign(slug)
     landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
-    participant = session_participant(request, campaign)
+    participant = browser_participant(request, campaign)
     claim = (
         participant.claims.filter(
             campaign=campaign, reason="disclosure_fix", pk=request.POST.get("claim", 0)

@@ -113,8 +113,8 @@ class InboundEventStatus(models.TextChoices):
 
 
 class InboundEvent(models.Model):
-    """An event a brand's system reported, stored as it came and answered at once; a task turns it
-    into a claim (or a refusal) and the brand follows it by GET or webhook."""
+    """An event a brand's system reported, stored as it came and answered at once; the standing
+    worker turns it into a claim (or a refusal) and the brand follows it by GET or webhook."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     brand_id = models.BigIntegerField()
@@ -128,10 +128,13 @@ class InboundEvent(models.Model):
     error = models.JSONField(null=True, blank=True, help_text="code, message and field of a refusal")
     created_at = models.DateTimeField()
     processed_at = models.DateTimeField(null=True, blank=True)
+    # The standing worker's lease while it processes the event (joyback.queue.lease_claim).
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(db_default=0, default=0)
 
     class Meta:
         indexes = [
-            # Only the few not processed yet: the sweep and a refund waiting for its purchase.
+            # Only the few not processed yet: the worker's claim and a refund waiting for its purchase.
             models.Index(
                 fields=["brand_id", "created_at"], condition=Q(status="received"), name="api_inbound_pending"
             )

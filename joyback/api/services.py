@@ -18,7 +18,6 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
-from django_q.models import OrmQ
 
 from joyback.api.models import (
     ApiKey,
@@ -35,7 +34,7 @@ from joyback.api.models import (
     api_key_cache_name,
 )
 from joyback.postgresql.prepared import prepared_fetchall
-from joyback.queue import broker_row, enqueue_on_commit, task_schedule_once
+from joyback.queue import enqueue_on_commit, task_schedule_once
 
 logger = logging.getLogger(__name__)
 
@@ -332,10 +331,8 @@ def idempotency_keys_expire(*, now=None) -> int:
 
 # Reported events: stored and answered in one transaction, processed by a task.
 
+
 # The product's processor, started by name (this app imports none of the product apps).
-INBOUND_EVENT_TASK = "verification.inbox.inbound_event_process_task"
-
-
 class IdempotencyConflict(Exception):
     """Another request took this Idempotency-Key between our look-up and our insert."""
 
@@ -345,35 +342,27 @@ def inbound_event_accept(
     api_key: ApiKey,
     type: str,
     payload: dict,
-    task: str,
     answer,
     idempotency: tuple[str, str] | None = None,
     idempotency_record_id: int | None = None,
 ) -> tuple[InboundEvent, bytes]:
-    """Store the answer under the Idempotency-Key, the event and the task that processes it, all
-    or nothing. `answer(event)` gives the response body (bytes) before anything is written, so the
-    first answer and every replay are the same bytes.
+    """Store the answer under the Idempotency-Key and the event, all or nothing; the standing
+    worker claims the event (manage.py work). `answer(event)` gives the response body (bytes)
+    before anything is written, so the first answer and every replay are the same bytes.
 
-    With the database as the broker it is one statement (no BEGIN, one commit, one round trip):
-    the task row is written with the event, so the workers see both at the same moment. With
-    Redis the task is queued once the event is committed; the sweep catches a crash in between."""
+    On PostgreSQL a new key and its event are one statement (no BEGIN, one commit, one round trip)."""
     now = timezone.now()
     event = InboundEvent(brand_id=api_key.brand_id, type=type, payload=payload, created_at=now)
     body = answer(event)
     event_values = [event.pk, event.brand_id, type, json.dumps(payload), now]
-    postgres = connection.vendor == "postgresql"
-    task_row = broker_row(task, str(event.pk)) if idempotency_record_id is None and postgres else None
-    if task_row is not None:
-        queue_name, package = task_row
-        parameters = [*event_values, queue_name, package, now]
+    if connection.vendor == "postgresql" and idempotency_record_id is None:
         if idempotency is not None:
             key, fingerprint = idempotency
-            parameters = [api_key.pk, key, fingerprint, 202, body.decode(), now, now, *parameters]
-            statement = _ACCEPT_KEYED
+            parameters = [api_key.pk, key, fingerprint, 202, body.decode(), now, now, *event_values]
+            if not prepared_fetchall(_ACCEPT_KEYED, parameters)[0][0]:  # every request runs it: prepared
+                raise IdempotencyConflict
         else:
-            statement = _ACCEPT
-        if not prepared_fetchall(statement, parameters)[0][0]:  # every request runs it: prepared
-            raise IdempotencyConflict
+            prepared_fetchall(_ACCEPT, event_values)
         return event, body
     with transaction.atomic(durable=True):
         if idempotency_record_id is not None:  # a key past its lifetime, taken afresh
@@ -384,49 +373,26 @@ def inbound_event_accept(
                 api_key=api_key, key=key, fingerprint=fingerprint, status=202, body=body.decode()
             ):
                 raise IdempotencyConflict
-        if postgres:
-            with connection.cursor() as cursor:
-                cursor.execute(_EVENT_INSERT, event_values)
-        else:
-            event.save(force_insert=True)
-        enqueue_on_commit(task, str(event.pk))
+        event.save(force_insert=True)
     return event, body
 
 
 _EVENT_TABLE = InboundEvent._meta.db_table
 _EVENT_COLUMNS = "id, brand_id, type, payload, status, created_at"
-_EVENT_INSERT = (
-    f"INSERT INTO {_EVENT_TABLE} ({_EVENT_COLUMNS}) "  # noqa: S608
-    "VALUES (%s, %s, %s, %s::jsonb, 'received', %s)"
-)
-# The key's answer, the event and its task row in one statement: the event and the task are only
-# written when the key's row was (a conflict leaves the three unwritten and selects 0).
+# The key's answer and the event in one statement: the event is only written when the key's row
+# was (a conflict leaves both unwritten and selects 0).
 _ACCEPT_KEYED = (
     f"WITH k AS (INSERT INTO {IdempotencyKey._meta.db_table} (api_key_id, key, request_hash, state, "  # noqa: S608
     "response_status, response_body, created_at, locked_at) VALUES (%s, %s, %s, 'done', %s, %s, %s, %s) "
     "ON CONFLICT (api_key_id, key) DO NOTHING RETURNING id), "
     f"e AS (INSERT INTO {_EVENT_TABLE} ({_EVENT_COLUMNS}) "
-    "SELECT %s, %s, %s, %s::jsonb, 'received', %s FROM k RETURNING id), "
-    f"q AS (INSERT INTO {OrmQ._meta.db_table} (key, payload, lock) SELECT %s, %s, %s FROM e) "
+    "SELECT %s, %s, %s, %s::jsonb, 'received', %s FROM k) "
     "SELECT count(*) FROM k"
 )
 _ACCEPT = (
-    f"WITH e AS (INSERT INTO {_EVENT_TABLE} ({_EVENT_COLUMNS}) "  # noqa: S608
-    "VALUES (%s, %s, %s, %s::jsonb, 'received', %s) RETURNING id), "
-    f"q AS (INSERT INTO {OrmQ._meta.db_table} (key, payload, lock) SELECT %s, %s, %s FROM e) "
-    "SELECT count(*) FROM e"
+    f"INSERT INTO {_EVENT_TABLE} ({_EVENT_COLUMNS}) "  # noqa: S608
+    "VALUES (%s, %s, %s, %s::jsonb, 'received', %s) RETURNING id"
 )
-
-
-def inbound_events_stalled(*, now=None, limit: int = 500) -> list[str]:
-    """Events whose processing task was lost (a crash between commit and a Redis enqueue)."""
-    now = now or timezone.now()
-    return [
-        str(pk)
-        for pk in InboundEvent.objects.filter(
-            status="received", created_at__lt=now - timedelta(minutes=5)
-        ).values_list("pk", flat=True)[:limit]
-    ]
 
 
 # Outgoing webhooks.

@@ -1,12 +1,6 @@
 """Work the task queue runs for the API: thin wrappers around one service each."""
 
-from joyback.api.services import (
-    INBOUND_EVENT_TASK,
-    idempotency_keys_expire,
-    inbound_events_stalled,
-    webhook_deliver,
-    webhook_deliveries_due,
-)
+from joyback.api.services import idempotency_keys_expire, webhook_deliver, webhook_deliveries_due
 from joyback.queue import enqueue_on_commit
 
 
@@ -15,12 +9,9 @@ def webhook_deliver_task(delivery_id) -> str:
 
 
 def webhook_sweep() -> int:
-    """Safety net: retries whose one-off schedule never ran, reported events whose task was lost,
-    and expired idempotency keys."""
+    """Safety net: retries whose one-off schedule never ran, and expired idempotency keys."""
     due = webhook_deliveries_due()
     for delivery_id in due:  # each its own task: up to 500 POSTs do not run in this one
         enqueue_on_commit("joyback.api.tasks.webhook_deliver_task", delivery_id)
     idempotency_keys_expire()
-    for event_id in inbound_events_stalled():
-        enqueue_on_commit(INBOUND_EVENT_TASK, event_id)
     return len(due)

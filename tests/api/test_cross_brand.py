@@ -73,7 +73,7 @@ def world(alpaca, bison, make_api):
 def api_patterns() -> list[URLPattern]:
     return [
         pattern
-        for route, pattern, _namespace in walk(get_resolver().url_patterns)
+        for route, pattern, _namespace, _converters in walk(get_resolver().url_patterns)
         if route.startswith("api/v1/") and pattern.pattern.converters
     ]
 

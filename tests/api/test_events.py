@@ -8,15 +8,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from joyback.api import tasks
 from joyback.api.models import InboundEvent
 from joyback.api.services import (
-    INBOUND_EVENT_TASK,
     IdempotencyConflict,
     api_key_revoke,
     inbound_event_accept,
     webhook_endpoint_create,
 )
+from joyback.queue import standing_work_sweep
 from tests.api.conftest import purchase
 from tests.verification.test_claim_races import race
 from verification.inbox import inbound_event_process
@@ -77,19 +76,32 @@ def test_a_refund_processed_before_its_purchase_waits_for_it(alpaca_api, shop):
     assert Purchase.objects.get().status == "refunded"
 
 
-def test_the_sweep_processes_events_whose_task_was_lost(
-    alpaca_api, shop, monkeypatch, django_capture_on_commit_callbacks
-):
-    event = alpaca_api.post("events", purchase()).json()
-    assert tasks.webhook_sweep() == 0 and not Purchase.objects.exists()  # too young to be lost
+def test_an_event_only_stored_is_processed_by_the_clusters_sweep(alpaca_api, shop):
+    event = alpaca_api.post("events", purchase()).json()  # the inline worker never ran: no commit
+    assert InboundEvent.objects.get(pk=event["id"]).status == "received"
 
+    assert standing_work_sweep(seconds=5) == 1  # what the cluster runs each minute
+
+    assert alpaca_api.get(f"events/{event['id']}").json()["status"] == "processed"
+    assert Purchase.objects.count() == 1
+
+
+def test_an_event_whose_processing_failed_is_tried_again_once_its_lease_ends(alpaca_api, shop, monkeypatch):
+    from verification import inbox
+
+    event = alpaca_api.post("events", purchase()).json()
+    real = inbox.inbound_event_process
+    monkeypatch.setattr(inbox, "inbound_event_process", lambda **kw: 1 / 0)
+    assert inbox.inbound_events_process() == 1  # claimed, failed (logged), leased
+    monkeypatch.setattr(inbox, "inbound_event_process", real)
+
+    assert inbox.inbound_events_process() == 0  # still leased to the worker that failed
     later = timezone.now() + timedelta(minutes=6)
     monkeypatch.setattr(timezone, "now", lambda: later)
-    with django_capture_on_commit_callbacks(execute=True):
-        tasks.webhook_sweep()
+    assert inbox.inbound_events_process() == 1
 
-    assert InboundEvent.objects.get(pk=event["id"]).status == "processed"
-    assert Purchase.objects.count() == 1
+    stored = InboundEvent.objects.get(pk=event["id"])
+    assert (stored.status, stored.attempts) == ("processed", 2)
 
 
 def test_a_request_writes_once_and_replays_are_answered_from_the_cache(alpaca_api, shop):
@@ -107,8 +119,8 @@ def test_a_request_writes_once_and_replays_are_answered_from_the_cache(alpaca_ap
     later_replay = list(replay.captured_queries)
     mismatch = alpaca_api.post("events", purchase(amount=999), idempotency_key="k-1")
 
-    # Tasks run inline in tests: the key's answer and the event, in one transaction, no look-up.
-    assert writes == ["INSERT", "INSERT"]
+    # The key's answer and the event, no look-up: one statement on PostgreSQL, one transaction else.
+    assert writes == (["WITH"] if connection.vendor == "postgresql" else ["INSERT", "INSERT"])
     # The first replay finds the key taken, reads its answer once; the next ones need no query.
     assert first_replay[-1].startswith("SELECT") and "api_idempotencykey" in first_replay[-1]
     assert later_replay == []
@@ -151,28 +163,29 @@ def workers(monkeypatch):
 
 
 @pytest.mark.postgres
-def test_with_the_database_as_broker_event_key_and_task_are_one_statement(workers, alpaca_api, shop):
+def test_with_workers_an_event_is_one_statement_and_the_standing_worker_claims_it(workers, alpaca_api, shop):
+    from django.core.management import call_command
     from django_q.models import OrmQ
 
     alpaca_api.get("claims")  # the key is cached and its last use written
 
-    with CaptureQueriesContext(connection) as fresh:
+    with CaptureQueriesContext(connection) as keyed:
         accepted = alpaca_api.post("events", purchase(), idempotency_key="k-1")
-    statements = [q["sql"].split()[0] for q in fresh.captured_queries]  # before the next request resets them
+    keyed_statements = [q["sql"].split()[0] for q in keyed.captured_queries]
     again = alpaca_api.post("events", purchase(), idempotency_key="k-1")
-    unkeyed = alpaca_api.post("events", purchase(order_id="A-2"))
+    with CaptureQueriesContext(connection) as unkeyed_request:
+        unkeyed = alpaca_api.post("events", purchase(order_id="A-2"))
 
     assert accepted.status_code == again.status_code == unkeyed.status_code == 202
-    assert statements == ["WITH"]
-    tasks_ = [row.task for row in OrmQ.objects.order_by("pk")]
-    assert [(task["func"], task["args"]) for task in tasks_] == [
-        (INBOUND_EVENT_TASK, (accepted.json()["id"],)),
-        (INBOUND_EVENT_TASK, (unkeyed.json()["id"],)),
-    ]
-    assert InboundEvent.objects.count() == 2
-    for task in tasks_:  # what a worker does with them
-        inbound_event_process(event_id=task["args"][0])
+    assert keyed_statements == ["WITH"]  # the key's answer and the event: one statement, one commit
+    assert [q["sql"].split()[0] for q in unkeyed_request.captured_queries] == ["INSERT"]
+    assert InboundEvent.objects.count() == 2 and not OrmQ.objects.exists()  # no task row per event
+    assert not Purchase.objects.exists()
+
+    call_command("work", "--once")  # the standing worker
+
     assert Purchase.objects.count() == 2
+    assert set(InboundEvent.objects.values_list("status", flat=True)) == {"processed"}
 
 
 def test_a_key_taken_meanwhile_leaves_nothing_written(workers, alpaca, alpaca_api, shop):
@@ -186,16 +199,15 @@ def test_a_key_taken_meanwhile_leaves_nothing_written(workers, alpaca, alpaca_ap
             api_key=ApiKey.objects.get(),
             type="purchase",
             payload=purchase(order_id="A-2"),
-            task=INBOUND_EVENT_TASK,
             answer=lambda event: b"{}",
             idempotency=("k-1", "another body"),
         )
-    assert InboundEvent.objects.count() == OrmQ.objects.count() == 1
+    assert InboundEvent.objects.count() == 1 and not OrmQ.objects.exists()
 
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_requests_racing_with_one_key_store_one_event_and_one_task(workers, alpaca, shop):
+def test_requests_racing_with_one_key_store_one_event(workers, alpaca, shop):
 
     from django.test import Client
     from django_q.models import OrmQ
@@ -207,4 +219,4 @@ def test_requests_racing_with_one_key_store_one_event_and_one_task(workers, alpa
     answers = race(8, lambda i: Api(Client(), secret).post("events", purchase(), idempotency_key="herd"))
     assert [answer.status_code for answer in answers] == [202] * 8
     assert len({answer.content for answer in answers}) == 1
-    assert InboundEvent.objects.count() == OrmQ.objects.count() == 1
+    assert InboundEvent.objects.count() == 1 and not OrmQ.objects.exists()

@@ -1,6 +1,6 @@
 """Idempotency-Key with Stripe's semantics: replay, 422 on another body, 409 while in flight.
 
-POST /events stores its answer with the event in one transaction; the other POSTs (payouts) hold
+POST /events stores its answer with the event in one statement; the other POSTs (payouts) hold
 the key while they work: both are covered here (payouts also in test_payouts)."""
 
 import json
@@ -8,7 +8,7 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
@@ -108,14 +108,20 @@ def test_a_key_past_its_lifetime_may_be_used_for_a_new_request(alpaca_api, shop)
 
 
 def test_a_server_error_releases_the_key_for_a_retry(client, alpaca_api, shop, monkeypatch):
+    from django.db import OperationalError
+
     import joyback.api.services
 
-    real = joyback.api.services.enqueue_on_commit
-    monkeypatch.setattr(joyback.api.services, "enqueue_on_commit", lambda *args: 1 / 0)
+    def database_gone(*args, **kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    # The write fails: the one statement on PostgreSQL, the event after its key elsewhere.
+    monkeypatch.setattr(joyback.api.services, "prepared_fetchall", database_gone)
+    monkeypatch.setattr(InboundEvent, "save", database_gone)
     client.raise_request_exception = False
     assert alpaca_api.post("events", purchase(), idempotency_key="k-5xx").status_code == 500
     assert not IdempotencyKey.objects.exists() and not InboundEvent.objects.exists()
-    monkeypatch.setattr(joyback.api.services, "enqueue_on_commit", real)
+    monkeypatch.undo()
     assert alpaca_api.post("events", purchase(), idempotency_key="k-5xx").status_code == 202
 
 
@@ -145,14 +151,19 @@ def test_two_requests_racing_with_the_same_key(alpaca, shop, monkeypatch):
 
     secret = api_key_create(brand_id=alpaca.pk, name="shop", scopes=["events"]).secret
     inside, release = threading.Event(), threading.Event()
-    real = joyback.api.services.enqueue_on_commit
+    real = joyback.api.services.prepared_fetchall
 
     def slow(*args):
-        inside.set()
-        assert release.wait(10)
-        return real(*args)
+        # The first request's one statement, held uncommitted until the second is waiting on it.
+        if inside.is_set():
+            return real(*args)
+        with transaction.atomic():
+            rows = real(*args)
+            inside.set()
+            assert release.wait(10)
+        return rows
 
-    monkeypatch.setattr(joyback.api.services, "enqueue_on_commit", slow)
+    monkeypatch.setattr(joyback.api.services, "prepared_fetchall", slow)
     answers = {}
 
     def call(name):
@@ -164,7 +175,6 @@ def test_two_requests_racing_with_the_same_key(alpaca, shop, monkeypatch):
     first = threading.Thread(target=call, args=("first",))
     first.start()
     assert inside.wait(10)
-    inside.clear()
     second = threading.Thread(target=call, args=("second",))
     second.start()
     for _attempt in range(200):  # the second blocks on the first's uncommitted key

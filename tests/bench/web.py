@@ -9,10 +9,10 @@ of what the same server does with a request that has no work in it:
   reference is the mean of the two runs.
 - landing_get: GET /c/<slug>/, the public page of a live, funded campaign (expects 200).
 - claim_post: POST /p/c/<slug>/payee/, a person's bank details (expects 302 to the status page).
-  Each connection is a different participant with an approved reward, its own session cookie and
-  its CSRF cookie and token, got from the payee form page as a browser would.
+  Each connection is a different participant with an approved reward, its own participant cookie
+  and its CSRF cookie and token, got from the payee form page as a browser would.
 
-Everything but the timed runs (data, sessions, tokens, warm-up) happens before the clock starts.
+Everything but the timed runs (data, cookies, tokens, warm-up) happens before the clock starts.
 """
 
 import http.client
@@ -74,10 +74,10 @@ class Load:
 
 @dataclass(frozen=True)
 class Client:
-    """One person's browser: their session, and the CSRF cookie and token for the form."""
+    """One person's browser: their participant cookie, and the CSRF cookie and token for the form."""
 
     participant_id: int
-    sessionid: str
+    cookie: str  # Cookie header naming the participant, as after their TikTok login
     csrftoken: str = ""
     form_token: str = ""
 
@@ -167,10 +167,7 @@ def database_prepare(server: Server, bench_db: str) -> None:
 
 
 def data_setup(*, people: int) -> list[Client]:
-    """A live, funded campaign, and `people` participants each with an approved reward and a session."""
-    from importlib import import_module
-
-    from django.conf import settings
+    """A live, funded campaign, and `people` participants each with an approved reward and a cookie."""
     from django.contrib.auth import get_user_model
     from django.db import connections
 
@@ -182,7 +179,7 @@ def data_setup(*, people: int) -> list[Client]:
         campaign_transition,
     )
     from verification.services import action_reward, identity_attach, participant_create
-    from verification.sessions import session_participant_set
+    from verification.sessions import COOKIE, participant_cookie_value
 
     owner = get_user_model().objects.create_user(email="owner@bench.localhost", password="bench-owner-pw")
     brand = brand_create(name="Bench Brand", slug="bench-brand", owner=owner, currency="EUR")
@@ -202,7 +199,6 @@ def data_setup(*, people: int) -> list[Client]:
     campaign_fund(campaign=campaign, amount=budget)
     campaign = campaign_transition(campaign=campaign, to="live")
     login = campaign.rules.get(trigger="tiktok_login")
-    store = import_module(settings.SESSION_ENGINE).SessionStore
     clients = []
     for number in range(people):
         person = participant_create(brand=brand)
@@ -212,10 +208,8 @@ def data_setup(*, people: int) -> list[Client]:
         claim = action_reward(rule=login, identity=identity)
         if claim.status != "approved":
             raise BenchSetupError(f"a bench participant's reward was {claim.status} ({claim.reason})")
-        session = store()
-        session_participant_set(session, person)  # as after the person's TikTok login
-        session.create()
-        clients.append(Client(participant_id=person.pk, sessionid=session.session_key))
+        cookie = f"{COOKIE}={participant_cookie_value({brand.pk: person.pk})}"
+        clients.append(Client(participant_id=person.pk, cookie=cookie))
     connections.close_all()
     return clients
 
@@ -313,8 +307,7 @@ def get(port: int, path: str, *, headers=None, timeout: float = 10) -> tuple[int
 
 def client_tokens(port: int, client: Client) -> Client:
     """GET the payee form as this person's browser would: the CSRF cookie and the form's token."""
-    cookie = {"Cookie": f"sessionid={client.sessionid}"}
-    status, headers, page = get(port, f"/p/c/{SLUG}/payee/", headers=cookie)
+    status, headers, page = get(port, f"/p/c/{SLUG}/payee/", headers={"Cookie": client.cookie})
     cookies = SimpleCookie()
     for name, value in headers:
         if name.lower() == "set-cookie":
@@ -324,7 +317,7 @@ def client_tokens(port: int, client: Client) -> Client:
         raise BenchSetupError(f"the payee form page answered {status} without a CSRF cookie and token")
     return Client(
         participant_id=client.participant_id,
-        sessionid=client.sessionid,
+        cookie=client.cookie,
         csrftoken=cookies["csrftoken"].value,
         form_token=match.group(1),
     )
@@ -355,7 +348,7 @@ def clients_file(clients: list[Client], path: Path) -> Path:
                 "consent": "on",
             }
         )
-        lines.append(f"sessionid={client.sessionid}; csrftoken={client.csrftoken}\t{body}")
+        lines.append(f"{client.cookie}; csrftoken={client.csrftoken}\t{body}")
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -447,7 +440,7 @@ def measure(server: Server, bench_db: str, args, note) -> dict:
     clients = data_setup(people=args.http_connections)
     note(
         f"http setup: a live funded campaign, {len(clients)} participants each with an approved reward "
-        f"and a session, {time.monotonic() - began:.1f} s"
+        f"and a participant cookie, {time.monotonic() - began:.1f} s"
     )
     from django.conf import settings
     from django.db import connections
@@ -457,7 +450,7 @@ def measure(server: Server, bench_db: str, args, note) -> dict:
         "http server: cache "
         + (f"Redis (REDIS_URL={env['REDIS_URL']})" if env.get("REDIS_URL") else "LocMemCache, one per worker")
         + f", database connections kept {env.get('DB_CONN_MAX_AGE', '60')} s with health checks, "
-        "sessions in the database (the product's settings)"
+        "sessions in the database and participants named by a signed cookie (the product's settings)"
     )
     loads = {}
     with (

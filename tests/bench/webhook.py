@@ -3,7 +3,7 @@
 POST /v/webhooks/whatsapp/ (verification.views.whatsapp_webhook) verifies X-Hub-Signature-256,
 stores each message once by its wamid (ProviderEvent, unique per provider and event id; one
 statement, committed before the answer) and answers 200 "ok"; a standing worker (manage.py
-provider_events_work) claims the stored events that are not yet processed, so the queue is the
+work) claims the stored events that are not yet processed, so the queue is the
 unprocessed ProviderEvent rows and nothing is enqueued per request. The same
 gunicorn (tests.bench.settings, the settings web.py uses) serves /bench/hello/, and wrk loads one
 URL at a time with the same connections, threads and durations:

@@ -132,41 +132,46 @@ def sample_reconciliation_exception(brand):
     return ReconciliationException.objects.create(brand=brand, reason="unknown_line", currency="EUR")
 
 
-def walk(patterns, prefix="", namespace=""):
+def walk(patterns, prefix="", namespace="", converters=()):
+    """(route, pattern, namespace, converters) of every URL, with what its includes' prefixes add."""
     for entry in patterns:
         if isinstance(entry, URLResolver):
             inner = ":".join(filter(None, [namespace, entry.namespace]))
-            yield from walk(entry.url_patterns, prefix + str(entry.pattern), inner)
+            named = (*converters, *getattr(entry.pattern, "converters", {}))
+            yield from walk(entry.url_patterns, prefix + str(entry.pattern), inner, named)
         elif isinstance(entry, URLPattern):
-            yield prefix + str(entry.pattern), entry, namespace
+            named = (*converters, *getattr(entry.pattern, "converters", {}))
+            yield prefix + str(entry.pattern), entry, namespace, named
 
 
 def brand_scoped_patterns():
-    """(pattern, namespace) of every URL that names a brand."""
+    """(pattern, namespace, converters) of every URL that names a brand."""
     return [
-        (pattern, namespace)
-        for _route, pattern, namespace in walk(get_resolver().url_patterns)
-        if "brand_slug" in pattern.pattern.converters
+        (pattern, namespace, converters)
+        for _route, pattern, namespace, converters in walk(get_resolver().url_patterns)
+        if "brand_slug" in converters
     ]
 
 
-def url_for(pattern: URLPattern, namespace: str, *, slug_brand, object_brand) -> str:
+def url_for(pattern: URLPattern, namespace: str, converters, *, slug_brand, object_brand) -> str:
     assert pattern.name, f"{pattern.pattern} needs a name"
     kwargs = {}
-    for name in pattern.pattern.converters:
+    for name in converters:
         assert name in SAMPLES, f"teach SAMPLES in {__file__} how to make a {name!r} of a brand"
         kwargs[name] = SAMPLES[name](slug_brand if name == "brand_slug" else object_brand)
     return reverse(f"{namespace}:{pattern.name}" if namespace else pattern.name, kwargs=kwargs)
 
 
 def test_discovery_finds_the_brand_pages():
-    routes = [route for route, pattern, _ in walk(get_resolver().url_patterns)]
+    routes = [route for route, *_ in walk(get_resolver().url_patterns)]
     assert "brands/<slug:brand_slug>/" in routes
     assert "brands/<slug:brand_slug>/accounts/<int:account_id>/" in routes
+    assert "brands/<slug:brand_slug>/payouts/<int:payout_id>/" in routes
+    assert len(brand_scoped_patterns()) >= 40  # every app's brand pages, whatever their includes
 
 
 def test_every_brand_page_goes_through_the_access_helper():
-    for pattern, _namespace in brand_scoped_patterns():
+    for pattern, _namespace, _converters in brand_scoped_patterns():
         assert getattr(pattern.callback, "brand_scoped", False), (
             f"{pattern.pattern} is not wrapped by brand_member_required"
         )
@@ -175,8 +180,8 @@ def test_every_brand_page_goes_through_the_access_helper():
 @pytest.mark.parametrize("method", ["get", "post"])
 def test_a_member_of_another_brand_gets_404_everywhere(client, alice, alpaca, bison, method):
     client.force_login(alice)
-    for pattern, namespace in brand_scoped_patterns():
-        url = url_for(pattern, namespace, slug_brand=bison, object_brand=bison)
+    for pattern, namespace, converters in brand_scoped_patterns():
+        url = url_for(pattern, namespace, converters, slug_brand=bison, object_brand=bison)
         response = getattr(client, method)(url)
         assert response.status_code == 404, (
             f"{method.upper()} {url} gave {response.status_code} to another brand"
@@ -186,10 +191,10 @@ def test_a_member_of_another_brand_gets_404_everywhere(client, alice, alpaca, bi
 def test_another_brands_objects_are_404_under_your_own_brand(client, alice, alpaca, bison):
     client.force_login(alice)
     checked = 0
-    for pattern, namespace in brand_scoped_patterns():
-        if set(pattern.pattern.converters) == {"brand_slug"}:
+    for pattern, namespace, converters in brand_scoped_patterns():
+        if set(converters) == {"brand_slug"}:
             continue
-        url = url_for(pattern, namespace, slug_brand=alpaca, object_brand=bison)
+        url = url_for(pattern, namespace, converters, slug_brand=alpaca, object_brand=bison)
         codes = {client.get(url).status_code, client.post(url).status_code}
         # 405 is a method the view does not take; the one it takes must say 404.
         assert 404 in codes and codes <= {404, 405}, (
@@ -201,13 +206,13 @@ def test_another_brands_objects_are_404_under_your_own_brand(client, alice, alpa
 
 def test_your_own_brand_pages_answer(client, alice, alpaca, bison):
     client.force_login(alice)
-    for pattern, namespace in brand_scoped_patterns():
-        url = url_for(pattern, namespace, slug_brand=alpaca, object_brand=alpaca)
+    for pattern, namespace, converters in brand_scoped_patterns():
+        url = url_for(pattern, namespace, converters, slug_brand=alpaca, object_brand=alpaca)
         assert client.get(url).status_code in (200, 405), url  # 405: a form's POST-only target
 
 
 def test_signed_out_visitors_are_sent_to_sign_in(client, alpaca):
-    for pattern, namespace in brand_scoped_patterns():
-        url = url_for(pattern, namespace, slug_brand=alpaca, object_brand=alpaca)
+    for pattern, namespace, converters in brand_scoped_patterns():
+        url = url_for(pattern, namespace, converters, slug_brand=alpaca, object_brand=alpaca)
         response = client.get(url)
         assert response.status_code == 302 and "/accounts/login/" in response["Location"], url

@@ -1,16 +1,18 @@
 """Pat's bank details are kept the moment Pat sends them and stored as the payee account by a
-worker: out of order, twice, or after a lost task, Pat's latest details are the ones paid to."""
+standing worker: out of order, twice, or after a failure, Pat's latest details are the ones paid to."""
 
 import json
 from datetime import timedelta
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
+from joyback.queue import standing_work_sweep
 from payouts.models import PayeeAccount, PayeeSubmission
-from payouts.services import payee_submission_process, payouts_sweep
+from payouts.services import payee_submission_process, payee_submissions_process
 from tests.conftest import rewarded_in_browser
 
 pytestmark = pytest.mark.django_db
@@ -83,17 +85,35 @@ def test_a_task_run_twice_stores_the_details_once(client, summer):
     assert PayeeAccount.objects.count() == 1
 
 
-def test_the_sweep_stores_details_whose_task_was_lost(client, summer, monkeypatch):
+def test_the_standing_worker_stores_details_the_request_only_kept(client, summer):
     rewarded_in_browser(client, summer)
-    send(client, summer, FIRST_IBAN)  # its task never runs: the test's transaction never commits
-
-    payouts_sweep()  # too young: its task may still be on its way
+    send(client, summer, FIRST_IBAN)  # the inline worker never runs: the test's transaction never commits
     assert not PayeeAccount.objects.exists()
-    later = timezone.now() + timedelta(minutes=2)
-    monkeypatch.setattr(timezone, "now", lambda: later)
-    payouts_sweep()
+
+    call_command("work", "--once")
 
     assert current_iban() == FIRST_IBAN
+    assert not PayeeSubmission.objects.filter(processed_at__isnull=True).exists()
+
+
+def test_details_whose_storing_failed_are_tried_again_once_their_lease_ends(client, summer, monkeypatch):
+    from payouts import services
+
+    rewarded_in_browser(client, summer)
+    submission = send(client, summer, FIRST_IBAN)
+    real = services.payee_submission_process
+    monkeypatch.setattr(services, "payee_submission_process", lambda **kw: 1 / 0)
+    assert payee_submissions_process() == 1  # claimed, failed (logged), leased
+    monkeypatch.setattr(services, "payee_submission_process", real)
+
+    assert payee_submissions_process() == 0  # still leased to the worker that failed
+    assert standing_work_sweep(seconds=1) == 0
+    later = timezone.now() + timedelta(minutes=6)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    assert standing_work_sweep(seconds=5) == 1  # the cluster's safety net
+
+    submission.refresh_from_db()
+    assert current_iban() == FIRST_IBAN and submission.attempts == 2
 
 
 def test_details_for_another_brands_participant_store_nothing(client, summer, bison, make_live_campaign):

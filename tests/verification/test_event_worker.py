@@ -132,7 +132,7 @@ def test_a_failing_event_is_tried_again_then_left_for_a_person(club, monkeypatch
 def test_the_worker_command_processes_what_waits(club):
     provider_events_store(provider=Provider.WHATSAPP, events=[("wamid.CMD", message("wamid.CMD"))])
 
-    call_command("provider_events_work", "--once")
+    call_command("work", "--once")
 
     assert ProviderEvent.objects.get().outcome == "no_code"
 
@@ -141,15 +141,11 @@ def test_the_worker_command_processes_what_waits(club):
 def test_the_cluster_sweep_is_scheduled():
     from django_q.models import Schedule
 
-    from verification.tasks import provider_events_sweep
+    from joyback.queue import standing_work_sweep
 
-    schedule = Schedule.objects.get(name="verification-provider-events")
-    assert (schedule.func, schedule.minutes, schedule.repeats) == (
-        "verification.tasks.provider_events_sweep",
-        1,
-        -1,
-    )
-    assert provider_events_sweep(seconds=1) == 0
+    schedule = Schedule.objects.get(name="standing-work")
+    assert (schedule.func, schedule.minutes, schedule.repeats) == ("joyback.queue.standing_work_sweep", 1, -1)
+    assert standing_work_sweep(seconds=1) == 0
 
 
 @pytest.mark.postgres

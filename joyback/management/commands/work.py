@@ -1,0 +1,35 @@
+"""The standing worker: claim and process what requests stored for later, as it arrives.
+
+Webhooks, the claim flow's bank details and the API's events only store a row and answer; this
+loop claims the waiting rows of every kind each app registered (joyback.queue) and processes each
+once. Run it next to the task cluster; any number may run at once (they claim disjoint rows), and
+the cluster's one-minute sweep catches up if none does.
+"""
+
+import signal
+import time
+
+from django.core.management.base import BaseCommand
+from django.db import close_old_connections, connection
+
+from joyback.queue import standing_work_pass
+
+
+class Command(BaseCommand):
+    help = "Process what requests stored for later (webhook events, bank details, API events) as it arrives."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--poll", type=float, default=0.2, help="seconds to wait when idle (0.2)")
+        parser.add_argument("--once", action="store_true", help="process what is waiting, then exit")
+
+    def handle(self, *args, poll: float, once: bool, **options):
+        stopping = []
+        signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+        while not stopping:
+            if not connection.in_atomic_block:  # (a test's transaction)
+                close_old_connections()  # honours CONN_MAX_AGE and drops a broken connection
+            claimed = sum(standing_work_pass().values())
+            if once and not claimed:
+                return
+            if not claimed:
+                time.sleep(poll)
