@@ -216,3 +216,19 @@ def test_a_currency_without_a_rail_is_told_so(client, make_live_campaign):
 
     assert response.status_code == 400
     assert "not offered yet" in response.content.decode()
+
+
+def test_forms_share_their_declared_fields_and_a_bad_value_does_not_stick_to_the_next_form():
+    from payouts.forms import ManualPayoutForm, PayeeForm
+
+    refused = PayeeForm(GOOD | {"iban": "DE00 0000"}, currency="EUR")
+    accepted = PayeeForm(GOOD, currency="EUR")
+    manual = ManualPayoutForm(currency="EUR")
+
+    assert not refused.is_valid() and "iban" in refused.errors
+    assert accepted.is_valid(), accepted.errors
+    assert accepted.fields["iban"] is refused.fields["iban"]  # shared, never copied per form
+    assert set(accepted.fields) == {"name", "email", "phone", "iban", "consent"}  # the rail's fields only
+    assert set(PayeeForm(currency="GBP").fields) >= {"sort_code", "account_number"}
+    assert str(manual.fields["name"].label).startswith("Payee's full name")
+    assert str(PayeeForm(currency="EUR").fields["name"].label) == "Full name, as your bank knows it"
