@@ -13,10 +13,9 @@ def client_address(request) -> str:
 def rate_limit_hit(*, scope: str, key: str, limit: int, window_seconds: int) -> bool:
     """Counts one hit; True once the key has made more than `limit` hits in this window."""
     bucket = f"ratelimit:{scope}:{key}:{int(time.time() // window_seconds)}"
-    if cache.add(bucket, 1, timeout=window_seconds + 1):
-        return limit < 1
     try:
-        return cache.incr(bucket) > limit
-    except ValueError:  # expired between add and incr
-        cache.add(bucket, 1, timeout=window_seconds + 1)
-        return False
+        return cache.incr(bucket) > limit  # one cache operation for every hit but a window's first
+    except ValueError:  # the window's first hit
+        if cache.add(bucket, 1, timeout=window_seconds + 1):
+            return limit < 1
+        return cache.incr(bucket) > limit  # another request's first hit came in between

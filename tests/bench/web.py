@@ -5,8 +5,8 @@ that only answers "Hello, world") from the <dbname>_bench database; wrk loads on
 with the same connections, threads and durations, so each page's rate can be read as a fraction
 of what the same server does with a request that has no work in it:
 
-- django_hello: GET /bench/hello/ (expects 200), before and after the product pages; the
-  reference is the mean of the two runs.
+- django_hello: GET /bench/hello/ (expects 200), before and after each round of product pages;
+  a round's reference is the mean of the two runs around it.
 - landing_get: GET /c/<slug>/, the public page of a live, funded campaign (expects 200).
 - claim_post: POST /p/c/<slug>/payee/, a person's bank details (expects 302 to the status page).
   Each connection is a different participant with an approved reward, its own participant cookie
@@ -433,8 +433,9 @@ def server_env(*, database_url: str, secret_key: str) -> dict:
     return env
 
 
-def measure(server: Server, bench_db: str, args, note) -> dict:
-    """Serve, load hello / landing / claim / hello with wrk; a dict of Load per run."""
+def measure(server: Server, bench_db: str, args, note) -> list[dict]:
+    """Serve, warm each URL up, then load rounds of hello / landing / claim and a last hello with wrk:
+    per round, a dict of Load by run (its hello world before and after are the rounds' shared runs)."""
     database_prepare(server, bench_db)
     began = time.monotonic()
     clients = data_setup(people=args.http_connections)
@@ -452,27 +453,39 @@ def measure(server: Server, bench_db: str, args, note) -> dict:
         + f", database connections kept {env.get('DB_CONN_MAX_AGE', '60')} s with health checks, "
         "sessions in the database and participants named by a signed cookie (the product's settings)"
     )
-    loads = {}
+    rounds = []
     with (
         tempfile.TemporaryDirectory(prefix="joyback-http-") as tmp,
         Gunicorn(workers=args.http_workers, worker_class="sync", env=env, log_dir=Path(tmp)) as gunicorn,
     ):
         clients = [client_tokens(gunicorn.port, client) for client in clients]
         posts = clients_file(clients, Path(tmp) / "clients.tsv")
-        runs = [
-            ("django_hello", "/bench/hello/", 200, None),
-            ("landing_get", f"/c/{SLUG}/", 200, None),
-            ("claim_post", f"/p/c/{SLUG}/payee/", 302, posts),
-            ("django_hello_after", "/bench/hello/", 200, None),
-        ]
-        for name, path, expected, post_clients in runs:
+        urls = {
+            "django_hello": ("/bench/hello/", 200, None),
+            "landing_get": (f"/c/{SLUG}/", 200, None),
+            "claim_post": (f"/p/c/{SLUG}/payee/", 302, posts),
+        }
+        warm = {}
+        for name, (path, expected, post_clients) in urls.items():
             common = dict(expected=expected, connections=args.http_connections, clients=post_clients)
-            warm = wrk_run(gunicorn.base + path, seconds=args.http_warmup, **common)
+            warm[name] = wrk_run(gunicorn.base + path, seconds=args.http_warmup, **common)
+
+        def timed(name: str, label: str) -> Load:
+            path, expected, post_clients = urls[name]
+            common = dict(expected=expected, connections=args.http_connections, clients=post_clients)
             before = Cpu.now(gunicorn.process.pid)
-            load = wrk_run(gunicorn.base + path, seconds=args.http_seconds, **common)
+            load = wrk_run(gunicorn.base + path, seconds=args.http_round_seconds, **common)
             cpu = before.per_request(Cpu.now(gunicorn.process.pid), load.requests)
-            loads_check(name, expected=expected, warm=warm, load=load, gunicorn=gunicorn)
-            loads[name] = load
-            note(f"http {name}: {load_text(load, expected=expected)}; {cpu}")
+            loads_check(name, expected=expected, warm=warm[name], load=load, gunicorn=gunicorn)
+            note(f"http {label}: {load_text(load, expected=expected)}; {cpu}")
+            return load
+
+        hello = timed("django_hello", "django_hello 1")
+        for number in range(1, args.http_rounds + 1):
+            loads = {"django_hello": hello}
+            loads["landing_get"] = timed("landing_get", f"landing_get {number}")
+            loads["claim_post"] = timed("claim_post", f"claim_post {number}")
+            hello = loads["django_hello_after"] = timed("django_hello", f"django_hello {number + 1}")
+            rounds.append(loads)
     connections.close_all()
-    return loads
+    return rounds
