@@ -3,12 +3,29 @@ from django.contrib import admin, messages
 from payouts import services
 from payouts.models import (
     PayeeAccount,
+    PayeeSubmission,
     PaymentBatch,
     Payout,
     PayoutEvent,
     SandboxBankAccount,
     SandboxBankPayment,
 )
+
+
+@admin.register(PayeeSubmission)
+class PayeeSubmissionAdmin(admin.ModelAdmin):
+    """Bank details waiting for the standing worker, without the details: unprocessed with its
+    attempts used up is what the worker gave up on (its log says why)."""
+
+    list_display = ["id", "participant", "created_at", "processed_at", "attempts", "claimed_until"]
+    fields = ["participant", "created_at", "processed_at", "attempts", "claimed_until"]
+    list_select_related = ["participant"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(PayeeAccount)

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from joyback.api.models import ApiKey, WebhookDelivery, WebhookEndpoint, WebhookEvent
+from joyback.api.models import ApiKey, InboundEvent, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
 
 @admin.register(ApiKey)
@@ -26,3 +26,17 @@ class WebhookEventAdmin(admin.ModelAdmin):
 class WebhookDeliveryAdmin(admin.ModelAdmin):
     list_display = ["event", "endpoint", "status", "attempts", "last_status_code", "next_attempt_at"]
     list_filter = ["status"]
+
+
+@admin.register(InboundEvent)
+class InboundEventAdmin(admin.ModelAdmin):
+    """What brands reported; "received" with attempts used up is what the standing worker gave up on."""
+
+    list_display = ["id", "type", "brand_id", "status", "created_at", "processed_at", "attempts"]
+    list_filter = ["status", "type"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

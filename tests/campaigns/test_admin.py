@@ -39,3 +39,21 @@ def test_the_ledger_cannot_be_added_changed_or_deleted_in_admin(admin_client, al
     delete_url = reverse(f"admin:{opts.app_label}_{opts.model_name}_delete", args=[obj.pk])
     assert admin_client.post(delete_url, {"post": "yes"}).status_code == 403
     assert model.objects.filter(pk=obj.pk).exists()
+
+
+def test_waiting_bank_details_are_listed_without_the_details(admin_client, client, summer):
+    from payouts.models import PayeeSubmission
+    from tests.conftest import rewarded_in_browser
+
+    rewarded_in_browser(client, summer)
+    details = {"name": "Pat Example", "email": "pat@example.com", "iban": "DE89370400440532013000"}
+    client.post(reverse("payouts:payee", args=[summer.slug]), details | {"consent": "on"})  # kept, not stored
+    submission = PayeeSubmission.objects.get()
+
+    listing = admin_client.get(reverse("admin:payouts_payeesubmission_changelist")).content.decode()
+    page = admin_client.get(reverse("admin:payouts_payeesubmission_change", args=[submission.pk]))
+
+    assert str(submission.pk) in listing
+    assert page.status_code == 200
+    for secret in ("DE89", "pat@example.com", "Pat Example", submission.details[:20]):
+        assert secret not in listing and secret not in page.content.decode()
