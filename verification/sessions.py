@@ -13,7 +13,7 @@ _SALT = "joyback.participant"
 
 
 def _decode(raw: str) -> dict[int, int]:
-    """ "1-42.2-7" -> {1: 42, 2: 7}: brand id - participant id pairs (no character a cookie quotes)."""
+    """Brand id - participant id pairs, as in 1-42.2-7 (no character a cookie would quote)."""
     participants = {}
     for pair in raw.split("."):
         brand_id, _, participant_id = pair.partition("-")
