@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Brand
 from joyback.crypto import EncryptedTextField
+from joyback.models import LeasedWork
 from verification.models import Participant
 
 
@@ -56,7 +57,7 @@ class PayeeAccount(models.Model):
         return f"{self.get_rail_display()} {self.account_masked}"
 
 
-class PayeeSubmission(models.Model):
+class PayeeSubmission(LeasedWork):
     """Bank details as the person sent them, kept encrypted until a worker has made them their
     payee account (payouts.services.payee_submissions_process): the request writes this one row
     and answers at once; the standing worker claims it. The details are erased once processed."""
@@ -68,9 +69,6 @@ class PayeeSubmission(models.Model):
     )
     created_at = models.DateTimeField()
     processed_at = models.DateTimeField(null=True, blank=True)
-    # The standing worker's lease while it processes the details (joyback.queue.lease_claim).
-    claimed_until = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(db_default=0, default=0)
 
     class Meta:
         indexes = [

@@ -163,6 +163,7 @@ def payee_submission_accept(*, participant_id, brand_id: int, details: dict) -> 
             participant_id=int(participant_id),
             brand_id=brand_id,
             details=details,
+            created_at=now,
         )
     else:
         values = [submission_id, encrypt(json.dumps(details)), now, int(participant_id), brand_id]
@@ -173,13 +174,15 @@ def payee_submission_accept(*, participant_id, brand_id: int, details: dict) -> 
     return token
 
 
-def _payee_submission_accept_portable(*, submission_id, participant_id, brand_id, details) -> str | None:
+def _payee_submission_accept_portable(
+    *, submission_id, participant_id, brand_id, details, created_at
+) -> str | None:
     with transaction.atomic(durable=True):
         participant = participant_get(participant_id=participant_id, brand_id=brand_id)
         if participant is None or not participant.has_claims:
             return None
         PayeeSubmission.objects.create(
-            id=submission_id, participant=participant, details=json.dumps(details), created_at=timezone.now()
+            id=submission_id, participant=participant, details=json.dumps(details), created_at=created_at
         )
     return participant.token
 

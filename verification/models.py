@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import ActionRule, Brand, Campaign
 from joyback.crypto import EncryptedTextField
+from joyback.models import LeasedWork
 
 
 def new_token() -> str:
@@ -182,7 +183,7 @@ class TikTokToken(models.Model):
         return f"TikTok token of {self.identity_id}"
 
 
-class ProviderEvent(models.Model):
+class ProviderEvent(LeasedWork):
     """Every inbound provider event, stored once per provider event id (deliveries are at least once)."""
 
     provider = models.CharField(max_length=12, choices=Provider.choices)
@@ -193,8 +194,6 @@ class ProviderEvent(models.Model):
     # provider_events_process), so an event is never lost between its commit and a queued task.
     processed_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=40, blank=True, db_default="", default="")
-    claimed_until = models.DateTimeField(null=True, blank=True, help_text="A worker's lease on it")
-    attempts = models.PositiveSmallIntegerField(db_default=0, default=0)
 
     class Meta:
         constraints = [

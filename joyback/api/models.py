@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from joyback.crypto import EncryptedTextField
+from joyback.models import LeasedWork
 
 
 class Scope(models.TextChoices):
@@ -112,7 +113,7 @@ class InboundEventStatus(models.TextChoices):
     REFUSED = "refused", _("Refused")
 
 
-class InboundEvent(models.Model):
+class InboundEvent(LeasedWork):
     """An event a brand's system reported, stored as it came and answered at once; the standing
     worker turns it into a claim (or a refusal) and the brand follows it by GET or webhook."""
 
@@ -128,9 +129,6 @@ class InboundEvent(models.Model):
     error = models.JSONField(null=True, blank=True, help_text="code, message and field of a refusal")
     created_at = models.DateTimeField()
     processed_at = models.DateTimeField(null=True, blank=True)
-    # The standing worker's lease while it processes the event (joyback.queue.lease_claim).
-    claimed_until = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(db_default=0, default=0)
 
     class Meta:
         indexes = [

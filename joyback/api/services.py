@@ -329,10 +329,10 @@ def idempotency_keys_expire(*, now=None) -> int:
     return deleted
 
 
-# Reported events: stored and answered in one transaction, processed by a task.
+# Reported events: stored and answered in one statement, processed by the standing worker, which
+# the product registers (this app imports none of the product apps).
 
 
-# The product's processor, started by name (this app imports none of the product apps).
 class IdempotencyConflict(Exception):
     """Another request took this Idempotency-Key between our look-up and our insert."""
 

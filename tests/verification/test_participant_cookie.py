@@ -10,22 +10,17 @@ from django.urls import reverse
 
 from payouts.models import PayeeSubmission
 from tests.conftest import rewarded_in_browser
+from tests.payouts.test_payee_details import GOOD
 from verification.models import Participant
 from verification.sessions import COOKIE, participant_cookie_value, participants_from_cookie
 
 pytestmark = pytest.mark.django_db
 
-DETAILS = {
-    "name": "Pat Example",
-    "email": "pat@example.com",
-    "iban": "DE89370400440532013000",
-    "consent": "on",
-}
 REFUSED = "Complete at least one step above first"
 
 
 def send_details(client, campaign):
-    return client.post(reverse("payouts:payee", args=[campaign.slug]), DETAILS)
+    return client.post(reverse("payouts:payee", args=[campaign.slug]), GOOD)
 
 
 def test_the_first_step_sets_an_httponly_signed_cookie_naming_the_participant(client, make_live_campaign):

@@ -17,6 +17,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="inboundevent",
             name="claimed_until",
-            field=models.DateTimeField(blank=True, null=True),
+            field=models.DateTimeField(blank=True, help_text="A worker's lease on it", null=True),
         ),
     ]
