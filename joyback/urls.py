@@ -30,10 +30,12 @@ urlpatterns = [
             ]
         ),
     ),
+    # The apps share no path, so their order only decides how many patterns a request walks: the
+    # busiest public pages first (landing, then the claim and status pages, then the steps).
     path("", include("campaigns.urls")),
-    path("", include("compliance.urls")),
-    path("", include("verification.urls")),
     path("", include("payouts.urls")),
+    path("", include("verification.urls")),
+    path("", include("compliance.urls")),
 ]
 
 

@@ -11,7 +11,6 @@ from django.core.mail import send_mail
 from django.db import connection, transaction
 from django.db.models import CharField, Exists, F, OuterRef, Q, Value
 from django.db.models.functions import Cast, Concat
-from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -34,6 +33,7 @@ from payouts import psp
 from payouts.iso20022.pain001 import pain001_files
 from payouts.iso20022.pain002 import pain002_parse
 from payouts.iso20022.types import CreditTransfer, Debtor
+from payouts.links import status_page_path
 from payouts.models import (
     OPEN_STATUSES,
     Notification,
@@ -223,7 +223,7 @@ def payee_submission_process(*, submission_id) -> PayeeAccount | None:
         return None
     data = json.loads(submission.details)
     participant = submission.participant
-    status_path = reverse("payouts:status_page", args=[data["campaign_slug"], participant.token])
+    status_path = status_page_path(slug=data["campaign_slug"], token=participant.token)
     return payee_account_save(
         participant=participant,
         name=data["name"],
@@ -992,7 +992,7 @@ def _status_url(participant: Participant) -> str:
     campaign = participant_latest_campaign(participant=participant)
     if campaign is None:
         return settings.SITE_URL
-    return settings.SITE_URL + reverse("payouts:status_page", args=[campaign.slug, participant.token])
+    return settings.SITE_URL + status_page_path(slug=campaign.slug, token=participant.token)
 
 
 def _message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:

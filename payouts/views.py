@@ -14,6 +14,7 @@ from campaigns.selectors import campaign_get_for_brand, campaign_public_cached, 
 from joyback.money import money_format
 from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, ManualPayoutForm, PayeeForm
+from payouts.links import status_page_path
 from payouts.rails import AccountInvalid, iban_check, rail_for
 from payouts.selectors import (
     campaign_payout_readiness,
@@ -100,7 +101,7 @@ def payee(request, slug):
         )
     if token is None:
         return _payee_refused(request, template, campaign, form, schedule)
-    status_path = reverse("payouts:status_page", args=[campaign.slug, token])
+    status_path = status_page_path(slug=campaign.slug, token=token)
     if htmx:
         response = HttpResponse(status=204)
         response["HX-Redirect"] = status_path

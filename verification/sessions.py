@@ -2,6 +2,8 @@
 per brand, so every page of the claim flow knows them without reading a session from the database.
 The signature makes it unforgeable and carries its age, checked on every read."""
 
+from functools import lru_cache
+
 from django.conf import settings
 from django.core import signing
 from django.utils.cache import patch_vary_headers
@@ -49,7 +51,14 @@ def participant_cookie_value(participants: dict[int, int]) -> str:
 
 
 def _signer():
-    return signing.get_cookie_signer(salt=COOKIE + _SALT)  # as HttpResponse.set_signed_cookie signs
+    return _signer_for(settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS))
+
+
+@lru_cache(maxsize=4)
+def _signer_for(secret_key: str, fallback_keys: tuple) -> signing.Signer:
+    # Made once per key rather than on every page of the claim flow; signs as
+    # HttpResponse.set_signed_cookie would (Django's cookie signer).
+    return signing.get_cookie_signer(salt=COOKIE + _SALT)
 
 
 def browser_participant_id(request, campaign) -> int | None:

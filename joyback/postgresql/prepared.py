@@ -12,16 +12,12 @@ from django.db import connection
 def prepared_fetchall(statement: str, params) -> list[tuple]:
     """Run the statement prepared on this connection (PostgreSQL only) and return its rows. It is
     logged like Django's own queries wherever those are (DEBUG, tests)."""
-    from psycopg import Cursor
-
     began = time.monotonic()
-    with (
-        connection.cursor(),  # Django's: connects, health-checks, keeps its transaction state
-        connection.wrap_database_errors,
-        Cursor(connection.connection) as prepared,  # entered after the line above connected
-    ):
-        prepared.execute(statement, params, prepare=True)
-        rows = prepared.fetchall()
+    connection.validate_no_broken_transaction()
+    cursor = connection.prepared_cursor()
+    with connection.wrap_database_errors:
+        cursor.execute(statement, params, prepare=True)
+        rows = cursor.fetchall()
     if connection.queries_logged:
         connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - began:.3f}"})
     return rows
