@@ -156,46 +156,39 @@ def payee_submission_accept(*, participant_id, brand_id: int, details: dict) -> 
     least one claim (their details are for paying a reward). On PostgreSQL it is one statement."""
     if not participant_id or not str(participant_id).isdigit():
         return None
-    submission_id, now = uuid.uuid4(), timezone.now()
     if connection.vendor != "postgresql":
-        token = _payee_submission_accept_portable(
-            submission_id=submission_id,
-            participant_id=int(participant_id),
-            brand_id=brand_id,
-            details=details,
-            created_at=now,
+        submission_id, token = _payee_submission_accept_portable(
+            participant_id=int(participant_id), brand_id=brand_id, details=details, created_at=timezone.now()
         )
     else:
-        values = [submission_id, encrypt(json.dumps(details)), now, int(participant_id), brand_id]
-        rows = prepared_fetchall(_SUBMISSION_ACCEPT, values)
-        token = rows[0][0] if rows else None
+        values = [encrypt(json.dumps(details)), timezone.now(), int(participant_id), brand_id]
+        submission_id, token = (prepared_fetchall(_SUBMISSION_ACCEPT, values) or [(None, None)])[0]
     if token is not None:
         standing_work_inline(payee_submissions_process, ids=[submission_id])
     return token
 
 
-def _payee_submission_accept_portable(
-    *, submission_id, participant_id, brand_id, details, created_at
-) -> str | None:
+def _payee_submission_accept_portable(*, participant_id, brand_id, details, created_at) -> tuple:
     with transaction.atomic(durable=True):
         participant = participant_get(participant_id=participant_id, brand_id=brand_id)
         if participant is None or not participant.has_claims:
-            return None
-        PayeeSubmission.objects.create(
-            id=submission_id, participant=participant, details=json.dumps(details), created_at=created_at
+            return None, None
+        submission = PayeeSubmission.objects.create(
+            id=uuid.uuid4(), participant=participant, details=json.dumps(details), created_at=created_at
         )
-    return participant.token
+    return submission.pk, participant.token
 
 
 _SUBMISSION_INSERT = (
     f"INSERT INTO {PayeeSubmission._meta.db_table} (id, participant_id, details, created_at) "  # noqa: S608
-    f"SELECT %s, p.id, %s, %s FROM {Participant._meta.db_table} p WHERE p.id = %s AND p.brand_id = %s "
+    f"SELECT gen_random_uuid(), p.id, %s, %s FROM {Participant._meta.db_table} p "
+    "WHERE p.id = %s AND p.brand_id = %s "
     f"AND EXISTS (SELECT 1 FROM {ActionClaim._meta.db_table} c WHERE c.participant_id = p.id) "
-    "RETURNING participant_id"
+    "RETURNING id, participant_id"
 )
 _SUBMISSION_ACCEPT = (
     f"WITH s AS ({_SUBMISSION_INSERT}) "  # noqa: S608
-    f"SELECT p.token FROM s JOIN {Participant._meta.db_table} p ON p.id = s.participant_id"
+    f"SELECT s.id, p.token FROM s JOIN {Participant._meta.db_table} p ON p.id = s.participant_id"
 )
 
 
