@@ -9,11 +9,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import Count, F, Min, Q, QuerySet
 from django.utils import timezone
 from django_q.brokers import get_broker
 from django_q.conf import Conf
@@ -74,24 +76,89 @@ def _enqueue(func: str, *args) -> None:
 # batch of what is waiting, processes it and says how many it claimed, so any number of workers
 # can run at once.
 
-StandingWork = Callable[[], int]
+
+@dataclass(frozen=True)
+class StandingWork:
+    name: str
+    claim_and_process: Callable[[], int]
+    unfinished: QuerySet  # the rows not processed yet, however often they were tried
+    max_attempts: int  # after these, a row waits for a person (standing_work_retry)
+    arrived_field: str  # when a row was stored
+
+
+@dataclass(frozen=True)
+class StandingWorkHealth:
+    name: str
+    waiting: int
+    oldest_waiting_seconds: int | None
+    given_up: int
+
+    @property
+    def failing(self) -> bool:
+        """Rows given up on, or waiting longer than a running worker (or the cluster's one-minute
+        sweep) would ever leave them: nothing processes them."""
+        stale = (self.oldest_waiting_seconds or 0) > settings.STANDING_WORK_STALE_SECONDS
+        return self.given_up > 0 or stale
+
+
 _standing_work: dict[str, StandingWork] = {}
 
 
-def standing_work_register(*, name: str, claim_and_process: StandingWork) -> None:
-    _standing_work[name] = claim_and_process
+def standing_work_register(
+    *,
+    name: str,
+    claim_and_process: Callable[[], int],
+    unfinished: QuerySet,
+    max_attempts: int,
+    arrived_field: str,
+) -> None:
+    _standing_work[name] = StandingWork(name, claim_and_process, unfinished, max_attempts, arrived_field)
 
 
 def standing_work_pass() -> dict[str, int]:
     """Each kind of standing work once: how many rows of each were claimed."""
     done = {}
-    for name, claim_and_process in _standing_work.items():
+    for name, work in _standing_work.items():
         try:
-            done[name] = claim_and_process()
+            done[name] = work.claim_and_process()
         except DatabaseError:
             logger.exception("standing work %s: the database failed; trying again", name)
             done[name] = 0
     return done
+
+
+def standing_work_health(*, now=None) -> list[StandingWorkHealth]:
+    """Per kind of standing work: how many rows wait, for how long the oldest has, and how many
+    used up their attempts (one query per kind, on the indexes of unprocessed rows)."""
+    now = now or timezone.now()
+    health = []
+    for work in _standing_work.values():
+        tries_left = Q(attempts__lt=work.max_attempts)
+        counts = work.unfinished.aggregate(
+            waiting=Count("pk", filter=tries_left),
+            oldest=Min(work.arrived_field, filter=tries_left),
+            given_up=Count("pk", filter=~tries_left),
+        )
+        oldest = counts["oldest"]
+        health.append(
+            StandingWorkHealth(
+                name=work.name,
+                waiting=counts["waiting"],
+                oldest_waiting_seconds=None if oldest is None else int((now - oldest).total_seconds()),
+                given_up=counts["given_up"],
+            )
+        )
+    return health
+
+
+def standing_work_retry(*, rows: QuerySet) -> int:
+    """Give rows the standing worker gave up on their attempts back (once a person has fixed what
+    made them fail); the next pass claims them. Rows still being tried are left as they are."""
+    for work in _standing_work.values():
+        if work.unfinished.model is rows.model:
+            given_up = work.unfinished.filter(attempts__gte=work.max_attempts)
+            return given_up.filter(pk__in=rows.values("pk")).update(attempts=0, claimed_until=None)
+    raise ValueError(f"{rows.model.__name__} is no standing work")
 
 
 def standing_work_sweep(seconds: float = 50) -> int:

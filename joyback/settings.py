@@ -286,6 +286,9 @@ if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
 else:
     Q_CLUSTER["orm"] = "default"
+# /healthz/work/ fails when a stored event or bank details waited longer than this: the cluster's
+# one-minute sweep alone would have processed it, so no worker is running.
+STANDING_WORK_STALE_SECONDS = int(os.environ.get("STANDING_WORK_STALE_SECONDS", "300"))
 
 # Login rate limits and the used-TOTP-code markers must be shared by every web process.
 CACHES = {

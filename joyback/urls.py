@@ -13,6 +13,7 @@ admin.site.site_title = "JoyBack admin"
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz/", views.healthz, name="healthz"),
+    path("healthz/work/", views.healthz_work, name="healthz_work"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -1,5 +1,6 @@
 from django.contrib import admin, messages
 
+from joyback.admin import StandingWorkAdmin
 from payouts import services
 from payouts.models import (
     PayeeAccount,
@@ -13,19 +14,13 @@ from payouts.models import (
 
 
 @admin.register(PayeeSubmission)
-class PayeeSubmissionAdmin(admin.ModelAdmin):
+class PayeeSubmissionAdmin(StandingWorkAdmin):
     """Bank details waiting for the standing worker, without the details: unprocessed with its
     attempts used up is what the worker gave up on (its log says why)."""
 
     list_display = ["id", "participant", "created_at", "processed_at", "attempts", "claimed_until"]
     fields = ["participant", "created_at", "processed_at", "attempts", "claimed_until"]
     list_select_related = ["participant"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(PayeeAccount)

@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from joyback.admin import StandingWorkAdmin
 from verification.models import ActionClaim, Identity, Participant, ProviderEvent
 
 
@@ -37,10 +38,10 @@ class ActionClaimAdmin(admin.ModelAdmin):
 
 
 @admin.register(ProviderEvent)
-class ProviderEventAdmin(admin.ModelAdmin):
+class ProviderEventAdmin(StandingWorkAdmin):
+    """Provider events as they came; unprocessed with its attempts used up is what the standing
+    worker gave up on (its log says why)."""
+
     list_display = ["provider", "event_id", "received_at", "processed_at", "outcome", "attempts"]
     list_filter = ["provider", "outcome"]
     search_fields = ["event_id"]
-
-    def has_change_permission(self, request, obj=None):
-        return False

@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from joyback.admin import StandingWorkAdmin
 from joyback.api.models import ApiKey, InboundEvent, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
 
@@ -29,14 +30,8 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
 
 
 @admin.register(InboundEvent)
-class InboundEventAdmin(admin.ModelAdmin):
+class InboundEventAdmin(StandingWorkAdmin):
     """What brands reported; "received" with attempts used up is what the standing worker gave up on."""
 
     list_display = ["id", "type", "brand_id", "status", "created_at", "processed_at", "attempts"]
     list_filter = ["status", "type"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
