@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import urlsplit
 
+import httpcore
 import httpx
 from django.conf import settings
 from django.core.cache import cache
@@ -425,24 +426,49 @@ def _url_check(url: str) -> str:
     return url
 
 
+PRIVATE_ADDRESS_REFUSAL = (
+    "The endpoint's address is inside a private network: webhooks go to public addresses only."
+)
+
+
+class WebhookAddressRefused(httpx.ConnectError):
+    """A host we will not connect to. A ConnectError, so a delivery treats it as any failed connection."""
+
+
+def _is_private(text: str) -> bool:
+    # Loopback, private, link-local (the cloud's metadata service), shared and reserved addresses are
+    # inside our own network; an IPv4-mapped IPv6 address is judged as the IPv4 one it reaches.
+    address = ipaddress.ip_address(text.split("%", 1)[0])
+    if address.version == 6 and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    return not address.is_global or address.is_multicast
+
+
+def _host_addresses(host: str) -> list[str]:
+    """host's addresses in the resolver's order, all of them allowed; else WebhookAddressRefused. One
+    private answer refuses the host: which address a connection would get is the resolver's choice."""
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        infos = []
+    addresses = list(dict.fromkeys(info[4][0] for info in infos))
+    if not addresses:
+        raise WebhookAddressRefused(f"The endpoint's host {host} cannot be found.")
+    if not settings.WEBHOOK_PRIVATE_ADDRESSES and any(_is_private(address) for address in addresses):
+        raise WebhookAddressRefused(PRIVATE_ADDRESS_REFUSAL)
+    return addresses
+
+
 def webhook_address_refusal(url: str) -> str:
     """Why no webhook may go to this URL's host, or "". Unless WEBHOOK_PRIVATE_ADDRESSES allows it,
-    every address the host resolves to must be public: loopback, private, link-local (the cloud's
-    metadata service), shared and reserved ones are inside our own network. Checked when the
-    endpoint is saved and again before each delivery, since DNS answers change."""
+    every address the host resolves to must be public. Checked when the endpoint is saved, for the
+    brand's immediate feedback; deliveries check again the very addresses they connect to."""
     if settings.WEBHOOK_PRIVATE_ADDRESSES:
         return ""
-    host = urlsplit(url).hostname or ""
     try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)}
-    except (OSError, UnicodeError):
-        return f"The endpoint's host {host} cannot be found."
-    for text in addresses:
-        address = ipaddress.ip_address(text.split("%", 1)[0])
-        if address.version == 6 and address.ipv4_mapped:
-            address = address.ipv4_mapped
-        if not address.is_global or address.is_multicast:
-            return "The endpoint's address is inside a private network: webhooks go to public addresses only."
+        _host_addresses(urlsplit(url).hostname or "")
+    except WebhookAddressRefused as refused:
+        return str(refused)
     return ""
 
 
@@ -538,9 +564,84 @@ def webhook_transport_set(transport: httpx.BaseTransport | None) -> None:
     _transport = transport
 
 
+_HTTPCORE_ERRORS = (
+    httpcore.TimeoutException,
+    httpcore.NetworkError,
+    httpcore.ProtocolError,
+    httpcore.UnsupportedProtocol,
+    httpcore.ProxyError,
+)
+
+
+class _PinnedBackend(httpcore.SyncBackend):
+    """Resolves a connection's host once, checks every address and connects to a checked one: a
+    second DNS lookup at connect time could answer an internal address (DNS rebinding). TLS starts
+    afterwards on the returned stream, with the URL's hostname as server_hostname (httpcore's
+    HTTPConnection._connect), so SNI and the certificate check still use the name, not the address."""
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options=None,
+    ) -> httpcore.NetworkStream:
+        failure = None
+        for address in _host_addresses(host):
+            try:
+                return super().connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                failure = exc  # the next address may answer, as socket.create_connection does
+        raise failure
+
+
+class _PinnedTransport(httpx.BaseTransport):
+    """httpx over an httpcore pool using _PinnedBackend; httpx.HTTPTransport takes no network backend.
+    No proxy from the environment: a proxy would resolve the host itself, past our check."""
+
+    def __init__(self) -> None:
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(), network_backend=_PinnedBackend()
+        )
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        url = httpcore.URL(
+            scheme=request.url.raw_scheme,
+            host=request.url.raw_host,
+            port=request.url.port,
+            target=request.url.raw_path,
+        )
+        try:
+            # Reads the whole body, as client.post would.
+            response = self._pool.request(
+                request.method,
+                url,
+                headers=request.headers.raw,
+                content=request.stream,
+                extensions=request.extensions,
+            )
+        except _HTTPCORE_ERRORS as exc:
+            # httpx names its errors as httpcore does (ConnectTimeout, ReadError, ...).
+            raise getattr(httpx, type(exc).__name__, httpx.TransportError)(str(exc)) from exc
+        return httpx.Response(
+            response.status,
+            headers=response.headers,
+            content=response.content,
+            extensions=response.extensions,
+        )
+
+    def close(self) -> None:
+        self._pool.close()
+
+
 def _http_client() -> httpx.Client:
     return httpx.Client(
-        transport=_transport, timeout=settings.WEBHOOK_TIMEOUT_SECONDS, follow_redirects=False
+        transport=_PinnedTransport() if _transport is None else _transport,
+        timeout=settings.WEBHOOK_TIMEOUT_SECONDS,
+        follow_redirects=False,
     )
 
 
@@ -570,6 +671,7 @@ def webhook_deliver(*, delivery_id: int) -> WebhookDelivery:
         "JoyBack-Delivery-Attempt": str(number),
     }
     status_code, excerpt = None, ""
+    # Refuses early even when a test transport, which resolves nothing, is in place.
     error = webhook_address_refusal(endpoint.url)
     began = time.monotonic()
     try:
@@ -577,6 +679,8 @@ def webhook_deliver(*, delivery_id: int) -> WebhookDelivery:
             with _http_client() as client:
                 response = client.post(endpoint.url, content=body, headers=headers)
             status_code, excerpt = response.status_code, response.text[:500]
+    except WebhookAddressRefused as refused:
+        error = str(refused)
     except httpx.HTTPError as exc:
         error = f"{type(exc).__name__}: {exc}"[:300]
     duration_ms = int((time.monotonic() - began) * 1000)

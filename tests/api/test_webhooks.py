@@ -290,13 +290,18 @@ def production_dns(settings, monkeypatch):
 
     def getaddrinfo(host, port, *args, **kwargs):
         if host.strip("[]") in PRIVATE_ADDRESSES or host == "93.184.216.34":
-            address = host.strip("[]")
+            addresses = [host.strip("[]")]
         elif host in answers:
-            address = answers[host]
+            answer = answers[host]  # one address, or a list of them
+            addresses = answer if isinstance(answer, list) else [answer]
         else:
             raise socket.gaierror("Name or service not known")
-        family = socket.AF_INET6 if ":" in address else socket.AF_INET
-        return [(family, socket.SOCK_STREAM, 6, "", (address, 0))]
+        families = [socket.AF_INET6 if ":" in address else socket.AF_INET for address in addresses]
+        # With the port asked for: socket.create_connection connects to what this returns.
+        return [
+            (family, socket.SOCK_STREAM, 6, "", (address, port or 0))
+            for family, address in zip(families, addresses, strict=True)
+        ]
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     return answers
@@ -335,3 +340,232 @@ def test_a_host_that_turns_private_after_saving_gets_nothing(alpaca, production_
     delivery = WebhookDelivery.objects.get()
     assert receiver.requests == []
     assert delivery.status == "retrying" and "private network" in delivery.attempt_log.get().error
+
+
+# DNS rebinding: the address checked must be the address connected to. These go through the real
+# transport (no MockTransport) to an HTTP server on 127.0.0.1.
+
+
+class LocalServer:
+    """A brand's server on 127.0.0.1, in a thread: what reaches it is what we really sent."""
+
+    def __init__(self, ssl_context=None):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.requests, self.connections = [], 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.content = self.rfile.read(int(self.headers["Content-Length"]))
+                server.requests.append(self)
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):
+                pass
+
+        class Server(ThreadingHTTPServer):
+            def verify_request(self, request, client_address):
+                server.connections += 1
+                return True
+
+        self.http = Server(("127.0.0.1", 0), Handler)
+        if ssl_context:
+            self.http.socket = ssl_context.wrap_socket(self.http.socket, server_side=True)
+        self.port = self.http.server_address[1]
+        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.http.shutdown()
+        self.http.server_close()
+
+
+@pytest.fixture
+def local_server():
+    server = LocalServer()
+    yield server
+    server.close()
+
+
+def rebind_after_first_answer(monkeypatch, answers, host: str, address: str):
+    """The attacker's DNS: its first answer for host is the one set, every later one is address."""
+    import socket
+
+    resolve = socket.getaddrinfo
+
+    def getaddrinfo(name, *args, **kwargs):
+        infos = resolve(name, *args, **kwargs)
+        if name == host:
+            answers[host] = address
+        return infos
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def test_a_host_rebound_to_loopback_after_the_check_gets_nothing(
+    alpaca, production_dns, local_server, deliver_now, monkeypatch
+):
+    webhook_endpoint_create(
+        brand_id=alpaca.pk, url=f"http://shop.example:{local_server.port}/hooks", event_types=ALL
+    )
+    # Public to the check before the delivery, loopback to whatever resolves the host after it.
+    rebind_after_first_answer(monkeypatch, production_dns, "shop.example", "127.0.0.1")
+
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={}))
+
+    delivery = WebhookDelivery.objects.get()
+    assert production_dns["shop.example"] == "127.0.0.1"  # the DNS did rebind
+    assert local_server.connections == 0 and local_server.requests == []
+    assert delivery.status == "retrying" and delivery.next_attempt_at
+    assert delivery.attempt_log.get().error == (
+        "The endpoint's address is inside a private network: webhooks go to public addresses only."
+    )
+
+
+def test_a_delivery_through_the_pinned_connection_reaches_the_host_by_name(
+    alpaca, production_dns, settings, local_server, deliver_now, monkeypatch
+):
+    import socket
+
+    settings.WEBHOOK_PRIVATE_ADDRESSES = True  # as in development: the brand's server is this machine
+    production_dns["hooks.shop.example"] = "127.0.0.1"
+    resolve, lookups = socket.getaddrinfo, []
+    monkeypatch.setattr(
+        socket, "getaddrinfo", lambda host, *a, **kw: lookups.append(host) or resolve(host, *a, **kw)
+    )
+    endpoint = webhook_endpoint_create(
+        brand_id=alpaca.pk, url=f"http://hooks.shop.example:{local_server.port}/hooks", event_types=ALL
+    )
+
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={"n": 1}))
+
+    [request] = local_server.requests
+    assert request.path == "/hooks"
+    assert request.headers["Host"] == f"hooks.shop.example:{local_server.port}"
+    assert verify(request, endpoint.secret)
+    assert json.loads(request.content)["type"] == "reward.approved"
+    assert lookups.count("hooks.shop.example") == 1  # resolved once, then connected to that address
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status == DeliveryStatus.SUCCEEDED and delivery.attempt_log.get().status_code == 200
+
+
+def test_a_host_with_one_private_address_among_public_ones_is_not_connected_to(
+    production_dns, local_server, monkeypatch
+):
+    import httpcore
+    import httpx
+
+    from joyback.api import services
+
+    production_dns["shop.example"] = ["93.184.216.34", "127.0.0.1"]
+    connects = []
+    monkeypatch.setattr(httpcore.SyncBackend, "connect_tcp", lambda self, *a, **kw: connects.append(a))
+
+    client = httpx.Client(transport=services._PinnedTransport())
+    with client, pytest.raises(services.WebhookAddressRefused, match="private network"):
+        client.post(f"http://shop.example:{local_server.port}/hooks", content=b"{}")
+
+    assert connects == [] and local_server.connections == 0
+
+
+def test_an_unknown_host_fails_the_attempt_when_connecting(alpaca, settings, production_dns, deliver_now):
+    from joyback.api.models import WebhookEndpoint
+
+    settings.WEBHOOK_PRIVATE_ADDRESSES = True  # no check before delivering: only the connection resolves
+    WebhookEndpoint.objects.create(
+        brand_id=alpaca.pk, url="https://gone.shop.example/hooks", event_types=ALL, secret="whsec_x"
+    )
+
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={}))
+
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status == "retrying"
+    assert delivery.attempt_log.get().error == "The endpoint's host gone.shop.example cannot be found."
+
+
+def certificate_authority(tmp_path, hostname: str):
+    """A CA (written to a file, for SSL_CERT_FILE) and a server context with its certificate for
+    hostname alone: no IP address in it, so a check against the address would fail."""
+    import ssl
+    from datetime import UTC, datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    def certificate(subject, key, issuer, issuer_key, *, ca: bool, names=()):
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+            .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(datetime.now(UTC) - timedelta(days=1))
+            .not_valid_after(datetime.now(UTC) + timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        )
+        if ca:
+            builder = builder.add_extension(
+                x509.KeyUsage(True, False, False, False, False, True, True, False, False), critical=True
+            ).add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        else:
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.DNSName(name) for name in names]), critical=False
+            ).add_extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), critical=False
+            )
+        return builder.sign(issuer_key, hashes.SHA256())
+
+    pem = serialization.Encoding.PEM
+    ca_key, server_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca = certificate("Test CA", ca_key, "Test CA", ca_key, ca=True)
+    server = certificate(hostname, server_key, "Test CA", ca_key, ca=False, names=[hostname])
+    (tmp_path / "ca.pem").write_bytes(ca.public_bytes(pem))
+    (tmp_path / "server.pem").write_bytes(
+        server.public_bytes(pem)
+        + server_key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "server.pem")
+    return tmp_path / "ca.pem", context
+
+
+@pytest.fixture
+def tls_server(tmp_path, monkeypatch):
+    """An https server on 127.0.0.1 for hooks.shop.example, whose CA we trust; it notes the SNI."""
+    ca_file, context = certificate_authority(tmp_path, "hooks.shop.example")
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
+    names = []
+    context.sni_callback = lambda ssl_object, name, context: names.append(name)
+    server = LocalServer(ssl_context=context)
+    server.server_names = names
+    yield server
+    server.close()
+
+
+def test_tls_names_and_verifies_the_host_not_the_address(
+    alpaca, production_dns, settings, tls_server, deliver_now
+):
+    settings.WEBHOOK_PRIVATE_ADDRESSES = True
+    production_dns["hooks.shop.example"] = production_dns["impostor.shop.example"] = "127.0.0.1"
+    for host in ("hooks.shop.example", "impostor.shop.example"):
+        webhook_endpoint_create(
+            brand_id=alpaca.pk, url=f"https://{host}:{tls_server.port}/hooks", event_types=ALL
+        )
+
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={}))
+
+    genuine, impostor = WebhookDelivery.objects.order_by("endpoint__url")
+    assert genuine.endpoint.url.startswith("https://hooks.") and genuine.status == DeliveryStatus.SUCCEEDED
+    [request] = tls_server.requests
+    assert request.headers["Host"] == f"hooks.shop.example:{tls_server.port}"
+    # The certificate names hooks.shop.example only: checked against the name the other host fails.
+    assert impostor.status == "retrying"
+    assert "CERTIFICATE_VERIFY_FAILED" in impostor.attempt_log.get().error
+    assert sorted(tls_server.server_names) == ["hooks.shop.example", "impostor.shop.example"]
