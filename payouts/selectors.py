@@ -14,6 +14,12 @@ def payee_submission_waiting(*, participant: Participant) -> bool:
     return PayeeSubmission.objects.filter(participant=participant, processed_at__isnull=True).exists()
 
 
+def participant_on_hold(*, participant: Participant) -> bool:
+    """A claim of theirs waits for a person's review: nothing is paid to them until it is decided
+    (payouts.services.payout_for_participant)."""
+    return participant.claims.filter(status=ClaimStatus.NEEDS_REVIEW).exists()
+
+
 def participant_owed(*, participant: Participant) -> list[Account]:
     """What the ledger owes this person, per currency (approved rewards not yet paid out)."""
     return list(

@@ -19,6 +19,7 @@ from payouts.rails import AccountInvalid, iban_check, rail_for
 from payouts.selectors import (
     campaign_payout_readiness,
     participant_latest_campaign,
+    participant_on_hold,
     participant_owed,
     participant_payouts,
     payee_current,
@@ -182,6 +183,7 @@ def _payout_context(participant):
         "saving": payee_submission_waiting(participant=participant),
         "vop": vop_latest(payee=payee),
         "owed": [account for account in participant_owed(participant=participant) if account.balance > 0],
+        "on_hold": participant_on_hold(participant=participant),
         "payouts": participant_payouts(participant=participant),
         "fix_reason": reason_text(payee.unusable_code) if payee and payee.unusable_code else "",
         "token": participant.token,

@@ -232,3 +232,17 @@ def test_forms_share_their_declared_fields_and_a_bad_value_does_not_stick_to_the
     assert set(PayeeForm(currency="GBP").fields) >= {"sort_code", "account_number"}
     assert str(manual.fields["name"].label).startswith("Payee's full name")
     assert str(PayeeForm(currency="EUR").fields["name"].label) == "Full name, as your bank knows it"
+
+
+def test_while_a_claim_is_reviewed_the_status_page_says_the_payout_is_on_hold(client, summer):
+    sam = Client()
+    rewarded_in_browser(sam, summer, subject="oid-sam")
+    submit(sam, summer, email="sam@example.com")  # Sam's account first: Pat's claim is now checked
+    person = rewarded_in_browser(client, summer)
+    submit(client, summer)
+
+    page = client.get(reverse("payouts:status_page", args=[summer.slug, person.token])).content.decode()
+
+    assert person.claims.get().status == "needs_review"
+    assert "On hold" in page and "A person is checking your claim before anything is sent" in page
+    assert "Queued for transfer" not in page and "Confirmed, waiting to be sent" not in page
