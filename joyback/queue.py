@@ -151,13 +151,16 @@ def standing_work_health(*, now=None) -> list[StandingWorkHealth]:
     return health
 
 
-def standing_work_retry(*, rows: QuerySet) -> int:
+def standing_work_retry(*, rows: QuerySet) -> list:
     """Give rows the standing worker gave up on their attempts back (once a person has fixed what
-    made them fail); the next pass claims them. Rows still being tried are left as they are."""
+    made them fail); the next pass claims them. The keys of those rows; rows still being tried are
+    left as they are. Run it in the transaction that records who asked."""
     for work in _standing_work.values():
         if work.unfinished.model is rows.model:
-            given_up = work.unfinished.filter(attempts__gte=work.max_attempts)
-            return given_up.filter(pk__in=rows.values("pk")).update(attempts=0, claimed_until=None)
+            given_up = work.unfinished.filter(attempts__gte=work.max_attempts, pk__in=rows.values("pk"))
+            retried = list(given_up.select_for_update().values_list("pk", flat=True))
+            work.unfinished.filter(pk__in=retried).update(attempts=0, claimed_until=None)
+            return retried
     raise ValueError(f"{rows.model.__name__} is no standing work")
 
 

@@ -4,6 +4,7 @@ monitor, the admin lists the rows, and an admin has them tried again once the ca
 from datetime import timedelta
 
 import pytest
+from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 from django.utils import timezone
@@ -114,6 +115,7 @@ def test_an_admin_has_them_tried_again_once_the_cause_is_fixed(
     )
 
     assert "1 row will be tried again" in answer.content.decode()
+    assert LogEntry.objects.get(object_id=str(submission.pk)).user == root  # who had it tried again
     assert payee_submissions_process() == 1
     submission.refresh_from_db()
     assert submission.processed_at is not None
@@ -135,6 +137,7 @@ def test_rows_still_being_tried_are_not_reset(
     )
 
     assert "0 rows will be tried again" in answer.content.decode()
+    assert not LogEntry.objects.exists()
     submission.refresh_from_db()
     assert submission.attempts == 1 and submission.claimed_until is not None
 
