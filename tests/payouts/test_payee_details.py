@@ -246,3 +246,12 @@ def test_while_a_claim_is_reviewed_the_status_page_says_the_payout_is_on_hold(cl
     assert person.claims.get().status == "needs_review"
     assert "On hold" in page and "A person is checking your claim before anything is sent" in page
     assert "Queued for transfer" not in page and "Confirmed, waiting to be sent" not in page
+
+
+def test_sent_from_the_landing_page_by_htmx_the_browser_is_sent_to_the_status_page(client, summer):
+    person = rewarded_in_browser(client, summer)
+
+    response = client.post(reverse("payouts:payee", args=[summer.slug]), GOOD, headers={"HX-Request": "true"})
+
+    assert response.status_code == 204
+    assert response["HX-Redirect"] == reverse("payouts:status_page", args=[summer.slug, person.token])
