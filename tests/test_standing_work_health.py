@@ -54,6 +54,15 @@ def worker_fails_until_it_gives_up() -> None:
         PayeeSubmission.objects.update(claimed_until=timezone.now() - timedelta(seconds=1))  # lease over
 
 
+def try_again_in_admin(client, submission):
+    """The admin's "Try again" action on this submission, as the changelist's form sends it."""
+    return client.post(
+        reverse("admin:payouts_payeesubmission_changelist"),
+        {"action": "standing_work_retry_action", "_selected_action": [submission.pk]},
+        follow=True,
+    )
+
+
 def work_health(client) -> tuple[int, dict]:
     response = client.get(reverse("healthz_work"))
     return response.status_code, {kind["name"]: kind for kind in response.json()["work"]}
@@ -108,11 +117,7 @@ def test_an_admin_has_them_tried_again_once_the_cause_is_fixed(
     broken_processing.undo()  # the cause is fixed
     client.force_login(root)
 
-    answer = client.post(
-        reverse("admin:payouts_payeesubmission_changelist"),
-        {"action": "standing_work_retry_action", "_selected_action": [submission.pk]},
-        follow=True,
-    )
+    answer = try_again_in_admin(client, submission)
 
     assert "1 row will be tried again" in answer.content.decode()
     assert LogEntry.objects.get(object_id=str(submission.pk)).user == root  # who had it tried again
@@ -130,11 +135,7 @@ def test_rows_still_being_tried_are_not_reset(
     payee_submissions_process()  # one failed attempt of five
     client.force_login(root)
 
-    answer = client.post(
-        reverse("admin:payouts_payeesubmission_changelist"),
-        {"action": "standing_work_retry_action", "_selected_action": [submission.pk]},
-        follow=True,
-    )
+    answer = try_again_in_admin(client, submission)
 
     assert "0 rows will be tried again" in answer.content.decode()
     assert not LogEntry.objects.exists()
@@ -154,10 +155,7 @@ def test_staff_who_may_only_look_cannot_have_rows_tried_again(
     client.force_login(viewer)
 
     listing = client.get(reverse("admin:payouts_payeesubmission_changelist"))
-    client.post(
-        reverse("admin:payouts_payeesubmission_changelist"),
-        {"action": "standing_work_retry_action", "_selected_action": [submission.pk]},
-    )
+    try_again_in_admin(client, submission)
 
     assert listing.status_code == 200 and "standing_work_retry_action" not in listing.content.decode()
     submission.refresh_from_db()
