@@ -6,13 +6,13 @@ class PayoutsConfig(AppConfig):
 
     def ready(self):
         from joyback.queue import standing_work_register
-        from payouts.models import PayeeSubmission
+        from payouts.selectors import payee_submissions_unfinished
         from payouts.services import SUBMISSION_MAX_ATTEMPTS, payee_submissions_process
 
         standing_work_register(
             name="bank details",
             claim_and_process=payee_submissions_process,
-            unfinished=PayeeSubmission.objects.filter(processed_at__isnull=True),
+            unfinished=payee_submissions_unfinished(),
             max_attempts=SUBMISSION_MAX_ATTEMPTS,
             arrived_field="created_at",
         )

@@ -9,6 +9,11 @@ def payee_current(*, participant: Participant) -> PayeeAccount | None:
     return PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).first()
 
 
+def payee_submissions_unfinished():
+    """Bank details not made a payee account yet, however often the standing worker tried."""
+    return PayeeSubmission.objects.filter(processed_at__isnull=True)
+
+
 def payee_submission_waiting(*, participant: Participant) -> bool:
     """Bank details sent and not yet stored by the worker (normally for a moment)."""
     return PayeeSubmission.objects.filter(participant=participant, processed_at__isnull=True).exists()

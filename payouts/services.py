@@ -51,7 +51,7 @@ from payouts.models import (
     VopResult,
 )
 from payouts.rails import BankAccount
-from payouts.selectors import participant_latest_campaign, vop_latest
+from payouts.selectors import participant_latest_campaign, payee_submissions_unfinished, vop_latest
 from verification.models import ActionClaim, ClaimStatus, Participant
 from verification.providers import whatsapp
 from verification.selectors import participant_get
@@ -196,7 +196,7 @@ def payee_submissions_process(*, limit: int = 50, ids: list | None = None) -> in
     """Claim up to `limit` submissions still waiting (or these ids), oldest first, and make each the
     person's payee account; how many were claimed (payee_account_save stores a submission once)."""
     return claim_and_process(
-        PayeeSubmission.objects.filter(processed_at__isnull=True, attempts__lt=SUBMISSION_MAX_ATTEMPTS),
+        payee_submissions_unfinished().filter(attempts__lt=SUBMISSION_MAX_ATTEMPTS),
         process=lambda pk: payee_submission_process(submission_id=pk),
         limit=limit,
         lease=SUBMISSION_LEASE,

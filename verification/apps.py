@@ -5,23 +5,23 @@ class VerificationConfig(AppConfig):
     name = "verification"
 
     def ready(self):
-        from joyback.api.models import InboundEvent, InboundEventStatus
+        from joyback.api.selectors import inbound_events_unfinished
         from joyback.queue import standing_work_register
         from verification.inbox import inbound_events_process
-        from verification.models import ProviderEvent
+        from verification.selectors import provider_events_unfinished
         from verification.services import EVENT_MAX_ATTEMPTS, provider_events_process
 
         standing_work_register(
             name="provider webhook events",
             claim_and_process=provider_events_process,
-            unfinished=ProviderEvent.objects.filter(processed_at__isnull=True),
+            unfinished=provider_events_unfinished(),
             max_attempts=EVENT_MAX_ATTEMPTS,
             arrived_field="received_at",
         )
         standing_work_register(
             name="API events",
             claim_and_process=inbound_events_process,
-            unfinished=InboundEvent.objects.filter(status=InboundEventStatus.RECEIVED),
+            unfinished=inbound_events_unfinished(),
             max_attempts=EVENT_MAX_ATTEMPTS,
             arrived_field="created_at",
         )

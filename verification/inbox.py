@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from campaigns.models import Brand
 from joyback.api.models import InboundEvent, InboundEventStatus
+from joyback.api.selectors import inbound_events_unfinished
 from joyback.api.services import webhook_event_emit
 from joyback.queue import claim_and_process
 from verification.cashback import (
@@ -114,7 +115,7 @@ def inbound_events_process(*, limit: int = 100, ids: list | None = None) -> int:
     """Claim up to `limit` events still waiting (or these ids), oldest first, and process each; how
     many were claimed."""
     return claim_and_process(
-        InboundEvent.objects.filter(status=InboundEventStatus.RECEIVED, attempts__lt=EVENT_MAX_ATTEMPTS),
+        inbound_events_unfinished().filter(attempts__lt=EVENT_MAX_ATTEMPTS),
         process=lambda pk: inbound_event_process(event_id=pk),
         limit=limit,
         lease=EVENT_LEASE,

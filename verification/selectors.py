@@ -4,7 +4,14 @@ from django.db.models import Count, Q
 
 from campaigns.models import Campaign, Trigger
 from compliance.selectors import cases_for_claims
-from verification.models import ActionClaim, ClaimStatus, OptinCode, Participant, ReviewDecision
+from verification.models import (
+    ActionClaim,
+    ClaimStatus,
+    OptinCode,
+    Participant,
+    ProviderEvent,
+    ReviewDecision,
+)
 
 
 def participant_get_by_token(*, token: str) -> Participant | None:
@@ -131,3 +138,8 @@ def claims_for_brand(*, brand_id: int):
 
 def claim_get_for_api(*, brand_id: int, claim_id: int) -> ActionClaim | None:
     return claims_for_brand(brand_id=brand_id).filter(pk=claim_id).first()
+
+
+def provider_events_unfinished():
+    """Provider events not processed yet, however often the standing worker tried."""
+    return ProviderEvent.objects.filter(processed_at__isnull=True)

@@ -47,6 +47,7 @@ from verification.models import (
 )
 from verification.providers import tiktok
 from verification.providers.whatsapp import InboundMessage
+from verification.selectors import provider_events_unfinished
 
 logger = logging.getLogger(__name__)
 
@@ -517,7 +518,7 @@ def provider_events_process(*, limit: int = 100, ids: list[int] | None = None) -
     were claimed. Each processor is safe to repeat (one reward per rule and identity, a code used
     once), as an event whose processing failed is claimed again after its lease."""
     return claim_and_process(
-        ProviderEvent.objects.filter(processed_at__isnull=True, attempts__lt=EVENT_MAX_ATTEMPTS),
+        provider_events_unfinished().filter(attempts__lt=EVENT_MAX_ATTEMPTS),
         process=_provider_event_run,
         limit=limit,
         lease=EVENT_LEASE,

@@ -1,6 +1,6 @@
 """Reads of the API app, each scoped to one brand by its id."""
 
-from joyback.api.models import ApiKey, WebhookDelivery, WebhookEndpoint
+from joyback.api.models import ApiKey, InboundEvent, InboundEventStatus, WebhookDelivery, WebhookEndpoint
 
 
 def api_keys_for_brand(*, brand_id: int):
@@ -34,3 +34,8 @@ def webhook_delivery_get_for_brand(*, brand_id: int, delivery_id: int) -> Webhoo
         .select_related("endpoint", "event")
         .first()
     )
+
+
+def inbound_events_unfinished():
+    """Reported events not processed yet, however often the standing worker tried."""
+    return InboundEvent.objects.filter(status=InboundEventStatus.RECEIVED)
