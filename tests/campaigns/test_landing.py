@@ -114,3 +114,12 @@ def test_with_a_shared_cache_other_processes_follow_within_the_local_seconds(
     later = time.monotonic() + 1.5
     monkeypatch.setattr(time, "monotonic", lambda: later)
     assert "paused for the moment" in client.get(url).content.decode()
+
+
+def test_before_its_steps_load_the_page_lists_each_step_laid_out_as_the_steps_are(client, summer):
+    """Without JavaScript (or before htmx loads the steps) the list is the page's own: each step's
+    name and reward in the same heading row the loaded steps use, not run together."""
+    body = client.get(reverse("campaign_landing", args=[summer.slug])).content.decode()
+
+    steps = body[body.index('id="steps"') : body.index('id="payee"')]
+    assert steps.count('<div class="step-head"><span class="step-title">') == summer.rules.count()
