@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# DATABASE_URL when set; otherwise the project's own PostgreSQL server, for the length of one command.
+WITH_DB := $(BIN)/python -m joyback.embedded_db
 
 .PHONY: run test lint format bench migrate demo clean
 
@@ -15,18 +17,18 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 migrate: $(STAMP)
-	JOYBACK_ENV=development $(BIN)/python manage.py migrate --no-input
+	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py migrate --no-input
 
 demo: migrate
-	JOYBACK_ENV=development $(BIN)/python manage.py demo_seed
-	JOYBACK_ENV=development $(BIN)/python manage.py demo_payouts
+	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_seed
+	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_payouts
 
 run: demo
 	@echo ""
 	@echo "JoyBack is starting on http://$(HOST):$(PORT)/"
 	@echo "  brand dashboard: http://$(HOST):$(PORT)/brands/   admin: http://$(HOST):$(PORT)/admin/"
 	@echo ""
-	JOYBACK_ENV=development bash -c 'trap "kill 0" EXIT; \
+	JOYBACK_ENV=development $(WITH_DB) bash -c 'trap "kill 0" EXIT; \
 		$(BIN)/python manage.py qcluster & \
 		$(BIN)/python manage.py work & \
 		$(BIN)/python manage.py runserver $(HOST):$(PORT)'
@@ -34,14 +36,14 @@ run: demo
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	JOYBACK_ENV=test DATABASE_URL= $(BIN)/python manage.py makemigrations --check --dry-run
+	JOYBACK_ENV=test $(WITH_DB) $(BIN)/python manage.py makemigrations --check --dry-run
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
 test: lint
-	JOYBACK_ENV=test $(BIN)/python -m pytest $(PYTEST_ARGS)
+	JOYBACK_ENV=test $(WITH_DB) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	@command -v wrk >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null) \
@@ -49,4 +51,4 @@ bench: $(STAMP)
 	JOYBACK_ENV=test $(BIN)/python -m tests.bench.run $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pgdata staticfiles .pytest_cache .ruff_cache

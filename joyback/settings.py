@@ -13,6 +13,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from joyback import embedded_db
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -186,19 +188,17 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        # Unset: the project's own server that `python -m joyback.embedded_db` starts for make run/test.
+        os.environ.get("DATABASE_URL") or embedded_db.default_url(),
         conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")),
         conn_health_checks=True,
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # The web server and the task worker are two processes on one file: take the write lock at
-    # BEGIN so that a writer waits for the other instead of failing half-way with "database is locked".
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # The same backend, with a health check that reads the socket instead of a SELECT 1 per request.
-    DATABASES["default"]["ENGINE"] = "joyback.postgresql"
+if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    # The ledger's rules are PostgreSQL triggers and its races are settled by PostgreSQL row locks.
+    raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (postgres://...)")
+# The same backend, with a health check that reads the socket instead of a SELECT 1 per request.
+DATABASES["default"]["ENGINE"] = "joyback.postgresql"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "users.User"

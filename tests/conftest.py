@@ -1,8 +1,9 @@
 """Shared fixtures and the personas every test file speaks of.
 
 Alice owns Alpaca Coffee, Bob owns Bison Bikes; Fiona is finance and Vic a viewer at Alpaca.
-Tests marked `postgres` need PostgreSQL's row locks and triggers and are skipped on SQLite;
-CI always runs them (DATABASE_URL points at PostgreSQL there).
+Every test runs on PostgreSQL: the one of DATABASE_URL, or the project's own server that `make test`
+starts (joyback/embedded_db.py). The `postgres` marker names the tests that rely on its row locks
+and triggers.
 """
 
 import os
@@ -10,7 +11,6 @@ import os
 os.environ.setdefault("JOYBACK_ENV", "test")
 
 import pytest
-from django.db import connection
 
 from campaigns.models import Role
 from campaigns.services import brand_create, member_add
@@ -36,15 +36,6 @@ def browser_is(client, person):
     held = client.cookies.get(COOKIE)
     participants = participants_from_cookie(held.value if held else "")
     client.cookies[COOKIE] = participant_cookie_value({**participants, person.brand_id: person.pk})
-
-
-def pytest_collection_modifyitems(config, items):
-    if connection.vendor == "postgresql":
-        return
-    reason = "needs PostgreSQL (set DATABASE_URL); CI runs it there"
-    for item in items:
-        if "postgres" in item.keywords:
-            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture
