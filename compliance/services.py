@@ -42,10 +42,9 @@ def decision_record(
     decision, so the decision and its record commit or vanish together."""
     if not connection.in_atomic_block:
         raise RuntimeError("decision_record must run inside the transaction of the decision it records")
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            # Held to COMMIT: the next writer of this brand's chain reads this row as its previous.
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [CHAIN_LOCK, brand_id])
+    with connection.cursor() as cursor:
+        # Held to COMMIT: the next writer of this brand's chain reads this row as its previous.
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [CHAIN_LOCK, brand_id])
     last = (
         ComplianceDecision.objects.filter(brand_id=brand_id)
         .order_by("-seq")

@@ -11,7 +11,7 @@ from django.utils import timezone
 class SessionStore(DatabaseSessionStore):
     def load(self):
         connection = connections[router.db_for_read(self.model)]
-        if connection.vendor != "postgresql" or not self.session_key:
+        if not self.session_key:
             return super().load()
         with connection.cursor() as cursor:
             cursor.execute(

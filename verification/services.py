@@ -6,7 +6,7 @@ import secrets
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
@@ -423,19 +423,15 @@ def provider_events_store(*, provider: str, events: list[tuple[str, dict]]) -> l
     is queued: the standing worker finds them (provider_events_process)."""
     if not events:
         return []
-    payload_param = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
-    values = ", ".join([f"(%s, %s, {payload_param}, %s)"] * len(events))
+    values = ", ".join(["(%s, %s, %s::jsonb, %s)"] * len(events))
     statement = (
         "INSERT INTO verification_providerevent (provider, event_id, payload, received_at) "  # noqa: S608
         f"VALUES {values} ON CONFLICT (provider, event_id) DO NOTHING RETURNING id"
     )
     now = timezone.now()
     params = [value for key, payload in events for value in (provider, key, json.dumps(payload), now)]
-    if connection.vendor == "postgresql":  # the busiest INSERT: prepared once per connection
-        return sorted(row[0] for row in prepared_fetchall(statement, params))
-    with connection.cursor() as cursor:
-        cursor.execute(statement, params)
-        return sorted(row[0] for row in cursor.fetchall())
+    # The busiest INSERT: prepared once per connection.
+    return sorted(row[0] for row in prepared_fetchall(statement, params))
 
 
 def whatsapp_event_process(*, event_id: int) -> str:

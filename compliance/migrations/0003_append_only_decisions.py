@@ -1,7 +1,6 @@
 """Compliance decisions are append-only, held by PostgreSQL: UPDATE and DELETE are refused.
 
-On SQLite a trigger refuses UPDATE only (DELETE stays possible there because Django's test flush
-empties tables with DELETE, as for the ledger). The hash chain makes any edit visible either way.
+The hash chain makes any edit visible as well.
 """
 
 from django.db import migrations
@@ -22,26 +21,13 @@ DROP TRIGGER compliance_decision_append_only ON compliance_compliancedecision;
 DROP FUNCTION compliance_append_only();
 """
 
-SQLITE = """
-CREATE TRIGGER compliance_decision_append_only BEFORE UPDATE ON compliance_compliancedecision
-BEGIN
-    SELECT RAISE(ABORT, 'compliance_compliancedecision is append-only: UPDATE refused');
-END;
-"""
-
 
 def install(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(POSTGRES, params=None)
-    elif schema_editor.connection.vendor == "sqlite":
-        schema_editor.execute(SQLITE)
+    schema_editor.execute(POSTGRES, params=None)
 
 
 def uninstall(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(POSTGRES_UNDO, params=None)
-    elif schema_editor.connection.vendor == "sqlite":
-        schema_editor.execute("DROP TRIGGER compliance_decision_append_only")
+    schema_editor.execute(POSTGRES_UNDO, params=None)
 
 
 class Migration(migrations.Migration):

@@ -17,13 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from joyback.ledger.models import (
     Account,
     AccountKind,
-    Entry,
     Hold,
     HoldStatus,
     Transaction,
@@ -243,24 +241,11 @@ def _write(to_write: list[_Plan], accounts) -> dict[int, Transaction]:
         for plan in ordered
     ]
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            created = _insert_postgres(ordered, rows, accounts)
-        else:
-            created = Transaction.objects.bulk_create(rows)
-            Entry.objects.bulk_create(
-                Entry(
-                    transaction=row,
-                    account_id=account.pk,
-                    amount=amount,
-                    currency=accounts[account.pk].currency,
-                )
-                for plan, row in zip(ordered, created, strict=True)
-                for account, amount in plan.posting.legs
-            )
+        created = _insert_rows(ordered, rows, accounts)
     return {plan.index: row for plan, row in zip(ordered, created, strict=True)}
 
 
-def _insert_postgres(ordered: list[_Plan], rows: list[Transaction], accounts) -> list[Transaction]:
+def _insert_rows(ordered: list[_Plan], rows: list[Transaction], accounts) -> list[Transaction]:
     """Two statements, column arrays unnested by PostgreSQL: the ORM's per-object SQL compiling
     would otherwise run while the hot budget row is locked."""
     now = timezone.now()
@@ -306,19 +291,15 @@ def _balances_save(balance_deltas: dict[int, int], held_deltas: dict[int, int]) 
     changes = [change for change in changes if change[1] or change[2]]
     if not changes:
         return
-    if connection.vendor == "postgresql":
-        values = ", ".join(["(%s::bigint, %s::bigint, %s::bigint)"] * len(changes))
-        params = [value for change in changes for value in change]
-        with connection.cursor() as cursor:
-            # Only placeholders are formatted into the statement; the numbers travel as params.
-            statement = (
-                "UPDATE ledger_account AS a SET balance = a.balance + v.delta, held = a.held + v.held "  # noqa: S608
-                f"FROM (VALUES {values}) AS v(id, delta, held) WHERE a.id = v.id"
-            )
-            cursor.execute(statement, params)
-        return
-    for account_id, delta, held in changes:
-        Account.objects.filter(pk=account_id).update(balance=F("balance") + delta, held=F("held") + held)
+    values = ", ".join(["(%s::bigint, %s::bigint, %s::bigint)"] * len(changes))
+    params = [value for change in changes for value in change]
+    with connection.cursor() as cursor:
+        # Only placeholders are formatted into the statement; the numbers travel as params.
+        statement = (
+            "UPDATE ledger_account AS a SET balance = a.balance + v.delta, held = a.held + v.held "  # noqa: S608
+            f"FROM (VALUES {values}) AS v(id, delta, held) WHERE a.id = v.id"
+        )
+        cursor.execute(statement, params)
 
 
 def _post_locked(plans: list[_Plan], accounts, held_deltas=None) -> dict[int, PostingResult]:

@@ -17,20 +17,11 @@ DROP FUNCTION payouts_event_append_only();
 
 
 def history_protect(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(APPEND_ONLY, params=None)
-    elif schema_editor.connection.vendor == "sqlite":
-        schema_editor.execute(
-            """CREATE TRIGGER payouts_event_no_update BEFORE UPDATE ON payouts_payoutevent
-               BEGIN SELECT RAISE(ABORT, 'payouts_payoutevent is append-only: UPDATE refused'); END"""
-        )
+    schema_editor.execute(APPEND_ONLY, params=None)
 
 
 def history_unprotect(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(APPEND_ONLY_UNDO, params=None)
-    elif schema_editor.connection.vendor == "sqlite":
-        schema_editor.execute("DROP TRIGGER payouts_event_no_update")
+    schema_editor.execute(APPEND_ONLY_UNDO, params=None)
 
 
 def schedule(apps, schema_editor):

@@ -345,8 +345,7 @@ def on_postgres_only(tamper, reason):
     return pytest.param(tamper, marks=pytest.mark.postgres, id=reason)
 
 
-# SQLite refuses UPDATEs with triggers but lets DELETE through, because Django's flush between
-# transactional tests empties tables with DELETE there (see migration 0002); PostgreSQL refuses both.
+# Triggers refuse both UPDATE and DELETE of entries, transactions and resolved holds.
 TAMPERING = [
     pytest.param(
         lambda tx: Entry.objects.filter(transaction=tx).update(amount=1),
@@ -424,7 +423,7 @@ def test_an_entry_of_zero_is_refused_by_a_check(reward, payable):
 
 
 def test_an_entry_in_a_currency_other_than_its_accounts_is_refused(reward, payable):
-    """A composite foreign key on PostgreSQL, a trigger on SQLite."""
+    """A composite foreign key."""
     with refused(IntegrityError), transaction.atomic():
         Entry.objects.create(transaction=reward, account=payable, amount=1, currency="USD")
 

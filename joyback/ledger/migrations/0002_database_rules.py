@@ -3,11 +3,6 @@
 PostgreSQL: every transaction sums to zero per currency (a deferred constraint trigger, checked at
 COMMIT so that a posting may insert its legs one by one); entries and transactions are append-only;
 an entry's currency is its account's (a composite foreign key); a resolved hold never changes again.
-SQLite has no deferred triggers, so there the write path checks balance; triggers refuse UPDATEs
-of entries, transactions and resolved holds. DELETE stays possible on SQLite only because Django's
-flush (used between tests, where PostgreSQL uses TRUNCATE) empties tables with DELETE.
-Note: a later migration that makes SQLite rebuild one of these tables drops its triggers; such a
-migration must install them again.
 """
 
 from django.db import migrations
@@ -59,27 +54,9 @@ ALTER TABLE ledger_entry ADD CONSTRAINT ledger_entry_currency_is_account_currenc
     DEFERRABLE INITIALLY IMMEDIATE;
 """
 
-SQLITE = [
-    """CREATE TRIGGER ledger_entry_no_update BEFORE UPDATE ON ledger_entry
-       BEGIN SELECT RAISE(ABORT, 'ledger_entry is append-only: UPDATE refused'); END""",
-    """CREATE TRIGGER ledger_transaction_no_update BEFORE UPDATE ON ledger_transaction
-       BEGIN SELECT RAISE(ABORT, 'ledger_transaction is append-only: UPDATE refused'); END""",
-    """CREATE TRIGGER ledger_hold_resolve_once BEFORE UPDATE ON ledger_hold
-       WHEN OLD.status <> 'reserved' OR NEW.account_id <> OLD.account_id OR NEW.amount <> OLD.amount
-       BEGIN SELECT RAISE(ABORT, 'hold is resolved or its terms are fixed: UPDATE refused'); END""",
-    """CREATE TRIGGER ledger_entry_currency BEFORE INSERT ON ledger_entry
-       WHEN NEW.currency <> (SELECT currency FROM ledger_account WHERE id = NEW.account_id)
-       BEGIN SELECT RAISE(ABORT, 'an entry must be in its account''s currency'); END""",
-]
-
 
 def install(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor == "postgresql":
-        schema_editor.execute(POSTGRES, params=None)
-    elif vendor == "sqlite":
-        for statement in SQLITE:
-            schema_editor.execute(statement)
+    schema_editor.execute(POSTGRES, params=None)
 
 
 class Migration(migrations.Migration):

@@ -15,8 +15,7 @@ ALTER TABLE ledger_account SET (fillfactor = 50, autovacuum_vacuum_scale_factor 
 
 
 def install(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(TUNING, params=None)
+    schema_editor.execute(TUNING, params=None)
 
 
 class Migration(migrations.Migration):
