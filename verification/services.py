@@ -225,7 +225,11 @@ class ClaimContext:
 
 def _rule_lock(rule: ActionRule) -> ActionRule:
     # One lock per rule serialises its caps; the unique constraint still guards the one reward.
-    return ActionRule.objects.select_for_update().select_related("campaign__brand").get(pk=rule.pk)
+    # Only the rule's row: FOR UPDATE would otherwise lock the joined campaign and brand rows too,
+    # and every instant reward of the brand would wait on every other.
+    return (
+        ActionRule.objects.select_for_update(of=("self",)).select_related("campaign__brand").get(pk=rule.pk)
+    )
 
 
 def _claim_checks(*, rule: ActionRule, identity: Identity) -> None:

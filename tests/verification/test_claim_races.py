@@ -107,3 +107,37 @@ def test_the_same_webhook_delivered_ten_times_at_once_is_one_action_and_one_rewa
     assert ProviderEvent.objects.count() == 1
     assert ActionClaim.objects.count() == 1
     assert campaign_budget_account(campaign=campaign).balance == 100_00 - 2_00
+
+
+def test_a_rules_lock_leaves_its_campaign_and_brand_free_for_the_brands_other_rewards(make_live_campaign):
+    """Before, FOR UPDATE on the rule also locked the joined campaign and brand rows: every instant
+    reward of a brand waited on every other, whatever its rule."""
+    from verification.services import _rule_lock
+
+    campaign = make_live_campaign(package="whatsapp_reward", budget=100_00)
+    rule = campaign.rules.get()
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_rule():
+        from django.db import transaction
+
+        try:
+            with transaction.atomic():
+                _rule_lock(rule)
+                held.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_rule)
+    holder.start()
+    try:
+        assert held.wait(10)
+        with connection.cursor() as cursor:  # NOWAIT: an error at once if another holds the row
+            cursor.execute("SELECT 1 FROM campaigns_campaign WHERE id = %s FOR UPDATE NOWAIT", [campaign.pk])
+            cursor.execute(
+                "SELECT 1 FROM campaigns_brand WHERE id = %s FOR UPDATE NOWAIT", [campaign.brand_id]
+            )
+    finally:
+        release.set()
+        holder.join()
