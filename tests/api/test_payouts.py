@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from campaigns.services import brand_deposit_record
-from joyback.api.services import api_key_create, webhook_endpoint_create
+from joyback.api.services import api_key_create, api_key_rotate, webhook_endpoint_create
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts import services
@@ -201,6 +201,20 @@ def test_the_same_idempotency_key_makes_one_payout(api, funded):
     assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
     assert other.status_code == 422
     assert Payout.objects.count() == 1 and funding(funded) == 2_000_00 - 25_00
+
+
+def test_a_retry_across_a_key_rotation_makes_one_payout(client, funded):
+    issued = api_key_create(brand_id=funded.pk, name="backend", scopes=["payouts"])
+    first = Api(client, issued.secret).post("payouts", payout_body(), idempotency_key="pay-mo")
+    rotated = api_key_rotate(api_key=issued.api_key).secret
+
+    again = Api(client, rotated).post("payouts", payout_body(), idempotency_key="pay-mo")
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
+    other = Api(client, rotated).post("payouts", payout_body(amount=26_00), idempotency_key="pay-mo")
+    assert other.status_code == 422 and other.json()["error"]["code"] == "idempotency_key_reused"
+    assert Payout.objects.count() == 1 and funding(funded) == 2_000_00 - 25_00
+    assert SandboxBankPayment.objects.count() <= 1
 
 
 @pytest.mark.postgres
