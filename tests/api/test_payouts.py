@@ -20,6 +20,13 @@ from verification.models import Participant
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _new_accounts_need_no_second_approval(settings):
+    """These tests are about the payout itself; the controls on payouts (limits, the second
+    approval of a first payout to an account) are tested in tests/payouts/test_payout_controls.py."""
+    settings.PAYOUT_NEW_ACCOUNT_APPROVAL = False
+
+
 def payout_body(amount=25_00, currency="EUR", **payee):
     return {
         "amount": amount,
