@@ -15,6 +15,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from campaigns.services import BrandNotVerified, brand_money_allowed_check
 from joyback.api.services import webhook_event_emit
 from joyback.crypto import encrypt, fingerprint
 from joyback.ledger.models import Account, AccountKind, Transaction
@@ -1228,6 +1229,7 @@ def _payout_controls_check(
     """Refuse what no approval may allow (more than the funding holds or the bank confirmed, past a
     daily limit); the reasons the payout must wait for a second person otherwise. Run under
     payout_limits_lock (the ledger checks the funding again under its own lock)."""
+    _brand_verified_check(brand)
     language = translation.get_language() or "en"
     if from_funding:
         funding = Account.objects.filter(
@@ -1292,6 +1294,13 @@ def _payout_controls_check(
     return [str(reason.value) for reason in reasons]
 
 
+def _brand_verified_check(brand) -> None:
+    try:
+        brand_money_allowed_check(brand=brand)
+    except BrandNotVerified as refused:
+        raise PayoutRefused(str(refused)) from None
+
+
 def _velocity_watch(*, brand) -> None:
     """Many manual payouts in a short time is how a taken-over account empties a brand: raise an
     alert for platform staff, once per window (they are not refused: the limits do that)."""
@@ -1316,6 +1325,7 @@ def payout_approve(*, payout: Payout, actor) -> Payout:
     """The checker's half of maker-checker: never the person who made the payout."""
     if payout.created_by_id == actor.pk:
         raise PayoutRefused(_("A second person must approve a payout you made yourself."))
+    _brand_verified_check(payout.brand)
     with transaction.atomic(durable=True):
         if not _transition(
             payout,

@@ -24,6 +24,7 @@ from joyback.ledger.services import account_get_or_create, transfer_post
 from payouts.models import PayeeAccount, Payout, PayoutAlert, SandboxBankPayment
 from payouts.rails import iban_check
 from payouts.services import PayoutRefused, payout_approve, payout_manual_enter
+from tests.conftest import verified
 from tests.verification.test_claim_races import race
 from verification.models import Participant
 
@@ -274,7 +275,7 @@ def test_accepted_payouts_always_fit_every_limit(make_user, limits, steps):
     limits.PAYOUT_NEW_ACCOUNT_APPROVAL = True
     limits.PAYOUT_WINDOW_APPROVAL_THRESHOLD = 70_00
     n = next(_numbers)
-    brand = brand_create(name=f"Prop {n}", slug=f"prop-{n}", owner=make_user(f"p{n}@example.com"))
+    brand = verified(brand_create(name=f"Prop {n}", slug=f"prop-{n}", owner=make_user(f"p{n}@example.com")))
     brand_deposit_record(brand=brand, amount=150_00, currency="EUR", bank_reference=f"DEP-PROP-{n}")
     accounts = [new_iban() for _ in range(3)]
     brand_total, per_account, paid_accounts = 0, [0, 0, 0], set()
