@@ -151,4 +151,4 @@ class LegalDetailsForm(forms.Form):
         max_length=60,
         help_text=_("As in the company register, e.g. HRB 12345"),
     )
-    country = forms.ChoiceField(label=_("Country of registration"), choices=SERVED_COUNTRIES)
+    country = forms.ChoiceField(label=_("Country of registration"), choices=[("", "—"), *SERVED_COUNTRIES])

@@ -433,7 +433,11 @@ def payout_for_participant(*, participant_id: int, currency: str, send_now: bool
     once it has committed, not by a queued task, which saves a trip through the queue between an
     approval and the bank; a crash in between leaves it to the sweep (next_check_at).
     """
-    participant = Participant.objects.get(pk=participant_id)
+    participant = Participant.objects.select_related("brand").get(pk=participant_id)
+    if participant.brand.verified_at is None:
+        # Staff withdrew the brand's verification: what people are owed stays owed (the sweep pays
+        # it once the brand is verified again), nothing leaves meanwhile.
+        return None
     payable = participant_payable_account(participant=participant, currency=currency)
     with transaction.atomic(durable=True):
         # The same lock payee_account_save takes: details cannot change under a payout being made.
@@ -929,7 +933,9 @@ def participants_owed(*, limit: int) -> list[tuple[int, str]]:
         status__in=OPEN_STATUSES,
     )
     return list(
-        PayeeAccount.objects.filter(replaced_at__isnull=True, unusable_code="")
+        PayeeAccount.objects.filter(
+            replaced_at__isnull=True, unusable_code="", participant__brand__verified_at__isnull=False
+        )
         .annotate(subject=subject)
         .filter(Exists(owed), ~Exists(under_way))
         .exclude(participant__claims__status=ClaimStatus.NEEDS_REVIEW)

@@ -241,3 +241,26 @@ def test_the_demo_brand_is_seeded_verified():
         ).balance
         > 0
     )
+
+
+def test_a_withdrawn_verification_stops_reward_payouts_until_verified_again(
+    client, summer, sam, alice, django_capture_on_commit_callbacks
+):
+    """Pat was rewarded at Alpaca; staff withdraw Alpaca's verification before Pat gives bank
+    details: nothing leaves, Pat stays owed, and the sweep pays once Alpaca is verified again."""
+    from payouts.services import payouts_sweep
+    from tests.conftest import rewarded_in_browser
+    from tests.payouts.conftest import payee_details
+
+    rewarded_in_browser(client, summer)
+    confirmed_email(alice)
+    brand_verification_revoke(brand=summer.brand, actor=sam, note="Register entry in doubt")
+    with django_capture_on_commit_callbacks(execute=True):
+        payee_details(client, summer)
+        payouts_sweep()
+    assert not Payout.objects.exists() and not SandboxBankPayment.objects.exists()
+
+    brand_verify(brand=summer.brand, actor=sam)
+    with django_capture_on_commit_callbacks(execute=True):
+        payouts_sweep()
+    assert Payout.objects.get().status in ("created", "submitted", "settled")
