@@ -278,3 +278,19 @@ def test_the_reconciliation_report_sums_the_brands_money_per_currency(
     assert (eur["funded"], eur["paid"], eur["in_transit"], eur["returned"]) == (2_000_00, 30_00, 0, 0)
     assert eur["available"] == 2_000_00 - 30_00
     assert {"reserved", "unmatched", "unmatched_amount"} <= eur.keys()
+
+
+def test_an_unverified_brand_cannot_pay_out_by_api(client, make_user):
+    """Signed up, key made, a deposit even booked by the bank: no payout until staff verify."""
+    from campaigns.services import brand_create
+
+    dodo = brand_create(name="Dodo Drinks", slug="dodo", owner=make_user("dora@dodo.example"))
+    brand_deposit_record(brand=dodo, amount=500_00, currency="EUR", bank_reference="DEP-DODO")
+    api = Api(client, api_key_create(brand_id=dodo.pk, name="backend", scopes=["payouts"]).secret)
+
+    response = api.post("payouts", payout_body())
+
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "brand_not_verified"
+    assert "verified the brand" in response.json()["error"]["message"]
+    assert nothing_stored() and not SandboxBankPayment.objects.exists()
