@@ -1,6 +1,8 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
-from campaigns.models import ActionRule, Brand, Campaign, Membership
+from campaigns.models import ActionRule, Brand, BrandVerification, Campaign, Membership
+from campaigns.selectors import brand_verification_missing
+from campaigns.services import CampaignError, brand_verification_revoke, brand_verify
 
 
 class MembershipInline(admin.TabularInline):
@@ -9,12 +11,61 @@ class MembershipInline(admin.TabularInline):
     autocomplete_fields = ["user"]
 
 
+class BrandVerificationInline(admin.TabularInline):
+    """Every verification decision, as staff saw the brand then; never edited."""
+
+    model = BrandVerification
+    fields = ["at", "action", "actor", "legal_name", "registration_number", "country", "owner_email", "note"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Brand)
 class BrandAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "default_currency", "created_at"]
-    search_fields = ["name", "slug"]
+    """Staff verify brands here (the action): funding and payouts open once they did."""
+
+    list_display = ["name", "slug", "legal_name", "country", "verified_at", "verified_by", "created_at"]
+    list_filter = [("verified_at", admin.EmptyFieldListFilter), "country"]
+    search_fields = ["name", "slug", "legal_name", "registration_number"]
     prepopulated_fields = {"slug": ["name"]}
-    inlines = [MembershipInline]
+    readonly_fields = ["verified_at", "verified_by", "still_missing"]
+    inlines = [MembershipInline, BrandVerificationInline]
+    actions = ["verify"]
+
+    @admin.display(description="Missing for verification")
+    def still_missing(self, brand):
+        if not brand.pk:
+            return ""
+        return ", ".join(brand_verification_missing(brand=brand)) or "Nothing: ready to verify"
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if (
+            change
+            and obj.verified_at
+            and {"legal_name", "registration_number", "country"} & set(form.changed_data)
+        ):
+            # Staff verified the details as they were: changed, they need verifying again.
+            brand_verification_revoke(
+                brand=obj, actor=request.user, note="Legal details changed in the admin"
+            )
+            messages.warning(request, f"{obj.name}: the legal details changed, so it needs verifying again.")
+
+    @admin.action(description="Verify the selected brands (funding and payouts open)")
+    def verify(self, request, queryset):
+        done = 0
+        for brand in queryset:
+            try:
+                brand_verify(brand=brand, actor=request.user)
+                done += 1
+            except CampaignError as refused:
+                messages.error(request, str(refused))
+        if done:
+            messages.success(request, f"{done} brand(s) verified.")
 
 
 @admin.register(Membership)

@@ -140,3 +140,15 @@ class AllowanceForm(forms.Form):
         required=False,
         help_text=_("Leave empty for no limit."),
     )
+
+
+class LegalDetailsForm(forms.Form):
+    """Who the brand is in law, for platform staff to verify before funding and payouts open."""
+
+    legal_name = forms.CharField(label=_("Company's legal name"), max_length=200)
+    registration_number = forms.CharField(
+        label=_("Registration number"),
+        max_length=60,
+        help_text=_("As in the company register, e.g. HRB 12345"),
+    )
+    country = forms.ChoiceField(label=_("Country of registration"), choices=[("", "—"), *SERVED_COUNTRIES])

@@ -15,9 +15,49 @@ class Brand(models.Model):
         help_text="Most one person may earn across all of the brand's campaigns, in minor units",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Who the brand is in law. Funding and payouts open only once platform staff verified these
+    # (campaigns.services.brand_verify); until then the brand tries everything else in the sandbox.
+    legal_name = models.CharField(max_length=200, blank=True, default="")
+    registration_number = models.CharField(
+        max_length=60, blank=True, default="", help_text="Company register number (e.g. HRB 12345)"
+    )
+    country = models.CharField(max_length=2, blank=True, default="", help_text="ISO 3166 alpha-2")
+    verified_at = models.DateTimeField(null=True, blank=True)
+    verified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     def __str__(self):
         return self.name
+
+    @property
+    def verified(self) -> bool:
+        return self.verified_at is not None
+
+
+class BrandVerification(models.Model):
+    """What platform staff saw and decided when they verified a brand (or took it back); never
+    edited, one row per decision."""
+
+    class Action(models.TextChoices):
+        VERIFIED = "verified", _("Verified")
+        REVOKED = "revoked", _("Verification withdrawn")
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="verifications")
+    action = models.CharField(max_length=10, choices=Action.choices)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    legal_name = models.CharField(max_length=200)
+    registration_number = models.CharField(max_length=60)
+    country = models.CharField(max_length=2)
+    owner_email = models.EmailField(help_text="The owner's verified email at the time")
+    note = models.CharField(max_length=500, blank=True, default="")
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+
+    def __str__(self):
+        return f"{self.brand} {self.action} by {self.actor}"
 
 
 class Role(models.TextChoices):

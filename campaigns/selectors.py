@@ -274,3 +274,35 @@ def landing_pages_local_forget(*, page_keys) -> None:
 
 
 _local_pages: dict[str, tuple[float, bytes]] = {}
+
+
+# Brand verification: what platform staff need before funding and payouts open.
+
+
+def brand_owner_verified_email(*, brand: Brand) -> str:
+    """The email of an owner of the brand that its owner has confirmed (allauth), or ""."""
+    from allauth.account.models import EmailAddress
+
+    address = (
+        EmailAddress.objects.filter(
+            verified=True, user__memberships__brand=brand, user__memberships__role="owner"
+        )
+        .order_by("-primary", "pk")
+        .values_list("email", flat=True)
+        .first()
+    )
+    return address or ""
+
+
+def brand_verification_missing(*, brand: Brand) -> list[str]:
+    """What still stands between the brand and staff verification, in words for its owner."""
+    missing = []
+    if not brand.legal_name.strip():
+        missing.append(str(_("the company's legal name")))
+    if not brand.registration_number.strip():
+        missing.append(str(_("its registration number")))
+    if not brand.country:
+        missing.append(str(_("its country")))
+    if not brand_owner_verified_email(brand=brand):
+        missing.append(str(_("a confirmed email address of the owner")))
+    return missing

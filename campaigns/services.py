@@ -13,6 +13,7 @@ from django.utils.translation import gettext
 from campaigns.models import (
     ActionRule,
     Brand,
+    BrandVerification,
     Campaign,
     CampaignStatus,
     Membership,
@@ -21,7 +22,11 @@ from campaigns.models import (
     Trigger,
     VerificationMode,
 )
-from campaigns.selectors import landing_pages_local_forget
+from campaigns.selectors import (
+    brand_owner_verified_email,
+    brand_verification_missing,
+    landing_pages_local_forget,
+)
 from joyback.ledger.models import Account, AccountKind, Transaction
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
 from joyback.money import currency_check
@@ -55,6 +60,105 @@ def brand_create(*, name: str, owner, slug: str = "", currency: str = "EUR") -> 
         Membership.objects.create(brand=brand, user=owner, role=Role.OWNER)
         brand_funding_account(brand=brand, currency=currency)
     return brand
+
+
+class BrandNotVerified(Exception):
+    """Money may not move for a brand platform staff have not verified yet."""
+
+
+def brand_money_allowed_check(*, brand: Brand) -> None:
+    """Funding and payouts open only once staff verified who the brand is; the rest (campaigns,
+    the landing page, the sandbox flows, API keys) works before."""
+    if not Brand.objects.filter(pk=brand.pk, verified_at__isnull=False).exists():
+        raise BrandNotVerified(
+            gettext(
+                "Funding and payouts open once JoyBack's staff have verified the brand: its legal name, "
+                "registration number, country and the owner's confirmed email. See the dashboard for "
+                "what is still missing."
+            )
+        )
+
+
+def brand_legal_details_save(
+    *, brand: Brand, legal_name: str, registration_number: str, country: str
+) -> Brand:
+    """The owner says who the brand is in law. Changing it after verification withdraws the
+    verification: staff verified the details as they were."""
+    legal_name, registration_number = legal_name.strip(), registration_number.strip()
+    country = country.strip().upper()
+    if len(country) != 2 or not country.isalpha():
+        raise CampaignError(gettext("Choose the country the company is registered in."))
+    with transaction.atomic(durable=True):
+        locked = Brand.objects.select_for_update().get(pk=brand.pk)
+        changed = (locked.legal_name, locked.registration_number, locked.country) != (
+            legal_name,
+            registration_number,
+            country,
+        )
+        locked.legal_name, locked.registration_number, locked.country = (
+            legal_name,
+            registration_number,
+            country,
+        )
+        if changed and locked.verified_at is not None:
+            locked.verified_at, locked.verified_by = None, None
+        locked.save(
+            update_fields=["legal_name", "registration_number", "country", "verified_at", "verified_by"]
+        )
+    return locked
+
+
+def brand_verify(*, brand: Brand, actor, note: str = "") -> Brand:
+    """Platform staff confirm who the brand is: from now on it may fund campaigns and pay out.
+    Recorded with who, when and what they saw, in the same transaction."""
+    if not (actor.is_active and actor.is_staff):
+        raise CampaignError(gettext("Only platform staff verify brands."))
+    with transaction.atomic(durable=True):
+        locked = Brand.objects.select_for_update().get(pk=brand.pk)
+        if locked.memberships.filter(user=actor).exists():
+            raise CampaignError(gettext("Staff may not verify a brand they are a member of."))
+        missing = brand_verification_missing(brand=locked)
+        if missing:
+            raise CampaignError(
+                gettext("%(brand)s cannot be verified yet; missing: %(missing)s.")
+                % {"brand": locked.name, "missing": ", ".join(missing)}
+            )
+        if locked.verified_at is not None:
+            return locked
+        locked.verified_at, locked.verified_by = timezone.now(), actor
+        locked.save(update_fields=["verified_at", "verified_by"])
+        _verification_record(locked, action=BrandVerification.Action.VERIFIED, actor=actor, note=note)
+    return locked
+
+
+def brand_verification_revoke(*, brand: Brand, actor, note: str) -> Brand:
+    """Staff withdraw a verification (a doubt about the company): funding and payouts stop."""
+    if not (actor.is_active and actor.is_staff):
+        raise CampaignError(gettext("Only platform staff verify brands."))
+    if not note.strip():
+        raise CampaignError(gettext("Say why the verification is withdrawn."))
+    with transaction.atomic(durable=True):
+        locked = Brand.objects.select_for_update().get(pk=brand.pk)
+        if locked.verified_at is None:
+            return locked
+        locked.verified_at, locked.verified_by = None, None
+        locked.save(update_fields=["verified_at", "verified_by"])
+        _verification_record(locked, action=BrandVerification.Action.REVOKED, actor=actor, note=note)
+    return locked
+
+
+def _verification_record(brand: Brand, *, action: str, actor, note: str) -> None:
+    BrandVerification.objects.create(
+        brand=brand,
+        action=action,
+        actor=actor,
+        legal_name=brand.legal_name,
+        registration_number=brand.registration_number,
+        country=brand.country,
+        owner_email=brand_owner_verified_email(brand=brand),
+        note=note,
+        at=timezone.now(),
+    )
 
 
 def member_add(*, brand: Brand, user, role: str) -> Membership:
@@ -257,6 +361,10 @@ def brand_topup_sandbox(*, brand: Brand, amount: int, currency: str) -> Transact
         )
     if amount <= 0:
         raise CampaignError(gettext("A top up must be more than zero."))
+    try:
+        brand_money_allowed_check(brand=brand)
+    except BrandNotVerified as refused:
+        raise CampaignError(str(refused)) from None
     return brand_deposit_record(
         brand=brand, amount=amount, currency=currency, bank_reference=f"SANDBOX-{uuid.uuid4().hex[:16]}"
     )
@@ -268,6 +376,10 @@ def campaign_fund(*, campaign: Campaign, amount: int, idempotency_key: str | Non
         raise CampaignError(gettext("An ended campaign cannot be funded."))
     if amount <= 0:
         raise CampaignError(gettext("The amount must be more than zero."))
+    try:
+        brand_money_allowed_check(brand=campaign.brand)
+    except BrandNotVerified as refused:
+        raise CampaignError(str(refused)) from None
     with transaction.atomic(durable=True):
         transaction.on_commit(lambda: landing_cache_clear(campaign=campaign))
         try:

@@ -11,6 +11,7 @@ brand_pages = [
     path("", views.dashboard, name="brand_dashboard"),
     path("topup/", views.brand_topup, name="brand_topup"),
     path("allowance/", views.brand_allowance, name="brand_allowance"),
+    path("legal/", views.brand_legal_details, name="brand_legal_details"),
     path("accounts/<int:account_id>/", views.account_detail, name="brand_account"),
     path("campaigns/", views.campaign_list, name="campaign_list"),
     path("campaigns/new/", views.campaign_new, name="campaign_new"),

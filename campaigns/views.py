@@ -15,10 +15,19 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import roles
 from campaigns.access import brand_member_required
-from campaigns.forms import AllowanceForm, AmountForm, BrandCreateForm, CampaignForm, DryRunForm, RuleForm
+from campaigns.forms import (
+    AllowanceForm,
+    AmountForm,
+    BrandCreateForm,
+    CampaignForm,
+    DryRunForm,
+    LegalDetailsForm,
+    RuleForm,
+)
 from campaigns.models import ActionRule, CampaignStatus
 from campaigns.selectors import (
     brand_balances,
+    brand_verification_missing,
     brands_for_user,
     campaign_budget,
     campaign_burn_series,
@@ -33,6 +42,7 @@ from campaigns.services import (
     CampaignError,
     brand_allowance_set,
     brand_create,
+    brand_legal_details_save,
     brand_topup_sandbox,
     campaign_create,
     campaign_fund,
@@ -69,8 +79,18 @@ def _brand_context(request, **extra):
     return {"brand": request.brand, "membership": request.membership, "roles": roles, **extra}
 
 
+def _legal_form(brand) -> LegalDetailsForm:
+    return LegalDetailsForm(
+        initial={
+            "legal_name": brand.legal_name,
+            "registration_number": brand.registration_number,
+            "country": brand.country,
+        }
+    )
+
+
 @brand_member_required()
-def dashboard(request):
+def dashboard(request, legal_form=None, status=200):
     context = _brand_context(
         request,
         balances=brand_balances(brand=request.brand),
@@ -78,11 +98,33 @@ def dashboard(request):
         campaigns=campaigns_for_brand(brand=request.brand)[:5],
         topup_form=AmountForm(),
         allowance_form=AllowanceForm(initial={"person_allowance": _major(request.brand.person_allowance)}),
+        verification_missing=[]
+        if request.brand.verified
+        else brand_verification_missing(brand=request.brand),
+        legal_form=legal_form or _legal_form(request.brand),
     )
     template = "campaigns/dashboard.html"
     if request.htmx:
         template += "#balances"
-    return render(request, template, context)
+    return render(request, template, context, status=status)
+
+
+@brand_member_required(roles.MANAGE_MEMBERS)
+@require_POST
+def brand_legal_details(request):
+    """The owner says who the brand is in law; platform staff verify it."""
+    form = LegalDetailsForm(request.POST)
+    if not form.is_valid():
+        return dashboard.__wrapped__(request, legal_form=form, status=400)
+    try:
+        brand_legal_details_save(brand=request.brand, **form.cleaned_data)
+    except CampaignError as error:
+        form.add_error(None, str(error))
+        return dashboard.__wrapped__(request, legal_form=form, status=400)
+    messages.success(
+        request, _("Saved. JoyBack's staff verify the brand; funding and payouts open once they have.")
+    )
+    return redirect("brand_dashboard", brand_slug=request.brand.slug)
 
 
 @brand_member_required(roles.FUND)

@@ -113,6 +113,18 @@ PAYOUT_SWIFT_CURRENCIES = env_list("PAYOUT_SWIFT_CURRENCIES") or ["CAD", "AUD", 
 PAYOUT_FILE_MAX_TRANSACTIONS = int(os.environ.get("PAYOUT_FILE_MAX_TRANSACTIONS", "10000"))
 # Manual payouts above this many minor units need a second person's approval.
 PAYOUT_APPROVAL_THRESHOLD = int(os.environ.get("PAYOUT_APPROVAL_THRESHOLD", "50000"))
+# The controls on payouts made by hand (dashboard and API), in minor units of the payout's currency,
+# over a rolling window: the brand's total and one bank account's total (across brands) are capped;
+# past PAYOUT_WINDOW_APPROVAL_THRESHOLD in the window, and on the first payout to an account, a
+# second person approves. More than PAYOUT_VELOCITY_ALERT_COUNT payouts of one brand within
+# PAYOUT_VELOCITY_WINDOW_MINUTES raise an alert for platform staff.
+PAYOUT_LIMIT_WINDOW_HOURS = int(os.environ.get("PAYOUT_LIMIT_WINDOW_HOURS", "24"))
+PAYOUT_BRAND_DAILY_LIMIT = int(os.environ.get("PAYOUT_BRAND_DAILY_LIMIT", "1000000"))
+PAYOUT_ACCOUNT_DAILY_LIMIT = int(os.environ.get("PAYOUT_ACCOUNT_DAILY_LIMIT", "200000"))
+PAYOUT_WINDOW_APPROVAL_THRESHOLD = int(os.environ.get("PAYOUT_WINDOW_APPROVAL_THRESHOLD", "250000"))
+PAYOUT_NEW_ACCOUNT_APPROVAL = env_bool("PAYOUT_NEW_ACCOUNT_APPROVAL", True)
+PAYOUT_VELOCITY_ALERT_COUNT = int(os.environ.get("PAYOUT_VELOCITY_ALERT_COUNT", "20"))
+PAYOUT_VELOCITY_WINDOW_MINUTES = int(os.environ.get("PAYOUT_VELOCITY_WINDOW_MINUTES", "10"))
 # A submission with no answer for this long is asked about, never sent again blindly.
 PAYOUT_STALE_SECONDS = int(os.environ.get("PAYOUT_STALE_SECONDS", "60"))
 SANDBOX_BANK_RETURN_AFTER_SECONDS = int(os.environ.get("SANDBOX_BANK_RETURN_AFTER_SECONDS", "0"))

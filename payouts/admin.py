@@ -7,6 +7,7 @@ from payouts.models import (
     PayeeSubmission,
     PaymentBatch,
     Payout,
+    PayoutAlert,
     PayoutEvent,
     SandboxBankAccount,
     SandboxBankPayment,
@@ -92,6 +93,7 @@ class PayoutAdmin(admin.ModelAdmin):
         "scheme",
         "status",
         "reason_code",
+        "waits_because",
         "created_at",
     ]
     list_filter = ["status", "scheme", "currency", "manual"]
@@ -105,6 +107,12 @@ class PayoutAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    @admin.display(description="Waits for approval because")
+    def waits_because(self, payout):
+        if payout.status != "awaiting_approval":
+            return ""
+        return " ".join(payout.hold_texts) or "The amount is above the single-payout approval threshold."
 
     @admin.action(description="Approve (maker-checker)")
     def approve(self, request, queryset):
@@ -184,3 +192,15 @@ class SandboxBankPaymentAdmin(admin.ModelAdmin):
         for payment in queryset:
             payment_return(payment=payment, reason_code="AC04")
         messages.success(request, "The bank will report the returns on its next feed read.")
+
+
+@admin.register(PayoutAlert)
+class PayoutAlertAdmin(admin.ModelAdmin):
+    """Velocity alerts on brands' manual payouts, for platform staff to look into."""
+
+    list_display = ["created_at", "brand", "kind", "detail"]
+    list_filter = ["kind"]
+    readonly_fields = ["brand", "kind", "window_start", "detail", "created_at"]
+
+    def has_add_permission(self, request):
+        return False

@@ -9,6 +9,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from campaigns.models import Brand
+from campaigns.services import BrandNotVerified, brand_money_allowed_check
 from joyback.api.framework import ApiError, ApiView
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
 from joyback.ledger.models import Account, AccountKind
@@ -206,11 +207,16 @@ class PayoutListApi(ApiView):
                 _("Payouts in %(currency)s are not offered.") % {"currency": currency},
                 field="currency",
             )
+        brand = Brand.objects.get(pk=request.auth.brand_id)
+        try:
+            brand_money_allowed_check(brand=brand)
+        except BrandNotVerified as refused:
+            raise ApiError("brand_not_verified", str(refused), status_code=403) from None
         form = _payee_checked(data["payee"], currency)
         _funding_check(brand_id=request.auth.brand_id, currency=currency, amount=data["amount"])
         try:
             payout = payout_manual_enter(
-                brand=Brand.objects.get(pk=request.auth.brand_id),
+                brand=brand,
                 name=form.cleaned_data["name"],
                 email=form.cleaned_data["email"],
                 phone=form.cleaned_data["phone"],

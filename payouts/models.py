@@ -181,6 +181,9 @@ class Payout(models.Model):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="repaid_by"
     )
     manual = models.BooleanField(default=False, help_text="Made by a person, not by a reward")
+    hold_reasons = models.CharField(
+        max_length=120, blank=True, default="", help_text="Why it waits for a second approver (codes)"
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -220,6 +223,44 @@ class Payout(models.Model):
     @property
     def open(self) -> bool:
         return self.status in OPEN_STATUSES
+
+    @property
+    def hold_texts(self) -> list[str]:
+        """Why a second person must approve it, in words."""
+        return [str(HOLD_REASONS.get(code, code)) for code in self.hold_reasons.split(",") if code]
+
+
+class HoldReason(models.TextChoices):
+    ABOVE_THRESHOLD = "amount", _("The amount is above the single-payout approval threshold.")
+    NEW_ACCOUNT = "new_account", _("It is the first payout to this bank account.")
+    WINDOW_TOTAL = (
+        "window_total",
+        _("The brand's payouts of the last day have passed the approval threshold."),
+    )
+
+
+HOLD_REASONS = dict(HoldReason.choices)
+
+
+class PayoutAlert(models.Model):
+    """Something about a brand's payouts that platform staff should look at (velocity): one per
+    brand, kind and window, so a burst raises it once."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=20)
+    window_start = models.DateTimeField()
+    detail = models.CharField(max_length=300)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["brand", "kind", "window_start"], name="payouts_one_alert_per_window"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.kind} of {self.brand}"
 
 
 class PayoutEvent(models.Model):

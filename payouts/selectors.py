@@ -1,6 +1,6 @@
-from django.db.models import Count, Exists, OuterRef, Sum
+from django.db.models import Count, Exists, OuterRef, Q, Sum
 
-from joyback.ledger.models import Account, AccountKind
+from joyback.ledger.models import Account, AccountKind, Entry
 from payouts.models import PayeeAccount, PayeeSubmission, Payout, PayoutEvent, PayoutStatus, VopCheck
 from verification.models import ActionClaim, ClaimStatus, Participant
 
@@ -98,3 +98,57 @@ def payout_get_for_brand(*, brand, payout_id: int) -> Payout | None:
 
 def payout_history(*, payout: Payout) -> list[PayoutEvent]:
     return list(payout.events.select_related("actor").order_by("at", "pk"))
+
+
+# What the payout controls count (payouts.services._payout_controls_check).
+
+NOT_PAID = [PayoutStatus.CANCELLED, PayoutStatus.REJECTED]
+
+
+def brand_confirmed_funds(*, brand_id: int, currency: str) -> int:
+    """What the bank has confirmed the brand sent: its deposits on the ledger (each booked from a
+    statement line or the bank's feed), less any deposit taken back by a reversal."""
+    deposits = Q(transaction__reason="deposit") | Q(transaction__reverses__reason="deposit")
+    credited = Entry.objects.filter(
+        deposits,
+        account__kind=AccountKind.BRAND_FUNDING,
+        account__brand_id=brand_id,
+        account__currency=currency,
+    ).aggregate(total=Sum("amount", default=0))["total"]
+    return -credited  # funding is owed to the brand: a deposit credits it (a negative entry)
+
+
+def brand_paid_out(*, brand_id: int, currency: str) -> int:
+    """Everything the brand's payouts took or are taking out of the bank: every payout, reward or
+    manual, that was not cancelled or rejected and did not come back."""
+    return (
+        Payout.objects.filter(brand_id=brand_id, currency=currency)
+        .exclude(status__in=[*NOT_PAID, PayoutStatus.RETURNED])
+        .aggregate(total=Sum("amount", default=0))["total"]
+    )
+
+
+def manual_payouts_in_window(*, since, currency: str, brand_id=None, account_fingerprint="") -> int:
+    """Manual payouts made since `since` (those waiting for approval included: they hold their
+    place), of a brand or to one bank account (by any brand)."""
+    payouts = Payout.objects.filter(manual=True, currency=currency, created_at__gte=since).exclude(
+        status__in=NOT_PAID
+    )
+    if brand_id is not None:
+        payouts = payouts.filter(brand_id=brand_id)
+    if account_fingerprint:
+        payouts = payouts.filter(payee__account_fingerprint=account_fingerprint)
+    return payouts.aggregate(total=Sum("amount", default=0))["total"]
+
+
+def brand_paid_account_before(*, brand_id: int, account_fingerprint: str) -> bool:
+    """The brand has paid this bank account before: a payout to it got past approval."""
+    return (
+        Payout.objects.filter(brand_id=brand_id, payee__account_fingerprint=account_fingerprint)
+        .exclude(status__in=[*NOT_PAID, PayoutStatus.AWAITING_APPROVAL])
+        .exists()
+    )
+
+
+def manual_payouts_count_since(*, brand_id: int, since) -> int:
+    return Payout.objects.filter(brand_id=brand_id, manual=True, created_at__gte=since).count()

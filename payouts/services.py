@@ -15,6 +15,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from campaigns.services import BrandNotVerified, brand_money_allowed_check
 from joyback.api.services import webhook_event_emit
 from joyback.crypto import encrypt, fingerprint
 from joyback.ledger.models import Account, AccountKind, Transaction
@@ -36,11 +37,13 @@ from payouts.iso20022.types import CreditTransfer, Debtor
 from payouts.links import status_page_path
 from payouts.models import (
     OPEN_STATUSES,
+    HoldReason,
     Notification,
     PayeeAccount,
     PayeeSubmission,
     PaymentBatch,
     Payout,
+    PayoutAlert,
     PayoutEvent,
     PayoutScheme,
     PayoutStatus,
@@ -51,7 +54,16 @@ from payouts.models import (
     VopResult,
 )
 from payouts.rails import BankAccount
-from payouts.selectors import participant_latest_campaign, payee_submissions_unfinished, vop_latest
+from payouts.selectors import (
+    brand_confirmed_funds,
+    brand_paid_account_before,
+    brand_paid_out,
+    manual_payouts_count_since,
+    manual_payouts_in_window,
+    participant_latest_campaign,
+    payee_submissions_unfinished,
+    vop_latest,
+)
 from verification.models import ActionClaim, ClaimStatus, Participant
 from verification.providers import whatsapp
 from verification.selectors import participant_get
@@ -421,7 +433,11 @@ def payout_for_participant(*, participant_id: int, currency: str, send_now: bool
     once it has committed, not by a queued task, which saves a trip through the queue between an
     approval and the bank; a crash in between leaves it to the sweep (next_check_at).
     """
-    participant = Participant.objects.get(pk=participant_id)
+    participant = Participant.objects.select_related("brand").get(pk=participant_id)
+    if participant.brand.verified_at is None:
+        # Staff withdrew the brand's verification: what people are owed stays owed (the sweep pays
+        # it once the brand is verified again), nothing leaves meanwhile.
+        return None
     payable = participant_payable_account(participant=participant, currency=currency)
     with transaction.atomic(durable=True):
         # The same lock payee_account_save takes: details cannot change under a payout being made.
@@ -917,7 +933,9 @@ def participants_owed(*, limit: int) -> list[tuple[int, str]]:
         status__in=OPEN_STATUSES,
     )
     return list(
-        PayeeAccount.objects.filter(replaced_at__isnull=True, unusable_code="")
+        PayeeAccount.objects.filter(
+            replaced_at__isnull=True, unusable_code="", participant__brand__verified_at__isnull=False
+        )
         .annotate(subject=subject)
         .filter(Exists(owed), ~Exists(under_way))
         .exclude(participant__claims__status=ClaimStatus.NEEDS_REVIEW)
@@ -1126,15 +1144,25 @@ def payout_retry(*, payout: Payout, actor) -> Payout:
 def payout_manual_create(
     *, brand, payee: PayeeAccount, amount: int, created_by, repays: Payout | None = None, funded: bool = False
 ) -> Payout:
-    """A payout a person makes by hand, from the brand's funding; above the threshold it waits for a
-    second person's approval (maker-checker)."""
+    """A payout a person makes by hand, from the brand's funding, within the brand's payout limits;
+    above the threshold, past the window's approval threshold, or to a bank account the brand never
+    paid, it waits for a second person's approval (maker-checker)."""
     if amount <= 0:
         raise PayoutRefused(_("Enter an amount above zero."))
     currency = payee.currency
     payable = participant_payable_account(participant=payee.participant, currency=currency)
     funding = account_get_or_create(kind=AccountKind.BRAND_FUNDING, currency=currency, brand_id=brand.pk)
-    needs_approval = amount > settings.PAYOUT_APPROVAL_THRESHOLD
     with transaction.atomic(durable=True):
+        payout_limits_lock(brand_id=brand.pk, account_fingerprint=payee.account_fingerprint)
+        hold_reasons = _payout_controls_check(
+            brand=brand,
+            currency=currency,
+            account_fingerprint=payee.account_fingerprint,
+            account_masked=payee.account_masked,
+            amount=amount,
+            from_funding=not funded,
+        )
+        needs_approval = bool(hold_reasons)
         payout = Payout.objects.create(
             brand=brand,
             participant=payee.participant,
@@ -1145,6 +1173,7 @@ def payout_manual_create(
             manual=True,
             created_by=created_by,
             repays=repays,
+            hold_reasons=",".join(hold_reasons),
             status=PayoutStatus.AWAITING_APPROVAL if needs_approval else PayoutStatus.CREATED,
             next_check_at=None
             if needs_approval
@@ -1170,15 +1199,139 @@ def payout_manual_create(
         Payout.objects.filter(pk=payout.pk).update(ledger_transaction_id=posted.pk)
         payout.ledger_transaction_id = posted.pk
         _event(payout, from_status="", actor=created_by, detail="manual payout")
+        _velocity_watch(brand=brand)
         if not needs_approval:
             enqueue_on_commit("payouts.tasks.payout_submit_task", payout.pk)
     return payout
+
+
+# Payout controls: what a payment partner's risk review asks of payouts made by hand.
+
+_LIMITS_LOCK = 0x4A42_4C49  # "JBLI": the advisory lock space of the payout limits
+
+
+def payout_limits_lock(*, brand_id: int, account_fingerprint: str) -> None:
+    """Manual payouts of one brand, and to one bank account, take turns while their limits are
+    checked and their payout is stored: two made at once would each see the other's total as it
+    was and could pass a limit together. The brand first, then the account; both before the
+    participant's row and the ledger's accounts, which the payout locks next."""
+    if connection.vendor != "postgresql":
+        return
+    account_key = int(hashlib.sha256(account_fingerprint.encode()).hexdigest()[:7], 16)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LIMITS_LOCK, brand_id])
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LIMITS_LOCK + 1, account_key])
+
+
+def _payout_controls_check(
+    *,
+    brand,
+    currency: str,
+    account_fingerprint: str,
+    account_masked: str,
+    amount: int,
+    from_funding: bool = True,
+) -> list[str]:
+    """Refuse what no approval may allow (more than the funding holds or the bank confirmed, past a
+    daily limit); the reasons the payout must wait for a second person otherwise. Run under
+    payout_limits_lock (the ledger checks the funding again under its own lock)."""
+    _brand_verified_check(brand)
+    language = translation.get_language() or "en"
+    if from_funding:
+        funding = Account.objects.filter(
+            kind=AccountKind.BRAND_FUNDING, brand_id=brand.pk, currency=currency, subject=""
+        ).first()
+        if funding is None or funding.available < amount:
+            raise PayoutRefused(_("The brand's funding account does not hold enough for this payout."))
+    confirmed = brand_confirmed_funds(brand_id=brand.pk, currency=currency)
+    paid_out = brand_paid_out(brand_id=brand.pk, currency=currency)
+    # A payment that came back no longer counts as paid out, so paying it again fits.
+    if paid_out + amount > confirmed:
+        raise PayoutRefused(
+            _(
+                "The bank has confirmed %(confirmed)s of this brand's transfers, and %(paid)s of it is paid "
+                "out already: this payout would pay out more than the brand sent."
+            )
+            % {
+                "confirmed": money_format(confirmed, currency, language),
+                "paid": money_format(paid_out, currency, language),
+            }
+        )
+    since = timezone.now() - timedelta(hours=settings.PAYOUT_LIMIT_WINDOW_HOURS)
+    brand_total = manual_payouts_in_window(since=since, currency=currency, brand_id=brand.pk)
+    if brand_total + amount > settings.PAYOUT_BRAND_DAILY_LIMIT:
+        raise PayoutRefused(
+            _(
+                "This payout would take the brand's payouts of the last %(hours)s hours to %(total)s, "
+                "above its limit of %(limit)s. Nothing was paid; try again later or ask us to raise "
+                "the limit."
+            )
+            % {
+                "hours": settings.PAYOUT_LIMIT_WINDOW_HOURS,
+                "total": money_format(brand_total + amount, currency, language),
+                "limit": money_format(settings.PAYOUT_BRAND_DAILY_LIMIT, currency, language),
+            }
+        )
+    account_total = manual_payouts_in_window(
+        since=since, currency=currency, account_fingerprint=account_fingerprint
+    )
+    if account_total + amount > settings.PAYOUT_ACCOUNT_DAILY_LIMIT:
+        raise PayoutRefused(
+            _(
+                "The bank account %(account)s would receive %(total)s in the last %(hours)s hours, above "
+                "the limit of %(limit)s for one account. Nothing was paid."
+            )
+            % {
+                "account": account_masked,
+                "hours": settings.PAYOUT_LIMIT_WINDOW_HOURS,
+                "total": money_format(account_total + amount, currency, language),
+                "limit": money_format(settings.PAYOUT_ACCOUNT_DAILY_LIMIT, currency, language),
+            }
+        )
+    reasons = []
+    if amount > settings.PAYOUT_APPROVAL_THRESHOLD:
+        reasons.append(HoldReason.ABOVE_THRESHOLD)
+    if settings.PAYOUT_NEW_ACCOUNT_APPROVAL and not brand_paid_account_before(
+        brand_id=brand.pk, account_fingerprint=account_fingerprint
+    ):
+        reasons.append(HoldReason.NEW_ACCOUNT)
+    if brand_total + amount > settings.PAYOUT_WINDOW_APPROVAL_THRESHOLD:
+        reasons.append(HoldReason.WINDOW_TOTAL)
+    return [str(reason.value) for reason in reasons]
+
+
+def _brand_verified_check(brand) -> None:
+    try:
+        brand_money_allowed_check(brand=brand)
+    except BrandNotVerified as refused:
+        raise PayoutRefused(str(refused)) from None
+
+
+def _velocity_watch(*, brand) -> None:
+    """Many manual payouts in a short time is how a taken-over account empties a brand: raise an
+    alert for platform staff, once per window (they are not refused: the limits do that)."""
+    minutes = settings.PAYOUT_VELOCITY_WINDOW_MINUTES
+    now = timezone.now()
+    window_start = now - timedelta(
+        minutes=now.minute % minutes, seconds=now.second, microseconds=now.microsecond
+    )
+    count = manual_payouts_count_since(brand_id=brand.pk, since=now - timedelta(minutes=minutes))
+    if count <= settings.PAYOUT_VELOCITY_ALERT_COUNT:
+        return
+    limit = settings.PAYOUT_VELOCITY_ALERT_COUNT
+    detail = f"{count} manual payouts within {minutes} minutes (alert above {limit})"
+    _alert, created = PayoutAlert.objects.get_or_create(
+        brand=brand, kind="velocity", window_start=window_start, defaults={"detail": detail}
+    )
+    if created:
+        logger.warning("payout velocity alert for brand %s: %s", brand.pk, detail)
 
 
 def payout_approve(*, payout: Payout, actor) -> Payout:
     """The checker's half of maker-checker: never the person who made the payout."""
     if payout.created_by_id == actor.pk:
         raise PayoutRefused(_("A second person must approve a payout you made yourself."))
+    _brand_verified_check(payout.brand)
     with transaction.atomic(durable=True):
         if not _transition(
             payout,
@@ -1208,6 +1361,15 @@ def payout_manual_enter(
     """A finance member pays someone by hand: a payee of the brand's own, then the payout."""
     if amount <= 0:
         raise PayoutRefused(_("Enter an amount above zero."))
+    # Checked before the payee is stored, so a refused payout leaves nothing behind; checked again
+    # under the limits' lock when the payout is made.
+    _payout_controls_check(
+        brand=brand,
+        currency=currency,
+        account_fingerprint=fingerprint(bank_account.identity),
+        account_masked=bank_account.masked,
+        amount=amount,
+    )
     participant = participant_create(brand=brand)
     payee = payee_account_save(
         participant=participant,

@@ -56,14 +56,31 @@ def bob(make_user):
     return make_user("bob@bison.example", first_name="Bob")
 
 
+def verified(brand):
+    """The brand as platform staff left it after checking who it is (campaigns.services.brand_verify,
+    tested in tests/campaigns/test_brand_verification.py): funding and payouts are open."""
+    from django.utils import timezone
+
+    from campaigns.models import Brand
+
+    Brand.objects.filter(pk=brand.pk).update(
+        legal_name=f"{brand.name} GmbH",
+        registration_number="HRB 12345",
+        country="DE",
+        verified_at=timezone.now(),
+    )
+    brand.refresh_from_db()
+    return brand
+
+
 @pytest.fixture
 def alpaca(alice):
-    return brand_create(name="Alpaca Coffee", slug="alpaca", owner=alice, currency="EUR")
+    return verified(brand_create(name="Alpaca Coffee", slug="alpaca", owner=alice, currency="EUR"))
 
 
 @pytest.fixture
 def bison(bob):
-    return brand_create(name="Bison Bikes", slug="bison", owner=bob, currency="EUR")
+    return verified(brand_create(name="Bison Bikes", slug="bison", owner=bob, currency="EUR"))
 
 
 @pytest.fixture

@@ -72,10 +72,17 @@ class IdempotencyState(models.TextChoices):
 
 
 class IdempotencyKey(models.Model):
-    """The first answer to a POST with an Idempotency-Key, replayed for the same key and body."""
+    """The first answer to a POST with an Idempotency-Key, replayed for the same key and body.
 
-    # No index of its own: the unique (api_key, key) index leads with it, and every request writes here.
-    api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="+", db_index=False)
+    Keys belong to the brand, not to the API key that sent them: a client that retries after
+    rotating its key gets the first answer back instead of a second payout or event."""
+
+    # No index of its own: the unique (brand_id, key) index leads with it, and every request writes here.
+    brand_id = models.BigIntegerField()
+    # Which of the brand's keys sent the first request (for the record); null once that key is gone.
+    api_key = models.ForeignKey(
+        ApiKey, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False
+    )
     key = models.CharField(max_length=255)
     request_hash = models.CharField(max_length=64)
     state = models.CharField(
@@ -87,7 +94,9 @@ class IdempotencyKey(models.Model):
     locked_at = models.DateTimeField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["api_key", "key"], name="api_one_idempotency_key")]
+        constraints = [
+            models.UniqueConstraint(fields=["brand_id", "key"], name="api_one_idempotency_key_per_brand")
+        ]
 
     def __str__(self):
         return f"{self.key} ({self.state})"

@@ -44,7 +44,8 @@ class ApiSchema(AutoSchema):
                     "Idempotency-Key",
                     OpenApiTypes.STR,
                     OpenApiParameter.HEADER,
-                    description="Up to 255 characters, kept 24 hours: the same key and body replay the first "
+                    description="Up to 255 characters, kept 24 hours, shared by all of the brand's API keys "
+                    "(a retry after rotating the key replays too): the same key and body replay the first "
                     "answer; another body is 422; while the first is in flight, 409.",
                 ),
             ]

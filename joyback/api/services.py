@@ -169,32 +169,33 @@ def idempotency_begin(*, api_key: ApiKey, key: str, fingerprint: str) -> Idempot
     a second request with the same key sees the first at once (no transaction is left open)."""
     now = timezone.now()
     # Looked up first: a replay is this one indexed read and nothing else.
-    existing = _idempotency_get(api_key_id=api_key.pk, key=key)
+    existing = _idempotency_get(brand_id=api_key.brand_id, key=key)
     if existing is None:
         row_id = _idempotency_insert(
-            api_key_id=api_key.pk, key=key, fingerprint=fingerprint, state=IdempotencyState.IN_FLIGHT, now=now
+            api_key=api_key, key=key, fingerprint=fingerprint, state=IdempotencyState.IN_FLIGHT, now=now
         )
         if row_id:
             return IdempotencyOutcome(record_id=row_id)
-        existing = IdempotencyKey.objects.filter(api_key=api_key, key=key).first()
+        existing = IdempotencyKey.objects.filter(brand_id=api_key.brand_id, key=key).first()
         if existing is None:  # expired and deleted in between: try once more
             return idempotency_begin(api_key=api_key, key=key, fingerprint=fingerprint)
     return idempotency_judge(existing=existing, fingerprint=fingerprint, now=now)
 
 
 def _idempotency_insert(
-    *, api_key_id: int, key: str, fingerprint: str, state: str, now, status=None, body: str = ""
+    *, api_key: ApiKey, key: str, fingerprint: str, state: str, now, status=None, body: str = ""
 ) -> int | None:
-    """The key's row, unless another request holds it already (then None)."""
+    """The key's row, unless another request of the brand holds it already (then None)."""
     table = IdempotencyKey._meta.db_table
     statement = (
-        f"INSERT INTO {table} (api_key_id, key, request_hash, state, response_status, response_body, "  # noqa: S608
-        "created_at, locked_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-        "ON CONFLICT (api_key_id, key) DO NOTHING RETURNING id"
+        f"INSERT INTO {table} (brand_id, api_key_id, key, request_hash, state, response_status, "  # noqa: S608
+        "response_body, created_at, locked_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+        "ON CONFLICT (brand_id, key) DO NOTHING RETURNING id"
     )
     with connection.cursor() as cursor:
         at = connection.ops.adapt_datetimefield_value(now)  # as the ORM stores it (SQLite: naive UTC)
-        cursor.execute(statement, [api_key_id, key, fingerprint, state, status, body, at, at])
+        values = [api_key.brand_id, api_key.pk, key, fingerprint, state, status, body, at, at]
+        cursor.execute(statement, values)
         row = cursor.fetchone()
     return row[0] if row else None
 
@@ -203,16 +204,16 @@ _IDEMPOTENCY_COLUMNS = [field.column for field in IdempotencyKey._meta.concrete_
 _IDEMPOTENCY_ATTNAMES = [field.attname for field in IdempotencyKey._meta.concrete_fields]
 _IDEMPOTENCY_SELECT = (
     f"SELECT {', '.join(_IDEMPOTENCY_COLUMNS)} FROM {IdempotencyKey._meta.db_table} "  # noqa: S608
-    "WHERE api_key_id = %s AND key = %s"
+    "WHERE brand_id = %s AND key = %s"
 )
 
 
-def _idempotency_get(*, api_key_id: int, key: str) -> IdempotencyKey | None:
+def _idempotency_get(*, brand_id: int, key: str) -> IdempotencyKey | None:
     """The one indexed read of the hot paths, without building a query each time."""
     if connection.vendor != "postgresql":  # raw rows skip the field converters SQLite needs
-        return IdempotencyKey.objects.filter(api_key_id=api_key_id, key=key).first()
+        return IdempotencyKey.objects.filter(brand_id=brand_id, key=key).first()
     with connection.cursor() as cursor:
-        cursor.execute(_IDEMPOTENCY_SELECT, [api_key_id, key])
+        cursor.execute(_IDEMPOTENCY_SELECT, [brand_id, key])
         row = cursor.fetchone()
     return IdempotencyKey.from_db(connection.alias, _IDEMPOTENCY_ATTNAMES, row) if row else None
 
@@ -221,7 +222,7 @@ def idempotency_lookup(*, api_key: ApiKey, key: str, fingerprint: str) -> Idempo
     """For endpoints that store their answer with their own write: the earlier request's outcome,
     or None when the key is new. A finished answer read here is remembered for the replays that
     follow (idempotency_replay_cached)."""
-    existing = _idempotency_get(api_key_id=api_key.pk, key=key)
+    existing = _idempotency_get(brand_id=api_key.brand_id, key=key)
     if existing is None:
         return None
     now = timezone.now()
@@ -235,14 +236,14 @@ def idempotency_lookup(*, api_key: ApiKey, key: str, fingerprint: str) -> Idempo
             existing.response_body,
             existing.created_at,
         )
-        cache.set(_replay_cache_name(api_key_id=api_key.pk, key=key), cached, REPLAY_CACHE_SECONDS)
+        cache.set(_replay_cache_name(brand_id=api_key.brand_id, key=key), cached, REPLAY_CACHE_SECONDS)
     return outcome
 
 
 def idempotency_replay_cached(*, api_key: ApiKey, key: str, fingerprint: str) -> IdempotencyOutcome | None:
     """The outcome of a key whose finished answer was read lately, without the database: replays
     come in bursts (a client retrying, a queue redelivering). None when not cached."""
-    cached = cache.get(_replay_cache_name(api_key_id=api_key.pk, key=key))
+    cached = cache.get(_replay_cache_name(brand_id=api_key.brand_id, key=key))
     if cached is None:
         return None
     request_hash, status, body, created_at = cached
@@ -264,9 +265,9 @@ def idempotency_replay_cached(*, api_key: ApiKey, key: str, fingerprint: str) ->
 REPLAY_CACHE_SECONDS = 60
 
 
-def _replay_cache_name(*, api_key_id: int, key: str) -> str:
+def _replay_cache_name(*, brand_id: int, key: str) -> str:
     # Hashed: an Idempotency-Key is up to 255 characters of anything, a cache key is not.
-    return f"api-replay:{api_key_id}:{hashlib.sha256(key.encode()).hexdigest()[:40]}"
+    return f"api-replay:{brand_id}:{hashlib.sha256(key.encode()).hexdigest()[:40]}"
 
 
 def idempotency_answer_store(*, api_key: ApiKey, key: str, fingerprint: str, status: int, body: str) -> bool:
@@ -274,7 +275,7 @@ def idempotency_answer_store(*, api_key: ApiKey, key: str, fingerprint: str, sta
     Inside the caller's transaction it commits, or vanishes, with the caller's own writes."""
     return bool(
         _idempotency_insert(
-            api_key_id=api_key.pk,
+            api_key=api_key,
             key=key,
             fingerprint=fingerprint,
             state=IdempotencyState.DONE,
@@ -359,7 +360,8 @@ def inbound_event_accept(
     if connection.vendor == "postgresql" and idempotency_record_id is None:
         if idempotency is not None:
             key, fingerprint = idempotency
-            parameters = [api_key.pk, key, fingerprint, 202, body.decode(), now, now, *event_values]
+            parameters = [api_key.brand_id, api_key.pk, key, fingerprint, 202, body.decode(), now, now]
+            parameters += event_values
             if not prepared_fetchall(_ACCEPT_KEYED, parameters)[0][0]:  # every request runs it: prepared
                 raise IdempotencyConflict
         else:
@@ -383,9 +385,10 @@ _EVENT_COLUMNS = "id, brand_id, type, payload, status, created_at"
 # The key's answer and the event in one statement: the event is only written when the key's row
 # was (a conflict leaves both unwritten and selects 0).
 _ACCEPT_KEYED = (
-    f"WITH k AS (INSERT INTO {IdempotencyKey._meta.db_table} (api_key_id, key, request_hash, state, "  # noqa: S608
-    "response_status, response_body, created_at, locked_at) VALUES (%s, %s, %s, 'done', %s, %s, %s, %s) "
-    "ON CONFLICT (api_key_id, key) DO NOTHING RETURNING id), "
+    f"WITH k AS (INSERT INTO {IdempotencyKey._meta.db_table} (brand_id, api_key_id, key, request_hash, "  # noqa: S608
+    "state, response_status, response_body, created_at, locked_at) "
+    "VALUES (%s, %s, %s, %s, 'done', %s, %s, %s, %s) "
+    "ON CONFLICT (brand_id, key) DO NOTHING RETURNING id), "
     f"e AS (INSERT INTO {_EVENT_TABLE} ({_EVENT_COLUMNS}) "
     "SELECT %s, %s, %s, %s::jsonb, 'received', %s FROM k) "
     "SELECT count(*) FROM k"

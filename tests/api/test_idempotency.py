@@ -13,7 +13,7 @@ from django.test import Client
 from django.utils import timezone
 
 from joyback.api.models import IdempotencyKey, InboundEvent
-from joyback.api.services import api_key_create, idempotency_keys_expire
+from joyback.api.services import api_key_create, api_key_rotate, idempotency_keys_expire
 from tests.api.conftest import Api, purchase
 from tests.verification.test_claim_races import race
 from verification.models import ActionClaim, Purchase
@@ -62,6 +62,7 @@ def test_the_same_key_while_the_first_is_in_flight_is_409(alpaca_api, shop):
 
     body = json.dumps(purchase()).encode()
     IdempotencyKey.objects.create(
+        brand_id=api_key.brand_id,
         api_key=api_key,
         key="k-busy",
         request_hash=request_fingerprint(method="POST", path="/api/v1/events", body=body),
@@ -81,12 +82,41 @@ def test_a_first_request_that_died_does_not_hold_its_key_forever(alpaca_api, sho
     assert alpaca_api.post("events", purchase(), idempotency_key="k-busy")["Idempotent-Replayed"] == "true"
 
 
-def test_keys_are_scoped_per_api_key(alpaca, make_api, shop):
+def test_a_retry_after_rotating_the_key_gets_the_first_answer(alpaca, client, shop):
+    """The client sent a purchase, got no answer, rotated its key, and retries with the new one:
+    the key is the brand's, so the retry is the same request, not a second event."""
+    issued = api_key_create(brand_id=alpaca.pk, name="shop", scopes=["events"])
+    first = Api(client, issued.secret).post("events", purchase(), idempotency_key="order-A-1001")
+    rotated = api_key_rotate(api_key=issued.api_key).secret
+    assert Api(client, issued.secret).post("events", purchase()).status_code == 401  # the old key is gone
+
+    again = Api(client, rotated).post("events", purchase(), idempotency_key="order-A-1001")
+    assert first.status_code == again.status_code == 202
+    assert again.content == first.content and again["Idempotent-Replayed"] == "true"
+    assert InboundEvent.objects.count() == 1
+
+    other = Api(client, rotated).post("events", purchase(order_id="A-2"), idempotency_key="order-A-1001")
+    assert other.status_code == 422
+    assert other.json()["error"]["code"] == "idempotency_key_reused"
+    assert InboundEvent.objects.count() == 1
+
+
+def test_two_keys_of_one_brand_share_their_idempotency_keys(alpaca, make_api, shop):
     first, second = make_api(alpaca), make_api(alpaca)
     assert first.post("events", purchase(), idempotency_key="same").status_code == 202
-    # Another key, same Idempotency-Key, another body: not a conflict, its own request.
-    response = second.post("events", purchase(order_id="B-7"), idempotency_key="same")
-    assert response.status_code == 202
+    again = second.post("events", purchase(), idempotency_key="same")
+    assert again["Idempotent-Replayed"] == "true"
+    assert second.post("events", purchase(order_id="B-7"), idempotency_key="same").status_code == 422
+    assert InboundEvent.objects.count() == 1
+
+
+def test_another_brand_using_the_same_key_is_its_own_request(alpaca_api, bison_api, shop):
+    """Brands never see each other's answers, nor block each other, through a shared key."""
+    mine = alpaca_api.post("events", purchase(), idempotency_key="same")
+    theirs = bison_api.post("events", purchase(order_id="B-7"), idempotency_key="same")
+    assert mine.status_code == 202 and "Idempotent-Replayed" not in theirs
+    assert theirs.content != mine.content
+    assert IdempotencyKey.objects.filter(key="same").count() == 2
 
 
 def test_keys_are_kept_a_day_and_then_forgotten(alpaca_api, shop):

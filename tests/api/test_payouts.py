@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from campaigns.services import brand_deposit_record
-from joyback.api.services import api_key_create, webhook_endpoint_create
+from joyback.api.services import api_key_create, api_key_rotate, webhook_endpoint_create
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts import services
@@ -18,6 +18,13 @@ from tests.verification.test_claim_races import race
 from verification.models import Participant
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _new_accounts_need_no_second_approval(settings):
+    """These tests are about the payout itself; the controls on payouts (limits, the second
+    approval of a first payout to an account) are tested in tests/payouts/test_payout_controls.py."""
+    settings.PAYOUT_NEW_ACCOUNT_APPROVAL = False
 
 
 def payout_body(amount=25_00, currency="EUR", **payee):
@@ -203,6 +210,20 @@ def test_the_same_idempotency_key_makes_one_payout(api, funded):
     assert Payout.objects.count() == 1 and funding(funded) == 2_000_00 - 25_00
 
 
+def test_a_retry_across_a_key_rotation_makes_one_payout(client, funded):
+    issued = api_key_create(brand_id=funded.pk, name="backend", scopes=["payouts"])
+    first = Api(client, issued.secret).post("payouts", payout_body(), idempotency_key="pay-mo")
+    rotated = api_key_rotate(api_key=issued.api_key).secret
+
+    again = Api(client, rotated).post("payouts", payout_body(), idempotency_key="pay-mo")
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
+    other = Api(client, rotated).post("payouts", payout_body(amount=26_00), idempotency_key="pay-mo")
+    assert other.status_code == 422 and other.json()["error"]["code"] == "idempotency_key_reused"
+    assert Payout.objects.count() == 1 and funding(funded) == 2_000_00 - 25_00
+    assert SandboxBankPayment.objects.count() <= 1
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_requests_racing_with_the_same_key_make_one_payout(funded):
@@ -257,3 +278,19 @@ def test_the_reconciliation_report_sums_the_brands_money_per_currency(
     assert (eur["funded"], eur["paid"], eur["in_transit"], eur["returned"]) == (2_000_00, 30_00, 0, 0)
     assert eur["available"] == 2_000_00 - 30_00
     assert {"reserved", "unmatched", "unmatched_amount"} <= eur.keys()
+
+
+def test_an_unverified_brand_cannot_pay_out_by_api(client, make_user):
+    """Signed up, key made, a deposit even booked by the bank: no payout until staff verify."""
+    from campaigns.services import brand_create
+
+    dodo = brand_create(name="Dodo Drinks", slug="dodo", owner=make_user("dora@dodo.example"))
+    brand_deposit_record(brand=dodo, amount=500_00, currency="EUR", bank_reference="DEP-DODO")
+    api = Api(client, api_key_create(brand_id=dodo.pk, name="backend", scopes=["payouts"]).secret)
+
+    response = api.post("payouts", payout_body())
+
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "brand_not_verified"
+    assert "verified the brand" in response.json()["error"]["message"]
+    assert nothing_stored() and not SandboxBankPayment.objects.exists()

@@ -48,9 +48,11 @@ def data_setup() -> str:
         campaign_transition,
     )
     from joyback.api.services import api_key_create
+    from tests.conftest import verified
 
     owner = get_user_model().objects.create_user(email="api@bench.localhost", password="bench-owner-pw")
     brand = brand_create(name="Bench Shop", slug="bench-shop", owner=owner, currency="EUR")
+    verified(brand)  # funding and payouts are open to verified brands only
     budget = 10_000_000_00
     brand_deposit_record(brand=brand, amount=budget, currency="EUR", bank_reference="BENCH-API")
     campaign = campaign_create(

@@ -172,6 +172,7 @@ def setup(*, runs: dict) -> Setup:
     from payouts.forms import CONSENT_VERSION
     from payouts.models import VopResult
     from payouts.services import payee_account_save, payee_vop_check
+    from tests.conftest import verified
     from verification.services import identity_attach, participant_create
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per VoP request otherwise
@@ -179,6 +180,7 @@ def setup(*, runs: dict) -> Setup:
         email="payout-owner@bench.localhost", password="bench-owner-pw"
     )
     brand = brand_create(name="Bench Payout Brand", slug="bench-payout-brand", owner=owner, currency="EUR")
+    verified(brand)  # funding and payouts are open to verified brands only
     total = sum(warm + timed for warm, timed in runs.values())
     budget = 100 * total * 2_00
     brand_deposit_record(brand=brand, amount=budget, currency="EUR", bank_reference="BENCH-PAYOUT")

@@ -70,12 +70,14 @@ def setup(*, sequential: int, concurrent: int, workers: int, history: int) -> Se
     )
     from joyback.ledger.models import Account, AccountKind
     from tests.bench import ledger
+    from tests.conftest import verified
     from verification.services import identity_attach, participant_create
 
     owner = get_user_model().objects.create_user(
         email="reward-owner@bench.localhost", password="bench-owner-pw"
     )
     brand = brand_create(name="Bench Reward Brand", slug="bench-reward-brand", owner=owner, currency="EUR")
+    verified(brand)  # funding and payouts are open to verified brands only
     people = workers + sequential + concurrent + 1
     past_total = history * ledger.REWARD
     budget = 100 * people * 2_00  # far more than the runs pay out

@@ -178,11 +178,13 @@ def data_setup(*, people: int) -> list[Client]:
         campaign_fund,
         campaign_transition,
     )
+    from tests.conftest import verified
     from verification.services import action_reward, identity_attach, participant_create
     from verification.sessions import COOKIE, participant_cookie_value
 
     owner = get_user_model().objects.create_user(email="owner@bench.localhost", password="bench-owner-pw")
     brand = brand_create(name="Bench Brand", slug="bench-brand", owner=owner, currency="EUR")
+    verified(brand)  # funding and payouts are open to verified brands only
     budget = 1_000_000_00
     brand_deposit_record(brand=brand, amount=budget, currency="EUR", bank_reference="BENCH-DEPOSIT")
     campaign = campaign_create(

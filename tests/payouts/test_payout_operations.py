@@ -19,6 +19,14 @@ from tests.payouts.conftest import IBANS, payee_details
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def _new_accounts_need_no_second_approval(settings):
+    """These tests are about the payout itself; the controls on payouts (limits, the second
+    approval of a first payout to an account) are tested in tests/payouts/test_payout_controls.py."""
+    settings.PAYOUT_NEW_ACCOUNT_APPROVAL = False
+
+
 MANUAL = {
     "name": "Mo Manual",
     "email": "mo@example.com",

@@ -1,8 +1,9 @@
-"""Seed the demo: an admin, a demo brand with one member per role, and a funded balance.
+"""Seed the demo: an admin, a demo brand (verified) with one member per role, and a funded balance.
 
 Safe to run again: it finds what exists instead of adding a second copy.
 """
 
+from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
@@ -10,6 +11,8 @@ from campaigns.models import Brand, Campaign, CampaignStatus, Package, Role
 from campaigns.services import (
     brand_create,
     brand_deposit_record,
+    brand_legal_details_save,
+    brand_verify,
     campaign_create,
     campaign_fund,
     campaign_transition,
@@ -42,10 +45,20 @@ class Command(BaseCommand):
         User = get_user_model()
         if not User.objects.filter(email=ADMIN_EMAIL).exists():
             User.objects.create_superuser(email=ADMIN_EMAIL, password=DEMO_PASSWORD)
+        admin = User.objects.get(email=ADMIN_EMAIL)
         owner = user_get_or_create("owner@demo.localhost", first_name="Olivia", last_name="Owner")
         brand = Brand.objects.filter(slug=DEMO_BRAND_SLUG).first()
         if brand is None:
             brand = brand_create(name="Demo Brand", slug=DEMO_BRAND_SLUG, owner=owner, currency="EUR")
+        if not brand.verified:
+            # Verified as staff would verify a real brand: who it is, the owner's confirmed email.
+            EmailAddress.objects.update_or_create(
+                user=owner, email=owner.email, defaults={"verified": True, "primary": True}
+            )
+            brand_legal_details_save(
+                brand=brand, legal_name="Demo Brand GmbH", registration_number="HRB 000000", country="DE"
+            )
+            brand = brand_verify(brand=brand, actor=admin, note="Demo brand, seeded")
         for role in (Role.FINANCE, Role.MARKETER, Role.VIEWER):
             member_add(brand=brand, user=user_get_or_create(f"{role}@demo.localhost"), role=role)
         brand_deposit_record(brand=brand, amount=10_000_00, currency="EUR", bank_reference="DEMO-DEPOSIT-1")
