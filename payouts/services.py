@@ -1,7 +1,6 @@
 import hashlib
 import json
 import logging
-import uuid
 from datetime import timedelta
 from functools import partial
 from urllib.parse import urljoin
@@ -66,7 +65,6 @@ from payouts.selectors import (
 )
 from verification.models import ActionClaim, ClaimStatus, Participant
 from verification.providers import whatsapp
-from verification.selectors import participant_get
 from verification.services import (
     participant_create,
     participant_payable_account,
@@ -165,30 +163,14 @@ SUBMISSION_MAX_ATTEMPTS = 5
 def payee_submission_accept(*, participant_id, brand_id: int, details: dict) -> str | None:
     """Keep the person's details (encrypted) for the standing worker: the participant's status
     token, or None, with nothing stored, unless the participant belongs to the brand and has at
-    least one claim (their details are for paying a reward). On PostgreSQL it is one statement."""
+    least one claim (their details are for paying a reward). One statement."""
     if not participant_id or not str(participant_id).isdigit():
         return None
-    if connection.vendor != "postgresql":
-        submission_id, token = _payee_submission_accept_portable(
-            participant_id=int(participant_id), brand_id=brand_id, details=details, created_at=timezone.now()
-        )
-    else:
-        values = [encrypt(json.dumps(details)), timezone.now(), int(participant_id), brand_id]
-        submission_id, token = (prepared_fetchall(_SUBMISSION_ACCEPT, values) or [(None, None)])[0]
+    values = [encrypt(json.dumps(details)), timezone.now(), int(participant_id), brand_id]
+    submission_id, token = (prepared_fetchall(_SUBMISSION_ACCEPT, values) or [(None, None)])[0]
     if token is not None:
         standing_work_inline(payee_submissions_process, ids=[submission_id])
     return token
-
-
-def _payee_submission_accept_portable(*, participant_id, brand_id, details, created_at) -> tuple:
-    with transaction.atomic(durable=True):
-        participant = participant_get(participant_id=participant_id, brand_id=brand_id)
-        if participant is None or not participant.has_claims:
-            return None, None
-        submission = PayeeSubmission.objects.create(
-            id=uuid.uuid4(), participant=participant, details=json.dumps(details), created_at=created_at
-        )
-    return submission.pk, participant.token
 
 
 _SUBMISSION_INSERT = (
@@ -247,9 +229,7 @@ def payee_submission_process(*, submission_id) -> PayeeAccount | None:
 def _details_lock(*, brand_id: int, fingerprints) -> None:
     """Two people entering the same bank account, email or phone at the same moment would each
     miss the other (neither row is committed when the other looks): they take turns per detail,
-    in a fixed order so that they cannot deadlock. SQLite writes one at a time anyway."""
-    if connection.vendor != "postgresql":
-        return
+    in a fixed order so that they cannot deadlock."""
     keys = sorted(
         {int(hashlib.sha256(f"{brand_id}:{fp}".encode()).hexdigest()[:15], 16) for fp in fingerprints if fp}
     )
@@ -1215,8 +1195,6 @@ def payout_limits_lock(*, brand_id: int, account_fingerprint: str) -> None:
     checked and their payout is stored: two made at once would each see the other's total as it
     was and could pass a limit together. The brand first, then the account; both before the
     participant's row and the ledger's accounts, which the payout locks next."""
-    if connection.vendor != "postgresql":
-        return
     account_key = int(hashlib.sha256(account_fingerprint.encode()).hexdigest()[:7], 16)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LIMITS_LOCK, brand_id])

@@ -193,8 +193,7 @@ def _idempotency_insert(
         "ON CONFLICT (brand_id, key) DO NOTHING RETURNING id"
     )
     with connection.cursor() as cursor:
-        at = connection.ops.adapt_datetimefield_value(now)  # as the ORM stores it (SQLite: naive UTC)
-        values = [api_key.brand_id, api_key.pk, key, fingerprint, state, status, body, at, at]
+        values = [api_key.brand_id, api_key.pk, key, fingerprint, state, status, body, now, now]
         cursor.execute(statement, values)
         row = cursor.fetchone()
     return row[0] if row else None
@@ -210,8 +209,6 @@ _IDEMPOTENCY_SELECT = (
 
 def _idempotency_get(*, brand_id: int, key: str) -> IdempotencyKey | None:
     """The one indexed read of the hot paths, without building a query each time."""
-    if connection.vendor != "postgresql":  # raw rows skip the field converters SQLite needs
-        return IdempotencyKey.objects.filter(brand_id=brand_id, key=key).first()
     with connection.cursor() as cursor:
         cursor.execute(_IDEMPOTENCY_SELECT, [brand_id, key])
         row = cursor.fetchone()
@@ -352,12 +349,12 @@ def inbound_event_accept(
     worker claims the event (manage.py work). `answer(event)` gives the response body (bytes)
     before anything is written, so the first answer and every replay are the same bytes.
 
-    On PostgreSQL a new key and its event are one statement (no BEGIN, one commit, one round trip)."""
+    A new key and its event are one statement (no BEGIN, one commit, one round trip)."""
     now = timezone.now()
     event = InboundEvent(brand_id=api_key.brand_id, type=type, payload=payload, created_at=now)
     body = answer(event)
     event_values = [event.pk, event.brand_id, type, json.dumps(payload), now]
-    if connection.vendor == "postgresql" and idempotency_record_id is None:
+    if idempotency_record_id is None:
         if idempotency is not None:
             key, fingerprint = idempotency
             parameters = [api_key.brand_id, api_key.pk, key, fingerprint, 202, body.decode(), now, now]
