@@ -11,6 +11,8 @@ from verification.models import (
     Participant,
     ProviderEvent,
     ReviewDecision,
+    TikTokPost,
+    TikTokToken,
 )
 
 
@@ -47,6 +49,7 @@ class Step:
     claim: ActionClaim | None
     locked: bool
     case: object = None  # the compliance remediation case of a share, if its disclosure failed
+    post: object = None  # the latest video JoyBack posted (or tried to) for this step, if any
 
     @property
     def state(self) -> str:
@@ -63,6 +66,11 @@ def campaign_steps(*, campaign: Campaign, participant: Participant | None) -> li
         }
     pending = [claim.pk for claim in claims.values() if claim.status == ClaimStatus.PENDING]
     cases = cases_for_claims(claim_ids=pending) if pending else {}
+    posts = {}
+    if participant is not None:
+        # Oldest first, so the latest attempt per rule is the one kept.
+        for post in TikTokPost.objects.filter(participant=participant, campaign=campaign).order_by("pk"):
+            posts[post.rule_id] = post
     steps = []
     for rule in campaign.rules.all():
         done = rule.prerequisite_id is None or (
@@ -70,7 +78,13 @@ def campaign_steps(*, campaign: Campaign, participant: Participant | None) -> li
         )
         claim = claims.get(rule.pk)
         steps.append(
-            Step(rule=rule, claim=claim, locked=not done, case=cases.get(claim.pk) if claim else None)
+            Step(
+                rule=rule,
+                claim=claim,
+                locked=not done,
+                case=cases.get(claim.pk) if claim else None,
+                post=posts.get(rule.pk),
+            )
         )
     return steps
 
@@ -143,3 +157,12 @@ def claim_get_for_api(*, brand_id: int, claim_id: int) -> ActionClaim | None:
 def provider_events_unfinished():
     """Provider events not processed yet, however often the standing worker tried."""
     return ProviderEvent.objects.filter(processed_at__isnull=True)
+
+
+def participant_can_publish(*, participant: Participant | None) -> bool:
+    """Whether this person let JoyBack post on their TikTok (video.publish granted, not revoked)."""
+    if participant is None:
+        return False
+    return TikTokToken.objects.filter(
+        identity__participant=participant, revoked_at__isnull=True, scope__contains="video.publish"
+    ).exists()

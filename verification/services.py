@@ -40,9 +40,11 @@ from verification.models import (
     Identity,
     OptinCode,
     Participant,
+    PostStatus,
     Provider,
     ProviderEvent,
     ReviewDecision,
+    TikTokPost,
     TikTokToken,
 )
 from verification.providers import tiktok
@@ -73,6 +75,9 @@ REFUSALS = {
     "tiktok_reconnect": gettext_lazy("Please connect TikTok again, then share your video."),
     "video_not_found": gettext_lazy("We could not find this video on your TikTok account. Is it public?"),
     "disclosure_missing": gettext_lazy("Your caption must start with the disclosure shown above."),
+    "post_under_way": gettext_lazy(
+        "Your video is on its way to TikTok through JoyBack; it counts for this step once it is public."
+    ),
     "review_decision": gettext_lazy("Choose approve or reject."),
     "review_reason": gettext_lazy("Give a reason for the decision."),
     "review_done": gettext_lazy("This claim has already been decided."),
@@ -494,8 +499,13 @@ def tiktok_event_store(*, body: bytes, payload: dict) -> int | None:
 
 
 def tiktok_event_process(*, event_id: int) -> str:
-    """authorization.removed: the person took back JoyBack's access; their tokens are dead."""
+    """authorization.removed: the person took back JoyBack's access; their tokens are dead.
+    post.publish.*: TikTok's word on a video JoyBack posted (verification.posting)."""
     event = ProviderEvent.objects.get(pk=event_id, provider=Provider.TIKTOK)
+    if str(event.payload.get("event", "")).startswith("post.publish."):
+        from verification.posting import tiktok_post_event  # posting builds on this module
+
+        return tiktok_post_event(payload=event.payload)
     if event.payload.get("event") != "authorization.removed":
         return "ignored"
     revoked = TikTokToken.objects.filter(
@@ -560,6 +570,12 @@ def share_submit(
     video_id = tiktok.video_id_from_url(video_url)
     if video_id is None:
         raise ClaimRefused("video_link")
+    if TikTokPost.objects.filter(
+        rule=rule,
+        identity=identity,
+        status__in=[PostStatus.STORED, PostStatus.UPLOADING, PostStatus.PROCESSING, PostStatus.PUBLISHED],
+    ).exists():
+        raise ClaimRefused("post_under_way")
     token = TikTokToken.objects.filter(identity=identity, revoked_at__isnull=True).first()
     if token is None:
         raise ClaimRefused("tiktok_reconnect")

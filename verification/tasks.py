@@ -61,3 +61,15 @@ def compliance_cleared_task(claim_id) -> str:
     from verification.services import compliance_cleared
 
     return compliance_cleared(claim_id=int(claim_id)).status
+
+
+def tiktok_post_upload_task(post_id) -> str:
+    from verification.posting import tiktok_post_upload
+
+    return tiktok_post_upload(post_id=int(post_id)).status
+
+
+def tiktok_post_poll_task(post_id) -> str:
+    from verification.posting import tiktok_post_poll
+
+    return tiktok_post_poll(post_id=int(post_id))
