@@ -105,9 +105,9 @@ REFUSALS = {
     "video_too_large": gettext_lazy("This video is larger than TikTok takes (4 GB)."),
     "caption_too_long": gettext_lazy("Your caption is too long for TikTok: keep it under 2,000 characters."),
     "caption_fails": gettext_lazy(
-        "Your caption would hide the disclosure. Please shorten it or remove links."
+        "With these words the caption would not pass the disclosure check (another brand named as "
+        "sponsor, say). Please change them."
     ),
-    "post_under_way": gettext_lazy("Your video is already on its way to TikTok."),
 }
 
 

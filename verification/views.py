@@ -95,7 +95,7 @@ def steps(request, slug):
         "optin_outcome": refusal_text(optin.outcome) if optin else "",
         "participant": participant,
         "can_publish": can_publish,
-        "post_max_mb": settings.TIKTOK_POST_MAX_BYTES // (1024 * 1024),
+        "post_max_bytes": settings.TIKTOK_POST_MAX_BYTES,
     }
     return render(request, "verification/_steps.html", context)
 
