@@ -435,3 +435,33 @@ def tiktok_post_event(*, payload: dict) -> str:
         return "ignored"
     publish_id, status = parsed
     return tiktok_post_status(publish_id=publish_id, status=status)
+
+
+STALE_STORED = timedelta(minutes=15)  # its upload task was queued long ago: lost with a worker
+STALE_UPLOADING = timedelta(hours=2)  # a 4 GB upload takes far less; its worker died mid-way
+
+
+def tiktok_posts_stalled(*, now=None) -> int:
+    """Safety net: posts whose task was lost or whose worker died are taken up again, and posts
+    TikTok has not settled are asked about; how many were touched."""
+    now = now or timezone.now()
+    stored = list(
+        TikTokPost.objects.filter(status=PostStatus.STORED, updated_at__lt=now - STALE_STORED).values_list(
+            "pk", flat=True
+        )[:100]
+    )
+    for post_id in stored:
+        tiktok_post_upload(post_id=post_id)
+    stuck = TikTokPost.objects.filter(status=PostStatus.UPLOADING, updated_at__lt=now - STALE_UPLOADING)[:100]
+    for post in stuck:
+        _upload_error(post, "network")
+    unsettled = list(
+        TikTokPost.objects.filter(
+            status__in=[PostStatus.PROCESSING, PostStatus.PUBLISHED],
+            updated_at__lt=now - POLL_EVERY,
+            created_at__gt=now - POLL_FOR,
+        ).values_list("pk", flat=True)[:100]
+    )
+    for post_id in unsettled:
+        tiktok_post_poll(post_id=post_id)
+    return len(stored) + len(stuck) + len(unsettled)

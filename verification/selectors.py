@@ -7,6 +7,7 @@ from compliance.selectors import cases_for_claims
 from verification.models import (
     ActionClaim,
     ClaimStatus,
+    Identity,
     OptinCode,
     Participant,
     ProviderEvent,
@@ -159,10 +160,24 @@ def provider_events_unfinished():
     return ProviderEvent.objects.filter(processed_at__isnull=True)
 
 
-def participant_can_publish(*, participant: Participant | None) -> bool:
-    """Whether this person let JoyBack post on their TikTok (video.publish granted, not revoked)."""
-    if participant is None:
-        return False
+def _publish_tokens(participant: Participant):
     return TikTokToken.objects.filter(
         identity__participant=participant, revoked_at__isnull=True, scope__contains="video.publish"
-    ).exists()
+    )
+
+
+def participant_can_publish(*, participant: Participant | None) -> bool:
+    """Whether this person let JoyBack post on their TikTok (video.publish granted, not revoked)."""
+    return participant is not None and _publish_tokens(participant).exists()
+
+
+def publishing_identity(*, participant: Participant | None) -> Identity | None:
+    """The TikTok account JoyBack posts on: the one that granted video.publish (the video, and so
+    the claim, belong to it), else their first TikTok account (the post is then refused, asking
+    for the consent)."""
+    if participant is None:
+        return None
+    token = _publish_tokens(participant).select_related("identity").order_by("pk").first()
+    if token is not None:
+        return token.identity
+    return participant.identities.filter(provider="tiktok").order_by("pk").first()

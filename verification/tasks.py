@@ -14,11 +14,14 @@ def engagement_recheck_task(claim_id) -> str:
 
 
 def recheck_due() -> int:
-    """Safety net: re-check every share whose window closed but whose schedule did not run."""
+    """Safety net: re-check every share whose window closed but whose schedule did not run, and
+    take up posts through JoyBack that a lost task or a dead worker left waiting."""
+    from verification.posting import tiktok_posts_stalled
+
     due = claims_due_recheck()
     for claim_id in due:
         engagement_recheck(claim_id=claim_id)
-    return len(due) + purchases_confirm_due()
+    return len(due) + purchases_confirm_due() + tiktok_posts_stalled()
 
 
 def purchase_confirm_task(purchase_id) -> str:

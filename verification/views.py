@@ -35,6 +35,7 @@ from verification.selectors import (
     participant_can_publish,
     participant_claims,
     participant_get_by_token,
+    publishing_identity,
     review_decisions_for_brand,
     review_queue_for_brand,
 )
@@ -339,7 +340,7 @@ def _tiktok_post(request, slug):
     participant = browser_participant(request, campaign)
     trigger = request.POST.get("trigger", Trigger.UGC_SHARE)
     rule = campaign.rules.filter(trigger=trigger).first() if trigger in SHARE_TRIGGERS else None
-    identity = participant.identities.filter(provider=Provider.TIKTOK).first() if participant else None
+    identity = publishing_identity(participant=participant)
     if rule is None or identity is None:
         messages.error(request, _("Connect TikTok first, then share your video."))
         return redirect(landing)

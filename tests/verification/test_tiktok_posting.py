@@ -430,3 +430,132 @@ def test_a_post_the_person_also_linked_themselves_keeps_their_own_claim(
     assert (outcome, post.status, post.failure) == ("already_claimed", "failed", "already_claimed")
     assert Hold.objects.get(pk=post.hold_id).status == "voided"
     assert ActionClaim.objects.filter(rule=post.rule).get() == own
+
+
+# The worker's side: tokens, memory, and what a lost task or a dead worker leaves behind.
+
+
+def test_an_expired_access_token_is_refreshed_before_posting(
+    client, summer, django_capture_on_commit_callbacks
+):
+    from django.utils import timezone
+
+    connect(client, summer)
+    token = Identity.objects.get().tiktok_token
+    token.access_expires_at = timezone.now()
+    token.save()
+    old = token.access_token
+
+    posted(client, summer, django_capture_on_commit_callbacks)
+
+    token.refresh_from_db()
+    assert token.access_token != old
+    assert TikTokPost.objects.get().status == "public"
+
+
+def test_the_upload_reads_one_chunk_at_a_time(monkeypatch, settings):
+    """A 4 GB video is never in memory: the adapter reads the chunk it is sending, and no more."""
+    import io
+
+    import httpx
+
+    settings.TIKTOK_API_BASE = "https://open.tiktokapis.com"
+    size = 23 * 1024 * 1024
+    reads = []
+
+    class Watched(io.BytesIO):
+        def read(self, n=-1):
+            reads.append(n)
+            return super().read(n)
+
+    monkeypatch.setattr(
+        tiktok,
+        "http_client",
+        lambda: httpx.Client(transport=httpx.MockTransport(lambda request: httpx.Response(206))),
+    )
+    source = tiktok.direct_post_body(
+        caption="Ad", privacy_level="PUBLIC_TO_EVERYONE", video_size=size, creator={}
+    )
+
+    tiktok.video_upload(
+        upload_url="https://open-upload.tiktokapis.com/video/?upload_id=1",
+        file=Watched(b"\0" * size),
+        video_size=size,
+        content_type="video/mp4",
+        source_info=source["source_info"],
+    )
+
+    assert reads == [10 * 1024 * 1024, 13 * 1024 * 1024]  # the last chunk takes the trailing bytes
+    assert -1 not in reads
+
+
+def test_a_chosen_file_is_streamed_to_disk_not_kept_in_memory(client, summer, settings, monkeypatch):
+    """Over Django's in-memory limit the upload handler writes the file to a temporary file as it
+    arrives; the service stores that file and never reads it whole."""
+    from django.core.files.uploadedfile import TemporaryUploadedFile
+
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1024
+    seen = []
+    start = posting.tiktok_post_start
+
+    def spy(**kwargs):
+        seen.append(type(kwargs["upload"]))
+        return start(**kwargs)
+
+    monkeypatch.setattr(posting, "tiktok_post_start", spy)
+    connect(client, summer)
+
+    post_video(client, summer, mp4(size=64 * 1024))
+
+    assert seen == [TemporaryUploadedFile]
+    assert TikTokPost.objects.get().video_size == 64 * 1024
+
+
+def test_the_safety_net_takes_up_posts_a_lost_task_left_waiting(
+    client, summer, uploads, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    connect(client, summer)
+    post_video(client, summer, mp4())  # committed, but its task was lost (the hooks never ran)
+    TikTokPost.objects.update(updated_at=timezone.now() - timedelta(minutes=20))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        touched = posting.tiktok_posts_stalled()
+    with django_capture_on_commit_callbacks(execute=True):
+        provider_events_process()
+
+    assert touched == 1
+    assert TikTokPost.objects.get().status == "public"
+    assert not stored_files(uploads)
+
+
+def test_the_safety_net_retries_an_upload_whose_worker_died(client, summer, uploads):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    connect(client, summer)
+    post_video(client, summer, mp4())
+    TikTokPost.objects.update(status="uploading", updated_at=timezone.now() - timedelta(hours=3))
+
+    posting.tiktok_posts_stalled()
+
+    post = TikTokPost.objects.get()
+    assert (post.status, post.attempts) == ("stored", 1)
+    assert len(stored_files(uploads)) == 1  # kept for the next try
+
+
+def test_the_account_that_allowed_posting_is_the_one_that_posts(
+    client, summer, django_capture_on_commit_callbacks
+):
+    connect(client, summer, publish=False, display_name="Pat Creator")
+    connect(client, summer, display_name="Pat Second")  # allowed posting with another account
+
+    posted(client, summer, django_capture_on_commit_callbacks)
+
+    post = TikTokPost.objects.get()
+    assert post.identity.display_name == "Pat Second"
+    assert SandboxTikTokPublish.objects.get().grant.user.display_name == "Pat Second"
