@@ -193,12 +193,18 @@ def identity_attach(
         return Identity.objects.select_related("participant").get(**lookup)
 
 
+# A video on its way to TikTok through JoyBack: its reward is held and its claim comes once it is
+# public, so it counts against the caps as a claim would.
+POSTS_UNDER_WAY = [PostStatus.STORED, PostStatus.UPLOADING, PostStatus.PROCESSING, PostStatus.PUBLISHED]
+
+
 def _caps_check(*, rule: ActionRule, identity: Identity) -> None:
     campaign = rule.campaign
     counted = [ClaimStatus.APPROVED, ClaimStatus.PENDING, ClaimStatus.NEEDS_REVIEW]
-    if (
-        rule.total_cap is not None
-        and ActionClaim.objects.filter(rule=rule, status__in=counted).count() >= rule.total_cap
+    posts = TikTokPost.objects.filter(status__in=POSTS_UNDER_WAY)
+    if rule.total_cap is not None and (
+        ActionClaim.objects.filter(rule=rule, status__in=counted).count() + posts.filter(rule=rule).count()
+        >= rule.total_cap
     ):
         raise ClaimRefused("rule_cap")
     if campaign.per_identity_period_cap:
@@ -206,6 +212,7 @@ def _caps_check(*, rule: ActionRule, identity: Identity) -> None:
         recent = ActionClaim.objects.filter(
             campaign=campaign, participant=identity.participant, status__in=counted, created_at__gte=since
         ).count()
+        recent += posts.filter(campaign=campaign, participant=identity.participant).count()
         if recent >= campaign.per_identity_period_cap:
             raise ClaimRefused("period_cap")
     allowance = campaign.brand.person_allowance
@@ -214,6 +221,12 @@ def _caps_check(*, rule: ActionRule, identity: Identity) -> None:
             ActionClaim.objects.filter(
                 participant=identity.participant, status__in=counted, currency=campaign.currency
             ).aggregate(total=Sum("amount"))["total"]
+            or 0
+        )
+        earned += (
+            posts.filter(participant=identity.participant, campaign__currency=campaign.currency).aggregate(
+                total=Sum("rule__reward_amount")
+            )["total"]
             or 0
         )
         if earned + rule.reward_amount > allowance:
@@ -570,11 +583,7 @@ def share_submit(
     video_id = tiktok.video_id_from_url(video_url)
     if video_id is None:
         raise ClaimRefused("video_link")
-    if TikTokPost.objects.filter(
-        rule=rule,
-        identity=identity,
-        status__in=[PostStatus.STORED, PostStatus.UPLOADING, PostStatus.PROCESSING, PostStatus.PUBLISHED],
-    ).exists():
+    if TikTokPost.objects.filter(rule=rule, identity=identity, status__in=POSTS_UNDER_WAY).exists():
         raise ClaimRefused("post_under_way")
     token = TikTokToken.objects.filter(identity=identity, revoked_at__isnull=True).first()
     if token is None:

@@ -559,3 +559,18 @@ def test_the_account_that_allowed_posting_is_the_one_that_posts(
     post = TikTokPost.objects.get()
     assert post.identity.display_name == "Pat Second"
     assert SandboxTikTokPublish.objects.get().grant.user.display_name == "Pat Second"
+
+
+def test_a_post_on_its_way_counts_against_the_rules_cap(client, summer, uploads):
+    from campaigns.models import ActionRule
+
+    ActionRule.objects.filter(campaign=summer, trigger="ugc_share").update(total_cap=1)
+    connect(client, summer)
+    post_video(client, summer, mp4())  # Pat's video is on its way (its task not run yet)
+    quinn = type(client)()
+    connect(quinn, summer, display_name="Quinn Other")
+
+    response = post_video(quinn, summer, mp4())
+
+    assert "All rewards for this action have been claimed." in response.content.decode()
+    assert TikTokPost.objects.count() == 1 and len(stored_files(uploads)) == 1
