@@ -95,6 +95,8 @@ VIDEO_UPLOAD_ROOT = os.environ.get("VIDEO_UPLOAD_ROOT", str(BASE_DIR / "var" / "
 SANDBOX_TIKTOK_UNAUDITED = env_bool("SANDBOX_TIKTOK_UNAUDITED", False)
 # Posts a creator may publish through apps in a day before TikTok answers spam_risk_too_many_posts.
 SANDBOX_TIKTOK_POSTS_PER_DAY = int(os.environ.get("SANDBOX_TIKTOK_POSTS_PER_DAY", "15"))
+# Posts through the API wait in the studio until a tester passes moderation (else public at once).
+SANDBOX_TIKTOK_HOLD_MODERATION = env_bool("SANDBOX_TIKTOK_HOLD_MODERATION", False)
 WHATSAPP_APP_SECRET = os.environ.get("WHATSAPP_APP_SECRET", "sbx-meta-app-secret" if SANDBOX else "")
 WHATSAPP_VERIFY_TOKEN = os.environ.get("WHATSAPP_VERIFY_TOKEN", "sbx-verify-token" if SANDBOX else "")
 WHATSAPP_BUSINESS_NUMBER = os.environ.get("WHATSAPP_BUSINESS_NUMBER", "15550783881")

@@ -223,3 +223,46 @@ def test_a_failed_webhook_for_a_post_tells_the_person(client, summer, processing
     assert (processing_post.status, processing_post.failure) == ("failed", "spam_risk_text")
     steps = client.get(reverse("verification:steps", args=[summer.slug])).content.decode()
     assert "TikTok refused the caption" in steps
+
+
+def test_a_post_held_in_moderation_waits_then_is_passed_from_the_studio(
+    client, summer, settings, django_capture_on_commit_callbacks
+):
+    settings.SANDBOX_TIKTOK_HOLD_MODERATION = True
+    connect(client, summer)
+    with django_capture_on_commit_callbacks(execute=True):
+        post_video(client, summer, mp4())
+    provider_events_process()
+    post = TikTokPost.objects.get()
+    assert post.status == "published"
+    steps = client.get(reverse("verification:steps", args=[summer.slug])).content.decode()
+    assert "TikTok is reviewing it before it goes public" in steps
+    studio = client.get(reverse("verification:sandbox_tiktok_studio")).content.decode()
+    assert post.publish_id in studio
+
+    client.post(
+        reverse("verification:sandbox_tiktok_studio"), {"action": "moderate", "publish_id": post.publish_id}
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        provider_events_process()
+
+    post.refresh_from_db()
+    assert post.status == "public"
+    assert ActionClaim.objects.get(rule__trigger="ugc_share").evidence["video"]["video_id"] == post.post_id
+
+
+def test_deleting_a_posted_video_in_the_studio_sends_no_longer_publicaly_available(
+    client, summer, django_capture_on_commit_callbacks
+):
+    connect(client, summer)
+    with django_capture_on_commit_callbacks(execute=True):
+        post_video(client, summer, mp4())
+    with django_capture_on_commit_callbacks(execute=True):
+        provider_events_process()
+    post = TikTokPost.objects.get()
+
+    client.post(reverse("verification:sandbox_tiktok_studio"), {"action": "delete", "video_id": post.post_id})
+    provider_events_process()
+
+    event = ProviderEvent.objects.get(payload__event="post.publish.no_longer_publicaly_available")
+    assert event.outcome == "no_longer_public"

@@ -366,13 +366,30 @@ def studio(request):
             SandboxTikTokVideo.objects.filter(pk=video.pk).update(**_counts(request.POST))
         elif video is not None and action == "delete":
             SandboxTikTokVideo.objects.filter(pk=video.pk).update(deleted=True)
+            publish = SandboxTikTokPublish.objects.filter(video=video).first()
+            if publish is not None:
+                # The docs' own spelling of the event.
+                content = {
+                    "publish_id": publish.publish_id,
+                    "post_id": video.video_id,
+                    "publish_type": "DIRECT_PUBLISH",
+                }
+                webhook_deliver(
+                    event="post.publish.no_longer_publicaly_available", user=video.user, content=content
+                )
+        publish = SandboxTikTokPublish.objects.filter(publish_id=request.POST.get("publish_id", "")).first()
+        if publish is not None and action == "moderate" and publish.status == "PUBLISH_COMPLETE":
+            publish_moderated(publish)
         user = SandboxTikTokUser.objects.filter(open_id=request.POST.get("open_id", "")).first()
         if user is not None and action == "revoke":
             SandboxTikTokGrant.objects.filter(user=user).update(access_token=None, refresh_token=None)
             webhook_deliver(event="authorization.removed", user=user, content={"reason": 1})
         return redirect("verification:sandbox_tiktok_studio")
     users = SandboxTikTokUser.objects.order_by("display_name").prefetch_related("videos")
-    return render(request, "sandbox/tiktok_studio.html", {"users": users})
+    in_moderation = SandboxTikTokPublish.objects.filter(
+        status="PUBLISH_COMPLETE", video__isnull=True, post_info__privacy_level="PUBLIC_TO_EVERYONE"
+    ).select_related("grant__user")
+    return render(request, "sandbox/tiktok_studio.html", {"users": users, "in_moderation": in_moderation})
 
 
 def _counts(form) -> dict:
@@ -577,16 +594,25 @@ def publish_finish(publish: SandboxTikTokPublish) -> None:
         content = {"publish_id": publish.publish_id, "reason": "file_format_check_failed", **publish_type}
         webhook_deliver(event="post.publish.failed", user=user, content=content)
         return
-    video = None
-    if publish.post_info.get("privacy_level") == "PUBLIC_TO_EVERYONE":
-        video = video_post(user=user, caption=str(publish.post_info.get("title", ""))[:2200])
-    SandboxTikTokPublish.objects.filter(pk=publish.pk).update(status="PUBLISH_COMPLETE", video=video)
+    SandboxTikTokPublish.objects.filter(pk=publish.pk).update(status="PUBLISH_COMPLETE")
     webhook_deliver(
         event="post.publish.complete", user=user, content={"publish_id": publish.publish_id, **publish_type}
     )
-    if video is not None:
-        content = {"publish_id": publish.publish_id, "post_id": video.video_id, **publish_type}
-        webhook_deliver(event="post.publish.publicly_available", user=user, content=content)
+    # Moderation: at once, unless a tester holds it to pass it from the studio (TikTok: about a
+    # minute, sometimes hours). A private post never becomes public.
+    if not settings.SANDBOX_TIKTOK_HOLD_MODERATION:
+        publish_moderated(publish)
+
+
+def publish_moderated(publish: SandboxTikTokPublish) -> None:
+    """Past moderation: a public post is a video with its post_id, announced by publicly_available."""
+    if publish.post_info.get("privacy_level") != "PUBLIC_TO_EVERYONE" or publish.video_id:
+        return
+    user = publish.grant.user
+    video = video_post(user=user, caption=str(publish.post_info.get("title", ""))[:2200])
+    SandboxTikTokPublish.objects.filter(pk=publish.pk).update(video=video)
+    content = {"publish_id": publish.publish_id, "post_id": video.video_id, "publish_type": "DIRECT_PUBLISH"}
+    webhook_deliver(event="post.publish.publicly_available", user=user, content=content)
 
 
 @csrf_exempt
