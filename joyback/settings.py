@@ -89,6 +89,16 @@ TIKTOK_AUTHORIZE_URL = os.environ.get(
 TIKTOK_API_BASE = os.environ.get(
     "TIKTOK_API_BASE", "/sandbox/tiktok" if SANDBOX else "https://open.tiktokapis.com"
 )
+# Posting through JoyBack (TikTok Direct Post): TikTok takes videos up to 4 GB. A chosen file is
+# stored here (streamed to disk, never held in memory) until a worker has sent it to TikTok.
+TIKTOK_POST_MAX_BYTES = int(os.environ.get("TIKTOK_POST_MAX_BYTES", str(4 * 1024**3)))
+VIDEO_UPLOAD_ROOT = os.environ.get("VIDEO_UPLOAD_ROOT", str(BASE_DIR / "var" / "video-uploads"))
+# The sandbox TikTok as an app TikTok has not audited yet: it lets it post only privately.
+SANDBOX_TIKTOK_UNAUDITED = env_bool("SANDBOX_TIKTOK_UNAUDITED", False)
+# Posts a creator may publish through apps in a day before TikTok answers spam_risk_too_many_posts.
+SANDBOX_TIKTOK_POSTS_PER_DAY = int(os.environ.get("SANDBOX_TIKTOK_POSTS_PER_DAY", "15"))
+# Posts through the API wait in the studio until a tester passes moderation (else public at once).
+SANDBOX_TIKTOK_HOLD_MODERATION = env_bool("SANDBOX_TIKTOK_HOLD_MODERATION", False)
 WHATSAPP_APP_SECRET = os.environ.get("WHATSAPP_APP_SECRET", "sbx-meta-app-secret" if SANDBOX else "")
 WHATSAPP_VERIFY_TOKEN = os.environ.get("WHATSAPP_VERIFY_TOKEN", "sbx-verify-token" if SANDBOX else "")
 WHATSAPP_BUSINESS_NUMBER = os.environ.get("WHATSAPP_BUSINESS_NUMBER", "15550783881")
@@ -259,6 +269,11 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Production points this at object storage shared by web and worker machines.
+    "video_uploads": {
+        "BACKEND": os.environ.get("VIDEO_UPLOAD_STORAGE", "django.core.files.storage.FileSystemStorage"),
+        "OPTIONS": {"location": VIDEO_UPLOAD_ROOT},
+    },
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if IS_PRODUCTION

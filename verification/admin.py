@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from joyback.admin import StandingWorkAdmin
-from verification.models import ActionClaim, Identity, Participant, ProviderEvent
+from verification.models import ActionClaim, Identity, Participant, ProviderEvent, TikTokPost
 
 
 class IdentityInline(admin.TabularInline):
@@ -45,3 +45,22 @@ class ProviderEventAdmin(StandingWorkAdmin):
     list_display = ["provider", "event_id", "received_at", "processed_at", "outcome", "attempts"]
     list_filter = ["provider", "outcome"]
     search_fields = ["event_id"]
+
+
+@admin.register(TikTokPost)
+class TikTokPostAdmin(admin.ModelAdmin):
+    """Videos posted through JoyBack, read-only: what was sent is the disclosure's evidence."""
+
+    list_display = ["id", "campaign", "identity", "status", "failure", "publish_id", "post_id", "created_at"]
+    list_filter = ["status", "failure"]
+    list_select_related = ["campaign", "identity"]
+    search_fields = ["publish_id", "post_id"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -232,6 +232,61 @@ class OptinCode(models.Model):
         return f"JOY {self.code}"
 
 
+class PostStatus(models.TextChoices):
+    STORED = "stored", _("Waiting to upload")
+    UPLOADING = "uploading", _("Uploading")
+    PROCESSING = "processing", _("TikTok is processing it")
+    PUBLISHED = "published", _("Posted, waiting to be public")
+    PUBLIC = "public", _("Public")
+    FAILED = "failed", _("Failed")
+
+
+class TikTokPost(models.Model):
+    """A video JoyBack publishes on the person's TikTok with the paid-partnership label on.
+
+    What was sent (caption and post_info) is the evidence of the disclosure: TikTok cannot report
+    the label back. The reward is held on the budget from the start; the claim is made once TikTok
+    says the post is public (its post_id is what the engagement check reads).
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="+")
+    rule = models.ForeignKey(ActionRule, on_delete=models.PROTECT, related_name="+")
+    participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="tiktok_posts")
+    identity = models.ForeignKey(Identity, on_delete=models.PROTECT, related_name="tiktok_posts")
+    status = models.CharField(max_length=12, choices=PostStatus.choices, default=PostStatus.STORED)
+    failure = models.CharField(
+        max_length=60, blank=True, default="", help_text="TikTok's code; worded when shown"
+    )
+    caption = models.CharField(max_length=2200, help_text="Exactly as sent: the disclosure first")
+    sent = models.JSONField(default=dict, blank=True, help_text="The video/init body as sent")
+    file_name = models.CharField(max_length=200, blank=True, default="", help_text="Until TikTok has it")
+    content_type = models.CharField(max_length=40, default="video/mp4")
+    video_size = models.BigIntegerField()
+    publish_id = models.CharField(max_length=100, null=True, blank=True, unique=True)
+    post_id = models.CharField(max_length=32, blank=True, default="")
+    hold_id = models.BigIntegerField(null=True, blank=True, help_text="Budget held while it is posted")
+    claim = models.OneToOneField(
+        ActionClaim, null=True, blank=True, on_delete=models.PROTECT, related_name="tiktok_post"
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            # One video on its way per person and action; a failed one can be tried again.
+            models.UniqueConstraint(
+                fields=["rule", "identity"],
+                condition=~Q(status="failed"),
+                name="verification_one_post_under_way",
+            ),
+            models.CheckConstraint(condition=Q(video_size__gt=0), name="verification_post_size_positive"),
+        ]
+
+    def __str__(self):
+        return f"TikTok post #{self.pk} ({self.status})"
+
+
 # The sandbox TikTok keeps its own accounts, codes and tokens, as TikTok would on its side.
 
 
@@ -278,3 +333,26 @@ class SandboxTikTokVideo(models.Model):
 
     def __str__(self):
         return self.video_id
+
+
+class SandboxTikTokPublish(models.Model):
+    """A Direct Post on the sandbox TikTok: what the app sent (disclosure toggles included, never
+    shown by any read endpoint, as on TikTok) and how far the upload and publishing got."""
+
+    grant = models.ForeignKey(SandboxTikTokGrant, on_delete=models.CASCADE, related_name="+")
+    publish_id = models.CharField(max_length=64, unique=True)
+    upload_token = models.CharField(max_length=64, unique=True)
+    upload_expires_at = models.DateTimeField()
+    post_info = models.JSONField()
+    video_size = models.BigIntegerField()
+    chunk_size = models.BigIntegerField()
+    total_chunk_count = models.PositiveIntegerField()
+    uploaded_bytes = models.BigIntegerField(default=0)
+    looks_like_video = models.BooleanField(default=False)
+    status = models.CharField(max_length=24, default="PROCESSING_UPLOAD")
+    fail_reason = models.CharField(max_length=40, blank=True, default="")
+    video = models.ForeignKey(SandboxTikTokVideo, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.publish_id

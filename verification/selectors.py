@@ -7,10 +7,13 @@ from compliance.selectors import cases_for_claims
 from verification.models import (
     ActionClaim,
     ClaimStatus,
+    Identity,
     OptinCode,
     Participant,
     ProviderEvent,
     ReviewDecision,
+    TikTokPost,
+    TikTokToken,
 )
 
 
@@ -47,6 +50,7 @@ class Step:
     claim: ActionClaim | None
     locked: bool
     case: object = None  # the compliance remediation case of a share, if its disclosure failed
+    post: object = None  # the latest video JoyBack posted (or tried to) for this step, if any
 
     @property
     def state(self) -> str:
@@ -63,6 +67,11 @@ def campaign_steps(*, campaign: Campaign, participant: Participant | None) -> li
         }
     pending = [claim.pk for claim in claims.values() if claim.status == ClaimStatus.PENDING]
     cases = cases_for_claims(claim_ids=pending) if pending else {}
+    posts = {}
+    if participant is not None:
+        # Oldest first, so the latest attempt per rule is the one kept.
+        for post in TikTokPost.objects.filter(participant=participant, campaign=campaign).order_by("pk"):
+            posts[post.rule_id] = post
     steps = []
     for rule in campaign.rules.all():
         done = rule.prerequisite_id is None or (
@@ -70,7 +79,13 @@ def campaign_steps(*, campaign: Campaign, participant: Participant | None) -> li
         )
         claim = claims.get(rule.pk)
         steps.append(
-            Step(rule=rule, claim=claim, locked=not done, case=cases.get(claim.pk) if claim else None)
+            Step(
+                rule=rule,
+                claim=claim,
+                locked=not done,
+                case=cases.get(claim.pk) if claim else None,
+                post=posts.get(rule.pk),
+            )
         )
     return steps
 
@@ -143,3 +158,26 @@ def claim_get_for_api(*, brand_id: int, claim_id: int) -> ActionClaim | None:
 def provider_events_unfinished():
     """Provider events not processed yet, however often the standing worker tried."""
     return ProviderEvent.objects.filter(processed_at__isnull=True)
+
+
+def _publish_tokens(participant: Participant):
+    return TikTokToken.objects.filter(
+        identity__participant=participant, revoked_at__isnull=True, scope__contains="video.publish"
+    )
+
+
+def participant_can_publish(*, participant: Participant | None) -> bool:
+    """Whether this person let JoyBack post on their TikTok (video.publish granted, not revoked)."""
+    return participant is not None and _publish_tokens(participant).exists()
+
+
+def publishing_identity(*, participant: Participant | None) -> Identity | None:
+    """The TikTok account JoyBack posts on: the one that granted video.publish (the video, and so
+    the claim, belong to it), else their first TikTok account (the post is then refused, asking
+    for the consent)."""
+    if participant is None:
+        return None
+    token = _publish_tokens(participant).select_related("identity").order_by("pk").first()
+    if token is not None:
+        return token.identity
+    return participant.identities.filter(provider="tiktok").order_by("pk").first()

@@ -40,9 +40,11 @@ from verification.models import (
     Identity,
     OptinCode,
     Participant,
+    PostStatus,
     Provider,
     ProviderEvent,
     ReviewDecision,
+    TikTokPost,
     TikTokToken,
 )
 from verification.providers import tiktok
@@ -73,6 +75,9 @@ REFUSALS = {
     "tiktok_reconnect": gettext_lazy("Please connect TikTok again, then share your video."),
     "video_not_found": gettext_lazy("We could not find this video on your TikTok account. Is it public?"),
     "disclosure_missing": gettext_lazy("Your caption must start with the disclosure shown above."),
+    "post_under_way": gettext_lazy(
+        "Your video is on its way to TikTok through JoyBack; it counts for this step once it is public."
+    ),
     "review_decision": gettext_lazy("Choose approve or reject."),
     "review_reason": gettext_lazy("Give a reason for the decision."),
     "review_done": gettext_lazy("This claim has already been decided."),
@@ -188,12 +193,18 @@ def identity_attach(
         return Identity.objects.select_related("participant").get(**lookup)
 
 
+# A video on its way to TikTok through JoyBack: its reward is held and its claim comes once it is
+# public, so it counts against the caps as a claim would.
+POSTS_UNDER_WAY = [PostStatus.STORED, PostStatus.UPLOADING, PostStatus.PROCESSING, PostStatus.PUBLISHED]
+
+
 def _caps_check(*, rule: ActionRule, identity: Identity) -> None:
     campaign = rule.campaign
     counted = [ClaimStatus.APPROVED, ClaimStatus.PENDING, ClaimStatus.NEEDS_REVIEW]
-    if (
-        rule.total_cap is not None
-        and ActionClaim.objects.filter(rule=rule, status__in=counted).count() >= rule.total_cap
+    posts = TikTokPost.objects.filter(status__in=POSTS_UNDER_WAY)
+    if rule.total_cap is not None and (
+        ActionClaim.objects.filter(rule=rule, status__in=counted).count() + posts.filter(rule=rule).count()
+        >= rule.total_cap
     ):
         raise ClaimRefused("rule_cap")
     if campaign.per_identity_period_cap:
@@ -201,6 +212,7 @@ def _caps_check(*, rule: ActionRule, identity: Identity) -> None:
         recent = ActionClaim.objects.filter(
             campaign=campaign, participant=identity.participant, status__in=counted, created_at__gte=since
         ).count()
+        recent += posts.filter(campaign=campaign, participant=identity.participant).count()
         if recent >= campaign.per_identity_period_cap:
             raise ClaimRefused("period_cap")
     allowance = campaign.brand.person_allowance
@@ -209,6 +221,12 @@ def _caps_check(*, rule: ActionRule, identity: Identity) -> None:
             ActionClaim.objects.filter(
                 participant=identity.participant, status__in=counted, currency=campaign.currency
             ).aggregate(total=Sum("amount"))["total"]
+            or 0
+        )
+        earned += (
+            posts.filter(participant=identity.participant, campaign__currency=campaign.currency).aggregate(
+                total=Sum("rule__reward_amount")
+            )["total"]
             or 0
         )
         if earned + rule.reward_amount > allowance:
@@ -494,8 +512,13 @@ def tiktok_event_store(*, body: bytes, payload: dict) -> int | None:
 
 
 def tiktok_event_process(*, event_id: int) -> str:
-    """authorization.removed: the person took back JoyBack's access; their tokens are dead."""
+    """authorization.removed: the person took back JoyBack's access; their tokens are dead.
+    post.publish.*: TikTok's word on a video JoyBack posted (verification.posting)."""
     event = ProviderEvent.objects.get(pk=event_id, provider=Provider.TIKTOK)
+    if str(event.payload.get("event", "")).startswith("post.publish."):
+        from verification.posting import tiktok_post_event  # posting builds on this module
+
+        return tiktok_post_event(payload=event.payload)
     if event.payload.get("event") != "authorization.removed":
         return "ignored"
     revoked = TikTokToken.objects.filter(
@@ -560,6 +583,8 @@ def share_submit(
     video_id = tiktok.video_id_from_url(video_url)
     if video_id is None:
         raise ClaimRefused("video_link")
+    if TikTokPost.objects.filter(rule=rule, identity=identity, status__in=POSTS_UNDER_WAY).exists():
+        raise ClaimRefused("post_under_way")
     token = TikTokToken.objects.filter(identity=identity, revoked_at__isnull=True).first()
     if token is None:
         raise ClaimRefused("tiktok_reconnect")

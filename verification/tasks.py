@@ -14,11 +14,14 @@ def engagement_recheck_task(claim_id) -> str:
 
 
 def recheck_due() -> int:
-    """Safety net: re-check every share whose window closed but whose schedule did not run."""
+    """Safety net: re-check every share whose window closed but whose schedule did not run, and
+    take up posts through JoyBack that a lost task or a dead worker left waiting."""
+    from verification.posting import tiktok_posts_stalled
+
     due = claims_due_recheck()
     for claim_id in due:
         engagement_recheck(claim_id=claim_id)
-    return len(due) + purchases_confirm_due()
+    return len(due) + purchases_confirm_due() + tiktok_posts_stalled()
 
 
 def purchase_confirm_task(purchase_id) -> str:
@@ -61,3 +64,15 @@ def compliance_cleared_task(claim_id) -> str:
     from verification.services import compliance_cleared
 
     return compliance_cleared(claim_id=int(claim_id)).status
+
+
+def tiktok_post_upload_task(post_id) -> str:
+    from verification.posting import tiktok_post_upload
+
+    return tiktok_post_upload(post_id=int(post_id)).status
+
+
+def tiktok_post_poll_task(post_id) -> str:
+    from verification.posting import tiktok_post_poll
+
+    return tiktok_post_poll(post_id=int(post_id))

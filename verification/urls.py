@@ -12,6 +12,7 @@ claim_flow = [
     path("c/<slug:slug>/tiktok/", views.tiktok_start, name="tiktok_start"),
     path("c/<slug:slug>/whatsapp/", views.whatsapp_start, name="whatsapp_start"),
     path("c/<slug:slug>/share/", views.share_submit_view, name="share_submit"),
+    path("c/<slug:slug>/share/post/", views.tiktok_post_view, name="tiktok_post"),
     path("c/<slug:slug>/share/recheck/", views.share_recheck_view, name="share_recheck"),
     path("tiktok/callback/", views.tiktok_callback, name="tiktok_callback"),
     path("webhooks/tiktok/", views.tiktok_webhook, name="tiktok_webhook"),
@@ -32,6 +33,18 @@ sandbox = [
     re_path(r"^tiktok/v2/oauth/token/?$", sandbox_tiktok.token, name="sandbox_tiktok_token"),
     re_path(r"^tiktok/v2/user/info/?$", sandbox_tiktok.user_info, name="sandbox_tiktok_user_info"),
     re_path(r"^tiktok/v2/video/query/?$", sandbox_tiktok.video_query, name="sandbox_tiktok_video_query"),
+    re_path(
+        r"^tiktok/v2/post/publish/creator_info/query/?$",
+        sandbox_tiktok.creator_info,
+        name="sandbox_tiktok_creator_info",
+    ),
+    re_path(
+        r"^tiktok/v2/post/publish/video/init/?$", sandbox_tiktok.video_init, name="sandbox_tiktok_video_init"
+    ),
+    re_path(
+        r"^tiktok/v2/post/publish/status/fetch/?$", sandbox_tiktok.status_fetch, name="sandbox_tiktok_status"
+    ),
+    path("tiktok/upload/video/", sandbox_tiktok.upload, name="sandbox_tiktok_upload"),
     path("tiktok/studio/", sandbox_tiktok.studio, name="sandbox_tiktok_studio"),
     path("whatsapp/phone/", sandbox_whatsapp.phone, name="sandbox_whatsapp_phone"),
     path(

@@ -7,19 +7,23 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseForbidden
+from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseForbidden, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.datastructures import MultiValueDict
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.models import Trigger
 from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
+from compliance.selectors import disclosure_for
 from joyback.ratelimit import client_address
+from verification import posting
 from verification.models import Provider
 from verification.providers import tiktok, whatsapp
 from verification.selectors import (
@@ -28,8 +32,10 @@ from verification.selectors import (
     campaign_steps,
     claim_get_for_brand,
     optin_pending,
+    participant_can_publish,
     participant_claims,
     participant_get_by_token,
+    publishing_identity,
     review_decisions_for_brand,
     review_queue_for_brand,
 )
@@ -75,14 +81,22 @@ def steps(request, slug):
     participant = browser_participant(request, campaign)
     optin = optin_pending(campaign=campaign, participant=participant)
     landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
+    steps = campaign_steps(campaign=campaign, participant=participant)
+    can_publish = participant_can_publish(participant=participant)
     context = {
         "campaign": campaign,
-        "steps": campaign_steps(campaign=campaign, participant=participant),
+        "steps": steps,
+        "posting_under_way": any(
+            step.post and step.post.status not in ("failed", "public") and not step.claim for step in steps
+        ),
+        "disclosure": disclosure_for(campaign=campaign, language=get_language()) if can_publish else None,
         "claimability": campaign_claimability(campaign=campaign),
         "optin": optin,
         "optin_link": whatsapp_link(code=optin.code, back=landing) if optin else "",
         "optin_outcome": refusal_text(optin.outcome) if optin else "",
         "participant": participant,
+        "can_publish": can_publish,
+        "post_max_bytes": settings.TIKTOK_POST_MAX_BYTES,
     }
     return render(request, "verification/_steps.html", context)
 
@@ -108,13 +122,16 @@ def whatsapp_link(*, code: str, back: str) -> str:
 
 @require_http_methods(["POST"])
 def tiktok_start(request, slug):
+    """TikTok's consent page; with publish=1 (the person chose "Post it through JoyBack") it also
+    asks for video.publish, which nobody is asked for otherwise."""
     campaign = _public_campaign(slug)
     if not campaign_claimability(campaign=campaign).open:
         return redirect("campaign_landing", slug=slug)
+    publish = request.POST.get("publish") == "1"
     state = secrets.token_urlsafe(24)
-    request.session[TIKTOK_STATE] = {"state": state, "campaign": campaign.slug}
+    request.session[TIKTOK_STATE] = {"state": state, "campaign": campaign.slug, "publish": publish}
     redirect_uri = request.build_absolute_uri(reverse("verification:tiktok_callback"))
-    return redirect(tiktok.authorize_url(state=state, redirect_uri=redirect_uri))
+    return redirect(tiktok.authorize_url(state=state, redirect_uri=redirect_uri, publish=publish))
 
 
 @require_GET
@@ -142,7 +159,16 @@ def tiktok_callback(request):
         campaign=campaign, participant=participant, user=user, context=claim_context(request)
     )
     browser_participant_set(request, identity.participant)
-    if refusal:
+    if pending.get("publish"):
+        # The scopes granted, not those asked for: the person may untick video.publish.
+        if tiktok.PUBLISH_SCOPE in user.tokens.get("scope", "").split(","):
+            messages.success(request, _("JoyBack may now post your video on TikTok. Choose it below."))
+        else:
+            messages.info(
+                request,
+                _("You did not let JoyBack post for you. You can still post it yourself and paste the link."),
+            )
+    elif refusal:
         messages.warning(request, refusal.message)
     else:
         messages.success(request, _("TikTok connected as %(name)s.") % {"name": user.display_name})
@@ -275,6 +301,70 @@ def share_submit_view(request, slug):
             )
         else:
             messages.success(request, _("Thank you! We check your video when its window closes."))
+    return redirect(landing)
+
+
+class _UploadTooLarge(FileUploadHandler):
+    """Stops reading a chosen file past TikTok's limit, instead of storing gigabytes to refuse them."""
+
+    def receive_data_chunk(self, raw_data, start):
+        if start + len(raw_data) > settings.TIKTOK_POST_MAX_BYTES:
+            self.request.upload_too_large = True
+            raise StopUpload(connection_reset=False)
+        return raw_data
+
+    def file_complete(self, file_size):
+        return None
+
+
+@csrf_exempt  # checked below, once the size guard is in place (the CSRF check reads the body)
+@require_POST
+def tiktok_post_view(request, slug):
+    """ "Post it through JoyBack": the chosen video is stored (on disk, as Django streams it) and a
+    worker publishes it with the disclosure label on after the commit."""
+    request.upload_handlers.insert(0, _UploadTooLarge(request))
+    # A declared length over the limit is refused before a byte of it is read.
+    declared = request.META.get("CONTENT_LENGTH", "")
+    if declared.isdigit() and int(declared) > settings.TIKTOK_POST_MAX_BYTES + 64 * 1024:
+        request.upload_too_large = True
+        request._files, request._post = MultiValueDict(), QueryDict()  # the form is not read at all
+        messages.error(request, str(posting.REFUSALS["video_too_large"]))
+        return redirect(reverse("campaign_landing", args=[_public_campaign(slug).slug]) + "#steps")
+    return _tiktok_post(request, slug)
+
+
+@csrf_protect
+def _tiktok_post(request, slug):
+    campaign = _public_campaign(slug)
+    landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
+    participant = browser_participant(request, campaign)
+    trigger = request.POST.get("trigger", Trigger.UGC_SHARE)
+    rule = campaign.rules.filter(trigger=trigger).first() if trigger in SHARE_TRIGGERS else None
+    identity = publishing_identity(participant=participant)
+    if rule is None or identity is None:
+        messages.error(request, _("Connect TikTok first, then share your video."))
+        return redirect(landing)
+    if getattr(request, "upload_too_large", False):
+        messages.error(request, str(posting.REFUSALS["video_too_large"]))
+        return redirect(landing)
+    try:
+        posting.tiktok_post_start(
+            rule=rule,
+            identity=identity,
+            upload=request.FILES.get("video"),
+            text=request.POST.get("caption", "")[:2200],
+            language=get_language(),
+        )
+    except ClaimRefused as refusal:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(
+            request,
+            _(
+                "Your video is on its way to TikTok, with the “Paid partnership” label on. "
+                "This page updates by itself."
+            ),
+        )
     return redirect(landing)
 
 

@@ -6,6 +6,7 @@ Decides success by the body, never the HTTP status: TikTok answers OAuth errors 
 
 import hashlib
 import hmac
+import json
 import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -50,11 +51,13 @@ class TikTokVideo:
     share_count: int
 
 
-def authorize_url(*, state: str, redirect_uri: str) -> str:
+def authorize_url(*, state: str, redirect_uri: str, publish: bool = False) -> str:
+    """TikTok's consent page; video.publish is asked for only when the person chose to post
+    through JoyBack."""
     query = urlencode(
         {
             "client_key": settings.TIKTOK_CLIENT_KEY,
-            "scope": SCOPE,
+            "scope": f"{SCOPE},{PUBLISH_SCOPE}" if publish else SCOPE,
             "response_type": "code",
             "redirect_uri": redirect_uri,
             "state": state,
@@ -178,3 +181,166 @@ def webhook_verify(*, body: bytes, header: str, secret: str, tolerance: int, now
     if abs(now - timestamp) > tolerance:
         raise TikTokError("stale", f"timestamp is {now - timestamp} s away; the tolerance is {tolerance} s")
     return timestamp
+
+
+# Content Posting, Direct Post: JoyBack publishes the person's video with the disclosure label on.
+# Scope video.publish, asked for only when the person chooses to post through JoyBack.
+
+PUBLISH_SCOPE = "video.publish"
+PUBLIC = "PUBLIC_TO_EVERYONE"
+PRIVATE = "SELF_ONLY"
+# TikTok's media transfer rules: chunks of 5 to 64 MB, sent in order; a video under 5 MB goes whole;
+# at most 1000 chunks, the last one taking the trailing bytes (up to 128 MB).
+CHUNK_MIN = 5 * 1024 * 1024
+CHUNK_SIZE = 10 * 1024 * 1024
+CHUNK_MAX = 64 * 1024 * 1024
+CHUNK_COUNT_MAX = 1000
+CAPTION_MAX = 2200  # post_info.title, in characters
+
+
+@dataclass(frozen=True)
+class PublishStatus:
+    status: str  # PROCESSING_UPLOAD, PROCESSING_DOWNLOAD, SEND_TO_USER_INBOX, PUBLISH_COMPLETE, FAILED
+    fail_reason: str = ""
+    post_id: str = ""  # only once TikTok has made the post public
+    uploaded_bytes: int = 0
+
+
+def chunk_plan(video_size: int) -> tuple[int, int]:
+    """(chunk_size, total_chunk_count) for a video of this many bytes, as TikTok counts them:
+    the count is the size divided by the chunk size, rounded down."""
+    if video_size < CHUNK_MIN:
+        return video_size, 1
+    chunk_size = min(CHUNK_SIZE, video_size)
+    return chunk_size, min(CHUNK_COUNT_MAX, video_size // chunk_size)
+
+
+def chunk_ranges(video_size: int, chunk_size: int, total_chunk_count: int) -> list[tuple[int, int]]:
+    """The inclusive byte ranges of the chunks; the last one runs to the end of the file."""
+    ranges = [(i * chunk_size, (i + 1) * chunk_size - 1) for i in range(total_chunk_count)]
+    ranges[-1] = (ranges[-1][0], video_size - 1)
+    return ranges
+
+
+def _bearer(access_token: str) -> dict:
+    return {"Authorization": f"Bearer {access_token}", "Content-Type": "application/json; charset=UTF-8"}
+
+
+def creator_info_query(*, access_token: str) -> dict:
+    """The creator's posting options: privacy_level_options, and whether comments, duets and
+    stitches are off on their account."""
+    with http_client() as client:
+        response = client.post(
+            f"{settings.TIKTOK_API_BASE}/v2/post/publish/creator_info/query/", headers=_bearer(access_token)
+        )
+    return _data(response)
+
+
+def direct_post_body(*, caption: str, privacy_level: str, video_size: int, creator: dict) -> dict:
+    """The video/init body: the disclosure label on (paid partnership for the brand), the caption
+    as given (it starts with the disclosure), and the creator's own interaction settings kept."""
+    chunk_size, total_chunk_count = chunk_plan(video_size)
+    return {
+        "post_info": {
+            "title": caption,
+            "privacy_level": privacy_level,
+            "disable_duet": bool(creator.get("duet_disabled", False)),
+            "disable_comment": bool(creator.get("comment_disabled", False)),
+            "disable_stitch": bool(creator.get("stitch_disabled", False)),
+            "video_cover_timestamp_ms": 1000,
+            "brand_content_toggle": True,
+            "brand_organic_toggle": False,
+            "is_aigc": False,
+        },
+        "source_info": {
+            "source": "FILE_UPLOAD",
+            "video_size": video_size,
+            "chunk_size": chunk_size,
+            "total_chunk_count": total_chunk_count,
+        },
+    }
+
+
+def video_init(*, access_token: str, body: dict) -> tuple[str, str]:
+    """Start a Direct Post: (publish_id, upload_url). The upload_url is valid for one hour."""
+    with http_client() as client:
+        response = client.post(
+            f"{settings.TIKTOK_API_BASE}/v2/post/publish/video/init/",
+            content=json.dumps(body).encode(),
+            headers=_bearer(access_token),
+        )
+    data = _data(response)
+    if not data.get("publish_id") or not data.get("upload_url"):
+        raise TikTokError("invalid_response", "video/init answered without publish_id or upload_url")
+    return str(data["publish_id"]), str(data["upload_url"])
+
+
+def video_upload(*, upload_url: str, file, video_size: int, content_type: str, source_info: dict) -> None:
+    """PUT the file to TikTok chunk by chunk, in order, one chunk in memory at a time."""
+    ranges = chunk_ranges(video_size, source_info["chunk_size"], source_info["total_chunk_count"])
+    with http_client() as client:
+        for first, last in ranges:
+            file.seek(first)
+            chunk = file.read(last - first + 1)
+            response = client.put(
+                upload_url,
+                content=chunk,
+                headers={
+                    "Content-Type": content_type,
+                    "Content-Range": f"bytes {first}-{last}/{video_size}",
+                },
+                timeout=120,
+            )
+            if response.status_code not in (200, 201, 206):
+                try:
+                    code = str((response.json().get("error") or {}).get("code") or "invalid_file_upload")
+                except ValueError:
+                    code = "invalid_file_upload"
+                raise TikTokError(code, f"chunk {first}-{last} answered HTTP {response.status_code}")
+
+
+def publish_status_fetch(*, access_token: str, publish_id: str) -> PublishStatus:
+    with http_client() as client:
+        response = client.post(
+            f"{settings.TIKTOK_API_BASE}/v2/post/publish/status/fetch/",
+            content=json.dumps({"publish_id": publish_id}).encode(),
+            headers=_bearer(access_token),
+        )
+    data = _data(response)
+    # TikTok's own spelling: "publicaly".
+    post_ids = data.get("publicaly_available_post_id") or data.get("publicly_available_post_id") or []
+    return PublishStatus(
+        status=str(data.get("status", "")),
+        fail_reason=str(data.get("fail_reason") or ""),
+        post_id=str(post_ids[0]) if post_ids else "",
+        uploaded_bytes=int(data.get("uploaded_bytes") or 0),
+    )
+
+
+# post.publish.* webhooks, mapped onto the status/fetch statuses they announce.
+PUBLISH_EVENTS = {
+    "post.publish.failed": "FAILED",
+    "post.publish.complete": "PUBLISH_COMPLETE",
+    "post.publish.publicly_available": "PUBLISH_COMPLETE",
+    # The docs spell it "publicaly"; the live spelling is unconfirmed, so both are read.
+    "post.publish.no_longer_publicaly_available": "NO_LONGER_PUBLIC",
+    "post.publish.no_longer_publicly_available": "NO_LONGER_PUBLIC",
+}
+
+
+def publish_event(payload: dict) -> tuple[str, PublishStatus] | None:
+    """(publish_id, status) of a post.publish.* webhook body; None for other events or no publish_id."""
+    status = PUBLISH_EVENTS.get(str(payload.get("event", "")))
+    if status is None:
+        return None
+    try:
+        content = json.loads(payload.get("content") or "{}")
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(content, dict) or not content.get("publish_id"):
+        return None
+    return str(content["publish_id"]), PublishStatus(
+        status=status,
+        fail_reason=str(content.get("reason") or ""),
+        post_id=str(content.get("post_id") or ""),
+    )

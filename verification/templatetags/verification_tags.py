@@ -1,0 +1,11 @@
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def post_failure(code: str) -> str:
+    """Why a video JoyBack tried to post did not go out, in the reader's language."""
+    from verification.posting import failure_text
+
+    return failure_text(code)
