@@ -32,6 +32,8 @@ FAILING = frozenset(
         "contest_word_missing",
         "label_off",
         "brand_not_named",
+        "other_sponsor",
+        "inside_word",
     }
 )
 
@@ -46,31 +48,61 @@ def _cjk(term: str) -> bool:
     return any(unicodedata.east_asian_width(char) in "WF" for char in term)
 
 
+# A letter or digit of a script that separates words by spaces. CJK characters are \w too, but a
+# Latin term right after a Chinese word ("咖啡ad") still stands on its own there.
+_L = r"[^\W\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]"
+# A hyphen or an apostrophe joins: "ad-free", "Ad-hoc" and "ad's" are other words than "ad".
+_BEFORE = rf"(?<!{_L})(?<![-'’])"
+_AFTER = rf"(?!{_L}|[-'’]{_L})"
+
+
 def _alternation(terms: Iterable[str]) -> str:
     ordered = sorted({t.casefold() for t in terms if t}, key=len, reverse=True)
     return "|".join(re.escape(term).replace(r"\ ", r"\s+") for term in ordered)
 
 
 def _term_pattern(terms: Iterable[str], *, hashtag_only: bool = False) -> re.Pattern | None:
-    """Whole words, with or without a leading '#'; CJK terms anywhere (they have no word breaks)."""
+    """Whole words, with or without a leading '#'; CJK terms wherever they stand (the compounds
+    they are part of are ruled out afterwards, see `Matcher.cjk_compounds`)."""
     terms = list(terms)
     latin = _alternation(t for t in terms if not _cjk(t))
     cjk = _alternation(t for t in terms if _cjk(t))
     parts = []
     if latin:
-        parts.append((r"#(?:" if hashtag_only else r"(?<!\w)#?(?:") + latin + r")(?!\w)")
+        parts.append((rf"#(?:" if hashtag_only else rf"{_BEFORE}#?(?:") + latin + rf"){_AFTER}")
     if cjk:
         parts.append(r"#?(?:" + cjk + ")")
-    return re.compile("|".join(parts)) if parts else None
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
 
-def _brand_pattern(brand: str) -> str:
-    words = re.findall(r"\w+", brand.casefold())
-    return r"@?" + r"[\s_.-]*".join(re.escape(word) for word in words) if words else ""
+def _brand_pattern(names: Sequence[str]) -> str:
+    """The brand as people write it: its name with any spacing, '@handle', or a configured alias."""
+    alternatives = []
+    for name in names:
+        words = re.findall(r"\w+", name.casefold())
+        if words:
+            alternatives.append(r"[\s_.-]*".join(re.escape(word) for word in words))
+    ordered = sorted(set(alternatives), key=len, reverse=True)
+    return rf"[@#]?(?:{'|'.join(ordered)})" if ordered else ""
+
+
+def _compact(term: str) -> str:
+    return re.sub(r"\s+", "", term.casefold())
 
 
 def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text or "").casefold()
+
+
+def _nfkc(text: str) -> str:
+    # Not casefolded: the patterns ignore case, and a capital letter is how a name shows itself.
+    return unicodedata.normalize("NFKC", text or "")
+
+
+_HANDLE = re.compile(r"@[\w.]+")
+_NAME = re.compile(rf"[A-ZÀ-ÖØ-Þ]{_L}*(?:[\s&'’.-]+[A-ZÀ-ÖØ-Þ]{_L}*)*")
+_CJK_SPONSOR_BEFORE = re.compile(r"[由与和跟]\s*([^，。！？、,.!?:：·|#\n]{1,30}?)\s*的?\s*$")
+_CJK_SPONSOR_AFTER = re.compile(r"商?\s*[：:]\s*")
 
 
 @dataclass
@@ -85,6 +117,18 @@ class Matcher:
     contest: re.Pattern | None
     contest_unclear: re.Pattern | None
     brand: re.Pattern | None
+    # (term, [(offset of the term in the compound, compound)]): a CJK term inside one is no disclosure.
+    cjk_compounds: dict
+    # After a disclosure: "by"/"with"/... that lead to who sponsored it.
+    connector: re.Pattern | None
+    # A disclosure hashtag joined to a name: "#sponsoredbyalpacacoffee", "#adnescafe".
+    tag_joined: re.Pattern | None
+    # A disclosure term inside a hashtag or a hyphenated word: "#adfree", "ad-free".
+    near_miss: re.Pattern | None
+    brand_compact: frozenset
+    # Compact disclosure terms that end in a connector ("sponsoredby") and the connector words.
+    by_terms: tuple
+    connector_words: frozenset
 
 
 @dataclass
@@ -125,16 +169,22 @@ class CompiledPolicy:
             ("en",) if "en" in known else ()
         )
 
-    def matcher(self, *, languages: Sequence[str], brand: str) -> Matcher:
-        key = (tuple(languages), brand)
+    @property
+    def label_why(self) -> str:
+        return str(self.data.get("label_why", ""))
+
+    def matcher(self, *, languages: Sequence[str], brand: str, brand_names: Sequence[str] = ()) -> Matcher:
+        key = (tuple(languages), brand, tuple(brand_names))
         found = self._matchers.get(key)
         if found is None:
             if len(self._matchers) > 4096:  # a bound on memory, not a tuning knob
                 self._matchers.clear()
-            found = self._matchers[key] = self._compile(languages=languages, brand=brand)
+            found = self._matchers[key] = self._compile(
+                languages=languages, brand=brand, brand_names=brand_names
+            )
         return found
 
-    def _compile(self, *, languages: Sequence[str], brand: str) -> Matcher:
+    def _compile(self, *, languages: Sequence[str], brand: str, brand_names: Sequence[str] = ()) -> Matcher:
         tables = self.data.get("languages", {})
         allowed = self.allowed_languages(languages)
         mine = [tables[code] for code in allowed]
@@ -143,7 +193,8 @@ class CompiledPolicy:
         def terms(key, group):
             return [term for table in group for term in table.get(key, [])]
 
-        brand_re = _brand_pattern(brand)
+        names = [name for name in (brand, *brand_names) if name and name.strip()]
+        brand_re = _brand_pattern(names)
         thanks = None
         if brand_re:
             thanks_terms = terms("thanks", mine)
@@ -151,8 +202,22 @@ class CompiledPolicy:
             cjk = _alternation(t for t in thanks_terms if _cjk(t))
             alternatives = ([rf"(?<!\w)#?(?:{latin})"] if latin else []) + ([rf"#?(?:{cjk})"] if cjk else [])
             if alternatives:
-                thanks = re.compile(rf"(?:{'|'.join(alternatives)})[\s_]*(?:to\s+)?{brand_re}")
+                thanks = re.compile(
+                    rf"(?:{'|'.join(alternatives)})[\s_]*(?:to\s+)?{brand_re}", re.IGNORECASE
+                )
         other_disclosures = [t for t in terms("disclosures", others) if t not in terms("disclosures", mine)]
+        disclosures = terms("disclosures", mine)
+        compounds: dict[str, list] = {}
+        for term in (t for t in disclosures if _cjk(t)):
+            for word in terms("compounds", mine):
+                offset = word.find(term)
+                while offset >= 0:
+                    compounds.setdefault(term, []).append((offset, word))
+                    offset = word.find(term, offset + 1)
+        connectors = _alternation(terms("connectors", mine))
+        connector_words = frozenset(word.casefold() for word in terms("connectors", mine))
+        latin = _alternation(_compact(t) for t in disclosures if not _cjk(t))
+        brand_compact = frozenset(re.sub(r"\W|_", "", name.casefold()) for name in names)
         return Matcher(
             disclosure=_term_pattern(terms("disclosures", mine)),
             other_languages=_term_pattern(other_disclosures),
@@ -161,7 +226,22 @@ class CompiledPolicy:
             negation=_term_pattern(terms("negations", mine)),
             contest=_term_pattern(terms("contest", mine)),
             contest_unclear=_term_pattern(terms("contest_unclear", mine)),
-            brand=re.compile(brand_re) if brand_re else None,
+            brand=re.compile(brand_re, re.IGNORECASE) if brand_re else None,
+            cjk_compounds=compounds,
+            connector=re.compile(rf"[\s:·|,–—-]*(?:{connectors})\s+", re.IGNORECASE) if connectors else None,
+            tag_joined=re.compile(rf"#(?:{latin})({_L}{{2,}})(?!{_L})", re.IGNORECASE) if latin else None,
+            near_miss=(
+                re.compile(rf"#{_L}*(?:{latin}){_L}*|{_L}*(?:{latin}){_L}*(?:[-'’]{_L}+)+", re.IGNORECASE)
+                if latin
+                else None
+            ),
+            brand_compact=brand_compact,
+            by_terms=tuple(
+                "#" + _compact(t)
+                for t in disclosures
+                if not _cjk(t) and len(t.split()) > 1 and t.split()[-1].casefold() in connector_words
+            ),
+            connector_words=connector_words,
         )
 
     def wording(self, *, language: str, brand: str, contest: bool = False) -> str:
@@ -189,10 +269,20 @@ class CaptionVerdict:
     advisories: tuple[str, ...]
     policies: tuple[str, ...]
     checker_version: str = CHECKER_VERSION
+    # (code, policy label): which policy in force gave each reason or advice.
+    sources: tuple[tuple[str, str], ...] = ()
+    # (code, what was found): the other sponsor's name, the word a term was inside of.
+    details: tuple[tuple[str, str], ...] = ()
 
     @property
     def passed(self) -> bool:
         return self.verdict == COMPLIANT
+
+    def detail(self, code: str) -> str:
+        return next((found for key, found in self.details if key == code), "")
+
+    def policies_for(self, code: str) -> list[str]:
+        return [label for key, label in self.sources if key == code]
 
 
 def _trailing_hashtags(text: str) -> tuple[int, int]:
@@ -210,6 +300,68 @@ def _trailing_hashtags(text: str) -> tuple[int, int]:
 
 
 _FIRST_WORD = re.compile(r"\w")
+_GAP = re.compile(r"[\s:·|,–—-]*")
+
+
+def _inside_compound(text: str, start: int, compounds: list) -> str:
+    for offset, word in compounds:
+        if text.startswith(word, start - offset) and start >= offset:
+            return word
+    return ""
+
+
+def _name_at(m: Matcher, text: str, position: int, *, capital: bool) -> str | None:
+    """Who is named at `position`: "" for the campaign's brand, another name, or None (nobody)."""
+    position = _GAP.match(text, position).end()
+    if m.brand is not None and m.brand.match(text, position):
+        return ""
+    handle = _HANDLE.match(text, position)
+    if handle:
+        return handle.group(0)
+    name = _NAME.match(text, position) if capital else None
+    return name.group(0) if name else None
+
+
+def _named(m: Matcher, text: str, hit: re.Match) -> str | None:
+    """The sponsor a disclosure names: after "sponsored by", "with", "@…"; in Chinese "由X赞助",
+    "与X的付费合作" or "赞助：X"."""
+    if _cjk(hit.group(0)):
+        before = _CJK_SPONSOR_BEFORE.search(text, max(0, hit.start() - 40), hit.start())
+        if before:
+            name = before.group(1).strip()
+            return "" if m.brand is not None and m.brand.search(name) else name
+        after = _CJK_SPONSOR_AFTER.match(text, hit.end())
+        return _name_at(m, text, after.end(), capital=True) if after else None
+    connected = hit.group(0).split()[-1].casefold() in m.connector_words
+    position = hit.end()
+    link = m.connector.match(text, position) if m.connector and not connected else None
+    if link:
+        position, connected = link.end(), True
+    return _name_at(m, text, position, capital=connected)
+
+
+def _hits(m: Matcher, text: str) -> tuple[list[tuple[int, int, str | None]], list[str]]:
+    """The disclosures in a caption as (start, end, who it names), and the words a disclosure
+    term was only part of ("广告牌", "#adfree")."""
+    found, inside = [], []
+    for hit in m.disclosure.finditer(text) if m.disclosure else ():
+        term = hit.group(0).lstrip("#").casefold()
+        if term in m.cjk_compounds:
+            start = hit.start() + (len(hit.group(0)) - len(term))
+            word = _inside_compound(text, start, m.cjk_compounds[term])
+            if word:
+                inside.append(word)
+                continue
+        found.append((hit.start(), hit.end(), _named(m, text, hit)))
+    for tag in m.tag_joined.finditer(text) if m.tag_joined else ():
+        rest = tag.group(1).casefold()
+        if any(rest.startswith(name) for name in m.brand_compact if name):
+            found.append((tag.start(), tag.end(), ""))
+        elif tag.group(0).casefold().startswith(m.by_terms) and m.by_terms:
+            found.append((tag.start(), tag.end(), tag.group(1)))
+    if not found and m.near_miss:
+        inside += [miss.group(0) for miss in m.near_miss.finditer(text)]
+    return sorted(found), inside
 
 
 def _findings(
@@ -219,43 +371,55 @@ def _findings(
     platform: str,
     languages: Sequence[str],
     brand: str,
+    brand_names: Sequence[str],
     label_on: bool | None,
     contest: bool,
     elsewhere: Sequence[str],
+    details: dict,
 ) -> tuple[list[str], list[str]]:
-    m = policy.matcher(languages=languages, brand=brand)
+    m = policy.matcher(languages=languages, brand=brand, brand_names=brand_names)
     reasons: list[str] = []
     advisories: list[str] = []
-    hits = list(m.disclosure.finditer(text)) if m.disclosure else []
-    if not hits:
-        if m.disclosure and any(m.disclosure.search(normalize(other)) for other in elsewhere):
+    found, inside = _hits(m, text)
+    if not found:
+        if m.disclosure and any(m.disclosure.search(_nfkc(other)) for other in elsewhere):
             reasons.append("not_in_post")
         elif m.other_languages and m.other_languages.search(text):
             reasons.append("wrong_language")
         elif (m.ambiguous and m.ambiguous.search(text)) or (m.thanks_brand and m.thanks_brand.search(text)):
             reasons.append("ambiguous_only")
+        elif inside:
+            reasons.append("inside_word")
+            details.setdefault("inside_word", inside[0])
         else:
             reasons.append("missing")
         return reasons, advisories
-    first = hits[0]
-    if first.end() > policy.visible_chars(platform):
+    named = [who for _, _, who in found if who is not None]
+    if named and "" not in named:
+        # Every disclosure that says who paid names someone else: it does not disclose this brand.
+        reasons.append("other_sponsor")
+        details.setdefault("other_sponsor", named[0])
+        return reasons, advisories
+    first_start, first_end = found[0][0], found[0][1]
+    if first_end > policy.visible_chars(platform):
         reasons.append("below_the_fold")
     elif policy.require_first:
         lead = _FIRST_WORD.search(text)
-        if lead and first.start() > lead.start():
+        if lead and first_start > lead.start():
             reasons.append("not_first")
     start, count = _trailing_hashtags(text)
-    if count >= policy.cluster_min and all(hit.start() > start for hit in hits):
+    if count >= policy.cluster_min and all(hit_start > start for hit_start, _, _ in found):
         reasons.append("buried_in_hashtags")
     if contest and not (m.contest and m.contest.search(text)):
         unclear = m.contest_unclear and m.contest_unclear.search(text)
         reasons.append("contest_word_unclear" if unclear else "contest_word_missing")
     if m.brand is not None and not m.brand.search(text):
         (reasons if policy.require_brand else advisories).append("brand_not_named")
-    if all(text.startswith("#", hit.start()) for hit in hits):
+    if all(text.startswith("#", hit_start) for hit_start, _, _ in found):
         advisories.append("bare_hashtag")
-    if label_on is False and policy.label_required:
-        reasons.append("label_off")
+    if label_on is False:
+        # Where the law asks only for a clear caption, a label switched off is advice, not a failure.
+        (reasons if policy.label_required else advisories).append("label_off")
     elif label_on is None:
         advisories.append("label_unverified")
     if m.negation and m.negation.search(text):
@@ -270,6 +434,7 @@ def caption_check(
     platform: str = "tiktok",
     languages: Sequence[str] = ("en",),
     brand: str = "",
+    brand_names: Sequence[str] = (),
     label_on: bool | None = None,
     contest: bool = False,
     elsewhere: Sequence[str] = (),
@@ -278,11 +443,13 @@ def caption_check(
 
     `label_on` is the platform's paid-partnership label as the provider reports it (None when it
     cannot say); `elsewhere` is text outside the post (a comment, the profile), where a disclosure
-    does not count.
+    does not count; `brand_names` are the other names and handles the brand goes by.
     """
-    text = normalize(caption)
+    text = _nfkc(caption)
     reasons: dict[str, None] = {}
     advisories: dict[str, None] = {}
+    sources: dict[tuple[str, str], None] = {}
+    details: dict[str, str] = {}
     for policy in policies:
         found, advice = _findings(
             policy,
@@ -290,12 +457,15 @@ def caption_check(
             platform=platform,
             languages=languages,
             brand=brand,
+            brand_names=brand_names,
             label_on=label_on,
             contest=contest,
             elsewhere=elsewhere,
+            details=details,
         )
         reasons.update(dict.fromkeys(found))
         advisories.update(dict.fromkeys(advice))
+        sources.update(dict.fromkeys((code, policy.label) for code in [*found, *advice]))
     if any(reason in FAILING for reason in reasons):
         verdict = NON_COMPLIANT
     elif reasons:
@@ -307,6 +477,8 @@ def caption_check(
         reasons=tuple(reasons),
         advisories=tuple(a for a in advisories if a not in reasons),
         policies=tuple(policy.label for policy in policies),
+        sources=tuple(sources),
+        details=tuple(details.items()),
     )
 
 

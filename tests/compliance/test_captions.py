@@ -46,17 +46,10 @@ CASES = [
     # FTC: visible without "more"
     ("US", "en", "instagram", LONG + " #ad", {}, N, ("below_the_fold",)),
     ("US", "en", "tiktok", LONG + " Sponsored by Alpaca Coffee", {}, N, ("below_the_fold",)),
-    # FTC: a platform label alone is not necessarily enough
+    # FTC: a platform label alone is not necessarily enough; a clear caption is, so a label reported
+    # off is advice, not a failure
     ("US", "en", "tiktok", "Best cup ever", {"label_on": True}, N, ("missing",)),
-    (
-        "US",
-        "en",
-        "tiktok",
-        "Ad · Paid partnership with Alpaca Coffee",
-        {"label_on": False},
-        N,
-        ("label_off",),
-    ),
+    ("US", "en", "tiktok", "Ad · Paid partnership with Alpaca Coffee", {"label_on": False}, C, ()),
     ("US", "en", "tiktok", "Ad · Paid partnership with Alpaca Coffee", {"label_on": True}, C, ()),
     # FTC: contests say "contest" or "sweepstakes"
     (
@@ -84,7 +77,7 @@ CASES = [
     ("US", "en", "tiktok", "Just my morning coffee", {}, N, ("missing",)),
     ("US", "en", "tiktok", "My partner and I love this coffee", {}, N, ("missing",)),
     ("US", "en", "tiktok", "Adding oat milk today", {}, N, ("missing",)),
-    ("US", "en", "tiktok", "#adidas shoes and coffee", {}, N, ("missing",)),
+    ("US", "en", "tiktok", "#adidas shoes and coffee", {}, N, ("inside_word",)),
     ("US", "en", "tiktok", "Werbung: Alpaca Coffee ist super", {}, N, ("wrong_language",)),
     # UK: "Ad" up front
     ("GB", "en", "tiktok", "Ad: Alpaca Coffee cold brew is back", {}, C, ()),
