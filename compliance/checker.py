@@ -34,6 +34,8 @@ FAILING = frozenset(
         "brand_not_named",
         "other_sponsor",
         "inside_word",
+        # Saying "not an ad" of a paid post is itself misleading (UCPD annex I no. 22).
+        "negated",
     }
 )
 
@@ -129,6 +131,7 @@ class Matcher:
     # Compact disclosure terms that end in a connector ("sponsoredby") and the connector words.
     by_terms: tuple
     connector_words: frozenset
+    handle_only: frozenset
 
 
 @dataclass
@@ -228,7 +231,7 @@ class CompiledPolicy:
             contest_unclear=_term_pattern(terms("contest_unclear", mine)),
             brand=re.compile(brand_re, re.IGNORECASE) if brand_re else None,
             cjk_compounds=compounds,
-            connector=re.compile(rf"[\s:·|,–—-]*(?:{connectors})\s+", re.IGNORECASE) if connectors else None,
+            connector=re.compile(rf"[\s:·|,–—-]*({connectors})\s+", re.IGNORECASE) if connectors else None,
             tag_joined=re.compile(rf"#(?:{latin})({_L}{{2,}})(?!{_L})", re.IGNORECASE) if latin else None,
             near_miss=(
                 re.compile(rf"#{_L}*(?:{latin}){_L}*|{_L}*(?:{latin}){_L}*(?:[-'’]{_L}+)+", re.IGNORECASE)
@@ -242,6 +245,7 @@ class CompiledPolicy:
                 if not _cjk(t) and len(t.split()) > 1 and t.split()[-1].casefold() in connector_words
             ),
             connector_words=connector_words,
+            handle_only=frozenset(word.casefold() for word in terms("handle_only_connectors", mine)),
         )
 
     def wording(self, *, language: str, brand: str, contest: bool = False) -> str:
@@ -331,12 +335,14 @@ def _named(m: Matcher, text: str, hit: re.Match) -> str | None:
             name = before.group(1).strip()
             return "" if m.brand is not None and m.brand.search(name) else name
         after = _CJK_SPONSOR_AFTER.match(text, hit.end())
-        return _name_at(m, text, after.end(), capital=True) if after else None
+        return _name_at(m, text, after.end() if after else hit.end(), capital=bool(after))
     connected = hit.group(0).split()[-1].casefold() in m.connector_words
     position = hit.end()
     link = m.connector.match(text, position) if m.connector and not connected else None
     if link:
         position, connected = link.end(), True
+        # German capitalises every noun: after "Werbung für" only a handle or the brand is a name.
+        connected = link.group(1).casefold() not in m.handle_only
     return _name_at(m, text, position, capital=connected)
 
 

@@ -19,7 +19,9 @@ from compliance.checker import CompiledPolicy, _term_pattern, normalize
 
 STEMMERS = {"en": "english", "de": "german", "es": "spanish"}
 GAP = 6  # words that may stand between "only" and "recommend", "buy" and "likes" ("buy 500 more likes")
-_SENTENCES = re.compile(r"[.!?;:,\n。！？；：，]+")
+# Sentences and clauses end at these; a comma does not (a German relative clause follows one), and
+# neither does the point or comma inside a number ("1.000 Aufrufe").
+_SENTENCES = re.compile(r"\.(?!\d)|[!?;:\n。！？；：]+")
 # A new clause: "buy our coffee and follow us" does not ask to buy followers.
 _CLAUSE = frozenset({"and", "or", "then", "but", "und", "oder", "dann", "aber", "y", "o", "e", "luego", "pero"})
 _WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
@@ -56,12 +58,15 @@ class WordPair:
     negations: frozenset
     then_stemmed: bool  # verbs by their stem; nouns as listed ("likes", not the verb "like")
     reverse_gap: int = 0  # German puts the infinitive last: "Likes kaufen", "Follower zu kaufen"
+    prohibited: frozenset = frozenset()
 
     def search(self, text: str) -> str | None:
         stem = _stemmer(self.language)
         for sentence in _SENTENCES.split(text):
             words = _WORDS.findall(sentence)
             stems = [stem.stemWord(word) if stem else word for word in words]
+            if any(word in self.prohibited for word in words):
+                continue  # "bought likes are removed" describes what happens to them
             for i, word in enumerate(stems):
                 if word not in self.first or any(w in self.negations for w in words[max(0, i - 3) : i]):
                     continue
@@ -71,7 +76,7 @@ class WordPair:
                     if (stems[j] if self.then_stemmed else words[j]) in self.then:
                         return " ".join(words[i : j + 1])
                 for j in range(max(0, i - self.reverse_gap - 1), i):
-                    if words[j] in self.then and not any(w in self.negations for w in words[j:i]):
+                    if words[j] in self.then and not any(w in self.negations for w in words[max(0, j - 3) : i]):
                         return " ".join(words[j : i + 1])
         return None
 
@@ -92,6 +97,7 @@ def _pair(language: str, table: dict, first: str, then: str) -> WordPair | None:
         frozenset(w.casefold() for w in table.get("rule_negations", [])),
         then_stemmed,
         int(table.get("engagement_reverse_gap", 0)) if first == "engagement_verbs" else 0,
+        frozenset(w.casefold() for w in table.get("prohibited", [])),
     )
 
 
@@ -104,8 +110,8 @@ class Negatable:
 
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
-            before = text[max(0, match.start() - 6) : match.start()]
-            if self.negation is None or not self.negation.search(before):
+            around = text[max(0, match.start() - 6) : match.end()]
+            if self.negation is None or not self.negation.search(around):
                 return match.group(0)
         return None
 
