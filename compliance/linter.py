@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 - Chinese punctuation and typographic quotes are matched on purpose
 """The campaign-rule linter: a rule may not buy a sentiment or fake engagement.
 
 16 CFR 465 (US, in force October 2024) forbids conditioning an incentive, expressly or by
@@ -23,7 +24,9 @@ GAP = 6  # words that may stand between "only" and "recommend", "buy" and "likes
 # neither does the point or comma inside a number ("1.000 Aufrufe").
 _SENTENCES = re.compile(r"\.(?!\d)|[!?;:\n。！？；：]+")
 # A new clause: "buy our coffee and follow us" does not ask to buy followers.
-_CLAUSE = frozenset({"and", "or", "then", "but", "und", "oder", "dann", "aber", "y", "o", "e", "luego", "pero"})
+_CLAUSE = frozenset(
+    {"and", "or", "then", "but", "und", "oder", "dann", "aber", "y", "o", "e", "luego", "pero"}
+)
 _WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 
 # Triggers whose reward depends on counts other people give the person's own post.
@@ -76,7 +79,9 @@ class WordPair:
                     if (stems[j] if self.then_stemmed else words[j]) in self.then:
                         return " ".join(words[i : j + 1])
                 for j in range(max(0, i - self.reverse_gap - 1), i):
-                    if words[j] in self.then and not any(w in self.negations for w in words[max(0, j - 3) : i]):
+                    if words[j] in self.then and not any(
+                        w in self.negations for w in words[max(0, j - 3) : i]
+                    ):
                         return " ".join(words[j : i + 1])
         return None
 

@@ -70,7 +70,9 @@ def captions_evaluate(policies=None) -> Result:
         if verdict.verdict == row["expect"]:
             result.agreed += 1
         else:
-            result.wrong.append((row["caption"], row["countries"], row["expect"], verdict.verdict, verdict.reasons))
+            result.wrong.append(
+                (row["caption"], row["countries"], row["expect"], verdict.verdict, verdict.reasons)
+            )
             if verdict.verdict == COMPLIANT:
                 result.unsafe.append(row)
     return result
