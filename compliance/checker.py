@@ -35,8 +35,10 @@ FAILING = frozenset(
         "brand_not_named",
         "other_sponsor",
         "inside_word",
-        # Saying "not an ad" of a paid post is itself misleading (UCPD annex I no. 22).
-        "negated",
+        # Saying "not an ad" of a paid post, with no disclosure besides, is itself misleading
+        # (UCPD annex I no. 22). A caption that discloses and also denies ("negated") goes to the
+        # brand's review instead.
+        "denied",
     }
 )
 
@@ -403,6 +405,13 @@ def _findings(
     reasons: list[str] = []
     advisories: list[str] = []
     found, inside = _hits(m, text, shown)
+    denials = [(n.start(), n.end()) for n in m.negation.finditer(text)] if m.negation else []
+    if denials:
+        # "Not an ad" holds the word "ad" but discloses nothing.
+        found = [hit for hit in found if not any(s <= hit[0] and hit[1] <= e for s, e in denials)]
+    if not found and denials:
+        reasons.append("denied")
+        return reasons, advisories
     if not found:
         if m.disclosure and any(m.disclosure.search(_lowered(other)[0]) for other in elsewhere):
             reasons.append("not_in_post")
@@ -444,7 +453,7 @@ def _findings(
         (reasons if policy.label_required else advisories).append("label_off")
     elif label_on is None:
         advisories.append("label_unverified")
-    if m.negation and m.negation.search(text):
+    if denials:
         reasons.append("negated")
     return reasons, advisories
 
