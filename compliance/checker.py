@@ -113,7 +113,8 @@ def _lowered(caption: str) -> tuple[str, str]:
 
 
 _HANDLE = re.compile(r"@[\w.]+")
-_NAME = re.compile(rf"[A-ZÀ-ÖØ-Þ]{_L}*(?:[\s&'’.-]+[A-ZÀ-ÖØ-Þ]{_L}*)*")
+# A name runs over spaces and "&" between capitalised words, not over the point that ends a sentence.
+_NAME = re.compile(rf"[A-ZÀ-ÖØ-Þ]{_L}*(?:(?:[ &'’-]|\.(?! ))+[A-ZÀ-ÖØ-Þ]{_L}*)*")
 _CJK_SPONSOR_BEFORE = re.compile(r"[由与和跟]\s*([^，。！？、,.!?:：·|#\n]{1,30}?)\s*的?\s*$")
 _CJK_SPONSOR_AFTER = re.compile(r"商?\s*[：:]\s*")
 

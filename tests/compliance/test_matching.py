@@ -62,6 +62,12 @@ def test_a_term_inside_another_word_is_no_disclosure_but_the_word_on_its_own_is(
 # 2. A disclosure that names a different sponsor than the campaign's brand.
 OTHER = [
     ("en", "Sponsored by Nescafé: my morning cup", "Nescafé", "Sponsored by Alpaca Coffee: my morning cup"),
+    (
+        "en",
+        "Ad · Paid partnership with Costa Coffee. My morning",
+        "Costa Coffee",
+        "Ad · Paid partnership with Alpaca Coffee. My",
+    ),
     ("en", "#ad @nescafe my new cup", "@nescafe", "#ad @drinkalpaca my new cup"),
     (
         "de",
