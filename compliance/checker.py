@@ -100,7 +100,9 @@ def normalize(text: str) -> str:
 
 
 def _nfkc(text: str) -> str:
-    return unicodedata.normalize("NFKC", text or "")
+    text = text or ""
+    # The quick check answers most captions without building a copy.
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
 
 
 def _lowered(caption: str) -> tuple[str, str]:
@@ -378,14 +380,19 @@ def _hits(m: Matcher, text: str, shown: str) -> tuple[list[tuple[int, int, str |
                 found.append((tag.start(), tag.end(), ""))
             elif m.by_terms and tag.group(0).startswith(m.by_terms):
                 found.append((tag.start(), tag.end(), shown[tag.start(1) : tag.end(1)]))
-    if not found and m.near_miss:
-        # Only hashtags and hyphenated words: "adding" holds "ad" too, but nobody reads it as one.
-        inside += [
-            token.strip(_PUNCTUATION)
-            for token in shown.split()
-            if ("#" in token or "-" in token) and m.near_miss.search(token.lower())
-        ]
     return sorted(found), inside
+
+
+def _near_misses(m: Matcher, shown: str) -> list[str]:
+    """Hashtags and hyphenated words holding a term: "adding" holds "ad" too, but nobody reads it
+    as one."""
+    if not m.near_miss or ("#" not in shown and "-" not in shown):
+        return []
+    return [
+        token.strip(_PUNCTUATION)
+        for token in shown.split()
+        if ("#" in token or "-" in token) and m.near_miss.search(token.lower())
+    ]
 
 
 def _findings(
@@ -406,13 +413,13 @@ def _findings(
     reasons: list[str] = []
     advisories: list[str] = []
     found, inside = _hits(m, text, shown)
-    denials = [(n.start(), n.end()) for n in m.negation.finditer(text)] if m.negation else []
+    denials = [(n.start(), n.end()) for n in m.negation.finditer(text)] if found and m.negation else []
     if denials:
         # "Not an ad" holds the word "ad" but discloses nothing.
         found = [hit for hit in found if not any(s <= hit[0] and hit[1] <= e for s, e in denials)]
-    if not found and denials:
-        reasons.append("denied")
-        return reasons, advisories
+        if not found:
+            reasons.append("denied")
+            return reasons, advisories
     if not found:
         if m.disclosure and any(m.disclosure.search(_lowered(other)[0]) for other in elsewhere):
             reasons.append("not_in_post")
@@ -420,7 +427,7 @@ def _findings(
             reasons.append("wrong_language")
         elif (m.ambiguous and m.ambiguous.search(text)) or (m.thanks_brand and m.thanks_brand.search(text)):
             reasons.append("ambiguous_only")
-        elif inside:
+        elif inside or (inside := _near_misses(m, shown)):
             reasons.append("inside_word")
             details.setdefault("inside_word", inside[0])
         else:
