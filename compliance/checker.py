@@ -115,6 +115,7 @@ def _lowered(caption: str) -> tuple[str, str]:
 
 
 _HANDLE = re.compile(r"@[\w.]+")
+_ALSO = re.compile(r"\s*(?:,|&|\+|and|und|y|e|x)\s*")
 # A name runs over spaces and "&" between capitalised words, not over the point that ends a sentence.
 _NAME = re.compile(rf"[A-ZÀ-ÖØ-Þ]{_L}*(?:(?:[ &'’-]|\.(?! ))+[A-ZÀ-ÖØ-Þ]{_L}*)*")
 _CJK_SPONSOR_BEFORE = re.compile(r"[由与和跟]\s*([^，。！？、,.!?:：·|#\n]{1,30}?)\s*的?\s*$")
@@ -320,7 +321,7 @@ _GAP = re.compile(r"[\s:·|,–—-]*")
 
 def _inside_compound(text: str, start: int, compounds: list) -> str:
     for offset, word in compounds:
-        if text.startswith(word, start - offset) and start >= offset:
+        if start >= offset and text.startswith(word, start - offset):
             return word
     return ""
 
@@ -334,7 +335,12 @@ def _name_at(m: Matcher, text: str, shown: str, position: int, *, capital: bool)
     if handle:
         return handle.group(0)
     name = _NAME.match(shown, position) if capital else None
-    return name.group(0) if name else None
+    if name is None:
+        return None
+    also = _ALSO.match(text, name.end())
+    if also and m.brand_at is not None and m.brand_at.match(text, also.end()):
+        return ""  # "with Oatly and Alpaca Coffee": the brand is among the sponsors
+    return name.group(0)
 
 
 def _named(m: Matcher, text: str, shown: str, hit: re.Match) -> str | None:
