@@ -14,6 +14,13 @@ class Brand(models.Model):
         blank=True,
         help_text="Most one person may earn across all of the brand's campaigns, in minor units",
     )
+    # A disclosure counts for this brand's campaigns only if the sponsor it names is the brand:
+    # these are the other names and handles it is known by.
+    disclosure_names = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='Other names and handles a disclosure may name the brand by, e.g. ["@drinkalpaca"]',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     # Who the brand is in law. Funding and payouts open only once platform staff verified these
     # (campaigns.services.brand_verify); until then the brand tries everything else in the sandbox.
@@ -33,6 +40,10 @@ class Brand(models.Model):
     @property
     def verified(self) -> bool:
         return self.verified_at is not None
+
+    @property
+    def sponsor_names(self) -> tuple[str, ...]:
+        return tuple(name for name in self.disclosure_names or [] if isinstance(name, str) and name.strip())
 
 
 class BrandVerification(models.Model):

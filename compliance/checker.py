@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001, RUF002 - Chinese punctuation and typographic quotes are matched on purpose
 """The caption checker: is a post's disclosure there, in the right language, where people see it?
 
 Pure Python over policy data (no database): the services hand it the policies in force, the bench
@@ -32,6 +33,12 @@ FAILING = frozenset(
         "contest_word_missing",
         "label_off",
         "brand_not_named",
+        "other_sponsor",
+        "inside_word",
+        # Saying "not an ad" of a paid post, with no disclosure besides, is itself misleading
+        # (UCPD annex I no. 22). A caption that discloses and also denies ("negated") goes to the
+        # brand's review instead.
+        "denied",
     }
 )
 
@@ -46,31 +53,73 @@ def _cjk(term: str) -> bool:
     return any(unicodedata.east_asian_width(char) in "WF" for char in term)
 
 
+# A letter or digit of a script that separates words by spaces. CJK characters are \w too, but a
+# Latin term right after a Chinese word ("咖啡ad") still stands on its own there.
+_L = r"[^\W\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]"
+# A hyphen or an apostrophe joins: "ad-free", "Ad-hoc" and "ad's" are other words than "ad".
+_BEFORE = rf"(?<!{_L})(?<![-'’])"
+_AFTER = rf"(?!{_L}|[-'’]{_L})"
+
+
 def _alternation(terms: Iterable[str]) -> str:
-    ordered = sorted({t.casefold() for t in terms if t}, key=len, reverse=True)
+    ordered = sorted({t.lower() for t in terms if t}, key=len, reverse=True)
     return "|".join(re.escape(term).replace(r"\ ", r"\s+") for term in ordered)
 
 
 def _term_pattern(terms: Iterable[str], *, hashtag_only: bool = False) -> re.Pattern | None:
-    """Whole words, with or without a leading '#'; CJK terms anywhere (they have no word breaks)."""
+    """Whole words, with or without a leading '#'; CJK terms wherever they stand (the compounds
+    they are part of are ruled out afterwards, see `Matcher.cjk_compounds`)."""
     terms = list(terms)
     latin = _alternation(t for t in terms if not _cjk(t))
     cjk = _alternation(t for t in terms if _cjk(t))
     parts = []
     if latin:
-        parts.append((r"#(?:" if hashtag_only else r"(?<!\w)#?(?:") + latin + r")(?!\w)")
+        parts.append((r"#(?:" if hashtag_only else rf"{_BEFORE}#?(?:") + latin + rf"){_AFTER}")
     if cjk:
         parts.append(r"#?(?:" + cjk + ")")
     return re.compile("|".join(parts)) if parts else None
 
 
-def _brand_pattern(brand: str) -> str:
-    words = re.findall(r"\w+", brand.casefold())
-    return r"@?" + r"[\s_.-]*".join(re.escape(word) for word in words) if words else ""
+def _brand_pattern(names: Sequence[str]) -> str:
+    """The brand as people write it: its name with any spacing, '@handle', or a configured alias."""
+    alternatives = []
+    for name in names:
+        words = re.findall(r"\w+", name.lower())
+        if words:
+            alternatives.append(r"[\s_.-]*".join(re.escape(word) for word in words))
+    ordered = sorted(set(alternatives), key=len, reverse=True)
+    return "|".join(ordered)
+
+
+def _compact(term: str) -> str:
+    return re.sub(r"\s+", "", term.lower())
 
 
 def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text or "").casefold()
+
+
+def _nfkc(text: str) -> str:
+    text = text or ""
+    # The quick check answers most captions without building a copy.
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
+def _lowered(caption: str) -> tuple[str, str]:
+    """(the caption in lower case for the patterns, as written for the capital letter a name starts
+    with). Patterns run on a lowered copy: far faster than ignoring case. Positions must agree, so
+    in the rare text whose lower case is longer ("İ") both are the lowered copy."""
+    shown = _nfkc(caption)
+    low = shown.lower()
+    return low, (shown if len(low) == len(shown) else low)
+
+
+_HANDLE = re.compile(r"@[\w.]+")
+_ALSO = re.compile(r"\s*(?:,|&|\+|and|und|y|e|x)\s*")
+# A name runs over spaces and "&" between capitalised words, not over the point that ends a sentence.
+_NAME = re.compile(rf"[A-ZÀ-ÖØ-Þ]{_L}*(?:(?:[ &'’-]|\.(?! ))+[A-ZÀ-ÖØ-Þ]{_L}*)*")
+_CJK_SPONSOR_BEFORE = re.compile(r"[由与和跟]\s*([^，。！？、,.!?:：·|#\n]{1,30}?)\s*的?\s*$")
+_CJK_SPONSOR_AFTER = re.compile(r"商?\s*[：:]\s*")
 
 
 @dataclass
@@ -85,6 +134,20 @@ class Matcher:
     contest: re.Pattern | None
     contest_unclear: re.Pattern | None
     brand: re.Pattern | None
+    brand_at: re.Pattern | None
+    # (term, [(offset of the term in the compound, compound)]): a CJK term inside one is no disclosure.
+    cjk_compounds: dict
+    # After a disclosure: "by"/"with"/... that lead to who sponsored it.
+    connector: re.Pattern | None
+    # A disclosure hashtag joined to a name: "#sponsoredbyalpacacoffee", "#adnescafe".
+    tag_joined: re.Pattern | None
+    # A disclosure term inside a hashtag or a hyphenated word: "#adfree", "ad-free".
+    near_miss: re.Pattern | None
+    brand_compact: frozenset
+    # Compact disclosure terms that end in a connector ("sponsoredby") and the connector words.
+    by_terms: tuple
+    connector_words: frozenset
+    handle_only: frozenset
 
 
 @dataclass
@@ -125,16 +188,22 @@ class CompiledPolicy:
             ("en",) if "en" in known else ()
         )
 
-    def matcher(self, *, languages: Sequence[str], brand: str) -> Matcher:
-        key = (tuple(languages), brand)
+    @property
+    def label_why(self) -> str:
+        return str(self.data.get("label_why", ""))
+
+    def matcher(self, *, languages: Sequence[str], brand: str, brand_names: Sequence[str] = ()) -> Matcher:
+        key = (tuple(languages), brand, tuple(brand_names))
         found = self._matchers.get(key)
         if found is None:
             if len(self._matchers) > 4096:  # a bound on memory, not a tuning knob
                 self._matchers.clear()
-            found = self._matchers[key] = self._compile(languages=languages, brand=brand)
+            found = self._matchers[key] = self._compile(
+                languages=languages, brand=brand, brand_names=brand_names
+            )
         return found
 
-    def _compile(self, *, languages: Sequence[str], brand: str) -> Matcher:
+    def _compile(self, *, languages: Sequence[str], brand: str, brand_names: Sequence[str] = ()) -> Matcher:
         tables = self.data.get("languages", {})
         allowed = self.allowed_languages(languages)
         mine = [tables[code] for code in allowed]
@@ -143,7 +212,8 @@ class CompiledPolicy:
         def terms(key, group):
             return [term for table in group for term in table.get(key, [])]
 
-        brand_re = _brand_pattern(brand)
+        names = [name for name in (brand, *brand_names) if name and name.strip()]
+        brand_re = _brand_pattern(names)
         thanks = None
         if brand_re:
             thanks_terms = terms("thanks", mine)
@@ -151,8 +221,20 @@ class CompiledPolicy:
             cjk = _alternation(t for t in thanks_terms if _cjk(t))
             alternatives = ([rf"(?<!\w)#?(?:{latin})"] if latin else []) + ([rf"#?(?:{cjk})"] if cjk else [])
             if alternatives:
-                thanks = re.compile(rf"(?:{'|'.join(alternatives)})[\s_]*(?:to\s+)?{brand_re}")
+                thanks = re.compile(rf"(?:{'|'.join(alternatives)})[\s_]*(?:to\s+)?[@#]?(?:{brand_re})")
         other_disclosures = [t for t in terms("disclosures", others) if t not in terms("disclosures", mine)]
+        disclosures = terms("disclosures", mine)
+        compounds: dict[str, list] = {}
+        for term in (t for t in disclosures if _cjk(t)):
+            for word in terms("compounds", mine):
+                offset = word.find(term)
+                while offset >= 0:
+                    compounds.setdefault(term, []).append((offset, word))
+                    offset = word.find(term, offset + 1)
+        connectors = _alternation(terms("connectors", mine))
+        connector_words = frozenset(word.lower() for word in terms("connectors", mine))
+        latin = _alternation(_compact(t) for t in disclosures if not _cjk(t))
+        brand_compact = frozenset(re.sub(r"\W|_", "", name.lower()) for name in names)
         return Matcher(
             disclosure=_term_pattern(terms("disclosures", mine)),
             other_languages=_term_pattern(other_disclosures),
@@ -161,7 +243,21 @@ class CompiledPolicy:
             negation=_term_pattern(terms("negations", mine)),
             contest=_term_pattern(terms("contest", mine)),
             contest_unclear=_term_pattern(terms("contest_unclear", mine)),
+            # Searched without the optional "@": a leading optional part slows every search down.
             brand=re.compile(brand_re) if brand_re else None,
+            brand_at=re.compile(rf"[@#]?(?:{brand_re})") if brand_re else None,
+            cjk_compounds=compounds,
+            connector=re.compile(rf"[\s:·|,–—-]*({connectors})\s+") if connectors else None,
+            tag_joined=re.compile(rf"#(?:{latin})({_L}{{2,}})(?!{_L})") if latin else None,
+            near_miss=re.compile(latin) if latin else None,
+            brand_compact=brand_compact,
+            by_terms=tuple(
+                "#" + _compact(t)
+                for t in disclosures
+                if not _cjk(t) and len(t.split()) > 1 and t.split()[-1].lower() in connector_words
+            ),
+            connector_words=connector_words,
+            handle_only=frozenset(word.lower() for word in terms("handle_only_connectors", mine)),
         )
 
     def wording(self, *, language: str, brand: str, contest: bool = False) -> str:
@@ -189,10 +285,20 @@ class CaptionVerdict:
     advisories: tuple[str, ...]
     policies: tuple[str, ...]
     checker_version: str = CHECKER_VERSION
+    # (code, policy label): which policy in force gave each reason or advice.
+    sources: tuple[tuple[str, str], ...] = ()
+    # (code, what was found): the other sponsor's name, the word a term was inside of.
+    details: tuple[tuple[str, str], ...] = ()
 
     @property
     def passed(self) -> bool:
         return self.verdict == COMPLIANT
+
+    def detail(self, code: str) -> str:
+        return next((found for key, found in self.details if key == code), "")
+
+    def policies_for(self, code: str) -> list[str]:
+        return [label for key, label in self.sources if key == code]
 
 
 def _trailing_hashtags(text: str) -> tuple[int, int]:
@@ -210,55 +316,158 @@ def _trailing_hashtags(text: str) -> tuple[int, int]:
 
 
 _FIRST_WORD = re.compile(r"\w")
+_GAP = re.compile(r"[\s:·|,–—-]*")
+
+
+def _inside_compound(text: str, start: int, compounds: list) -> str:
+    for offset, word in compounds:
+        if start >= offset and text.startswith(word, start - offset):
+            return word
+    return ""
+
+
+def _name_at(m: Matcher, text: str, shown: str, position: int, *, capital: bool) -> str | None:
+    """Who is named at `position`: "" for the campaign's brand, another name, or None (nobody)."""
+    position = _GAP.match(text, position).end()
+    if m.brand_at is not None and m.brand_at.match(text, position):
+        return ""
+    handle = _HANDLE.match(text, position)
+    if handle:
+        return handle.group(0)
+    name = _NAME.match(shown, position) if capital else None
+    if name is None:
+        return None
+    also = _ALSO.match(text, name.end())
+    if also and m.brand_at is not None and m.brand_at.match(text, also.end()):
+        return ""  # "with Oatly and Alpaca Coffee": the brand is among the sponsors
+    return name.group(0)
+
+
+def _named(m: Matcher, text: str, shown: str, hit: re.Match) -> str | None:
+    """The sponsor a disclosure names: after "sponsored by", "with", "@…"; in Chinese "由X赞助",
+    "与X的付费合作" or "赞助：X"."""
+    if _cjk(hit.group(0)):
+        before = _CJK_SPONSOR_BEFORE.search(text, max(0, hit.start() - 40), hit.start())
+        if before:
+            name = shown[before.start(1) : before.end(1)].strip()
+            return "" if m.brand is not None and m.brand.search(name.lower()) else name
+        after = _CJK_SPONSOR_AFTER.match(text, hit.end())
+        return _name_at(m, text, shown, after.end() if after else hit.end(), capital=bool(after))
+    connected = hit.group(0).split()[-1] in m.connector_words
+    position = hit.end()
+    link = m.connector.match(text, position) if m.connector and not connected else None
+    if link:
+        position = link.end()
+        # German capitalises every noun: after "Werbung für" only a handle or the brand is a name.
+        connected = link.group(1) not in m.handle_only
+    return _name_at(m, text, shown, position, capital=connected)
+
+
+_PUNCTUATION = "()[]{}.,:;!?\"'“”‘’«»"
+
+
+def _hits(m: Matcher, text: str, shown: str) -> tuple[list[tuple[int, int, str | None]], list[str]]:
+    """The disclosures in a caption as (start, end, who it names), and the words a disclosure
+    term was only part of ("广告牌", "#adfree", "ad-free")."""
+    found, inside = [], []
+    for hit in m.disclosure.finditer(text) if m.disclosure else ():
+        term = hit.group(0).lstrip("#")
+        if term in m.cjk_compounds:
+            start = hit.start() + (len(hit.group(0)) - len(term))
+            word = _inside_compound(text, start, m.cjk_compounds[term])
+            if word:
+                inside.append(word)
+                continue
+        found.append((hit.start(), hit.end(), _named(m, text, shown, hit)))
+    if "#" in text and m.tag_joined:
+        for tag in m.tag_joined.finditer(text):
+            rest = tag.group(1)
+            if any(rest.startswith(name) for name in m.brand_compact if name):
+                found.append((tag.start(), tag.end(), ""))
+            elif m.by_terms and tag.group(0).startswith(m.by_terms):
+                found.append((tag.start(), tag.end(), shown[tag.start(1) : tag.end(1)]))
+    return sorted(found), inside
+
+
+def _near_misses(m: Matcher, shown: str) -> list[str]:
+    """Hashtags and hyphenated words holding a term: "adding" holds "ad" too, but nobody reads it
+    as one."""
+    if not m.near_miss or ("#" not in shown and "-" not in shown):
+        return []
+    return [
+        token.strip(_PUNCTUATION)
+        for token in shown.split()
+        if ("#" in token or "-" in token) and m.near_miss.search(token.lower())
+    ]
 
 
 def _findings(
     policy: CompiledPolicy,
     text: str,
+    shown: str,
     *,
     platform: str,
     languages: Sequence[str],
     brand: str,
+    brand_names: Sequence[str],
     label_on: bool | None,
     contest: bool,
     elsewhere: Sequence[str],
+    details: dict,
 ) -> tuple[list[str], list[str]]:
-    m = policy.matcher(languages=languages, brand=brand)
+    m = policy.matcher(languages=languages, brand=brand, brand_names=brand_names)
     reasons: list[str] = []
     advisories: list[str] = []
-    hits = list(m.disclosure.finditer(text)) if m.disclosure else []
-    if not hits:
-        if m.disclosure and any(m.disclosure.search(normalize(other)) for other in elsewhere):
+    found, inside = _hits(m, text, shown)
+    denials = [(n.start(), n.end()) for n in m.negation.finditer(text)] if found and m.negation else []
+    if denials:
+        # "Not an ad" holds the word "ad" but discloses nothing.
+        found = [hit for hit in found if not any(s <= hit[0] and hit[1] <= e for s, e in denials)]
+        if not found:
+            reasons.append("denied")
+            return reasons, advisories
+    if not found:
+        if m.disclosure and any(m.disclosure.search(_lowered(other)[0]) for other in elsewhere):
             reasons.append("not_in_post")
         elif m.other_languages and m.other_languages.search(text):
             reasons.append("wrong_language")
         elif (m.ambiguous and m.ambiguous.search(text)) or (m.thanks_brand and m.thanks_brand.search(text)):
             reasons.append("ambiguous_only")
+        elif inside or (inside := _near_misses(m, shown)):
+            reasons.append("inside_word")
+            details.setdefault("inside_word", inside[0])
         else:
             reasons.append("missing")
         return reasons, advisories
-    first = hits[0]
-    if first.end() > policy.visible_chars(platform):
+    named = [who for _, _, who in found if who is not None]
+    if named and "" not in named:
+        # Every disclosure that says who paid names someone else: it does not disclose this brand.
+        reasons.append("other_sponsor")
+        details.setdefault("other_sponsor", named[0])
+        return reasons, advisories
+    first_start, first_end = found[0][0], found[0][1]
+    if first_end > policy.visible_chars(platform):
         reasons.append("below_the_fold")
     elif policy.require_first:
         lead = _FIRST_WORD.search(text)
-        if lead and first.start() > lead.start():
+        if lead and first_start > lead.start():
             reasons.append("not_first")
     start, count = _trailing_hashtags(text)
-    if count >= policy.cluster_min and all(hit.start() > start for hit in hits):
+    if count >= policy.cluster_min and all(hit_start > start for hit_start, _, _ in found):
         reasons.append("buried_in_hashtags")
     if contest and not (m.contest and m.contest.search(text)):
         unclear = m.contest_unclear and m.contest_unclear.search(text)
         reasons.append("contest_word_unclear" if unclear else "contest_word_missing")
     if m.brand is not None and not m.brand.search(text):
         (reasons if policy.require_brand else advisories).append("brand_not_named")
-    if all(text.startswith("#", hit.start()) for hit in hits):
+    if all(text.startswith("#", hit_start) for hit_start, _, _ in found):
         advisories.append("bare_hashtag")
-    if label_on is False and policy.label_required:
-        reasons.append("label_off")
+    if label_on is False:
+        # Where the law asks only for a clear caption, a label switched off is advice, not a failure.
+        (reasons if policy.label_required else advisories).append("label_off")
     elif label_on is None:
         advisories.append("label_unverified")
-    if m.negation and m.negation.search(text):
+    if denials:
         reasons.append("negated")
     return reasons, advisories
 
@@ -270,6 +479,7 @@ def caption_check(
     platform: str = "tiktok",
     languages: Sequence[str] = ("en",),
     brand: str = "",
+    brand_names: Sequence[str] = (),
     label_on: bool | None = None,
     contest: bool = False,
     elsewhere: Sequence[str] = (),
@@ -278,24 +488,30 @@ def caption_check(
 
     `label_on` is the platform's paid-partnership label as the provider reports it (None when it
     cannot say); `elsewhere` is text outside the post (a comment, the profile), where a disclosure
-    does not count.
+    does not count; `brand_names` are the other names and handles the brand goes by.
     """
-    text = normalize(caption)
+    text, shown = _lowered(caption)
     reasons: dict[str, None] = {}
     advisories: dict[str, None] = {}
+    sources: dict[tuple[str, str], None] = {}
+    details: dict[str, str] = {}
     for policy in policies:
         found, advice = _findings(
             policy,
             text,
+            shown,
             platform=platform,
             languages=languages,
             brand=brand,
+            brand_names=brand_names,
             label_on=label_on,
             contest=contest,
             elsewhere=elsewhere,
+            details=details,
         )
         reasons.update(dict.fromkeys(found))
         advisories.update(dict.fromkeys(advice))
+        sources.update(dict.fromkeys((code, policy.label) for code in [*found, *advice]))
     if any(reason in FAILING for reason in reasons):
         verdict = NON_COMPLIANT
     elif reasons:
@@ -307,6 +523,8 @@ def caption_check(
         reasons=tuple(reasons),
         advisories=tuple(a for a in advisories if a not in reasons),
         policies=tuple(policy.label for policy in policies),
+        sources=tuple(sources),
+        details=tuple(details.items()),
     )
 
 

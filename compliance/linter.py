@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 - Chinese punctuation and typographic quotes are matched on purpose
 """The campaign-rule linter: a rule may not buy a sentiment or fake engagement.
 
 16 CFR 465 (US, in force October 2024) forbids conditioning an incentive, expressly or by
@@ -7,13 +8,26 @@ searched: a rule written in Spanish for a German campaign is still a rule), so a
 tighten them without a release.
 """
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import snowballstemmer
 from django.utils.translation import gettext as _
 
 from compliance.checker import CompiledPolicy, _term_pattern, normalize
+
+STEMMERS = {"en": "english", "de": "german", "es": "spanish"}
+GAP = 6  # words that may stand between "only" and "recommend", "buy" and "likes" ("buy 500 more likes")
+# Sentences and clauses end at these; a comma does not (a German relative clause follows one), and
+# neither does the point or comma inside a number ("1.000 Aufrufe").
+_SENTENCES = re.compile(r"\.(?!\d)|[!?;:\n。！？；：]+")
+# A new clause: "buy our coffee and follow us" does not ask to buy followers.
+_CLAUSE = frozenset(
+    {"and", "or", "then", "but", "und", "oder", "dann", "aber", "y", "o", "e", "luego", "pero"}
+)
+_WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 
 # Triggers whose reward depends on counts other people give the person's own post.
 OWN_POST_TRIGGERS = frozenset({"ugc_share", "view_threshold"})
@@ -30,17 +44,102 @@ class Finding:
 _COMPILED: dict[tuple, dict] = {}
 
 
+@functools.cache
+def _stemmer(language: str):
+    name = STEMMERS.get(language)
+    return snowballstemmer.stemmer(name) if name else None
+
+
+@dataclass(frozen=True)
+class WordPair:
+    """A word from `first` followed within GAP words by one from `then`, in one sentence, with no
+    negation just before the first: "only videos that recommend", "kauft euch 500 Likes"."""
+
+    language: str
+    first: frozenset
+    then: frozenset
+    negations: frozenset
+    then_stemmed: bool  # verbs by their stem; nouns as listed ("likes", not the verb "like")
+    reverse_gap: int = 0  # German puts the infinitive last: "Likes kaufen", "Follower zu kaufen"
+    prohibited: frozenset = frozenset()
+
+    def search(self, text: str) -> str | None:
+        stem = _stemmer(self.language)
+        for sentence in _SENTENCES.split(text):
+            words = _WORDS.findall(sentence)
+            stems = [stem.stemWord(word) if stem else word for word in words]
+            if any(word in self.prohibited for word in words):
+                continue  # "bought likes are removed" describes what happens to them
+            for i, word in enumerate(stems):
+                if word not in self.first or any(w in self.negations for w in words[max(0, i - 3) : i]):
+                    continue
+                for j in range(i + 1, min(len(stems), i + GAP + 2)):
+                    if words[j] in self.negations or words[j] in _CLAUSE:
+                        break
+                    if (stems[j] if self.then_stemmed else words[j]) in self.then:
+                        return " ".join(words[i : j + 1])
+                for j in range(max(0, i - self.reverse_gap - 1), i):
+                    if words[j] in self.then and not any(
+                        w in self.negations for w in words[max(0, j - 3) : i]
+                    ):
+                        return " ".join(words[j : i + 1])
+        return None
+
+
+def _pair(language: str, table: dict, first: str, then: str) -> WordPair | None:
+    if not table.get(first) or not table.get(then):
+        return None
+    stem = _stemmer(language)
+
+    def stems(words):
+        return frozenset(stem.stemWord(w.casefold()) if stem else w.casefold() for w in words)
+
+    then_stemmed = then == "praise"
+    return WordPair(
+        language,
+        stems(table[first]),
+        stems(table[then]) if then_stemmed else frozenset(w.casefold() for w in table[then]),
+        frozenset(w.casefold() for w in table.get("rule_negations", [])),
+        then_stemmed,
+        int(table.get("engagement_reverse_gap", 0)) if first == "engagement_verbs" else 0,
+        frozenset(w.casefold() for w in table.get("prohibited", [])),
+    )
+
+
+@dataclass(frozen=True)
+class Negatable:
+    """A pattern that does not count right after a negation ("不要买赞", "never buy likes")."""
+
+    pattern: re.Pattern
+    negation: re.Pattern | None
+
+    def search(self, text: str) -> str | None:
+        for match in self.pattern.finditer(text):
+            around = text[max(0, match.start() - 6) : match.end()]
+            if self.negation is None or not self.negation.search(around):
+                return match.group(0)
+        return None
+
+
 def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
     key = tuple(policy.label for policy in policies)
     found = _COMPILED.get(key)
     if found is None:
         found = {"sentiment": [], "fake_engagement": [], "contest": []}
         contest_terms = []
+        languages = {}
         for policy in policies:
-            for table in policy.data.get("languages", {}).values():
-                for kind in ("sentiment", "fake_engagement"):
-                    found[kind] += [re.compile(pattern) for pattern in table.get(kind, [])]
-                contest_terms += table.get("contest", []) + table.get("contest_unclear", [])
+            languages.update(policy.data.get("languages", {}))
+        for language, table in languages.items():
+            negations = [re.escape(w) for w in table.get("rule_negations", []) if not w.isascii()]
+            negation = re.compile("|".join(negations)) if negations else None
+            for kind in ("sentiment", "fake_engagement"):
+                found[kind] += [Negatable(re.compile(p), negation) for p in table.get(kind, [])]
+            found["sentiment"].append(_pair(language, table, "condition", "praise"))
+            found["fake_engagement"].append(_pair(language, table, "engagement_verbs", "engagement_objects"))
+            contest_terms += table.get("contest", []) + table.get("contest_unclear", [])
+        found["sentiment"] = [p for p in found["sentiment"] if p is not None]
+        found["fake_engagement"] = [p for p in found["fake_engagement"] if p is not None]
         found["contest"] = _term_pattern(contest_terms)
         _COMPILED[key] = found
     return found
@@ -48,9 +147,9 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
 
 def _first_match(patterns, text: str) -> str | None:
     for pattern in patterns:
-        match = pattern.search(text)
-        if match:
-            return match.group(0)
+        said = pattern.search(text)
+        if said:
+            return said
     return None
 
 

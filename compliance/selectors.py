@@ -64,6 +64,7 @@ def caption_verdict(
         platform=platform,
         languages=campaign.languages or ["en"],
         brand=campaign.brand.name,
+        brand_names=campaign.brand.sponsor_names,
         label_on=label_on,
         contest=campaign_contest(campaign=campaign, policies=policies),
     )
@@ -83,6 +84,7 @@ def disclosure_for(*, campaign: Campaign, language: str, platform: str = "tiktok
             platform=platform,
             languages=campaign.languages or ["en"],
             brand=campaign.brand.name,
+            brand_names=campaign.brand.sponsor_names,
             contest=contest,
         )
         if own.passed:

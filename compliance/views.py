@@ -3,17 +3,19 @@ import csv
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.selectors import campaign_get_for_brand
-from compliance.reasons import explain_texts
+from compliance.reasons import explain_texts, label_advice
 from compliance.selectors import (
     audit_chain_problems_recent,
     campaign_compliance_summary,
     campaign_decisions,
+    campaign_policies,
     case_get_for_brand,
     cases_resolved_for_brand,
     compliance_queue_for_brand,
@@ -75,6 +77,9 @@ def report(request, campaign_id):
         decisions=campaign_decisions(campaign=campaign),
         summary=campaign_compliance_summary(campaign=campaign),
         chain_problems=audit_chain_problems_recent(brand_id=request.brand.pk),
+        label_rules=label_advice(
+            policies=campaign_policies(campaign=campaign), language=get_language() or "en"
+        ),
     )
     return render(request, "compliance/report.html", context)
 

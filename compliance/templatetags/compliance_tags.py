@@ -4,8 +4,8 @@ cache is per language, as the wording is), and the words for finding codes."""
 from django import template
 from django.utils.translation import get_language
 
-from compliance.reasons import explain_texts, fix_texts
-from compliance.selectors import disclosure_for
+from compliance.reasons import caption_reasons, explain_texts, fix_texts
+from compliance.selectors import campaign_policies, caption_verdict, disclosure_for
 
 register = template.Library()
 
@@ -26,3 +26,19 @@ def fixes(codes):
 @register.filter
 def explained(codes):
     return explain_texts(codes or [])
+
+
+@register.simple_tag
+def case_reasons(case):
+    """What is wrong with a case's caption, what to write instead and the policy, in the reader's
+    language. The case keeps the codes; checking its caption again finds what they were about (the
+    other sponsor's name, the word a term was inside of) as long as it gives the same codes."""
+    policies = campaign_policies(campaign=case.campaign)
+    again = caption_verdict(campaign=case.campaign, caption=case.caption)
+    return caption_reasons(
+        again if list(again.reasons) == list(case.reasons) else list(case.reasons),
+        wording=case.wording,
+        brand=case.campaign.brand.name,
+        language=get_language() or case.language,
+        policies=policies,
+    )

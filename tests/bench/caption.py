@@ -7,12 +7,14 @@ front, buried among end hashtags, ambiguous tags, none at all, below the fold, i
 for campaigns in one and in two jurisdictions, from a few words to TikTok's 2,200 characters.
 """
 
+import os
 import random
 import time
 
 from tests.bench.server import percentile
 
 P99_TARGET_MS = 1.0
+AGREEMENT_TARGET = 97.0
 
 HEADS = [
     "Ad · Paid partnership with Alpaca Coffee.",
@@ -40,6 +42,41 @@ def captions(count: int, seed: int = 7) -> list[tuple[str, str, str]]:
         caption = f"{rng.choice(HEADS)} {body} {rng.choice(TAILS)}"[:2200]
         made.append((caption, rng.choice(["DE", "US", "ES", "CN", "GB", "US,DE"]), rng.choice(["en", "de"])))
     return made
+
+
+def agreement(note) -> dict:
+    """The labelled evaluation set (tests/compliance/eval/) as the claim flow and the launch run it:
+    agreement with the expected verdicts, unsafe passes, and the p99 of one check over its captions
+    (each caption's best of 5 runs: the hard cases' cost, not a shared machine's pauses)."""
+    from django.conf import settings
+
+    if not settings.configured:  # the linter's messages are translated: `--only caption` sets Django up
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "joyback.settings")
+        os.environ.setdefault("JOYBACK_ENV", "test")
+        import django
+
+        django.setup()
+    from tests.compliance.eval.evaluate import captions_evaluate, percentile, rules_evaluate
+
+    captions, rules = captions_evaluate(), rules_evaluate()
+    best = [
+        min(runs)
+        for runs in zip(*(captions_evaluate().timings_ms for _ in range(4)), captions.timings_ms, strict=True)
+    ]
+    total, agreed = captions.total + rules.total, captions.agreed + rules.agreed
+    note(
+        f"compliance evaluation: captions {captions.agreed}/{captions.total} agree "
+        f"({captions.agreement:.1f} %), {len(captions.unsafe)} unsafe passes; rules {rules.agreed}/"
+        f"{rules.total} ({rules.agreement:.1f} %), {len(rules.unsafe)} unsafe passes; one check p50 "
+        f"{percentile(best, 0.5) * 1000:.0f} µs, p99 {percentile(best, 0.99) * 1000:.0f} µs"
+    )
+    for row in (captions.wrong + rules.wrong)[:20]:
+        note(f"  disagrees: {row}")
+    return {
+        "agreement": 100.0 * agreed / total,
+        "unsafe": len(captions.unsafe) + len(rules.unsafe),
+        "check_p99_ms": percentile(best, 0.99),
+    }
 
 
 def measure(args, note) -> dict:
@@ -70,4 +107,4 @@ def measure(args, note) -> dict:
         f"in {wall:.2f} s, one process; p50 {percentile(timings, 0.5) * 1000:.0f} µs, "
         f"p99 {percentile(timings, 0.99) * 1000:.0f} µs, max {max(timings):.2f} ms; verdicts {verdicts}"
     )
-    return {"rate": len(work) / wall, "p99_ms": percentile(timings, 0.99)}
+    return {"rate": len(work) / wall, "p99_ms": percentile(timings, 0.99), "evaluation": agreement(note)}

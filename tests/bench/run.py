@@ -38,7 +38,10 @@
 9. caption_checker: the compliance caption checker on --captions captions (100,000) in one process,
    captions per second against the rate the 1 ms target allows; caption_checker_p99: the p99 of one
    check against that 1 ms target (tests/bench/caption.py). No database, no HTTP: `--only caption`
-   runs without DATABASE_URL.
+   runs without DATABASE_URL. compliance_agreement: the labelled captions and campaign rules of
+   tests/compliance/eval/ checked as the claim flow and the launch check them, the share whose
+   verdict is the expected one, against the 97 % target; compliance_unsafe_passes: how many that
+   must fail (or be blocked) passed, target 0; compliance_check_p99: one check of those captions.
 
 Lines starting with "#" are context. Needs DATABASE_URL=postgres://...; works in the scratch
 databases <dbname>_bench and <dbname>_pgbench on that server and drops them at the end.
@@ -336,6 +339,22 @@ def caption_lines(checked: dict) -> list[str]:
     return [
         line("caption_checker", checked["rate"], "captions/s", "target", 1000 / target, "captions/s"),
         line("caption_checker_p99", checked["p99_ms"], "ms", "target", target, "ms"),
+        *compliance_lines(checked["evaluation"]),
+    ]
+
+
+def compliance_lines(evaluated: dict) -> list[str]:
+    target = caption.AGREEMENT_TARGET
+    met = evaluated["agreement"] >= target and evaluated["unsafe"] == 0
+    note(
+        f"targets: compliance agreement >= {target:g} % and no unsafe pass: {'met' if met else 'MISSED'} "
+        f"({evaluated['agreement']:.1f} %, {evaluated['unsafe']} unsafe)"
+    )
+    return [
+        line("compliance_agreement", evaluated["agreement"], "%", "target", target, "%"),
+        # The target is zero: a ratio to it would mean nothing, so the count stands alone.
+        f"bench compliance_unsafe_passes {evaluated['unsafe']} rows vs target 0 rows",
+        line("compliance_check_p99", evaluated["check_p99_ms"], "ms", "target", caption.P99_TARGET_MS, "ms"),
     ]
 
 

@@ -46,17 +46,10 @@ CASES = [
     # FTC: visible without "more"
     ("US", "en", "instagram", LONG + " #ad", {}, N, ("below_the_fold",)),
     ("US", "en", "tiktok", LONG + " Sponsored by Alpaca Coffee", {}, N, ("below_the_fold",)),
-    # FTC: a platform label alone is not necessarily enough
+    # FTC: a platform label alone is not necessarily enough; a clear caption is, so a label reported
+    # off is advice, not a failure
     ("US", "en", "tiktok", "Best cup ever", {"label_on": True}, N, ("missing",)),
-    (
-        "US",
-        "en",
-        "tiktok",
-        "Ad · Paid partnership with Alpaca Coffee",
-        {"label_on": False},
-        N,
-        ("label_off",),
-    ),
+    ("US", "en", "tiktok", "Ad · Paid partnership with Alpaca Coffee", {"label_on": False}, C, ()),
     ("US", "en", "tiktok", "Ad · Paid partnership with Alpaca Coffee", {"label_on": True}, C, ()),
     # FTC: contests say "contest" or "sweepstakes"
     (
@@ -79,12 +72,13 @@ CASES = [
         N,
         ("contest_word_missing",),
     ),
-    ("US", "en", "tiktok", "Not an ad, I just love Alpaca Coffee", {}, R, ("negated",)),
+    ("US", "en", "tiktok", "Not an ad, I just love Alpaca Coffee", {}, N, ("denied",)),
+    ("US", "en", "tiktok", "Ad: not sponsored by anyone, honestly", {}, R, ("negated",)),
     ("US", "en", "tiktok", "", {}, N, ("missing",)),
     ("US", "en", "tiktok", "Just my morning coffee", {}, N, ("missing",)),
     ("US", "en", "tiktok", "My partner and I love this coffee", {}, N, ("missing",)),
     ("US", "en", "tiktok", "Adding oat milk today", {}, N, ("missing",)),
-    ("US", "en", "tiktok", "#adidas shoes and coffee", {}, N, ("missing",)),
+    ("US", "en", "tiktok", "#adidas shoes and coffee", {}, N, ("inside_word",)),
     ("US", "en", "tiktok", "Werbung: Alpaca Coffee ist super", {}, N, ("wrong_language",)),
     # UK: "Ad" up front
     ("GB", "en", "tiktok", "Ad: Alpaca Coffee cold brew is back", {}, C, ()),
@@ -98,7 +92,7 @@ CASES = [
     ("DE", "de", "tiktok", "Mein Kaffee am Morgen #werbung", {}, N, ("not_first",)),
     ("DE", "de", "tiktok", "Mein Kaffee #kooperation", {}, N, ("ambiguous_only",)),
     ("DE", "de", "tiktok", "Danke an Alpaca Coffee für die Bohnen!", {}, N, ("ambiguous_only",)),
-    ("DE", "de", "tiktok", "Unbezahlte Werbung: mein Kaffee", {}, N, ("not_first", "negated")),
+    ("DE", "de", "tiktok", "Unbezahlte Werbung: mein Kaffee", {}, N, ("denied",)),
     ("DE", "de", "tiktok", "Werbung? Keine Werbung, nur mein Kaffee", {}, R, ("negated",)),
     ("DE", "de", "tiktok", "Werbung: Gewinnspiel von Alpaca Coffee", {"contest": True}, C, ()),
     (
@@ -119,7 +113,7 @@ CASES = [
     ("ES", "es", "tiktok", "Patrocinado por Alpaca Coffee", {}, C, ()),
     ("ES", "es", "tiktok", "Mi café #colab", {}, N, ("ambiguous_only",)),
     ("ES", "es", "tiktok", "Gracias a Alpaca Coffee por el café", {}, N, ("ambiguous_only",)),
-    ("ES", "es", "tiktok", "No es publicidad, me encanta", {}, R, ("negated",)),
+    ("ES", "es", "tiktok", "No es publicidad, me encanta", {}, N, ("denied",)),
     ("ES", "es", "tiktok", f"Mi café {TAGS} #publicidad", {}, N, ("buried_in_hashtags",)),
     ("ES", "es", "tiktok", "Publicidad: sorteo de Alpaca Coffee", {"contest": True}, C, ()),
     ("ES", "es", "tiktok", "Mi café de la mañana", {}, N, ("missing",)),
@@ -129,7 +123,7 @@ CASES = [
     ("CN", "zh-hans", "tiktok", "早上的咖啡 赞助：Alpaca Coffee", {}, C, ()),
     ("CN", "zh-hans", "tiktok", "与Alpaca Coffee合作", {}, N, ("ambiguous_only",)),
     ("CN", "zh-hans", "tiktok", "感谢Alpaca Coffee", {}, N, ("ambiguous_only",)),
-    ("CN", "zh-hans", "tiktok", "不是广告，真心推荐", {}, R, ("negated",)),
+    ("CN", "zh-hans", "tiktok", "不是广告，真心推荐", {}, N, ("denied",)),
     ("CN", "zh-hans", "tiktok", "早上的咖啡", {}, N, ("missing",)),
     ("CN", "zh-hans", "tiktok", "广告：Alpaca Coffee抽奖活动", {"contest": True}, C, ()),
     ("CN", "zh-hans", "tiktok", "早上的咖啡" * 12 + " 广告", {}, N, ("below_the_fold",)),

@@ -75,6 +75,7 @@ def test_the_report_prints_and_downloads(client, vic, summer, failed_share):
     download = client.get(reverse("compliance:report_csv", args=["alpaca", summer.pk]))
 
     assert "Compliance report" in page and "The decision record verifies" in page
+    assert "Germany and Austria: UWG § 5a and MStV § 22" in page and "without the platform" in page
     rows = list(csv.DictReader(io.StringIO(download.content.decode())))
     assert [row["kind"] for row in rows] == ["launch_lint", "caption_check", "case_opened"]
     assert rows[1]["caption"].startswith("'=cmd")  # never a spreadsheet formula

@@ -55,7 +55,11 @@ def test_the_person_is_told_exactly_what_to_change(client, summer, undisclosed):
 
     assert case.status == "open" and case.reasons == ["not_first", "buried_in_hashtags"]
     assert case.deadline == case.opened_at + timedelta(hours=24)
-    assert "Here the disclosure must come first" in steps
+    assert "Here the disclosure has to come before anything else." in steps
+    assert (
+        "Start your caption with “Ad · Paid partnership with Alpaca Coffee”, before anything else." in steps
+    )
+    assert "Rule: Germany and Austria: UWG § 5a and MStV § 22" in steps
     assert "Ad · Paid partnership with Alpaca Coffee" in steps and "paid-partnership label" in steps
 
 
