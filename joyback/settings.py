@@ -66,6 +66,8 @@ FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE = int(os.environ.get("FRAUD_CAMPAIGN_CLAIMS_PER
 FRAUD_MAX_LIKES_PER_VIEW = float(os.environ.get("FRAUD_MAX_LIKES_PER_VIEW", "0.4"))
 FRAUD_MAX_COMMENTS_PER_VIEW = float(os.environ.get("FRAUD_MAX_COMMENTS_PER_VIEW", "0.1"))
 FRAUD_MAX_VIEWS_PER_FOLLOWER = int(os.environ.get("FRAUD_MAX_VIEWS_PER_FOLLOWER", "200"))
+# What one person may earn across a brand's campaigns, in minor units, for a new brand (0: no cap).
+PERSON_ALLOWANCE_DEFAULT = int(os.environ.get("PERSON_ALLOWANCE_DEFAULT", "10000"))
 TIKTOK_WEBHOOK_TOLERANCE = int(os.environ.get("TIKTOK_WEBHOOK_TOLERANCE", "300"))
 
 PAYEE_ENCRYPTION_KEYS = env_list("PAYEE_ENCRYPTION_KEYS")
@@ -76,6 +78,18 @@ if not PAYEE_ENCRYPTION_KEYS:
         )
     _digest = hashlib.sha256(f"payee-data:{SECRET_KEY}".encode()).digest()
     PAYEE_ENCRYPTION_KEYS = [base64.urlsafe_b64encode(_digest).decode()]
+# The key of the duplicate-detection fingerprints (same bank account, email or phone), apart from
+# the encryption keys so that those rotate without changing a fingerprint. An installation from
+# before this setting keeps its fingerprints by setting it to its oldest PAYEE_ENCRYPTION_KEYS key;
+# a new key needs `manage.py payee_fingerprints_recompute` once.
+PAYEE_FINGERPRINT_KEY = os.environ.get("PAYEE_FINGERPRINT_KEY", "")
+if not PAYEE_FINGERPRINT_KEY:
+    if IS_PRODUCTION:
+        raise ImproperlyConfigured(
+            "PAYEE_FINGERPRINT_KEY must be set in production (to keep the existing fingerprints, "
+            "the oldest key of PAYEE_ENCRYPTION_KEYS; see the README on rotating keys)"
+        )
+    PAYEE_FINGERPRINT_KEY = hashlib.sha256(f"payee-fingerprints:{SECRET_KEY}".encode()).hexdigest()
 
 # Providers. In the sandbox the adapters reach the app's own sandbox endpoints (same wire format).
 TIKTOK_CLIENT_KEY = os.environ.get("TIKTOK_CLIENT_KEY", "sbx-joyback" if SANDBOX else "")

@@ -3,6 +3,7 @@ import json
 import logging
 import re
 import secrets
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 
@@ -55,6 +56,9 @@ logger = logging.getLogger(__name__)
 # (an opt-in's outcome), the words are chosen when shown, in the reader's language.
 REFUSALS = {
     "already_claimed": gettext_lazy("This account has already claimed this reward."),
+    "one_per_person": gettext_lazy(
+        "You have already earned this reward with another account. Each person earns it once."
+    ),
     "number_taken": gettext_lazy("This WhatsApp number already belongs to another claim."),
     "fully_claimed": gettext_lazy(
         "This campaign is fully claimed: every reward has found its person. Thank you!"
@@ -93,6 +97,19 @@ class ClaimRefused(Exception):
     @property
     def message(self) -> str:
         return refusal_text(self.code)
+
+
+class SecondAccount(ClaimRefused):
+    """The same person came back with another account of the same provider: one person earns an
+    action once, so it earns nothing, and their earlier claims go to review with the reason."""
+
+    def __init__(self, *, first: ActionClaim, identity: Identity):
+        super().__init__("one_per_person")
+        self.participant_id = identity.participant_id
+        self.detail = (
+            f'second {identity.get_provider_display()} account {identity} for "{first.rule}", '
+            f"already claimed by {first.identity} (claim #{first.pk})"
+        )[:200]
 
 
 def participant_payable_account(*, participant: Participant, currency: str) -> Account:
@@ -223,6 +240,17 @@ class ClaimContext:
     device: str = ""
 
 
+@contextmanager
+def _second_accounts_flagged():
+    """Put outside the claim's transaction: the refused claim rolls back first, then the person's
+    earlier claims are flagged in a transaction of their own."""
+    try:
+        yield
+    except SecondAccount as second:
+        participants_flag(flags=[(second.participant_id, "second_account", second.detail)])
+        raise
+
+
 def _rule_lock(rule: ActionRule) -> ActionRule:
     # One lock per rule serialises its caps; the unique constraint still guards the one reward.
     return ActionRule.objects.select_for_update().select_related("campaign__brand").get(pk=rule.pk)
@@ -234,6 +262,10 @@ def _claim_checks(*, rule: ActionRule, identity: Identity) -> None:
         raise ClaimRefused(claimability.reason)
     if ActionClaim.objects.filter(rule=rule, identity=identity).exists():
         raise ClaimRefused("already_claimed")
+    earlier = ActionClaim.objects.filter(rule=rule, participant=identity.participant, purchase__isnull=True)
+    first = earlier.exclude(identity=identity).select_related("identity").first()
+    if first is not None:
+        raise SecondAccount(first=first, identity=identity)
     if (
         rule.prerequisite_id
         and not ActionClaim.objects.filter(
@@ -255,7 +287,7 @@ def action_reward(
     fraud signal sends it to the review queue with its reward held on the budget."""
     # Made before the lock: creating the person's account would otherwise queue every claimer.
     participant_payable_account(participant=identity.participant, currency=rule.campaign.currency)
-    with transaction.atomic(durable=True):
+    with _second_accounts_flagged(), transaction.atomic(durable=True):
         rule = _rule_lock(rule)
         _claim_checks(rule=rule, identity=identity)
         signals = fraud_signals_at_claim(
@@ -573,7 +605,7 @@ def share_submit(
         reason = "awaiting_window"
     else:
         reason = "compliance_review" if verdict.verdict == NEEDS_REVIEW else "disclosure_fix"
-    with transaction.atomic(durable=True):
+    with _second_accounts_flagged(), transaction.atomic(durable=True):
         rule = _rule_lock(rule)
         _claim_checks(rule=rule, identity=identity)
         claim = ActionClaim.objects.create(

@@ -1,0 +1,71 @@
+"""One person, one reward per action: Pat's second TikTok account earns nothing and goes to review."""
+
+import pytest
+from django.test import override_settings
+from django.urls import reverse
+
+from campaigns.services import brand_create
+from joyback.ledger.models import Transaction
+from tests.verification.test_tiktok_login import authorize
+from verification.models import ActionClaim, FraudSignal, Identity
+from verification.services import ClaimRefused, action_reward, identity_attach, participant_create
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_second_tiktok_account_in_the_same_browser_earns_nothing_and_raises_a_signal(client, summer):
+    client.get(authorize(client, summer.slug, display_name="Pat Creator"))
+
+    response = client.get(authorize(client, summer.slug, display_name="Pat Again"), follow=True)
+
+    assert "already earned this reward with another account" in response.content.decode()
+    assert Identity.objects.filter(provider="tiktok").count() == 2
+    claim = ActionClaim.objects.get()
+    assert claim.identity.display_name == "Pat Creator"
+    assert Transaction.objects.filter(reason="reward").count() == 1
+    signal = FraudSignal.objects.get(code="second_account")
+    assert signal.claim == claim and claim.status == "needs_review"
+    assert "Pat Again" in signal.detail and "Pat Creator" in signal.detail
+
+
+def test_a_third_account_earns_nothing_either(client, summer):
+    for name in ("Pat Creator", "Pat Again", "Pat Thrice"):
+        client.get(authorize(client, summer.slug, display_name=name))
+
+    assert ActionClaim.objects.count() == 1
+    assert Transaction.objects.filter(reason="reward").count() == 1
+
+
+def test_the_reviewer_reads_why_the_claim_is_back_in_the_queue(client, alice, summer):
+    pat = participant_create(brand=summer.brand)
+    rule = summer.rules.get(trigger="tiktok_login")
+    action_reward(rule=rule, identity=identity_attach(participant=pat, provider="tiktok", subject="a"))
+
+    with pytest.raises(ClaimRefused) as refused:
+        action_reward(rule=rule, identity=identity_attach(participant=pat, provider="tiktok", subject="b"))
+
+    assert refused.value.code == "one_per_person"
+    client.force_login(alice)
+    body = client.get(reverse("verification:review_queue", args=["alpaca"])).content.decode()
+    assert "second_account" in body
+
+
+def test_two_people_each_earn_once(summer):
+    rule = summer.rules.get(trigger="tiktok_login")
+    for subject in ("pat", "sam"):
+        person = participant_create(brand=summer.brand)
+        action_reward(
+            rule=rule, identity=identity_attach(participant=person, provider="tiktok", subject=subject)
+        )
+
+    assert ActionClaim.objects.filter(status="approved").count() == 2
+    assert not FraudSignal.objects.exists()
+
+
+def test_a_new_brand_caps_what_one_person_earns(bob):
+    assert brand_create(name="Cobra Cola", slug="cobra", owner=bob).person_allowance == 100_00
+
+
+@override_settings(PERSON_ALLOWANCE_DEFAULT=0)
+def test_the_default_cap_can_be_switched_off_for_the_platform(bob):
+    assert brand_create(name="Cobra Cola", slug="cobra", owner=bob).person_allowance is None
