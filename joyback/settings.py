@@ -156,6 +156,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "joyback.observability.request_id_middleware",  # first: every request is counted and named
     "django.middleware.security.SecurityMiddleware",
     "joyback.middleware.MachineEndpointsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -172,7 +173,7 @@ MIDDLEWARE = [
 
 if IS_PRODUCTION:
     # Outside production runserver serves static files from the app folders.
-    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+    MIDDLEWARE.insert(2, "whitenoise.middleware.WhiteNoiseMiddleware")
 
 # Signed provider webhooks and the API's busiest endpoint, which machines call with a key: answered
 # by their view without the browser middleware (joyback.middleware).
@@ -355,10 +356,46 @@ if IS_PRODUCTION:
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 
+# Logs: one JSON object per line in production (LOG_FORMAT=json), readable lines elsewhere; every
+# line carries the request id (also set in queued tasks and per item of standing work).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "json" if IS_PRODUCTION else "text")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "joyback.observability.RequestIdFilter"}},
+    "formatters": {
+        "json": {"()": "joyback.observability.JsonFormatter"},
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "json" if LOG_FORMAT == "json" else "text",
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+
+# GET /metrics (Prometheus): a scraper sends `Authorization: Bearer <METRICS_TOKEN>`; staff users
+# signed in may read it too. Each app serves its own numbers (dotted paths).
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_SOURCES = [
+    "joyback.metrics.standing_work_metrics",
+    "joyback.metrics.failed_tasks_metrics",
+    "joyback.api.selectors.webhook_metrics",
+    "payouts.selectors.payout_metrics",
+    "payouts.reconciliation_selectors.reconciliation_metrics",
+]
+
+# Error reports go to Sentry when SENTRY_DSN is set (nothing is sent otherwise).
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+if SENTRY_DSN:
+    from joyback.observability import sentry_init
+
+    sentry_init(
+        SENTRY_DSN,
+        environment=os.environ.get("SENTRY_ENVIRONMENT", JOYBACK_ENV),
+        traces_sample_rate=float(os.environ.get("SENTRY_TRACES_SAMPLE_RATE", "0")),
+    )
