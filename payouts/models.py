@@ -280,6 +280,14 @@ class Notification(models.Model):
     sent_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        # The sweep and the metrics look for messages still unsent; a sent one is never looked at.
+        indexes = [
+            models.Index(
+                fields=["created_at"], condition=Q(sent_at__isnull=True), name="payouts_notification_unsent"
+            )
+        ]
+
     def __str__(self):
         return f"{self.kind} by {self.channel}"
 
