@@ -68,6 +68,9 @@ FRAUD_MAX_COMMENTS_PER_VIEW = float(os.environ.get("FRAUD_MAX_COMMENTS_PER_VIEW"
 FRAUD_MAX_VIEWS_PER_FOLLOWER = int(os.environ.get("FRAUD_MAX_VIEWS_PER_FOLLOWER", "200"))
 # What one person may earn across a brand's campaigns, in minor units, for a new brand (0: no cap).
 PERSON_ALLOWANCE_DEFAULT = int(os.environ.get("PERSON_ALLOWANCE_DEFAULT", "10000"))
+# How long an erased person's payout, ledger and compliance records keep their personal data before
+# the retention job pseudonymises them (German bookkeeping law: 10 years; set what applies).
+PRIVACY_RETENTION_DAYS = int(os.environ.get("PRIVACY_RETENTION_DAYS", "3653"))
 TIKTOK_WEBHOOK_TOLERANCE = int(os.environ.get("TIKTOK_WEBHOOK_TOLERANCE", "300"))
 
 PAYEE_ENCRYPTION_KEYS = env_list("PAYEE_ENCRYPTION_KEYS")

@@ -19,6 +19,7 @@ from compliance.checker import NEEDS_REVIEW
 from compliance.models import CaseStatus
 from compliance.selectors import caption_verdict, case_for_claim, unresolved_claim_ids
 from compliance.services import caption_check_record, case_open, case_recheck
+from joyback.crypto import fingerprint
 from joyback.ledger.models import Account, AccountKind, Hold
 from joyback.ledger.services import (
     InsufficientFunds,
@@ -193,7 +194,13 @@ def identity_attach(
     participant, so the caller continues with identity.participant.
     """
     lookup = {"brand_id": participant.brand_id, "provider": Provider(provider), "subject": subject}
-    existing = Identity.objects.filter(**lookup).select_related("participant").first()
+    # An erased person's identity is kept under a pseudonym: the same account still earns once.
+    subjects = [subject, identity_pseudonym(provider=provider, subject=subject)]
+    existing = (
+        Identity.objects.filter(brand_id=participant.brand_id, provider=provider, subject__in=subjects)
+        .select_related("participant")
+        .first()
+    )
     if existing:
         return existing
     try:
@@ -203,6 +210,48 @@ def identity_attach(
             )
     except IntegrityError:
         return Identity.objects.select_related("participant").get(**lookup)
+
+
+def identity_pseudonym(*, provider: str, subject: str) -> str:
+    return "erased:" + fingerprint(f"{provider}:{subject}")
+
+
+def participant_identities_erase(*, participant: Participant) -> None:
+    """Erasure, verification's part: account ids become pseudonyms (one reward per account still
+    holds), names and tokens go, and where the claims came from (address, browser) is forgotten.
+    Claims, their amounts and evidence stay: they are the records behind the ledger."""
+    for identity in Identity.objects.filter(participant=participant).exclude(subject__startswith="erased:"):
+        identity.subject = identity_pseudonym(provider=identity.provider, subject=identity.subject)
+        identity.display_name = ""
+        identity.save(update_fields=["subject", "display_name"])
+    TikTokToken.objects.filter(identity__participant=participant).delete()
+    ActionClaim.objects.filter(participant=participant).update(client_ip=None, device="")
+
+
+def participant_evidence_erase(*, participant: Participant) -> None:
+    """After the retention period: what was checked (captions, follower counts) goes too."""
+    ActionClaim.objects.filter(participant=participant).update(evidence={})
+
+
+def participant_export_claims(*, participant: Participant) -> list[dict]:
+    claims = ActionClaim.objects.filter(participant=participant).select_related(
+        "campaign", "rule", "identity"
+    )
+    return [
+        {
+            "campaign": claim.campaign.name,
+            "action": str(claim.rule),
+            "account": {"provider": claim.identity.provider, "id": claim.identity.subject},
+            "status": claim.status,
+            "amount_minor": claim.amount,
+            "currency": claim.currency,
+            "created_at": claim.created_at.isoformat(),
+            "decided_at": claim.decided_at.isoformat() if claim.decided_at else None,
+            "client_ip": claim.client_ip,
+            "evidence": claim.evidence,
+        }
+        for claim in claims.order_by("pk")
+    ]
 
 
 def _caps_check(*, rule: ActionRule, identity: Identity) -> None:
