@@ -6,7 +6,8 @@ keep (contacts, account names, tokens, addresses, browser hashes) and pseudonymi
 ids; the records bookkeeping and anti-money-laundering law require (the ledger, payouts with the
 account they went to and the holder's name, claims and their compliance evidence) are kept for
 PRIVACY_RETENTION_DAYS and then pseudonymised by the daily retention job. Ledger entries carry no
-personal data and are never changed.
+personal data and are never changed; nor are the append-only, hash-chained compliance decisions,
+whose evidence is a caption snapshot (no name or contact).
 """
 
 import json
@@ -19,6 +20,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from compliance.services import participant_cases_erase
 from payouts.models import (
     OPEN_STATUSES,
     Notification,
@@ -237,6 +239,7 @@ def privacy_retention_enforce(*, now=None, batch: int = 200) -> int:
                 payee.save(update_fields=["holder_name", "account"])
             PayeeAccount.objects.filter(participant=request.participant).update(account_fingerprint="")
             participant_evidence_erase(participant=request.participant)
+            participant_cases_erase(participant_id=request.participant_id)
             PrivacyRequest.objects.filter(pk=request.pk).update(retention_done_at=now)
         done += 1
     old = ProviderEvent.objects.filter(processed_at__lte=cutoff).exclude(payload={})

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_q.models import Schedule
 
+from compliance.models import RemediationCase
 from joyback.ledger.models import Entry
 from payouts import privacy
 from payouts.models import PayeeAccount, Payout, PrivacyRequest
@@ -90,7 +91,17 @@ def test_pat_erases_their_data_and_the_money_records_stay(client, pat, mailoutbo
     assert PrivacyRequest.objects.get().done_at is not None
 
 
-def test_after_the_retention_period_the_kept_records_are_pseudonymised(pat, settings):
+def test_after_the_retention_period_the_kept_records_are_pseudonymised(pat, summer, settings):
+    claim = ActionClaim.objects.get()
+    RemediationCase.objects.create(
+        brand=summer.brand,
+        campaign=summer,
+        claim_id=claim.pk,
+        participant_id=pat.pk,
+        caption="Pat's summer look",
+        wording="#ad",
+        opened_at=timezone.now(),
+    )
     privacy.participant_erase(participant=pat)
     assert privacy_retention_enforce() == 0  # not yet
 
@@ -101,6 +112,7 @@ def test_after_the_retention_period_the_kept_records_are_pseudonymised(pat, sett
     assert payee.holder_name == "erased" and "DE89" not in payee.account
     assert payee.account_masked.endswith("3000")  # the bank's reference for the old payout
     assert ActionClaim.objects.get().evidence == {}
+    assert RemediationCase.objects.get().caption == ""
     assert privacy_retention_enforce(now=later) == 0
 
 
