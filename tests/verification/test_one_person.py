@@ -69,3 +69,21 @@ def test_a_new_brand_caps_what_one_person_earns(bob):
 @override_settings(PERSON_ALLOWANCE_DEFAULT=0)
 def test_the_default_cap_can_be_switched_off_for_the_platform(bob):
     assert brand_create(name="Cobra Cola", slug="cobra", owner=bob).person_allowance is None
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_accounts_of_one_person_racing_for_one_reward_are_paid_once(summer):
+    from tests.verification.test_claim_races import race
+
+    pat = participant_create(brand=summer.brand)
+    rule = summer.rules.get(trigger="tiktok_login")
+    accounts = [identity_attach(participant=pat, provider="tiktok", subject=f"pat-{n}") for n in range(6)]
+
+    outcomes = race(6, lambda n: action_reward(rule=rule, identity=accounts[n]))
+
+    paid = [o for o in outcomes if isinstance(o, ActionClaim)]
+    refused = [o for o in outcomes if isinstance(o, ClaimRefused)]
+    assert len(paid) == 1 and {r.code for r in refused} == {"one_per_person"}, outcomes
+    assert Transaction.objects.filter(reason="reward").count() == 1
+    assert FraudSignal.objects.filter(code="second_account").count() == 1
