@@ -14,6 +14,7 @@ import pytest
 import sentry_sdk
 from django.http import HttpResponse
 from django.test import override_settings
+from django.urls import reverse
 from django.utils import timezone
 from django_q.signals import pre_enqueue, pre_execute
 from django_q.tasks import async_task
@@ -76,9 +77,22 @@ def test_requests_are_counted_by_url_name_not_by_path(client, summer):
     body = scrape(client, **ONA).content.decode()
 
     counted = series(body, "joyback_http_requests_total")
-    assert counted['{method="GET",route="campaign_landing",status="200"}'] >= 1
+    assert (
+        counted['{method="GET",route="campaign_landing",status="200"}'] >= 1
+    )  # the counters are per process
     assert not any(summer.slug in labels for labels in counted)
     assert series(body, "joyback_http_request_duration_seconds_count")
+
+
+def test_provider_webhooks_are_counted_by_route_and_answer(client):
+    def refused_webhooks():
+        counted = series(scrape(client, **ONA).content.decode(), "joyback_http_requests_total")
+        return counted.get('{method="POST",route="verification:whatsapp_webhook",status="403"}', 0)
+
+    before = refused_webhooks()
+    client.post(reverse("verification:whatsapp_webhook"), b"{}", content_type="application/json")  # unsigned
+
+    assert refused_webhooks() == before + 1
 
 
 def test_open_payouts_by_status_and_age_and_failed_notifications(client, owed):  # noqa: F811
