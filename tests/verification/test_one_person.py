@@ -87,3 +87,29 @@ def test_accounts_of_one_person_racing_for_one_reward_are_paid_once(summer):
     assert len(paid) == 1 and {r.code for r in refused} == {"one_per_person"}, outcomes
     assert Transaction.objects.filter(reason="reward").count() == 1
     assert FraudSignal.objects.filter(code="second_account").count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_one_buyers_purchases_racing_stay_within_the_default_cap(make_live_campaign, alpaca):
+    """Cashback under the default per-person cap: Kim's purchases take turns on Kim's row, so
+    together they never pass it (each earns 5.00; the cap of 12.00 lets two through)."""
+    from campaigns.services import brand_allowance_set
+    from tests.verification.test_claim_races import race
+    from verification.cashback import CashbackError, Customer, purchase_record
+
+    shop = make_live_campaign(slug="cashback-week", package="cashback", budget=100_00)
+    shop.rules.filter(trigger="purchase").update(cashback_basis_points=500, return_window_days=14)
+    brand_allowance_set(brand=alpaca, person_allowance=12_00)
+    kim = Customer(email="kim@example.com")
+
+    outcomes = race(
+        6,
+        lambda n: purchase_record(
+            brand=alpaca, order_id=f"A-{n}", amount=200_00, currency="EUR", customer=kim
+        ),
+    )
+
+    assert len([o for o in outcomes if isinstance(o, tuple)]) == 2, outcomes
+    assert {o.code for o in outcomes if isinstance(o, CashbackError)} == {"allowance"}
+    assert ActionClaim.objects.count() == 2
