@@ -1,16 +1,21 @@
 """One person, one reward per action: Pat's second TikTok account earns nothing and goes to review."""
 
+import itertools
+
 import pytest
 from django.test import override_settings
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from campaigns.services import brand_create
+from campaigns.services import brand_allowance_set, brand_create
 from joyback.ledger.models import Transaction
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, FraudSignal, Identity
 from verification.services import ClaimRefused, action_reward, identity_attach, participant_create
 
 pytestmark = pytest.mark.django_db
+EXAMPLES = itertools.count()
 
 
 def test_a_second_tiktok_account_in_the_same_browser_earns_nothing_and_raises_a_signal(client, summer):
@@ -113,3 +118,50 @@ def test_one_buyers_purchases_racing_stay_within_the_default_cap(make_live_campa
     assert len([o for o in outcomes if isinstance(o, tuple)]) == 2, outcomes
     assert {o.code for o in outcomes if isinstance(o, CashbackError)} == {"allowance"}
     assert ActionClaim.objects.count() == 2
+
+
+ATTEMPTS = st.lists(
+    st.tuples(st.sampled_from(["tiktok_login", "whatsapp_optin"]), st.integers(min_value=0, max_value=2)),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(attempts=ATTEMPTS, allowance=st.integers(min_value=1_00, max_value=6_00))
+def test_whatever_accounts_one_person_tries_they_earn_each_action_once_within_the_cap(
+    make_live_campaign, alpaca, attempts, allowance
+):
+    """A model of the rules against the service: each action once per person, whichever of their
+    accounts asks, and never more than the brand's cap in total."""
+    campaign = make_live_campaign(slug=f"prop-{next(EXAMPLES)}")
+    brand_allowance_set(brand=alpaca, person_allowance=allowance)
+    pat = participant_create(brand=alpaca)
+    provider = {"tiktok_login": "tiktok", "whatsapp_optin": "whatsapp"}
+    earned, claimed_by = 0, {}
+    for trigger, account in attempts:
+        rule = campaign.rules.get(trigger=trigger)
+        identity = identity_attach(
+            participant=pat, provider=provider[trigger], subject=f"{campaign.slug}-{trigger}-{account}"
+        )
+        if trigger in claimed_by:
+            expected = "already_claimed" if claimed_by[trigger] == account else "one_per_person"
+        elif rule.prerequisite_id and rule.prerequisite.trigger not in claimed_by:
+            expected = "prerequisite"
+        elif earned + rule.reward_amount > allowance:
+            expected = "allowance"
+        else:
+            expected = None
+        try:
+            action_reward(rule=rule, identity=identity)
+            outcome = None
+        except ClaimRefused as refused:
+            outcome = refused.code
+        assert outcome == expected, (trigger, account, claimed_by, earned)
+        if expected is None:
+            earned += rule.reward_amount
+            claimed_by[trigger] = account
+
+    claims = ActionClaim.objects.filter(participant=pat)
+    assert claims.count() == len(claimed_by) == claims.values("rule").distinct().count()
+    assert sum(claims.values_list("amount", flat=True)) == earned <= allowance
