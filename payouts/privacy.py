@@ -48,7 +48,12 @@ REFUSALS = {
     "payout_open": gettext_lazy("A payout to you is still on its way. Please ask again once it has arrived."),
     "expired": gettext_lazy("This confirmation link has expired. Please ask again from your status page."),
     "erased": gettext_lazy("Your data has already been erased."),
+    "too_many": gettext_lazy(
+        "We have sent you several confirmation links already. Please use the latest one."
+    ),
 }
+# A leaked status link must not become a way to flood the person's inbox.
+REQUESTS_PER_HOUR = 3
 
 
 class PrivacyRefused(Exception):
@@ -80,6 +85,9 @@ def privacy_request_start(*, participant: Participant, kind: str, confirm_url_fo
     if payee is None or not (payee.email or payee.phone):
         raise PrivacyRefused("no_contact")
     now = timezone.now()
+    recent = PrivacyRequest.objects.filter(participant=participant, created_at__gte=now - timedelta(hours=1))
+    if recent.count() >= REQUESTS_PER_HOUR:
+        raise PrivacyRefused("too_many")
     with transaction.atomic(durable=True):
         request = PrivacyRequest.objects.create(
             participant=participant,

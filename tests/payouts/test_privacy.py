@@ -176,6 +176,16 @@ def test_an_expired_link_does_nothing(client, pat, mailoutbox, ask):
     assert PayeeAccount.objects.get().email == "pat@example.com"
 
 
+def test_a_leaked_status_link_cannot_flood_pats_inbox(client, pat, mailoutbox, ask):
+    for _ in range(3):
+        ask(client, pat, "export")
+
+    fourth = ask(client, pat, "erase")
+
+    assert fourth.status_code == 400 and "several confirmation links" in fourth.content.decode()
+    assert len(mailoutbox) == 3
+
+
 def test_unknown_links_and_kinds_are_not_found(client, pat, ask):
     assert (
         client.post(reverse("payouts:status_privacy", args=["nope"]), {"kind": "export"}).status_code == 404
