@@ -49,6 +49,11 @@ BEFORE_THE_RULE = {
     ("verification", "0005_claim_clawed_back"),
     ("verification", "0006_provider_event_processing"),
     ("verification", "0007_standing_work_sweep"),
+    # Written before the rule, on branches merged to main meanwhile (brand verification, idempotency
+    # keys per brand, payout controls).
+    ("campaigns", "0005_brand_verification"),
+    ("api", "0007_idempotency_key_per_brand"),
+    ("payouts", "0008_payout_controls"),
 }
 
 
