@@ -3,18 +3,36 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Every dependency, pinned with its hashes (make lock); installs take exactly these files.
+LOCK := requirements.lock
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # DATABASE_URL when set; otherwise the project's own PostgreSQL server, for the length of one command.
 WITH_DB := $(BIN)/python -m joyback.embedded_db
 
-.PHONY: run test lint format bench migrate demo clean
+.PHONY: run test lint format bench migrate demo clean lock audit
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# After changing the dependencies in pyproject.toml: pins every package (the dev extra included)
+# with the hashes of all its published files, then `make` installs from the new lock.
+lock:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet "pip-tools>=7.4,<8"
+	$(BIN)/pip-compile --quiet --generate-hashes --extra dev --strip-extras --allow-unsafe \
+		--no-emit-index-url --no-emit-find-links --no-emit-trusted-host -o $(LOCK) pyproject.toml
+
+# Known vulnerabilities in the locked versions (pip-audit; fails when one is found). It needs the
+# vulnerability database (PyPI's JSON API or OSV), so it is not part of `make test`.
+audit:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet "pip-audit>=2.7,<3"
+	$(BIN)/pip-audit --strict --require-hashes --disable-pip -r $(LOCK)
 
 migrate: $(STAMP)
 	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py migrate --no-input

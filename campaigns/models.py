@@ -3,6 +3,11 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 
+def default_person_allowance() -> int | None:
+    """New brands start with a cap on what one person earns; they raise or lower it themselves."""
+    return settings.PERSON_ALLOWANCE_DEFAULT or None
+
+
 class Brand(models.Model):
     """The tenant: every brand-scoped row hangs off one of these."""
 
@@ -10,6 +15,7 @@ class Brand(models.Model):
     slug = models.SlugField(max_length=60, unique=True)
     default_currency = models.CharField(max_length=3, default="EUR")
     person_allowance = models.BigIntegerField(
+        default=default_person_allowance,
         null=True,
         blank=True,
         help_text="Most one person may earn across all of the brand's campaigns, in minor units",

@@ -304,3 +304,12 @@ def policy_revise(*, policy: Policy, data: dict, name: str, countries: list, not
             source="admin",
             created_by=user,
         )
+
+
+def participant_cases_erase(*, participant_id: int) -> int:
+    """After an erased person's retention period: the captions kept on their remediation cases go.
+    The decisions' own evidence stays: it is append-only and hash-chained, the brand's proof of
+    disclosure, and holds the caption only, never a name or contact."""
+    return (
+        RemediationCase.objects.filter(participant_id=participant_id).exclude(caption="").update(caption="")
+    )

@@ -21,6 +21,8 @@ from django_q.brokers import get_broker
 from django_q.conf import Conf
 from django_q.tasks import async_task
 
+from joyback.observability import request_id_bound
+
 logger = logging.getLogger(__name__)
 _local = threading.local()
 
@@ -191,12 +193,14 @@ def claim_and_process(
     if ids is not None:
         pending = pending.filter(pk__in=ids)
     claimed = lease_claim(pending, limit=limit, lease=lease, order_by=order_by)
+    name = pending.model._meta.verbose_name
     for pk in claimed:
-        try:
-            process(pk)
-        except Exception:
-            name = pending.model._meta.verbose_name
-            logger.exception("%s %s could not be processed; it will be tried again", name, pk)
+        # Each item's log lines share an id, as a request's do.
+        with request_id_bound(f"work-{pending.model._meta.model_name}-{pk}"):
+            try:
+                process(pk)
+            except Exception:
+                logger.exception("%s %s could not be processed; it will be tried again", name, pk)
     return len(claimed)
 
 

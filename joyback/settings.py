@@ -68,6 +68,11 @@ FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE = int(os.environ.get("FRAUD_CAMPAIGN_CLAIMS_PER
 FRAUD_MAX_LIKES_PER_VIEW = float(os.environ.get("FRAUD_MAX_LIKES_PER_VIEW", "0.4"))
 FRAUD_MAX_COMMENTS_PER_VIEW = float(os.environ.get("FRAUD_MAX_COMMENTS_PER_VIEW", "0.1"))
 FRAUD_MAX_VIEWS_PER_FOLLOWER = int(os.environ.get("FRAUD_MAX_VIEWS_PER_FOLLOWER", "200"))
+# What one person may earn across a brand's campaigns, in minor units, for a new brand (0: no cap).
+PERSON_ALLOWANCE_DEFAULT = int(os.environ.get("PERSON_ALLOWANCE_DEFAULT", "10000"))
+# How long an erased person's payout, ledger and compliance records keep their personal data before
+# the retention job pseudonymises them (German bookkeeping law: 10 years; set what applies).
+PRIVACY_RETENTION_DAYS = int(os.environ.get("PRIVACY_RETENTION_DAYS", "3653"))
 TIKTOK_WEBHOOK_TOLERANCE = int(os.environ.get("TIKTOK_WEBHOOK_TOLERANCE", "300"))
 
 PAYEE_ENCRYPTION_KEYS = env_list("PAYEE_ENCRYPTION_KEYS")
@@ -78,6 +83,18 @@ if not PAYEE_ENCRYPTION_KEYS:
         )
     _digest = hashlib.sha256(f"payee-data:{SECRET_KEY}".encode()).digest()
     PAYEE_ENCRYPTION_KEYS = [base64.urlsafe_b64encode(_digest).decode()]
+# The key of the duplicate-detection fingerprints (same bank account, email or phone), apart from
+# the encryption keys so that those rotate without changing a fingerprint. An installation from
+# before this setting keeps its fingerprints by setting it to its oldest PAYEE_ENCRYPTION_KEYS key;
+# a new key needs `manage.py payee_fingerprints_recompute` once.
+PAYEE_FINGERPRINT_KEY = os.environ.get("PAYEE_FINGERPRINT_KEY", "")
+if not PAYEE_FINGERPRINT_KEY:
+    if IS_PRODUCTION:
+        raise ImproperlyConfigured(
+            "PAYEE_FINGERPRINT_KEY must be set in production (to keep the existing fingerprints, "
+            "the oldest key of PAYEE_ENCRYPTION_KEYS; see the README on rotating keys)"
+        )
+    PAYEE_FINGERPRINT_KEY = hashlib.sha256(f"payee-fingerprints:{SECRET_KEY}".encode()).hexdigest()
 
 # Providers. In the sandbox the adapters reach the app's own sandbox endpoints (same wire format).
 TIKTOK_CLIENT_KEY = os.environ.get("TIKTOK_CLIENT_KEY", "sbx-joyback" if SANDBOX else "")
@@ -166,6 +183,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "joyback.observability.request_id_middleware",  # first: every request is counted and named
     "django.middleware.security.SecurityMiddleware",
     "joyback.middleware.MachineEndpointsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -182,7 +200,7 @@ MIDDLEWARE = [
 
 if IS_PRODUCTION:
     # Outside production runserver serves static files from the app folders.
-    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+    MIDDLEWARE.insert(2, "whitenoise.middleware.WhiteNoiseMiddleware")
 
 # Signed provider webhooks and the API's busiest endpoint, which machines call with a key: answered
 # by their view without the browser middleware (joyback.middleware).
@@ -368,10 +386,46 @@ if IS_PRODUCTION:
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 
+# Logs: one JSON object per line in production (LOG_FORMAT=json), readable lines elsewhere; every
+# line carries the request id (also set in queued tasks and per item of standing work).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "json" if IS_PRODUCTION else "text")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "joyback.observability.RequestIdFilter"}},
+    "formatters": {
+        "json": {"()": "joyback.observability.JsonFormatter"},
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "json" if LOG_FORMAT == "json" else "text",
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+
+# GET /metrics (Prometheus): a scraper sends `Authorization: Bearer <METRICS_TOKEN>`; staff users
+# signed in may read it too. Each app serves its own numbers (dotted paths).
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_SOURCES = [
+    "joyback.metrics.standing_work_metrics",
+    "joyback.metrics.failed_tasks_metrics",
+    "joyback.api.selectors.webhook_metrics",
+    "payouts.selectors.payout_metrics",
+    "payouts.reconciliation_selectors.reconciliation_metrics",
+]
+
+# Error reports go to Sentry when SENTRY_DSN is set (nothing is sent otherwise).
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+if SENTRY_DSN:
+    from joyback.observability import sentry_init
+
+    sentry_init(
+        SENTRY_DSN,
+        environment=os.environ.get("SENTRY_ENVIRONMENT", JOYBACK_ENV),
+        traces_sample_rate=float(os.environ.get("SENTRY_TRACES_SAMPLE_RATE", "0")),
+    )

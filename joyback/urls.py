@@ -6,6 +6,7 @@ from django.views import defaults
 
 from joyback import views
 from joyback.api.framework import api_not_found, api_server_error
+from joyback.metrics import metrics
 
 admin.site.site_header = "JoyBack admin"
 admin.site.site_title = "JoyBack admin"
@@ -14,6 +15,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz/", views.healthz, name="healthz"),
     path("healthz/work/", views.healthz_work, name="healthz_work"),
+    path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),

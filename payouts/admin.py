@@ -1,7 +1,10 @@
+import json
+
 from django.contrib import admin, messages
+from django.http import HttpResponse
 
 from joyback.admin import StandingWorkAdmin
-from payouts import services
+from payouts import privacy, services
 from payouts.models import (
     PayeeAccount,
     PayeeSubmission,
@@ -12,6 +15,8 @@ from payouts.models import (
     SandboxBankAccount,
     SandboxBankPayment,
 )
+from verification.admin import ParticipantAdmin
+from verification.models import Participant
 
 
 @admin.register(PayeeSubmission)
@@ -204,3 +209,37 @@ class PayoutAlertAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+# Participants live in verification; the privacy actions need the payout data, so payouts (the app
+# to its right) extends that admin here rather than verification reaching for payouts.
+admin.site.unregister(Participant)
+
+
+@admin.register(Participant)
+class ParticipantPrivacyAdmin(ParticipantAdmin):
+    actions = ["data_export", "data_erase"]
+
+    @admin.action(description="Download their data (JSON, one person)")
+    def data_export(self, request, queryset):
+        if queryset.count() != 1:
+            self.message_user(request, "Choose exactly one person to download their data.", messages.ERROR)
+            return None
+        participant = queryset.get()
+        data = privacy.participant_export(participant=participant)
+        self.log_change(request, participant, "Data exported on the person's request")
+        response = HttpResponse(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        response["Content-Type"] = "application/json"
+        response["Content-Disposition"] = f'attachment; filename="participant-{participant.pk}.json"'
+        return response
+
+    @admin.action(description="Erase their personal data (keeps the records the law requires)")
+    def data_erase(self, request, queryset):
+        for participant in queryset:
+            try:
+                privacy.participant_erase(participant=participant, staff=request.user)
+            except privacy.PrivacyRefused as refused:
+                self.message_user(request, f"{participant}: {refused.message}", messages.ERROR)
+                continue
+            self.log_change(request, participant, "Personal data erased on the person's request")
+            self.message_user(request, f"{participant}: personal data erased.", messages.SUCCESS)

@@ -38,8 +38,12 @@ class BankAccount:
 
     @property
     def identity(self) -> str:
-        """A stable string of the account, for duplicate detection."""
-        return "|".join(f"{key}={self.details[key]}" for key in sorted(self.details))
+        return account_identity(self.details)
+
+
+def account_identity(details: dict) -> str:
+    """A stable string of an account's details, for duplicate detection."""
+    return "|".join(f"{key}={details[key]}" for key in sorted(details))
 
 
 def iban_check(raw: str) -> BankAccount:

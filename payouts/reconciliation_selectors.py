@@ -306,3 +306,35 @@ def campaign_spend(*, brand: Brand, weeks: int = 12) -> list[dict]:
             point["height"] = max(2, int(100 * point["spend"] / top))
         result.append({"campaign": names.get(campaign_id, campaign_id), "points": points})
     return result
+
+
+def reconciliation_metrics():
+    """For GET /metrics: open reconciliation exceptions, and the drift between the ledger and the
+    bank's statements that nothing explains, summed over the brands with statements, per currency."""
+    from joyback.metrics import gauge
+
+    open_ = (
+        ReconciliationException.objects.filter(status=ExceptionStatus.OPEN)
+        .values_list("reason")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    yield gauge("joyback_reconciliation_exceptions_open", "Open reconciliation exceptions", ["reason"], open_)
+    unexplained, difference = defaultdict(int), defaultdict(int)
+    with_statements = StatementLine.objects.filter(brand=OuterRef("pk"))
+    for brand in Brand.objects.filter(Exists(with_statements)):
+        for row in drift(brand=brand):
+            unexplained[row["currency"]] += abs(row["unexplained"])
+            difference[row["currency"]] += row["difference"]
+    yield gauge(
+        "joyback_statement_drift_unexplained_minor",
+        "Ledger against bank statements: the part no missing line or suspense explains (minor units)",
+        ["currency"],
+        sorted(unexplained.items()),
+    )
+    yield gauge(
+        "joyback_statement_drift_minor",
+        "Ledger against bank statements: the whole difference (minor units)",
+        ["currency"],
+        sorted(difference.items()),
+    )

@@ -152,3 +152,54 @@ def brand_paid_account_before(*, brand_id: int, account_fingerprint: str) -> boo
 
 def manual_payouts_count_since(*, brand_id: int, since) -> int:
     return Payout.objects.filter(brand_id=brand_id, manual=True, created_at__gte=since).count()
+
+
+def payout_metrics(*, now=None):
+    """For GET /metrics: payouts still moving by status and the age of the oldest in each, what
+    ended in the last day, and messages to people that did not go out."""
+    from datetime import timedelta
+
+    from django.db.models import Min
+    from django.utils import timezone
+
+    from joyback.metrics import age_seconds, gauge
+    from payouts.models import OPEN_STATUSES, Notification
+
+    now = now or timezone.now()
+    moving = list(
+        Payout.objects.filter(status__in=OPEN_STATUSES)
+        .values_list("status")
+        .annotate(n=Count("pk"), oldest=Min("created_at"))
+        .order_by()
+    )
+    yield gauge(
+        "joyback_payouts_open",
+        "Payouts not settled, rejected or returned yet",
+        ["status"],
+        [(status, n) for status, n, _oldest in moving],
+    )
+    yield gauge(
+        "joyback_payouts_open_oldest_seconds",
+        "Age of the oldest payout in each open status",
+        ["status"],
+        [(status, age_seconds(oldest, now)) for status, _n, oldest in moving],
+    )
+    ended = (
+        Payout.objects.filter(created_at__gte=now - timedelta(days=1))
+        .exclude(status__in=OPEN_STATUSES)
+        .values_list("status")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    yield gauge(
+        "joyback_payouts_ended_24h", "Payouts made in the last day that ended, by status", ["status"], ended
+    )
+    # The sender marks a message sent before it goes and unmarks it when sending fails; the sweep
+    # tries again after a minute, so one still unsent after five has failed at least once.
+    unsent = Notification.objects.filter(sent_at__isnull=True, created_at__lte=now - timedelta(minutes=5))
+    yield gauge(
+        "joyback_notifications_failed",
+        "Messages to people about their payout not sent after 5 minutes",
+        ["channel"],
+        unsent.values_list("channel").annotate(n=Count("pk")).order_by(),
+    )

@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy
 
 from campaigns.services import BrandNotVerified, brand_money_allowed_check
 from joyback.api.services import webhook_event_emit
-from joyback.crypto import encrypt, fingerprint
+from joyback.crypto import encrypt
 from joyback.ledger.models import Account, AccountKind, Transaction
 from joyback.ledger.services import (
     InsufficientFunds,
@@ -30,6 +30,7 @@ from joyback.money import money_format
 from joyback.postgresql.prepared import prepared_fetchall
 from joyback.queue import claim_and_process, enqueue_on_commit, standing_work_inline
 from payouts import psp
+from payouts.fingerprints import payee_fingerprints
 from payouts.iso20022.pain001 import pain001_files
 from payouts.iso20022.pain002 import pain002_parse
 from payouts.iso20022.types import CreditTransfer, Debtor
@@ -98,11 +99,7 @@ def payee_account_save(
         Participant.objects.select_for_update().filter(pk=participant.pk).first()
         if submission is not None and not _submission_claim(submission):
             return None
-        fingerprints = {
-            "account_fingerprint": fingerprint(bank_account.identity),
-            "email_fingerprint": fingerprint(email.strip().lower()) if email else "",
-            "phone_fingerprint": fingerprint(phone) if phone else "",
-        }
+        fingerprints = payee_fingerprints(account=json.dumps(bank_account.details), email=email, phone=phone)
         _details_lock(brand_id=participant.brand_id, fingerprints=fingerprints.values())
         now = timezone.now()
         PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).update(replaced_at=now)
@@ -1344,7 +1341,9 @@ def payout_manual_enter(
     _payout_controls_check(
         brand=brand,
         currency=currency,
-        account_fingerprint=fingerprint(bank_account.identity),
+        account_fingerprint=payee_fingerprints(
+            account=json.dumps(bank_account.details), email=None, phone=None
+        )["account_fingerprint"],
         account_masked=bank_account.masked,
         amount=amount,
     )

@@ -33,3 +33,9 @@ def payouts_sweep_task() -> dict:
 
 def payment_batch_transmit_task(batch_id: int) -> None:
     services.payment_batch_transmit(batch_id=batch_id)
+
+
+def privacy_retention_task() -> int:
+    from payouts.privacy import privacy_retention_enforce
+
+    return privacy_retention_enforce()

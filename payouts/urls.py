@@ -11,6 +11,8 @@ claim_flow = [
     path("iban/", views.iban_feedback, name="iban_feedback"),
     path("status/<str:token>/", views.status_payout, name="status_payout"),
     path("status/<str:token>/vop/", views.status_vop_choose, name="status_vop_choose"),
+    path("status/<str:token>/privacy/", views.status_privacy, name="status_privacy"),
+    path("privacy/<str:token>/", views.privacy_confirm, name="privacy_confirm"),
 ]
 
 brand_pages = [

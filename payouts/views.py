@@ -1,3 +1,5 @@
+import json
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseRedirect
@@ -15,6 +17,13 @@ from joyback.money import money_format
 from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, ManualPayoutForm, PayeeForm
 from payouts.links import status_page_path
+from payouts.models import PrivacyKind
+from payouts.privacy import (
+    PrivacyRefused,
+    privacy_request_confirm,
+    privacy_request_get,
+    privacy_request_start,
+)
 from payouts.rails import AccountInvalid, iban_check, rail_for
 from payouts.selectors import (
     campaign_payout_readiness,
@@ -327,3 +336,48 @@ def payout_action(request, payout_id):
     except PayoutRefused as refused:
         messages.error(request, refused.message)
     return redirect("payouts:payout_detail", request.brand.slug, payout.pk)
+
+
+# The person's data: asked for on the status page, confirmed by the link sent to them.
+
+
+@require_POST
+def status_privacy(request, token):
+    participant = _status_participant(token)
+    kind = request.POST.get("kind", "")
+    if kind not in PrivacyKind.values:
+        raise Http404("No such request")
+
+    def confirm_url_for(confirm_token):
+        return request.build_absolute_uri(reverse("payouts:privacy_confirm", args=[confirm_token]))
+
+    try:
+        started = privacy_request_start(participant=participant, kind=kind, confirm_url_for=confirm_url_for)
+    except PrivacyRefused as refused:
+        return render(
+            request, "payouts/privacy.html", {"state": "refused", "refusal": refused.message}, status=400
+        )
+    return render(request, "payouts/privacy.html", {"state": "sent", "privacy": started})
+
+
+@require_http_methods(["GET", "POST"])
+def privacy_confirm(request, token):
+    """GET shows what will happen (a mail scanner opening the link changes nothing); POST does it."""
+    privacy = privacy_request_get(token=token)
+    if privacy is None:
+        raise Http404("No such request")
+    if request.method == "GET":
+        return render(request, "payouts/privacy.html", {"state": "confirm", "privacy": privacy})
+    try:
+        data = privacy_request_confirm(request=privacy)
+    except PrivacyRefused as refused:
+        return render(
+            request, "payouts/privacy.html", {"state": "refused", "refusal": refused.message}, status=400
+        )
+    if data is None:
+        return render(request, "payouts/privacy.html", {"state": "erased"})
+    response = HttpResponse(
+        json.dumps(data, indent=2, ensure_ascii=False, default=str), content_type="application/json"
+    )
+    response["Content-Disposition"] = 'attachment; filename="joyback-my-data.json"'
+    return response

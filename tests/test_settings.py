@@ -34,6 +34,7 @@ def test_production_with_secret_key_is_secure_by_default():
         SECRET_KEY="s" * 50,
         ALLOWED_HOSTS="joyback.example",
         PAYEE_ENCRYPTION_KEYS="b3BlbnNlc2FtZS1vcGVuc2VzYW1lLW9wZW5zZXNhbWU=",
+        PAYEE_FINGERPRINT_KEY="f" * 40,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "True"]
@@ -42,6 +43,13 @@ def test_production_with_secret_key_is_secure_by_default():
 def test_production_without_payee_encryption_keys_refuses_to_start():
     result = load_settings(SECRET_KEY="s" * 50)
     assert "PAYEE_ENCRYPTION_KEYS must be set" in result.stderr
+
+
+def test_production_without_a_fingerprint_key_refuses_to_start():
+    result = load_settings(
+        SECRET_KEY="s" * 50, PAYEE_ENCRYPTION_KEYS="b3BlbnNlc2FtZS1vcGVuc2VzYW1lLW9wZW5zZXNhbWU="
+    )
+    assert "PAYEE_FINGERPRINT_KEY must be set" in result.stderr
 
 
 def test_an_unknown_environment_name_is_refused():

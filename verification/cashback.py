@@ -207,14 +207,17 @@ def _purchase_claim(*, brand, order_id, amount, currency) -> ActionClaim | None:
 def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context) -> ActionClaim:
     now = timezone.now()
     campaign = rule.campaign
-    capped = bool(
-        rule.total_cap is not None or campaign.per_identity_period_cap or campaign.brand.person_allowance
-    )
+    rule_capped = rule.total_cap is not None or bool(campaign.per_identity_period_cap)
     with transaction.atomic(durable=True):
-        if capped:
+        if rule_capped:
             # Caps count earlier claims: one rule lock at a time. Without caps the budget's own row
             # lock (taken last, by the hold) is the only point purchases wait for each other.
             rule = _rule_lock(rule)
+            _caps_check(rule=rule, identity=identity)
+        elif campaign.brand.person_allowance:
+            # The per-person allowance (on by default) only counts this person's claims: their
+            # purchases take turns, other people's do not wait.
+            Participant.objects.select_for_update().filter(pk=identity.participant_id).first()
             _caps_check(rule=rule, identity=identity)
         # Open by status and dates; whether the budget suffices the hold itself says (fully_claimed).
         claimability = campaign_schedule_state(campaign=rule.campaign)

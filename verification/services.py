@@ -3,6 +3,7 @@ import json
 import logging
 import re
 import secrets
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 
@@ -18,6 +19,7 @@ from compliance.checker import NEEDS_REVIEW
 from compliance.models import CaseStatus
 from compliance.selectors import caption_verdict, case_for_claim, unresolved_claim_ids
 from compliance.services import caption_check_record, case_open, case_recheck
+from joyback.crypto import fingerprint
 from joyback.ledger.models import Account, AccountKind, Hold
 from joyback.ledger.services import (
     InsufficientFunds,
@@ -57,6 +59,9 @@ logger = logging.getLogger(__name__)
 # (an opt-in's outcome), the words are chosen when shown, in the reader's language.
 REFUSALS = {
     "already_claimed": gettext_lazy("This account has already claimed this reward."),
+    "one_per_person": gettext_lazy(
+        "You have already earned this reward with another account. Each person earns it once."
+    ),
     "number_taken": gettext_lazy("This WhatsApp number already belongs to another claim."),
     "fully_claimed": gettext_lazy(
         "This campaign is fully claimed: every reward has found its person. Thank you!"
@@ -98,6 +103,19 @@ class ClaimRefused(Exception):
     @property
     def message(self) -> str:
         return refusal_text(self.code)
+
+
+class SecondAccount(ClaimRefused):
+    """The same person came back with another account of the same provider: one person earns an
+    action once, so it earns nothing, and their earlier claims go to review with the reason."""
+
+    def __init__(self, *, first: ActionClaim, identity: Identity):
+        super().__init__("one_per_person")
+        self.participant_id = identity.participant_id
+        self.detail = (
+            f'second {identity.get_provider_display()} account {identity} for "{first.rule}", '
+            f"already claimed by {first.identity} (claim #{first.pk})"
+        )[:200]
 
 
 def participant_payable_account(*, participant: Participant, currency: str) -> Account:
@@ -181,7 +199,13 @@ def identity_attach(
     participant, so the caller continues with identity.participant.
     """
     lookup = {"brand_id": participant.brand_id, "provider": Provider(provider), "subject": subject}
-    existing = Identity.objects.filter(**lookup).select_related("participant").first()
+    # An erased person's identity is kept under a pseudonym: the same account still earns once.
+    subjects = [subject, identity_pseudonym(provider=provider, subject=subject)]
+    existing = (
+        Identity.objects.filter(brand_id=participant.brand_id, provider=provider, subject__in=subjects)
+        .select_related("participant")
+        .first()
+    )
     if existing:
         return existing
     try:
@@ -196,6 +220,48 @@ def identity_attach(
 # A video on its way to TikTok through JoyBack: its reward is held and its claim comes once it is
 # public, so it counts against the caps as a claim would.
 POSTS_UNDER_WAY = [PostStatus.STORED, PostStatus.UPLOADING, PostStatus.PROCESSING, PostStatus.PUBLISHED]
+
+
+def identity_pseudonym(*, provider: str, subject: str) -> str:
+    return "erased:" + fingerprint(f"{provider}:{subject}")
+
+
+def participant_identities_erase(*, participant: Participant) -> None:
+    """Erasure, verification's part: account ids become pseudonyms (one reward per account still
+    holds), names and tokens go, and where the claims came from (address, browser) is forgotten.
+    Claims, their amounts and evidence stay: they are the records behind the ledger."""
+    for identity in Identity.objects.filter(participant=participant).exclude(subject__startswith="erased:"):
+        identity.subject = identity_pseudonym(provider=identity.provider, subject=identity.subject)
+        identity.display_name = ""
+        identity.save(update_fields=["subject", "display_name"])
+    TikTokToken.objects.filter(identity__participant=participant).delete()
+    ActionClaim.objects.filter(participant=participant).update(client_ip=None, device="")
+
+
+def participant_evidence_erase(*, participant: Participant) -> None:
+    """After the retention period: what was checked (captions, follower counts) goes too."""
+    ActionClaim.objects.filter(participant=participant).update(evidence={})
+
+
+def participant_export_claims(*, participant: Participant) -> list[dict]:
+    claims = ActionClaim.objects.filter(participant=participant).select_related(
+        "campaign", "rule", "identity"
+    )
+    return [
+        {
+            "campaign": claim.campaign.name,
+            "action": str(claim.rule),
+            "account": {"provider": claim.identity.provider, "id": claim.identity.subject},
+            "status": claim.status,
+            "amount_minor": claim.amount,
+            "currency": claim.currency,
+            "created_at": claim.created_at.isoformat(),
+            "decided_at": claim.decided_at.isoformat() if claim.decided_at else None,
+            "client_ip": claim.client_ip,
+            "evidence": claim.evidence,
+        }
+        for claim in claims.order_by("pk")
+    ]
 
 
 def _caps_check(*, rule: ActionRule, identity: Identity) -> None:
@@ -241,6 +307,17 @@ class ClaimContext:
     device: str = ""
 
 
+@contextmanager
+def _second_accounts_flagged():
+    """Put outside the claim's transaction: the refused claim rolls back first, then the person's
+    earlier claims are flagged in a transaction of their own."""
+    try:
+        yield
+    except SecondAccount as second:
+        participants_flag(flags=[(second.participant_id, "second_account", second.detail)])
+        raise
+
+
 def _rule_lock(rule: ActionRule) -> ActionRule:
     # One lock per rule serialises its caps; the unique constraint still guards the one reward.
     # Only the rule's row: FOR UPDATE would otherwise lock the joined campaign and brand rows too,
@@ -256,6 +333,10 @@ def _claim_checks(*, rule: ActionRule, identity: Identity) -> None:
         raise ClaimRefused(claimability.reason)
     if ActionClaim.objects.filter(rule=rule, identity=identity).exists():
         raise ClaimRefused("already_claimed")
+    earlier = ActionClaim.objects.filter(rule=rule, participant=identity.participant, purchase__isnull=True)
+    first = earlier.exclude(identity=identity).select_related("identity").first()
+    if first is not None:
+        raise SecondAccount(first=first, identity=identity)
     if (
         rule.prerequisite_id
         and not ActionClaim.objects.filter(
@@ -277,7 +358,7 @@ def action_reward(
     fraud signal sends it to the review queue with its reward held on the budget."""
     # Made before the lock: creating the person's account would otherwise queue every claimer.
     participant_payable_account(participant=identity.participant, currency=rule.campaign.currency)
-    with transaction.atomic(durable=True):
+    with _second_accounts_flagged(), transaction.atomic(durable=True):
         rule = _rule_lock(rule)
         _claim_checks(rule=rule, identity=identity)
         signals = fraud_signals_at_claim(
@@ -598,7 +679,7 @@ def share_submit(
         reason = "awaiting_window"
     else:
         reason = "compliance_review" if verdict.verdict == NEEDS_REVIEW else "disclosure_fix"
-    with transaction.atomic(durable=True):
+    with _second_accounts_flagged(), transaction.atomic(durable=True):
         rule = _rule_lock(rule)
         _claim_checks(rule=rule, identity=identity)
         claim = ActionClaim.objects.create(

@@ -30,6 +30,7 @@ def revise(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
+    live_safe_reviewed = "inserts one new version per shipped policy: a handful of rows in a small table"
     dependencies = [("compliance", "0003_append_only_decisions")]
 
     operations = [migrations.RunPython(revise, migrations.RunPython.noop)]

@@ -1,6 +1,13 @@
 """Reads of the API app, each scoped to one brand by its id."""
 
-from joyback.api.models import ApiKey, InboundEvent, InboundEventStatus, WebhookDelivery, WebhookEndpoint
+from joyback.api.models import (
+    ApiKey,
+    DeliveryStatus,
+    InboundEvent,
+    InboundEventStatus,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 
 def api_keys_for_brand(*, brand_id: int):
@@ -39,3 +46,30 @@ def webhook_delivery_get_for_brand(*, brand_id: int, delivery_id: int) -> Webhoo
 def inbound_events_unfinished():
     """Reported events not processed yet, however often the standing worker tried."""
     return InboundEvent.objects.filter(status=InboundEventStatus.RECEIVED)
+
+
+def webhook_metrics():
+    """Outgoing webhooks that have not reached the brand (for GET /metrics)."""
+    from django.db.models import Count, Min
+
+    from joyback.metrics import age_seconds, gauge
+
+    rows = (
+        WebhookDelivery.objects.exclude(status=DeliveryStatus.SUCCEEDED)
+        .values_list("status")
+        .annotate(n=Count("pk"), oldest=Min("created_at"))
+        .order_by()
+    )
+    rows = list(rows)
+    yield gauge(
+        "joyback_webhook_deliveries_undelivered",
+        "Webhook deliveries pending, retrying or failed",
+        ["status"],
+        [(status, n) for status, n, _oldest in rows],
+    )
+    yield gauge(
+        "joyback_webhook_deliveries_oldest_seconds",
+        "Age of the oldest undelivered webhook, by status",
+        ["status"],
+        [(status, age_seconds(oldest)) for status, _n, oldest in rows],
+    )

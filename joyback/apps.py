@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class JoyBackConfig(AppConfig):
+    name = "joyback"
+    verbose_name = "JoyBack"
+
+    def ready(self):
+        from django_q.signals import pre_enqueue, pre_execute
+
+        from joyback.observability import task_request_id_attach, task_request_id_restore
+
+        pre_enqueue.connect(task_request_id_attach, dispatch_uid="joyback_request_id_attach")
+        pre_execute.connect(task_request_id_restore, dispatch_uid="joyback_request_id_restore")
