@@ -19,6 +19,7 @@ migrate: $(STAMP)
 
 demo: migrate
 	JOYBACK_ENV=development $(BIN)/python manage.py demo_seed
+	JOYBACK_ENV=development $(BIN)/python manage.py demo_funding
 	JOYBACK_ENV=development $(BIN)/python manage.py demo_payouts
 
 run: demo

@@ -62,18 +62,23 @@ def member_add(*, brand: Brand, user, role: str) -> Membership:
     return membership
 
 
-def brand_deposit_record(*, brand: Brand, amount: int, currency: str, bank_reference: str) -> Transaction:
+def brand_deposit_record(
+    *, brand: Brand, amount: int, currency: str, bank_reference: str, receiving_account: str = ""
+) -> Transaction:
     """Money the brand sent to the platform's bank account becomes the brand's funding balance.
 
-    The bank's reference is the idempotency key, so the same statement line booked twice counts once.
+    The booking is keyed by the account it arrived on and the bank's reference for it, and not by
+    the brand: the same statement line booked twice counts once, whoever it is booked for, and a
+    reference on one account never blocks the same reference on another.
     """
+    account = (receiving_account or settings.PAYOUT_DEBTOR_IBAN or "platform").replace(" ", "").upper()
     with transaction.atomic(durable=True):
         return transfer_post(
             source=platform_bank(currency=currency),
             destination=brand_funding_account(brand=brand, currency=currency),
             amount=amount,
             reason="deposit",
-            idempotency_key=f"deposit:{currency}:{bank_reference}",
+            idempotency_key=f"deposit:{account}:{currency}:{bank_reference}",
             reference=f"brand:{brand.pk}",
             description=f"Bank deposit {bank_reference}",
         )
