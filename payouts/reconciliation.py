@@ -938,6 +938,11 @@ def exception_resolve(
         raise ReconciliationRefused(
             _("An alert is cleared once checked; a statement line is linked, booked to suspense or re-paid.")
         )
+    if exception.proposed_by_id and action != exception.proposed_action:
+        raise ReconciliationRefused(
+            _("The second person approves what was proposed (%(action)s); nothing else.")
+            % {"action": Action(exception.proposed_action).label}
+        )
     try:
         if action in MONEY_MOVING and abs(exception.amount) > settings.RECONCILIATION_SECOND_APPROVAL_MINOR:
             return _second_person(exception, action=action, actor=actor, payout=payout, note=note)

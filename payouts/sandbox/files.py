@@ -106,7 +106,7 @@ def notification_issue(*, payment: SandboxBankPayment, returned: bool = False, r
     SandboxBankMessage.objects.create(kind="camt.054.001.08", msg_id=msg_id, xml=xml)
 
 
-def incoming_transfer_issue(*, amount: int, remittance: str, debtor_name: str = "") -> SandboxBankMessage:
+def incoming_transfer_issue(*, amount: int, remittance: str) -> SandboxBankMessage:
     """Money arriving on the platform's euro account (a brand funding its balance): the camt.054
     credit notification the bank sends, which the bank channel's fetch then imports. Nothing is
     booked here: the ledger learns of it from the bank's message, like any other deposit."""
@@ -120,14 +120,8 @@ def incoming_transfer_issue(*, amount: int, remittance: str, debtor_name: str = 
         value_date=today,
         account_servicer_ref=reference,
         family="RCDT",
-        details=(
-            EntryDetail(
-                end_to_end_id=reference,
-                amount_minor=amount,
-                creditor_name=(debtor_name or settings.PAYOUT_DEBTOR_NAME)[:70],
-                remittance=remittance,
-            ),
-        ),
+        sub_family="ESCT",
+        details=(EntryDetail(end_to_end_id=reference, amount_minor=amount, remittance=remittance),),
     )
     msg_id = _message_id("NTF")
     xml = camt054_xml(

@@ -27,9 +27,7 @@ class Command(BaseCommand):
             return
         if not StatementLine.objects.filter(brand=brand, kind=LineKind.DEPOSIT).exists():
             reference = brand_deposit_reference(brand)
-            incoming_transfer_issue(
-                amount=DEPOSIT, remittance=f"Demo Brand top-up {reference}", debtor_name="Demo Brand GmbH"
-            )
+            incoming_transfer_issue(amount=DEPOSIT, remittance=f"Demo Brand top-up {reference}")
             bank_statements_fetch()
             self.stdout.write(f"  the bank received 10000.00 EUR with reference {reference}")
         for slug, *_ in DEMO_CAMPAIGNS:
