@@ -207,6 +207,10 @@ class SandboxBankPaymentAdmin(admin.ModelAdmin):
 # statements per account, and the exceptions and alerts only platform staff resolve.
 
 
+def _may_see(request, *codenames) -> bool:
+    return any(request.user.has_perm(f"payouts.{codename}") for codename in codenames)
+
+
 def _bank_alerts_warn(request) -> None:
     """Every bank page says so while the ledger's bank and the bank disagree."""
     for problem in recon_selectors.bank_drift_problems()[:5]:
@@ -228,6 +232,7 @@ class StatementImportAdmin(admin.ModelAdmin):
         "approved_by",
         "created_at",
     ]
+    list_display_links = ["id", "filename"]
     list_filter = ["status", "source"]
     search_fields = ["filename", "sha256"]
     exclude = ["data"]
@@ -237,6 +242,9 @@ class StatementImportAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("data").select_related("uploaded_by", "approved_by")
+
+    def has_view_permission(self, request, obj=None):
+        return _may_see(request, "view_statementimport", "statement_upload", "statement_approve")
 
     def has_add_permission(self, request):
         return False  # staff upload through "Upload a statement", which waits for a second person
@@ -339,6 +347,9 @@ class StatementAdmin(admin.ModelAdmin):
     readonly_fields = [f.name for f in Statement._meta.fields]
     ordering = ["account", "-sequence", "-pk"]
 
+    def has_view_permission(self, request, obj=None):
+        return _may_see(request, "view_statement", "statement_upload", "statement_approve")
+
     def has_add_permission(self, request):
         return False
 
@@ -392,6 +403,9 @@ class ReconciliationExceptionAdmin(admin.ModelAdmin):
             .get_queryset(request)
             .select_related("brand", "line", "payout", "statement", "proposed_by")
         )
+
+    def has_view_permission(self, request, obj=None):
+        return _may_see(request, "view_reconciliationexception", "exception_resolve")
 
     def has_add_permission(self, request):
         return False

@@ -62,8 +62,9 @@ def test_staff_upload_books_only_once_a_second_person_approves(
     tara.get_by_role("link", name="camt053-from-the-bank.xml").click()
     screenshot(tara, "bank-statement-02-second-person")
     tara.get_by_role("button", name="Approve and import").click()
-    tara.wait_for_selector("text=Approved and imported: 1 matched, 1 exceptions.")
+    tara.wait_for_selector(".messagelist")
     screenshot(tara, "bank-statement-03-approved")
+    assert tara.get_by_text("Approved and imported: 1 matched, 1 exceptions.").is_visible()
 
     assert funded(alpaca) == 250_00
     job = StatementImport.objects.get()
