@@ -126,8 +126,10 @@ RECONCILIATION_SECOND_APPROVAL_MINOR = int(os.environ.get("RECONCILIATION_SECOND
 # units pauses every payout until staff clear the alert.
 BANK_DRIFT_PAUSE_MINOR = int(os.environ.get("BANK_DRIFT_PAUSE_MINOR", "0"))
 # Checks of the ledger against the world outside it (dotted paths, each returning a list of
-# problems): ledger_check and /healthz/ report them; the ledger app itself imports no other app.
+# problems): ledger_check reports the first (drift recomputed now), /healthz/ the second (alerts not
+# yet cleared by staff); the ledger app itself imports no other app.
 LEDGER_EXTERNAL_CHECKS = ["payouts.reconciliation_selectors.bank_drift_problems"]
+HEALTH_CHECKS = ["payouts.reconciliation_selectors.bank_alert_problems"]
 
 INSTALLED_APPS = [
     "django.contrib.admin",

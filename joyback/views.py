@@ -19,7 +19,7 @@ def healthz(request):
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     bank = []
-    for path in settings.LEDGER_EXTERNAL_CHECKS:
+    for path in settings.HEALTH_CHECKS:
         bank += import_string(path)()
     if bank:
         return JsonResponse({"status": "failing", "bank": bank}, status=503)

@@ -213,7 +213,7 @@ def _may_see(request, *codenames) -> bool:
 
 def _bank_alerts_warn(request) -> None:
     """Every bank page says so while the ledger's bank and the bank disagree."""
-    for problem in recon_selectors.bank_drift_problems()[:5]:
+    for problem in recon_selectors.bank_alert_problems()[:5]:
         messages.warning(request, problem)
     if recon_selectors.payouts_paused():
         messages.error(request, _("Payouts are paused until staff clear the bank drift alert."))

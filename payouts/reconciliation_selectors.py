@@ -379,18 +379,20 @@ def bank_drift_now() -> list[dict]:
     return rows
 
 
+def bank_alert_problems() -> list[str]:
+    """What /healthz/ and the admin report: the bank alerts staff have not cleared yet."""
+    return [f"BANK ALERT #{alert.pk} {alert.reason}: {alert.detail}" for alert in bank_alerts_open()[:20]]
+
+
 def bank_drift_problems() -> list[str]:
-    """What ledger_check and /healthz/ report: drift found now, and open alerts not yet cleared."""
+    """What ledger_check reports: drift recomputed now, whatever was cleared, and open alerts."""
     problems = [
         f"BANK DRIFT {row['account']} {row['currency']} on {row['date']}: ledger {row['ledger']}, "
         f"bank {row['bank']}, drift {row['drift']}"
         for row in bank_drift_now()
         if row["drift"]
     ]
-    problems += [
-        f"BANK ALERT #{alert.pk} {alert.reason}: {alert.detail}" for alert in bank_alerts_open()[:20]
-    ]
-    return problems
+    return problems + bank_alert_problems()
 
 
 def _rf_valid(reference: str) -> bool:
