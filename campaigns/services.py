@@ -1,4 +1,3 @@
-import uuid
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -254,17 +253,19 @@ def rule_delete(*, rule: ActionRule) -> None:
     rule.delete()
 
 
-def brand_topup_sandbox(*, brand: Brand, amount: int, currency: str) -> Transaction:
-    """In the sandbox, a top up stands in for the bank transfer a brand would send."""
+def brand_topup_sandbox(*, brand: Brand, amount: int, currency: str) -> None:
+    """In the sandbox, a top up is the brand's transfer arriving at the sandbox bank: the bank
+    reports it and its feed books it, as a real transfer would be (SANDBOX_BANK_TRANSFER, a dotted
+    path into the payouts app, which campaigns may not import)."""
     if not settings.SANDBOX:
         raise CampaignError(
             gettext("Top ups are simulated only in the sandbox; send a bank transfer instead.")
         )
     if amount <= 0:
         raise CampaignError(gettext("A top up must be more than zero."))
-    return brand_deposit_record(
-        brand=brand, amount=amount, currency=currency, bank_reference=f"SANDBOX-{uuid.uuid4().hex[:16]}"
-    )
+    if currency != "EUR":
+        raise CampaignError(gettext("The sandbox bank keeps a euro account only."))
+    import_string(settings.SANDBOX_BANK_TRANSFER)(brand=brand, amount=amount)
 
 
 def campaign_fund(*, campaign: Campaign, amount: int, idempotency_key: str | None = None) -> Transaction:

@@ -117,6 +117,8 @@ SANDBOX_BANK_RETURN_AFTER_SECONDS = int(os.environ.get("SANDBOX_BANK_RETURN_AFTE
 # Only the bank's channel books money: its feed (fetched every minute; the sandbox bank's in the
 # sandbox) and the folder it drops statements in, when set. Staff uploads wait for a second person.
 BANK_DROP_FOLDER = os.environ.get("BANK_DROP_FOLDER", "")
+# The sandbox's stand-in for a brand's bank transfer (a brand's "top up" in the sandbox).
+SANDBOX_BANK_TRANSFER = "payouts.sandbox.files.brand_transfer_arrive"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.
 RECONCILIATION_STALE_DAYS = int(os.environ.get("RECONCILIATION_STALE_DAYS", "3"))
 # Resolving an exception that moves money (link, suspense) above this many minor units needs a

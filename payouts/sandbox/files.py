@@ -128,3 +128,12 @@ def incoming_transfer_issue(*, amount: int, remittance: str) -> SandboxBankMessa
         msg_id=msg_id, created_at=timezone.now(), account_iban=settings.PAYOUT_DEBTOR_IBAN, entries=[entry]
     )
     return SandboxBankMessage.objects.create(kind="camt.054.001.08", msg_id=msg_id, xml=xml)
+
+
+def brand_transfer_arrive(*, brand, amount: int) -> None:
+    """A brand's transfer with its funding reference reaches the sandbox bank, which reports it;
+    the bank channel's fetch (the schedule's, done at once here) books the deposit."""
+    from payouts.reconciliation import bank_statements_fetch, brand_deposit_reference
+
+    incoming_transfer_issue(amount=amount, remittance=f"{brand.name} {brand_deposit_reference(brand)}")
+    bank_statements_fetch()
