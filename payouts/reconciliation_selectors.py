@@ -23,7 +23,6 @@ from payouts.models import (
     PayoutStatus,
     ReconciliationException,
     Statement,
-    StatementImport,
     StatementLine,
 )
 from payouts.models import LineKind as Kind
@@ -211,19 +210,6 @@ def exception_get_for_brand(*, brand: Brand, exception_id: int) -> Reconciliatio
         .select_related("line", "payout")
         .first()
     )
-
-
-def statement_imports(*, brand: Brand, limit: int = 10) -> list[StatementImport]:
-    return list(
-        StatementImport.objects.filter(brand=brand)
-        .defer("data")
-        .select_related("uploaded_by")
-        .order_by("-pk")[:limit]
-    )
-
-
-def statement_import_get_for_brand(*, brand: Brand, import_id: int) -> StatementImport | None:
-    return StatementImport.objects.filter(brand=brand, pk=import_id).defer("data").first()
 
 
 def drift(*, brand: Brand, money: BrandMoney | None = None) -> list[dict]:
