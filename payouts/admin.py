@@ -6,6 +6,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from campaigns.models import Brand
 from joyback.admin import StandingWorkAdmin
 from payouts import reconciliation, services
 from payouts import reconciliation_selectors as recon_selectors
@@ -452,12 +453,20 @@ class ReconciliationExceptionAdmin(admin.ModelAdmin):
             if payout is None:
                 messages.error(request, _("No payout is %(ref)s.") % {"ref": wanted[:40]})
                 return redirect("admin:payouts_reconciliationexception_change", exception_id)
+        brand = None
+        wanted_brand = request.POST.get("brand", "").strip()
+        if wanted_brand:
+            brand = Brand.objects.filter(slug=wanted_brand.lower()[:50]).first()
+            if brand is None:
+                messages.error(request, _("No brand is %(slug)s.") % {"slug": wanted_brand[:50]})
+                return redirect("admin:payouts_reconciliationexception_change", exception_id)
         try:
             done = reconciliation.exception_resolve(
                 exception=exception,
                 action=request.POST.get("action", ""),
                 actor=request.user,
                 payout=payout,
+                brand=brand,
                 note=request.POST.get("note", "")[:500],
             )
         except reconciliation.ReconciliationRefused as refused:

@@ -529,6 +529,7 @@ class ResolutionAction(models.TextChoices):
     SUSPENSE = "suspense", _("Booked to suspense")
     REPAID = "repaid", _("Marked re-paid")
     CLEAR = "clear", _("Cleared after checking")
+    DEPOSIT = "deposit", _("Booked as a brand's deposit")
 
 
 class ReconciliationException(models.Model):
@@ -557,6 +558,9 @@ class ReconciliationException(models.Model):
     )
     proposed_payout = models.ForeignKey(
         Payout, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    proposed_brand = models.ForeignKey(
+        Brand, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     proposed_note = models.CharField(max_length=500, blank=True, default="")
     proposed_by = models.ForeignKey(

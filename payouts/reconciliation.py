@@ -885,7 +885,7 @@ def payouts_unreconciled_flag(*, now=None) -> int:
 # Resolving exceptions: platform staff only; what moves money needs a second person above
 # RECONCILIATION_SECOND_APPROVAL_MINOR; each resolution keeps who, who approved and why.
 
-MONEY_MOVING = (Action.LINK, Action.SUSPENSE)
+MONEY_MOVING = (Action.LINK, Action.SUSPENSE, Action.DEPOSIT)
 
 
 def _resolved(
@@ -919,9 +919,11 @@ def exception_resolve(
     action: str,
     actor,
     payout: Payout | None = None,
+    brand: Brand | None = None,
     note: str = "",
 ) -> ReconciliationException:
-    """Link the line to a payout, book it to suspense, mark the payout re-paid, or clear an alert.
+    """Link the line to a payout, book it to suspense or as a brand's deposit (money that came in
+    without the brand's reference), mark the payout re-paid, or clear an alert.
 
     Platform staff only, and always with a reason. Linking or booking to suspense above the
     second-approval amount is first proposed, then done when another staff member approves the
@@ -938,6 +940,11 @@ def exception_resolve(
         raise ReconciliationRefused(
             _("An alert is cleared once checked; a statement line is linked, booked to suspense or re-paid.")
         )
+    # What can be refused now is refused before anyone proposes it to a second person.
+    if action == Action.DEPOSIT and brand is None:
+        raise ReconciliationRefused(_("Choose the brand whose money it is."))
+    if action == Action.LINK and payout is None:
+        raise ReconciliationRefused(_("Choose a payout of this brand to link the line to."))
     if exception.proposed_by_id and action != exception.proposed_action:
         raise ReconciliationRefused(
             _("The second person approves what was proposed (%(action)s); nothing else.")
@@ -945,14 +952,18 @@ def exception_resolve(
         )
     try:
         if action in MONEY_MOVING and abs(exception.amount) > settings.RECONCILIATION_SECOND_APPROVAL_MINOR:
-            return _second_person(exception, action=action, actor=actor, payout=payout, note=note)
-        return _exception_resolve(exception, action=action, actor=actor, payout=payout, note=note)
+            return _second_person(
+                exception, action=action, actor=actor, payout=payout, brand=brand, note=note
+            )
+        return _exception_resolve(
+            exception, action=action, actor=actor, payout=payout, brand=brand, note=note
+        )
     finally:
         # After the writes (each in its own durable transaction), so no reader caches the old numbers.
-        numbers_forget([exception.brand_id, payout.brand_id if payout else None])
+        numbers_forget([exception.brand_id, payout.brand_id if payout else None, brand.pk if brand else None])
 
 
-def _second_person(exception, *, action, actor, payout, note) -> ReconciliationException:
+def _second_person(exception, *, action, actor, payout, brand, note) -> ReconciliationException:
     """The first person's resolution is kept as a proposal; a second person's same resolution does it."""
     with transaction.atomic(durable=True):
         row = ReconciliationException.objects.select_for_update().get(pk=exception.pk)
@@ -961,6 +972,7 @@ def _second_person(exception, *, action, actor, payout, note) -> ReconciliationE
         if row.proposed_by_id is None:
             row.proposed_action = action
             row.proposed_payout = payout
+            row.proposed_brand = brand
             row.proposed_note = note[:500]
             row.proposed_by = actor
             row.proposed_at = timezone.now()
@@ -968,6 +980,7 @@ def _second_person(exception, *, action, actor, payout, note) -> ReconciliationE
                 update_fields=[
                     "proposed_action",
                     "proposed_payout",
+                    "proposed_brand",
                     "proposed_note",
                     "proposed_by",
                     "proposed_at",
@@ -976,7 +989,8 @@ def _second_person(exception, *, action, actor, payout, note) -> ReconciliationE
             return row
         if row.proposed_by_id == actor.pk:
             raise ReconciliationRefused(_("A second person must approve a resolution you proposed."))
-        if (row.proposed_action, row.proposed_payout_id) != (action, payout.pk if payout else None):
+        asked = (action, payout.pk if payout else None, brand.pk if brand else None)
+        if (row.proposed_action, row.proposed_payout_id, row.proposed_brand_id) != asked:
             raise ReconciliationRefused(
                 _("The second person approves what was proposed (%(action)s); nothing else.")
                 % {"action": Action(row.proposed_action).label}
@@ -986,15 +1000,20 @@ def _second_person(exception, *, action, actor, payout, note) -> ReconciliationE
         action=row.proposed_action,
         actor=row.proposed_by,
         payout=row.proposed_payout,
+        brand=row.proposed_brand,
         note=f"{row.proposed_note} | {note}"[:500],
         approved_by=actor,
     )
 
 
 def _exception_resolve(
-    exception, *, action, actor, payout, note, approved_by=None
+    exception, *, action, actor, payout, note, brand=None, approved_by=None
 ) -> ReconciliationException:
     line = exception.line
+    if action == Action.DEPOSIT:
+        return _resolve_deposit(
+            exception, line=line, brand=brand, actor=actor, note=note, approved_by=approved_by
+        )
     if action == Action.LINK:
         return _resolve_link(
             exception, line=line, payout=payout, actor=actor, note=note, approved_by=approved_by
@@ -1075,6 +1094,30 @@ def _resolve_link(exception, *, line, payout, actor, note, approved_by=None):
         ReconciliationException.objects.filter(pk=exception.pk).update(brand_id=payout.brand_id)
         return _resolved(
             exception, action=Action.LINK, actor=actor, note=note, payout=payout, approved_by=approved_by
+        )
+
+
+def _resolve_deposit(exception, *, line, brand, actor, note, approved_by=None):
+    """Money that came in without a brand's reference, which staff found to be a brand's transfer
+    (the bank's details, the brand's own statement): booked as its deposit, keyed like any other."""
+    if line is None or not line.credit or line.kind != Kind.DEPOSIT:
+        raise ReconciliationRefused(_("Only money that came in can be booked as a brand's deposit."))
+    if brand is None:
+        raise ReconciliationRefused(_("Choose the brand whose money it is."))
+    posted = brand_deposit_record(
+        brand=brand,
+        amount=line.amount,
+        currency=line.currency,
+        bank_reference=line.entry_ref or line.dedupe_key[-32:],
+        receiving_account=line.statement.account,
+    )
+    with transaction.atomic(durable=True):
+        StatementLine.objects.filter(pk=line.pk).update(
+            state=State.MATCHED, brand=brand, ledger_transaction_id=posted.pk
+        )
+        ReconciliationException.objects.filter(pk=exception.pk).update(brand=brand)
+        return _resolved(
+            exception, action=Action.DEPOSIT, actor=actor, note=note, tx=posted.pk, approved_by=approved_by
         )
 
 

@@ -356,3 +356,50 @@ def test_a_payout_paid_by_the_bank_is_on_the_brands_page_with_its_line(owed, cli
     body = client.get(f"/brands/{alpaca.slug}/reconciliation/").content.decode()
 
     assert "EVIDENCE-1" in body
+
+
+def test_staff_book_money_without_a_reference_as_a_brands_deposit_with_a_second_person(
+    sam, tara, alpaca, bison, fiona, settings
+):
+    settings.RECONCILIATION_SECOND_APPROVAL_MINOR = 50_00
+    feed(camt054([Ntry(amount=300_00, credit=True, ref="NOREF-1", remittance="Alpaca Coffee invoice 7")]))
+    exception = ReconciliationException.objects.get()
+
+    with pytest.raises(ReconciliationRefused, match="Only platform staff"):
+        reconciliation.exception_resolve(
+            exception=exception, action="deposit", actor=fiona, brand=alpaca, note="ours"
+        )
+    with pytest.raises(ReconciliationRefused, match="Choose the brand"):
+        reconciliation.exception_resolve(exception=exception, action="deposit", actor=sam, note="whose?")
+    proposed = reconciliation.exception_resolve(
+        exception=ReconciliationException.objects.get(),
+        action="deposit",
+        actor=sam,
+        brand=alpaca,
+        note="Alpaca's statement shows this transfer",
+    )
+    assert proposed.status == "open" and funding(alpaca) == 0
+    with pytest.raises(ReconciliationRefused, match="approves what was proposed"):
+        reconciliation.exception_resolve(
+            exception=proposed, action="deposit", actor=tara, brand=bison, note="no"
+        )
+
+    done = reconciliation.exception_resolve(
+        exception=proposed, action="deposit", actor=tara, brand=alpaca, note="ok"
+    )
+
+    assert (done.status, done.brand, funding(alpaca), funding(bison)) == ("resolved", alpaca, 300_00, 0)
+    assert StatementLine.objects.get().brand == alpaca
+    resolution = done.resolutions.get()
+    assert (resolution.action, resolution.actor, resolution.approved_by) == ("deposit", sam, tara)
+
+
+def test_money_that_went_out_is_never_booked_as_a_deposit(sam, alpaca):
+    feed(camt054([Ntry(amount=20_00, ref="OUT-1", info="debit")]))
+    exception = ReconciliationException.objects.get()
+
+    with pytest.raises(ReconciliationRefused, match="Only money that came in"):
+        reconciliation.exception_resolve(
+            exception=exception, action="deposit", actor=sam, brand=alpaca, note="x"
+        )
+    assert funding(alpaca) == 0
