@@ -403,3 +403,22 @@ def test_money_that_went_out_is_never_booked_as_a_deposit(sam, alpaca):
             exception=exception, action="deposit", actor=sam, brand=alpaca, note="x"
         )
     assert funding(alpaca) == 0
+
+
+def test_a_return_the_bank_reports_is_shown_with_its_line(owed, client, fiona, alpaca):
+    from payouts.sandbox.bank import returns_due
+    from tests.payouts.conftest import IBANS
+
+    owed(iban=IBANS["return_AC04"])
+    returns_due()
+
+    reconciliation.bank_statements_fetch()
+
+    payout = Payout.objects.get()
+    lines = StatementLine.objects.filter(payout=payout, state="matched")
+    assert payout.status == "returned" and sorted(lines.values_list("credit", flat=True)) == [False, True]
+    client.force_login(fiona)
+    assert (
+        lines.get(credit=True).entry_ref
+        in client.get(f"/brands/{alpaca.slug}/reconciliation/").content.decode()
+    )
