@@ -2,10 +2,11 @@
 
 Only the platform's bank channel books money: the bank's own feed fetched on a schedule, the
 folder the bank drops its files in, or a file platform staff upload that a second staff member
-approves. A brand may hand in its own statement only to compare (payouts.reconciliation_compare),
-which writes nothing. Each camt.053 must follow on from the one before it (sequence, opening =
-previous closing) and its entries must add up; the ledger's platform bank is then compared with the
-bank's closing balance, and a difference is an alert that pauses payouts above a set amount.
+approves. A brand may hand in its own statement only to compare
+(reconciliation_selectors.statement_compare), which writes nothing. Each camt.053 must follow on
+from the one before it (sequence, opening = previous closing) and its entries must add up; the
+ledger's platform bank is then compared with the bank's closing balance, and a difference is an
+alert that pauses payouts above a set amount.
 
 A statement file is read whole before anything is written (payouts.iso20022.camt): a bad file
 imports nothing. Its lines are then written in one transaction, each keyed by the bank's entry
