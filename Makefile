@@ -39,6 +39,7 @@ migrate: $(STAMP)
 
 demo: migrate
 	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_seed
+	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_funding
 	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_payouts
 
 run: demo

@@ -1,4 +1,3 @@
-import uuid
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -166,18 +165,23 @@ def member_add(*, brand: Brand, user, role: str) -> Membership:
     return membership
 
 
-def brand_deposit_record(*, brand: Brand, amount: int, currency: str, bank_reference: str) -> Transaction:
+def brand_deposit_record(
+    *, brand: Brand, amount: int, currency: str, bank_reference: str, receiving_account: str = ""
+) -> Transaction:
     """Money the brand sent to the platform's bank account becomes the brand's funding balance.
 
-    The bank's reference is the idempotency key, so the same statement line booked twice counts once.
+    The booking is keyed by the account it arrived on and the bank's reference for it, and not by
+    the brand: the same statement line booked twice counts once, whoever it is booked for, and a
+    reference on one account never blocks the same reference on another.
     """
+    account = (receiving_account or settings.PAYOUT_DEBTOR_IBAN or "platform").replace(" ", "").upper()
     with transaction.atomic(durable=True):
         return transfer_post(
             source=platform_bank(currency=currency),
             destination=brand_funding_account(brand=brand, currency=currency),
             amount=amount,
             reason="deposit",
-            idempotency_key=f"deposit:{currency}:{bank_reference}",
+            idempotency_key=f"deposit:{account}:{currency}:{bank_reference}",
             reference=f"brand:{brand.pk}",
             description=f"Bank deposit {bank_reference}",
         )
@@ -353,8 +357,10 @@ def rule_delete(*, rule: ActionRule) -> None:
     rule.delete()
 
 
-def brand_topup_sandbox(*, brand: Brand, amount: int, currency: str) -> Transaction:
-    """In the sandbox, a top up stands in for the bank transfer a brand would send."""
+def brand_topup_sandbox(*, brand: Brand, amount: int, currency: str) -> None:
+    """In the sandbox, a top up is the brand's transfer arriving at the sandbox bank: the bank
+    reports it and its feed books it, as a real transfer would be (SANDBOX_BANK_TRANSFER, a dotted
+    path into the payouts app, which campaigns may not import)."""
     if not settings.SANDBOX:
         raise CampaignError(
             gettext("Top ups are simulated only in the sandbox; send a bank transfer instead.")
@@ -365,9 +371,9 @@ def brand_topup_sandbox(*, brand: Brand, amount: int, currency: str) -> Transact
         brand_money_allowed_check(brand=brand)
     except BrandNotVerified as refused:
         raise CampaignError(str(refused)) from None
-    return brand_deposit_record(
-        brand=brand, amount=amount, currency=currency, bank_reference=f"SANDBOX-{uuid.uuid4().hex[:16]}"
-    )
+    if currency != "EUR":
+        raise CampaignError(gettext("The sandbox bank keeps a euro account only."))
+    import_string(settings.SANDBOX_BANK_TRANSFER)(brand=brand, amount=amount)
 
 
 def campaign_fund(*, campaign: Campaign, amount: int, idempotency_key: str | None = None) -> Transaction:

@@ -138,7 +138,9 @@ def brand_topup(request):
                 amount=form.cleaned_data["amount"],
                 currency=request.brand.default_currency,
             )
-            messages.success(request, _("Sandbox deposit booked to your funding balance."))
+            messages.success(
+                request, _("The sandbox bank received your transfer and reported it: deposit booked.")
+            )
         except CampaignError as error:
             messages.error(request, str(error))
     else:

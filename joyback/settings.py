@@ -155,6 +155,24 @@ PAYOUT_VELOCITY_WINDOW_MINUTES = int(os.environ.get("PAYOUT_VELOCITY_WINDOW_MINU
 # A submission with no answer for this long is asked about, never sent again blindly.
 PAYOUT_STALE_SECONDS = int(os.environ.get("PAYOUT_STALE_SECONDS", "60"))
 SANDBOX_BANK_RETURN_AFTER_SECONDS = int(os.environ.get("SANDBOX_BANK_RETURN_AFTER_SECONDS", "0"))
+# Only the bank's channel books money: its feed (fetched every minute; the sandbox bank's in the
+# sandbox) and the folder it drops statements in, when set. Staff uploads wait for a second person.
+BANK_DROP_FOLDER = os.environ.get("BANK_DROP_FOLDER", "")
+# The sandbox's stand-in for a brand's bank transfer (a brand's "top up" in the sandbox).
+SANDBOX_BANK_TRANSFER = "payouts.sandbox.files.brand_transfer_arrive"
+# A payout submitted this many days before the newest statement line, and on none, is an exception.
+RECONCILIATION_STALE_DAYS = int(os.environ.get("RECONCILIATION_STALE_DAYS", "3"))
+# Resolving an exception that moves money (link, suspense) above this many minor units needs a
+# second staff member's approval.
+RECONCILIATION_SECOND_APPROVAL_MINOR = int(os.environ.get("RECONCILIATION_SECOND_APPROVAL_MINOR", "10000"))
+# The ledger's platform bank differing from the bank's closing balance by more than this many minor
+# units pauses every payout until staff clear the alert.
+BANK_DRIFT_PAUSE_MINOR = int(os.environ.get("BANK_DRIFT_PAUSE_MINOR", "0"))
+# Checks of the ledger against the world outside it (dotted paths, each returning a list of
+# problems): ledger_check reports the first (drift recomputed now), /healthz/ the second (alerts not
+# yet cleared by staff); the ledger app itself imports no other app.
+LEDGER_EXTERNAL_CHECKS = ["payouts.reconciliation_selectors.bank_drift_problems"]
+HEALTH_CHECKS = ["payouts.reconciliation_selectors.bank_alert_problems"]
 
 INSTALLED_APPS = [
     "django.contrib.admin",

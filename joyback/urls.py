@@ -28,7 +28,6 @@ urlpatterns = [
                 path("", include("joyback.api.urls")),
                 path("", include("campaigns.api")),
                 path("", include("verification.api")),
-                path("", include("payouts.reconciliation_views")),
                 path("", include("payouts.api")),
             ]
         ),

@@ -1,6 +1,8 @@
+from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.module_loading import import_string
 
 from joyback.queue import standing_work_health
 
@@ -12,8 +14,15 @@ def home(request):
 
 
 def healthz(request):
+    """For the uptime monitor: the database answers, and the ledger's bank agrees with the bank's
+    statements (503 with the drift and open bank alerts when it does not)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
+    bank = []
+    for path in settings.HEALTH_CHECKS:
+        bank += import_string(path)()
+    if bank:
+        return JsonResponse({"status": "failing", "bank": bank}, status=503)
     return JsonResponse({"status": "ok"})
 
 

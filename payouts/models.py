@@ -421,6 +421,7 @@ class SandboxBankMessage(models.Model):
 
 
 class StatementImportStatus(models.TextChoices):
+    AWAITING = "awaiting", _("Waiting for a second person")
     QUEUED = "queued", _("Waiting")
     RUNNING = "running", _("Importing")
     DONE = "done", _("Imported")
@@ -456,9 +457,18 @@ class StatementImport(models.Model):
     error_line = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A file staff uploaded books nothing until a second staff member approves it.
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    approved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["brand", "-created_at"], name="payouts_stmtimport_brand")]
+        permissions = [
+            ("statement_upload", "Can upload a bank statement for a second person to approve"),
+            ("statement_approve", "Can approve a bank statement another person uploaded"),
+        ]
 
     def __str__(self):
         return f"import {self.pk} {self.filename} {self.status}"
@@ -557,6 +567,9 @@ class ExceptionReason(models.TextChoices):
     DUPLICATE = "duplicate", _("Booked twice")
     STATE_MISMATCH = "state_mismatch", _("Booked, but the payout did not go out")
     NO_STATEMENT_LINE = "no_statement_line", _("Sent long ago, not on any statement")
+    SEQUENCE_GAP = "sequence_gap", _("A statement is missing in the sequence")
+    OPENING_MISMATCH = "opening_mismatch", _("Opening balance differs from the previous closing balance")
+    BANK_DRIFT = "bank_drift", _("The ledger's bank balance differs from the bank's")
 
 
 class ExceptionStatus(models.TextChoices):
@@ -568,6 +581,8 @@ class ResolutionAction(models.TextChoices):
     LINK = "link", _("Linked to a payout")
     SUSPENSE = "suspense", _("Booked to suspense")
     REPAID = "repaid", _("Marked re-paid")
+    CLEAR = "clear", _("Cleared after checking")
+    DEPOSIT = "deposit", _("Booked as a brand's deposit")
 
 
 class ReconciliationException(models.Model):
@@ -580,6 +595,9 @@ class ReconciliationException(models.Model):
     payout = models.ForeignKey(
         Payout, null=True, blank=True, on_delete=models.PROTECT, related_name="reconciliation_exceptions"
     )
+    statement = models.ForeignKey(
+        Statement, null=True, blank=True, on_delete=models.PROTECT, related_name="exceptions"
+    )
     reason = models.CharField(max_length=20, choices=ExceptionReason.choices)
     detail = models.CharField(max_length=300, blank=True, default="")
     amount = models.BigIntegerField(default=0, help_text="Minor units, signed as on the bank account")
@@ -587,8 +605,24 @@ class ReconciliationException(models.Model):
     status = models.CharField(max_length=8, choices=ExceptionStatus.choices, default=ExceptionStatus.OPEN)
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
+    # A money-moving resolution above the second-approval amount waits here for another person.
+    proposed_action = models.CharField(
+        max_length=10, choices=ResolutionAction.choices, blank=True, default=""
+    )
+    proposed_payout = models.ForeignKey(
+        Payout, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    proposed_brand = models.ForeignKey(
+        Brand, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    proposed_note = models.CharField(max_length=500, blank=True, default="")
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    proposed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        permissions = [("exception_resolve", "Can resolve reconciliation exceptions (platform staff)")]
         constraints = [
             # One open question per line, and per payout with no line: a re-import or a second
             # sweep finds the existing one instead of a copy.
@@ -624,6 +658,14 @@ class ExceptionResolution(models.Model):
         on_delete=models.PROTECT,
         related_name="+",
         help_text="Empty when a later statement line settled it",
+    )
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The second person, for a resolution above the second-approval amount",
     )
     at = models.DateTimeField(default=timezone.now)
 
@@ -668,3 +710,15 @@ class PrivacyRequest(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()} for participant #{self.participant_id}"
+
+
+class BrandFundingReference(models.Model):
+    """The payment reference a brand writes on its transfers to the platform's account (an ISO 11649
+    creditor reference: its check digits catch a mistyped reference before it funds another brand)."""
+
+    brand = models.OneToOneField(Brand, on_delete=models.PROTECT, related_name="funding_reference")
+    reference = models.CharField(max_length=25, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.reference

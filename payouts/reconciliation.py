@@ -1,5 +1,13 @@
 """Reconciliation: bank statements in, every line matched to what it pays, or an exception.
 
+Only the platform's bank channel books money: the bank's own feed fetched on a schedule, the
+folder the bank drops its files in, or a file platform staff upload that a second staff member
+approves. A brand may hand in its own statement only to compare
+(reconciliation_selectors.statement_compare), which writes nothing. Each camt.053 must follow on
+from the one before it (sequence, opening = previous closing) and its entries must add up; the
+ledger's platform bank is then compared with the bank's closing balance, and a difference is an
+alert that pauses payouts above a set amount.
+
 A statement file is read whole before anything is written (payouts.iso20022.camt): a bad file
 imports nothing. Its lines are then written in one transaction, each keyed by the bank's entry
 reference (or a hash of the booking where the bank gives none), so importing a file twice, or a
@@ -12,14 +20,17 @@ matching runs line by line outside any enclosing one; lines whose payout needs n
 common case: the PSP already said it settled) are matched with one set-based UPDATE instead.
 """
 
+import datetime
 import hashlib
-import re
+import secrets
 from datetime import timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef
+from django.db.models.functions import Length
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -30,12 +41,8 @@ from joyback.ledger.services import InsufficientFunds, account_get_or_create, pl
 from joyback.queue import enqueue_on_commit
 from payouts.iso20022.camt import camt_read, entry_count, message_detect
 from payouts.iso20022.types import SchemaError
-from payouts.models import ExceptionReason as Reason
-from payouts.models import ExceptionResolution as Resolution
-from payouts.models import ExceptionStatus as ExcStatus
-from payouts.models import LineKind as Kind
-from payouts.models import LineState as State
 from payouts.models import (
+    BrandFundingReference,
     PaymentBatch,
     Payout,
     PayoutStatus,
@@ -46,14 +53,18 @@ from payouts.models import (
     StatementImportStatus,
     StatementLine,
 )
+from payouts.models import ExceptionReason as Reason
+from payouts.models import ExceptionResolution as Resolution
+from payouts.models import ExceptionStatus as ExcStatus
+from payouts.models import LineKind as Kind
+from payouts.models import LineState as State
 from payouts.models import ResolutionAction as Action
-from payouts.reconciliation_selectors import numbers_key
+from payouts.reconciliation_selectors import brand_for_reference, ledger_bank_balance, numbers_key
 from payouts.services import payout_return, payout_settle
 
 SENT = (PayoutStatus.SUBMITTED, PayoutStatus.ACCEPTED, PayoutStatus.UNKNOWN)
 # A payout the bank has booked is one of these; a debit line for any other is a contradiction.
 BOOKED = (PayoutStatus.SETTLED, PayoutStatus.RETURNED)
-DEPOSIT_REFERENCE = re.compile(r"JOYBACK[\s:/-]*([A-Z0-9][A-Z0-9-]{0,59})", re.IGNORECASE)
 
 
 class ReconciliationRefused(Exception):
@@ -62,51 +73,158 @@ class ReconciliationRefused(Exception):
         self.message = message
 
 
-def brand_deposit_reference(brand: Brand) -> str:
-    """What a brand writes in the remittance of a transfer to fund its account."""
-    return f"JOYBACK {brand.slug.upper()}"
+class Channel:
+    """Where a statement came from; each of them is the bank's word."""
+
+    FEED = "feed"  # fetched from the bank / PSP on a schedule (in the sandbox: the sandbox bank)
+    FOLDER = "folder"  # a file the bank wrote to the drop folder
+    STAFF = "staff"  # uploaded by platform staff, booked once a second staff member approves
+
+
+CHANNELS = (Channel.FEED, Channel.FOLDER, Channel.STAFF)
+# Alerts about a whole statement or the account: cleared by staff, never booked.
+ALERTS = (Reason.SEQUENCE_GAP, Reason.OPENING_MISMATCH, Reason.BANK_DRIFT)
 
 
 def _sync_limit() -> int:
     return getattr(settings, "STATEMENT_SYNC_BYTES", 2 * 1024 * 1024)
 
 
+def _staff_refuse(user, permission: str, message: str) -> None:
+    if user is None or not user.is_active or not user.is_staff or not user.has_perm(permission):
+        raise ReconciliationRefused(message)
+
+
+# Funding references.
+
+_REFERENCE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no I, O, 0, 1: read aloud and typed safely
+
+
+def _rf_check_digits(body: str) -> str:
+    digits = "".join(str(int(char, 36)) for char in body + "RF00")
+    return f"{98 - int(digits) % 97:02d}"
+
+
+def brand_deposit_reference(brand: Brand) -> str:
+    """The brand's own payment reference for transfers to the platform's account (ISO 11649 RF
+    creditor reference), made on first use; shown in groups of four as banks print it."""
+    found = BrandFundingReference.objects.filter(brand=brand).values_list("reference", flat=True).first()
+    while found is None:
+        body = "JB" + "".join(secrets.choice(_REFERENCE_ALPHABET) for _ in range(8))
+        try:
+            with transaction.atomic():
+                found = BrandFundingReference.objects.create(
+                    brand=brand, reference=f"RF{_rf_check_digits(body)}{body}"
+                ).reference
+        except IntegrityError:  # another request made it first, or (rarely) the same body exists
+            found = (
+                BrandFundingReference.objects.filter(brand=brand).values_list("reference", flat=True).first()
+            )
+    return " ".join(found[i : i + 4] for i in range(0, len(found), 4))
+
+
 # Import.
 
 
 def statement_import_create(
-    *, data: bytes, filename: str = "", brand: Brand | None = None, uploaded_by=None, source: str = "upload"
+    *, data: bytes, channel: str, filename: str = "", uploaded_by=None
 ) -> StatementImport:
-    """Take in a file: a small one is imported at once, a large one by the task queue.
+    """Take in a file from the bank channel: from the feed or the drop folder it is imported at
+    once (a large one by the task queue); from staff it waits for a second person's approval.
 
-    A file that is not a statement at all is refused here (SchemaError) and nothing is kept; the
-    full check of a large file happens in the background and its refusal shows on the import.
+    A file that is not a statement at all is refused here (SchemaError) and nothing is kept.
     """
+    if channel not in CHANNELS:
+        raise ReconciliationRefused(
+            _("Statements come only from the bank's feed, its folder or platform staff.")
+        )
+    if channel == Channel.STAFF:
+        _staff_refuse(
+            uploaded_by,
+            "payouts.statement_upload",
+            _("Only platform staff with the statement upload permission may upload a bank statement."),
+        )
     if not data or not data.strip():
         raise SchemaError(_("The file is empty."), line=None, reason="empty")
     message = message_detect(data)
     large = len(data) > _sync_limit()
+    if channel == Channel.STAFF and not large:
+        camt_read(data)  # a bad file is refused now, not after someone approved it
+    waits = channel == Channel.STAFF
     with transaction.atomic(durable=True):
         job = StatementImport.objects.create(
-            brand=brand,
             uploaded_by=uploaded_by,
-            source=source,
+            source=channel,
             filename=filename[:200],
             data=data,
             sha256=hashlib.sha256(data).hexdigest(),
             message=message,
             total=entry_count(data),
+            status=StatementImportStatus.AWAITING if waits else StatementImportStatus.QUEUED,
         )
-        if large:
+        if large and not waits:
             enqueue_on_commit("payouts.reconciliation_tasks.statement_import_task", job.pk)
-    if not large:
+    if not large and not waits:
         statement_import_run(import_id=job.pk)
         _progress_refresh(job)
     return job
 
 
+def statement_import_approve(*, import_id: int, approver) -> StatementImport:
+    """A second staff member approves a file staff uploaded: only now does it book anything."""
+    _staff_refuse(
+        approver,
+        "payouts.statement_approve",
+        _("Only platform staff with the approval permission may approve a statement."),
+    )
+    job = StatementImport.objects.defer("data").annotate(size=Length("data")).filter(pk=import_id).first()
+    if job is None or job.status != StatementImportStatus.AWAITING:
+        raise ReconciliationRefused(_("This statement is not waiting for approval."))
+    if job.uploaded_by_id == approver.pk:
+        raise ReconciliationRefused(_("A second person must approve a statement you uploaded yourself."))
+    with transaction.atomic(durable=True):
+        claimed = (
+            StatementImport.objects.filter(pk=import_id, status=StatementImportStatus.AWAITING)
+            .exclude(uploaded_by=approver)
+            .update(status=StatementImportStatus.QUEUED, approved_by=approver, approved_at=timezone.now())
+        )
+        if not claimed:
+            raise ReconciliationRefused(_("This statement is not waiting for approval."))
+        large = job.size > _sync_limit()
+        if large:
+            enqueue_on_commit("payouts.reconciliation_tasks.statement_import_task", import_id)
+    if not large:
+        statement_import_run(import_id=import_id)
+    job.refresh_from_db(fields=["status", "approved_by", "approved_at", "matched", "exceptions", "error"])
+    return job
+
+
+def statement_import_decline(*, import_id: int, actor, note: str) -> StatementImport:
+    """A second staff member refuses a file staff uploaded: it books nothing, ever; the why is kept."""
+    _staff_refuse(
+        actor,
+        "payouts.statement_approve",
+        _("Only platform staff with the approval permission may decline a statement."),
+    )
+    if not note.strip():
+        raise ReconciliationRefused(_("Say why the statement is declined."))
+    with transaction.atomic(durable=True):
+        declined = StatementImport.objects.filter(pk=import_id, status=StatementImportStatus.AWAITING).update(
+            status=StatementImportStatus.FAILED,
+            approved_by=actor,
+            approved_at=timezone.now(),
+            error=(_("Declined by %(who)s: %(why)s") % {"who": actor.get_username(), "why": note.strip()})[
+                :2000
+            ],
+            finished_at=timezone.now(),
+        )
+    if not declined:
+        raise ReconciliationRefused(_("This statement is not waiting for approval."))
+    return StatementImport.objects.defer("data").get(pk=import_id)
+
+
 def statement_import_run(*, import_id: int) -> StatementImport:
-    """Read, write and match one handed-in file; safe to run again (a second run finds it done)."""
+    """Read, check, write and match one file; safe to run again (a second run finds it done)."""
     claimed = StatementImport.objects.filter(pk=import_id, status=StatementImportStatus.QUEUED).update(
         status=StatementImportStatus.RUNNING
     )
@@ -120,6 +238,7 @@ def statement_import_run(*, import_id: int) -> StatementImport:
 
     try:
         parsed = camt_read(bytes(job.data), progress=progress)
+        _totals_check(parsed)
     except SchemaError as error:
         StatementImport.objects.filter(pk=import_id).update(
             status=StatementImportStatus.FAILED,
@@ -136,6 +255,8 @@ def statement_import_run(*, import_id: int) -> StatementImport:
     )
     matched, exceptions = lines_match(line_ids=new_line_ids, import_id=import_id, offset=total // 2)
     payouts_unreconciled_flag()
+    for statement in Statement.objects.filter(statement_import_id=import_id, closing_balance__isnull=False):
+        bank_drift_check(statement=statement)
     numbers_forget(
         StatementLine.objects.filter(statement__statement_import_id=import_id)
         .exclude(brand_id=None)
@@ -151,6 +272,29 @@ def statement_import_run(*, import_id: int) -> StatementImport:
     )
     _progress_refresh(job)
     return job
+
+
+def _totals_check(parsed) -> None:
+    """A statement whose booked entries do not add up to closing minus opening is not the bank's
+    account of anything: the whole file is refused and nothing is booked."""
+    for block in parsed.statements:
+        if block.opening_balance is None or block.closing_balance is None:
+            continue  # a camt.054 notification carries no balances
+        if block.opening_balance + block.booked_total != block.closing_balance:
+            raise SchemaError(
+                _(
+                    "Statement %(id)s does not add up: opening %(opening)s plus its booked entries "
+                    "%(entries)s is not its closing balance %(closing)s (minor units)."
+                )
+                % {
+                    "id": block.statement_id,
+                    "opening": block.opening_balance,
+                    "entries": block.booked_total,
+                    "closing": block.closing_balance,
+                },
+                line=None,
+                reason="totals",
+            )
 
 
 def _progress_refresh(job: StatementImport) -> None:
@@ -255,7 +399,9 @@ def _lines_copy(rows) -> None:
 
 def _lines_write(job: StatementImport, parsed) -> list[int]:
     """Write the statements and their new lines in one transaction; the ids of the new lines."""
-    scope = str(job.brand_id or 0)
+    # Every booking statement is the platform's own (brand None); "0" keeps the keys of lines
+    # imported before brands stopped handing in statements.
+    scope = "0"
     copying = connection.vendor == "postgresql"
     with transaction.atomic(durable=True):
         statement_ids = []
@@ -263,7 +409,7 @@ def _lines_write(job: StatementImport, parsed) -> list[int]:
         for block in parsed.statements:
             statement = Statement.objects.create(
                 statement_import=job,
-                brand_id=job.brand_id,
+                brand_id=None,
                 message=parsed.message,
                 msg_id=parsed.msg_id[:35],
                 statement_id=block.statement_id[:35],
@@ -275,9 +421,8 @@ def _lines_write(job: StatementImport, parsed) -> list[int]:
                 closing_date=block.closing_date,
             )
             statement_ids.append(statement.pk)
-            rows = [
-                _line_values(statement.pk, job.brand_id, scope, block.account, line) for line in block.lines
-            ]
+            _chain_check(statement)
+            rows = [_line_values(statement.pk, None, scope, block.account, line) for line in block.lines]
             if copying:
                 copied.append(rows)
                 continue
@@ -293,6 +438,92 @@ def _lines_write(job: StatementImport, parsed) -> list[int]:
             StatementLine.objects.filter(statement_id__in=statement_ids, state=State.NEW)
             .order_by("pk")
             .values_list("pk", flat=True)
+        )
+
+
+# Integrity: the statements chain, and the ledger's bank agrees with the bank.
+
+
+def _chain_check(statement: Statement) -> None:
+    """A camt.053 follows on from the account's previous one: the next sequence number, and an
+    opening balance equal to its closing balance. A gap or a mismatch is an alert for staff."""
+    if statement.opening_balance is None or statement.closing_balance is None:
+        return
+    earlier = Statement.objects.filter(
+        account=statement.account, closing_balance__isnull=False, opening_balance__isnull=False
+    ).exclude(pk=statement.pk)
+    if earlier.filter(statement_id=statement.statement_id, sequence=statement.sequence).exists():
+        return  # the same statement again: its lines are known, its place in the chain too
+    if statement.sequence is not None:
+        previous = earlier.filter(sequence__lt=statement.sequence).order_by("-sequence", "-pk").first()
+    else:
+        previous = (
+            earlier.filter(closing_date__lte=statement.closing_date).order_by("-closing_date", "-pk").first()
+        )
+    if previous is None:
+        return  # the account's first statement starts the chain
+    if (
+        statement.sequence is not None
+        and previous.sequence is not None
+        and statement.sequence != previous.sequence + 1
+    ):
+        _alert(
+            statement,
+            Reason.SEQUENCE_GAP,
+            _("Statement %(this)s follows statement %(previous)s: %(missing)s missing in between.")
+            % {
+                "this": statement.sequence,
+                "previous": previous.sequence,
+                "missing": statement.sequence - previous.sequence - 1,
+            },
+            amount=0,
+        )
+    if statement.opening_balance != previous.closing_balance:
+        _alert(
+            statement,
+            Reason.OPENING_MISMATCH,
+            _("Opening balance %(opening)s is not the previous statement's closing balance %(closing)s.")
+            % {"opening": statement.opening_balance, "closing": previous.closing_balance},
+            amount=statement.opening_balance - previous.closing_balance,
+        )
+
+
+def _alert(statement: Statement, reason: str, detail: str, *, amount: int) -> ReconciliationException:
+    return ReconciliationException.objects.create(
+        statement=statement,
+        reason=reason,
+        detail=str(detail)[:300],
+        amount=amount,
+        currency=statement.currency,
+    )
+
+
+def bank_drift_check(*, statement: Statement) -> ReconciliationException | None:
+    """The ledger's platform bank at the end of the statement's day against the bank's closing
+    balance; a difference is an alert (and pauses payouts above BANK_DRIFT_PAUSE_MINOR)."""
+    if statement.closing_balance is None or statement.closing_date is None:
+        return None
+    newest = (
+        Statement.objects.filter(account=statement.account, closing_balance__isnull=False)
+        .order_by("-closing_date", "-sequence", "-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if newest != statement.pk:
+        return None  # an older statement arriving late: the newest one speaks for the account
+    ledger = ledger_bank_balance(currency=statement.currency, as_of=statement.closing_date)
+    drift = ledger - statement.closing_balance
+    if not drift:
+        return None
+    if ReconciliationException.objects.filter(statement=statement, reason=Reason.BANK_DRIFT).exists():
+        return None
+    with transaction.atomic(durable=True):
+        return _alert(
+            statement,
+            Reason.BANK_DRIFT,
+            _("On %(date)s the ledger's bank held %(ledger)s, the bank's statement %(bank)s (minor units).")
+            % {"date": statement.closing_date, "ledger": ledger, "bank": statement.closing_balance},
+            amount=drift,
         )
 
 
@@ -561,20 +792,18 @@ def _prefixes(reference: str) -> list[str]:
 
 
 def _deposit_line(line: StatementLine) -> bool:
-    found = DEPOSIT_REFERENCE.search(line.reference or "")
-    brands = Brand.objects.filter(slug=found.group(1).lower()) if found else Brand.objects.none()
-    if line.statement.brand_id:
-        brands = brands.filter(pk=line.statement.brand_id)
-    brand = brands.first()
+    brand = brand_for_reference(line.reference)
     if brand is None:
+        # Never a brand's money until platform staff say whose it is.
         return _exception(
-            line, Reason.UNKNOWN_LINE, _("Money came in with no brand's deposit reference on it.")
+            line, Reason.UNKNOWN_LINE, _("Money came in with no brand's payment reference on it.")
         )
     posted = brand_deposit_record(
         brand=brand,
         amount=line.amount,
         currency=line.currency,
         bank_reference=line.entry_ref or line.dedupe_key[-32:],
+        receiving_account=line.statement.account,
     )
     StatementLine.objects.filter(pk=line.pk).update(
         state=State.MATCHED, brand=brand, ledger_transaction_id=posted.pk
@@ -620,9 +849,9 @@ def payouts_unreconciled_flag(*, now=None) -> int:
     newest = StatementLine.objects.filter(state=State.MATCHED).order_by("-booking_date").first()
     if newest is None or newest.booking_date is None:
         return 0
-    days = getattr(settings, "RECONCILIATION_STALE_DAYS", 3)
+    days = settings.RECONCILIATION_STALE_DAYS
     cutoff = timezone.make_aware(
-        timezone.datetime.combine(newest.booking_date - timedelta(days=days), timezone.datetime.min.time())
+        datetime.datetime.combine(newest.booking_date - timedelta(days=days), datetime.time.min)
     )
     stale = (
         Payout.objects.filter(submitted_at__lt=cutoff, status__in=[*SENT, PayoutStatus.SETTLED])
@@ -654,10 +883,15 @@ def payouts_unreconciled_flag(*, now=None) -> int:
     return flagged
 
 
-# Resolving exceptions (finance members).
+# Resolving exceptions: platform staff only; what moves money needs a second person above
+# RECONCILIATION_SECOND_APPROVAL_MINOR; each resolution keeps who, who approved and why.
+
+MONEY_MOVING = (Action.LINK, Action.SUSPENSE, Action.DEPOSIT)
 
 
-def _resolved(exception: ReconciliationException, *, action: str, actor, note="", payout=None, tx=None):
+def _resolved(
+    exception: ReconciliationException, *, action: str, actor, note="", payout=None, tx=None, approved_by=None
+):
     closed = ReconciliationException.objects.filter(pk=exception.pk, status=ExcStatus.OPEN).update(
         status=ExcStatus.RESOLVED, resolved_at=timezone.now()
     )
@@ -667,6 +901,7 @@ def _resolved(exception: ReconciliationException, *, action: str, actor, note=""
         exception=exception,
         action=action,
         actor=actor,
+        approved_by=approved_by,
         note=note[:500],
         payout=payout,
         ledger_transaction_id=tx,
@@ -685,22 +920,105 @@ def exception_resolve(
     action: str,
     actor,
     payout: Payout | None = None,
+    brand: Brand | None = None,
     note: str = "",
 ) -> ReconciliationException:
-    """Link the line to a payout, book it to suspense, or mark the payout re-paid; recorded."""
+    """Link the line to a payout, book it to suspense or as a brand's deposit (money that came in
+    without the brand's reference), mark the payout re-paid, or clear an alert.
+
+    Platform staff only, and always with a reason. Linking or booking to suspense above the
+    second-approval amount is first proposed, then done when another staff member approves the
+    same thing; until then the exception stays open (its proposal shows who asked for what)."""
+    _staff_refuse(
+        actor, "payouts.exception_resolve", _("Only platform staff resolve reconciliation exceptions.")
+    )
+    note = (note or "").strip()
+    if not note:
+        raise ReconciliationRefused(_("Say why: the reason is kept with the resolution."))
     if exception.status != ExcStatus.OPEN:
         raise ReconciliationRefused(_("This exception has already been resolved."))
+    if (action == Action.CLEAR) != (exception.reason in ALERTS):
+        raise ReconciliationRefused(
+            _("An alert is cleared once checked; a statement line is linked, booked to suspense or re-paid.")
+        )
+    # What can be refused now is refused before anyone proposes it to a second person.
+    if action == Action.DEPOSIT and brand is None:
+        raise ReconciliationRefused(_("Choose the brand whose money it is."))
+    if action == Action.LINK and payout is None:
+        raise ReconciliationRefused(_("Choose a payout of this brand to link the line to."))
+    if exception.proposed_by_id and action != exception.proposed_action:
+        raise ReconciliationRefused(
+            _("The second person approves what was proposed (%(action)s); nothing else.")
+            % {"action": Action(exception.proposed_action).label}
+        )
     try:
-        return _exception_resolve(exception, action=action, actor=actor, payout=payout, note=note)
+        if action in MONEY_MOVING and abs(exception.amount) > settings.RECONCILIATION_SECOND_APPROVAL_MINOR:
+            return _second_person(
+                exception, action=action, actor=actor, payout=payout, brand=brand, note=note
+            )
+        return _exception_resolve(
+            exception, action=action, actor=actor, payout=payout, brand=brand, note=note
+        )
     finally:
         # After the writes (each in its own durable transaction), so no reader caches the old numbers.
-        numbers_forget([exception.brand_id])
+        numbers_forget([exception.brand_id, payout.brand_id if payout else None, brand.pk if brand else None])
 
 
-def _exception_resolve(exception, *, action, actor, payout, note) -> ReconciliationException:
+def _second_person(exception, *, action, actor, payout, brand, note) -> ReconciliationException:
+    """The first person's resolution is kept as a proposal; a second person's same resolution does it."""
+    with transaction.atomic(durable=True):
+        row = ReconciliationException.objects.select_for_update().get(pk=exception.pk)
+        if row.status != ExcStatus.OPEN:
+            raise ReconciliationRefused(_("This exception has already been resolved."))
+        if row.proposed_by_id is None:
+            row.proposed_action = action
+            row.proposed_payout = payout
+            row.proposed_brand = brand
+            row.proposed_note = note[:500]
+            row.proposed_by = actor
+            row.proposed_at = timezone.now()
+            row.save(
+                update_fields=[
+                    "proposed_action",
+                    "proposed_payout",
+                    "proposed_brand",
+                    "proposed_note",
+                    "proposed_by",
+                    "proposed_at",
+                ]
+            )
+            return row
+        if row.proposed_by_id == actor.pk:
+            raise ReconciliationRefused(_("A second person must approve a resolution you proposed."))
+        asked = (action, payout.pk if payout else None, brand.pk if brand else None)
+        if (row.proposed_action, row.proposed_payout_id, row.proposed_brand_id) != asked:
+            raise ReconciliationRefused(
+                _("The second person approves what was proposed (%(action)s); nothing else.")
+                % {"action": Action(row.proposed_action).label}
+            )
+    return _exception_resolve(
+        row,
+        action=row.proposed_action,
+        actor=row.proposed_by,
+        payout=row.proposed_payout,
+        brand=row.proposed_brand,
+        note=f"{row.proposed_note} | {note}"[:500],
+        approved_by=actor,
+    )
+
+
+def _exception_resolve(
+    exception, *, action, actor, payout, note, brand=None, approved_by=None
+) -> ReconciliationException:
     line = exception.line
+    if action == Action.DEPOSIT:
+        return _resolve_deposit(
+            exception, line=line, brand=brand, actor=actor, note=note, approved_by=approved_by
+        )
     if action == Action.LINK:
-        return _resolve_link(exception, line=line, payout=payout, actor=actor, note=note)
+        return _resolve_link(
+            exception, line=line, payout=payout, actor=actor, note=note, approved_by=approved_by
+        )
     if action == Action.SUSPENSE:
         if line is None:
             raise ReconciliationRefused(_("Only a statement line can be booked to suspense."))
@@ -716,20 +1034,25 @@ def _exception_resolve(exception, *, action, actor, payout, note) -> Reconciliat
         source, destination = (bank, suspense) if line.credit else (suspense, bank)
         try:
             with transaction.atomic(durable=True):
-                return _suspense_book(exception, line, source, destination, actor=actor, note=note)
+                return _suspense_book(
+                    exception, line, source, destination, actor=actor, note=note, approved_by=approved_by
+                )
         except InsufficientFunds:
             raise ReconciliationRefused(
                 _("The ledger's bank account does not hold this much; book the deposits first.")
             ) from None
     if action == Action.REPAID:
-        if payout is not None and payout.brand_id != exception.brand_id:
+        if payout is not None and exception.brand_id and payout.brand_id != exception.brand_id:
             raise ReconciliationRefused(_("Choose a payout of this brand."))
         with transaction.atomic(durable=True):
             return _resolved(exception, action=action, actor=actor, note=note, payout=payout)
+    if action == Action.CLEAR:
+        with transaction.atomic(durable=True):
+            return _resolved(exception, action=action, actor=actor, note=note)
     raise ReconciliationRefused(_("Choose how to resolve the exception."))
 
 
-def _suspense_book(exception, line, source, destination, *, actor, note):
+def _suspense_book(exception, line, source, destination, *, actor, note, approved_by=None):
     posted = transfer_post(
         source=source,
         destination=destination,
@@ -740,13 +1063,16 @@ def _suspense_book(exception, line, source, destination, *, actor, note):
         description=f"Unexplained statement line {line.entry_ref or line.pk}",
     )
     StatementLine.objects.filter(pk=line.pk).update(ledger_transaction_id=posted.pk)
-    return _resolved(exception, action=Action.SUSPENSE, actor=actor, note=note, tx=posted.pk)
+    return _resolved(
+        exception, action=Action.SUSPENSE, actor=actor, note=note, tx=posted.pk, approved_by=approved_by
+    )
 
 
-def _resolve_link(exception, *, line, payout, actor, note):
+def _resolve_link(exception, *, line, payout, actor, note, approved_by=None):
     if line is None:
         raise ReconciliationRefused(_("There is no statement line to link."))
-    if payout is None or payout.brand_id != exception.brand_id:
+    # A line on the platform's statement names no brand until staff link it to a payout.
+    if payout is None or (exception.brand_id and payout.brand_id != exception.brand_id):
         raise ReconciliationRefused(_("Choose a payout of this brand to link the line to."))
     if payout.currency != line.currency:
         raise ReconciliationRefused(
@@ -756,7 +1082,7 @@ def _resolve_link(exception, *, line, payout, actor, note):
     _link_refuse_if_matched(line=line, payout=payout)
     if line.credit and payout.status in (*SENT, PayoutStatus.SETTLED):
         payout = payout_return(
-            payout=payout, reason_code=line.return_reason or "MS03", detail="linked by a finance member"
+            payout=payout, reason_code=line.return_reason or "MS03", detail="linked by platform staff"
         )
     elif not line.credit and payout.status in SENT:
         payout = payout_settle(payout=payout, bank_reference=line.entry_ref)
@@ -766,7 +1092,34 @@ def _resolve_link(exception, *, line, payout, actor, note):
         StatementLine.objects.filter(pk=line.pk).update(
             state=State.MATCHED, payout=payout, brand_id=payout.brand_id
         )
-        return _resolved(exception, action=Action.LINK, actor=actor, note=note, payout=payout)
+        ReconciliationException.objects.filter(pk=exception.pk).update(brand_id=payout.brand_id)
+        return _resolved(
+            exception, action=Action.LINK, actor=actor, note=note, payout=payout, approved_by=approved_by
+        )
+
+
+def _resolve_deposit(exception, *, line, brand, actor, note, approved_by=None):
+    """Money that came in without a brand's reference, which staff found to be a brand's transfer
+    (the bank's details, the brand's own statement): booked as its deposit, keyed like any other."""
+    if line is None or not line.credit or line.kind != Kind.DEPOSIT:
+        raise ReconciliationRefused(_("Only money that came in can be booked as a brand's deposit."))
+    if brand is None:
+        raise ReconciliationRefused(_("Choose the brand whose money it is."))
+    posted = brand_deposit_record(
+        brand=brand,
+        amount=line.amount,
+        currency=line.currency,
+        bank_reference=line.entry_ref or line.dedupe_key[-32:],
+        receiving_account=line.statement.account,
+    )
+    with transaction.atomic(durable=True):
+        StatementLine.objects.filter(pk=line.pk).update(
+            state=State.MATCHED, brand=brand, ledger_transaction_id=posted.pk
+        )
+        ReconciliationException.objects.filter(pk=exception.pk).update(brand=brand)
+        return _resolved(
+            exception, action=Action.DEPOSIT, actor=actor, note=note, tx=posted.pk, approved_by=approved_by
+        )
 
 
 def _link_refuse_if_matched(*, line, payout) -> None:
@@ -783,18 +1136,45 @@ def _link_refuse_if_matched(*, line, payout) -> None:
         )
 
 
-def sandbox_statements_import(*, uploaded_by=None) -> list[StatementImport]:
-    """Import every camt message the sandbox bank issued that has not been imported yet, as the
-    platform's own statements (each line lands with the brand it matches)."""
-    done = set(StatementImport.objects.filter(source="sandbox").values_list("sha256", flat=True))
+def bank_statements_fetch() -> list[StatementImport]:
+    """The scheduled fetch: every statement the bank issued since the last fetch, and every file
+    the bank dropped in BANK_DROP_FOLDER, imported as the platform's own. A file seen before is
+    skipped by its hash (and its lines would be known anyway)."""
     jobs = []
-    for message in SandboxBankMessage.objects.filter(kind__startswith="camt.").order_by("pk"):
-        data = bytes(message.xml)
+    if settings.SANDBOX:
+        done = set(StatementImport.objects.filter(source=Channel.FEED).values_list("sha256", flat=True))
+        for message in SandboxBankMessage.objects.filter(kind__startswith="camt.").order_by("pk"):
+            data = bytes(message.xml)
+            if hashlib.sha256(data).hexdigest() not in done:
+                jobs.append(statement_import_create(data=data, filename=message.msg_id, channel=Channel.FEED))
+    if settings.BANK_DROP_FOLDER:
+        jobs += drop_folder_import(folder=Path(settings.BANK_DROP_FOLDER))
+    return jobs
+
+
+def drop_folder_import(*, folder: Path) -> list[StatementImport]:
+    """The files (.xml) the bank wrote to its folder, oldest name first; a refused file is kept as a
+    failed import, so it is reported once and not tried again."""
+    done = set(StatementImport.objects.filter(source=Channel.FOLDER).values_list("sha256", flat=True))
+    jobs = []
+    for path in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".xml"):
+        data = path.read_bytes()
         if hashlib.sha256(data).hexdigest() in done:
             continue
-        jobs.append(
-            statement_import_create(
-                data=data, filename=message.msg_id, brand=None, uploaded_by=uploaded_by, source="sandbox"
-            )
-        )
+        try:
+            jobs.append(statement_import_create(data=data, filename=path.name, channel=Channel.FOLDER))
+        except SchemaError as error:
+            with transaction.atomic(durable=True):
+                jobs.append(
+                    StatementImport.objects.create(
+                        source=Channel.FOLDER,
+                        filename=path.name[:200],
+                        data=data,
+                        sha256=hashlib.sha256(data).hexdigest(),
+                        status=StatementImportStatus.FAILED,
+                        error=str(error)[:2000],
+                        error_line=error.line,
+                        finished_at=timezone.now(),
+                    )
+                )
     return jobs

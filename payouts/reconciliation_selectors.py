@@ -2,9 +2,12 @@
 queries whatever the number of payouts, lines or ledger entries."""
 
 import datetime
+import re
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, Sum
 from django.db.models.functions import TruncWeek
@@ -14,11 +17,12 @@ from campaigns.models import Brand, Campaign
 from joyback.crypto import fingerprint
 from joyback.ledger.models import Account, AccountKind, Entry, normal_sign
 from payouts.models import (
+    ExceptionReason,
     ExceptionStatus,
     Payout,
     PayoutStatus,
     ReconciliationException,
-    StatementImport,
+    Statement,
     StatementLine,
 )
 from payouts.models import LineKind as Kind
@@ -26,6 +30,7 @@ from payouts.models import LineState as State
 from verification.models import ActionClaim, ClaimStatus, Identity
 
 PAGE_SIZE = 50
+_REFERENCE = re.compile(r"RF(\d{2})(JB[A-Z0-9]{8})")
 NUMBERS_SECONDS = 15
 
 
@@ -134,6 +139,7 @@ def payouts_page(*, brand: Brand, filters: PayoutFilters, after: int | None = No
     if after:
         payouts = payouts.filter(pk__lt=after)
     rows = list(payouts.select_related("payee").order_by("-pk")[: limit + 1])
+    payouts_evidence(rows[:limit])
     return rows[:limit], (rows[limit - 1].pk if len(rows) > limit else None)
 
 
@@ -204,19 +210,6 @@ def exception_get_for_brand(*, brand: Brand, exception_id: int) -> Reconciliatio
         .select_related("line", "payout")
         .first()
     )
-
-
-def statement_imports(*, brand: Brand, limit: int = 10) -> list[StatementImport]:
-    return list(
-        StatementImport.objects.filter(brand=brand)
-        .defer("data")
-        .select_related("uploaded_by")
-        .order_by("-pk")[:limit]
-    )
-
-
-def statement_import_get_for_brand(*, brand: Brand, import_id: int) -> StatementImport | None:
-    return StatementImport.objects.filter(brand=brand, pk=import_id).defer("data").first()
 
 
 def drift(*, brand: Brand, money: BrandMoney | None = None) -> list[dict]:
@@ -309,8 +302,8 @@ def campaign_spend(*, brand: Brand, weeks: int = 12) -> list[dict]:
 
 
 def reconciliation_metrics():
-    """For GET /metrics: open reconciliation exceptions, and the drift between the ledger and the
-    bank's statements that nothing explains, summed over the brands with statements, per currency."""
+    """For GET /metrics: open reconciliation exceptions, and per platform bank account the drift
+    between the ledger's platform bank and the bank's newest statement closing balance."""
     from joyback.metrics import gauge
 
     open_ = (
@@ -320,21 +313,189 @@ def reconciliation_metrics():
         .order_by()
     )
     yield gauge("joyback_reconciliation_exceptions_open", "Open reconciliation exceptions", ["reason"], open_)
-    unexplained, difference = defaultdict(int), defaultdict(int)
-    with_statements = StatementLine.objects.filter(brand=OuterRef("pk"))
-    for brand in Brand.objects.filter(Exists(with_statements)):
-        for row in drift(brand=brand):
-            unexplained[row["currency"]] += abs(row["unexplained"])
-            difference[row["currency"]] += row["difference"]
-    yield gauge(
-        "joyback_statement_drift_unexplained_minor",
-        "Ledger against bank statements: the part no missing line or suspense explains (minor units)",
-        ["currency"],
-        sorted(unexplained.items()),
-    )
     yield gauge(
         "joyback_statement_drift_minor",
-        "Ledger against bank statements: the whole difference (minor units)",
-        ["currency"],
-        sorted(difference.items()),
+        "The ledger's platform bank minus the bank's newest closing balance, per account (minor units)",
+        ["account", "currency"],
+        [(row["account"], row["currency"], row["drift"]) for row in bank_drift_now()],
     )
+    yield gauge(
+        "joyback_payouts_paused",
+        "1 while an open bank drift above BANK_DRIFT_PAUSE_MINOR holds every payout",
+        [],
+        [(int(payouts_paused()),)],
+    )
+
+
+def ledger_bank_balance(*, currency: str, as_of=None) -> int:
+    """The ledger's platform bank in `currency`: now, or at the end of the day `as_of`."""
+    entries = Entry.objects.filter(account__kind=AccountKind.PLATFORM_BANK, account__currency=currency)
+    if as_of is not None:
+        end = timezone.make_aware(datetime.datetime.combine(as_of + timedelta(days=1), datetime.time.min))
+        entries = entries.filter(transaction__posted_at__lt=end)
+    return entries.aggregate(total=Sum("amount"))["total"] or 0
+
+
+def bank_alerts_open():
+    """Open alerts about the bank account as a whole: a broken chain of statements, or the
+    ledger's bank differing from the bank's (newest first)."""
+    return ReconciliationException.objects.filter(
+        status=ExceptionStatus.OPEN,
+        reason__in=[
+            ExceptionReason.SEQUENCE_GAP,
+            ExceptionReason.OPENING_MISMATCH,
+            ExceptionReason.BANK_DRIFT,
+        ],
+    ).order_by("-pk")
+
+
+def payouts_paused() -> bool:
+    """An open drift above BANK_DRIFT_PAUSE_MINOR holds every payout until staff clear it: while
+    the ledger and the bank disagree, nobody knows how much money there is to pay from."""
+    limit = settings.BANK_DRIFT_PAUSE_MINOR
+    return (
+        ReconciliationException.objects.filter(reason=ExceptionReason.BANK_DRIFT, status=ExceptionStatus.OPEN)
+        .filter(Q(amount__gt=limit) | Q(amount__lt=-limit))
+        .exists()
+    )
+
+
+def bank_drift_now() -> list[dict]:
+    """Per bank account, its newest statement's closing balance against the ledger's platform bank
+    at the end of that day, recomputed now (ledger_check's view, whatever alerts say)."""
+    rows = []
+    accounts = (
+        Statement.objects.filter(closing_balance__isnull=False, closing_date__isnull=False)
+        .values_list("account", flat=True)
+        .distinct()
+    )
+    for account in accounts:
+        newest = (
+            Statement.objects.filter(
+                account=account, closing_balance__isnull=False, closing_date__isnull=False
+            )
+            .order_by("-closing_date", "-sequence", "-pk")
+            .first()
+        )
+        ledger = ledger_bank_balance(currency=newest.currency, as_of=newest.closing_date)
+        rows.append(
+            {
+                "account": account,
+                "currency": newest.currency,
+                "date": newest.closing_date,
+                "bank": newest.closing_balance,
+                "ledger": ledger,
+                "drift": ledger - newest.closing_balance,
+            }
+        )
+    return rows
+
+
+def bank_alert_problems() -> list[str]:
+    """What /healthz/ and the admin report: the bank alerts staff have not cleared yet."""
+    return [f"BANK ALERT #{alert.pk} {alert.reason}: {alert.detail}" for alert in bank_alerts_open()[:20]]
+
+
+def bank_drift_problems() -> list[str]:
+    """What ledger_check reports: drift recomputed now, whatever was cleared, and open alerts."""
+    problems = [
+        f"BANK DRIFT {row['account']} {row['currency']} on {row['date']}: ledger {row['ledger']}, "
+        f"bank {row['bank']}, drift {row['drift']}"
+        for row in bank_drift_now()
+        if row["drift"]
+    ]
+    return problems + bank_alert_problems()
+
+
+def _rf_valid(reference: str) -> bool:
+    """ISO 11649: the reference with its first four characters moved to the end, letters as
+    numbers (A=10 .. Z=35), leaves 1 when divided by 97."""
+    rearranged = reference[4:] + reference[:4]
+    return int("".join(str(int(char, 36)) for char in rearranged)) % 97 == 1
+
+
+def brand_for_reference(text: str) -> Brand | None:
+    """The brand whose funding reference the remittance carries, spaces and case aside; a reference
+    with wrong check digits (a typo) names no brand."""
+    compact = re.sub(r"\s+", "", text or "").upper()
+    for found in _REFERENCE.finditer(compact):
+        reference = found.group(0)
+        if not _rf_valid(reference):
+            continue
+        brand = Brand.objects.filter(funding_reference__reference=reference).first()
+        if brand is not None:
+            return brand
+    return None
+
+
+def deposits_evidence(*, brand: Brand, limit: int = 50) -> list[StatementLine]:
+    """The brand's deposits as the bank booked them: the platform statement line behind each."""
+    return list(
+        StatementLine.objects.filter(brand=brand, kind=Kind.DEPOSIT, state=State.MATCHED)
+        .select_related("statement")
+        .order_by("-booking_date", "-pk")[:limit]
+    )
+
+
+def payouts_evidence(payouts: list[Payout]) -> None:
+    """Each payout gets `bank_line` (the debit that paid it) and `bank_return` (the credit that
+    brought it back), the platform statement lines that prove what happened to it; one query."""
+    by_payout = defaultdict(dict)
+    for line in (
+        StatementLine.objects.filter(payout__in=[p.pk for p in payouts], state=State.MATCHED)
+        .exclude(kind=Kind.BATCH)
+        .order_by("pk")
+    ):
+        by_payout[line.payout_id].setdefault("bank_return" if line.credit else "bank_line", line)
+    for payout in payouts:
+        payout.bank_line = by_payout[payout.pk].get("bank_line")
+        payout.bank_return = by_payout[payout.pk].get("bank_return")
+
+
+@dataclass(frozen=True)
+class ComparedTransfer:
+    booking_date: datetime.date | None
+    amount: int
+    currency: str
+    reference: str
+    arrived: StatementLine | None
+
+
+COMPARE_DAYS = 7  # a SEPA transfer is booked on our side within a few banking days
+
+
+def statement_compare(*, brand: Brand, parsed) -> list[ComparedTransfer]:
+    """The brand's own statement (already read) against what the platform's bank booked: each
+    transfer to us with the brand's reference, and the deposit line that shows it arrived, or none.
+    Reads only: a brand's file is never the bank's word on anything."""
+    sent = [
+        line
+        for block in parsed.statements
+        for line in block.lines
+        if not line.credit and line.entry_status == "BOOK" and brand_for_reference(line.reference) == brand
+    ]
+    deposits = list(
+        StatementLine.objects.filter(brand=brand, kind=Kind.DEPOSIT, state=State.MATCHED).order_by(
+            "booking_date", "pk"
+        )
+    )
+    used = set()
+    result = []
+    for line in sorted(sent, key=lambda found: (found.booking_date or datetime.date.min, found.amount)):
+        arrived = None
+        for deposit in deposits:
+            if deposit.pk in used or (deposit.amount, deposit.currency) != (line.amount, line.currency):
+                continue
+            if line.end_to_end_id and deposit.end_to_end_id and line.end_to_end_id != deposit.end_to_end_id:
+                continue
+            if line.booking_date and deposit.booking_date:
+                days = (deposit.booking_date - line.booking_date).days
+                if not -1 <= days <= COMPARE_DAYS:
+                    continue
+            arrived = deposit
+            used.add(deposit.pk)
+            break
+        result.append(
+            ComparedTransfer(line.booking_date, line.amount, line.currency, line.reference[:140], arrived)
+        )
+    return result

@@ -9,3 +9,7 @@ def statement_import_task(import_id: int) -> None:
 
 def payouts_unreconciled_flag_task() -> int:
     return reconciliation.payouts_unreconciled_flag()
+
+
+def bank_statements_fetch_task() -> int:
+    return len(reconciliation.bank_statements_fetch())

@@ -1,31 +1,28 @@
-"""The brand's reconciliation dashboard, its HTMX fragments, the CSV export and the statement API."""
+"""The brand's reconciliation dashboard, its HTMX fragments, the CSV export and "compare with my
+bank statement". Nothing here books money: statements arrive through the bank's channel
+(payouts.reconciliation) and exceptions are resolved by platform staff (payouts.admin)."""
 
 import csv
 import datetime
 
-from django.conf import settings
-from django.contrib import messages
-from django.http import Http404, StreamingHttpResponse
-from django.shortcuts import redirect, render
+from django.http import StreamingHttpResponse
+from django.shortcuts import render
 from django.urls import path
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
-from rest_framework.parsers import BaseParser
-from rest_framework.response import Response
 
 from campaigns import roles
 from campaigns.access import brand_member_required
-from campaigns.models import Brand, Campaign
-from joyback.api.framework import ApiError, ApiView
+from campaigns.models import Campaign
 from joyback.money import MoneyError, from_major
 from payouts import reconciliation
 from payouts import reconciliation_selectors as selectors
+from payouts.iso20022.camt import camt_read
 from payouts.iso20022.types import SchemaError
-from payouts.models import Payout, PayoutScheme, PayoutStatus, ResolutionAction
+from payouts.models import PayoutScheme, PayoutStatus
 
-UPLOAD_MAX_BYTES = 300 * 1024 * 1024
+# A brand's own statement is read in the request, to compare; months of a business account fit.
+COMPARE_MAX_BYTES = 20 * 1024 * 1024
 
 
 def _filters(request) -> tuple[selectors.PayoutFilters, list[str]]:
@@ -80,15 +77,13 @@ def _context(request, **extra):
     return {
         "brand": brand,
         "membership": request.membership,
-        "can_resolve": request.membership.role in roles.FUND,
         **dict(zip(("tiles", "drift"), selectors.dashboard_numbers(brand=brand), strict=True)),
         "exceptions": selectors.exceptions_open(brand=brand),
         "resolved": selectors.exceptions_resolved(brand=brand),
-        "imports": selectors.statement_imports(brand=brand),
+        "deposits": selectors.deposits_evidence(brand=brand),
         "charts": selectors.campaign_spend(brand=brand),
         "deposit_reference": reconciliation.brand_deposit_reference(brand),
-        "sandbox": settings.SANDBOX,
-        "actions": ResolutionAction.choices,
+        "can_compare": request.membership.role in roles.FUND,
         **_table_context(request),
         **extra,
     }
@@ -140,91 +135,31 @@ def payouts_export(request):
 
 @brand_member_required(roles.FUND)
 @require_POST
-def statement_upload(request):
+def statement_compare(request):
+    """The brand's own statement against the platform's: read, compared, shown, and forgotten."""
     upload = request.FILES.get("statement")
+    problem = None
+    compared = []
     if upload is None:
-        messages.error(request, _("Choose a camt.053 or camt.054 file to upload."))
-        return redirect("payouts:reconciliation", request.brand.slug)
-    if upload.size > UPLOAD_MAX_BYTES:
-        messages.error(request, _("The file is too large."))
-        return redirect("payouts:reconciliation", request.brand.slug)
-    try:
-        job = reconciliation.statement_import_create(
-            data=upload.read(), filename=upload.name, brand=request.brand, uploaded_by=request.user
-        )
-    except SchemaError as refused:
-        messages.error(request, str(refused))
-        return redirect("payouts:reconciliation", request.brand.slug)
-    if job.status == "failed":
-        messages.error(request, job.error)
-    elif job.status == "done":
-        messages.success(
-            request,
-            _("%(name)s imported: %(new)s new lines, %(matched)s matched, %(exceptions)s exceptions.")
-            % {
-                "name": job.filename,
-                "new": job.new_lines,
-                "matched": job.matched,
-                "exceptions": job.exceptions,
-            },
-        )
+        problem = _("Choose a camt.053 or camt.054 file of your bank account.")
+    elif upload.size > COMPARE_MAX_BYTES:
+        problem = _("The file is too large to compare here (at most %(mb)s MB).") % {
+            "mb": COMPARE_MAX_BYTES // 2**20
+        }
     else:
-        messages.info(request, _("%(name)s is being imported in the background.") % {"name": job.filename})
-    return redirect("payouts:reconciliation", request.brand.slug)
-
-
-@brand_member_required()
-@require_GET
-def statement_import_status(request, statement_id: int):
-    job = selectors.statement_import_get_for_brand(brand=request.brand, import_id=statement_id)
-    if job is None:
-        raise Http404("No such import")
-    return render(request, "payouts/reconciliation/_import.html", {"job": job, "brand": request.brand})
-
-
-@brand_member_required(roles.FUND)
-@require_POST
-def exception_resolve(request, exception_id: int):
-    exception = selectors.exception_get_for_brand(brand=request.brand, exception_id=exception_id)
-    if exception is None:
-        raise Http404("No such exception")
-    payout = None
-    wanted = request.POST.get("payout", "").strip()
-    if wanted:
-        payouts = Payout.objects.filter(brand=request.brand)
-        payout = (
-            payouts.filter(pk=int(wanted)).first()
-            if wanted.isdecimal()
-            else payouts.filter(end_to_end_id=wanted.upper()).first()
-        )
-        if payout is None:
-            messages.error(request, _("No payout of this brand is %(ref)s.") % {"ref": wanted[:40]})
-            return redirect("payouts:reconciliation", request.brand.slug)
-    try:
-        reconciliation.exception_resolve(
-            exception=exception,
-            action=request.POST.get("action", ""),
-            actor=request.user,
-            payout=payout,
-            note=request.POST.get("note", "")[:500],
-        )
-    except reconciliation.ReconciliationRefused as refused:
-        messages.error(request, refused.message)
-    else:
-        messages.success(request, _("Exception resolved."))
+        try:
+            compared = selectors.statement_compare(brand=request.brand, parsed=camt_read(upload.read()))
+        except SchemaError as refused:
+            problem = str(refused)
+    context = {
+        "brand": request.brand,
+        "compared": compared,
+        "compare_problem": problem,
+        "compared_file": upload.name if upload else "",
+    }
     if request.htmx:
-        return render(request, "payouts/reconciliation/page.html#live", _context(request))
-    return redirect("payouts:reconciliation", request.brand.slug)
-
-
-@brand_member_required(roles.FUND)
-@require_POST
-def sandbox_import(request):
-    if not settings.SANDBOX:
-        raise Http404("Only in the sandbox")
-    jobs = reconciliation.sandbox_statements_import(uploaded_by=request.user)
-    messages.success(request, _("%(count)s sandbox bank messages imported.") % {"count": len(jobs)})
-    return redirect("payouts:reconciliation", request.brand.slug)
+        return render(request, "payouts/reconciliation/_compare.html", context)
+    return render(request, "payouts/reconciliation/page.html", _context(request, **context))
 
 
 def brand_pages():
@@ -232,79 +167,5 @@ def brand_pages():
     return [
         path("reconciliation/", reconciliation_page, name="reconciliation"),
         path("reconciliation/payouts.csv", payouts_export, name="reconciliation_csv"),
-        path("reconciliation/statements/", statement_upload, name="statement_upload"),
-        path(
-            "reconciliation/statements/<int:statement_id>/", statement_import_status, name="statement_import"
-        ),
-        path(
-            "reconciliation/exceptions/<int:exception_id>/resolve/",
-            exception_resolve,
-            name="exception_resolve",
-        ),
-        path("reconciliation/sandbox-import/", sandbox_import, name="sandbox_import"),
+        path("reconciliation/statements/", statement_compare, name="statement_compare"),
     ]
-
-
-# The API: POST /api/v1/statements with the XML file as the body.
-
-
-class XmlBodyParser(BaseParser):
-    media_type = "*/*"
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        return stream.read(UPLOAD_MAX_BYTES + 1)
-
-
-class StatementImportOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    status = serializers.CharField()
-    message = serializers.CharField()
-    total = serializers.IntegerField()
-    new_lines = serializers.IntegerField()
-    known_lines = serializers.IntegerField()
-    matched = serializers.IntegerField()
-    exceptions = serializers.IntegerField()
-    error = serializers.CharField()
-    error_line = serializers.IntegerField(allow_null=True)
-
-
-class StatementImportApi(ApiView):
-    """Post a camt.053 or camt.054 file (the raw XML as the body); large files import in the
-    background: poll GET /api/v1/statements/<id>."""
-
-    scopes = {"POST": "payouts"}
-    parser_classes = [XmlBodyParser]
-
-    @extend_schema(operation_id="statements_import", request=bytes, responses=StatementImportOutput)
-    def post(self, request):
-        data = request.data if isinstance(request.data, bytes) else b""
-        if len(data) > UPLOAD_MAX_BYTES:
-            raise ApiError("statement_too_large", _("The file is too large."), status_code=413)
-        brand = Brand.objects.get(pk=request.auth.brand_id)
-        try:
-            job = reconciliation.statement_import_create(
-                data=data, filename=request.headers.get("X-Filename", "api.xml"), brand=brand, source="api"
-            )
-        except SchemaError as refused:
-            raise ApiError("statement_invalid", str(refused), field="body", status_code=422) from None
-        if job.status == "failed":
-            raise ApiError("statement_invalid", job.error, field="body", status_code=422)
-        return Response(StatementImportOutput(job).data, status=201 if job.status == "done" else 202)
-
-
-class StatementImportStatusApi(ApiView):
-    scopes = {"GET": "payouts"}
-
-    @extend_schema(operation_id="statements_get", responses=StatementImportOutput)
-    def get(self, request, import_id: int):
-        brand = Brand.objects.get(pk=request.auth.brand_id)
-        job = selectors.statement_import_get_for_brand(brand=brand, import_id=import_id)
-        if job is None:
-            raise Http404
-        return Response(StatementImportOutput(job).data)
-
-
-urlpatterns = [
-    path("statements", StatementImportApi.as_view(), name="api_statements"),
-    path("statements/<int:import_id>", StatementImportStatusApi.as_view(), name="api_statement"),
-]

@@ -54,6 +54,7 @@ from payouts.models import (
     VopResult,
 )
 from payouts.rails import BankAccount
+from payouts.reconciliation_selectors import payouts_paused
 from payouts.selectors import (
     brand_confirmed_funds,
     brand_paid_account_before,
@@ -625,6 +626,13 @@ def payout_submit(*, payout_id: int) -> Payout:
         return payout
     if payout.status != PayoutStatus.PAYEE_VERIFIED or payout.scheme == PayoutScheme.SEPA:
         return payout  # batch SEPA transfers leave with the next pain.001 file
+    if payouts_paused():
+        # The ledger's bank and the bank's statement disagree: nothing leaves until staff clear
+        # the alert; the sweep comes back for this payout.
+        Payout.objects.filter(pk=payout.pk).update(
+            next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS)
+        )
+        return payout
     crash_point("before_claim")
     # The claim is committed before anything leaves: from here on the payout is "sent" as far as
     # every other worker knows, and only a status query may decide it was not.
@@ -1381,6 +1389,8 @@ def _transfer(payout: Payout) -> CreditTransfer:
 def payment_batch_build(*, currency: str = "EUR", now=None) -> list[PaymentBatch]:
     """Put every verified SEPA batch payout into pain.001 files (split at the bank's cap)."""
     now = now or timezone.now()
+    if payouts_paused():
+        return []  # as for a single payout: nothing leaves while the bank and the ledger disagree
     with transaction.atomic(durable=True):
         payouts = list(
             Payout.objects.select_for_update(skip_locked=True)

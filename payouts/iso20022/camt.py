@@ -71,6 +71,8 @@ class StatementBlock:
     closing_balance: int | None = None
     closing_date: datetime.date | None = None
     lines: list[Line] = field(default_factory=list)
+    # The booked entries' amounts, signed (credits in): what closing minus opening must be.
+    booked_total: int = 0
 
 
 @dataclass
@@ -189,6 +191,7 @@ class _Reader:
         ns = "{" + namespace(message) + "}"
         self.ns = ns
         self.v02 = message.endswith(".02")
+        self.booked = 0  # the current statement's booked entries, signed
 
         def q(path: str) -> str:
             return "/".join(ns + part if part[0].isalpha() else part for part in path.split("/"))
@@ -250,6 +253,8 @@ class _Reader:
         entry_ref = text(children, "AcctSvcrRef")
         sub_family = text(children, "BkTxCd/Domn/Fmly/SubFmlyCd")
         entry_info = text(children, "AddtlNtryInf")
+        if status == "BOOK":
+            self.booked += amount if credit else -amount
         batch_msg_id = ""
         batch_pmt_inf_id = ""
         details = []
@@ -415,8 +420,11 @@ def camt_read(data: bytes, *, progress: Callable[[int], None] | None = None) -> 
                 while element.getprevious() is not None and element.getprevious().tag == entry_tag:
                     parent.remove(element.getprevious())
             elif tag == statement_tag:
-                blocks.append(StatementBlock(statement_id="", account="", lines=pending))
+                blocks.append(
+                    StatementBlock(statement_id="", account="", lines=pending, booked_total=reader.booked)
+                )
                 pending = []
+                reader.booked = 0
                 reader.header(element, blocks[-1])
                 element.clear(keep_tail=False)
             elif tag == msg_id_tag and not msg_id and element.getparent().tag == ns + "GrpHdr":

@@ -218,6 +218,8 @@ def returns_due() -> int:
                 returned_at=now
             ):
                 _event_add(payment, "payment.returned", _return_reason(payment))
+                # The money back on the platform's account: the bank reports it like any booking.
+                notification_issue(payment=payment, returned=True, reason_code=_return_reason(payment))
                 returned += 1
     return returned
 

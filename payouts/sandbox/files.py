@@ -104,3 +104,36 @@ def notification_issue(*, payment: SandboxBankPayment, returned: bool = False, r
     except Iso20022Error:
         return  # an account the writer cannot describe (non-IBAN): the event feed still tells
     SandboxBankMessage.objects.create(kind="camt.054.001.08", msg_id=msg_id, xml=xml)
+
+
+def incoming_transfer_issue(*, amount: int, remittance: str) -> SandboxBankMessage:
+    """Money arriving on the platform's euro account (a brand funding its balance): the camt.054
+    credit notification the bank sends, which the bank channel's fetch then imports. Nothing is
+    booked here: the ledger learns of it from the bank's message, like any other deposit."""
+    today = timezone.localdate()
+    reference = "SBXIN" + secrets.token_hex(10).upper()
+    entry = Entry(
+        amount_minor=amount,
+        currency="EUR",
+        credit=True,
+        booking_date=today,
+        value_date=today,
+        account_servicer_ref=reference,
+        family="RCDT",
+        sub_family="ESCT",
+        details=(EntryDetail(end_to_end_id=reference, amount_minor=amount, remittance=remittance),),
+    )
+    msg_id = _message_id("NTF")
+    xml = camt054_xml(
+        msg_id=msg_id, created_at=timezone.now(), account_iban=settings.PAYOUT_DEBTOR_IBAN, entries=[entry]
+    )
+    return SandboxBankMessage.objects.create(kind="camt.054.001.08", msg_id=msg_id, xml=xml)
+
+
+def brand_transfer_arrive(*, brand, amount: int) -> None:
+    """A brand's transfer with its funding reference reaches the sandbox bank, which reports it;
+    the bank channel's fetch (the schedule's, done at once here) books the deposit."""
+    from payouts.reconciliation import bank_statements_fetch, brand_deposit_reference
+
+    incoming_transfer_issue(amount=amount, remittance=f"{brand.name} {brand_deposit_reference(brand)}")
+    bank_statements_fetch()

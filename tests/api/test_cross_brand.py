@@ -35,7 +35,6 @@ MAKERS = {
     "campaign_id": lambda brand, api, base: base["campaign_id"],
     "claim_id": lambda brand, api, base: base["claim"]["id"],
     "participant_id": lambda brand, api, base: base["claim"]["participant_id"],
-    "import_id": lambda brand, api, base: statement_import(brand),
     "payout_id": lambda brand, api, base: standalone_payout(brand, api),
     "event_id": lambda brand, api, base: base["event_id"],
 }
@@ -45,12 +44,6 @@ def standalone_payout(brand, api) -> int:
     brand_deposit_record(brand=brand, amount=20_00, currency="EUR", bank_reference=f"PAY-{brand.slug}")
     payee = {"name": "Mo Manual", "email": "mo@example.com", "iban": "DE89370400440532013000"}
     return api.post("payouts", {"amount": 10_00, "currency": "EUR", "payee": payee}).json()["id"]
-
-
-def statement_import(brand) -> int:
-    from payouts.models import StatementImport
-
-    return StatementImport.objects.create(brand=brand, source="api", data=b"<x/>", sha256="0" * 64).pk
 
 
 @pytest.fixture

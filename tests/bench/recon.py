@@ -52,7 +52,7 @@ def _import_seconds(data: bytes, brand) -> tuple[float, object]:
     from payouts.reconciliation import statement_import_create, statement_import_run
 
     began = time.perf_counter()
-    job = statement_import_create(data=data, filename="bench.xml", brand=brand, source="command")
+    job = statement_import_create(data=data, filename="bench.xml", channel="folder")
     if job.status == "queued":
         job = statement_import_run(import_id=job.pk)
     seconds = time.perf_counter() - began

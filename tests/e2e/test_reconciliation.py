@@ -1,44 +1,77 @@
-"""Alice uploads a bank statement in a real browser and watches the exceptions queue fill and empty."""
+"""Sam from treasury uploads the bank's statement in the admin of a real browser; it books nothing
+until Tara, a second staff member, approves it there."""
 
 import pytest
 
-from campaigns.services import brand_deposit_record
+from joyback.ledger.models import Account, AccountKind
+from payouts import reconciliation
+from payouts.models import StatementImport
 from tests.conftest import PASSWORD
-from tests.payouts.camt_fixtures import Ntry, Tx, camt053
+from tests.payouts.camt_fixtures import Ntry, camt053
+from tests.payouts.conftest import staff_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+BANK_PERMISSIONS = ("statement_upload", "statement_approve", "exception_resolve")
 
 
-def test_a_statement_upload_fills_the_exceptions_queue(
-    live_server, page, screenshot, alice, alpaca, tmp_path
+def admin_login(browser, live_server, email):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/payouts/statementimport/")
+    page.locator("input[name=username]").fill(email)
+    page.locator("input[name=password]").fill(PASSWORD)
+    page.locator("input[type=submit]").click()
+    page.wait_for_url(f"{live_server.url}/admin/payouts/statementimport/")
+    return page
+
+
+def funded(brand) -> int:
+    account = Account.objects.filter(kind=AccountKind.BRAND_FUNDING, brand_id=brand.pk).first()
+    return account.balance if account else 0
+
+
+def test_staff_upload_books_only_once_a_second_person_approves(
+    browser, live_server, screenshot, make_user, alpaca, tmp_path
 ):
-    brand_deposit_record(brand=alpaca, amount=100_00, currency="EUR", bank_reference="E2E-FUND")
-    statement = tmp_path / "camt053.xml"
+    staff_user(make_user, "sam@joyback.example", *BANK_PERMISSIONS)
+    staff_user(make_user, "tara@joyback.example", *BANK_PERMISSIONS)
+    reference = reconciliation.brand_deposit_reference(alpaca)
+    statement = tmp_path / "camt053-from-the-bank.xml"
     statement.write_bytes(
         camt053(
             [
-                Ntry(amount=12_00, ref="E2E-UNKNOWN", txs=[Tx("JBNOBODYKNOWSTHIS", 12_00)]),
+                Ntry(amount=250_00, credit=True, ref="E2E-DEPOSIT", remittance=f"Alpaca top-up {reference}"),
                 Ntry(amount=3_50, ref="E2E-FEE", info="Account fee"),
-            ]
+            ],
+            opening=0,
         )
     )
-    page.goto(f"{live_server.url}/accounts/login/?next=/brands/alpaca/reconciliation/")
-    page.get_by_label("Email").fill("alice@alpaca.example")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
-    page.wait_for_url(f"{live_server.url}/brands/alpaca/reconciliation/")
-    assert page.get_by_role("heading", name="Reconciliation").is_visible()
 
-    page.locator("input[name=statement]").set_input_files(str(statement))
-    page.get_by_role("button", name="Upload statement").click()
+    sam = admin_login(browser, live_server, "sam@joyback.example")
+    sam.get_by_role("link", name="Upload a bank statement").click()
+    sam.locator("input[name=statement]").set_input_files(str(statement))
+    sam.get_by_role("button", name="Upload for approval").click()
+    sam.wait_for_selector("text=waiting for a second person's approval")
+    assert sam.get_by_text("You uploaded this statement: a second staff member must approve it.").is_visible()
+    assert sam.get_by_role("button", name="Approve and import").count() == 0
+    screenshot(sam, "bank-statement-01-uploaded-awaiting")
+    assert funded(alpaca) == 0
 
-    page.wait_for_selector("#exceptions tr.exception")
-    assert page.locator("#exceptions tr.exception").count() == 2
-    assert page.get_by_text("Account fee").first.is_visible()
-    screenshot(page, "reconciliation-01-exceptions")
+    tara = admin_login(browser, live_server, "tara@joyback.example")
+    tara.get_by_role("link", name="camt053-from-the-bank.xml").click()
+    screenshot(tara, "bank-statement-02-second-person")
+    tara.get_by_role("button", name="Approve and import").click()
+    tara.wait_for_selector(".messagelist")
+    screenshot(tara, "bank-statement-03-approved")
+    assert tara.get_by_text("Approved and imported: 1 matched, 1 exceptions.").is_visible()
 
-    fee = page.locator("#exceptions tr.exception", has_text="Account fee")
-    fee.locator("select[name=action]").select_option("suspense")
-    fee.get_by_role("button", name="Resolve").click()
-    page.wait_for_function("document.querySelectorAll('#exceptions tr.exception').length === 1")
-    screenshot(page, "reconciliation-02-resolved")
+    assert funded(alpaca) == 250_00
+    job = StatementImport.objects.get()
+    assert (job.uploaded_by.email, job.approved_by.email, job.status) == (
+        "sam@joyback.example",
+        "tara@joyback.example",
+        "done",
+    )
+    sam.context.close()
+    tara.context.close()

@@ -75,7 +75,15 @@ def _entry(entry: Ntry, version: str, day: str) -> str:
 
 
 def camt053(
-    entries, *, version="08", msg_id="STMT-1", opening=1_000_000, day=None, closing=None, seq=1
+    entries,
+    *,
+    version="08",
+    msg_id="STMT-1",
+    opening=1_000_000,
+    day=None,
+    closing=None,
+    seq=1,
+    account=ACCOUNT,
 ) -> bytes:
     day = (day or timezone.localdate()).isoformat()
     if closing is None:
@@ -94,7 +102,7 @@ def camt053(
         f'<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.{version}"><BkToCstmrStmt>\n'
         f"<GrpHdr><MsgId>{msg_id}</MsgId><CreDtTm>{day}T22:00:00</CreDtTm></GrpHdr>\n"
         f"<Stmt><Id>{msg_id}-1</Id><ElctrncSeqNb>{seq}</ElctrncSeqNb><CreDtTm>{day}T22:00:00</CreDtTm>\n"
-        f"<Acct><Id><IBAN>{ACCOUNT}</IBAN></Id><Ccy>EUR</Ccy></Acct>\n"
+        f"<Acct><Id><IBAN>{account}</IBAN></Id><Ccy>EUR</Ccy></Acct>\n"
         + balance("OPBD", opening)
         + balance("CLBD", closing)
         + "\n"
@@ -103,7 +111,7 @@ def camt053(
     ).encode()
 
 
-def camt054(entries, *, version="08", msg_id="NTF-1", day=None) -> bytes:
+def camt054(entries, *, version="08", msg_id="NTF-1", day=None, account=ACCOUNT) -> bytes:
     day = (day or timezone.localdate()).isoformat()
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -111,7 +119,7 @@ def camt054(entries, *, version="08", msg_id="NTF-1", day=None) -> bytes:
         f"<GrpHdr><MsgId>{msg_id}</MsgId><CreDtTm>{day}T10:00:00</CreDtTm></GrpHdr>\n"
         f"<Ntfctn><Id>{msg_id}-1</Id>"
         + (f"<CreDtTm>{day}T10:00:00</CreDtTm>" if version == "02" else "")
-        + f"<Acct><Id><IBAN>{ACCOUNT}</IBAN></Id></Acct>\n"
+        + f"<Acct><Id><IBAN>{account}</IBAN></Id></Acct>\n"
         + "".join(_entry(e, version, day) for e in entries)
         + "</Ntfctn></BkToCstmrDbtCdtNtfctn></Document>\n"
     ).encode()

@@ -58,3 +58,35 @@ def owed(client, summer, django_capture_on_commit_callbacks):
 def _no_crash_left():
     yield
     _crash_at.clear()
+
+
+def staff_user(make_user, email, *codenames):
+    from django.contrib.auth.models import Permission
+
+    user = make_user(email, is_staff=True, first_name=email.split("@")[0].title())
+    user.user_permissions.add(
+        *Permission.objects.filter(content_type__app_label="payouts", codename__in=codenames)
+    )
+    return type(user).objects.get(pk=user.pk)  # permissions are cached per instance
+
+
+@pytest.fixture
+def sam(make_user):
+    """Platform staff in treasury: uploads the bank's statements and resolves exceptions."""
+    return staff_user(
+        make_user, "sam@joyback.example", "statement_upload", "statement_approve", "exception_resolve"
+    )
+
+
+@pytest.fixture
+def tara(make_user):
+    """Platform staff, the second person: approves Sam's uploads and resolutions."""
+    return staff_user(
+        make_user, "tara@joyback.example", "statement_upload", "statement_approve", "exception_resolve"
+    )
+
+
+@pytest.fixture
+def drew(make_user):
+    """Staff without the bank permissions (support): sees the admin, books nothing."""
+    return staff_user(make_user, "drew@joyback.example")

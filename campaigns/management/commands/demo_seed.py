@@ -1,21 +1,20 @@
-"""Seed the demo: an admin, a demo brand (verified) with one member per role, and a funded balance.
+"""Seed the demo: an admin, a demo brand (verified) with one member per role, and its campaigns as drafts.
 
-Safe to run again: it finds what exists instead of adding a second copy.
+The brand's money arrives as it would in production, through the bank: `demo_funding` (payouts)
+has the sandbox bank receive the brand's transfer, fetches the bank's feed, funds the campaigns
+and puts them live. Safe to run again: it finds what exists instead of adding a second copy.
 """
 
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from campaigns.models import Brand, Campaign, CampaignStatus, Package, Role
+from campaigns.models import Brand, Campaign, Package, Role
 from campaigns.services import (
     brand_create,
-    brand_deposit_record,
     brand_legal_details_save,
     brand_verify,
     campaign_create,
-    campaign_fund,
-    campaign_transition,
     member_add,
 )
 
@@ -39,7 +38,7 @@ def user_get_or_create(email: str, **extra):
 
 
 class Command(BaseCommand):
-    help = "Create the demo brand, its members and an admin (idempotent)."
+    help = "Create the demo brand, its members, its draft campaigns and an admin (idempotent)."
 
     def handle(self, *args, **options):
         User = get_user_model()
@@ -61,11 +60,10 @@ class Command(BaseCommand):
             brand = brand_verify(brand=brand, actor=admin, note="Demo brand, seeded")
         for role in (Role.FINANCE, Role.MARKETER, Role.VIEWER):
             member_add(brand=brand, user=user_get_or_create(f"{role}@demo.localhost"), role=role)
-        brand_deposit_record(brand=brand, amount=10_000_00, currency="EUR", bank_reference="DEMO-DEPOSIT-1")
         for slug, package, name, headline in DEMO_CAMPAIGNS:
             if Campaign.objects.filter(slug=slug).exists():
                 continue
-            campaign = campaign_create(
+            campaign_create(
                 brand=brand,
                 slug=slug,
                 name=name,
@@ -76,8 +74,6 @@ class Command(BaseCommand):
                 headline=headline,
                 description="Demo campaign: sandbox providers stand in for TikTok, WhatsApp and the bank.",
             )
-            campaign_fund(campaign=campaign, amount=1_000_00, idempotency_key=f"demo-fund:{slug}")
-            campaign_transition(campaign=campaign, to=CampaignStatus.LIVE)
         self.stdout.write(self.style.SUCCESS("Demo ready."))
         self.stdout.write(f"  admin:  {ADMIN_EMAIL} / {DEMO_PASSWORD}")
         for role in Role:

@@ -1,11 +1,14 @@
-"""Import every camt.053 / camt.054 file in a folder as the platform's own statements."""
+"""Import every camt.053 / camt.054 file in the bank's drop folder as the platform's own statements.
+
+The folder is the bank's channel: only the bank (its file transfer) writes to it. The scheduled
+fetch reads BANK_DROP_FOLDER every minute; this command reads a folder now."""
 
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from payouts.iso20022.types import SchemaError
-from payouts.reconciliation import statement_import_create, statement_import_run
+from payouts.reconciliation import Channel, statement_import_create, statement_import_run
 
 
 class Command(BaseCommand):
@@ -21,7 +24,9 @@ class Command(BaseCommand):
         refused = 0
         for path in sorted(p for p in root.iterdir() if p.is_file() and p.suffix.lower() == ".xml"):
             try:
-                job = statement_import_create(data=path.read_bytes(), filename=path.name, source="command")
+                job = statement_import_create(
+                    data=path.read_bytes(), filename=path.name, channel=Channel.FOLDER
+                )
             except SchemaError as error:
                 self.stderr.write(f"{path.name}: {error}")
                 refused += 1

@@ -1,0 +1,424 @@
+"""Money moves only on the bank's word: each attack a brand user could try, refused with nothing
+booked and nothing paid; the channels that do book (the bank's feed, its drop folder, a staff
+upload a second staff member approves); and deposits keyed by the account they reached."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from joyback.api.services import api_key_create
+from joyback.ledger.models import Account, AccountKind, Entry, Transaction
+from payouts import reconciliation
+from payouts.models import (
+    Payout,
+    ReconciliationException,
+    SandboxBankPayment,
+    StatementImport,
+    StatementLine,
+)
+from payouts.reconciliation import ReconciliationRefused
+from payouts.sandbox.files import incoming_transfer_issue
+from tests.payouts.camt_fixtures import Ntry, camt053, camt054, paid, returned
+
+pytestmark = pytest.mark.django_db
+OTHER_ACCOUNT = "DE75512108001245126199"
+
+
+def ledger_state():
+    return (Transaction.objects.count(), Entry.objects.count(), StatementLine.objects.count())
+
+
+def funding(brand) -> int:
+    account = Account.objects.filter(kind=AccountKind.BRAND_FUNDING, brand_id=brand.pk).first()
+    return account.balance if account else 0
+
+
+def brand_upload(client, brand, data):
+    """What a brand's finance member posts to the reconciliation page's statement form (the path
+    that once imported the file and booked it)."""
+    return client.post(
+        f"/brands/{brand.slug}/reconciliation/statements/",
+        {"statement": SimpleUploadedFile("statement.xml", data, content_type="application/xml")},
+    )
+
+
+def feed(data):
+    return reconciliation.statement_import_create(data=data, filename="bank.xml", channel="feed")
+
+
+# The attacks.
+
+
+def test_a_made_up_deposit_uploaded_by_a_brand_books_nothing(client, fiona, alpaca):
+    reference = reconciliation.brand_deposit_reference(alpaca)
+    made_up = camt053([Ntry(amount=500_00, credit=True, ref="FAKE-1", remittance=reference)], opening=0)
+    before = ledger_state()
+    client.force_login(fiona)
+
+    response = brand_upload(client, alpaca, made_up)
+
+    assert response.status_code == 200 and "Nothing was booked" in response.content.decode()
+    assert funding(alpaca) == 0
+    assert ledger_state() == before and StatementImport.objects.count() == 0
+
+
+def test_a_made_up_return_and_pay_again_pays_nobody_twice(owed, client, fiona, alpaca):
+    owed()
+    payout = Payout.objects.get()
+    assert payout.status == "settled"
+    before = ledger_state()
+    client.force_login(fiona)
+
+    brand_upload(client, alpaca, camt053([returned(payout, "AC04")]))
+    client.post(f"/brands/{alpaca.slug}/payouts/{payout.pk}/action/", {"action": "retry"})
+
+    payout.refresh_from_db()
+    assert payout.status == "settled"
+    assert Payout.objects.count() == 1 and SandboxBankPayment.objects.count() == 1
+    assert ledger_state() == before
+
+
+def test_a_brand_cannot_squat_another_brands_bank_reference(client, bob, alpaca, bison):
+    squat = camt053(
+        [
+            Ntry(
+                amount=1_00,
+                credit=True,
+                ref="BANK-REF-OF-ALPACA",
+                remittance=reconciliation.brand_deposit_reference(bison),
+            )
+        ]
+    )
+    client.force_login(bob)
+    brand_upload(client, bison, squat)
+
+    job = feed(
+        camt054(
+            [
+                Ntry(
+                    amount=800_00,
+                    credit=True,
+                    ref="BANK-REF-OF-ALPACA",
+                    remittance=reconciliation.brand_deposit_reference(alpaca),
+                )
+            ]
+        )
+    )
+
+    assert (job.status, job.matched, job.exceptions) == ("done", 1, 0)
+    assert (funding(alpaca), funding(bison)) == (800_00, 0)
+
+
+def test_the_same_bank_reference_on_two_of_the_platforms_accounts_books_both(alpaca, bison):
+    for brand, account in ((alpaca, reconciliation_account()), (bison, OTHER_ACCOUNT)):
+        feed(
+            camt054(
+                [
+                    Ntry(
+                        amount=100_00,
+                        credit=True,
+                        ref="SAME-REF",
+                        remittance=reconciliation.brand_deposit_reference(brand),
+                    )
+                ],
+                msg_id=f"NTF-{brand.slug}",
+                account=account,
+            )
+        )
+
+    assert (funding(alpaca), funding(bison)) == (100_00, 100_00)
+
+
+def reconciliation_account():
+    from tests.payouts.camt_fixtures import ACCOUNT
+
+    return ACCOUNT
+
+
+def test_a_credit_with_no_brands_reference_is_an_exception_for_staff_never_a_brands_money(
+    client, fiona, alpaca
+):
+    reference = reconciliation.brand_deposit_reference(alpaca)
+    typo = reference[:-1] + ("A" if reference[-1] != "A" else "B")  # its check digits no longer hold
+    job = feed(
+        camt054(
+            [
+                Ntry(amount=40_00, credit=True, ref="ANON-1", remittance="invoice 42"),
+                Ntry(amount=60_00, credit=True, ref="ANON-2", remittance=f"top-up {typo}"),
+            ]
+        )
+    )
+
+    assert (job.matched, job.exceptions) == (0, 2)
+    assert funding(alpaca) == 0
+    assert set(ReconciliationException.objects.values_list("brand", flat=True)) == {None}
+    client.force_login(fiona)
+    assert "ANON-1" not in client.get(f"/brands/{alpaca.slug}/reconciliation/").content.decode()
+
+
+def test_a_brand_cannot_drain_the_bank_through_suspense(client, fiona, alpaca, owed):
+    owed()
+    feed(camt054([Ntry(amount=90_00, ref="FEE-1", info="Unexplained debit")]))
+    exception = ReconciliationException.objects.get(line__entry_ref="FEE-1")
+    bank_before = Account.objects.get(kind=AccountKind.PLATFORM_BANK).balance
+    client.force_login(fiona)
+
+    response = client.post(
+        f"/brands/{alpaca.slug}/reconciliation/exceptions/{exception.pk}/resolve/",
+        {"action": "suspense", "note": "mine"},
+    )
+    with pytest.raises(ReconciliationRefused, match="Only platform staff"):
+        reconciliation.exception_resolve(exception=exception, action="suspense", actor=fiona, note="mine")
+
+    assert response.status_code == 404
+    exception.refresh_from_db()
+    assert exception.status == "open"
+    assert Account.objects.get(kind=AccountKind.PLATFORM_BANK).balance == bank_before
+    assert not Account.objects.filter(kind=AccountKind.SUSPENSE).exists()
+
+
+def test_a_brand_api_key_cannot_import_a_statement(client, alpaca):
+    key = api_key_create(brand_id=alpaca.pk, name="erp", scopes=["payouts"]).secret
+    made_up = camt053(
+        [
+            Ntry(
+                amount=500_00,
+                credit=True,
+                ref="API-1",
+                remittance=reconciliation.brand_deposit_reference(alpaca),
+            )
+        ]
+    )
+    before = ledger_state()
+
+    response = client.post(
+        "/api/v1/statements", made_up, content_type="application/xml", HTTP_AUTHORIZATION=f"Bearer {key}"
+    )
+
+    assert response.status_code == 404
+    assert funding(alpaca) == 0 and ledger_state() == before and StatementImport.objects.count() == 0
+
+
+def test_no_other_channel_books(alpaca):
+    with pytest.raises(ReconciliationRefused, match="only from the bank"):
+        reconciliation.statement_import_create(data=camt053([]), channel="brand")
+    assert StatementImport.objects.count() == 0
+
+
+# The channels that book.
+
+
+def test_a_staff_upload_books_only_when_a_second_staff_member_approves(sam, tara, alpaca):
+    data = camt053(
+        [
+            Ntry(
+                amount=250_00,
+                credit=True,
+                ref="STAFF-1",
+                remittance=reconciliation.brand_deposit_reference(alpaca),
+            )
+        ],
+        opening=0,
+    )
+
+    job = reconciliation.statement_import_create(
+        data=data, filename="s.xml", channel="staff", uploaded_by=sam
+    )
+    assert (job.status, funding(alpaca), StatementLine.objects.count()) == ("awaiting", 0, 0)
+    with pytest.raises(ReconciliationRefused, match="second person"):
+        reconciliation.statement_import_approve(import_id=job.pk, approver=sam)
+    assert funding(alpaca) == 0
+
+    done = reconciliation.statement_import_approve(import_id=job.pk, approver=tara)
+
+    assert (done.status, done.approved_by, funding(alpaca)) == ("done", tara, 250_00)
+    with pytest.raises(ReconciliationRefused, match="not waiting"):
+        reconciliation.statement_import_approve(import_id=job.pk, approver=tara)
+    assert funding(alpaca) == 250_00
+
+
+def test_a_declined_staff_upload_never_books(sam, tara, alpaca):
+    data = camt053(
+        [
+            Ntry(
+                amount=250_00,
+                credit=True,
+                ref="STAFF-2",
+                remittance=reconciliation.brand_deposit_reference(alpaca),
+            )
+        ]
+    )
+    job = reconciliation.statement_import_create(data=data, channel="staff", uploaded_by=sam)
+
+    with pytest.raises(ReconciliationRefused, match="Say why"):
+        reconciliation.statement_import_decline(import_id=job.pk, actor=tara, note=" ")
+    declined = reconciliation.statement_import_decline(
+        import_id=job.pk, actor=tara, note="not our bank's file"
+    )
+    with pytest.raises(ReconciliationRefused, match="not waiting"):
+        reconciliation.statement_import_approve(import_id=job.pk, approver=tara)
+
+    assert declined.status == "failed" and "not our bank's file" in declined.error
+    assert funding(alpaca) == 0 and StatementLine.objects.count() == 0
+
+
+def test_staff_without_the_permission_and_brand_members_cannot_upload(drew, fiona, alice):
+    for person in (drew, fiona, alice, None):
+        with pytest.raises(ReconciliationRefused, match="Only platform staff"):
+            reconciliation.statement_import_create(data=camt053([]), channel="staff", uploaded_by=person)
+    assert StatementImport.objects.count() == 0
+
+
+def test_a_bad_staff_upload_is_refused_before_anyone_approves_it(sam):
+    from payouts.iso20022.types import SchemaError
+
+    with pytest.raises(SchemaError, match="truncated"):
+        reconciliation.statement_import_create(data=camt053([])[:-40], channel="staff", uploaded_by=sam)
+    assert StatementImport.objects.count() == 0
+
+
+def test_the_sandbox_banks_feed_books_a_brands_transfer_once(alpaca):
+    incoming_transfer_issue(
+        amount=120_00, remittance=f"Funding {reconciliation.brand_deposit_reference(alpaca)}"
+    )
+
+    first = reconciliation.bank_statements_fetch()
+    second = reconciliation.bank_statements_fetch()
+
+    assert [job.source for job in first] == ["feed"] and second == []
+    assert funding(alpaca) == 120_00
+    line = StatementLine.objects.get()
+    assert (line.brand, line.kind, line.amount) == (alpaca, "deposit", 120_00)
+
+
+def test_the_drop_folder_is_read_once_and_a_bad_file_reported_once(alpaca, settings, tmp_path):
+    settings.BANK_DROP_FOLDER = str(tmp_path)
+    reference = reconciliation.brand_deposit_reference(alpaca)
+    (tmp_path / "a.xml").write_bytes(
+        camt054([Ntry(amount=70_00, credit=True, ref="DROP-1", remittance=reference)])
+    )
+    (tmp_path / "b.xml").write_bytes(b"<not-a-statement/>")
+    (tmp_path / "notes.txt").write_text("not the bank's")
+
+    first = reconciliation.bank_statements_fetch()
+    second = reconciliation.bank_statements_fetch()
+
+    assert sorted((job.filename, job.status) for job in first) == [("a.xml", "done"), ("b.xml", "failed")]
+    assert second == [] and funding(alpaca) == 70_00
+
+
+# Resolutions: platform staff only, a second person above the threshold, who and why kept.
+
+
+def test_a_large_suspense_booking_needs_a_second_staff_member(sam, tara, settings):
+    settings.RECONCILIATION_SECOND_APPROVAL_MINOR = 50_00
+    feed(camt054([Ntry(amount=90_00, credit=True, ref="STRAY-1", remittance="?")]))
+    exception = ReconciliationException.objects.get()
+
+    with pytest.raises(ReconciliationRefused, match="Say why"):
+        reconciliation.exception_resolve(exception=exception, action="suspense", actor=sam, note="")
+    proposed = reconciliation.exception_resolve(
+        exception=exception, action="suspense", actor=sam, note="bank to trace the sender"
+    )
+    assert (proposed.status, proposed.proposed_by) == ("open", sam)
+    assert not Account.objects.filter(kind=AccountKind.SUSPENSE).exists()
+    with pytest.raises(ReconciliationRefused, match="second person"):
+        reconciliation.exception_resolve(exception=proposed, action="suspense", actor=sam, note="again")
+    with pytest.raises(ReconciliationRefused, match="approves what was proposed"):
+        reconciliation.exception_resolve(exception=proposed, action="repaid", actor=tara, note="other")
+
+    done = reconciliation.exception_resolve(exception=proposed, action="suspense", actor=tara, note="agreed")
+
+    assert done.status == "resolved"
+    resolution = done.resolutions.get()
+    assert (resolution.actor, resolution.approved_by, resolution.action) == (sam, tara, "suspense")
+    assert "bank to trace the sender" in resolution.note and "agreed" in resolution.note
+    assert Account.objects.get(kind=AccountKind.SUSPENSE).balance == 90_00
+
+
+def test_a_small_resolution_is_one_staff_members_with_a_reason(sam, settings):
+    settings.RECONCILIATION_SECOND_APPROVAL_MINOR = 50_00
+    feed(camt054([Ntry(amount=2_00, credit=True, ref="STRAY-2", remittance="?")]))
+    exception = ReconciliationException.objects.get()
+
+    done = reconciliation.exception_resolve(
+        exception=exception, action="suspense", actor=sam, note="small stray"
+    )
+
+    assert done.status == "resolved" and done.resolutions.get().approved_by is None
+
+
+def test_a_payout_paid_by_the_bank_is_on_the_brands_page_with_its_line(owed, client, fiona, alpaca):
+    owed()
+    payout = Payout.objects.get()
+    feed(camt054([paid(payout, ref="EVIDENCE-1")]))
+    client.force_login(fiona)
+
+    body = client.get(f"/brands/{alpaca.slug}/reconciliation/").content.decode()
+
+    assert "EVIDENCE-1" in body
+
+
+def test_staff_book_money_without_a_reference_as_a_brands_deposit_with_a_second_person(
+    sam, tara, alpaca, bison, fiona, settings
+):
+    settings.RECONCILIATION_SECOND_APPROVAL_MINOR = 50_00
+    feed(camt054([Ntry(amount=300_00, credit=True, ref="NOREF-1", remittance="Alpaca Coffee invoice 7")]))
+    exception = ReconciliationException.objects.get()
+
+    with pytest.raises(ReconciliationRefused, match="Only platform staff"):
+        reconciliation.exception_resolve(
+            exception=exception, action="deposit", actor=fiona, brand=alpaca, note="ours"
+        )
+    with pytest.raises(ReconciliationRefused, match="Choose the brand"):
+        reconciliation.exception_resolve(exception=exception, action="deposit", actor=sam, note="whose?")
+    proposed = reconciliation.exception_resolve(
+        exception=ReconciliationException.objects.get(),
+        action="deposit",
+        actor=sam,
+        brand=alpaca,
+        note="Alpaca's statement shows this transfer",
+    )
+    assert proposed.status == "open" and funding(alpaca) == 0
+    with pytest.raises(ReconciliationRefused, match="approves what was proposed"):
+        reconciliation.exception_resolve(
+            exception=proposed, action="deposit", actor=tara, brand=bison, note="no"
+        )
+
+    done = reconciliation.exception_resolve(
+        exception=proposed, action="deposit", actor=tara, brand=alpaca, note="ok"
+    )
+
+    assert (done.status, done.brand, funding(alpaca), funding(bison)) == ("resolved", alpaca, 300_00, 0)
+    assert StatementLine.objects.get().brand == alpaca
+    resolution = done.resolutions.get()
+    assert (resolution.action, resolution.actor, resolution.approved_by) == ("deposit", sam, tara)
+
+
+def test_money_that_went_out_is_never_booked_as_a_deposit(sam, alpaca):
+    feed(camt054([Ntry(amount=20_00, ref="OUT-1", info="debit")]))
+    exception = ReconciliationException.objects.get()
+
+    with pytest.raises(ReconciliationRefused, match="Only money that came in"):
+        reconciliation.exception_resolve(
+            exception=exception, action="deposit", actor=sam, brand=alpaca, note="x"
+        )
+    assert funding(alpaca) == 0
+
+
+def test_a_return_the_bank_reports_is_shown_with_its_line(owed, client, fiona, alpaca):
+    from payouts.sandbox.bank import returns_due
+    from tests.payouts.conftest import IBANS
+
+    owed(iban=IBANS["return_AC04"])
+    returns_due()
+
+    reconciliation.bank_statements_fetch()
+
+    payout = Payout.objects.get()
+    lines = StatementLine.objects.filter(payout=payout, state="matched")
+    assert payout.status == "returned" and sorted(lines.values_list("credit", flat=True)) == [False, True]
+    client.force_login(fiona)
+    assert (
+        lines.get(credit=True).entry_ref
+        in client.get(f"/brands/{alpaca.slug}/reconciliation/").content.decode()
+    )

@@ -1,0 +1,72 @@
+"""The bank channel under concurrency, on PostgreSQL: approvers clicking at once, two workers
+fetching the same feed, and second approvals racing; every booking happens once."""
+
+import pytest
+
+from joyback.ledger.models import Account, AccountKind
+from payouts import reconciliation
+from payouts.models import ExceptionResolution, ReconciliationException, StatementImport
+from payouts.sandbox.files import incoming_transfer_issue
+from tests.payouts.camt_fixtures import Ntry, camt053, camt054
+from tests.payouts.conftest import staff_user
+from tests.verification.test_claim_races import race
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+PERMISSIONS = ("statement_upload", "statement_approve", "exception_resolve")
+
+
+def funding(brand) -> int:
+    account = Account.objects.filter(kind=AccountKind.BRAND_FUNDING, brand_id=brand.pk).first()
+    return account.balance if account else 0
+
+
+@pytest.fixture
+def approvers(make_user):
+    return [staff_user(make_user, f"approver{i}@joyback.example", *PERMISSIONS) for i in range(4)]
+
+
+def test_approvers_clicking_at_once_book_the_statement_once(sam, approvers, alpaca):
+    reference = reconciliation.brand_deposit_reference(alpaca)
+    data = camt053([Ntry(amount=400_00, credit=True, ref="RACE-1", remittance=reference)], opening=0)
+    job = reconciliation.statement_import_create(data=data, channel="staff", uploaded_by=sam)
+
+    results = race(
+        4, lambda i: reconciliation.statement_import_approve(import_id=job.pk, approver=approvers[i])
+    )
+
+    done = [r for r in results if isinstance(r, StatementImport)]
+    refused = [r for r in results if isinstance(r, reconciliation.ReconciliationRefused)]
+    assert (len(done), len(refused)) == (1, 3), results
+    assert funding(alpaca) == 400_00
+
+
+def test_two_workers_fetching_the_feed_at_once_book_a_deposit_once(alpaca):
+    incoming_transfer_issue(amount=75_00, remittance=reconciliation.brand_deposit_reference(alpaca))
+
+    results = race(3, lambda i: reconciliation.bank_statements_fetch())
+
+    assert not [r for r in results if isinstance(r, Exception)], results
+    assert funding(alpaca) == 75_00
+
+
+def test_second_approvers_racing_book_suspense_once(sam, approvers, settings):
+    settings.RECONCILIATION_SECOND_APPROVAL_MINOR = 10_00
+    reconciliation.statement_import_create(
+        data=camt054([Ntry(amount=90_00, credit=True, ref="RACE-STRAY", remittance="?")]), channel="feed"
+    )
+    exception = ReconciliationException.objects.get()
+    reconciliation.exception_resolve(exception=exception, action="suspense", actor=sam, note="trace it")
+
+    results = race(
+        4,
+        lambda i: reconciliation.exception_resolve(
+            exception=ReconciliationException.objects.get(pk=exception.pk),
+            action="suspense",
+            actor=approvers[i],
+            note="agreed",
+        ),
+    )
+
+    assert sum(isinstance(r, ReconciliationException) for r in results) == 1, results
+    assert ExceptionResolution.objects.count() == 1
+    assert Account.objects.get(kind=AccountKind.SUSPENSE).balance == 90_00

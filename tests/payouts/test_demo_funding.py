@@ -1,0 +1,45 @@
+"""make run's demo: the demo brand's money reaches the ledger through the sandbox bank's feed, as
+a real transfer would, and the bank's drop folder is read by the statements_import command."""
+
+import pytest
+from django.core.management import call_command
+
+from campaigns.models import Brand, Campaign
+from joyback.ledger.models import Account, AccountKind
+from payouts import reconciliation
+from payouts.models import StatementImport, StatementLine
+from tests.payouts.camt_fixtures import Ntry, camt054
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_demo_brand_is_funded_through_the_sandbox_banks_feed():
+    call_command("demo_seed")
+    assert not Account.objects.filter(kind=AccountKind.PLATFORM_BANK).exists()
+
+    call_command("demo_funding")
+    call_command("demo_funding")  # again: nothing more arrives or books
+
+    brand = Brand.objects.get(slug="demo")
+    deposit = StatementLine.objects.get(kind="deposit")
+    assert (deposit.brand, deposit.amount, deposit.statement.statement_import.source) == (
+        brand,
+        10_000_00,
+        "feed",
+    )
+    assert Account.objects.get(kind=AccountKind.PLATFORM_BANK).balance == 10_000_00
+    assert set(Campaign.objects.filter(brand=brand).values_list("status", flat=True)) == {"live"}
+    call_command("ledger_check")
+
+
+def test_statements_import_reads_the_banks_folder(alpaca, tmp_path):
+    reference = reconciliation.brand_deposit_reference(alpaca)
+    (tmp_path / "day-1.xml").write_bytes(
+        camt054([Ntry(amount=55_00, credit=True, ref="F1", remittance=reference)])
+    )
+
+    call_command("statements_import", str(tmp_path))
+    call_command("statements_import", str(tmp_path))
+
+    assert list(StatementImport.objects.values_list("source", "new_lines")) == [("folder", 1), ("folder", 0)]
+    assert Account.objects.get(kind=AccountKind.BRAND_FUNDING, brand_id=alpaca.pk).balance == 55_00

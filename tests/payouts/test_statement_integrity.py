@@ -1,0 +1,142 @@
+"""Statements chain (each opening is the previous closing, sequence numbers follow on), their
+entries add up, and the ledger's platform bank equals the bank's closing balance: a difference is
+shown, alerted on (/healthz/, the admin, ledger_check) and pauses payouts until staff clear it."""
+
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.utils import timezone
+
+from joyback.ledger.models import Account, AccountKind
+from payouts import reconciliation
+from payouts.models import Payout, ReconciliationException, SandboxBankPayment, StatementImport, StatementLine
+from payouts.reconciliation_selectors import payouts_paused
+from payouts.services import payouts_sweep
+from tests.payouts.camt_fixtures import Ntry, camt053
+
+pytestmark = pytest.mark.django_db
+
+
+def feed(data):
+    return reconciliation.statement_import_create(data=data, filename="bank.xml", channel="feed")
+
+
+def alerts():
+    return sorted(
+        ReconciliationException.objects.filter(reason__in=reconciliation.ALERTS).values_list(
+            "reason", "amount"
+        )
+    )
+
+
+def deposit(brand, amount, ref):
+    return Ntry(amount=amount, credit=True, ref=ref, remittance=reconciliation.brand_deposit_reference(brand))
+
+
+def test_statements_that_follow_on_raise_nothing_and_the_ledger_agrees(alpaca):
+    feed(camt053([deposit(alpaca, 100_00, "D1")], msg_id="S1", seq=1, opening=0))
+    feed(camt053([deposit(alpaca, 50_00, "D2")], msg_id="S2", seq=2, opening=100_00))
+
+    assert alerts() == []
+    assert Account.objects.get(kind=AccountKind.PLATFORM_BANK).balance == 150_00
+    call_command("ledger_check")
+
+
+def test_a_gap_in_the_sequence_is_an_alert_and_the_lines_still_book(alpaca):
+    feed(camt053([deposit(alpaca, 100_00, "D1")], msg_id="S1", seq=1, opening=0))
+
+    feed(camt053([deposit(alpaca, 50_00, "D3")], msg_id="S3", seq=3, opening=100_00))
+
+    alert = ReconciliationException.objects.get(reason="sequence_gap")
+    assert "1 missing" in alert.detail and alert.brand is None and alert.statement.sequence == 3
+    assert Account.objects.get(kind=AccountKind.BRAND_FUNDING).balance == 150_00
+
+
+def test_an_opening_balance_that_is_not_the_previous_closing_is_an_alert(alpaca):
+    feed(camt053([deposit(alpaca, 100_00, "D1")], msg_id="S1", seq=1, opening=0))
+
+    feed(camt053([], msg_id="S2", seq=2, opening=90_00))
+
+    assert ("opening_mismatch", -10_00) in alerts()
+
+
+def test_the_same_statement_twice_is_no_gap(alpaca):
+    data = camt053([deposit(alpaca, 100_00, "D1")], msg_id="S1", seq=1, opening=0)
+    feed(data)
+
+    again = feed(data)
+
+    assert again.known_lines == 1 and alerts() == []
+
+
+def test_entries_that_do_not_add_up_refuse_the_file_and_book_nothing(alpaca):
+    data = camt053([deposit(alpaca, 100_00, "D1")], msg_id="S1", seq=1, opening=0, closing=1_000_00)
+
+    job = feed(data)
+
+    assert job.status == "failed" and "does not add up" in job.error
+    assert StatementLine.objects.count() == 0
+    assert not Account.objects.filter(kind=AccountKind.BRAND_FUNDING, balance__gt=0).exists()
+
+
+def test_money_the_ledger_holds_that_the_bank_does_not_pauses_payouts_until_staff_clear_it(
+    owed, client, sam, settings
+):
+    # The campaign's budget was booked straight into the ledger (100.00), never reported by the bank.
+    job = feed(camt053([], msg_id="S1", seq=1, opening=0))
+    assert job.status == "done"
+    drift = ReconciliationException.objects.get(reason="bank_drift")
+    assert drift.amount == 100_00 and payouts_paused()
+
+    health = client.get("/healthz/")
+    assert health.status_code == 503 and "bank_drift" in health.json()["bank"][0]
+    with pytest.raises(CommandError, match="against the bank"):
+        call_command("ledger_check")
+
+    owed()
+    payout = Payout.objects.get()
+    assert payout.status == "payee_verified" and SandboxBankPayment.objects.count() == 0
+
+    reconciliation.exception_resolve(exception=drift, action="clear", actor=sam, note="budget booked by hand")
+    payouts_sweep(now=timezone.now() + timedelta(minutes=5))
+
+    payout.refresh_from_db()
+    assert payout.status == "settled" and SandboxBankPayment.objects.count() == 1
+    assert client.get("/healthz/").status_code == 200
+    drift.refresh_from_db()
+    assert drift.resolutions.get().note == "budget booked by hand"
+
+
+def test_a_drift_below_the_threshold_alerts_without_pausing(summer, settings):
+    settings.BANK_DRIFT_PAUSE_MINOR = 100_00
+
+    feed(camt053([], msg_id="S1", seq=1, opening=0))
+
+    assert alerts() == [("bank_drift", 100_00)] and not payouts_paused()
+
+
+def test_staff_see_the_alert_in_the_admin(summer, client, sam):
+    feed(camt053([], msg_id="S1", seq=1, opening=0))
+    client.force_login(sam)
+
+    body = client.get("/admin/payouts/reconciliationexception/").content.decode()
+
+    assert "BANK ALERT" in body and "bank_drift" in body
+
+
+def test_an_alert_is_cleared_only_by_staff_with_a_reason_and_a_line_is_never_just_cleared(summer, sam, fiona):
+    feed(camt053([Ntry(amount=5_00, credit=True, ref="X", remittance="?")], msg_id="S1", seq=1, opening=0))
+    drift = ReconciliationException.objects.get(reason="bank_drift")
+    line = ReconciliationException.objects.get(reason="unknown_line")
+
+    with pytest.raises(reconciliation.ReconciliationRefused, match="Only platform staff"):
+        reconciliation.exception_resolve(exception=drift, action="clear", actor=fiona, note="fine")
+    with pytest.raises(reconciliation.ReconciliationRefused, match="Say why"):
+        reconciliation.exception_resolve(exception=drift, action="clear", actor=sam, note="")
+    with pytest.raises(reconciliation.ReconciliationRefused, match="An alert is cleared"):
+        reconciliation.exception_resolve(exception=line, action="clear", actor=sam, note="go away")
+
+    assert ReconciliationException.objects.filter(status="open").count() == 2
+    assert StatementImport.objects.count() == 1
