@@ -29,7 +29,7 @@ from joyback.observability import (
     sentry_init,
 )
 from joyback.queue import claim_and_process
-from payouts.models import Notification, Payout
+from payouts.models import Notification, Payout, Statement, StatementImport
 from tests.payouts.conftest import owed  # noqa: F401  (the fixture)
 from verification.models import ProviderEvent
 from verification.selectors import provider_events_unfinished
@@ -124,9 +124,24 @@ def test_the_webhook_backlog_is_shown_until_the_worker_has_it(client):
 
 
 def test_statement_drift_and_exceptions_are_exposed(client):
+    # The bank says its account closed yesterday at 250.00 EUR; the ledger's platform bank holds 0.
+    upload = StatementImport.objects.create(data=b"", sha256="0" * 64)
+    Statement.objects.create(
+        statement_import=upload,
+        message="camt.053",
+        msg_id="M1",
+        statement_id="S1",
+        account="DE00TEST",
+        currency="EUR",
+        opening_balance=0,
+        closing_balance=250_00,
+        closing_date=timezone.localdate() - timedelta(days=1),
+    )
+
     body = scrape(client, **ONA).content.decode()
 
-    assert "# TYPE joyback_statement_drift_unexplained_minor gauge" in body
+    assert 'joyback_statement_drift_minor{account="DE00TEST",currency="EUR"} -25000.0' in body
+    assert "joyback_payouts_paused 0.0" in body  # an alert pauses payouts, a scrape does not
     assert "# TYPE joyback_reconciliation_exceptions_open gauge" in body
     assert "# TYPE joyback_tasks_failed gauge" in body
 

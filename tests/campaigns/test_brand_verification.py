@@ -229,6 +229,7 @@ def test_staff_withdraw_a_verification_with_a_reason(dodo, dora, sam):
 
 def test_the_demo_brand_is_seeded_verified():
     call_command("demo_seed", stdout=io.StringIO())
+    call_command("demo_funding", stdout=io.StringIO())  # its money arrives through the sandbox bank
     demo = Brand.objects.get(slug="demo")
     assert demo.verified and demo.verified_by.email == "admin@joyback.localhost"
     assert BrandVerification.objects.filter(brand=demo, action="verified").count() == 1
