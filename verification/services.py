@@ -70,6 +70,9 @@ REFUSALS = {
     "period_cap": gettext_lazy("You have reached this campaign's limit for now."),
     "allowance": gettext_lazy("You have reached the most this brand rewards one person."),
     "prerequisite": gettext_lazy("Do the step before this one first."),
+    "prerequisite_in_review": gettext_lazy(
+        "Your earlier step is being checked by the brand. You can go on once it is confirmed."
+    ),
     "paused": gettext_lazy("This campaign is paused for the moment. Please come back later."),
     "ended": gettext_lazy("This campaign has ended. Thank you for your interest!"),
     "draft": gettext_lazy("This campaign has not started yet."),
@@ -337,13 +340,18 @@ def _claim_checks(*, rule: ActionRule, identity: Identity) -> None:
     first = earlier.exclude(identity=identity).select_related("identity").first()
     if first is not None:
         raise SecondAccount(first=first, identity=identity)
-    if (
-        rule.prerequisite_id
-        and not ActionClaim.objects.filter(
-            rule_id=rule.prerequisite_id, participant=identity.participant, status=ClaimStatus.APPROVED
-        ).exists()
-    ):
-        raise ClaimRefused("prerequisite")
+    if rule.prerequisite_id:
+        before = set(
+            ActionClaim.objects.filter(
+                rule_id=rule.prerequisite_id, participant=identity.participant
+            ).values_list("status", flat=True)
+        )
+        if ClaimStatus.APPROVED not in before:
+            # A step done but held for review (a second account, a shared bank account) is not a
+            # step left undone: say that it is being checked, not "do it first".
+            raise ClaimRefused(
+                "prerequisite_in_review" if ClaimStatus.NEEDS_REVIEW in before else "prerequisite"
+            )
     _caps_check(rule=rule, identity=identity)
 
 

@@ -15,6 +15,7 @@ from joyback.ledger.models import Hold
 from verification import posting
 from verification.models import (
     ActionClaim,
+    ClaimStatus,
     Identity,
     ProviderEvent,
     SandboxTikTokPublish,
@@ -548,17 +549,20 @@ def test_the_safety_net_retries_an_upload_whose_worker_died(client, summer, uplo
     assert len(stored_files(uploads)) == 1  # kept for the next try
 
 
-def test_the_account_that_allowed_posting_is_the_one_that_posts(
+def test_a_second_account_allowing_posting_holds_the_post_until_the_brand_has_checked(
     client, summer, django_capture_on_commit_callbacks
 ):
+    """One person, one reward per action: a second TikTok account puts the person's earlier claims
+    under review, and nothing is posted while the brand checks."""
     connect(client, summer, publish=False, display_name="Pat Creator")
     connect(client, summer, display_name="Pat Second")  # allowed posting with another account
 
-    posted(client, summer, django_capture_on_commit_callbacks)
+    response = posted(client, summer, django_capture_on_commit_callbacks)
 
-    post = TikTokPost.objects.get()
-    assert post.identity.display_name == "Pat Second"
-    assert SandboxTikTokPublish.objects.get().grant.user.display_name == "Pat Second"
+    assert not TikTokPost.objects.exists() and not SandboxTikTokPublish.objects.exists()
+    assert "being checked by the brand" in response.content.decode()
+    login = ActionClaim.objects.get(rule__trigger="tiktok_login")
+    assert login.status == ClaimStatus.NEEDS_REVIEW and login.identity.display_name == "Pat Creator"
 
 
 def test_a_post_on_its_way_counts_against_the_rules_cap(client, summer, uploads):
