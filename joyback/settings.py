@@ -116,7 +116,7 @@ PAYOUT_STALE_SECONDS = int(os.environ.get("PAYOUT_STALE_SECONDS", "60"))
 SANDBOX_BANK_RETURN_AFTER_SECONDS = int(os.environ.get("SANDBOX_BANK_RETURN_AFTER_SECONDS", "0"))
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "joyback.admin_apps.JoyBackAdminConfig",  # django.contrib.admin, signed in to through allauth
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -225,10 +225,19 @@ ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 ACCOUNT_EMAIL_VERIFICATION = os.environ.get("ACCOUNT_EMAIL_VERIFICATION", "optional")
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
-ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False  # this session stays; Django ends the user's other ones
+ACCOUNT_ADAPTER = "joyback.users.adapter.AccountAdapter"
+ACCOUNT_FORMS = {"login": "joyback.users.adapter.LoginForm"}
+# In the shared cache (see CACHES), so every web process counts the same failures.
 ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
-MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+# API keys, webhooks and approvals ask for the password or second factor again after this long.
+ACCOUNT_REAUTHENTICATION_TIMEOUT = int(os.environ.get("REAUTHENTICATION_SECONDS", "300"))
+MFA_SUPPORTED_TYPES = ["totp", "webauthn", "recovery_codes"]
 MFA_TOTP_ISSUER = "JoyBack"
+# Passkeys need https, but for the development server on localhost.
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = not IS_PRODUCTION
+# Staff can change everything: their sessions end sooner than brand users' (two weeks).
+STAFF_SESSION_SECONDS = int(os.environ.get("STAFF_SESSION_SECONDS", str(8 * 3600)))
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [
@@ -290,12 +299,25 @@ else:
 # one-minute sweep alone would have processed it, so no worker is running.
 STANDING_WORK_STALE_SECONDS = int(os.environ.get("STANDING_WORK_STALE_SECONDS", "300"))
 
-# Login rate limits and the used-TOTP-code markers must be shared by every web process.
+# Login rate limits, used TOTP codes and the API's key cache must be shared by every web process:
+# Redis when set (falling back to the database's cache table while it is unreachable), else that
+# table. Never a per-process memory cache, where each worker would count its own failed logins.
+CACHE_TABLE = "joyback_cache"
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
-    if REDIS_URL
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE},
+    "database": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE},
 }
+if REDIS_URL:
+    CACHES["default"] = {
+        "BACKEND": "joyback.cache.FallbackRedisCache",
+        "LOCATION": REDIS_URL,
+        # A Redis that does not answer is given up on quickly; the database answers meanwhile.
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
+elif JOYBACK_ENV == "test":
+    # Tests count each page's queries as production (Redis) would make them: the cache is kept out
+    # of the count. The tests of the shared cache itself switch to the table.
+    CACHES["default"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 # With Redis, sessions are read from the shared cache and written through to the database: no query
 # per page. Never with the per-process LocMemCache, where a logout in one worker would not reach the
 # others: there, Django's database sessions, read without the ORM (joyback.sessions).

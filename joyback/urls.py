@@ -7,9 +7,6 @@ from django.views import defaults
 from joyback import views
 from joyback.api.framework import api_not_found, api_server_error
 
-admin.site.site_header = "JoyBack admin"
-admin.site.site_title = "JoyBack admin"
-
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz/", views.healthz, name="healthz"),

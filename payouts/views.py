@@ -1,3 +1,4 @@
+from allauth.account.decorators import reauthentication_required
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseRedirect
@@ -306,6 +307,7 @@ PAYOUT_ACTIONS = {
 
 @brand_member_required(roles.FUND)
 @require_POST
+@reauthentication_required  # approving, cancelling or paying again: the password or second factor again
 def payout_action(request, payout_id):
     payout = payout_get_for_brand(brand=request.brand, payout_id=payout_id)
     if payout is None:

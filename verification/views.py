@@ -5,6 +5,7 @@ import secrets
 import time
 from urllib.parse import urlencode
 
+from allauth.account.decorators import reauthentication_required
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseForbidden
@@ -318,8 +319,9 @@ def review_queue(request):
     return render(request, "verification/review_queue.html", context)
 
 
-@brand_member_required(roles.REVIEW)
+@brand_member_required(roles.REVIEW, money=True)
 @require_POST
+@reauthentication_required
 def review_decide(request, claim_id):
     claim = claim_get_for_brand(brand=request.brand, claim_id=claim_id)
     if claim is None:
