@@ -56,6 +56,12 @@ LANDING_LOCAL_SECONDS = float(os.environ.get("LANDING_LOCAL_SECONDS", "1"))
 # blocking one refuses the launch. Dotted paths: campaigns may not import the apps to its right.
 CAMPAIGN_LAUNCH_CHECKS = ["compliance.services.campaign_lint"]
 
+# The proxies in front of the app (load balancer, ingress): the client's address is read from the
+# X-Forwarded-For they append, and only from them. Either their networks (safest: a request that
+# did not come through them is judged by its own address) or how many of them a request passes.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
+TRUSTED_PROXY_HOPS = int(os.environ.get("TRUSTED_PROXY_HOPS", "0"))
+
 # Per address: plenty for a person, little for a script.
 PAYEE_SUBMISSIONS_PER_MINUTE = int(os.environ.get("PAYEE_SUBMISSIONS_PER_MINUTE", "10"))
 
