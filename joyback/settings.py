@@ -148,6 +148,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "joyback.limits.RequestSizeLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
     "joyback.middleware.MachineEndpointsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -164,7 +165,13 @@ MIDDLEWARE = [
 
 if IS_PRODUCTION:
     # Outside production runserver serves static files from the app folders.
-    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+    MIDDLEWARE.insert(2, "whitenoise.middleware.WhiteNoiseMiddleware")
+
+# The largest request body taken (a bank statement upload is the largest there is): refused by its
+# Content-Length before anything is read or stored. Bodies that are not files stay within Django's
+# DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).
+STATEMENT_UPLOAD_MAX_BYTES = int(os.environ.get("STATEMENT_UPLOAD_MAX_BYTES", str(20 * 1024 * 1024)))
+REQUEST_MAX_BYTES = int(os.environ.get("REQUEST_MAX_BYTES", str(STATEMENT_UPLOAD_MAX_BYTES + 64 * 1024)))
 
 # Signed provider webhooks and the API's busiest endpoint, which machines call with a key: answered
 # by their view without the browser middleware (joyback.middleware).
@@ -333,7 +340,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["joyback.api.parsers.JsonParser"],
     "EXCEPTION_HANDLER": "joyback.api.framework.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "joyback.api.schema.ApiSchema",
     "UNAUTHENTICATED_USER": None,
@@ -368,6 +375,7 @@ if IS_PRODUCTION:
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True  # for the browsers' preload list: never plain http, not even the first time
 
 LOGGING = {
     "version": 1,

@@ -25,8 +25,6 @@ from payouts import reconciliation_selectors as selectors
 from payouts.iso20022.types import SchemaError
 from payouts.models import Payout, PayoutScheme, PayoutStatus, ResolutionAction
 
-UPLOAD_MAX_BYTES = 300 * 1024 * 1024
-
 
 def _filters(request) -> tuple[selectors.PayoutFilters, list[str]]:
     """The table's filters from the query string; a bad value is dropped and said so, never a 500."""
@@ -145,7 +143,7 @@ def statement_upload(request):
     if upload is None:
         messages.error(request, _("Choose a camt.053 or camt.054 file to upload."))
         return redirect("payouts:reconciliation", request.brand.slug)
-    if upload.size > UPLOAD_MAX_BYTES:
+    if upload.size > settings.STATEMENT_UPLOAD_MAX_BYTES:
         messages.error(request, _("The file is too large."))
         return redirect("payouts:reconciliation", request.brand.slug)
     try:
@@ -252,7 +250,7 @@ class XmlBodyParser(BaseParser):
     media_type = "*/*"
 
     def parse(self, stream, media_type=None, parser_context=None):
-        return stream.read(UPLOAD_MAX_BYTES + 1)
+        return stream.read(settings.STATEMENT_UPLOAD_MAX_BYTES + 1)
 
 
 class StatementImportOutput(serializers.Serializer):
@@ -278,7 +276,7 @@ class StatementImportApi(ApiView):
     @extend_schema(operation_id="statements_import", request=bytes, responses=StatementImportOutput)
     def post(self, request):
         data = request.data if isinstance(request.data, bytes) else b""
-        if len(data) > UPLOAD_MAX_BYTES:
+        if len(data) > settings.STATEMENT_UPLOAD_MAX_BYTES:
             raise ApiError("statement_too_large", _("The file is too large."), status_code=413)
         brand = Brand.objects.get(pk=request.auth.brand_id)
         try:

@@ -1,5 +1,4 @@
 import hashlib
-import json
 import logging
 import secrets
 import time
@@ -20,6 +19,7 @@ from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.models import Trigger
 from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
+from joyback.limits import json_loads
 from joyback.ratelimit import client_address
 from verification.models import Provider
 from verification.providers import tiktok, whatsapp
@@ -172,7 +172,7 @@ def whatsapp_webhook(request):
         logger.warning("whatsapp webhook refused: bad or missing X-Hub-Signature-256")
         return HttpResponseForbidden()
     try:
-        payload = json.loads(request.body)
+        payload = json_loads(request.body)
     except ValueError:
         logger.warning("whatsapp webhook refused: body is not JSON")
         return HttpResponseBadRequest("body is not JSON")
@@ -198,7 +198,7 @@ def tiktok_webhook(request):
         logger.warning("tiktok webhook refused: %s", error)
         return HttpResponse(status=401 if error.code == "bad_signature" else 400)
     try:
-        payload = json.loads(request.body)
+        payload = json_loads(request.body)
     except ValueError:
         return HttpResponseBadRequest("body is not JSON")
     if not isinstance(payload, dict) or payload.get("client_key") != settings.TIKTOK_CLIENT_KEY:

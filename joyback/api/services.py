@@ -34,6 +34,7 @@ from joyback.api.models import (
     WebhookEvent,
     api_key_cache_name,
 )
+from joyback.limits import json_loads
 from joyback.postgresql.prepared import prepared_fetchall
 from joyback.queue import enqueue_on_commit, task_schedule_once
 
@@ -158,8 +159,8 @@ class IdempotencyOutcome:
 def request_fingerprint(*, method: str, path: str, body: bytes) -> str:
     """Equal for the same request; JSON bodies are compared by content, not by their spacing."""
     try:
-        canonical = json.dumps(json.loads(body or b"null"), sort_keys=True, separators=(",", ":")).encode()
-    except (ValueError, UnicodeDecodeError):
+        canonical = json.dumps(json_loads(body or b"null"), sort_keys=True, separators=(",", ":")).encode()
+    except (ValueError, UnicodeDecodeError):  # not JSON, or too deep: the parser refuses it later
         canonical = body
     return hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + canonical).hexdigest()
 
