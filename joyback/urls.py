@@ -9,7 +9,9 @@ from joyback.api.framework import api_not_found, api_server_error
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("healthz/", views.healthz, name="healthz"),
+    path("healthz/", views.healthz_ready, name="healthz"),
+    path("healthz/live", views.healthz_live, name="healthz_live"),
+    path("healthz/ready", views.healthz_ready, name="healthz_ready"),
     path("healthz/work/", views.healthz_work, name="healthz_work"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),

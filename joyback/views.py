@@ -1,7 +1,7 @@
-from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 
+from joyback.health import readiness
 from joyback.queue import standing_work_health
 
 
@@ -11,10 +11,33 @@ def home(request):
     return render(request, "home.html")
 
 
-def healthz(request):
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
+def healthz_live(request):
+    """The process answers: nothing else is asked, so a database or Redis outage never gets the
+    web processes restarted (they recover by themselves when it ends)."""
     return JsonResponse({"status": "ok"})
+
+
+def healthz_ready(request):
+    """Whether this process can serve: the database, Redis, the payment provider and the standing
+    worker's backlog, each named with what is wrong. 503 while any is down; Redis down alone is
+    "degraded" and still 200, as pages, sign-in and the API answer from the database meanwhile."""
+    checks = readiness()
+    down = [check.name for check in checks if not check.ok]
+    if not down:
+        status, code = "ok", 200
+    elif down == ["redis"]:
+        status, code = "degraded", 200
+    else:
+        status, code = "failing", 503
+    body = {
+        "status": status,
+        "down": down,
+        "checks": {check.name: {"ok": check.ok, "detail": check.detail} for check in checks},
+    }
+    response = JsonResponse(body, status=code)
+    if code == 503:
+        response["Retry-After"] = "30"
+    return response
 
 
 def healthz_work(request):
