@@ -99,7 +99,7 @@ def test_queued_work_waits_in_the_database_while_redis_is_down(
 
     schedule = Schedule.objects.get(name__startswith="redis-down:")
     assert schedule.func == "payouts.tasks.status_link_send_task"
-    assert schedule.args == repr((7, "https://x/", "Sun", "en"))
+    assert schedule.args == repr((7, "https://x/", "Summer", "en"))
     assert schedule.schedule_type == Schedule.ONCE and schedule.repeats == 1
 
 
