@@ -2,7 +2,6 @@
 
 Owners manage them; every other member may look (secrets are never shown to them)."""
 
-from allauth.account.decorators import reauthentication_required
 from django import forms
 from django.contrib import messages
 from django.http import Http404
@@ -33,6 +32,7 @@ from joyback.api.services import (
     webhook_redeliver,
     webhook_secret_rotate,
 )
+from joyback.mfa import reauthentication_required
 
 
 class ApiKeyForm(forms.Form):

@@ -1,4 +1,3 @@
-from allauth.account.decorators import reauthentication_required
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseRedirect
@@ -12,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.selectors import campaign_get_for_brand, campaign_public_cached, campaign_schedule_state
+from joyback.mfa import reauthentication_required
 from joyback.money import money_format
 from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, ManualPayoutForm, PayeeForm

@@ -4,7 +4,6 @@ import secrets
 import time
 from urllib.parse import urlencode
 
-from allauth.account.decorators import reauthentication_required
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseForbidden
@@ -20,6 +19,7 @@ from campaigns.access import brand_member_required
 from campaigns.models import Trigger
 from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
 from joyback.limits import json_loads
+from joyback.mfa import reauthentication_required
 from joyback.ratelimit import client_address
 from verification.models import Provider
 from verification.providers import tiktok, whatsapp

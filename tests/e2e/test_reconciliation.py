@@ -3,7 +3,7 @@
 import pytest
 
 from campaigns.services import brand_deposit_record
-from tests.conftest import PASSWORD
+from tests.e2e.conftest import sign_in
 from tests.payouts.camt_fixtures import Ntry, Tx, camt053
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -22,10 +22,7 @@ def test_a_statement_upload_fills_the_exceptions_queue(
             ]
         )
     )
-    page.goto(f"{live_server.url}/accounts/login/?next=/brands/alpaca/reconciliation/")
-    page.get_by_label("Email").fill("alice@alpaca.example")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
+    sign_in(page, live_server, "alice@alpaca.example", next_path="/brands/alpaca/reconciliation/")
     page.wait_for_url(f"{live_server.url}/brands/alpaca/reconciliation/")
     assert page.get_by_role("heading", name="Reconciliation").is_visible()
 
