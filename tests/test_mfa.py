@@ -236,3 +236,32 @@ def test_staff_sessions_are_shorter(rita, make_user, settings):
 
     assert lifetime(staff) <= settings.STAFF_SESSION_SECONDS
     assert lifetime(member) > 24 * 3600
+
+
+def test_a_passkey_counts_as_the_second_factor(client, otto, otter):
+    from allauth.mfa.models import Authenticator
+
+    Authenticator.objects.create(user=otto, type=Authenticator.Type.WEBAUTHN, data={"name": "laptop"})
+    client.force_login(otto)
+
+    response = client.post(reverse("api_key_new", args=["otter"]), {"name": "shop", "scopes": ["events"]})
+
+    assert response.status_code == 200 and ApiKey.objects.filter(brand_id=otter.pk).exists()
+
+
+def test_recovery_codes_alone_are_not_a_second_factor(client, otto, otter):
+    from allauth.mfa.models import Authenticator
+
+    Authenticator.objects.create(user=otto, type=Authenticator.Type.RECOVERY_CODES, data={"seed": "x"})
+    client.force_login(otto)
+
+    response = client.post(reverse("api_key_new", args=["otter"]), {"name": "shop", "scopes": ["events"]})
+
+    assert response.status_code == 403 and not ApiKey.objects.exists()
+
+
+def test_passkeys_can_be_added_from_the_security_page(client, otto):
+    client.force_login(otto)
+
+    assert client.get(reverse("mfa_add_webauthn")).status_code == 200
+    assert reverse("mfa_add_webauthn") in client.get(reverse("mfa_index")).content.decode()
