@@ -10,11 +10,26 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
+from campaigns import roles
 from campaigns.roles import READ
 from campaigns.selectors import membership_get
+from joyback.mfa import mfa_enabled, mfa_setup_required
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
-def brand_member_required(capability=READ):
+def _second_factor_missing(request, membership) -> bool:
+    needs = request.user.is_staff or membership.role in roles.NEEDS_MFA
+    return needs and not mfa_enabled(request.user)
+
+
+def brand_member_required(capability=READ, *, money: bool | None = None):
+    """money: the view moves money or changes bank or API settings (by default, the FUND and
+    MANAGE_API capabilities): then an owner, finance member or staff member without a second factor
+    is shown how to set one up instead of the change."""
+    if money is None:
+        money = capability in (roles.FUND, roles.MANAGE_API)
+
     def decorator(view):
         @wraps(view)
         def wrapper(request, brand_slug, *args, **kwargs):
@@ -27,6 +42,8 @@ def brand_member_required(capability=READ):
                 raise PermissionDenied("Your role in this brand does not allow this.")
             request.membership = membership
             request.brand = membership.brand
+            if money and request.method not in SAFE_METHODS and _second_factor_missing(request, membership):
+                return mfa_setup_required(request)
             return view(request, *args, **kwargs)
 
         wrapper.brand_scoped = True

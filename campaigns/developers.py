@@ -32,6 +32,7 @@ from joyback.api.services import (
     webhook_redeliver,
     webhook_secret_rotate,
 )
+from joyback.mfa import reauthentication_required
 
 
 class ApiKeyForm(forms.Form):
@@ -81,6 +82,7 @@ def developers(request):
 
 @brand_member_required(roles.MANAGE_API)
 @require_POST
+@reauthentication_required
 def api_key_new(request):
     form = ApiKeyForm(request.POST)
     if not form.is_valid():
@@ -98,6 +100,7 @@ def api_key_new(request):
 
 @brand_member_required(roles.MANAGE_API)
 @require_POST
+@reauthentication_required
 def api_key_rotate_view(request, key_id: int):
     api_key = api_key_get_for_brand(brand_id=request.brand.pk, key_id=key_id)
     if api_key is None:
@@ -116,6 +119,7 @@ def api_key_rotate_view(request, key_id: int):
 
 @brand_member_required(roles.MANAGE_API)
 @require_POST
+@reauthentication_required
 def api_key_revoke_view(request, key_id: int):
     api_key = api_key_get_for_brand(brand_id=request.brand.pk, key_id=key_id)
     if api_key is None:
@@ -127,6 +131,7 @@ def api_key_revoke_view(request, key_id: int):
 
 @brand_member_required(roles.MANAGE_API)
 @require_POST
+@reauthentication_required
 def webhook_endpoint_new(request):
     form = WebhookEndpointForm(request.POST)
     if not form.is_valid():
@@ -169,6 +174,7 @@ def webhook_endpoint(request, endpoint_id: int):
 
 @brand_member_required(roles.MANAGE_API)
 @require_POST
+@reauthentication_required
 def webhook_endpoint_edit(request, endpoint_id: int):
     endpoint = webhook_endpoint_get_for_brand(brand_id=request.brand.pk, endpoint_id=endpoint_id)
     if endpoint is None:
@@ -187,6 +193,7 @@ def webhook_endpoint_edit(request, endpoint_id: int):
 
 @brand_member_required(roles.MANAGE_API)
 @require_POST
+@reauthentication_required
 def webhook_secret_rotate_view(request, endpoint_id: int):
     endpoint = webhook_endpoint_get_for_brand(brand_id=request.brand.pk, endpoint_id=endpoint_id)
     if endpoint is None:
@@ -202,6 +209,7 @@ def webhook_secret_rotate_view(request, endpoint_id: int):
 
 @brand_member_required(roles.MANAGE_API)
 @require_POST
+@reauthentication_required
 def webhook_redeliver_view(request, delivery_id: int):
     delivery = webhook_delivery_get_for_brand(brand_id=request.brand.pk, delivery_id=delivery_id)
     if delivery is None:

@@ -1,11 +1,57 @@
 """Admin actions shared by the apps' admins."""
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
 from django.db import transaction
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
+from joyback.money import money_format
 from joyback.queue import standing_work_retry
+
+
+def admin_money(amount, currency) -> str:
+    """An amount as people read it ("€10,000.00"), never raw minor units (1000000)."""
+    if amount is None or not currency:
+        return "-"
+    return money_format(amount, currency, get_language() or "en")
+
+
+class ProductMadeAdmin(admin.ModelAdmin):
+    """Rows only the product creates, through its services (which check, sign and book what a bare
+    form would skip): the admin shows them, and has no "Add"."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class ReasonActionForm(ActionForm):
+    """The admin's action bar with a reason: an action that touches money says why, for the record."""
+
+    reason = forms.CharField(
+        required=False,
+        max_length=300,
+        label=_("Reason"),
+        widget=forms.TextInput(attrs={"size": 40, "placeholder": _("Why (recorded with your name)")}),
+    )
+
+
+def action_reason(modeladmin, request) -> str:
+    """The reason typed next to the action, or "" after telling the admin one is needed."""
+    reason = request.POST.get("reason", "").strip()[:300]
+    if not reason:
+        modeladmin.message_user(
+            request,
+            _("Give a reason: actions that touch money are recorded with who and why."),
+            messages.ERROR,
+        )
+    return reason
+
+
+def action_record(modeladmin, request, obj, *, action: str, reason: str) -> None:
+    """The admin's history row (LogEntry): who did what to which row, and why."""
+    modeladmin.log_change(request, obj, f"{action}. Reason: {reason}")
 
 
 @admin.action(description=_("Try again: rows the worker gave up on"), permissions=["retry"])

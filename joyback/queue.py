@@ -20,11 +20,14 @@ from django.utils import timezone
 from django_q.brokers import get_broker
 from django_q.conf import Conf
 from django_q.tasks import async_task
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from joyback.observability import request_id_bound
 
 logger = logging.getLogger(__name__)
 _local = threading.local()
+REDIS_DOWN = (RedisConnectionError, RedisTimeoutError)
 
 
 def _broker():
@@ -68,7 +71,28 @@ def _in_transaction_with_broker() -> bool:
 
 
 def _enqueue(func: str, *args) -> None:
-    async_task(func, *args, broker=_broker())
+    try:
+        async_task(func, *args, broker=_broker())
+    except REDIS_DOWN as error:
+        # The data this task concerns is committed: losing the task is not an option, and failing
+        # the request now would only make the client retry what was done. The task waits in the
+        # database as a one-off schedule, which the cluster's scheduler queues once Redis is back.
+        _local.broker = None
+        logger.warning("Redis unreachable, %s kept as a schedule in the database: %s", func, error)
+        _task_keep_in_database(func, args)
+
+
+def _task_keep_in_database(func: str, args: tuple) -> None:
+    from django_q.models import Schedule
+
+    Schedule.objects.create(
+        name=f"redis-down:{func}:{time.time_ns()}",
+        func=func,
+        args=repr(tuple(args)),
+        schedule_type=Schedule.ONCE,
+        next_run=timezone.now(),
+        repeats=1,
+    )
 
 
 # Standing work: rows a request stored for later (a webhook's events, a claim's bank details, an API

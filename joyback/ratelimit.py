@@ -1,13 +1,52 @@
 """A fixed-window rate limit in the shared cache: good enough to stop floods from one address."""
 
+import ipaddress
+import itertools
 import time
+from functools import cache as memoized
 
+from django.conf import settings
 from django.core.cache import cache
 
 
+@memoized
+def _proxy_networks(networks: tuple[str, ...]) -> tuple:
+    return tuple(ipaddress.ip_network(network, strict=False) for network in networks)
+
+
+def _address(text: str):
+    try:
+        return ipaddress.ip_address(text.strip().strip("[]"))
+    except ValueError:
+        return None
+
+
+def _is_proxy(address) -> bool:
+    return any(address in network for network in _proxy_networks(tuple(settings.TRUSTED_PROXIES)))
+
+
 def client_address(request) -> str:
-    # Behind a proxy, the proxy must set REMOTE_ADDR (e.g. gunicorn --forwarded-allow-ips).
-    return request.META.get("REMOTE_ADDR", "unknown")
+    """The address of the person's machine, for rate limits and fraud signals.
+
+    Without trusted proxies it is the connection's own address, whatever X-Forwarded-For says (anyone
+    can send that header). Behind our proxies (settings.TRUSTED_PROXIES, their networks, or
+    TRUSTED_PROXY_HOPS, how many of them) X-Forwarded-For is read from the right, where our own
+    proxies appended what they saw: the first address that is not one of ours is the client."""
+    remote = request.META.get("REMOTE_ADDR", "unknown")
+    forwarded = [hop for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
+    if settings.TRUSTED_PROXIES:
+        chain = [remote, *reversed(forwarded)]
+        for hop, before in itertools.pairwise(chain):
+            address = _address(hop)
+            if address is None or not _is_proxy(address):
+                return hop.strip()
+            if _address(before) is None:
+                return hop.strip()  # a proxy passed on garbage: the proxy is what we know
+        return chain[-1].strip()
+    hops = settings.TRUSTED_PROXY_HOPS
+    if hops and len(forwarded) >= hops and _address(forwarded[-hops]) is not None:
+        return forwarded[-hops].strip()
+    return remote
 
 
 def rate_limit_hit(*, scope: str, key: str, limit: int, window_seconds: int) -> bool:

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -57,6 +58,12 @@ LANDING_LOCAL_SECONDS = float(os.environ.get("LANDING_LOCAL_SECONDS", "1"))
 # Run when a campaign or its rules are saved and before it goes live; each returns problems, and a
 # blocking one refuses the launch. Dotted paths: campaigns may not import the apps to its right.
 CAMPAIGN_LAUNCH_CHECKS = ["compliance.services.campaign_lint"]
+
+# The proxies in front of the app (load balancer, ingress): the client's address is read from the
+# X-Forwarded-For they append, and only from them. Either their networks (safest: a request that
+# did not come through them is judged by its own address) or how many of them a request passes.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
+TRUSTED_PROXY_HOPS = int(os.environ.get("TRUSTED_PROXY_HOPS", "0"))
 
 # Per address: plenty for a person, little for a script.
 PAYEE_SUBMISSIONS_PER_MINUTE = int(os.environ.get("PAYEE_SUBMISSIONS_PER_MINUTE", "10"))
@@ -175,7 +182,7 @@ LEDGER_EXTERNAL_CHECKS = ["payouts.reconciliation_selectors.bank_drift_problems"
 HEALTH_CHECKS = ["payouts.reconciliation_selectors.bank_alert_problems"]
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "joyback.admin_apps.JoyBackAdminConfig",  # django.contrib.admin, signed in to through allauth
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -202,7 +209,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "joyback.observability.request_id_middleware",  # first: every request is counted and named
+    "joyback.limits.RequestSizeLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "joyback.middleware.MachineEndpointsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "verification.sessions.participant_cookie_middleware",  # which participant a browser is
@@ -219,6 +228,12 @@ MIDDLEWARE = [
 if IS_PRODUCTION:
     # Outside production runserver serves static files from the app folders.
     MIDDLEWARE.insert(2, "whitenoise.middleware.WhiteNoiseMiddleware")
+
+# The largest request body taken (a bank statement upload is the largest there is): refused by its
+# Content-Length before anything is read or stored. Bodies that are not files stay within Django's
+# DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).
+STATEMENT_UPLOAD_MAX_BYTES = int(os.environ.get("STATEMENT_UPLOAD_MAX_BYTES", str(20 * 1024 * 1024)))
+REQUEST_MAX_BYTES = int(os.environ.get("REQUEST_MAX_BYTES", str(STATEMENT_UPLOAD_MAX_BYTES + 64 * 1024)))
 
 # Signed provider webhooks and the API's busiest endpoint, which machines call with a key: answered
 # by their view without the browser middleware (joyback.middleware).
@@ -283,10 +298,19 @@ ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 ACCOUNT_EMAIL_VERIFICATION = os.environ.get("ACCOUNT_EMAIL_VERIFICATION", "optional")
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
-ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False  # this session stays; Django ends the user's other ones
+ACCOUNT_ADAPTER = "joyback.users.adapter.AccountAdapter"
+ACCOUNT_FORMS = {"login": "joyback.users.adapter.LoginForm"}
+# In the shared cache (see CACHES), so every web process counts the same failures.
 ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
-MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+# API keys, webhooks and approvals ask for the password or second factor again after this long.
+ACCOUNT_REAUTHENTICATION_TIMEOUT = int(os.environ.get("REAUTHENTICATION_SECONDS", "300"))
+MFA_SUPPORTED_TYPES = ["totp", "webauthn", "recovery_codes"]
 MFA_TOTP_ISSUER = "JoyBack"
+# Passkeys need https, but for the development server on localhost.
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = not IS_PRODUCTION
+# Staff can change everything: their sessions end sooner than brand users' (two weeks).
+STAFF_SESSION_SECONDS = int(os.environ.get("STAFF_SESSION_SECONDS", str(8 * 3600)))
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [
@@ -353,12 +377,25 @@ else:
 # one-minute sweep alone would have processed it, so no worker is running.
 STANDING_WORK_STALE_SECONDS = int(os.environ.get("STANDING_WORK_STALE_SECONDS", "300"))
 
-# Login rate limits and the used-TOTP-code markers must be shared by every web process.
+# Login rate limits, used TOTP codes and the API's key cache must be shared by every web process:
+# Redis when set (falling back to the database's cache table while it is unreachable), else that
+# table. Never a per-process memory cache, where each worker would count its own failed logins.
+CACHE_TABLE = "joyback_cache"
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
-    if REDIS_URL
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE},
+    "database": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE},
 }
+if REDIS_URL:
+    CACHES["default"] = {
+        "BACKEND": "joyback.cache.FallbackRedisCache",
+        "LOCATION": REDIS_URL,
+        # A Redis that does not answer is given up on quickly; the database answers meanwhile.
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
+elif JOYBACK_ENV == "test":
+    # Tests count each page's queries as production (Redis) would make them: the cache is kept out
+    # of the count. The tests of the shared cache itself switch to the table.
+    CACHES["default"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 # With Redis, sessions are read from the shared cache and written through to the database: no query
 # per page. Never with the per-process LocMemCache, where a logout in one worker would not reach the
 # others: there, Django's database sessions, read without the ORM (joyback.sessions).
@@ -368,7 +405,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["joyback.api.parsers.JsonParser"],
     "EXCEPTION_HANDLER": "joyback.api.framework.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "joyback.api.schema.ApiSchema",
     "UNAUTHENTICATED_USER": None,
@@ -403,6 +440,24 @@ if IS_PRODUCTION:
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True  # for the browsers' preload list: never plain http, not even the first time
+
+# Content-Security-Policy: scripts and styles only from our own files, or inline with the nonce of
+# this response (request.csp_nonce); no onclick= or javascript: (static/js/actions.js does that).
+# Style attributes stay allowed: they draw the budget meters and charts, and run no script.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "style-src-attr": ["'unsafe-inline'"],
+        "img-src": [SELF, "data:"],  # the authenticator app's QR code is a data: image
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 # Logs: one JSON object per line in production (LOG_FORMAT=json), readable lines elsewhere; every
 # line carries the request id (also set in queued tasks and per item of standing work).

@@ -8,12 +8,11 @@ from joyback import views
 from joyback.api.framework import api_not_found, api_server_error
 from joyback.metrics import metrics
 
-admin.site.site_header = "JoyBack admin"
-admin.site.site_title = "JoyBack admin"
-
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz/", views.healthz, name="healthz"),
+    path("healthz/live", views.healthz_live, name="healthz_live"),
+    path("healthz/ready", views.healthz_ready, name="healthz_ready"),
     path("healthz/work/", views.healthz_work, name="healthz_work"),
     path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),

@@ -1,9 +1,9 @@
 from django.conf import settings
-from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.module_loading import import_string
 
+from joyback.health import readiness
 from joyback.queue import standing_work_health
 
 
@@ -13,17 +13,50 @@ def home(request):
     return render(request, "home.html")
 
 
-def healthz(request):
-    """For the uptime monitor: the database answers, and the ledger's bank agrees with the bank's
-    statements (503 with the drift and open bank alerts when it does not)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    bank = []
-    for path in settings.HEALTH_CHECKS:
-        bank += import_string(path)()
-    if bank:
-        return JsonResponse({"status": "failing", "bank": bank}, status=503)
+def healthz_live(request):
+    """The process answers: nothing else is asked, so a database or Redis outage never gets the
+    web processes restarted (they recover by themselves when it ends)."""
     return JsonResponse({"status": "ok"})
+
+
+def healthz_ready(request):
+    """For the load balancer: whether this process can serve (the database, Redis, the payment
+    provider, the standing worker's backlog), each named with what is wrong. 503 while any is down;
+    Redis down alone is "degraded" and still 200, as pages, sign-in and the API answer from the
+    database meanwhile. Bank alerts are listed but fail nothing here: taking web nodes out of
+    service would not mend a drift, and payouts already pause on it."""
+    return _health_answer(bank_fails=False)
+
+
+def healthz(request):
+    """For the uptime monitor: readiness, and the ledger's bank against the bank's statements; an
+    open bank alert (a drift, a broken statement chain) is a 503 until staff clear it."""
+    return _health_answer(bank_fails=True)
+
+
+def _health_answer(*, bank_fails: bool) -> JsonResponse:
+    checks = readiness()
+    down = [check.name for check in checks if not check.ok]
+    bank = []
+    if "database" not in down:
+        for path in settings.HEALTH_CHECKS:
+            bank += import_string(path)()
+    if not down and not (bank and bank_fails):
+        status, code = "ok", 200
+    elif down == ["redis"] and not (bank and bank_fails):
+        status, code = "degraded", 200
+    else:
+        status, code = "failing", 503
+    body = {
+        "status": status,
+        "down": down,
+        "checks": {check.name: {"ok": check.ok, "detail": check.detail} for check in checks},
+        "bank": bank,
+    }
+    response = JsonResponse(body, status=code)
+    if code == 503:
+        response["Retry-After"] = "30"
+    return response
 
 
 def healthz_work(request):

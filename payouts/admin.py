@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaigns.models import Brand
-from joyback.admin import StandingWorkAdmin
+from joyback.admin import ReasonActionForm, StandingWorkAdmin, action_reason, action_record, admin_money
 from payouts import privacy, reconciliation, services
 from payouts import reconciliation_selectors as recon_selectors
 from payouts.iso20022.types import SchemaError
@@ -91,15 +91,20 @@ class PayoutEventInline(admin.TabularInline):
         return False
 
 
-def _each(request, payouts, act, done: str):
-    """Run one service per payout; a refusal is shown, never a 500."""
+def _each(modeladmin, request, payouts, act, done: str):
+    """Run one service per payout, recording who and why; a refusal is shown, never a 500."""
+    reason = action_reason(modeladmin, request)
+    if not reason:
+        return
     count = 0
     for payout in payouts:
         try:
             act(payout)
-            count += 1
         except services.PayoutRefused as refused:
             messages.error(request, f"{payout.end_to_end_id}: {refused.message}")
+            continue
+        action_record(modeladmin, request, payout, action=f"Payout {done}", reason=reason)
+        count += 1
     if count:
         messages.success(request, f"{count} payout(s) {done}.")
 
@@ -111,8 +116,7 @@ class PayoutAdmin(admin.ModelAdmin):
     list_display = [
         "end_to_end_id",
         "brand",
-        "amount",
-        "currency",
+        "amount_display",
         "scheme",
         "status",
         "reason_code",
@@ -121,9 +125,10 @@ class PayoutAdmin(admin.ModelAdmin):
     ]
     list_filter = ["status", "scheme", "currency", "manual"]
     search_fields = ["end_to_end_id", "psp_reference"]
-    readonly_fields = [f.name for f in Payout._meta.fields]
+    readonly_fields = ["amount_display", *(f.name for f in Payout._meta.fields if f.name != "amount")]
     inlines = [PayoutEventInline]
     actions = ["approve", "cancel", "retry", "status_check"]
+    action_form = ReasonActionForm
 
     def has_add_permission(self, request):
         return False
@@ -137,21 +142,49 @@ class PayoutAdmin(admin.ModelAdmin):
             return ""
         return " ".join(payout.hold_texts) or "The amount is above the single-payout approval threshold."
 
+    @admin.display(description="Amount", ordering="amount")
+    def amount_display(self, payout):
+        return admin_money(payout.amount, payout.currency)
+
     @admin.action(description="Approve (maker-checker)")
     def approve(self, request, queryset):
-        _each(request, queryset, lambda p: services.payout_approve(payout=p, actor=request.user), "approved")
+        _each(
+            self,
+            request,
+            queryset,
+            lambda p: services.payout_approve(payout=p, actor=request.user),
+            "approved",
+        )
 
     @admin.action(description="Cancel (only before it is sent)")
     def cancel(self, request, queryset):
-        _each(request, queryset, lambda p: services.payout_cancel(payout=p, actor=request.user), "cancelled")
+        _each(
+            self,
+            request,
+            queryset,
+            lambda p: services.payout_cancel(payout=p, actor=request.user),
+            "cancelled",
+        )
 
     @admin.action(description="Pay again (rejected or returned, details fixed)")
     def retry(self, request, queryset):
-        _each(request, queryset, lambda p: services.payout_retry(payout=p, actor=request.user), "paid again")
+        _each(
+            self,
+            request,
+            queryset,
+            lambda p: services.payout_retry(payout=p, actor=request.user),
+            "paid again",
+        )
 
     @admin.action(description="Ask the bank for the status now")
     def status_check(self, request, queryset):
-        _each(request, queryset, lambda p: services.payout_status_check(payout_id=p.pk), "checked")
+        # Only asks: the bank's answer, not the admin, moves the payout; no reason needed.
+        for payout in queryset:
+            try:
+                services.payout_status_check(payout_id=payout.pk)
+            except services.PayoutRefused as refused:
+                messages.error(request, f"{payout.end_to_end_id}: {refused.message}")
+        messages.success(request, "The bank was asked.")
 
 
 @admin.register(PaymentBatch)
@@ -161,7 +194,7 @@ class PaymentBatchAdmin(admin.ModelAdmin):
         "currency",
         "instant",
         "number_of_transactions",
-        "control_sum",
+        "control_sum_display",
         "created_at",
         "sent_at",
     ]
@@ -179,6 +212,10 @@ class PaymentBatchAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
+    @admin.display(description="Control sum", ordering="control_sum")
+    def control_sum_display(self, batch):
+        return admin_money(batch.control_sum, batch.currency)
+
 
 @admin.register(SandboxBankAccount)
 class SandboxBankAccountAdmin(admin.ModelAdmin):
@@ -193,8 +230,7 @@ class SandboxBankPaymentAdmin(admin.ModelAdmin):
     list_display = [
         "end_to_end_id",
         "scheme",
-        "amount",
-        "currency",
+        "amount_display",
         "status",
         "reason_code",
         "received_at",
@@ -207,6 +243,10 @@ class SandboxBankPaymentAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description="Amount", ordering="amount")
+    def amount_display(self, payment):
+        return admin_money(payment.amount, payment.currency)
 
     @admin.action(description="Return it now (AC04, account closed)")
     def return_now(self, request, queryset):

@@ -5,6 +5,7 @@ bank statement". Nothing here books money: statements arrive through the bank's 
 import csv
 import datetime
 
+from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import path
@@ -20,9 +21,6 @@ from payouts import reconciliation_selectors as selectors
 from payouts.iso20022.camt import camt_read
 from payouts.iso20022.types import SchemaError
 from payouts.models import PayoutScheme, PayoutStatus
-
-# A brand's own statement is read in the request, to compare; months of a business account fit.
-COMPARE_MAX_BYTES = 20 * 1024 * 1024
 
 
 def _filters(request) -> tuple[selectors.PayoutFilters, list[str]]:
@@ -142,9 +140,9 @@ def statement_compare(request):
     compared = []
     if upload is None:
         problem = _("Choose a camt.053 or camt.054 file of your bank account.")
-    elif upload.size > COMPARE_MAX_BYTES:
+    elif upload.size > settings.STATEMENT_UPLOAD_MAX_BYTES:
         problem = _("The file is too large to compare here (at most %(mb)s MB).") % {
-            "mb": COMPARE_MAX_BYTES // 2**20
+            "mb": settings.STATEMENT_UPLOAD_MAX_BYTES // 2**20
         }
     else:
         try:

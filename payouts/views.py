@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.selectors import campaign_get_for_brand, campaign_public_cached, campaign_schedule_state
+from joyback.mfa import reauthentication_required
 from joyback.money import money_format
 from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, ManualPayoutForm, PayeeForm
@@ -315,6 +316,7 @@ PAYOUT_ACTIONS = {
 
 @brand_member_required(roles.FUND)
 @require_POST
+@reauthentication_required  # approving, cancelling or paying again: the password or second factor again
 def payout_action(request, payout_id):
     payout = payout_get_for_brand(brand=request.brand, payout_id=payout_id)
     if payout is None:

@@ -11,6 +11,7 @@ import os
 os.environ.setdefault("JOYBACK_ENV", "test")
 
 import pytest
+from django.test import Client
 
 from campaigns.models import Role
 from campaigns.services import brand_create, member_add
@@ -38,6 +39,48 @@ def browser_is(client, person):
     client.cookies[COOKIE] = participant_cookie_value({**participants, person.brand_id: person.pk})
 
 
+TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+
+
+def totp_enable(user, secret=TOTP_SECRET):
+    """user set up an authenticator app (the second factor money needs)."""
+    from allauth.mfa.totp.internal.auth import TOTP
+
+    TOTP.activate(user, secret)
+    return user
+
+
+def totp_code(secret=TOTP_SECRET, *, at=None):
+    """The code the authenticator app shows now (or at `at`, a Unix time)."""
+    import time
+
+    from allauth.mfa.totp.internal.auth import format_hotp_value, hotp_value
+
+    return format_hotp_value(hotp_value(secret, int((at or time.time()) // 30)))
+
+
+class SignedInClient(Client):
+    """force_login leaves the session as a sign-in through allauth followed by a fresh password
+    confirmation would: sensitive actions (API keys, approvals) go through without asking again.
+    Tests of re-authentication age or remove that record."""
+
+    def force_login(self, user, backend=None):
+        import time
+
+        super().force_login(user, backend)
+        session = self.session
+        session["account_authentication_methods"] = [
+            {"method": "password", "at": time.time(), "reauthenticated": True}
+        ]
+        session["account_authentication_methods_user"] = str(user.pk)
+        session.save()
+
+
+@pytest.fixture
+def client():
+    return SignedInClient()
+
+
 @pytest.fixture
 def make_user(django_user_model):
     def make(email, **extra):
@@ -46,14 +89,17 @@ def make_user(django_user_model):
     return make
 
 
+# Owners and finance members use a second factor: the personas have set theirs up.
+
+
 @pytest.fixture
 def alice(make_user):
-    return make_user("alice@alpaca.example", first_name="Alice")
+    return totp_enable(make_user("alice@alpaca.example", first_name="Alice"))
 
 
 @pytest.fixture
 def bob(make_user):
-    return make_user("bob@bison.example", first_name="Bob")
+    return totp_enable(make_user("bob@bison.example", first_name="Bob"))
 
 
 def verified(brand):
@@ -85,7 +131,7 @@ def bison(bob):
 
 @pytest.fixture
 def fiona(make_user, alpaca):
-    user = make_user("fiona@alpaca.example", first_name="Fiona")
+    user = totp_enable(make_user("fiona@alpaca.example", first_name="Fiona"))
     member_add(brand=alpaca, user=user, role=Role.FINANCE)
     return user
 

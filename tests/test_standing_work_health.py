@@ -13,7 +13,7 @@ from django_q.conf import Conf
 import payouts.services
 from payouts.models import PayeeSubmission
 from payouts.services import SUBMISSION_MAX_ATTEMPTS, payee_submissions_process
-from tests.conftest import rewarded_in_browser
+from tests.conftest import rewarded_in_browser, totp_enable
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,7 +39,7 @@ def broken_processing(monkeypatch):
 
 @pytest.fixture
 def root(client, django_user_model):
-    return django_user_model.objects.create_superuser(email="root@joyback.example", password="x")
+    return totp_enable(django_user_model.objects.create_superuser(email="root@joyback.example", password="x"))
 
 
 def details_sent(client, summer) -> PayeeSubmission:

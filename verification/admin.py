@@ -1,7 +1,15 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
-from joyback.admin import StandingWorkAdmin
+from joyback.admin import (
+    ProductMadeAdmin,
+    ReasonActionForm,
+    StandingWorkAdmin,
+    action_reason,
+    action_record,
+    admin_money,
+)
 from verification.models import ActionClaim, Identity, Participant, ProviderEvent, TikTokPost
+from verification.services import ClaimRefused, claim_review
 
 
 class IdentityInline(admin.TabularInline):
@@ -12,15 +20,39 @@ class IdentityInline(admin.TabularInline):
 
 
 @admin.register(Participant)
-class ParticipantAdmin(admin.ModelAdmin):
+class ParticipantAdmin(ProductMadeAdmin):
     list_display = ["id", "brand", "created_at"]
     list_select_related = ["brand"]
     exclude = ["token"]  # the private status link is the person's, not the admin's
     inlines = [IdentityInline]
 
 
+DONE = {"approve": "approved", "reject": "rejected"}
+
+
+def _review(modeladmin, request, claims, decision: str) -> None:
+    """The review queue's decision, from the admin: through the same service, with who and why."""
+    reason = action_reason(modeladmin, request)
+    if not reason:
+        return
+    done = 0
+    for claim in claims:
+        try:
+            claim_review(claim=claim, decided_by=request.user, decision=decision, reason=reason)
+        except ClaimRefused as refused:
+            messages.error(request, f"Claim #{claim.pk}: {refused.message}")
+            continue
+        action_record(modeladmin, request, claim, action=f"Claim {DONE[decision]}", reason=reason)
+        done += 1
+    if done:
+        messages.success(request, f"{done} claim(s) {DONE[decision]}.")
+
+
 @admin.register(ActionClaim)
 class ActionClaimAdmin(admin.ModelAdmin):
+    """Claims are made by the product (a verified action) and decided by the review service: no "Add",
+    and the status changes only through the actions below, never by editing the field."""
+
     list_display = [
         "id",
         "campaign",
@@ -28,13 +60,33 @@ class ActionClaimAdmin(admin.ModelAdmin):
         "identity",
         "status",
         "reason",
-        "amount",
-        "currency",
+        "amount_display",
         "created_at",
     ]
     list_filter = ["status", "rule__trigger"]
     list_select_related = ["campaign", "rule", "identity"]
-    readonly_fields = ["ledger_transaction_id", "amount", "currency", "created_at", "decided_at"]
+    exclude = ["amount"]
+    readonly_fields = ["amount_display", *(f.name for f in ActionClaim._meta.fields if f.name != "amount")]
+    actions = ["approve", "reject"]
+    action_form = ReasonActionForm
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Amount", ordering="amount")
+    def amount_display(self, claim):
+        return admin_money(claim.amount, claim.currency)
+
+    @admin.action(description="Approve (pays the held reward)", permissions=["change"])
+    def approve(self, request, queryset):
+        _review(self, request, queryset, "approve")
+
+    @admin.action(description="Reject (releases or takes back the reward)", permissions=["change"])
+    def reject(self, request, queryset):
+        _review(self, request, queryset, "reject")
 
 
 @admin.register(ProviderEvent)

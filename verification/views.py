@@ -1,5 +1,4 @@
 import hashlib
-import json
 import logging
 import secrets
 import time
@@ -22,6 +21,8 @@ from campaigns.access import brand_member_required
 from campaigns.models import Trigger
 from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
 from compliance.selectors import disclosure_for
+from joyback.limits import json_loads
+from joyback.mfa import reauthentication_required
 from joyback.ratelimit import client_address
 from verification import posting
 from verification.models import Provider
@@ -197,7 +198,7 @@ def whatsapp_webhook(request):
         logger.warning("whatsapp webhook refused: bad or missing X-Hub-Signature-256")
         return HttpResponseForbidden()
     try:
-        payload = json.loads(request.body)
+        payload = json_loads(request.body)
     except ValueError:
         logger.warning("whatsapp webhook refused: body is not JSON")
         return HttpResponseBadRequest("body is not JSON")
@@ -223,7 +224,7 @@ def tiktok_webhook(request):
         logger.warning("tiktok webhook refused: %s", error)
         return HttpResponse(status=401 if error.code == "bad_signature" else 400)
     try:
-        payload = json.loads(request.body)
+        payload = json_loads(request.body)
     except ValueError:
         return HttpResponseBadRequest("body is not JSON")
     if not isinstance(payload, dict) or payload.get("client_key") != settings.TIKTOK_CLIENT_KEY:
@@ -408,8 +409,9 @@ def review_queue(request):
     return render(request, "verification/review_queue.html", context)
 
 
-@brand_member_required(roles.REVIEW)
+@brand_member_required(roles.REVIEW, money=True)
 @require_POST
+@reauthentication_required
 def review_decide(request, claim_id):
     claim = claim_get_for_brand(brand=request.brand, claim_id=claim_id)
     if claim is None:

@@ -2,7 +2,6 @@
 limit, the JSON error format and Idempotency-Key handling (ApiView)."""
 
 import functools
-import json
 import logging
 import threading
 import time
@@ -32,6 +31,7 @@ from joyback.api.services import (
     idempotency_replay_cached,
     request_fingerprint,
 )
+from joyback.limits import json_loads
 
 logger = logging.getLogger(__name__)
 
@@ -321,7 +321,7 @@ def json_body(request):
     if media_type != "application/json":
         raise exceptions.UnsupportedMediaType(media_type)
     try:
-        return json.loads(request.body, parse_constant=_refuse_constant)
+        return json_loads(request.body, parse_constant=_refuse_constant)
     except ValueError as exc:
         raise exceptions.ParseError(f"JSON parse error - {exc}") from exc
 

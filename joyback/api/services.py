@@ -34,6 +34,7 @@ from joyback.api.models import (
     WebhookEvent,
     api_key_cache_name,
 )
+from joyback.limits import json_loads
 from joyback.postgresql.prepared import prepared_fetchall
 from joyback.queue import enqueue_on_commit, task_schedule_once
 
@@ -158,8 +159,8 @@ class IdempotencyOutcome:
 def request_fingerprint(*, method: str, path: str, body: bytes) -> str:
     """Equal for the same request; JSON bodies are compared by content, not by their spacing."""
     try:
-        canonical = json.dumps(json.loads(body or b"null"), sort_keys=True, separators=(",", ":")).encode()
-    except (ValueError, UnicodeDecodeError):
+        canonical = json.dumps(json_loads(body or b"null"), sort_keys=True, separators=(",", ":")).encode()
+    except (ValueError, UnicodeDecodeError):  # not JSON, or too deep: the parser refuses it later
         canonical = body
     return hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + canonical).hexdigest()
 
@@ -435,13 +436,46 @@ class WebhookAddressRefused(httpx.ConnectError):
     """A host we will not connect to. A ConnectError, so a delivery treats it as any failed connection."""
 
 
+_NAT64_WELL_KNOWN = ipaddress.ip_network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _rfc6052_candidates(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 address a local-use NAT64 prefix (RFC 8215) may embed: the operator picks the prefix
+    length (/48, /56, /64 or /96), and bits 64-71 are always skipped (RFC 6052 section 2.2)."""
+    raw = address.packed
+    layouts = {48: raw[6:8] + raw[9:11], 56: raw[7:8] + raw[9:12], 64: raw[9:13], 96: raw[12:16]}
+    return [ipaddress.IPv4Address(packed) for packed in layouts.values()]
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address reaches through a translator or tunnel: a connection to one
+    of these forms ends up at the IPv4 address inside it (a NAT64 gateway, a 6to4 or Teredo relay)."""
+    if address.ipv4_mapped:
+        return [address.ipv4_mapped]
+    if address in _IPV4_COMPATIBLE:  # deprecated, but stacks still route it (RFC 4291 2.5.5.1)
+        return [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)]
+    if address in _NAT64_WELL_KNOWN:
+        return [ipaddress.IPv4Address(address.packed[12:16])]
+    if address in _NAT64_LOCAL:
+        return _rfc6052_candidates(address)
+    if address.sixtofour:
+        return [address.sixtofour]
+    if address.teredo:
+        return list(address.teredo)  # the relay server and the client behind it
+    return []
+
+
 def _is_private(text: str) -> bool:
     # Loopback, private, link-local (the cloud's metadata service), shared and reserved addresses are
-    # inside our own network; an IPv4-mapped IPv6 address is judged as the IPv4 one it reaches.
+    # inside our own network. An IPv6 address that embeds an IPv4 address is judged by that address
+    # too: NAT64 of 169.254.169.254 reaches the metadata service just as well.
     address = ipaddress.ip_address(text.split("%", 1)[0])
-    if address.version == 6 and address.ipv4_mapped:
-        address = address.ipv4_mapped
-    return not address.is_global or address.is_multicast
+    reached = [address]
+    if address.version == 6:
+        reached += _embedded_ipv4(address)
+    return any(not each.is_global or each.is_multicast for each in reached)
 
 
 def _host_addresses(host: str) -> list[str]:

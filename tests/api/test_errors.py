@@ -126,3 +126,26 @@ def test_one_requests_errors_never_reach_the_next(alpaca_api, shop):
     assert valid.status_code == 202
     assert second.json()["error"]["field"] == "currency"
     assert InboundEvent.objects.get().payload["order_id"] == "A-9"
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # the 100,000-level nested body
+
+
+@pytest.mark.parametrize("body", [DEEP, '{"a":' * 40 + "1" + "}" * 40])
+def test_a_deeply_nested_body_is_a_parse_error_not_a_500(alpaca_api, shop, body):
+    response = alpaca_api.post("events", None, raw=body)
+
+    assert response.status_code == 400
+    assert (
+        response.json()["error"]["code"] == "parse_error" and "nested" in response.json()["error"]["message"]
+    )
+    assert nothing_stored()
+
+
+def test_a_deeply_nested_body_to_a_drf_endpoint_is_a_parse_error(make_api, alpaca):
+    from payouts.models import Payout
+
+    response = make_api(alpaca, scopes=("payouts",)).post("payouts", None, raw=DEEP, idempotency_key="deep-1")
+
+    assert response.status_code == 400 and response.json()["error"]["code"] == "parse_error"
+    assert not Payout.objects.exists()

@@ -277,7 +277,21 @@ PRIVATE_ADDRESSES = [
     "100.64.0.1",
     "::1",
     "::ffff:10.0.0.1",
+    # IPv6 forms that embed an IPv4 address, each reaching the cloud's metadata service or loopback.
+    "::ffff:169.254.169.254",  # IPv4-mapped
+    "::169.254.169.254",  # IPv4-compatible
+    "::127.0.0.1",
+    "64:ff9b::a9fe:a9fe",  # NAT64, well-known prefix
+    "64:ff9b::10.0.0.1",
+    "64:ff9b:1::a9fe:a9fe",  # NAT64, local-use prefix with a /96
+    "64:ff9b:1:a9fe:a9:fe00::",  # NAT64, local-use prefix with a /48 (bits 64-71 skipped)
+    "2002:a9fe:a9fe::1",  # 6to4
+    "2002:7f00:1::1",
+    "2001:0:4136:e378:8000:63bf:5601:5601",  # Teredo, client 169.254.169.254 (stored inverted)
 ]
+
+# The same forms embedding a public address are ordinary public IPv6 addresses.
+PUBLIC_EMBEDDING_ADDRESSES = ["64:ff9b::5db8:d822", "2002:5db8:d822::1"]
 
 
 @pytest.fixture
@@ -289,7 +303,7 @@ def production_dns(settings, monkeypatch):
     answers = {"shop.example": "93.184.216.34"}
 
     def getaddrinfo(host, port, *args, **kwargs):
-        if host.strip("[]") in PRIVATE_ADDRESSES or host == "93.184.216.34":
+        if host.strip("[]") in PRIVATE_ADDRESSES + PUBLIC_EMBEDDING_ADDRESSES or host == "93.184.216.34":
             addresses = [host.strip("[]")]
         elif host in answers:
             answer = answers[host]  # one address, or a list of them
@@ -321,6 +335,25 @@ def test_an_endpoint_on_a_private_address_is_refused(alpaca, production_dns, add
             brand_id=alpaca.pk, url="https://internal.shop.example/hooks", event_types=ALL
         )
     assert not WebhookEndpoint.objects.exists()
+
+
+@pytest.mark.parametrize("address", PUBLIC_EMBEDDING_ADDRESSES)
+def test_an_endpoint_on_an_ipv6_form_of_a_public_address_is_taken(alpaca, production_dns, address):
+    assert webhook_endpoint_create(brand_id=alpaca.pk, url=f"https://[{address}]/hooks", event_types=ALL)
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::1", "::169.254.169.254"])
+def test_a_host_that_turns_to_an_embedded_private_address_gets_nothing(
+    alpaca, production_dns, receiver, deliver_now, address
+):
+    webhook_endpoint_create(brand_id=alpaca.pk, url="https://shop.example/hooks", event_types=ALL)
+    production_dns["shop.example"] = address  # checked again at connect time
+
+    deliver_now(lambda: webhook_event_emit(brand_id=alpaca.pk, type="reward.approved", data={}))
+
+    delivery = WebhookDelivery.objects.get()
+    assert receiver.requests == []
+    assert delivery.status == "retrying" and "private network" in delivery.attempt_log.get().error
 
 
 def test_an_unknown_host_is_refused_and_a_public_one_taken(alpaca, production_dns):

@@ -5,13 +5,16 @@ from django.urls import reverse
 
 from campaigns.services import brand_deposit_record
 from joyback.ledger.models import Account, Entry, Hold, Transaction
+from tests.conftest import totp_enable
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def admin_client(client, django_user_model):
-    admin = django_user_model.objects.create_superuser(email="root@joyback.example", password="x")
+    admin = totp_enable(
+        django_user_model.objects.create_superuser(email="root@joyback.example", password="x")
+    )
     client.force_login(admin)
     return client
 

@@ -28,6 +28,7 @@ from joyback.ledger.models import Account, AccountKind, Transaction
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment
 from payouts.rails import iban_check
 from payouts.services import PayoutRefused, payout_manual_enter
+from tests.conftest import totp_enable
 from tests.payouts.conftest import IBANS
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +51,7 @@ def dodo(client, dora):
 
 @pytest.fixture
 def sam(make_user):
-    return make_user("sam@joyback.example", first_name="Sam", is_staff=True, is_superuser=True)
+    return totp_enable(make_user("sam@joyback.example", first_name="Sam", is_staff=True, is_superuser=True))
 
 
 def confirmed_email(user):

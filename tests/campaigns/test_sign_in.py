@@ -1,4 +1,5 @@
-"""A brand member signs in with email and password, with a second factor once they enable one."""
+"""A brand member (Vic, who has no second factor yet) signs in with email and password, with a second
+factor once they enable one."""
 
 import pytest
 from allauth.mfa.totp.internal.auth import (
@@ -19,8 +20,8 @@ def sign_in(client, email, password=PASSWORD):
     return client.post(reverse("account_login"), {"login": email, "password": password})
 
 
-def test_a_member_signs_in_and_lands_on_their_brand_dashboard(client, alice, alpaca):
-    response = sign_in(client, "alice@alpaca.example")
+def test_a_member_signs_in_and_lands_on_their_brand_dashboard(client, vic, alpaca):
+    response = sign_in(client, "vic@alpaca.example")
     assert response.status_code == 302
 
     response = client.get(response["Location"], follow=True)
@@ -30,23 +31,23 @@ def test_a_member_signs_in_and_lands_on_their_brand_dashboard(client, alice, alp
     assert b"Available funding" in response.content or b"No money yet" in response.content
 
 
-def test_the_email_is_case_insensitive(client, alice, alpaca):
+def test_the_email_is_case_insensitive(client, vic, alpaca):
     assert sign_in(client, "ALICE@Alpaca.Example").status_code == 302
 
 
-def test_a_wrong_password_is_refused_with_a_message(client, alice):
-    response = sign_in(client, "alice@alpaca.example", "not the password")
+def test_a_wrong_password_is_refused_with_a_message(client, vic):
+    response = sign_in(client, "vic@alpaca.example", "not the password")
 
     assert response.status_code == 200
     assert b"not correct" in response.content
     assert "_auth_user_id" not in client.session
 
 
-def test_with_totp_enabled_the_password_alone_is_not_enough(client, alice, alpaca):
+def test_with_totp_enabled_the_password_alone_is_not_enough(client, vic, alpaca):
     secret = generate_totp_secret()
-    TOTP.activate(alice, secret)
+    TOTP.activate(vic, secret)
 
-    response = sign_in(client, "alice@alpaca.example")
+    response = sign_in(client, "vic@alpaca.example")
     assert response["Location"] == reverse("mfa_authenticate")
     assert "_auth_user_id" not in client.session
     assert client.get(reverse("brand_dashboard", args=["alpaca"])).status_code == 302
@@ -60,11 +61,11 @@ def test_with_totp_enabled_the_password_alone_is_not_enough(client, alice, alpac
     response = client.post(reverse("mfa_authenticate"), {"code": code})
 
     assert response.status_code == 302
-    assert client.session["_auth_user_id"] == str(alice.pk)
+    assert client.session["_auth_user_id"] == str(vic.pk)
 
 
-def test_a_member_can_open_the_two_factor_settings(client, alice, alpaca):
-    client.force_login(alice)
+def test_a_member_can_open_the_two_factor_settings(client, vic, alpaca):
+    client.force_login(vic)
 
     response = client.get(reverse("mfa_index"))
 

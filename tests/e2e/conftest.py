@@ -57,3 +57,19 @@ def screenshot():
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
     return take
+
+
+def sign_in(page, live_server, email, *, next_path="", secret=None):
+    """Sign in as a person does: email and password, then the authenticator app's code when the
+    account has a second factor (the personas' TOTP_SECRET unless given)."""
+    from tests.conftest import PASSWORD, TOTP_SECRET, totp_code
+
+    page.goto(f"{live_server.url}/accounts/login/" + (f"?next={next_path}" if next_path else ""))
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    page.wait_for_load_state()
+    if "/accounts/2fa/authenticate/" in page.url:
+        page.get_by_label("Code").fill(totp_code(secret or TOTP_SECRET))
+        page.get_by_role("button", name="Sign In").click()
+        page.wait_for_load_state()

@@ -3,7 +3,7 @@
 import pytest
 
 from campaigns.services import brand_deposit_record
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, totp_code
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -18,6 +18,8 @@ def test_a_member_signs_in_and_sees_the_ledger_balances(live_server, page, scree
     page.get_by_label("Email").fill("alice@alpaca.example")
     page.get_by_label("Password").fill(PASSWORD)
     screenshot(page, "02-sign-in")
+    page.get_by_role("button", name="Sign In").click()
+    page.get_by_label("Code").fill(totp_code())  # Alice, an owner, has her authenticator app
     page.get_by_role("button", name="Sign In").click()
 
     page.wait_for_url(f"{live_server.url}/brands/alpaca/")

@@ -3,7 +3,7 @@
 import pytest
 
 from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
-from tests.conftest import PASSWORD
+from tests.e2e.conftest import sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -145,10 +145,7 @@ def test_a_close_match_is_confirmed_on_the_status_page_and_paid(
 
 def test_a_brand_member_creates_funds_and_launches_a_campaign(live_server, page, screenshot, alice, alpaca):
     brand_deposit_record(brand=alpaca, amount=1000_00, currency="EUR", bank_reference="E2E-LAUNCH")
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.get_by_label("Email").fill("alice@alpaca.example")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
+    sign_in(page, live_server, "alice@alpaca.example")
     page.get_by_role("link", name="Campaigns", exact=True).click()
 
     page.get_by_label("Campaign name").fill("Autumn Club")

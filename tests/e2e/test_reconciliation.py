@@ -6,7 +6,7 @@ import pytest
 from joyback.ledger.models import Account, AccountKind
 from payouts import reconciliation
 from payouts.models import StatementImport
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, totp_code
 from tests.payouts.camt_fixtures import Ntry, camt053
 from tests.payouts.conftest import staff_user
 
@@ -15,13 +15,17 @@ BANK_PERMISSIONS = ("statement_upload", "statement_approve", "exception_resolve"
 
 
 def admin_login(browser, live_server, email):
+    """Staff open the admin, are sent to the product's sign-in, and give password and code."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = context.new_page()
     page.set_default_timeout(10_000)
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/payouts/statementimport/")
-    page.locator("input[name=username]").fill(email)
-    page.locator("input[name=password]").fill(PASSWORD)
-    page.locator("input[type=submit]").click()
+    page.goto(f"{live_server.url}/admin/payouts/statementimport/")
+    page.wait_for_url("**/accounts/login/**")
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    page.get_by_label("Code").fill(totp_code())
+    page.get_by_role("button", name="Sign In").click()
     page.wait_for_url(f"{live_server.url}/admin/payouts/statementimport/")
     return page
 

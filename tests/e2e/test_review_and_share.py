@@ -4,7 +4,7 @@ import pytest
 from django.test import override_settings
 
 from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
-from tests.conftest import PASSWORD
+from tests.e2e.conftest import sign_in
 from verification.models import ActionClaim, SandboxTikTokUser
 from verification.sandbox.tiktok import video_post, video_share_url
 from verification.services import ClaimContext, action_reward, identity_attach, participant_create
@@ -62,10 +62,7 @@ def test_a_member_approves_a_held_claim(live_server, page, screenshot, alice, li
             identity=identity,
             context=ClaimContext(client_ip="192.0.2.44"),
         )
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.get_by_label("Email").fill("alice@alpaca.example")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
+    sign_in(page, live_server, "alice@alpaca.example")
     page.get_by_role("link", name="Review", exact=True).click()
     page.get_by_text("ip_velocity").wait_for()
     screenshot(page, "31-review-queue")

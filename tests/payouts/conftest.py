@@ -63,7 +63,10 @@ def _no_crash_left():
 def staff_user(make_user, email, *codenames):
     from django.contrib.auth.models import Permission
 
-    user = make_user(email, is_staff=True, first_name=email.split("@")[0].title())
+    from tests.conftest import totp_enable
+
+    # Platform staff change money only with a second factor set up (joyback.admin_site).
+    user = totp_enable(make_user(email, is_staff=True, first_name=email.split("@")[0].title()))
     user.user_permissions.add(
         *Permission.objects.filter(content_type__app_label="payouts", codename__in=codenames)
     )

@@ -14,7 +14,7 @@ from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts import services
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment, VopCheck
-from tests.conftest import rewarded_in_browser
+from tests.conftest import SignedInClient, rewarded_in_browser
 from tests.payouts.conftest import IBANS, payee_details
 
 pytestmark = pytest.mark.django_db
@@ -85,7 +85,7 @@ def test_a_large_manual_payout_waits_for_a_second_person(
     assert payout.status == "awaiting_approval"
     assert "second person" in client.get(reverse("payouts:payout_list", args=[funded.slug])).content.decode()
 
-    owner = Client()
+    owner = SignedInClient()
     owner.force_login(alice)
     with django_capture_on_commit_callbacks(execute=True):
         act(owner, payout, "approve")

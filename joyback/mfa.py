@@ -1,0 +1,44 @@
+"""Second factors where money is: owners, finance members and staff sign in with a password alone,
+but fund, approve, pay and change bank or API settings only once a second factor is set up."""
+
+import time
+from functools import wraps
+
+from allauth.account.authentication import get_authentication_records
+from allauth.core.exceptions import ReauthenticationRequired
+from allauth.mfa.models import Authenticator
+from django.conf import settings
+from django.shortcuts import render
+
+# A second factor proper; recovery codes are the way back in, not a factor of their own.
+SECOND_FACTORS = [Authenticator.Type.TOTP, Authenticator.Type.WEBAUTHN]
+
+
+def mfa_enabled(user) -> bool:
+    return Authenticator.objects.filter(user=user, type__in=SECOND_FACTORS).exists()
+
+
+def mfa_setup_required(request):
+    """The page that says what is missing and where to set it up, instead of the action."""
+    return render(request, "mfa_required.html", status=403)
+
+
+def recently_authenticated(request) -> bool:
+    """Signed in, or asked again, within ACCOUNT_REAUTHENTICATION_TIMEOUT: a sign-in that just asked
+    for the password and the second factor counts, so the first action after it does not ask again."""
+    records = get_authentication_records(request, request.user)
+    latest = max((record.get("at", 0) for record in records), default=0)
+    return time.time() - latest < settings.ACCOUNT_REAUTHENTICATION_TIMEOUT
+
+
+def reauthentication_required(view):
+    """Before API keys, webhooks and approvals: the password or second factor again after a while.
+    allauth's middleware keeps the request, asks, and then carries it out."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_authenticated or not recently_authenticated(request):
+            raise ReauthenticationRequired()
+        return view(request, *args, **kwargs)
+
+    return wrapper
