@@ -42,7 +42,7 @@ def test_a_40_mb_statement_is_refused_before_it_is_read(client, fiona, alpaca, m
         "big.xml", b"<" + b"x" * (40 * 1024 * 1024), content_type="application/xml"
     )
 
-    response = client.post(reverse("payouts:statement_upload", args=["alpaca"]), {"statement": statement})
+    response = client.post(reverse("payouts:statement_compare", args=["alpaca"]), {"statement": statement})
 
     assert response.status_code == 413
     assert "larger than" in response.content.decode()
@@ -79,6 +79,7 @@ def production_env(**extra):
         JOYBACK_ENV="production",
         SECRET_KEY="a-long-random-production-secret-key-" + "q7w8e9r0t1y2u3i4o5p6" * 2,
         PAYEE_ENCRYPTION_KEYS="yXwP0h1bq2mPn3v4Yt5Kq6Lr7Ws8Ez9Aa0Bc1Dd2Ee4=",
+        PAYEE_FINGERPRINT_KEY="a-separate-fingerprint-secret-" + "z1x2c3v4b5" * 2,
         ALLOWED_HOSTS="joyback.example",
         **extra,
     )

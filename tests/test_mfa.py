@@ -16,7 +16,7 @@ from campaigns.models import Role
 from campaigns.services import brand_create, brand_deposit_record, member_add
 from joyback.api.models import ApiKey
 from joyback.ledger.models import Account, AccountKind
-from tests.conftest import PASSWORD, SignedInClient, totp_code, totp_enable
+from tests.conftest import PASSWORD, SignedInClient, totp_code, totp_enable, verified
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +30,7 @@ def otto(make_user):
 
 @pytest.fixture
 def otter(otto):
-    brand = brand_create(name="Otter Outfitters", slug="otter", owner=otto, currency="EUR")
+    brand = verified(brand_create(name="Otter Outfitters", slug="otter", owner=otto, currency="EUR"))
     brand_deposit_record(brand=brand, amount=500_00, currency="EUR", bank_reference="OTTER-1")
     return brand
 
@@ -194,7 +194,11 @@ def test_failed_logins_are_counted_in_the_shared_cache_and_throttled(client, rit
 def test_the_production_cache_is_never_per_process(redis_url, backend):
     environment = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
     environment.update(
-        JOYBACK_ENV="production", REDIS_URL=redis_url, SECRET_KEY="k" * 60, PAYEE_ENCRYPTION_KEYS="x" * 44
+        JOYBACK_ENV="production",
+        REDIS_URL=redis_url,
+        SECRET_KEY="k" * 60,
+        PAYEE_ENCRYPTION_KEYS="x" * 44,
+        PAYEE_FINGERPRINT_KEY="f" * 44,
     )
     result = subprocess.run(
         [sys.executable, "-c", "import joyback.settings as s; print(s.CACHES['default']['BACKEND'])"],

@@ -25,7 +25,11 @@ def production_caches(redis_url: str) -> dict:
     """CACHES as the production settings make them for this REDIS_URL."""
     environment = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
     environment.update(
-        JOYBACK_ENV="production", REDIS_URL=redis_url, SECRET_KEY="k" * 60, PAYEE_ENCRYPTION_KEYS="x" * 44
+        JOYBACK_ENV="production",
+        REDIS_URL=redis_url,
+        SECRET_KEY="k" * 60,
+        PAYEE_ENCRYPTION_KEYS="x" * 44,
+        PAYEE_FINGERPRINT_KEY="f" * 44,
     )
     result = subprocess.run(
         [sys.executable, "-c", "import json, joyback.settings as s; print(json.dumps(s.CACHES))"],

@@ -38,7 +38,7 @@ NOT_VERIFIED = "Funding and payouts open once JoyBack"
 
 @pytest.fixture
 def dora(make_user):
-    return make_user("dora@dodo.example", first_name="Dora")
+    return totp_enable(make_user("dora@dodo.example", first_name="Dora"))
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from joyback.ledger.models import Entry
 from payouts import privacy
 from payouts.models import PayeeAccount, Payout, PrivacyRequest
 from payouts.privacy import privacy_retention_enforce
-from tests.conftest import rewarded_in_browser
+from tests.conftest import rewarded_in_browser, totp_enable
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, Identity, Participant, TikTokToken
 
@@ -194,7 +194,8 @@ def test_unknown_links_and_kinds_are_not_found(client, pat, ask):
     assert Client().post(reverse("payouts:privacy_confirm", args=["nope"])).status_code == 404
 
 
-def test_staff_download_and_erase_from_the_admin(admin_client, pat):
+def test_staff_download_and_erase_from_the_admin(admin_client, admin_user, pat):
+    totp_enable(admin_user)  # staff change things in the admin only with a second factor
     changelist = reverse("admin:verification_participant_changelist")
 
     download = admin_client.post(changelist, {"action": "data_export", "_selected_action": [pat.pk]})
