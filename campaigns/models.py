@@ -112,6 +112,10 @@ class Trigger(models.TextChoices):
     CUSTOM = "custom", _("Custom action (reported by the brand's system)")
 
 
+# The steps where the person publishes something, and so must disclose the paid promotion.
+POSTING_TRIGGERS = (Trigger.UGC_SHARE, Trigger.VIEW_THRESHOLD)
+
+
 class VerificationMode(models.TextChoices):
     INSTANT = "instant", _("Instant")
     ENGAGEMENT = "engagement", _("After an engagement window")
@@ -170,3 +174,20 @@ class ActionRule(models.Model):
 
     def __str__(self):
         return f"{self.get_trigger_display()} on {self.campaign}"
+
+    @property
+    def step_title(self) -> str:
+        """The step as the person doing it reads it ("Post a video"), not the rule's name ("UGC share")."""
+        return str(STEP_TITLES.get(self.trigger, self.get_trigger_display()))
+
+
+STEP_TITLES = {
+    Trigger.TIKTOK_LOGIN: _("Connect your TikTok account"),
+    Trigger.WHATSAPP_OPTIN: _("Get our news on WhatsApp"),
+    Trigger.UGC_SHARE: _("Post a video about it on TikTok"),
+    Trigger.LIKE: _("Like the brand's post"),
+    Trigger.COMMENT: _("Comment on the brand's post"),
+    Trigger.VIEW_THRESHOLD: _("Get views on your video"),
+    Trigger.PURCHASE: _("Buy from the brand"),
+    Trigger.CUSTOM: _("Complete the brand's action"),
+}

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.forms import AllowanceForm, AmountForm, BrandCreateForm, CampaignForm, DryRunForm, RuleForm
-from campaigns.models import ActionRule, CampaignStatus
+from campaigns.models import POSTING_TRIGGERS, ActionRule, CampaignStatus
 from campaigns.selectors import (
     brand_balances,
     brands_for_user,
@@ -376,6 +376,8 @@ def _landing_body(*, slug: str, language: str) -> dict:
             "campaign": campaign,
             "rules": rules,
             "total_reward": sum(rule.reward_amount for rule in rules),
+            # The posting instructions (disclosure, paid-partnership label) only where a step is a post.
+            "posts": any(rule.trigger in POSTING_TRIGGERS for rule in rules),
             "claimability": campaign_claimability(campaign=campaign),
         }
         page = {

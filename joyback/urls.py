@@ -13,6 +13,8 @@ admin.site.site_title = "JoyBack admin"
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz/", views.healthz, name="healthz"),
+    # Browsers ask for /favicon.ico on pages (and files) that name no icon.
+    path("favicon.ico", views.favicon),
     path("healthz/work/", views.healthz_work, name="healthz_work"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),

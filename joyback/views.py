@@ -1,6 +1,7 @@
 from django.db import connection
-from django.http import JsonResponse
+from django.http import HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 
 from joyback.queue import standing_work_health
 
@@ -9,6 +10,10 @@ def home(request):
     if request.user.is_authenticated:
         return redirect("brand_home")
     return render(request, "home.html")
+
+
+def favicon(request):
+    return HttpResponsePermanentRedirect(static("favicon.svg"))
 
 
 def healthz(request):

@@ -77,6 +77,19 @@ def sandbox_user_for(display_name: str) -> SandboxTikTokUser:
     return user
 
 
+# What TikTok's consent screen says each scope allows (its own wording, in English as on tiktok.com).
+SCOPE_WORDS = {
+    "user.info.basic": "Read your profile info (avatar, display name)",
+    "user.info.stats": "Read your profile's numbers (followers, likes, videos)",
+    "user.info.profile": "Read your profile details (bio, profile link, verified status)",
+    "video.list": "Read your public videos (captions, views, likes, comments)",
+}
+
+
+def _scope_words(scope: str) -> list[tuple[str, str]]:
+    return [(name, SCOPE_WORDS.get(name, name)) for name in scope.split(",") if name]
+
+
 @require_http_methods(["GET", "POST"])
 def authorize(request):
     _sandbox_only()
@@ -94,7 +107,11 @@ def authorize(request):
         return render(request, "sandbox/tiktok_authorize.html", {"problems": problems}, status=400)
     redirect_uri, state = params["redirect_uri"], params.get("state", "")
     if request.method == "GET":
-        return render(request, "sandbox/tiktok_authorize.html", {"scope": params["scope"]})
+        return render(
+            request,
+            "sandbox/tiktok_authorize.html",
+            {"scope": params["scope"], "scopes": _scope_words(params["scope"])},
+        )
     if request.POST.get("decision") != "approve":
         query = {"error": "access_denied", "error_description": "The user denied the request", "state": state}
         return redirect(f"{redirect_uri}?{urlencode(query)}")
@@ -357,9 +374,21 @@ def studio(request):
         if user is not None and action == "revoke":
             SandboxTikTokGrant.objects.filter(user=user).update(access_token=None, refresh_token=None)
             webhook_deliver(event="authorization.removed", user=user, content={"reason": 1})
-        return redirect("verification:sandbox_tiktok_studio")
+        back = _studio_back(request.POST.get("next", ""))
+        return redirect(
+            reverse("verification:sandbox_tiktok_studio") + (f"?{urlencode({'next': back})}" if back else "")
+        )
     users = SandboxTikTokUser.objects.order_by("display_name").prefetch_related("videos")
-    return render(request, "sandbox/tiktok_studio.html", {"users": users})
+    return render(
+        request,
+        "sandbox/tiktok_studio.html",
+        {"users": users, "back": _studio_back(request.GET.get("next", ""))},
+    )
+
+
+def _studio_back(path: str) -> str:
+    """Where the campaign page that sent the tester here is: a path on this site, nothing else."""
+    return path if path.startswith("/") and not path.startswith("//") and "\\" not in path else ""
 
 
 def _counts(form) -> dict:

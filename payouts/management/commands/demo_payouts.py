@@ -11,13 +11,15 @@ from payouts.models import Payout
 from payouts.rails import iban_check
 from verification.services import action_reward, identity_attach, participant_create
 
-# Name, sandbox IBAN (its last four digits choose the bank's answer; see the README).
+# Name, sandbox IBAN. The last four digits choose the bank's answer (see the README); the digits
+# before them (0888) are the demo's own, so no IBAN here is one a visitor types from the form's
+# placeholder or the README's table, which would flag the visitor for sharing a demo person's account.
 PEOPLE = [
-    ("Lena Fischer", "DE89370400440532013000"),  # settles at once
-    ("Marco Rossi", "DE84370400440532019104"),  # settles, then comes back: account closed
-    ("Ana Núñez", "DE52370400440532019001"),  # refused: account number not valid
-    ("Jonas Weber", "DE19370400440532019401"),  # the bank knows a slightly different name
-    ("Sofia Costa", "DE14370400440532019200"),  # the bank's answer is lost: unknown, then checked
+    ("Lena Fischer", "DE40370400440888013000"),  # settles at once
+    ("Marco Rossi", "DE35370400440888019104"),  # settles, then comes back: account closed
+    ("Ana Núñez", "DE03370400440888019001"),  # refused: account number not valid
+    ("Jonas Weber", "DE67370400440888019401"),  # the bank knows a slightly different name
+    ("Sofia Costa", "DE62370400440888019200"),  # the bank's answer is lost: unknown, then checked
 ]
 
 
