@@ -58,6 +58,5 @@ class Command(BaseCommand):
             if payout is not None:
                 services.payout_submit(payout_id=payout.pk)
         services.payouts_sweep()
-        for payout in Payout.objects.filter(brand=brand).order_by("pk"):
-            self.stdout.write(f"  {payout.end_to_end_id} {payout.status} {payout.reason_code}")
-        self.stdout.write(self.style.SUCCESS("Demo payouts ready: /brands/demo/payouts/"))
+        count = Payout.objects.filter(brand=brand).count()
+        self.stdout.write(self.style.SUCCESS(f"Demo payouts ready ({count}): /brands/demo/payouts/"))
