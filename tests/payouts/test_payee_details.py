@@ -98,7 +98,7 @@ def test_a_wrong_status_token_is_404(client, summer):
         ({"email": "pat@", "phone": ""}, "Enter a valid email address"),
         ({"email": "", "phone": ""}, "Give an email address or a WhatsApp number"),
         ({"consent": ""}, "Please agree to the terms"),
-        ({"name": ""}, "This field is required"),
+        ({"name": ""}, "Enter your name as your bank knows it"),
         ({"name": "P" * 141}, "at most 140 characters"),
     ],
 )
