@@ -3,7 +3,7 @@ import json
 import logging
 import secrets
 import time
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from django.conf import settings
 from django.contrib import messages
@@ -89,7 +89,7 @@ def steps(request, slug):
         "participant": participant,
         "attempt": request.session.pop(SHARE_ATTEMPT, None),
         "sandbox": settings.SANDBOX,
-        "landing": landing,
+        "landing_next": quote(landing, safe=""),
         "page": not request.htmx,
     }
     if not request.htmx:
