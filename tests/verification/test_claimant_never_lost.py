@@ -125,6 +125,7 @@ def test_without_javascript_the_steps_are_a_page_of_their_own(client, summer, vi
     html = page.content.decode()
     assert "<html" in html and 'name="from" value="page"' in html
     assert reverse("verification:steps", args=[summer.slug]) in landing
+    assert "{#" not in landing and "{#" not in html  # no template comment leaks into the page
     response = client.post(
         reverse("verification:share_submit", args=[summer.slug]),
         {"video_url": "https://example.com/x", "trigger": "ugc_share", "from": "page"},
