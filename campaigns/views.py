@@ -146,9 +146,14 @@ def campaign_new(request):
         except CampaignError as error:
             form.add_error(None, str(error))
         else:
-            messages.success(
-                request, _("Campaign created as a draft. Fund it, check the rules, then go live.")
-            )
+            if request.membership.role in roles.FUND:
+                created = _("Campaign created as a draft. Fund it, check the rules, then go live.")
+            else:
+                created = _(
+                    "Campaign created as a draft. Check the rules; the owner or a finance member funds it; "
+                    "then you take it live."
+                )
+            messages.success(request, created)
             return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
     context = _brand_context(request, campaigns=campaigns_for_brand(brand=request.brand), form=form)
     return render(request, "campaigns/campaign_list.html", context, status=400)
