@@ -118,7 +118,11 @@ def test_without_javascript_the_bank_form_still_shows_its_errors(live_server, vi
     assert "Bitte prüfe, was unten markiert ist" in page.content()
     assert "Gib deinen Namen so ein, wie er bei deiner Bank hinterlegt ist." in page.content()
     screenshot(page, "31-bank-form-errors-no-javascript")
-    no_serious_violations(page)
+    # axe-core runs as a script, so it looks at the same answer in a page that runs scripts.
+    checker = visit("phone", "de")
+    checker.goto(f"{live_server.url}/healthz/")
+    checker.set_content(page.content())
+    no_serious_violations(checker)
 
 
 def test_while_waiting_for_whatsapp_a_typed_video_link_stays(live_server, visit, screenshot, summer):
