@@ -66,6 +66,9 @@ class Campaign(models.Model):
     languages = models.JSONField(default=list)
     headline = models.CharField(max_length=160, blank=True, default="")
     description = models.TextField(max_length=2000, blank=True, default="")
+    # The brand's own words in other languages: {"de": {"headline": "...", "description": "..."}}.
+    # A text missing in a language falls back to headline/description above.
+    texts = models.JSONField(default=dict, blank=True)
     disclosure_text = models.CharField(
         max_length=300,
         blank=True,
@@ -95,6 +98,10 @@ class Campaign(models.Model):
 
     def __str__(self):
         return self.name
+
+    def text(self, field: str, language: str | None) -> str:
+        """The headline or description in this language, as the brand wrote it, else the main one."""
+        return ((self.texts or {}).get(language or "") or {}).get(field) or getattr(self, field)
 
     @property
     def budget_subject(self) -> str:

@@ -195,10 +195,19 @@ def _campaign_initial(campaign):
         "description",
         "disclosure_text",
     ]
-    return {field: getattr(campaign, field) for field in fields} | {
-        "starts_at": campaign.starts_at,
-        "ends_at": campaign.ends_at,
+    written = {
+        f"{field}_{code.replace('-', '_')}": text
+        for code, texts in (campaign.texts or {}).items()
+        for field, text in texts.items()
     }
+    return (
+        {field: getattr(campaign, field) for field in fields}
+        | written
+        | {
+            "starts_at": campaign.starts_at,
+            "ends_at": campaign.ends_at,
+        }
+    )
 
 
 @brand_member_required()
@@ -385,8 +394,10 @@ def _landing_body(*, slug: str, language: str) -> dict:
             "posts": any(rule.trigger in POSTING_TRIGGERS for rule in rules),
             "claimability": campaign_claimability(campaign=campaign),
         }
+        context["headline"] = campaign.text("headline", language)
+        context["description"] = campaign.text("description", language)
         page = {
-            "title": f"{campaign.headline or campaign.name} · {campaign.brand.name}",
+            "title": f"{context['headline'] or campaign.name} · {campaign.brand.name}",
             "body": render_to_string("campaigns/_landing_body.html", context),
         }
         cache.set(key, page, settings.LANDING_CACHE_SECONDS)
