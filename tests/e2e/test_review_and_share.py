@@ -67,7 +67,7 @@ def test_a_member_approves_a_held_claim(live_server, page, screenshot, alice, li
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign In").click()
     page.get_by_role("link", name="Review", exact=True).click()
-    page.get_by_text("ip_velocity").wait_for()
+    page.get_by_text("Many claims from one internet address").wait_for()  # the signal in words
     screenshot(page, "31-review-queue")
 
     page.get_by_label("Reason").fill("Known office network")
