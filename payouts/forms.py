@@ -90,9 +90,10 @@ class PayeeForm(forms.Form):
     def clean(self):
         data = super().clean()
         if not data.get("email") and not data.get("phone") and not self.errors.keys() & {"email", "phone"}:
-            # Said under the email field, and the bank details are still checked: every problem at once.
+            # The bank details are still checked: every problem at once. (The page shows this one under
+            # the contact fields; the API names no field for it, as before.)
             self.add_error(
-                "email", _("Give an email address or a WhatsApp number, so we can tell you when it is paid.")
+                None, _("Give an email address or a WhatsApp number, so we can tell you when it is paid.")
             )
         if self.rail is None:
             raise forms.ValidationError(_("Payouts in this campaign's currency are not offered yet."))

@@ -102,7 +102,9 @@ def test_an_empty_bank_form_says_what_is_missing_in_the_readers_language(
     # Every problem at once, next to its field, and what was typed is still there.
     assert page.locator("#payee .field-error").count() >= 3
     assert form.locator("input[name=name]").input_value() == "Pat Example"
-    assert page.locator("#id_email").get_attribute("aria-invalid") == "true"
+    assert page.locator("#contact-error").is_visible()  # under the email and WhatsApp fields
+    assert page.locator("#id_name").get_attribute("aria-invalid") is None  # filled in: no error
+    assert page.locator("#id_iban").get_attribute("aria-invalid") == "true"
     screenshot(page, f"30-bank-form-errors-{language}-{size}")
     no_serious_violations(page)
 
