@@ -38,19 +38,29 @@ migrate: $(STAMP)
 	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py migrate --no-input
 
 demo: migrate
+	@mkdir -p tmp/mails
 	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_seed
 	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_funding
-	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_payouts
+	JOYBACK_ENV=development EMAIL_BACKEND=django.core.mail.backends.filebased.EmailBackend \
+		EMAIL_FILE_PATH=tmp/mails LOG_LEVEL=WARNING $(WITH_DB) $(BIN)/python manage.py demo_payouts
 
+# Mails go to files in tmp/mails/ and the workers log warnings only, so the sign-ins printed last
+# stay on screen. Ctrl-C (or a TERM) stops every process started here: background jobs of a script
+# ignore SIGINT, so the trap sends them (and the web server's reloading child) TERM, and waits for them.
 run: demo
-	@echo ""
-	@echo "JoyBack is starting on http://$(HOST):$(PORT)/"
-	@echo "  brand dashboard: http://$(HOST):$(PORT)/brands/   admin: http://$(HOST):$(PORT)/admin/"
-	@echo ""
-	JOYBACK_ENV=development $(WITH_DB) bash -c 'trap "kill 0" EXIT; \
-		$(BIN)/python manage.py qcluster & \
-		$(BIN)/python manage.py work & \
-		$(BIN)/python manage.py runserver $(HOST):$(PORT)'
+	@mkdir -p tmp/mails
+	@JOYBACK_ENV=development EMAIL_BACKEND=django.core.mail.backends.filebased.EmailBackend \
+	EMAIL_FILE_PATH=tmp/mails $(WITH_DB) bash -c ' \
+		pids=""; web=""; \
+		stop() { trap - INT TERM EXIT; [ -n "$$web" ] && pkill -TERM -P $$web; kill $$pids 2>/dev/null; wait; exit 0; }; \
+		trap stop INT TERM EXIT; \
+		LOG_LEVEL=WARNING $(BIN)/python manage.py qcluster & pids="$$pids $$!"; \
+		LOG_LEVEL=WARNING $(BIN)/python manage.py work & pids="$$pids $$!"; \
+		$(BIN)/python manage.py runserver $(HOST):$(PORT) & web=$$!; pids="$$pids $$!"; \
+		for i in $$(seq 60); do $(BIN)/python -c "import urllib.request as u; u.urlopen(\"http://$(HOST):$(PORT)/healthz/live\")" 2>/dev/null && break; sleep 0.5; done; \
+		echo ""; echo "JoyBack runs on http://$(HOST):$(PORT)/  (mails: tmp/mails/, Ctrl-C stops everything)"; \
+		$(BIN)/python manage.py demo_seed --logins --site http://$(HOST):$(PORT); \
+		wait'
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,6 +1,7 @@
 from decimal import Decimal
 
 from django import forms
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Package, Trigger, VerificationMode
@@ -84,7 +85,32 @@ class CampaignForm(forms.Form):
         data = super().clean()
         if data.get("starts_at") and data.get("ends_at") and data["ends_at"] <= data["starts_at"]:
             self.add_error("ends_at", _("The campaign must end after it starts."))
+        texts = {}
+        for code, _name in TRANSLATED_LANGUAGES:
+            written = {
+                field: data.pop(f"{field}_{code.replace('-', '_')}", "").strip()
+                for field in ("headline", "description")
+            }
+            if any(written.values()):
+                texts[code] = {field: text for field, text in written.items() if text}
+        data["texts"] = texts
         return data
+
+
+# The languages a brand may write its own texts in, besides the main ones (the visitor's language
+# picks them; a missing one falls back to the main text).
+TRANSLATED_LANGUAGES = [code_name for code_name in LANGUAGE_CHOICES if code_name[0] != "en"]
+for _code, _name in TRANSLATED_LANGUAGES:
+    _suffix = _code.replace("-", "_")
+    CampaignForm.base_fields[f"headline_{_suffix}"] = forms.CharField(
+        label=format_lazy(_("Headline in {language}"), language=_name), max_length=160, required=False
+    )
+    CampaignForm.base_fields[f"description_{_suffix}"] = forms.CharField(
+        label=format_lazy(_("Details in {language}"), language=_name),
+        max_length=2000,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
 
 
 class RuleForm(forms.Form):

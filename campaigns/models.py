@@ -123,6 +123,9 @@ class Campaign(models.Model):
     languages = models.JSONField(default=list)
     headline = models.CharField(max_length=160, blank=True, default="")
     description = models.TextField(max_length=2000, blank=True, default="")
+    # The brand's own words in other languages: {"de": {"headline": "...", "description": "..."}}.
+    # A text missing in a language falls back to headline/description above.
+    texts = models.JSONField(default=dict, blank=True)
     disclosure_text = models.CharField(
         max_length=300,
         blank=True,
@@ -153,6 +156,10 @@ class Campaign(models.Model):
     def __str__(self):
         return self.name
 
+    def text(self, field: str, language: str | None) -> str:
+        """The headline or description in this language, as the brand wrote it, else the main one."""
+        return ((self.texts or {}).get(language or "") or {}).get(field) or getattr(self, field)
+
     @property
     def budget_subject(self) -> str:
         return f"campaign:{self.pk}"
@@ -167,6 +174,10 @@ class Trigger(models.TextChoices):
     VIEW_THRESHOLD = "view_threshold", _("View threshold")
     PURCHASE = "purchase", _("Purchase")
     CUSTOM = "custom", _("Custom action (reported by the brand's system)")
+
+
+# The steps where the person publishes something, and so must disclose the paid promotion.
+POSTING_TRIGGERS = (Trigger.UGC_SHARE, Trigger.VIEW_THRESHOLD)
 
 
 class VerificationMode(models.TextChoices):
@@ -227,3 +238,20 @@ class ActionRule(models.Model):
 
     def __str__(self):
         return f"{self.get_trigger_display()} on {self.campaign}"
+
+    @property
+    def step_title(self) -> str:
+        """The step as the person doing it reads it ("Post a video"), not the rule's name ("UGC share")."""
+        return str(STEP_TITLES.get(self.trigger, self.get_trigger_display()))
+
+
+STEP_TITLES = {
+    Trigger.TIKTOK_LOGIN: _("Connect your TikTok account"),
+    Trigger.WHATSAPP_OPTIN: _("Get our news on WhatsApp"),
+    Trigger.UGC_SHARE: _("Post a video about it on TikTok"),
+    Trigger.LIKE: _("Like the brand's post"),
+    Trigger.COMMENT: _("Comment on the brand's post"),
+    Trigger.VIEW_THRESHOLD: _("Get views on your video"),
+    Trigger.PURCHASE: _("Buy from the brand"),
+    Trigger.CUSTOM: _("Complete the brand's action"),
+}

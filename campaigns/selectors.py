@@ -28,6 +28,13 @@ def membership_get(*, user, brand_slug: str) -> Membership | None:
     return Membership.objects.select_related("brand").filter(user=user, brand__slug=brand_slug).first()
 
 
+def brand_members_who_can(*, brand: Brand, capability: frozenset) -> list[str]:
+    """The names (or emails) of the brand's members whose role has this capability, to say who to ask."""
+    members = Membership.objects.filter(brand=brand, role__in=capability).select_related("user")
+    members = members.order_by("pk")
+    return [member.user.get_full_name() or member.user.email for member in members]
+
+
 def brand_balances(*, brand: Brand) -> dict:
     """Balances of the brand's ledger accounts, grouped for the dashboard tiles."""
     accounts = list(accounts_for_brand(brand_id=brand.pk))

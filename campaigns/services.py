@@ -276,6 +276,7 @@ def campaign_create(
     languages: list[str],
     headline: str = "",
     description: str = "",
+    texts: dict | None = None,
     disclosure_text: str = "",
     starts_at=None,
     ends_at=None,
@@ -297,6 +298,7 @@ def campaign_create(
             languages=list(dict.fromkeys(languages)),
             headline=headline,
             description=description,
+            texts=texts or {},
             # Empty means the standard wording, shown in the visitor's language.
             disclosure_text=disclosure_text,
             starts_at=starts_at,

@@ -24,7 +24,7 @@ from campaigns.forms import (
     LegalDetailsForm,
     RuleForm,
 )
-from campaigns.models import ActionRule, CampaignStatus
+from campaigns.models import POSTING_TRIGGERS, ActionRule, CampaignStatus
 from campaigns.selectors import (
     brand_balances,
     brand_verification_missing,
@@ -190,9 +190,14 @@ def campaign_new(request):
         except CampaignError as error:
             form.add_error(None, str(error))
         else:
-            messages.success(
-                request, _("Campaign created as a draft. Fund it, check the rules, then go live.")
-            )
+            if request.membership.role in roles.FUND:
+                created = _("Campaign created as a draft. Fund it, check the rules, then go live.")
+            else:
+                created = _(
+                    "Campaign created as a draft. Check the rules; the owner or a finance member funds it; "
+                    "then you take it live."
+                )
+            messages.success(request, created)
             return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
     context = _brand_context(request, campaigns=campaigns_for_brand(brand=request.brand), form=form)
     return render(request, "campaigns/campaign_list.html", context, status=400)
@@ -234,10 +239,19 @@ def _campaign_initial(campaign):
         "description",
         "disclosure_text",
     ]
-    return {field: getattr(campaign, field) for field in fields} | {
-        "starts_at": campaign.starts_at,
-        "ends_at": campaign.ends_at,
+    written = {
+        f"{field}_{code.replace('-', '_')}": text
+        for code, texts in (campaign.texts or {}).items()
+        for field, text in texts.items()
     }
+    return (
+        {field: getattr(campaign, field) for field in fields}
+        | written
+        | {
+            "starts_at": campaign.starts_at,
+            "ends_at": campaign.ends_at,
+        }
+    )
 
 
 @brand_member_required()
@@ -420,10 +434,14 @@ def _landing_body(*, slug: str, language: str) -> dict:
             "campaign": campaign,
             "rules": rules,
             "total_reward": sum(rule.reward_amount for rule in rules),
+            # The posting instructions (disclosure, paid-partnership label) only where a step is a post.
+            "posts": any(rule.trigger in POSTING_TRIGGERS for rule in rules),
             "claimability": campaign_claimability(campaign=campaign),
         }
+        context["headline"] = campaign.text("headline", language)
+        context["description"] = campaign.text("description", language)
         page = {
-            "title": f"{campaign.headline or campaign.name} · {campaign.brand.name}",
+            "title": f"{context['headline'] or campaign.name} · {campaign.brand.name}",
             "body": render_to_string("campaigns/_landing_body.html", context),
         }
         cache.set(key, page, settings.LANDING_CACHE_SECONDS)

@@ -347,6 +347,7 @@ EMAIL_BACKEND = os.environ.get(
     if IS_PRODUCTION
     else "django.core.mail.backends.console.EmailBackend",
 )
+EMAIL_FILE_PATH = os.environ.get("EMAIL_FILE_PATH", str(BASE_DIR / "tmp" / "mails"))  # the file backend's
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "JoyBack <no-reply@joyback.localhost>")
 
 # Tasks: the database is the broker unless REDIS_URL says otherwise, so a fresh machine needs nothing

@@ -13,6 +13,8 @@ urlpatterns = [
     path("healthz/", views.healthz, name="healthz"),
     path("healthz/live", views.healthz_live, name="healthz_live"),
     path("healthz/ready", views.healthz_ready, name="healthz_ready"),
+    # Browsers ask for /favicon.ico on pages (and files) that name no icon.
+    path("favicon.ico", views.favicon),
     path("healthz/work/", views.healthz_work, name="healthz_work"),
     path("metrics", metrics, name="metrics"),
     path("admin/", admin.site.urls),

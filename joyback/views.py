@@ -1,6 +1,7 @@
 from django.conf import settings
-from django.http import JsonResponse
+from django.http import HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.utils.module_loading import import_string
 
 from joyback.health import readiness
@@ -11,6 +12,10 @@ def home(request):
     if request.user.is_authenticated:
         return redirect("brand_home")
     return render(request, "home.html")
+
+
+def favicon(request):
+    return HttpResponsePermanentRedirect(static("favicon.svg"))
 
 
 def healthz_live(request):

@@ -45,7 +45,12 @@ class PayeeForm(forms.Form):
     """Name, a contact (email or WhatsApp number) and the bank details the campaign's rail needs.
     Its fields are shared by every instance (SharedFields): change them by declaring new ones."""
 
-    name = forms.CharField(label=_("Full name, as your bank knows it"), max_length=140, strip=True)
+    name = forms.CharField(
+        label=_("Full name, as your bank knows it"),
+        max_length=140,
+        strip=True,
+        error_messages={"required": _("Enter your name as your bank knows it.")},
+    )
     email = forms.EmailField(label=_("Email"), required=False, max_length=254)
     phone = forms.CharField(label=_("WhatsApp number"), required=False, max_length=32)
     iban = forms.CharField(label=_("IBAN"), required=False, max_length=42)
@@ -85,8 +90,10 @@ class PayeeForm(forms.Form):
     def clean(self):
         data = super().clean()
         if not data.get("email") and not data.get("phone") and not self.errors.keys() & {"email", "phone"}:
-            raise forms.ValidationError(
-                _("Give an email address or a WhatsApp number, so we can tell you when it is paid.")
+            # The bank details are still checked: every problem at once. (The page shows this one under
+            # the contact fields; the API names no field for it, as before.)
+            self.add_error(
+                None, _("Give an email address or a WhatsApp number, so we can tell you when it is paid.")
             )
         if self.rail is None:
             raise forms.ValidationError(_("Payouts in this campaign's currency are not offered yet."))

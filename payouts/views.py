@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaigns import roles
 from campaigns.access import brand_member_required
+from campaigns.models import Trigger
 from campaigns.selectors import campaign_get_for_brand, campaign_public_cached, campaign_schedule_state
 from joyback.mfa import reauthentication_required
 from joyback.money import money_format
@@ -73,6 +74,8 @@ def _payee_context(request, campaign, form):
         "rail": rail_for(campaign.currency),
         "participant": participant,
         "has_rewards": participant is not None and participant.has_claims,
+        # A cashback-only page has nothing to do on it: the purchase is the step, confirmed by the brand.
+        "purchase_only": {rule.trigger for rule in campaign.rules.all()} == {Trigger.PURCHASE},
     }
 
 
@@ -139,7 +142,11 @@ def _submission_details(request, campaign, form) -> dict:
 def _payee_refused(request, template, campaign, form, schedule):
     """The form again, with what is wrong: the details, the campaign's state, or no reward yet."""
     context = _payee_context(request, campaign, form)
-    if context["participant"] is None or not context["has_rewards"]:
+    if (context["participant"] is None or not context["has_rewards"]) and context["purchase_only"]:
+        context["refusal"] = _(
+            "There is no confirmed purchase of yours yet: use the link we send you once it is confirmed."
+        )
+    elif context["participant"] is None or not context["has_rewards"]:
         context["refusal"] = _(
             "Complete at least one step above first: your details are for paying your reward."
         )

@@ -50,7 +50,7 @@ def html_lang(response) -> str:
                 "Direkt auf dein Bankkonto überwiesen. Keine Punkte, keine Gutscheine.",
                 "Das ist bezahlte Werbung.",
                 "So sicherst du dir dein Geld",
-                "TikTok-Login",
+                "Verbinde dein TikTok-Konto",
                 "Wohin sollen wir dein Geld überweisen?",
             ],
         ),
@@ -62,7 +62,7 @@ def html_lang(response) -> str:
                 "Directo a tu cuenta bancaria. Sin puntos ni tarjetas regalo.",
                 "Esto es publicidad pagada.",
                 "Cómo conseguir tu dinero",
-                "Inicio de sesión en TikTok",
+                "Conecta tu cuenta de TikTok",
                 "¿A dónde te enviamos el dinero?",
             ],
         ),
@@ -72,10 +72,10 @@ def html_lang(response) -> str:
             "zh-hans",
             [
                 "最高可赚",
-                "直接打到你的银行账户。没有积分，没有礼品卡。",
+                "直接打到您的银行账户。没有积分，没有礼品卡。",
                 "这是付费推广（广告）。",
                 "如何赚取",
-                "TikTok 登录",
+                "连接您的 TikTok 账户",
                 "我们该把钱打到哪里？",
             ],
         ),
@@ -90,7 +90,7 @@ def test_the_landing_page_speaks_the_browsers_language(client, summer, accept_la
     text = page_text(response)
     for phrase in expected:
         assert phrase in text, phrase
-    for english in ("Earn up to", "How to earn it", "TikTok login", "Where should we send your money?"):
+    for english in ("Earn up to", "How to earn it", "Connect your TikTok", "Where should we send"):
         assert english not in text, english
 
 
@@ -120,10 +120,10 @@ def test_the_steps_fragment_is_german(client, summer):
 
     text = page_text(response)
     assert "TikTok verbinden" in text
-    assert "Wir lesen nur deinen öffentlichen Profilnamen. Wir posten nie in deinem Namen." in text
+    assert "Wir lesen dein öffentliches Profil (Name und Follower-Zahl)" in text
     assert "Per WhatsApp anmelden" in text
     # The share step waits for the login; the step's name goes into the German sentence.
-    assert "Wird nach „TikTok-Login“ freigeschaltet." in text
+    assert "Wird nach „Verbinde dein TikTok-Konto“ freigeschaltet." in text
 
 
 @pytest.mark.django_db
@@ -258,6 +258,23 @@ def test_every_message_is_translated_and_none_is_fuzzy(lang):
     assert fuzzy == []
     assert untranslated == []
     assert wrong_plurals == []
+
+
+# One register per language: German and Spanish speak to people as du/tú, Chinese as 您. (A German
+# "Sie"/"Ihre" that opens a sentence is "they"/"their", so only one inside a sentence counts.)
+REGISTER = {
+    "de": re.compile(r"(?<![.:!?] )(?<!^)\b(Sie|Ihnen|Ihre?[mnrs]?)\b"),
+    "es": re.compile(r"\b(usted|ustedes)\b", re.IGNORECASE),
+    "zh_Hans": re.compile("你"),
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_language_keeps_one_register(lang):
+    _, messages = catalog(lang)
+
+    mixed = [text for m in messages for text in m["msgstr"].values() if REGISTER[lang].search(text)]
+    assert mixed == []
 
 
 @pytest.mark.parametrize("lang", LANGS)

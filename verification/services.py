@@ -817,6 +817,16 @@ def engagement_recheck(*, claim_id: int) -> ActionClaim:
     return claim
 
 
+def engagement_window_close_now(*, claim_id: int) -> ActionClaim:
+    """The sandbox's control to move a share's window on: close it now and look at the video, as the
+    schedule would when the hours have passed. Never offered outside the sandbox."""
+    with transaction.atomic(durable=True):
+        ActionClaim.objects.filter(
+            pk=claim_id, status=ClaimStatus.PENDING, purchase__isnull=True, check_at__gt=timezone.now()
+        ).update(check_at=timezone.now())
+    return engagement_recheck(claim_id=claim_id)
+
+
 def claims_due_recheck(*, now=None) -> list[int]:
     """Pending shares whose window has closed: a safety net behind the one-off schedules."""
     now = now or timezone.now()

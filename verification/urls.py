@@ -14,6 +14,7 @@ claim_flow = [
     path("c/<slug:slug>/share/", views.share_submit_view, name="share_submit"),
     path("c/<slug:slug>/share/post/", views.tiktok_post_view, name="tiktok_post"),
     path("c/<slug:slug>/share/recheck/", views.share_recheck_view, name="share_recheck"),
+    path("c/<slug:slug>/share/close-window/", views.share_window_close_view, name="share_window_close"),
     path("tiktok/callback/", views.tiktok_callback, name="tiktok_callback"),
     path("webhooks/tiktok/", views.tiktok_webhook, name="tiktok_webhook"),
     path("webhooks/whatsapp/", views.whatsapp_webhook, name="whatsapp_webhook"),

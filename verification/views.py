@@ -2,7 +2,7 @@ import hashlib
 import logging
 import secrets
 import time
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from django.conf import settings
 from django.contrib import messages
@@ -44,6 +44,7 @@ from verification.services import (
     ClaimContext,
     ClaimRefused,
     claim_review,
+    engagement_window_close_now,
     optin_code_get_or_create,
     participant_create,
     refusal_text,
@@ -56,6 +57,8 @@ from verification.services import (
 from verification.sessions import browser_participant, browser_participant_set
 
 TIKTOK_STATE = "joyback.tiktok_state"
+# A refused video link, kept for one showing so the step can say what is wrong next to what was typed.
+SHARE_ATTEMPT = "joyback.share_attempt"
 # Actions proven by a video the person posted and whose counts TikTok reports back.
 SHARE_TRIGGERS = (Trigger.UGC_SHARE, Trigger.VIEW_THRESHOLD)
 logger = logging.getLogger(__name__)
@@ -77,7 +80,8 @@ def _public_campaign(slug):
 
 @require_GET
 def steps(request, slug):
-    """The claim flow's action steps for the person in this browser (a fragment of the landing page)."""
+    """The claim flow's action steps for the person in this browser: a fragment of the landing page
+    for htmx, a page of its own without JavaScript."""
     campaign = _public_campaign(slug)
     participant = browser_participant(request, campaign)
     optin = optin_pending(campaign=campaign, participant=participant)
@@ -98,8 +102,18 @@ def steps(request, slug):
         "participant": participant,
         "can_publish": can_publish,
         "post_max_bytes": settings.TIKTOK_POST_MAX_BYTES,
+        "attempt": request.session.pop(SHARE_ATTEMPT, None),
+        "sandbox": settings.SANDBOX,
+        "landing_next": quote(landing, safe=""),
+        "page": not request.htmx,
     }
-    return render(request, "verification/_steps.html", context)
+    if not request.htmx:
+        return render(request, "verification/steps_page.html", context)
+    response = render(request, "verification/_steps.html", context)
+    if request.GET.get("waiting") == "optin" and (optin is None or optin.used_at):
+        # The WhatsApp step polls only itself; once the message is in, the rest of the page follows.
+        response["HX-Trigger"] = "rewards-changed"
+    return response
 
 
 @require_http_methods(["POST"])
@@ -269,18 +283,35 @@ def recent_claims(request, campaign_id):
     return render(request, "verification/_recent_claims.html", context)
 
 
+def _steps_return(request, campaign) -> str:
+    """Back to where the form was: the landing page, or the steps page when JavaScript is off."""
+    if request.POST.get("from") == "page":
+        return reverse("verification:steps", args=[campaign.slug])
+    return reverse("campaign_landing", args=[campaign.slug]) + "#steps"
+
+
+def _share_refused(request, campaign, *, trigger: str, message: str):
+    request.session[SHARE_ATTEMPT] = {
+        "trigger": trigger,
+        "video_url": request.POST.get("video_url", "")[:500],
+        "label_attested": request.POST.get("label_attested") == "on",
+        "error": str(message),
+    }
+    return redirect(_steps_return(request, campaign))
+
+
 @require_POST
 def share_submit_view(request, slug):
     """The person pastes the link of the video they posted; it is checked now and when its window closes."""
     campaign = _public_campaign(slug)
-    landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
     participant = browser_participant(request, campaign)
     trigger = request.POST.get("trigger", Trigger.UGC_SHARE)
     rule = campaign.rules.filter(trigger=trigger).first() if trigger in SHARE_TRIGGERS else None
     identity = participant.identities.filter(provider=Provider.TIKTOK).first() if participant else None
     if rule is None or identity is None:
+        # Said at the top: without TikTok the video step is locked and shows no form to put it by.
         messages.error(request, _("Connect TikTok first, then share your video."))
-        return redirect(landing)
+        return redirect(_steps_return(request, campaign))
     try:
         claim = share_submit(
             rule=rule,
@@ -291,18 +322,44 @@ def share_submit_view(request, slug):
             language=get_language(),
         )
     except ClaimRefused as refusal:
-        messages.error(request, refusal.message)
+        return _share_refused(request, campaign, trigger=trigger, message=refusal.message)
+    except tiktok.TikTokError:
+        return _share_refused(
+            request,
+            campaign,
+            trigger=trigger,
+            message=_("TikTok did not answer. Please try again in a moment."),
+        )
+    if claim.reason == "disclosure_fix":
+        messages.warning(
+            request,
+            _("Your video is in and your reward is reserved, but its disclosure needs a fix: see below."),
+        )
+    else:
+        messages.success(request, _("Thank you! We check your video when its window closes."))
+    return redirect(_steps_return(request, campaign))
+
+
+@require_POST
+def share_window_close_view(request, slug):
+    """Sandbox only: close a waiting video's engagement window now, so a demo need not wait for days."""
+    if not settings.SANDBOX:
+        raise Http404("The sandbox is off")
+    campaign = _public_campaign(slug)
+    participant = browser_participant(request, campaign)
+    claim_id = request.POST.get("claim", "")
+    claim = (
+        participant.claims.filter(campaign=campaign, pk=claim_id).first()
+        if participant and claim_id.isdigit()
+        else None
+    )
+    if claim is None:
+        raise Http404("No such video")
+    try:
+        engagement_window_close_now(claim_id=claim.pk)
     except tiktok.TikTokError:
         messages.error(request, _("TikTok did not answer. Please try again in a moment."))
-    else:
-        if claim.reason == "disclosure_fix":
-            messages.warning(
-                request,
-                _("Your video is in and your reward is reserved, but its disclosure needs a fix: see below."),
-            )
-        else:
-            messages.success(request, _("Thank you! We check your video when its window closes."))
-    return redirect(landing)
+    return redirect(_steps_return(request, campaign))
 
 
 class _UploadTooLarge(FileUploadHandler):
@@ -373,7 +430,7 @@ def _tiktok_post(request, slug):
 def share_recheck_view(request, slug):
     """The person says they fixed their caption: look again now, before the deadline."""
     campaign = _public_campaign(slug)
-    landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
+    landing = _steps_return(request, campaign)
     participant = browser_participant(request, campaign)
     claim = (
         participant.claims.filter(

@@ -92,7 +92,7 @@ def test_a_new_user_claims_a_reward_and_is_paid(live_server, phone, screenshot, 
     page.get_by_role("button", name="Send me my money").click()
 
     page.wait_for_url("**/status/**")
-    page.get_by_text("TikTok login").wait_for()
+    page.get_by_text("Connect your TikTok account").wait_for()
     payout_badge(page).filter(has_text="Paid").wait_for(timeout=POLL_MS)
     screenshot(page, "15-status-paid")
     status = page.locator("#status-payout")
@@ -116,7 +116,7 @@ def test_a_close_match_is_confirmed_on_the_status_page_and_paid(
     page.get_by_role("button", name="Send me my money").click()
 
     page.wait_for_url("**/status/**")
-    page.get_by_text("TikTok login").wait_for()
+    page.get_by_text("Connect your TikTok account").wait_for()
     question = page.locator("#vop-question")
     question.get_by_text("Your bank knows this account under a slightly different name").wait_for()
     assert question.get_by_role("button", name="Yes, pay to Pat EXAMPLE JR").is_visible()

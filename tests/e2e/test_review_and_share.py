@@ -64,7 +64,7 @@ def test_a_member_approves_a_held_claim(live_server, page, screenshot, alice, li
         )
     sign_in(page, live_server, "alice@alpaca.example")
     page.get_by_role("link", name="Review", exact=True).click()
-    page.get_by_text("ip_velocity").wait_for()
+    page.get_by_text("Many claims from one internet address").wait_for()  # the signal in words
     screenshot(page, "31-review-queue")
 
     page.get_by_label("Reason").fill("Known office network")

@@ -77,7 +77,7 @@ def test_the_status_page_shows_actions_and_the_masked_payout(client, summer):
 
     assert "DE•• •••• 3000" in page and "DE89370400440532013000" not in page
     assert "Queued for transfer" in page and "€1.00" in page
-    assert "TikTok login" in actions and "Approved" in actions
+    assert "Connect your TikTok account" in actions and "Approved" in actions
 
 
 def test_a_wrong_status_token_is_404(client, summer):
@@ -98,7 +98,7 @@ def test_a_wrong_status_token_is_404(client, summer):
         ({"email": "pat@", "phone": ""}, "Enter a valid email address"),
         ({"email": "", "phone": ""}, "Give an email address or a WhatsApp number"),
         ({"consent": ""}, "Please agree to the terms"),
-        ({"name": ""}, "This field is required"),
+        ({"name": ""}, "Enter your name as your bank knows it"),
         ({"name": "P" * 141}, "at most 140 characters"),
     ],
 )

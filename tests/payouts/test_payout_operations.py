@@ -67,7 +67,7 @@ def test_a_small_manual_payout_goes_at_once(client, fiona, funded, django_captur
     assert (payout.status, payout.amount, payout.manual, payout.created_by) == ("settled", 25_00, True, fiona)
     assert funding(funded) == 2_000_00 - 25_00
     page = client.get(response["Location"]).content.decode()
-    assert payout.end_to_end_id in page and "created" in page and "settled" in page
+    assert payout.end_to_end_id in page and "Created → " in page and "<strong>Paid</strong>" in page
 
 
 def test_a_large_manual_payout_waits_for_a_second_person(

@@ -37,6 +37,12 @@ def shared_claim(client, summer, video):
     return ActionClaim.objects.get(rule__trigger="ugc_share")
 
 
+def steps_html(client, summer) -> str:
+    """The steps as the landing page loads them after the redirect."""
+    url = reverse("verification:steps", args=[summer.slug])
+    return client.get(url, headers={"HX-Request": "true"}).content.decode()
+
+
 def counts(video, **values):
     SandboxTikTokVideo.objects.filter(pk=video.pk).update(**values)
 
@@ -134,8 +140,16 @@ def test_an_expired_token_is_refreshed_for_the_recheck(client, summer, connected
 )
 def test_a_bad_share_is_refused_with_a_message_and_nothing_held(client, summer, connected, url, message):
     response = share(client, summer, url)
+    step = client.get(reverse("verification:steps", args=[summer.slug]), headers={"HX-Request": "true"})
 
-    assert message in response.content.decode()
+    assert response.redirect_chain[-1][0].endswith("#steps")
+    # Said in the video step itself, next to the link as it was typed, and said once.
+    html = step.content.decode()
+    assert message in html
+    assert f'value="{url}"' in html
+    assert 'aria-invalid="true"' in html
+    again = client.get(reverse("verification:steps", args=[summer.slug]), headers={"HX-Request": "true"})
+    assert message not in again.content.decode()
     assert not ActionClaim.objects.filter(rule__trigger="ugc_share").exists()
     assert campaign_budget_account(campaign=summer).held == 0
 
@@ -173,9 +187,9 @@ def test_someone_elses_video_is_not_found(client, summer, connected):
         caption=DISCLOSED,
     )
 
-    response = share(client, summer, video_share_url(other))
+    share(client, summer, video_share_url(other))
 
-    assert "could not find this video" in response.content.decode()
+    assert "could not find this video" in steps_html(client, summer)
 
 
 def test_sharing_needs_the_tiktok_login_first(client, summer):

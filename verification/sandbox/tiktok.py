@@ -83,6 +83,19 @@ def sandbox_user_for(display_name: str) -> SandboxTikTokUser:
     return user
 
 
+# What TikTok's consent screen says each scope allows (its own wording, in English as on tiktok.com).
+SCOPE_WORDS = {
+    "user.info.basic": "Read your profile info (avatar, display name)",
+    "user.info.stats": "Read your profile's numbers (followers, likes, videos)",
+    "user.info.profile": "Read your profile details (bio, profile link, verified status)",
+    "video.list": "Read your public videos (captions, views, likes, comments)",
+}
+
+
+def _scope_words(scope: str) -> list[tuple[str, str]]:
+    return [(name, SCOPE_WORDS.get(name, name)) for name in scope.split(",") if name]
+
+
 @require_http_methods(["GET", "POST"])
 def authorize(request):
     _sandbox_only()
@@ -101,7 +114,11 @@ def authorize(request):
     redirect_uri, state = params["redirect_uri"], params.get("state", "")
     asks_publish = "video.publish" in params["scope"].split(",")
     if request.method == "GET":
-        context = {"scope": params["scope"], "asks_publish": asks_publish}
+        context = {
+            "scope": params["scope"],
+            "scopes": _scope_words(params["scope"]),
+            "asks_publish": asks_publish,
+        }
         return render(request, "sandbox/tiktok_authorize.html", context)
     if request.POST.get("decision") != "approve":
         query = {"error": "access_denied", "error_description": "The user denied the request", "state": state}
@@ -384,12 +401,25 @@ def studio(request):
         if user is not None and action == "revoke":
             SandboxTikTokGrant.objects.filter(user=user).update(access_token=None, refresh_token=None)
             webhook_deliver(event="authorization.removed", user=user, content={"reason": 1})
-        return redirect("verification:sandbox_tiktok_studio")
+        back = _studio_back(request.POST.get("next", ""))
+        return redirect(
+            reverse("verification:sandbox_tiktok_studio") + (f"?{urlencode({'next': back})}" if back else "")
+        )
     users = SandboxTikTokUser.objects.order_by("display_name").prefetch_related("videos")
     in_moderation = SandboxTikTokPublish.objects.filter(
         status="PUBLISH_COMPLETE", video__isnull=True, post_info__privacy_level="PUBLIC_TO_EVERYONE"
     ).select_related("grant__user")
-    return render(request, "sandbox/tiktok_studio.html", {"users": users, "in_moderation": in_moderation})
+    context = {
+        "users": users,
+        "in_moderation": in_moderation,
+        "back": _studio_back(request.GET.get("next", "")),
+    }
+    return render(request, "sandbox/tiktok_studio.html", context)
+
+
+def _studio_back(path: str) -> str:
+    """Where the campaign page that sent the tester here is: a path on this site, nothing else."""
+    return path if path.startswith("/") and not path.startswith("//") and "\\" not in path else ""
 
 
 def _counts(form) -> dict:

@@ -40,7 +40,16 @@ def user_get_or_create(email: str, **extra):
 class Command(BaseCommand):
     help = "Create the demo brand, its members, its draft campaigns and an admin (idempotent)."
 
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--logins", action="store_true", help="only print the sign-ins and pages (as make run ends)"
+        )
+        parser.add_argument("--site", default="", help="the address the pages are served at")
+
     def handle(self, *args, **options):
+        if options["logins"]:
+            self.stdout.write(demo_logins(site=options["site"]))
+            return
         User = get_user_model()
         if not User.objects.filter(email=ADMIN_EMAIL).exists():
             User.objects.create_superuser(email=ADMIN_EMAIL, password=DEMO_PASSWORD)
@@ -75,8 +84,19 @@ class Command(BaseCommand):
                 description="Demo campaign: sandbox providers stand in for TikTok, WhatsApp and the bank.",
             )
         self.stdout.write(self.style.SUCCESS("Demo ready."))
-        self.stdout.write(f"  admin:  {ADMIN_EMAIL} / {DEMO_PASSWORD}")
-        for role in Role:
-            self.stdout.write(f"  {role.value + ':':8}{role.value}@demo.localhost / {DEMO_PASSWORD}")
-        for slug, *_ in DEMO_CAMPAIGNS:
-            self.stdout.write(f"  landing page: /c/{slug}/")
+
+
+def demo_logins(*, site: str = "") -> str:
+    """What a visitor needs to try the demo: the sign-ins and the pages, as `make run` ends with."""
+    lines = [
+        f"Sign in (password for all: {DEMO_PASSWORD}):",
+        f"  admin      {ADMIN_EMAIL}",
+    ]
+    lines += [f"  {role.value:<10} {role.value}@demo.localhost" for role in Role]
+    lines += ["Pages:", f"  brand dashboard   {site}/brands/", f"  admin             {site}/admin/"]
+    lines += [f"  landing page      {site}/c/{slug}/" for slug, *_ in DEMO_CAMPAIGNS]
+    lines += [
+        f"  sandbox TikTok    {site}/sandbox/tiktok/studio/  (post videos, set their views)",
+        f"  sandbox WhatsApp  {site}/sandbox/whatsapp/phone/",
+    ]
+    return "\n".join(lines)

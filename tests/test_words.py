@@ -1,0 +1,65 @@
+"""Every stored code a person may see has words, in every language: one place says them all."""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.utils import translation
+
+from joyback.words import CLAIM, KINDS, PAYOUT, said
+from payouts.models import PayoutStatus
+
+ROOT = Path(settings.BASE_DIR)
+
+
+def codes_written(path: str, pattern: str) -> set[str]:
+    return set(re.findall(pattern, (ROOT / path).read_text()))
+
+
+def test_every_fraud_signal_and_claim_reason_the_code_writes_has_words():
+    signals = codes_written("verification/fraud.py", r'append\(\s*\(\s*"([a-z_]+)"')
+    signals |= codes_written("payouts/services.py", r'"(payee_[a-z]+_shared)"')
+    reasons = codes_written("verification/services.py", r'ClaimStatus\.[A-Z_]+, "([a-z_]+)"')
+    reasons |= codes_written("verification/services.py", r'reason="([a-z_]+)"') - {"reward"}
+
+    assert signals and reasons
+    assert signals | reasons <= set(CLAIM)
+
+
+def test_the_payout_history_uses_the_status_badges_words():
+    assert {status.value: str(status.label) for status in PayoutStatus} == {
+        k: str(v) for k, v in PAYOUT.items()
+    }
+
+
+@pytest.mark.parametrize("language", ["de", "es", "zh-hans"])
+def test_the_words_are_translated(language):
+    english = {(kind, code): str(text) for kind, words in KINDS.items() for code, text in words.items()}
+    with translation.override(language):
+        same = [key for key, text in english.items() if said(*key) == text]
+    assert same == []
+
+
+def test_an_unknown_code_stays_visible():
+    assert said("claim", "brand_new_code") == "brand_new_code"
+    assert said("claim", "") == ""
+
+
+def test_no_template_shows_a_bare_reason_or_signal_code():
+    # (A code as a CSS class is fine; a reviewer's own written reason is words already.)
+    codes = r"(signal\.code|\.reason|\.verdict|label_state|_status)"
+    bare = re.compile(r"(?<!badge )\{\{\s*(?!decision\.reason)[\w.]*" + codes + r"\s*\}\}")
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "templates").rglob("*.html")
+        if "reconciliation" not in path.parts and bare.search(path.read_text())
+    ]
+    assert offenders == []
+
+
+def test_words_module_imports_no_app():
+    tree = ast.parse((ROOT / "joyback/words.py").read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert imported == {"django.utils.translation"}
