@@ -320,6 +320,10 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"PayoutStatusEnum": "payouts.models.PayoutStatus"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "joyback.api.schema.defaults_within_bounds",
+    ],
 }
 # The Cashback API: requests per key and minute, and how long a webhook endpoint gets to answer.
 API_REQUESTS_PER_MINUTE = int(os.environ.get("API_REQUESTS_PER_MINUTE", "1200"))

@@ -56,3 +56,15 @@ class ApiSchema(AutoSchema):
             if code not in responses:
                 responses[code] = self._get_response_for_code(ErrorSerializer, code)
         return responses
+
+
+def defaults_within_bounds(result, generator, request, public):
+    """Postprocessing hook: drop a string default its own schema refuses (an optional field with
+    default "" and minLength 1: the API fills in "" when the field is left out, but a client
+    generator or validator must not be told that "" is a value it may send)."""
+    for schema in result.get("components", {}).get("schemas", {}).values():
+        for prop in schema.get("properties", {}).values():
+            default = prop.get("default")
+            if isinstance(default, str) and len(default) < prop.get("minLength", 0):
+                del prop["default"]
+    return result
