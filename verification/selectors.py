@@ -10,7 +10,9 @@ from verification.models import (
     OptinCode,
     Participant,
     ProviderEvent,
+    Purchase,
     ReviewDecision,
+    ShopConnection,
 )
 
 
@@ -143,3 +145,36 @@ def claim_get_for_api(*, brand_id: int, claim_id: int) -> ActionClaim | None:
 def provider_events_unfinished():
     """Provider events not processed yet, however often the standing worker tried."""
     return ProviderEvent.objects.filter(processed_at__isnull=True)
+
+
+def shop_connections_for_brand(*, brand):
+    return ShopConnection.objects.filter(brand=brand, disconnected_at__isnull=True).select_related("campaign")
+
+
+def shop_get_for_brand(*, brand, shop_id: int) -> ShopConnection | None:
+    return ShopConnection.objects.filter(brand=brand, pk=shop_id).select_related("campaign").first()
+
+
+def shop_get_connected(*, public_id: str) -> ShopConnection | None:
+    """The connection a delivery or claim link names, while it is connected."""
+    return (
+        ShopConnection.objects.filter(public_id=public_id, disconnected_at__isnull=True)
+        .select_related("brand", "campaign")
+        .first()
+    )
+
+
+def shop_deliveries_recent(*, shop: ShopConnection, limit: int = 20) -> list[ProviderEvent]:
+    return list(
+        ProviderEvent.objects.filter(provider=shop.kind, payload__connection=shop.pk).order_by("-pk")[:limit]
+    )
+
+
+def shop_order_purchases(*, shop: ShopConnection, limit: int = 20) -> list[Purchase]:
+    """The shop's orders that earn cashback, newest first, with their claims."""
+    prefix = f"{shop.kind}:{shop.domain}:"
+    return list(
+        Purchase.objects.filter(brand_id=shop.brand_id, order_id__startswith=prefix)
+        .select_related("identity", "claim")
+        .order_by("-pk")[:limit]
+    )
