@@ -145,6 +145,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "joyback.api.versions.api_version_middleware",  # JoyBack-Version on every API answer
     "joyback.middleware.MachineEndpointsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "verification.sessions.participant_cookie_middleware",  # which participant a browser is

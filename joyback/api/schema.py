@@ -7,6 +7,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
+from joyback.api.versions import HEADER, VERSIONS
+
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
     target_class = "joyback.api.framework.ApiKeyAuthentication"
@@ -36,7 +38,17 @@ ERRORS = {
 
 class ApiSchema(AutoSchema):
     def get_override_parameters(self):
-        parameters = super().get_override_parameters()
+        parameters = [
+            *super().get_override_parameters(),
+            OpenApiParameter(
+                HEADER,
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                enum=list(VERSIONS),
+                description="The dated API version to answer in; without it, the version the key was "
+                "pinned to when it was made. Every answer names its version in the same header.",
+            ),
+        ]
         if self.method == "POST":
             parameters = [
                 *parameters,

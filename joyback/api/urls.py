@@ -1,8 +1,18 @@
-"""The API's own pages: its OpenAPI schema and the documentation page that renders it."""
+"""The API's own pages: its OpenAPI schema, the documentation page that renders it and the error
+catalogue."""
 
+from django.shortcuts import render
 from django.urls import path
 from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView
+
+from joyback.api.errors import CATALOGUE
+from joyback.api.versions import VERSIONS
+
+
+def errors_page(request):
+    return render(request, "api/errors.html", {"catalogue": CATALOGUE, "versions": VERSIONS})
+
 
 urlpatterns = [
     path(
@@ -11,4 +21,5 @@ urlpatterns = [
         name="api_schema",
     ),
     path("docs/", TemplateView.as_view(template_name="api/docs.html"), name="api_docs"),
+    path("docs/errors/", errors_page, name="api_errors"),
 ]
