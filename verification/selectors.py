@@ -173,8 +173,11 @@ def shop_deliveries_recent(*, shop: ShopConnection, limit: int = 20) -> list[Pro
 def shop_order_purchases(*, shop: ShopConnection, limit: int = 20) -> list[Purchase]:
     """The shop's orders that earn cashback, newest first, with their claims."""
     prefix = f"{shop.kind}:{shop.domain}:"
-    return list(
+    purchases = list(
         Purchase.objects.filter(brand_id=shop.brand_id, order_id__startswith=prefix)
         .select_related("identity", "claim")
         .order_by("-pk")[:limit]
     )
+    for purchase in purchases:
+        purchase.shop_order_id = purchase.order_id.removeprefix(prefix)  # as the shop names it
+    return purchases

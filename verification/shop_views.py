@@ -138,7 +138,7 @@ def shop_detail(request, shop_id):
         "topics": SHOP_TOPICS[shop.kind],
         "deliveries": shop_deliveries_recent(shop=shop),
         "purchases": shop_order_purchases(shop=shop),
-        "site_url": settings.SITE_URL,
+        "sandbox": settings.SANDBOX,
     }
     return render(request, "verification/shop_detail.html", context)
 
