@@ -128,6 +128,8 @@ def test_the_quickstart_through_a_generated_client(
     assert len(received) == 1  # one event processed, one webhook: the replay made nothing new
     headers, body = received[0]
     assert _verify_webhook()(body, headers["JoyBack-Signature"], endpoint.secret)
-    assert not _verify_webhook()(body.replace(b"true", b"false"), headers["JoyBack-Signature"], endpoint.secret)
+    assert not _verify_webhook()(
+        body.replace(b"true", b"false"), headers["JoyBack-Signature"], endpoint.secret
+    )
     delivered = json.loads(body)
     assert delivered["type"] == "event.processed" and delivered["data"]["event_id"] == str(first.parsed.id)
