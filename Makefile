@@ -22,6 +22,7 @@ migrate: $(STAMP)
 demo: migrate
 	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_seed
 	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_payouts
+	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_shops
 
 run: demo
 	@echo ""

@@ -343,3 +343,24 @@ def test_a_payment_and_its_refund_processed_at_once_never_leave_cashback_behind(
         purchase = Purchase.objects.filter(order_id__endswith=f":{order['order_id']}").first()
         assert purchase is None or purchase.status == "refunded", attempt
     assert campaign_budget(campaign=cashback).held == 0
+
+
+def test_the_demo_connects_both_sandbox_shops_and_tells_their_story():
+    from django.core.management import call_command
+
+    call_command("demo_seed")
+    call_command("demo_shops")
+    call_command("demo_shops")  # again: nothing twice
+
+    assert ShopConnection.objects.count() == 2
+    shopify, woo = ShopConnection.objects.order_by("pk")
+    assert outcomes(shopify) == [
+        "purchase_recorded",
+        "purchase_recorded",
+        "purchase_known",
+        "refund_before_payment",
+        "refunded_before_payment",
+    ]
+    assert outcomes(woo) == ["ignored", "purchase_recorded", "refunded", "purchase_recorded"]
+    statuses = sorted(Purchase.objects.values_list("status", flat=True))
+    assert statuses == ["pending", "pending", "pending", "refunded"]
