@@ -68,15 +68,11 @@ def shop_order_key(*, shop: ShopConnection, order_id: str) -> str:
     return f"{shop.kind}:{shop.domain}:{order_id}"[:100]
 
 
-def shop_delivery_store(*, shop: ShopConnection, delivery: Delivery, body: dict) -> int | None:
+def shop_delivery_store(*, shop: ShopConnection, delivery: Delivery) -> int | None:
     """Store a verified delivery unless it was stored before (a retry, a duplicate): its id, or
-    None. One statement; the standing worker processes it."""
-    payload = {
-        "connection": shop.pk,
-        "topic": delivery.topic,
-        "order": delivery.order.as_dict(),
-        "body": body,
-    }
+    None. One statement; the standing worker processes it. Only what the cashback needs is kept,
+    not the shop's whole order (the buyer's address, the items)."""
+    payload = {"connection": shop.pk, "topic": delivery.topic, "order": delivery.order.as_dict()}
     new = provider_events_store(provider=shop.kind, events=[(f"{shop.pk}:{delivery.delivery_id}", payload)])
     return new[0] if new else None
 

@@ -58,7 +58,7 @@ def shop_webhook(request, public_id):
     except (ValueError, DeliveryInvalid) as error:
         logger.warning("%s webhook for %s refused: %s", shop.kind, shop.domain, error)
         return HttpResponseBadRequest(str(error), content_type="text/plain")
-    shop_delivery_store(shop=shop, delivery=delivery, body=payload)
+    shop_delivery_store(shop=shop, delivery=delivery)
     return HttpResponse("ok")
 
 

@@ -364,3 +364,10 @@ def test_the_demo_connects_both_sandbox_shops_and_tells_their_story():
     assert outcomes(woo) == ["ignored", "purchase_recorded", "refunded", "purchase_recorded"]
     statuses = sorted(Purchase.objects.values_list("status", flat=True))
     assert statuses == ["pending", "pending", "pending", "refunded"]
+
+
+def test_only_what_the_cashback_needs_is_kept_of_a_delivery(client, shopify):
+    SandboxShop(shopify, client=client).order_paid(**PAID)
+    stored = ProviderEvent.objects.get().payload
+    assert set(stored) == {"connection", "topic", "order"}
+    assert stored["order"]["email"] == "pat@example.com" and "financial_status" not in json.dumps(stored)
