@@ -176,3 +176,8 @@ def test_the_catalogue_page_is_served_with_the_api_docs(client):
         assert f'id="{code}"' in html
     assert "<td>409</td>" in html and "on the event" in html
     assert "/api/v1/docs/errors/" in catalogue_markdown()
+
+
+def test_the_page_shows_code_spans_as_code(client):
+    html = client.get("/api/v1/docs/errors/").content.decode()
+    assert "<code>Authorization: Bearer jb_…</code>" in html and "`" not in html
