@@ -371,3 +371,19 @@ def test_only_what_the_cashback_needs_is_kept_of_a_delivery(client, shopify):
     stored = ProviderEvent.objects.get().payload
     assert set(stored) == {"connection", "topic", "order"}
     assert stored["order"]["email"] == "pat@example.com" and "financial_status" not in json.dumps(stored)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_same_delivery_racing_in_is_stored_and_paid_once(shopify, cashback):
+    from django.test import Client
+
+    delivery_id = "5f1c3c1e-race-4b0e-9d5e-000000000001"
+    answers = race(
+        6, lambda i: SandboxShop(shopify, client=Client()).order_paid(**PAID, delivery_id=delivery_id)
+    )
+
+    assert [status for status, _ in answers] == [200] * 6
+    assert ProviderEvent.objects.count() == 1
+    race(3, lambda i: provider_events_process())
+    assert Purchase.objects.count() == 1 and campaign_budget(campaign=cashback).held == 2_00
