@@ -2,12 +2,15 @@
 cashback follows them with no code: valid deliveries, tampered ones, duplicates and retries,
 and refunds that arrive before the payment they take back."""
 
+import itertools
 import json
 from datetime import timedelta
 
 import pytest
 from django.db import connection
 from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from campaigns.selectors import campaign_budget
 from tests.verification.test_claim_races import race
@@ -387,3 +390,78 @@ def test_the_same_delivery_racing_in_is_stored_and_paid_once(shopify, cashback):
     assert ProviderEvent.objects.count() == 1
     race(3, lambda i: provider_events_process())
     assert Purchase.objects.count() == 1 and campaign_budget(campaign=cashback).held == 2_00
+
+
+# Properties: whatever the shop sends and in whatever order its deliveries are processed
+
+
+@given(
+    amount=st.integers(min_value=1, max_value=10**9), currency=st.sampled_from(["EUR", "JPY", "KWD", "GBP"])
+)
+def test_an_orders_total_is_read_back_in_minor_units_exactly(amount, currency):
+    from verification.providers.shops import shopify_order as read_shopify
+    from verification.sandbox.shops import woocommerce_order
+
+    sent = shopify_order(order_id=1, amount=amount, currency=currency, email="a@example.com")
+    assert read_shopify(topic="orders/paid", payload=sent).amount == amount
+    woo = woocommerce_order(
+        order_id=1, amount=amount, currency=currency, email="a@example.com", status="processing"
+    )
+    assert woocommerce_order_read(woo).amount == amount
+
+
+def woocommerce_order_read(payload):
+    from verification.providers.shops import woocommerce_order as read_woocommerce
+
+    return read_woocommerce(topic="order.updated", payload=payload)
+
+
+ORDER_IDS = itertools.count(7_000_000_000)
+DELIVERIES = st.lists(
+    st.sampled_from(["paid", "paid_retry", "paid_again", "refund", "cancel"]), min_size=1, max_size=6
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sent=DELIVERIES, ranks=st.lists(st.integers(0, 99), min_size=6, max_size=6))
+def test_a_refunded_order_never_keeps_cashback_whatever_the_order_of_processing(
+    client, shopify, cashback, sent, ranks
+):
+    order_id = next(ORDER_IDS)  # a new order each example: the database is not reset between them
+    shop = SandboxShop(shopify, client=client)
+    first_paid = None
+    for kind in sent:
+        if kind == "refund":
+            shop.order_refunded(order_id=order_id)
+        elif kind == "cancel":
+            shop.order_cancelled(order_id=order_id, amount=40_00, currency="EUR", email="pat@example.com")
+        elif kind == "paid_retry" and first_paid:
+            shop.order_paid(
+                order_id=order_id,
+                amount=40_00,
+                currency="EUR",
+                email="pat@example.com",
+                delivery_id=first_paid,
+            )
+        else:
+            _, delivery = shop.order_paid(
+                order_id=order_id, amount=40_00, currency="EUR", email="pat@example.com"
+            )
+            first_paid = first_paid or delivery
+    waiting = list(ProviderEvent.objects.filter(processed_at__isnull=True).values_list("pk", flat=True))
+    # Processed in the order the ranks give: workers take deliveries in any order.
+    for _rank, pk in sorted(zip(ranks, waiting, strict=False)):
+        provider_events_process(ids=[pk])
+
+    purchases = list(Purchase.objects.filter(order_id__endswith=f":{order_id}"))
+    taken_back = {"refund", "cancel"} & set(sent)
+    paid = {"paid", "paid_again"} & set(sent) or ("paid_retry" in sent and first_paid)
+    assert len(purchases) <= 1
+    if taken_back:
+        assert all(p.status == "refunded" for p in purchases)
+        assert all(p.claim.status == "rejected" for p in purchases)
+    elif paid:
+        assert len(purchases) == 1 and purchases[0].status == "pending"
+        assert purchases[0].claim.amount == 2_00
+    else:
+        assert purchases == []
