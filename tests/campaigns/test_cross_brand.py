@@ -117,7 +117,22 @@ SAMPLES = {
     "payout_id": lambda brand: sample_payout(brand).pk,
     "statement_id": lambda brand: sample_statement_import(brand).pk,
     "exception_id": lambda brand: sample_reconciliation_exception(brand).pk,
+    "shop_id": lambda brand: sample_shop(brand).pk,
 }
+
+
+def sample_shop(brand):
+    from verification.connectors import shop_connect
+    from verification.models import ShopConnection
+
+    existing = ShopConnection.objects.filter(brand=brand).first()
+    return existing or shop_connect(
+        brand=brand,
+        kind="woocommerce",
+        domain=f"shop.{brand.slug}.example",
+        webhook_secret="sample-secret",
+        campaign=sample_campaign(brand),
+    )
 
 
 def sample_statement_import(brand):
