@@ -282,6 +282,12 @@ CATALOGUE = (
                 "Transfer funds to your JoyBack account first.",
             ),
             (
+                "brand_not_verified",
+                403,
+                "Payouts open once JoyBack's staff have verified your brand.",
+                "Finish your brand's verification in the dashboard; people stay owed meanwhile.",
+            ),
+            (
                 "currency_unsupported",
                 400,
                 "Payouts in this currency are not offered.",
