@@ -212,6 +212,7 @@ MIDDLEWARE = [
     "joyback.limits.RequestSizeLimitMiddleware",  # before anything reads a body
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
+    "joyback.api.versions.api_version_middleware",  # JoyBack-Version on every API answer
     "joyback.middleware.MachineEndpointsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "verification.sessions.participant_cookie_middleware",  # which participant a browser is
@@ -421,6 +422,10 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"PayoutStatusEnum": "payouts.models.PayoutStatus"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "joyback.api.schema.defaults_within_bounds",
+    ],
 }
 # The Cashback API: requests per key and minute, and how long a webhook endpoint gets to answer.
 API_REQUESTS_PER_MINUTE = int(os.environ.get("API_REQUESTS_PER_MINUTE", "1200"))

@@ -201,13 +201,9 @@ class EventApi(ApiView):
         operation_id="events_create",
         request=PolymorphicProxySerializer(
             component_name="Event",
-            serializers=[
-                PurchaseEventInput,
-                ActionEventInput,
-                RefundEventInput,
-                LikeEventInput,
-                CommentEventInput,
-            ],
+            # Named by their type, so that the discriminator maps each value (a list leaves spectacular
+            # to guess the value from a ChoiceField, which it cannot: the mapping's key became null).
+            serializers=EVENT_INPUTS,
             resource_type_field_name="type",
         ),
         responses={202: OpenApiResponse(EventAccepted, description="Stored; processed in the background")},

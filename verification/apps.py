@@ -5,6 +5,7 @@ class VerificationConfig(AppConfig):
     name = "verification"
 
     def ready(self):
+        import verification.connectors  # noqa: F401  (registers the shops' delivery processors)
         from joyback.api.selectors import inbound_events_unfinished
         from joyback.queue import standing_work_register
         from verification.inbox import inbound_events_process

@@ -35,6 +35,8 @@ class Provider(models.TextChoices):
     TIKTOK = "tiktok", _("TikTok")
     WHATSAPP = "whatsapp", _("WhatsApp")
     BRAND = "brand", _("Brand system")
+    SHOPIFY = "shopify", _("Shopify")
+    WOOCOMMERCE = "woocommerce", _("WooCommerce")
 
 
 class Identity(models.Model):
@@ -207,6 +209,45 @@ class ProviderEvent(LeasedWork):
 
     def __str__(self):
         return f"{self.provider} {self.event_id}"
+
+
+class ShopKind(models.TextChoices):
+    SHOPIFY = "shopify", _("Shopify")
+    WOOCOMMERCE = "woocommerce", _("WooCommerce")
+
+
+def new_public_id() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class ShopConnection(models.Model):
+    """A brand's Shopify shop or WooCommerce store: its order webhooks become purchases.
+
+    The webhook secret is the shop's (Shopify's app client secret, WooCommerce's webhook secret):
+    it proves a delivery came from the shop. The claim key is ours: it signs the claim link the
+    shop's order mail carries, so only the buyer's mail can claim an order's cashback."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="shop_connections")
+    kind = models.CharField(max_length=12, choices=ShopKind.choices)
+    domain = models.CharField(max_length=80, help_text="example.myshopify.com or shop.example.com")
+    public_id = models.CharField(max_length=24, unique=True, default=new_public_id)
+    webhook_secret = EncryptedTextField()
+    claim_key = EncryptedTextField()
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    disconnected_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "domain"],
+                condition=Q(disconnected_at__isnull=True),
+                name="verification_one_connection_per_shop",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} {self.domain}"
 
 
 class OptinCode(models.Model):

@@ -11,7 +11,9 @@ from verification.models import (
     OptinCode,
     Participant,
     ProviderEvent,
+    Purchase,
     ReviewDecision,
+    ShopConnection,
     TikTokPost,
     TikTokToken,
 )
@@ -181,3 +183,39 @@ def publishing_identity(*, participant: Participant | None) -> Identity | None:
     if token is not None:
         return token.identity
     return participant.identities.filter(provider="tiktok").order_by("pk").first()
+
+
+def shop_connections_for_brand(*, brand):
+    return ShopConnection.objects.filter(brand=brand, disconnected_at__isnull=True).select_related("campaign")
+
+
+def shop_get_for_brand(*, brand, shop_id: int) -> ShopConnection | None:
+    return ShopConnection.objects.filter(brand=brand, pk=shop_id).select_related("campaign").first()
+
+
+def shop_get_connected(*, public_id: str) -> ShopConnection | None:
+    """The connection a delivery or claim link names, while it is connected."""
+    return (
+        ShopConnection.objects.filter(public_id=public_id, disconnected_at__isnull=True)
+        .select_related("brand", "campaign")
+        .first()
+    )
+
+
+def shop_deliveries_recent(*, shop: ShopConnection, limit: int = 20) -> list[ProviderEvent]:
+    return list(
+        ProviderEvent.objects.filter(provider=shop.kind, payload__connection=shop.pk).order_by("-pk")[:limit]
+    )
+
+
+def shop_order_purchases(*, shop: ShopConnection, limit: int = 20) -> list[Purchase]:
+    """The shop's orders that earn cashback, newest first, with their claims."""
+    prefix = f"{shop.kind}:{shop.domain}:"
+    purchases = list(
+        Purchase.objects.filter(brand_id=shop.brand_id, order_id__startswith=prefix)
+        .select_related("identity", "claim")
+        .order_by("-pk")[:limit]
+    )
+    for purchase in purchases:
+        purchase.shop_order_id = purchase.order_id.removeprefix(prefix)  # as the shop names it
+    return purchases

@@ -1,6 +1,7 @@
 from django.urls import include, path, re_path
 
-from verification import views
+from verification import shop_views, views
+from verification.sandbox import shops as sandbox_shops
 from verification.sandbox import tiktok as sandbox_tiktok
 from verification.sandbox import whatsapp as sandbox_whatsapp
 
@@ -19,6 +20,12 @@ claim_flow = [
     path("webhooks/tiktok/", views.tiktok_webhook, name="tiktok_webhook"),
     path("webhooks/whatsapp/", views.whatsapp_webhook, name="whatsapp_webhook"),
     path("status/<str:token>/actions/", views.status_actions, name="status_actions"),
+    path("shops/<str:public_id>/webhook/", shop_views.shop_webhook, name="shop_webhook"),
+    path(
+        "shops/<str:public_id>/claim/<str:order_id>/<str:signature>/",
+        shop_views.shop_claim,
+        name="shop_claim",
+    ),
 ]
 
 brand_pages = [
@@ -26,6 +33,9 @@ brand_pages = [
     path("review/<int:claim_id>/", views.review_decide, name="review_decide"),
     path("campaigns/<int:campaign_id>/funnel/", views.funnel, name="funnel"),
     path("campaigns/<int:campaign_id>/claims/", views.recent_claims, name="recent_claims"),
+    path("shops/", shop_views.shops, name="shops"),
+    path("shops/<int:shop_id>/", shop_views.shop_detail, name="shop_detail"),
+    path("shops/<int:shop_id>/disconnect/", shop_views.shop_disconnect_view, name="shop_disconnect"),
 ]
 
 # The sandbox providers, at TikTok's and Meta's paths under /sandbox/ (with or without the slash).
@@ -48,6 +58,7 @@ sandbox = [
     path("tiktok/upload/video/", sandbox_tiktok.upload, name="sandbox_tiktok_upload"),
     path("tiktok/studio/", sandbox_tiktok.studio, name="sandbox_tiktok_studio"),
     path("whatsapp/phone/", sandbox_whatsapp.phone, name="sandbox_whatsapp_phone"),
+    path("shops/<str:public_id>/", sandbox_shops.shop_page, name="sandbox_shop"),
     path(
         "whatsapp/graph/v21.0/<str:phone_number_id>/messages",
         sandbox_whatsapp.graph_messages,

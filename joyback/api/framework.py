@@ -31,6 +31,7 @@ from joyback.api.services import (
     idempotency_replay_cached,
     request_fingerprint,
 )
+from joyback.api.versions import api_version_set
 from joyback.limits import json_loads
 
 logger = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         api_key = api_key_authenticate(secret=secret.strip())
         if api_key is None:
             raise exceptions.AuthenticationFailed(_("This API key is unknown, revoked or expired."))
+        api_version_set(request, api_key.api_version)
         return ApiClient(api_key), api_key
 
     def authenticate_header(self, request):

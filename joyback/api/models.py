@@ -24,6 +24,12 @@ def api_key_cache_name(prefix: str) -> str:
     return f"api-key:{prefix}"
 
 
+def api_version_latest() -> str:
+    from joyback.api.versions import LATEST
+
+    return LATEST
+
+
 class ApiKey(models.Model):
     """A brand's secret key. Only its prefix is kept readable; the secret is stored as a hash."""
 
@@ -32,6 +38,8 @@ class ApiKey(models.Model):
     prefix = models.CharField(max_length=24, unique=True)
     secret_hash = models.CharField(max_length=64)
     scopes = models.JSONField(default=list)
+    # The dated API version its requests get unless they ask for another (JoyBack-Version).
+    api_version = models.CharField(max_length=10, default=api_version_latest)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     # A revoked_at in the future is a rotation's grace period: the old key works until then.

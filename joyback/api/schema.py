@@ -7,6 +7,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
+from joyback.api.versions import HEADER, VERSIONS
+
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
     target_class = "joyback.api.framework.ApiKeyAuthentication"
@@ -36,7 +38,17 @@ ERRORS = {
 
 class ApiSchema(AutoSchema):
     def get_override_parameters(self):
-        parameters = super().get_override_parameters()
+        parameters = [
+            *super().get_override_parameters(),
+            OpenApiParameter(
+                HEADER,
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                enum=list(VERSIONS),
+                description="The dated API version to answer in; without it, the version the key was "
+                "pinned to when it was made. Every answer names its version in the same header.",
+            ),
+        ]
         if self.method == "POST":
             parameters = [
                 *parameters,
@@ -57,3 +69,15 @@ class ApiSchema(AutoSchema):
             if code not in responses:
                 responses[code] = self._get_response_for_code(ErrorSerializer, code)
         return responses
+
+
+def defaults_within_bounds(result, generator, request, public):
+    """Postprocessing hook: drop a string default its own schema refuses (an optional field with
+    default "" and minLength 1: the API fills in "" when the field is left out, but a client
+    generator or validator must not be told that "" is a value it may send)."""
+    for schema in result.get("components", {}).get("schemas", {}).values():
+        for prop in schema.get("properties", {}).values():
+            default = prop.get("default")
+            if isinstance(default, str) and len(default) < prop.get("minLength", 0):
+                del prop["default"]
+    return result

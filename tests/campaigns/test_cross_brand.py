@@ -115,7 +115,22 @@ SAMPLES = {
     "delivery_id": lambda brand: sample_webhook_delivery(brand).pk,
     "case_id": lambda brand: sample_case(brand).pk,
     "payout_id": lambda brand: sample_payout(brand).pk,
+    "shop_id": lambda brand: sample_shop(brand).pk,
 }
+
+
+def sample_shop(brand):
+    from verification.connectors import shop_connect
+    from verification.models import ShopConnection
+
+    existing = ShopConnection.objects.filter(brand=brand).first()
+    return existing or shop_connect(
+        brand=brand,
+        kind="woocommerce",
+        domain=f"shop.{brand.slug}.example",
+        webhook_secret="sample-secret",
+        campaign=sample_campaign(brand),
+    )
 
 
 def walk(patterns, prefix="", namespace="", converters=()):

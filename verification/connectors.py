@@ -1,0 +1,168 @@
+"""Shop connectors: a brand's Shopify shop or WooCommerce store reports its orders by webhook, and
+cashback follows them through the Cashback API's engine (verification.cashback) with no code.
+
+A paid order is a purchase (held on the budget through the campaign's return window, then owed);
+a cancelled or refunded order releases the hold or claws the cashback back. Deliveries are stored
+once per (connection, delivery id) in one statement and processed by the standing worker, like
+the providers' webhooks. Shops retry and do not keep order: a refund may be processed before the
+payment it takes back, so the payment, when it comes, finds the refund and earns nothing.
+
+The buyer claims the cashback from a link in the shop's order mail: the order id signed with the
+connection's claim key (Shopify's mail templates sign with Liquid's hmac_sha256 filter, WooCommerce's
+with PHP's hash_hmac), so a link cannot be made for someone else's order.
+"""
+
+import hashlib
+import hmac
+import logging
+import secrets
+from contextlib import contextmanager
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from campaigns.models import Brand, Campaign
+from verification.cashback import CashbackError, Customer, purchase_record, purchase_refund
+from verification.models import ProviderEvent, Purchase, ShopConnection, ShopKind
+from verification.providers.shops import PAID, REFUND, Delivery, ShopOrder
+from verification.services import EVENT_PROCESSORS, provider_event_processed, provider_events_store
+
+logger = logging.getLogger(__name__)
+
+
+class ShopRefused(Exception):
+    pass
+
+
+def shop_connect(
+    *, brand: Brand, kind: str, domain: str, webhook_secret: str, campaign: Campaign
+) -> ShopConnection:
+    """Connect a shop: its deliveries are taken from now on, for this campaign's cashback."""
+    if campaign.brand_id != brand.pk:
+        raise ShopRefused(_("No such campaign."))
+    try:
+        with transaction.atomic(durable=True):
+            return ShopConnection.objects.create(
+                brand=brand,
+                kind=kind,
+                domain=domain,
+                webhook_secret=webhook_secret,
+                claim_key=secrets.token_urlsafe(24),
+                campaign=campaign,
+            )
+    except IntegrityError:
+        raise ShopRefused(_("This shop is connected already.")) from None
+
+
+def shop_disconnect(*, shop: ShopConnection) -> None:
+    """Deliveries are refused from now on; orders already recorded keep their cashback."""
+    ShopConnection.objects.filter(pk=shop.pk, disconnected_at__isnull=True).update(
+        disconnected_at=timezone.now()
+    )
+
+
+def shop_order_key(*, shop: ShopConnection, order_id: str) -> str:
+    """The purchase's order id: the shop's own order id within the shop (two stores of one brand
+    may both have an order 1001)."""
+    return f"{shop.kind}:{shop.domain}:{order_id}"[:100]
+
+
+def shop_delivery_store(*, shop: ShopConnection, delivery: Delivery) -> int | None:
+    """Store a verified delivery unless it was stored before (a retry, a duplicate): its id, or
+    None. One statement; the standing worker processes it. Only what the cashback needs is kept,
+    not the shop's whole order (the buyer's address, the items)."""
+    payload = {"connection": shop.pk, "topic": delivery.topic, "order": delivery.order.as_dict()}
+    new = provider_events_store(provider=shop.kind, events=[(f"{shop.pk}:{delivery.delivery_id}", payload)])
+    return new[0] if new else None
+
+
+@contextmanager
+def _order_lock(order_key: str):
+    """One worker at a time per order (a session lock: the cashback engine commits on its own), so
+    a refund and its payment processed at once cannot both miss each other."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(hashtext(%s))", ["shop-order:" + order_key])
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", ["shop-order:" + order_key])
+
+
+def _taken_back_before(*, event: ProviderEvent, shop: ShopConnection, order: ShopOrder) -> bool:
+    return ProviderEvent.objects.filter(
+        provider=event.provider,
+        payload__connection=shop.pk,
+        payload__order__order_id=order.order_id,
+        payload__order__action=REFUND,
+        processed_at__isnull=False,
+    ).exists()
+
+
+def shop_event_process(*, event_id: int) -> str:
+    """A stored delivery becomes a purchase, a refund, or nothing; the outcome is kept on the row."""
+    event = ProviderEvent.objects.get(pk=event_id)
+    shop = ShopConnection.objects.select_related("brand").get(pk=event.payload["connection"])
+    order = ShopOrder(**event.payload["order"])
+    if order.action not in (PAID, REFUND):
+        outcome = "ignored"
+        provider_event_processed(event_id=event.pk, outcome=outcome)
+        return outcome
+    key = shop_order_key(shop=shop, order_id=order.order_id)
+    with _order_lock(key):
+        outcome = _paid(event, shop, order, key) if order.action == PAID else _refund(shop, order, key)
+        # Marked inside the lock: a payment processed next must see this refund.
+        provider_event_processed(event_id=event.pk, outcome=outcome)
+    logger.info("%s delivery %s: %s", shop.kind, event.event_id, outcome)
+    return outcome
+
+
+def _paid(event: ProviderEvent, shop: ShopConnection, order: ShopOrder, key: str) -> str:
+    if _taken_back_before(event=event, shop=shop, order=order):
+        return "refunded_before_payment"
+    customer = Customer(
+        id=f"{shop.kind}:{order.customer_id}" if order.customer_id else "",
+        email=order.email,
+        phone=order.phone,
+    )
+    try:
+        _claim, created = purchase_record(
+            brand=shop.brand,
+            order_id=key,
+            amount=order.amount,
+            currency=order.currency,
+            customer=customer,
+            campaign_id=shop.campaign_id,
+        )
+    except CashbackError as refusal:
+        return refusal.code
+    return "purchase_recorded" if created else "purchase_known"
+
+
+def _refund(shop: ShopConnection, order: ShopOrder, key: str) -> str:
+    try:
+        purchase_refund(brand=shop.brand, order_id=key, reason=order.reason)
+    except CashbackError as refusal:
+        # No purchase yet: the payment is on its way or was never made. This row, processed,
+        # is what stops the payment from earning cashback when it comes.
+        return "refund_before_payment" if refusal.code == "order_unknown" else refusal.code
+    return "refunded"
+
+
+def claim_signature(*, shop: ShopConnection, order_id: str) -> str:
+    """hex HMAC-SHA256(claim key, the shop's order id): what the shop's mail template computes."""
+    return hmac.new(shop.claim_key.encode(), str(order_id).encode(), hashlib.sha256).hexdigest()
+
+
+def shop_claim_purchase(*, shop: ShopConnection, order_id: str, signature: str) -> Purchase | None:
+    """The purchase a claim link names, if the link was signed for it; None otherwise (not
+    recorded yet, or a made-up link: the page says the same for both)."""
+    if not hmac.compare_digest(claim_signature(shop=shop, order_id=order_id), signature):
+        return None
+    key = shop_order_key(shop=shop, order_id=order_id)
+    return Purchase.objects.filter(brand_id=shop.brand_id, order_id=key).select_related("identity").first()
+
+
+EVENT_PROCESSORS[ShopKind.SHOPIFY] = shop_event_process
+EVENT_PROCESSORS[ShopKind.WOOCOMMERCE] = shop_event_process

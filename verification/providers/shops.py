@@ -1,0 +1,148 @@
+"""Shopify's and WooCommerce's order webhooks, as the shops send them, read into one shape.
+
+Shopify (shopify.dev, "Verify webhook deliveries"): the raw body signed with HMAC-SHA256 and the
+app's client secret, base64 in X-Shopify-Hmac-Sha256; the topic in X-Shopify-Topic, the shop in
+X-Shopify-Shop-Domain, and X-Shopify-Webhook-Id the same for every retry of one delivery.
+WooCommerce (developer.woocommerce.com, "Webhooks"): the raw body signed with HMAC-SHA256 and the
+webhook's secret, base64 in X-WC-Webhook-Signature; the topic in X-WC-Webhook-Topic (order.created,
+order.updated, order.deleted, order.restored) and X-WC-Webhook-Delivery-ID per delivery. The body
+is the whole order, so what an order.updated means is read from the order's status.
+"""
+
+import base64
+import hashlib
+import hmac
+from dataclasses import asdict, dataclass
+from decimal import Decimal, InvalidOperation
+
+from joyback.money import MoneyError, from_major
+
+PAID, REFUND, IGNORED = "paid", "refund", "ignored"
+
+# WooCommerce's order statuses: paid, or taken back (the rest wait for payment or failed).
+WOO_PAID = {"processing", "completed"}
+WOO_TAKEN_BACK = {"refunded", "cancelled"}
+
+SHOPIFY_TOPICS = {"orders/paid": PAID, "orders/cancelled": REFUND, "refunds/create": REFUND}
+
+
+@dataclass(frozen=True)
+class ShopOrder:
+    """What a delivery says about an order: paid (with amount and buyer), taken back, or nothing."""
+
+    action: str
+    order_id: str = ""
+    amount: int = 0
+    currency: str = ""
+    email: str = ""
+    phone: str = ""
+    customer_id: str = ""
+    reason: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class DeliveryInvalid(Exception):
+    """The body is not what the shop sends for this topic."""
+
+
+def signature_valid(*, body: bytes, header: str, secret: str) -> bool:
+    """Both shops: base64(HMAC-SHA256(secret, raw body)), compared in constant time."""
+    if not header or not secret:
+        return False
+    expected = base64.b64encode(hmac.new(secret.encode(), body, hashlib.sha256).digest()).decode()
+    return hmac.compare_digest(expected, header.strip())
+
+
+def signature(*, body: bytes, secret: str) -> str:
+    """What a shop puts in its signature header (the sandbox shops sign with it)."""
+    return base64.b64encode(hmac.new(secret.encode(), body, hashlib.sha256).digest()).decode()
+
+
+def _amount(value, currency: str) -> int:
+    try:
+        return from_major(Decimal(str(value)), currency)
+    except (InvalidOperation, MoneyError, ValueError) as error:
+        raise DeliveryInvalid(f"amount {value!r} {currency!r}") from error
+
+
+def _order_id(value) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).strip():
+        raise DeliveryInvalid("no order id")
+    return str(value).strip()[:40]
+
+
+def shopify_order(*, topic: str, payload: dict) -> ShopOrder:
+    action = SHOPIFY_TOPICS.get(topic, IGNORED)
+    if action == IGNORED:
+        return ShopOrder(IGNORED)
+    if topic == "refunds/create":
+        return ShopOrder(REFUND, order_id=_order_id(payload.get("order_id")), reason="refund")
+    order_id = _order_id(payload.get("id"))
+    if action == REFUND:
+        return ShopOrder(REFUND, order_id=order_id, reason=f"cancelled: {payload.get('cancel_reason') or ''}")
+    currency = str(payload.get("currency") or "")
+    customer = payload.get("customer") or {}
+    return ShopOrder(
+        PAID,
+        order_id=order_id,
+        amount=_amount(payload.get("total_price"), currency),
+        currency=currency,
+        email=str(payload.get("email") or customer.get("email") or ""),
+        phone=str(payload.get("phone") or customer.get("phone") or ""),
+        customer_id=str(customer.get("id") or ""),
+    )
+
+
+def woocommerce_order(*, topic: str, payload: dict) -> ShopOrder:
+    if not topic.startswith("order."):
+        return ShopOrder(IGNORED)
+    order_id = _order_id(payload.get("id"))
+    status = payload.get("status")
+    if topic == "order.deleted" or status in WOO_TAKEN_BACK:
+        return ShopOrder(REFUND, order_id=order_id, reason=str(status or "deleted"))
+    if status not in WOO_PAID:
+        return ShopOrder(IGNORED, order_id=order_id)
+    currency = str(payload.get("currency") or "")
+    billing = payload.get("billing") or {}
+    return ShopOrder(
+        PAID,
+        order_id=order_id,
+        amount=_amount(payload.get("total"), currency),
+        currency=currency,
+        email=str(billing.get("email") or ""),
+        phone=str(billing.get("phone") or ""),
+        customer_id=str(payload.get("customer_id") or "") if payload.get("customer_id") else "",
+    )
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A shop's webhook request: which of the shop's deliveries it is, its topic and the order."""
+
+    delivery_id: str
+    topic: str
+    order: ShopOrder
+
+
+def shopify_delivery(*, headers, payload: dict, domain: str) -> Delivery:
+    if headers.get("X-Shopify-Shop-Domain", "").strip().lower() != domain:
+        raise DeliveryInvalid("X-Shopify-Shop-Domain is not this connection's shop")
+    delivery_id = headers.get("X-Shopify-Webhook-Id", "").strip()
+    topic = headers.get("X-Shopify-Topic", "").strip()
+    if not delivery_id or not topic:
+        raise DeliveryInvalid("X-Shopify-Webhook-Id and X-Shopify-Topic are required")
+    return Delivery(delivery_id[:100], topic, shopify_order(topic=topic, payload=payload))
+
+
+def woocommerce_delivery(*, headers, payload: dict, domain: str) -> Delivery:
+    delivery_id = headers.get("X-WC-Webhook-Delivery-ID", "").strip()
+    topic = headers.get("X-WC-Webhook-Topic", "").strip()
+    if not delivery_id or not topic:
+        raise DeliveryInvalid("X-WC-Webhook-Delivery-ID and X-WC-Webhook-Topic are required")
+    return Delivery(delivery_id[:100], topic, woocommerce_order(topic=topic, payload=payload))
+
+
+SIGNATURE_HEADER = {"shopify": "X-Shopify-Hmac-Sha256", "woocommerce": "X-WC-Webhook-Signature"}
+DELIVERY_READERS = {"shopify": shopify_delivery, "woocommerce": woocommerce_delivery}
