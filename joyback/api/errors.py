@@ -273,7 +273,7 @@ CATALOGUE = (
         ),
     ),
     Section(
-        "Payouts and statements",
+        "Payouts",
         _codes(
             (
                 "insufficient_funds",
@@ -304,18 +304,6 @@ CATALOGUE = (
                 409,
                 "The payout is past the point where it can be cancelled.",
                 "Nothing to do.",
-            ),
-            (
-                "statement_invalid",
-                400,
-                "The statement file is not a camt.053 or camt.054 we can read.",
-                "Upload the bank's file as it came.",
-            ),
-            (
-                "statement_too_large",
-                413,
-                "The statement file is too large.",
-                "Upload a file of one day or account.",
             ),
         ),
     ),

@@ -144,7 +144,7 @@ EXCEPTIONS = [
 def test_the_scan_finds_the_codes_it_should():
     # The scan itself must see codes from each kind of source, or the next test proves nothing.
     found = _source_codes()
-    assert {"idempotency_key_reused", "order_conflict", "rule_cap", "statement_too_large"} <= found
+    assert {"idempotency_key_reused", "order_conflict", "rule_cap", "brand_not_verified"} <= found
     assert {"version_unknown", "not_found", "server_error", "invalid_phone", "fully_claimed"} <= found
     assert "review_reason" not in found  # a review-queue refusal, never an API answer
 

@@ -352,6 +352,7 @@ def test_the_demo_connects_both_sandbox_shops_and_tells_their_story():
     from django.core.management import call_command
 
     call_command("demo_seed")
+    call_command("demo_funding")  # the demo brand's money arrives through the sandbox bank
     call_command("demo_shops")
     call_command("demo_shops")  # again: nothing twice
 
