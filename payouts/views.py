@@ -5,6 +5,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -32,12 +33,14 @@ from payouts.selectors import (
 )
 from payouts.services import (
     PayoutRefused,
+    TransferWebhookRefused,
     payee_submission_accept,
     payout_approve,
     payout_cancel,
     payout_manual_enter,
     payout_retry,
     reason_text,
+    transfer_webhook_receive,
     vop_choose,
 )
 from verification.selectors import participant_get_by_token
@@ -327,3 +330,14 @@ def payout_action(request, payout_id):
     except PayoutRefused as refused:
         messages.error(request, refused.message)
     return redirect("payouts:payout_detail", request.brand.slug, payout.pk)
+
+
+@csrf_exempt
+@require_POST
+def adyen_webhook(request):
+    """Adyen's balance platform transfer webhooks: verified, stored, answered; applied by the worker."""
+    try:
+        transfer_webhook_receive(body=request.body, headers=request.headers)
+    except TransferWebhookRefused as refused:
+        return HttpResponse(refused.message, status=refused.status, content_type="text/plain")
+    return HttpResponse("[accepted]", content_type="text/plain")
