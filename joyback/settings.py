@@ -197,7 +197,12 @@ if IS_PRODUCTION:
 
 # Signed provider webhooks and the API's busiest endpoint, which machines call with a key: answered
 # by their view without the browser middleware (joyback.middleware).
-MACHINE_URL_NAMES = ["verification:whatsapp_webhook", "verification:tiktok_webhook", "api_events"]
+MACHINE_URL_NAMES = [
+    "verification:whatsapp_webhook",
+    "verification:tiktok_webhook",
+    "payouts:adyen_webhook",
+    "api_events",
+]
 
 ROOT_URLCONF = "joyback.urls"
 WSGI_APPLICATION = "joyback.wsgi.application"

@@ -5,33 +5,55 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('payouts', '0008_payout_controls'),
+        ("payouts", "0008_payout_controls"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='sandboxbankpayment',
-            name='idempotency_key',
+            model_name="sandboxbankpayment",
+            name="idempotency_key",
             field=models.CharField(blank=True, max_length=64, null=True, unique=True),
         ),
         migrations.CreateModel(
-            name='TransferEvent',
+            name="TransferEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('claimed_until', models.DateTimeField(blank=True, help_text="A worker's lease on it", null=True)),
-                ('attempts', models.PositiveSmallIntegerField(db_default=0, default=0)),
-                ('provider', models.CharField(max_length=12)),
-                ('event_id', models.CharField(help_text="The transfer's id and the webhook's sequence number", max_length=100)),
-                ('payload', models.JSONField()),
-                ('received_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('processed_at', models.DateTimeField(blank=True, null=True)),
-                ('outcome', models.CharField(blank=True, db_default='', default='', max_length=40)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "claimed_until",
+                    models.DateTimeField(blank=True, help_text="A worker's lease on it", null=True),
+                ),
+                ("attempts", models.PositiveSmallIntegerField(db_default=0, default=0)),
+                ("provider", models.CharField(max_length=12)),
+                (
+                    "event_id",
+                    models.CharField(
+                        help_text="The transfer's id and the webhook's sequence number", max_length=100
+                    ),
+                ),
+                ("payload", models.JSONField()),
+                ("received_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("processed_at", models.DateTimeField(blank=True, null=True)),
+                ("outcome", models.CharField(blank=True, db_default="", default="", max_length=40)),
             ],
             options={
-                'indexes': [models.Index(condition=models.Q(('processed_at__isnull', True)), fields=['id'], name='payouts_transfer_event_pending')],
-                'constraints': [models.UniqueConstraint(fields=('provider', 'event_id'), name='payouts_transfer_event_once')],
+                "indexes": [
+                    models.Index(
+                        condition=models.Q(("processed_at__isnull", True)),
+                        fields=["id"],
+                        name="payouts_transfer_event_pending",
+                    )
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("provider", "event_id"), name="payouts_transfer_event_once"
+                    )
+                ],
             },
         ),
     ]

@@ -51,7 +51,7 @@ REASON_CODES = {
     "counterpartyBankTimedOut": "AB05",
     "counterpartyBankUnavailable": "AB05",
     "routeNotFound": "RC01",
-    "counterpartyAddressRequired": "RR03",
+    "counterpartyAddressRequired": "BE04",
     "refusedByCounterpartyBank": "MS03",
     "declinedByTransactionRule": "MS03",
     "error": "MS03",
