@@ -3,7 +3,9 @@
 Single payments (SEPA Instant, UK Faster Payments, US ACH, cross-border) go through the provider
 chosen by PAYOUT_PROVIDER (payouts/providers/: Adyen's Transfers API), whose signed webhooks tell
 what became of them. SEPA batch files go up as ISO 20022 pain.001 on the bank's file channel, and
-Verification of Payee keeps its own small interface (payee_verify): Adyen documents no VoP request.
+Verification of Payee keeps its own small interface (payee_verify): Adyen's counterparty-name
+verification is not in its published OpenAPI specifications, so there is no documented request
+to build against.
 In the sandbox every one of these is answered in-process by the sandbox bank (payouts/sandbox/).
 """
 
