@@ -491,3 +491,47 @@ def test_the_sandbox_bank_refuses_a_wrong_api_key_and_a_malformed_transfer(clien
     )
     assert wrong.status_code == 401 and malformed.status_code == 422
     assert "counterparty" in malformed.json()["detail"] and SandboxBankPayment.objects.count() == 0
+
+
+LIFECYCLES = {
+    "paid": (["received", "authorised", "booked"], "settled", 0),
+    "failed": (["received", "authorised", "failed"], "rejected", 1),
+    "returned": (["authorised", "booked", "returned"], "returned", 1),
+}
+
+
+@pytest.mark.parametrize("lifecycle", LIFECYCLES)
+@pytest.mark.parametrize("order_seed", range(6))
+def test_any_order_of_a_transfers_webhooks_each_twice_ends_where_its_last_status_says(
+    client, under_way, django_capture_on_commit_callbacks, lifecycle, order_seed
+):
+    """Every order of the three webhooks of one transfer (each delivered twice) ends in the state of
+    the transfer's last status, with the money where it belongs and the ledger whole."""
+    import itertools
+
+    statuses, final, owed_again = LIFECYCLES[lifecycle]
+    order_ = list(itertools.permutations(range(3)))[order_seed]
+    reasons = {"failed": "counterpartyAccountClosed", "returned": "counterpartyAccountClosed"}
+    bodies = [
+        documented_webhook(
+            under_way,
+            "01.payout-authorized",
+            sequenceNumber=number + 1,
+            status=status,
+            reason=reasons.get(status, "approved"),
+        )
+        for number, status in enumerate(statuses)
+    ]
+    with django_capture_on_commit_callbacks(execute=True):
+        for index in order_:
+            assert deliver(client, bodies[index]).status_code == 200
+            assert deliver(client, bodies[index]).status_code == 200
+
+    under_way.refresh_from_db()
+    assert under_way.status == final
+    assert TransferEvent.objects.count() == 3
+    payable = Account.objects.get(
+        kind=AccountKind.PARTICIPANT_PAYABLE, subject=under_way.participant.ledger_subject
+    )
+    assert payable.balance == owed_again * under_way.amount
+    assert in_transit_total() == 0 and ledger_drift() == []
