@@ -98,7 +98,8 @@ WHATSAPP_API_BASE = os.environ.get(
 WHATSAPP_PHONE_NUMBER_ID = os.environ.get("WHATSAPP_PHONE_NUMBER_ID", "106540352242922" if SANDBOX else "")
 WHATSAPP_ACCESS_TOKEN = os.environ.get("WHATSAPP_ACCESS_TOKEN", "sbx-whatsapp-token" if SANDBOX else "")
 
-# The payment service provider (the sandbox bank inside the app unless configured).
+# The bank's own channel: Verification of Payee and the pain.001 file upload (the sandbox bank
+# inside the app unless configured); single payouts go through PAYOUT_PROVIDER below.
 PSP_API_BASE = os.environ.get("PSP_API_BASE", "http://sandbox.localhost/sandbox/bank" if SANDBOX else "")
 PSP_API_KEY = os.environ.get("PSP_API_KEY", "sbx-psp-key" if SANDBOX else "")
 PSP_TIMEOUT_SECONDS = float(os.environ.get("PSP_TIMEOUT_SECONDS", "7"))

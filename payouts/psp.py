@@ -16,7 +16,6 @@ import httpx
 from django.conf import settings
 
 SETTLED = frozenset({"ACSC", "ACCC"})
-IN_PROGRESS = frozenset({"RCVD", "ACTC", "ACCP", "ACFC", "ACSP", "ACWC", "PDNG"})
 
 
 class PspError(Exception):
