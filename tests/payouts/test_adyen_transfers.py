@@ -535,3 +535,53 @@ def test_any_order_of_a_transfers_webhooks_each_twice_ends_where_its_last_status
     )
     assert payable.balance == owed_again * under_way.amount
     assert in_transit_total() == 0 and ledger_drift() == []
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_webhooks_racing_in_four_workers_settle_the_payout_once(client, summer, monkeypatch):
+    """The same booked webhook delivered twice and a later credited one twice, all at once to four
+    web workers that each apply what they stored: one settlement, one booking on the ledger."""
+    import threading
+
+    from django.db import connection
+
+    from tests.conftest import rewarded_in_browser
+    from tests.payouts.conftest import payee_details
+
+    monkeypatch.setattr(services, "enqueue_on_commit", lambda *args: None)
+    person = rewarded_in_browser(client, summer)
+    payee_details(client, summer, iban=IBANS["pending"])
+    payout = services.payout_for_participant(participant_id=person.pk, currency="EUR")
+    services.payout_submit(payout_id=payout.pk)
+    payout.refresh_from_db()
+    assert payout.status == "accepted"
+    before = bank_entries()
+    booked = json.dumps(documented_webhook(payout, "02.payout-booked", sequenceNumber=3)).encode()
+    credited = json.dumps(
+        documented_webhook(payout, "02.payout-booked", sequenceNumber=4, status="credited")
+    ).encode()
+    barrier = threading.Barrier(4)
+    errors = []
+
+    def worker(raw):
+        try:
+            barrier.wait()
+            services.transfer_webhook_receive(body=raw, headers={"HmacSignature": sign(raw)})
+        except Exception as error:  # a race's failure is the test's finding
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(raw,)) for raw in (booked, booked, credited, credited)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    services.transfer_events_process()  # whatever a lease left, as the standing worker would
+
+    assert errors == []
+    payout.refresh_from_db()
+    assert payout.status == "settled"
+    assert TransferEvent.objects.count() == 2
+    assert bank_entries() == before + 1 and in_transit_total() == 0 and ledger_drift() == []
