@@ -132,10 +132,32 @@ WHATSAPP_API_BASE = os.environ.get(
 WHATSAPP_PHONE_NUMBER_ID = os.environ.get("WHATSAPP_PHONE_NUMBER_ID", "106540352242922" if SANDBOX else "")
 WHATSAPP_ACCESS_TOKEN = os.environ.get("WHATSAPP_ACCESS_TOKEN", "sbx-whatsapp-token" if SANDBOX else "")
 
-# The payment service provider (the sandbox bank inside the app unless configured).
+# The bank's own channel: Verification of Payee and the pain.001 file upload (the sandbox bank
+# inside the app unless configured); single payouts go through PAYOUT_PROVIDER below.
 PSP_API_BASE = os.environ.get("PSP_API_BASE", "http://sandbox.localhost/sandbox/bank" if SANDBOX else "")
 PSP_API_KEY = os.environ.get("PSP_API_KEY", "sbx-psp-key" if SANDBOX else "")
 PSP_TIMEOUT_SECONDS = float(os.environ.get("PSP_TIMEOUT_SECONDS", "7"))
+# The provider single payouts go through (payouts/providers/), and Adyen's balance platform: the
+# Transfers API base, the API key, the platform's balance account the payouts leave from, and the
+# webhook HMAC keys in hex, comma-separated: two while one is being rotated.
+PAYOUT_PROVIDER = os.environ.get("PAYOUT_PROVIDER", "adyen")
+ADYEN_API_BASE = os.environ.get(
+    "ADYEN_API_BASE",
+    "http://sandbox.localhost/sandbox/bank/btl/v4"
+    if SANDBOX
+    else "https://balanceplatform-api-live.adyen.com/btl/v4",
+)
+ADYEN_API_KEY = os.environ.get("ADYEN_API_KEY", "sbx-adyen-api-key" if SANDBOX else "")
+ADYEN_BALANCE_ACCOUNT_ID = os.environ.get(
+    "ADYEN_BALANCE_ACCOUNT_ID", "BA00000000000000000JOYBACK" if SANDBOX else ""
+)
+ADYEN_HMAC_KEYS = env_list("ADYEN_HMAC_KEYS") or (
+    ["44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"] if SANDBOX else []
+)
+# The key the sandbox bank signs its webhooks with (the first of ADYEN_HMAC_KEYS unless set).
+SANDBOX_BANK_HMAC_KEY = os.environ.get("SANDBOX_BANK_HMAC_KEY", "")
+# How far back a lost answer's transfer is looked for (GET /transfers needs a window).
+ADYEN_QUERY_DAYS = int(os.environ.get("ADYEN_QUERY_DAYS", "30"))
 # The platform's own account the payouts leave from (the debtor of pain.001 files).
 PAYOUT_DEBTOR_NAME = os.environ.get("PAYOUT_DEBTOR_NAME", "JoyBack Payouts")
 PAYOUT_DEBTOR_IBAN = os.environ.get("PAYOUT_DEBTOR_IBAN", "DE02100100100006820101" if SANDBOX else "")
@@ -238,7 +260,12 @@ REQUEST_MAX_BYTES = int(os.environ.get("REQUEST_MAX_BYTES", str(STATEMENT_UPLOAD
 
 # Signed provider webhooks and the API's busiest endpoint, which machines call with a key: answered
 # by their view without the browser middleware (joyback.middleware).
-MACHINE_URL_NAMES = ["verification:whatsapp_webhook", "verification:tiktok_webhook", "api_events"]
+MACHINE_URL_NAMES = [
+    "verification:whatsapp_webhook",
+    "verification:tiktok_webhook",
+    "payouts:adyen_webhook",
+    "api_events",
+]
 
 ROOT_URLCONF = "joyback.urls"
 WSGI_APPLICATION = "joyback.wsgi.application"

@@ -30,6 +30,7 @@ from payouts.models import (
     Statement,
     StatementImport,
     StatementImportStatus,
+    TransferEvent,
 )
 from verification.admin import ParticipantAdmin
 from verification.models import Participant
@@ -45,6 +46,16 @@ class PayeeSubmissionAdmin(StandingWorkAdmin):
     list_display = ["id", "participant", "created_at", "processed_at", "attempts", "claimed_until"]
     fields = ["participant", "created_at", "processed_at", "attempts", "claimed_until"]
     list_select_related = ["participant"]
+
+
+@admin.register(TransferEvent)
+class TransferEventAdmin(StandingWorkAdmin):
+    """The payment provider's signed transfer webhooks, as stored, and what each did to its payout."""
+
+    list_display = ["id", "provider", "event_id", "received_at", "processed_at", "outcome", "attempts"]
+    list_filter = ["provider", "outcome"]
+    search_fields = ["event_id"]
+    fields = ["provider", "event_id", "payload", "received_at", "processed_at", "outcome", "attempts"]
 
 
 @admin.register(PayeeAccount)

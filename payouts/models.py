@@ -314,6 +314,33 @@ class PspFeedCursor(models.Model):
         return f"{self.name} at {self.position}"
 
 
+class TransferEvent(LeasedWork):
+    """A payment provider's signed webhook about one transfer, stored once (the provider delivers at
+    least once) and applied by the standing worker (payouts.services.transfer_events_process)."""
+
+    provider = models.CharField(max_length=12)
+    event_id = models.CharField(
+        max_length=100, help_text="The transfer's id and the webhook's sequence number"
+    )
+    payload = models.JSONField()
+    received_at = models.DateTimeField(default=timezone.now)
+    processed_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=40, blank=True, db_default="", default="")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "event_id"], name="payouts_transfer_event_once")
+        ]
+        indexes = [
+            models.Index(
+                fields=["id"], condition=Q(processed_at__isnull=True), name="payouts_transfer_event_pending"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.provider} {self.event_id}"
+
+
 class Notification(models.Model):
     """A message to the person about their payout, sent once (the unique key) after commit."""
 
@@ -388,13 +415,16 @@ class SandboxBankPayment(models.Model):
     settled_at = models.DateTimeField(null=True, blank=True)
     return_due_at = models.DateTimeField(null=True, blank=True)
     returned_at = models.DateTimeField(null=True, blank=True)
+    # The Idempotency-Key of the transfer request it came in: the same key again is a replay.
+    idempotency_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
 
     def __str__(self):
         return f"{self.end_to_end_id} {self.status}"
 
 
 class SandboxBankEvent(models.Model):
-    """The sandbox PSP's event feed: settlements, rejections and returns, in the order they happen."""
+    """A status change of a transfer at the sandbox bank, in the order it happened: each is sent as
+    a signed transfer webhook (payouts.sandbox.bank.webhooks_deliver)."""
 
     payment = models.ForeignKey(SandboxBankPayment, on_delete=models.CASCADE, related_name="events")
     kind = models.CharField(max_length=20)

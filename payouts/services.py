@@ -47,12 +47,13 @@ from payouts.models import (
     PayoutEvent,
     PayoutScheme,
     PayoutStatus,
-    PspFeedCursor,
     Rail,
+    TransferEvent,
     VopCheck,
     VopChoice,
     VopResult,
 )
+from payouts.providers import provider
 from payouts.rails import BankAccount
 from payouts.reconciliation_selectors import payouts_paused
 from payouts.selectors import (
@@ -684,7 +685,7 @@ def payout_status_apply(*, payout: Payout, status: psp.PaymentStatus) -> Payout:
             to=PayoutStatus.ACCEPTED,
             allowed_from=[PayoutStatus.SUBMITTED, PayoutStatus.UNKNOWN],
             reason_code="",
-            detail=f"bank status {status.status}",
+            detail=f"bank status {status.provider_status or status.status}",
             psp_reference=status.bank_reference or payout.psp_reference,
             next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
         )
@@ -831,8 +832,9 @@ def payout_status_check(*, payout_id: int) -> Payout:
         return payout_status_apply(payout=payout, status=status)
     if payout.status == PayoutStatus.ACCEPTED:
         return payout
-    # The bank never received it (the crash or timeout came before the request got there): the
-    # same EndToEndId goes again, so a late first copy would be a duplicate the bank can refuse.
+    # The provider has no transfer with this reference (the crash or timeout came before the
+    # request got there): the same request goes again with the same Idempotency-Key, so were the
+    # first copy to arrive late after all, the provider answers the retry as a replay of it.
     with transaction.atomic(durable=True):
         reopened = _transition(
             payout,
@@ -843,25 +845,66 @@ def payout_status_check(*, payout_id: int) -> Payout:
     return payout_submit(payout_id=payout.pk) if reopened else payout
 
 
-def psp_events_apply() -> int:
-    """Read the PSP's feed of settlements, rejections and returns from where we left off."""
-    cursor, _created = PspFeedCursor.objects.get_or_create(name="psp_events")
-    applied = 0
-    for event in psp.events_fetch(after=cursor.position):
-        payout = Payout.objects.filter(end_to_end_id=event.end_to_end_id).first()
+class TransferWebhookRefused(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+TRANSFER_EVENT_LEASE = timedelta(minutes=2)
+TRANSFER_EVENT_MAX_ATTEMPTS = 10
+
+
+def transfer_webhook_receive(*, body: bytes, headers) -> int | None:
+    """A provider's transfer webhook: refused unless signed with one of our keys, else stored in one
+    statement (a redelivery is a no-op); the standing worker applies it. The new row's id, or None."""
+    adapter = provider()
+    if not adapter.webhook_verify(body, headers):
+        raise TransferWebhookRefused(401, "signature missing or wrong")
+    try:
+        payload = json.loads(body)
+        event_id = adapter.webhook_event_id(payload)
+    except (ValueError, KeyError, TypeError):
+        raise TransferWebhookRefused(400, "not a transfer webhook") from None
+    rows = prepared_fetchall(
+        "INSERT INTO payouts_transferevent (provider, event_id, payload, received_at, attempts) "
+        "VALUES (%s, %s, %s::jsonb, %s, 0) ON CONFLICT (provider, event_id) DO NOTHING RETURNING id",
+        [settings.PAYOUT_PROVIDER, event_id, json.dumps(payload), timezone.now()],
+    )
+    if not rows:
+        return None
+    standing_work_inline(transfer_events_process, ids=[rows[0][0]])
+    return rows[0][0]
+
+
+def transfer_events_process(*, limit: int = 200, ids: list[int] | None = None) -> int:
+    """Apply stored transfer webhooks, oldest first; each is safe to apply again, and one that comes
+    out of order never moves a payout back (every transition names the states it may leave)."""
+    return claim_and_process(
+        TransferEvent.objects.filter(processed_at__isnull=True, attempts__lt=TRANSFER_EVENT_MAX_ATTEMPTS),
+        process=_transfer_event_apply,
+        limit=limit,
+        lease=TRANSFER_EVENT_LEASE,
+        order_by="pk",
+        ids=ids,
+    )
+
+
+def _transfer_event_apply(event_id: int) -> None:
+    event = TransferEvent.objects.get(pk=event_id)
+    found = provider().webhook_transfer(event.payload)
+    outcome = "not_a_payout"
+    if found is not None:
+        reference, status = found
+        payout = Payout.objects.filter(end_to_end_id=reference).first()
         if payout is not None:
-            if event.kind == "payment.settled":
-                payout_settle(payout=payout)
-            elif event.kind == "payment.rejected":
-                payout_reject(payout=payout, reason_code=event.reason_code or "MS03")
-            elif event.kind == "payment.returned":
-                payout_return(payout=payout, reason_code=event.reason_code or "MS03")
-            applied += 1
-        # Moved forward only after the event is applied: a crash re-reads it, and applying twice
-        # is harmless because every transition is conditional.
-        PspFeedCursor.objects.filter(pk=cursor.pk, position__lt=event.number).update(position=event.number)
-        cursor.position = max(cursor.position, event.number)
-    return applied
+            before = payout.status
+            payout = payout_status_apply(payout=payout, status=status)
+            outcome = f"{before}->{payout.status}" if payout.status != before else f"kept {payout.status}"
+    TransferEvent.objects.filter(pk=event_id, processed_at__isnull=True).update(
+        processed_at=timezone.now(), outcome=outcome[:40], claimed_until=None
+    )
 
 
 def payouts_due(*, now=None, limit: int = 200) -> list[tuple[int, str]]:
@@ -886,7 +929,11 @@ def payouts_sweep(*, now=None) -> dict:
         else:
             payout_status_check(payout_id=payout_id)
             done["checked"] += 1
-    done["events"] = psp_events_apply()
+    if settings.SANDBOX:
+        from payouts.sandbox.bank import webhooks_deliver
+
+        webhooks_deliver()  # the sandbox bank's webhooks, as the provider would send them
+    done["events"] = transfer_events_process()
     # In instant mode too: a transfer the payee's bank could not take instantly goes by file.
     done["files"] = len(payment_batch_build())
     for participant_id, currency in participants_owed(limit=200):

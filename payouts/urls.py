@@ -24,13 +24,15 @@ brand_pages = [
     *reconciliation_views.brand_pages(),
 ]
 
-# The sandbox bank, at the PSP API's paths under /sandbox/bank/.
+# The sandbox bank: Adyen's Transfers API paths under /sandbox/bank/btl/v4/, and the bank's own
+# Verification of Payee and pain.001 file channel under /sandbox/bank/v1/.
 sandbox_bank_api = [
-    path("payments", sandbox_bank.payments, name="sandbox_bank_payments"),
-    path("payments/<str:end_to_end_id>", sandbox_bank.payment_detail, name="sandbox_bank_payment"),
     path("payee-verifications", sandbox_bank.payee_verifications, name="sandbox_bank_vop"),
     path("payment-files", sandbox_bank.payment_files, name="sandbox_bank_files"),
-    path("events", sandbox_bank.events, name="sandbox_bank_events"),
+]
+sandbox_adyen_api = [
+    path("transfers", sandbox_bank.transfers, name="sandbox_adyen_transfers"),
+    path("transfers/<str:transfer_id>", sandbox_bank.transfer_detail, name="sandbox_adyen_transfer"),
 ]
 
 urlpatterns = [
@@ -38,4 +40,6 @@ urlpatterns = [
     path("c/<slug:slug>/status/<str:token>/", views.status_page, name="status_page"),
     path("brands/<slug:brand_slug>/", include(brand_pages)),
     path("sandbox/bank/v1/", include(sandbox_bank_api)),
+    path("sandbox/bank/btl/v4/", include(sandbox_adyen_api)),
+    path("webhooks/adyen/balance-platform/", views.adyen_webhook, name="adyen_webhook"),
 ]

@@ -7,6 +7,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -43,12 +44,14 @@ from payouts.selectors import (
 )
 from payouts.services import (
     PayoutRefused,
+    TransferWebhookRefused,
     payee_submission_accept,
     payout_approve,
     payout_cancel,
     payout_manual_enter,
     payout_retry,
     reason_text,
+    transfer_webhook_receive,
     vop_choose,
 )
 from verification.selectors import participant_get_by_token
@@ -390,3 +393,14 @@ def privacy_confirm(request, token):
     )
     response["Content-Disposition"] = 'attachment; filename="joyback-my-data.json"'
     return response
+
+
+@csrf_exempt
+@require_POST
+def adyen_webhook(request):
+    """Adyen's balance platform transfer webhooks: verified, stored, answered; applied by the worker."""
+    try:
+        transfer_webhook_receive(body=request.body, headers=request.headers)
+    except TransferWebhookRefused as refused:
+        return HttpResponse(refused.message, status=refused.status, content_type="text/plain")
+    return HttpResponse("[accepted]", content_type="text/plain")

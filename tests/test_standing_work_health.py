@@ -11,7 +11,7 @@ from django.utils import timezone
 from django_q.conf import Conf
 
 import payouts.services
-from payouts.models import PayeeSubmission
+from payouts.models import PayeeSubmission, TransferEvent
 from payouts.services import SUBMISSION_MAX_ATTEMPTS, payee_submissions_process
 from tests.conftest import rewarded_in_browser, totp_enable
 
@@ -72,7 +72,7 @@ def test_with_nothing_waiting_the_check_passes(client):
     status, work = work_health(client)
 
     assert status == 200
-    assert set(work) == {"provider webhook events", "API events", "bank details"}
+    assert set(work) == {"provider webhook events", "API events", "bank details", "payment provider webhooks"}
     assert all(kind["waiting"] == kind["given_up"] == 0 for kind in work.values())
 
 
@@ -160,3 +160,20 @@ def test_staff_who_may_only_look_cannot_have_rows_tried_again(
     assert listing.status_code == 200 and "standing_work_retry_action" not in listing.content.decode()
     submission.refresh_from_db()
     assert submission.attempts == SUBMISSION_MAX_ATTEMPTS
+
+
+def test_a_payment_providers_webhook_left_waiting_fails_the_check(client):
+    """A signed transfer webhook stored ten minutes ago and never applied: a payout's money state
+    is stale, so the uptime monitor is told."""
+    TransferEvent.objects.create(
+        provider="adyen",
+        event_id="SBX1:1",
+        payload={"type": "balancePlatform.transfer.updated", "data": {"id": "SBX1"}},
+        received_at=timezone.now() - timedelta(minutes=10),
+    )
+
+    status, work = work_health(client)
+
+    assert status == 503
+    assert work["payment provider webhooks"]["waiting"] == 1
+    assert work["payment provider webhooks"]["oldest_waiting_seconds"] >= 600

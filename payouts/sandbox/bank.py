@@ -1,8 +1,10 @@
 """The sandbox bank: a PSP inside the app for `make run` and the tests.
 
-It speaks the PSP API payouts/psp.py calls (JSON payments by scheme, status by EndToEndId,
-Verification of Payee, pain.001 file upload, an event feed) and issues the ISO 20022 messages a
-bank would (pain.002 status reports, camt.054 notifications) for reconciliation to import.
+It speaks Adyen's balance platform wire format to payouts/providers/adyen.py (POST and GET
+/btl/v4/transfers with X-API-Key and Idempotency-Key, and balancePlatform.transfer.created/updated
+webhooks signed with an HMAC key, sent at least once by webhooks_deliver), the bank's own
+Verification of Payee and pain.001 file channel, and issues the ISO 20022 messages a bank would
+(pain.002 status reports, camt.054 notifications) for reconciliation to import.
 
 What it does with a payment is chosen per account: a SandboxBankAccount row set in the admin, or
 else the account number's last four digits (the magic numbers in MAGIC_SUFFIXES; README lists
@@ -17,18 +19,20 @@ from difflib import SequenceMatcher
 from django.conf import settings
 from django.db import transaction
 from django.http import Http404, JsonResponse
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from joyback.money import from_major, to_major
 from payouts.models import (
+    PspFeedCursor,
     SandboxBankAccount,
     SandboxBankEvent,
     SandboxBankPayment,
     SandboxOutcome,
     VopResult,
 )
+from payouts.providers import adyen
 from payouts.sandbox.files import notification_issue, pain001_receive
 from payouts.sandbox.transport import LOST_ANSWER_HEADER
 
@@ -54,18 +58,10 @@ MAGIC_VOP_SUFFIXES = {
     "9402": VopResult.NO_MATCH,
     "9403": VopResult.NOT_POSSIBLE,
 }
+# An account whose webhooks arrive each twice and newest first, as a provider's retries can.
+CHAOS_SUFFIX = "9500"
 # Schemes that settle later than they are accepted, as ACH and SWIFT do.
 DEFERRED_SCHEMES = {"ach", "swift", "sepa"}
-
-
-def account_key(account: dict) -> str:
-    if account.get("iban"):
-        return account["iban"].replace(" ", "").upper()
-    if account.get("sortCode"):
-        return f"GB:{account['sortCode']}:{account['accountNumber']}"
-    if account.get("routingNumber"):
-        return f"US:{account['routingNumber']}:{account['accountNumber']}"
-    return f"SWIFT:{account.get('bic', '')}:{account.get('accountNumber', '')}"
 
 
 def outcome_for(key: str) -> str:
@@ -112,22 +108,101 @@ def _authorised(request) -> bool:
     return request.headers.get("Authorization", "") == f"Bearer {settings.PSP_API_KEY}"
 
 
+def _api_key_valid(request) -> bool:
+    return request.headers.get("X-API-Key", "") == settings.ADYEN_API_KEY
+
+
 def _refuse(status: int, code: str, message: str) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
 
 
-def _payment_json(payment: SandboxBankPayment) -> dict:
-    return {
-        "paymentId": payment.bank_reference,
-        "endToEndId": payment.end_to_end_id,
-        "transactionStatus": payment.status,
-        "statusReasonCode": payment.reason_code or None,
-        "returned": payment.returned_at is not None,
-        "instructedAmount": {
-            "currency": payment.currency,
-            "amount": str(to_major(payment.amount, payment.currency)),
+def _adyen_error(status: int, code: str, title: str, detail: str) -> JsonResponse:
+    """Adyen's RestServiceError (RFC 7807 problem details)."""
+    return JsonResponse(
+        {
+            "type": f"https://docs.adyen.com/errors/{code}",
+            "title": title,
+            "status": status,
+            "detail": detail,
+            "errorCode": code,
         },
+        status=status,
+    )
+
+
+ADYEN_STATUS = {"ACSP": "authorised", "ACSC": "booked", "RJCT": "failed"}
+PRIORITY_SCHEME = {"instant": "sepa_instant", "fast": "fps", "crossBorder": "swift", "wire": "swift"}
+
+
+def _scheme(body: dict) -> str:
+    priority = body.get("priority")
+    if priority == "regular":
+        return "ach" if body["amount"]["currency"] == "USD" else "sepa"
+    return PRIORITY_SCHEME[priority]
+
+
+def account_key_adyen(identification: dict) -> str:
+    kind = identification["type"]
+    if kind == "iban":
+        return identification["iban"].replace(" ", "").upper()
+    if kind == "ukLocal":
+        return f"GB:{identification['sortCode']}:{identification['accountNumber']}"
+    if kind == "usLocal":
+        return f"US:{identification['routingNumber']}:{identification['accountNumber']}"
+    if kind == "numberAndBic":
+        return f"SWIFT:{identification['bic']}:{identification['accountNumber']}"
+    raise ValueError(f"accountIdentification type {kind} is not served by the sandbox bank")
+
+
+def transfer_json(payment: SandboxBankPayment, status: str = "") -> dict:
+    """A sandbox payment as Adyen's Transfer object."""
+    status = status or ("returned" if payment.returned_at else ADYEN_STATUS[payment.status])
+    data = {
+        "id": payment.bank_reference,
+        "accountHolder": {"id": "AH00000000000000000JOYBACK"},
+        "balanceAccount": {"id": settings.ADYEN_BALANCE_ACCOUNT_ID},
+        "amount": {"currency": payment.currency, "value": payment.amount},
+        "category": "bank",
+        "categoryData": {"type": "bank", "priority": _priority(payment.scheme)},
+        "counterparty": {
+            "bankAccount": {
+                "accountHolder": {"fullName": payment.creditor_name},
+                "accountIdentification": _identification(payment.account),
+            }
+        },
+        "creationDate": payment.received_at.isoformat(timespec="seconds"),
+        "direction": "outgoing",
+        "reference": payment.end_to_end_id,
+        "status": status,
+        "type": "bankTransfer",
     }
+    reason = _return_reason(payment) if status == "returned" else payment.reason_code
+    if status in ("failed", "returned"):
+        data["reason"] = adyen.ADYEN_REASON_FOR.get(reason, "refusedByCounterpartyBank")
+        # The counterparty bank's own code, as Adyen passes it on.
+        data["externalReason"] = {"code": reason or "MS03", "namespace": "ISO20022"}
+    else:
+        data["reason"] = "approved"
+    return data
+
+
+def _identification(key: str) -> dict:
+    """account_key_adyen's key back as Adyen's accountIdentification."""
+    kind, _sep, rest = key.partition(":")
+    if kind == "GB":
+        sort_code, account_number = rest.split(":")
+        return {"type": "ukLocal", "sortCode": sort_code, "accountNumber": account_number}
+    if kind == "US":
+        routing_number, account_number = rest.split(":")
+        return {"type": "usLocal", "routingNumber": routing_number, "accountNumber": account_number}
+    if kind == "SWIFT":
+        bic, account_number = rest.split(":")
+        return {"type": "numberAndBic", "bic": bic, "accountNumber": account_number}
+    return {"type": "iban", "iban": key}
+
+
+def _priority(scheme: str) -> str:
+    return {"sepa_instant": "instant", "fps": "fast", "swift": "crossBorder"}.get(scheme, "regular")
 
 
 def _sandbox_only():
@@ -136,35 +211,86 @@ def _sandbox_only():
 
 
 @csrf_exempt
-def payments(request):
+def transfers(request):
+    """POST /transfers (a bank transfer; the same Idempotency-Key again is a replay) and GET
+    /transfers?reference= (what the bank has for a reference)."""
     _sandbox_only()
-    if not _authorised(request):
-        return _refuse(401, "unauthorized", "Bearer token missing or wrong")
+    if not _api_key_valid(request):
+        return _adyen_error(401, "00_401", "Unauthorized", "X-API-Key missing or wrong")
+    if request.method == "GET":
+        return _transfers_list(request)
     if request.method != "POST":
-        return _refuse(405, "method_not_allowed", "POST a payment")
+        return _adyen_error(405, "00_405", "Method not allowed", "GET or POST")
+    key = request.headers.get("Idempotency-Key", "")[:64] or None
     try:
         body = json.loads(request.body)
-        amount = from_major(body["instructedAmount"]["amount"], body["instructedAmount"]["currency"])
+        if body.get("category") != "bank":
+            raise ValueError("the sandbox bank makes bank transfers only")
+        if body.get("balanceAccountId") != settings.ADYEN_BALANCE_ACCOUNT_ID:
+            raise ValueError("balanceAccountId is not the platform's balance account")
+        bank_account = body["counterparty"]["bankAccount"]
         order = {
-            "end_to_end_id": str(body["endToEndId"])[:35],
-            "scheme": str(body["scheme"]),
-            "currency": body["instructedAmount"]["currency"],
-            "creditor_name": str(body["creditorName"])[:140],
-            "account": account_key(body["creditorAccount"]),
+            "end_to_end_id": str(body["reference"])[:35],
+            "scheme": _scheme(body),
+            "amount": int(body["amount"]["value"]),
+            "currency": str(body["amount"]["currency"]),
+            "creditor_name": str(bank_account["accountHolder"]["fullName"])[:140],
+            "account": account_key_adyen(bank_account["accountIdentification"]),
         }
     except (ValueError, KeyError, TypeError) as error:
-        return _refuse(400, "invalid_request", f"Malformed payment: {error}")
-    payment = payment_receive(amount=amount, **order)
-    response = JsonResponse(_payment_json(payment), status=201)
-    if payment.outcome == SandboxOutcome.TIMEOUT:
+        return _adyen_error(422, "30_112", "Invalid transfer information", f"Malformed transfer: {error}")
+    existing = SandboxBankPayment.objects.filter(idempotency_key=key).first() if key else None
+    if existing is not None:
+        if existing.end_to_end_id != order["end_to_end_id"] or existing.amount != order["amount"]:
+            return _adyen_error(
+                422, "00_422", "Idempotency key reused", "The Idempotency-Key was used for another request"
+            )
+        payment = existing
+    else:
+        payment = payment_receive(idempotency_key=key, **order)
+    # The chaos account's answer is Adyen's usual first word; its booking comes by webhook only.
+    chaos = payment.account[-4:] == CHAOS_SUFFIX and payment.status == "ACSC"
+    response = JsonResponse(transfer_json(payment, status="authorised" if chaos else ""), status=202)
+    response["Idempotency-Key"] = key or ""
+    if payment.outcome == SandboxOutcome.TIMEOUT and existing is None:
         response[LOST_ANSWER_HEADER] = "1"
     return response
 
 
+def _transfers_list(request) -> JsonResponse:
+    reference = request.GET.get("reference", "")
+    found = SandboxBankPayment.objects.filter(end_to_end_id=reference, msg_id="").order_by("pk")
+    data = []
+    for payment in found:
+        _as_time_passes(payment)
+        data.append(transfer_json(payment))
+    return JsonResponse({"data": data, "_links": {}})
+
+
+def _as_time_passes(payment: SandboxBankPayment) -> None:
+    """A deferred transfer books when it is asked about; returns whose day came are sent."""
+    if payment.status == "ACSP":
+        payment_settle(payment=payment)
+    returns_due()
+    payment.refresh_from_db()
+
+
+@require_GET
+def transfer_detail(request, transfer_id):
+    _sandbox_only()
+    if not _api_key_valid(request):
+        return _adyen_error(401, "00_401", "Unauthorized", "X-API-Key missing or wrong")
+    payment = SandboxBankPayment.objects.filter(bank_reference=transfer_id).first()
+    if payment is None:
+        return _adyen_error(404, "00_404", "Not found", "No transfer with this id")
+    _as_time_passes(payment)
+    return JsonResponse(transfer_json(payment))
+
+
 def payment_receive(
-    *, end_to_end_id, scheme, amount, currency, creditor_name, account, msg_id=""
+    *, end_to_end_id, scheme, amount, currency, creditor_name, account, msg_id="", idempotency_key=None
 ) -> SandboxBankPayment:
-    """Book one incoming order as the bank would, and tell of its outcome in the event feed."""
+    """Book one incoming order as the bank would; each status it takes becomes a webhook."""
     outcome = outcome_for(account)
     if outcome in INSTANT_ONLY_OUTCOMES and scheme != "sepa_instant":
         outcome = SandboxOutcome.SETTLE  # a batch transfer has the day to reach the payee's bank
@@ -192,9 +318,12 @@ def payment_receive(
             received_at=now,
             settled_at=settled_at,
             return_due_at=return_due_at,
+            idempotency_key=idempotency_key,
         )
+        if status == "ACSP" or account[-4:] == CHAOS_SUFFIX:
+            _event_add(payment, "authorised")
         if status != "ACSP":
-            _event_add(payment, "payment.settled" if status == "ACSC" else "payment.rejected", reason)
+            _event_add(payment, "booked" if status == "ACSC" else "failed", reason)
         if status == "ACSC":
             notification_issue(payment=payment)
     return payment
@@ -217,7 +346,7 @@ def returns_due() -> int:
             if SandboxBankPayment.objects.filter(pk=payment.pk, returned_at__isnull=True).update(
                 returned_at=now
             ):
-                _event_add(payment, "payment.returned", _return_reason(payment))
+                _event_add(payment, "returned", _return_reason(payment))
                 # The money back on the platform's account: the bank reports it like any booking.
                 notification_issue(payment=payment, returned=True, reason_code=_return_reason(payment))
                 returned += 1
@@ -238,27 +367,8 @@ def payment_settle(*, payment: SandboxBankPayment) -> None:
             status="ACSC", settled_at=timezone.now()
         ):
             payment.refresh_from_db()
-            _event_add(payment, "payment.settled")
+            _event_add(payment, "booked")
             notification_issue(payment=payment)
-
-
-@require_GET
-def payment_detail(request, end_to_end_id):
-    """The latest order for an EndToEndId; a deferred one settles when it is asked about."""
-    _sandbox_only()
-    if not _authorised(request):
-        return _refuse(401, "unauthorized", "Bearer token missing or wrong")
-    payment = SandboxBankPayment.objects.filter(end_to_end_id=end_to_end_id).order_by("-pk").first()
-    if payment is None:
-        return _refuse(404, "not_found", "No payment with this EndToEndId")
-    if payment.status == "ACSP":
-        payment_settle(payment=payment)
-    returns_due()
-    payment.refresh_from_db()
-    data = _payment_json(payment)
-    if payment.returned_at:
-        data["statusReasonCode"] = _return_reason(payment)
-    return JsonResponse(data)
 
 
 @csrf_exempt
@@ -278,33 +388,6 @@ def payee_verifications(request):
     )
 
 
-@require_GET
-def events(request):
-    """What happened to payments since event `after`: the PSP's feed of settlements and returns."""
-    _sandbox_only()
-    if not _authorised(request):
-        return _refuse(401, "unauthorized", "Bearer token missing or wrong")
-    try:
-        after = int(request.GET.get("after", "0"))
-    except ValueError:
-        return _refuse(400, "invalid_request", "after must be an event number")
-    returns_due()
-    found = SandboxBankEvent.objects.filter(pk__gt=after).select_related("payment").order_by("pk")[:500]
-    return JsonResponse(
-        {
-            "events": [
-                {
-                    "id": event.pk,
-                    "type": event.kind,
-                    "endToEndId": event.payment.end_to_end_id,
-                    "reasonCode": event.reason_code or None,
-                }
-                for event in found
-            ]
-        }
-    )
-
-
 @csrf_exempt
 @require_POST
 def payment_files(request):
@@ -313,3 +396,85 @@ def payment_files(request):
     if not _authorised(request):
         return _refuse(401, "unauthorized", "Bearer token missing or wrong")
     return pain001_receive(request.body)
+
+
+def files_book() -> None:
+    """The transfers of pain.001 files book at the bank's next cycle (this call stands for it)."""
+    for payment in SandboxBankPayment.objects.filter(status="ACSP").exclude(msg_id="")[:1000]:
+        payment_settle(payment=payment)
+
+
+def webhook_url() -> str:
+    return "http://sandbox.localhost" + reverse("payouts:adyen_webhook")
+
+
+def _webhook(event: SandboxBankEvent, sequence: int) -> dict:
+    return {
+        "data": {
+            **transfer_json(event.payment, status=event.kind),
+            "balancePlatform": "JOYBACK_SANDBOX",
+            "sequenceNumber": sequence,
+            "updatedAt": event.created_at.isoformat(timespec="seconds"),
+        },
+        "environment": "test",
+        "timestamp": event.created_at.isoformat(timespec="seconds"),
+        "type": "balancePlatform.transfer.created" if sequence == 1 else "balancePlatform.transfer.updated",
+    }
+
+
+def webhooks_deliver(*, limit: int = 500) -> int:
+    """Send each new status change as Adyen would: a signed POST to the platform's webhook URL, at
+    least once. A chaos account's webhooks go twice and newest first. Returns how many were sent."""
+    returns_due()
+    files_book()
+    cursor, _created = PspFeedCursor.objects.get_or_create(name="sandbox_webhooks")
+    found = list(
+        SandboxBankEvent.objects.filter(pk__gt=cursor.position)
+        .select_related("payment")
+        .order_by("pk")[:limit]
+    )
+    if not found:
+        return 0
+    sequences = _sequences(found)
+    batch = [_webhook(event, sequences[event.pk]) for event in found]
+    chaos = [
+        body for event, body in zip(found, batch, strict=True) if event.payment.account[-4:] == CHAOS_SUFFIX
+    ]
+    plain = [
+        body for event, body in zip(found, batch, strict=True) if event.payment.account[-4:] != CHAOS_SUFFIX
+    ]
+    sent = 0
+    for body in [*plain, *reversed(chaos), *reversed(chaos)]:
+        raw = json.dumps(body).encode()
+        response = webhook_client().post(
+            webhook_url(),
+            content=raw,
+            headers={"Content-Type": "application/json", "HmacSignature": adyen.signature(raw, _hmac_key())},
+        )
+        if response.status_code >= 300:
+            raise RuntimeError(f"webhook refused: {response.status_code} {response.text[:200]}")
+        sent += 1
+    # Moved on only once every webhook was taken: a crash sends them again, as Adyen retries.
+    PspFeedCursor.objects.filter(pk=cursor.pk, position__lt=found[-1].pk).update(position=found[-1].pk)
+    return sent
+
+
+def _sequences(events: list[SandboxBankEvent]) -> dict[int, int]:
+    """Each event's place among its transfer's events: Adyen's sequenceNumber."""
+    payment_ids = {event.payment_id for event in events}
+    ordered = SandboxBankEvent.objects.filter(payment_id__in=payment_ids).order_by("payment_id", "pk")
+    sequences, seen = {}, {}
+    for pk, payment_id in ordered.values_list("pk", "payment_id"):
+        seen[payment_id] = seen.get(payment_id, 0) + 1
+        sequences[pk] = seen[payment_id]
+    return sequences
+
+
+def _hmac_key() -> str:
+    return settings.SANDBOX_BANK_HMAC_KEY or settings.ADYEN_HMAC_KEYS[0]
+
+
+def webhook_client():
+    from payouts.psp import _client
+
+    return _client()

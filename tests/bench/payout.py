@@ -9,8 +9,9 @@ The path measured is the product's own, end to end, with nothing called directly
    enqueues payouts.tasks.payout_for_participant_task after commit;
 2. a worker of a real django-q2 cluster (`manage.py qcluster`, its own processes, SANDBOX on)
    runs it: the payout is made (payable -> in transit, committed), then, in the same task, the
-   payee is verified, the payout claimed as submitted (committed) and the payment order POSTed
-   to the PSP API, which in the sandbox is the in-app bank reached through the in-process
+   payee is verified, the payout claimed as submitted (committed) and the transfer POSTed to
+   Adyen's Transfers API (payouts/providers/adyen.py: POST /btl/v4/transfers with its
+   Idempotency-Key), which in the sandbox is the in-app bank reached through the in-process
    loopback transport. The bank books it (SandboxBankPayment.received_at): that is the
    submission time. The answer (settled at once for these accounts) is then applied, and the
    settlement queues the person's notification and a look for anything owed meanwhile.
@@ -145,12 +146,12 @@ def bank_account(number: int):
     """Person `number`'s own IBAN, never one whose last digits make the sandbox bank reject,
     return, delay or question it (payouts.sandbox.bank's magic suffixes)."""
     from payouts.rails import iban_check
-    from payouts.sandbox.bank import MAGIC_SUFFIXES, MAGIC_VOP_SUFFIXES
+    from payouts.sandbox.bank import CHAOS_SUFFIX, MAGIC_SUFFIXES, MAGIC_VOP_SUFFIXES
 
     offset = number
     while True:
         account = iban_check(web.iban(offset))
-        if account.details["iban"][-4:] not in {*MAGIC_SUFFIXES, *MAGIC_VOP_SUFFIXES}:
+        if account.details["iban"][-4:] not in {*MAGIC_SUFFIXES, *MAGIC_VOP_SUFFIXES, CHAOS_SUFFIX}:
             return account
         offset += 100_000
 

@@ -9,7 +9,8 @@ from django.utils import timezone
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts import services
-from payouts.models import PayeeAccount, Payout, SandboxBankPayment
+from payouts.models import PayeeAccount, Payout, PspFeedCursor, SandboxBankPayment, TransferEvent
+from payouts.sandbox.bank import webhooks_deliver
 from tests.payouts.conftest import IBANS
 
 pytestmark = pytest.mark.django_db
@@ -86,14 +87,16 @@ def test_a_return_after_settlement_reverses_and_repays_once_fixed(owed, django_c
     assert ledger_drift() == []
 
 
-def test_reading_the_feed_twice_changes_nothing(owed):
+def test_webhooks_sent_and_applied_twice_change_nothing(owed):
     owed(iban=IBANS["return_AC04"])
     services.payouts_sweep()
     bank = balance(AccountKind.PLATFORM_BANK)
 
-    services.psp_events_apply()
-    services.PspFeedCursor.objects.update(position=0)
-    services.psp_events_apply()
+    # The bank sends every webhook again (stored once), and the stored ones are applied again.
+    PspFeedCursor.objects.filter(name="sandbox_webhooks").update(position=0)
+    assert webhooks_deliver() >= 2
+    TransferEvent.objects.update(processed_at=None)
+    assert services.transfer_events_process() >= 2
 
     assert Payout.objects.get().status == "returned"
     assert balance(AccountKind.PLATFORM_BANK) == bank
