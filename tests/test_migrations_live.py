@@ -57,6 +57,9 @@ BEFORE_THE_RULE = {
     # Written before the rule on the bank-channel branch, merged after it.
     ("payouts", "0012_bank_channel"),
     ("payouts", "0013_exception_deposit_to_brand"),
+    # Written before the rule on branches merged after it (the shared cache table, Adyen transfers).
+    ("users", "0002_cache_table"),
+    ("payouts", "0014_adyen_transfers"),
 }
 
 

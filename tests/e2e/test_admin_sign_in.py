@@ -46,7 +46,7 @@ def test_staff_sign_in_to_the_admin_with_their_code_and_approve_with_a_reason(
     page.locator(f"input[name=_selected_action][value='{waiting_payout.pk}']").check()
     page.locator("select[name=action]").select_option("approve")
     page.get_by_role("button", name="Go").click()
-    assert page.get_by_text("Give a reason").is_visible()
+    page.get_by_text("Give a reason").wait_for()  # the answer to the POST, not the page before it
     waiting_payout.refresh_from_db()
     assert waiting_payout.status == "awaiting_approval"
 

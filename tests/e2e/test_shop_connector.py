@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, totp_code
 from verification.cashback import purchase_confirm
 from verification.models import Purchase
 
@@ -40,6 +40,8 @@ def test_a_connected_sandbox_shops_order_earns_cashback_that_is_paid(
     page.goto(f"{live_server.url}/accounts/login/?next=/brands/alpaca/shops/")
     page.get_by_label("Email").fill("alice@alpaca.example")
     page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    page.get_by_label("Code").fill(totp_code())  # Alice owns the brand: money needs her second factor
     page.get_by_role("button", name="Sign In").click()
     page.wait_for_url(f"{live_server.url}/brands/alpaca/shops/")
 
