@@ -43,7 +43,7 @@ demo: migrate
 	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_funding
 	JOYBACK_ENV=development EMAIL_BACKEND=django.core.mail.backends.filebased.EmailBackend \
 		EMAIL_FILE_PATH=tmp/mails LOG_LEVEL=WARNING $(WITH_DB) $(BIN)/python manage.py demo_payouts
-	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_shops
+	JOYBACK_ENV=development LOG_LEVEL=WARNING $(WITH_DB) $(BIN)/python manage.py demo_shops
 
 # Mails go to files in tmp/mails/ and the workers log warnings only, so the sign-ins printed last
 # stay on screen. Ctrl-C (or a TERM) stops every process started here: background jobs of a script
