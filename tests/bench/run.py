@@ -276,6 +276,10 @@ def main(argv=None) -> int:
             # First, on a quiet machine: after the database parts PostgreSQL keeps vacuuming and
             # analysing what they loaded (a million rows for recon), which these CPU-only runs felt.
             files = pain001.measure(args, note)
+            # The compliance evaluation sets Django up: its settings must already name the bench
+            # database that the ledger part creates, or this process would migrate the server's
+            # own database while the ledger's spawned workers look in the bench one.
+            os.environ["DATABASE_URL"] = server.url_for(bench_db)
             checked = caption.measure(args, note)
         if ledger_part:
             results = measure(server, bench_db, pgbench_db, args)
