@@ -25,10 +25,11 @@ def _payouts_insert(*, brand_id: int, participant_id: int, payee_id: int, count:
     with transaction.atomic(durable=True), connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO payouts_payout (brand_id, participant_id, payee_id, amount, currency, scheme, "
-            "status, reason_code, end_to_end_id, psp_reference, manual, submissions, created_at, updated_at, "
-            "submitted_at, settled_at) "
+            "status, reason_code, end_to_end_id, psp_reference, manual, hold_reasons, submissions, "
+            "created_at, updated_at, submitted_at, settled_at) "
             "SELECT %s, %s, %s, 100 + g %% 900, 'EUR', 'sepa_instant', 'settled', '', "
-            "'JBBENCH' || lpad(g::text, 10, '0'), '', false, 1, now() - (g || ' seconds')::interval, now(), "
+            "'JBBENCH' || lpad(g::text, 10, '0'), '', false, '', 1, "
+            "now() - (g || ' seconds')::interval, now(), "
             "now() - (g || ' seconds')::interval, now() FROM generate_series(1, %s) AS g",
             [brand_id, participant_id, payee_id, count],
         )
