@@ -10,13 +10,17 @@ import pytest
 
 HERE = Path(__file__).resolve().parent / "typescript"
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.django_db,
+    pytest.mark.skipif(
+        shutil.which("npm") is None or shutil.which("node") is None, reason="node and npm are not installed"
+    ),
+]
 
 
 @pytest.fixture
 def npm_tools(tmp_path):
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        pytest.skip("node and npm are not installed")
     shutil.copy(HERE / "package.json", tmp_path / "package.json")
     done = subprocess.run(
         ["npm", "install", "--no-audit", "--no-fund", "--silent"],
