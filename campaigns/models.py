@@ -255,3 +255,21 @@ STEP_TITLES = {
     Trigger.PURCHASE: _("Buy from the brand"),
     Trigger.CUSTOM: _("Complete the brand's action"),
 }
+
+
+class LandingVisitDay(models.Model):
+    """How many people opened a campaign's landing page on a day (UTC): a counter, nothing about
+    who. A visitor's repeat visits that day count once (campaigns.visits); bots and prefetches
+    never count."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    visits = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "day"], name="campaigns_one_visit_counter_per_day")
+        ]
+
+    def __str__(self):
+        return f"{self.campaign_id} {self.day}: {self.visits}"

@@ -2,15 +2,16 @@
 
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import CharField, F, OuterRef, Subquery, Sum, Value
-from django.db.models.functions import Cast, Concat
+from django.db.models.functions import Cast, Concat, TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.models import ActionRule, Brand, Campaign, CampaignStatus, Membership
+from campaigns.models import ActionRule, Brand, Campaign, CampaignStatus, LandingVisitDay, Membership
 from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import accounts_for_brand
 
@@ -236,26 +237,6 @@ def campaign_dry_run(*, campaign: Campaign, budget: int | None = None) -> DryRun
     )
 
 
-def campaign_burn_series(*, campaign: Campaign, points: int = 60) -> list[tuple]:
-    """(time, budget balance) after each movement of the budget, thinned to at most `points`."""
-    account = campaign_budget_account_get(campaign=campaign)
-    if account is None:
-        return []
-    rows = list(
-        Entry.objects.filter(account=account)
-        .order_by("transaction_id")
-        .values_list("transaction__posted_at", "amount")
-    )
-    series, balance = [], 0
-    for posted_at, amount in rows:
-        balance -= amount  # a budget is credit-normal: credits raise it
-        series.append((posted_at, balance))
-    if len(series) > points:
-        step = len(series) / points
-        series = [series[int(i * step)] for i in range(points - 1)] + [series[-1]]
-    return series
-
-
 def landing_page_cached(*, page_key: str) -> bytes | None:
     """A cached landing page. With a shared cache (Redis) each process also keeps the pages it
     fetched for LANDING_LOCAL_SECONDS: a viral page is read thousands of times a second, and
@@ -313,3 +294,87 @@ def brand_verification_missing(*, brand: Brand) -> list[str]:
     if not brand_owner_verified_email(brand=brand):
         missing.append(str(_("a confirmed email address of the owner")))
     return missing
+
+
+# The marketer's overview: visits and money over time (the funnel's later steps are the other apps').
+
+
+def landing_visits_by_day(*, campaign_ids, start, end) -> dict:
+    rows = (
+        LandingVisitDay.objects.filter(campaign_id__in=campaign_ids, day__gte=start, day__lte=end)
+        .values("day")
+        .annotate(visits=Sum("visits"))
+    )
+    return {row["day"]: row["visits"] for row in rows}
+
+
+def landing_visits_by_campaign(*, campaign_ids, start, end) -> dict:
+    rows = (
+        LandingVisitDay.objects.filter(campaign_id__in=campaign_ids, day__gte=start, day__lte=end)
+        .values("campaign_id")
+        .annotate(visits=Sum("visits"))
+    )
+    return {row["campaign_id"]: row["visits"] for row in rows}
+
+
+def _budget_spending(*, campaigns, since, until):
+    """The budgets' entries that paid people (rewards, less what came back): everything but the
+    funding that filled them. Debits are positive: money that left the budget."""
+    subjects = {c.budget_subject: c.pk for c in campaigns}
+    return subjects, Entry.objects.filter(
+        account__kind=AccountKind.CAMPAIGN_BUDGET,
+        account__brand_id__in={c.brand_id for c in campaigns},
+        account__subject__in=list(subjects),
+        transaction__posted_at__gte=since,
+        transaction__posted_at__lt=until,
+    ).exclude(transaction__reason="campaign_funding")
+
+
+def campaign_spend_by_day(*, campaigns, since, until) -> dict[str, dict]:
+    """{currency: {day: minor units spent on rewards}}, from the ledger."""
+    if not campaigns:
+        return {}
+    _subjects, entries = _budget_spending(campaigns=campaigns, since=since, until=until)
+    rows = (
+        entries.annotate(day=TruncDate("transaction__posted_at"))
+        .values("currency", "day")
+        .annotate(spent=Sum("amount"))
+    )
+    spend: dict[str, dict] = {}
+    for row in rows:
+        spend.setdefault(row["currency"], {})[row["day"]] = row["spent"]
+    return spend
+
+
+def campaign_spend_by_campaign(*, campaigns, since, until) -> dict[int, int]:
+    """{campaign id: minor units spent on rewards in the window, in the campaign's currency}."""
+    if not campaigns:
+        return {}
+    subjects, entries = _budget_spending(campaigns=campaigns, since=since, until=until)
+    rows = entries.values("account__subject").annotate(spent=Sum("amount"))
+    return {subjects[row["account__subject"]]: row["spent"] for row in rows}
+
+
+def campaign_budget_by_day(*, campaign: Campaign, start, end) -> list[int]:
+    """The budget's balance at the end of each day from start to end (minor units)."""
+    account = campaign_budget_account_get(campaign=campaign)
+    if account is None:
+        return []
+    before = Entry.objects.filter(account=account, transaction__posted_at__date__lt=start).aggregate(
+        total=Sum("amount")
+    )["total"]
+    rows = (
+        Entry.objects.filter(account=account, transaction__posted_at__date__gte=start)
+        .filter(transaction__posted_at__date__lte=end)
+        .annotate(day=TruncDate("transaction__posted_at"))
+        .values("day")
+        .annotate(change=Sum("amount"))
+    )
+    changes = {row["day"]: row["change"] for row in rows}
+    balance = -(before or 0)  # a budget is credit-normal: credits raise it
+    series, day = [], start
+    while day <= end:
+        balance -= changes.get(day, 0)
+        series.append(balance)
+        day += timedelta(days=1)
+    return series

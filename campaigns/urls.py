@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from campaigns import developers, views
+from campaigns import developers, overview_views, views
 
 # Grouped by their first segment (a plain prefix is a string comparison): a request is resolved
 # without trying every brand page's pattern first.
@@ -9,6 +9,8 @@ dev = "developers/"
 
 brand_pages = [
     path("", views.dashboard, name="brand_dashboard"),
+    path("overview/traffic/", overview_views.overview_traffic, name="brand_overview_traffic"),
+    path("finance/", overview_views.finance, name="brand_finance"),
     path("topup/", views.brand_topup, name="brand_topup"),
     path("allowance/", views.brand_allowance, name="brand_allowance"),
     path("legal/", views.brand_legal_details, name="brand_legal_details"),

@@ -8,6 +8,7 @@ from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -30,10 +31,10 @@ from campaigns.selectors import (
     brand_verification_missing,
     brands_for_user,
     campaign_budget,
-    campaign_burn_series,
     campaign_claimability,
     campaign_dry_run,
     campaign_get_for_brand,
+    campaign_public_cached,
     campaign_public_get,
     campaigns_for_brand,
     landing_page_cached,
@@ -52,7 +53,10 @@ from campaigns.services import (
     rule_delete,
     rule_save,
 )
-from joyback.ledger.selectors import account_entries, account_get_for_brand, transactions_for_brand
+from campaigns.overview import overview_window
+from campaigns.overview_views import campaign_charts
+from campaigns.visits import landing_visit_record
+from joyback.ledger.selectors import account_entries, account_get_for_brand
 
 
 @login_required
@@ -94,8 +98,8 @@ def dashboard(request, legal_form=None, status=200):
     context = _brand_context(
         request,
         balances=brand_balances(brand=request.brand),
-        transactions=transactions_for_brand(brand_id=request.brand.pk),
-        campaigns=campaigns_for_brand(brand=request.brand)[:5],
+        campaigns=list(campaigns_for_brand(brand=request.brand)),
+        window=overview_window(data=request.GET, brand=request.brand),
         topup_form=AmountForm(),
         allowance_form=AllowanceForm(initial={"person_allowance": _major(request.brand.person_allowance)}),
         verification_missing=[]
@@ -145,7 +149,7 @@ def brand_topup(request):
             messages.error(request, str(error))
     else:
         messages.error(request, _("Enter an amount of at least 0.01."))
-    return redirect("brand_dashboard", brand_slug=request.brand.slug)
+    return redirect("brand_finance", brand_slug=request.brand.slug)
 
 
 def _major(amount):
@@ -161,7 +165,7 @@ def brand_allowance(request):
         messages.success(request, _("Allowance saved."))
     else:
         messages.error(request, _("Enter an amount of at least 0.01, or leave it empty for no limit."))
-    return redirect("brand_dashboard", brand_slug=request.brand.slug)
+    return redirect("brand_finance", brand_slug=request.brand.slug)
 
 
 @brand_member_required()
@@ -218,7 +222,7 @@ def _campaign_context(request, campaign, **extra):
         rules=rules,
         launch_problems=campaign_launch_problems(campaign=campaign),
         budget=campaign_budget(campaign=campaign, rules=rules),
-        burn=campaign_burn_series(campaign=campaign),
+        charts=campaign_charts(campaign=campaign, today=timezone.localdate()),
         claimability=campaign_claimability(campaign=campaign),
         dry_run=campaign_dry_run(campaign=campaign),
         rule_form=extra.pop("rule_form", None) or RuleForm(initial={"verification_mode": "instant"}),
@@ -407,6 +411,8 @@ def landing(request, slug):
     of their own to show (no session, no pending message). A claim always checks the live state.
     """
     get_token(request)  # the page carries no token; the cookie set with this response does
+    if (visited := campaign_public_cached(slug=slug)) is not None:
+        landing_visit_record(request=request, campaign_id=visited.pk)
     language = get_language()
     personal = bool(
         request.GET or settings.SESSION_COOKIE_NAME in request.COOKIES or "messages" in request.COOKIES

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from payouts import reconciliation_views, views
+from payouts import overview, payout_table, reconciliation_views, views
 from payouts.sandbox import bank as sandbox_bank
 
 app_name = "payouts"
@@ -17,6 +17,9 @@ claim_flow = [
 
 brand_pages = [
     path("payouts/", views.payout_list, name="payout_list"),
+    path("payouts/all/", payout_table.payout_table, name="payout_table"),
+    path("payouts/all/csv/", payout_table.payout_table_csv, name="payout_table_csv"),
+    path("overview/funnel/", overview.overview_funnel, name="overview_funnel"),
     path("payouts/manual/", views.payout_manual, name="payout_manual"),
     path("payouts/<int:payout_id>/", views.payout_detail, name="payout_detail"),
     path("payouts/<int:payout_id>/action/", views.payout_action, name="payout_action"),

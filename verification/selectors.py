@@ -1,8 +1,10 @@
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import BigIntegerField, Count, Q, Sum, Value
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast, Coalesce, TruncDate
 
-from campaigns.models import Campaign, Trigger
+from campaigns.models import POSTING_TRIGGERS, Campaign, Trigger
 from compliance.selectors import cases_for_claims
 from verification.models import (
     ActionClaim,
@@ -219,3 +221,146 @@ def shop_order_purchases(*, shop: ShopConnection, limit: int = 20) -> list[Purch
     for purchase in purchases:
         purchase.shop_order_id = purchase.order_id.removeprefix(prefix)  # as the shop names it
     return purchases
+
+
+# The brand's claims and people tables, and the shared videos' reach on the overview.
+
+
+def claims_filtered(*, brand, filters: dict):
+    """The brand's claims, newest first, narrowed by the table's filters."""
+    claims = ActionClaim.objects.filter(campaign__brand=brand).select_related("campaign", "rule", "identity")
+    if text := filters.get("q"):
+        found = Q(identity__display_name__icontains=text) | Q(identity__subject__iexact=text)
+        if text.lstrip("#").isdigit():
+            found |= Q(pk=int(text.lstrip("#")))
+        claims = claims.filter(found)
+    if status := filters.get("status"):
+        claims = claims.filter(status=status)
+    if campaign := filters.get("campaign"):
+        claims = claims.filter(campaign_id=campaign)
+    if step := filters.get("step"):
+        claims = claims.filter(rule__trigger=step)
+    if since := filters.get("since"):
+        claims = claims.filter(created_at__gte=since)
+    if until := filters.get("until"):
+        claims = claims.filter(created_at__lt=until)
+    return claims.order_by("-created_at", "-pk")
+
+
+def people_filtered(*, brand, filters: dict):
+    """The brand's participants with their accounts and what they did, newest first."""
+    people = Participant.objects.filter(brand=brand)
+    if text := filters.get("q"):
+        people = people.filter(
+            Q(identities__display_name__icontains=text) | Q(identities__subject__iexact=text)
+        ).distinct()
+    if campaign := filters.get("campaign"):
+        people = people.filter(claims__campaign_id=campaign).distinct()
+    if since := filters.get("since"):
+        people = people.filter(created_at__gte=since)
+    if until := filters.get("until"):
+        people = people.filter(created_at__lt=until)
+    return (
+        people.annotate(
+            actions=Count("claims", distinct=True),
+            verified=Count("claims", filter=Q(claims__status=ClaimStatus.APPROVED), distinct=True),
+        )
+        .prefetch_related("identities")
+        .order_by("-created_at", "-pk")
+    )
+
+
+def people_earned(*, participant_ids) -> dict[int, list[tuple[str, int]]]:
+    """{participant: [(currency, minor units of verified rewards)]}."""
+    rows = (
+        ActionClaim.objects.filter(participant_id__in=participant_ids, status=ClaimStatus.APPROVED)
+        .values("participant_id", "currency")
+        .annotate(total=Sum("amount"))
+        .order_by("currency")
+    )
+    earned: dict[int, list] = {}
+    for row in rows:
+        earned.setdefault(row["participant_id"], []).append((row["currency"], row["total"]))
+    return earned
+
+
+def _latest_count(name: str):
+    """A video's count as last measured: at the window's close if it came, else at the submit."""
+    return Coalesce(
+        Cast(KeyTextTransform(name, KeyTextTransform("recheck", "evidence")), BigIntegerField()),
+        Cast(KeyTextTransform(name, KeyTextTransform("video", "evidence")), BigIntegerField()),
+        Value(0),
+    )
+
+
+def shared_videos(*, campaign_ids, since, until):
+    """Videos people shared for the campaigns in the window, with their views, likes and comments
+    as the TikTok Display API last reported them."""
+    return (
+        ActionClaim.objects.filter(
+            campaign_id__in=campaign_ids,
+            rule__trigger__in=POSTING_TRIGGERS,
+            created_at__gte=since,
+            created_at__lt=until,
+        )
+        .exclude(evidence__video__isnull=True)
+        .annotate(
+            views=_latest_count("view_count"),
+            likes=_latest_count("like_count"),
+            comments=_latest_count("comment_count"),
+            day=TruncDate("created_at"),
+        )
+    )
+
+
+def reach_by_day(*, campaign_ids, since, until) -> dict:
+    rows = (
+        shared_videos(campaign_ids=campaign_ids, since=since, until=until)
+        .values("day")
+        .annotate(videos=Count("pk"), views=Sum("views"), likes=Sum("likes"), comments=Sum("comments"))
+    )
+    return {row["day"]: row for row in rows}
+
+
+def steps_started_by_campaign(*, campaign_ids, since, until) -> dict[int, set]:
+    """{campaign: participants who started a step in the window}: a claim made, a WhatsApp code
+    asked for, or a video sent to be posted."""
+    started: dict[int, set] = {}
+    sources = (
+        ActionClaim.objects.filter(campaign_id__in=campaign_ids, created_at__gte=since, created_at__lt=until),
+        OptinCode.objects.filter(campaign_id__in=campaign_ids, created_at__gte=since, created_at__lt=until),
+        TikTokPost.objects.filter(campaign_id__in=campaign_ids, created_at__gte=since, created_at__lt=until),
+    )
+    for rows in sources:
+        for campaign_id, participant_id in rows.values_list("campaign_id", "participant_id").distinct():
+            started.setdefault(campaign_id, set()).add(participant_id)
+    return started
+
+
+def verified_by_campaign(*, campaign_ids, since, until) -> dict[int, dict]:
+    """{campaign: {"actions": verified actions, "people": participants}} decided in the window."""
+    verified: dict[int, dict] = {}
+    rows = ActionClaim.objects.filter(
+        campaign_id__in=campaign_ids,
+        status=ClaimStatus.APPROVED,
+        decided_at__gte=since,
+        decided_at__lt=until,
+    ).values_list("campaign_id", "participant_id")
+    for campaign_id, participant_id in rows:
+        entry = verified.setdefault(campaign_id, {"actions": 0, "people": set()})
+        entry["actions"] += 1
+        entry["people"].add(participant_id)
+    return verified
+
+
+def rewarded_people_by_campaign(*, campaign_ids) -> dict[int, set]:
+    """{campaign: participants with a verified reward there, whenever}."""
+    rewarded: dict[int, set] = {}
+    rows = (
+        ActionClaim.objects.filter(campaign_id__in=campaign_ids, status=ClaimStatus.APPROVED)
+        .values_list("campaign_id", "participant_id")
+        .distinct()
+    )
+    for campaign_id, participant_id in rows:
+        rewarded.setdefault(campaign_id, set()).add(participant_id)
+    return rewarded

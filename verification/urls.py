@@ -1,6 +1,6 @@
 from django.urls import include, path, re_path
 
-from verification import shop_views, views
+from verification import brand_tables, shop_views, views
 from verification.sandbox import shops as sandbox_shops
 from verification.sandbox import tiktok as sandbox_tiktok
 from verification.sandbox import whatsapp as sandbox_whatsapp
@@ -29,6 +29,11 @@ claim_flow = [
 ]
 
 brand_pages = [
+    path("claims/", brand_tables.claims, name="claims"),
+    path("claims/csv/", brand_tables.claims_csv, name="claims_csv"),
+    path("people/", brand_tables.people, name="people"),
+    path("people/csv/", brand_tables.people_csv, name="people_csv"),
+    path("overview/reach/", brand_tables.overview_reach, name="overview_reach"),
     path("review/", views.review_queue, name="review_queue"),
     path("review/<int:claim_id>/", views.review_decide, name="review_decide"),
     path("campaigns/<int:campaign_id>/funnel/", views.funnel, name="funnel"),

@@ -1,4 +1,4 @@
-"""The brand dashboard shows the brand's ledger balances to every member role."""
+"""The brand dashboard shows the brand's balances to every member role; finance's page its ledger."""
 
 import pytest
 from django.urls import reverse
@@ -21,7 +21,10 @@ def test_the_owner_sees_the_funding_balance(client, alice, funded_alpaca):
 
     assert response.status_code == 200
     assert "€2,500.00" in response.content.decode()
-    assert "Bank deposit SEPA-REF-1" in response.content.decode()
+    # The bookings are finance's reading, on their own page.
+    assert "Bank deposit SEPA-REF-1" not in response.content.decode()
+    finance = client.get(reverse("brand_finance", args=["alpaca"])).content.decode()
+    assert "Bank deposit SEPA-REF-1" in finance and "€2,500.00" in finance
 
 
 @pytest.mark.parametrize("persona", ["fiona", "vic"])
@@ -51,8 +54,8 @@ def test_the_same_bank_deposit_booked_twice_counts_once(alpaca):
 
 def test_the_account_statement_lists_entries(client, alice, funded_alpaca):
     client.force_login(alice)
-    dashboard = client.get(reverse("brand_dashboard", args=["alpaca"]))
-    account = dashboard.context["balances"]["accounts"][0]
+    finance = client.get(reverse("brand_finance", args=["alpaca"]))
+    account = finance.context["balances"]["accounts"][0]
 
     response = client.get(reverse("brand_account", args=["alpaca", account.pk]))
 
