@@ -29,7 +29,9 @@ class OverviewForm(forms.Form):
         super().__init__(data)
         self.brand = brand
         self.campaigns = list(Campaign.objects.filter(brand=brand).order_by("-created_at"))
-        self.fields["campaign"].choices = [("", _("All campaigns"))] + [(c.pk, c.name) for c in self.campaigns]
+        self.fields["campaign"].choices = [("", _("All campaigns"))] + [
+            (c.pk, c.name) for c in self.campaigns
+        ]
 
     def clean(self):
         data = super().clean()
@@ -61,7 +63,9 @@ class Window:
     @property
     def until(self) -> datetime:
         """The end of the last day: an exclusive bound."""
-        return datetime.combine(self.end + timedelta(days=1), time.min, tzinfo=timezone.get_current_timezone())
+        return datetime.combine(
+            self.end + timedelta(days=1), time.min, tzinfo=timezone.get_current_timezone()
+        )
 
     @property
     def buckets(self) -> list[date]:

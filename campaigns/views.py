@@ -26,6 +26,8 @@ from campaigns.forms import (
     RuleForm,
 )
 from campaigns.models import POSTING_TRIGGERS, ActionRule, CampaignStatus
+from campaigns.overview import overview_window
+from campaigns.overview_views import campaign_charts
 from campaigns.selectors import (
     brand_balances,
     brand_verification_missing,
@@ -53,8 +55,6 @@ from campaigns.services import (
     rule_delete,
     rule_save,
 )
-from campaigns.overview import overview_window
-from campaigns.overview_views import campaign_charts
 from campaigns.visits import landing_visit_record
 from joyback.ledger.selectors import account_entries, account_get_for_brand
 

@@ -42,7 +42,9 @@ def visit_is_counted(request) -> bool:
 
 
 def _day_key(day: date) -> bytes:
-    return hmac.new(settings.SECRET_KEY.encode(), f"landing-visits:{day.isoformat()}".encode(), "sha256").digest()
+    return hmac.new(
+        settings.SECRET_KEY.encode(), f"landing-visits:{day.isoformat()}".encode(), "sha256"
+    ).digest()
 
 
 def visitor_hash(*, request, campaign_id: int, day: date) -> str:

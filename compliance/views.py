@@ -21,6 +21,7 @@ from compliance.selectors import (
     compliance_queue_for_brand,
 )
 from compliance.services import ComplianceError, case_brand_decide
+from joyback.words import said
 
 
 def _context(request, **extra):
@@ -100,6 +101,9 @@ CSV_COLUMNS = [
     "checker_version",
     "decided_by",
     "row_hash",
+    # The codes above are the decision record's own (its hashes cover them); people read these.
+    "verdict_in_words",
+    "label_in_words",
 ]
 
 
@@ -130,6 +134,8 @@ def report_csv(request, campaign_id):
                 decision.checker_version,
                 decision.decided_by.email if decision.decided_by else "",
                 decision.row_hash,
+                said("verdict", decision.verdict),
+                said("label", evidence.get("label_state", "")),
             ]
         )
     return response

@@ -6,7 +6,7 @@ import csv
 import re
 from datetime import datetime, time, timedelta
 
-from babel.numbers import format_decimal, get_decimal_symbol
+from babel.numbers import format_decimal, get_currency_precision, get_decimal_symbol
 from django import forms
 from django.core.paginator import Paginator
 from django.http import StreamingHttpResponse
@@ -47,7 +47,9 @@ def csv_delimiter() -> str:
 def csv_amount(amount: int, currency: str) -> str:
     """An amount as a number in the reader's format (12,50 in German), without the symbol: the
     currency has its own column, so the cell stays a number."""
-    return format_decimal(to_major(amount, currency), locale=_locale(), group_separator=False)
+    digits = get_currency_precision(currency)
+    pattern = "0." + "0" * digits if digits else "0"
+    return format_decimal(to_major(amount, currency), format=pattern, locale=_locale(), group_separator=False)
 
 
 def csv_when(value) -> str:

@@ -78,7 +78,24 @@ PAYOUT = {
     "cancelled": _("Cancelled"),
 }
 
-KINDS = {"claim": CLAIM, "verdict": VERDICT, "label": LABEL, "ledger": LEDGER, "payout": PAYOUT}
+# What became of a shop's order webhook (Shopify, WooCommerce), as the shop page lists them.
+DELIVERY = {
+    "ignored": _("Not an order that earns cashback"),
+    "purchase_recorded": _("Purchase recorded"),
+    "purchase_known": _("Purchase already recorded"),
+    "refunded": _("Refund recorded, cashback taken back"),
+    "refunded_before_payment": _("Refunded before the cashback was paid"),
+    "refund_before_payment": _("Refund of an order not recorded yet"),
+}
+
+KINDS = {
+    "claim": CLAIM,
+    "verdict": VERDICT,
+    "label": LABEL,
+    "ledger": LEDGER,
+    "payout": PAYOUT,
+    "delivery": DELIVERY,
+}
 
 
 def said(kind: str, code: str) -> str:

@@ -20,7 +20,11 @@ from campaigns.access import brand_member_required
 from campaigns.overview import Window, overview_window
 from campaigns.selectors import campaign_spend_by_campaign, landing_visits_by_campaign
 from payouts.models import Payout, PayoutStatus
-from verification.selectors import rewarded_people_by_campaign, steps_started_by_campaign, verified_by_campaign
+from verification.selectors import (
+    rewarded_people_by_campaign,
+    steps_started_by_campaign,
+    verified_by_campaign,
+)
 
 
 def conversion(count: int, of: int) -> Decimal | None:
@@ -104,7 +108,9 @@ def overview_funnels(*, window: Window) -> tuple[list[Funnel], list[Funnel]]:
             spent=spent.get(campaign.pk, 0),
         )
         per_campaign.append(funnel)
-        total = totals.setdefault(campaign.currency, Funnel(name=_("All campaigns"), currency=campaign.currency))
+        total = totals.setdefault(
+            campaign.currency, Funnel(name=_("All campaigns"), currency=campaign.currency)
+        )
         total.visits += funnel.visits
         total.started |= funnel.started
         total.verified |= funnel.verified

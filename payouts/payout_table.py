@@ -38,7 +38,9 @@ def payouts_filtered(*, brand, filters: dict):
     payouts = Payout.objects.filter(brand=brand).select_related("payee")
     if text := filters.get("q"):
         payouts = payouts.filter(
-            Q(end_to_end_id__icontains=text) | Q(payee__account_masked__icontains=text) | Q(psp_reference=text)
+            Q(end_to_end_id__icontains=text)
+            | Q(payee__account_masked__icontains=text)
+            | Q(psp_reference=text)
         )
     if status := filters.get("status"):
         payouts = payouts.filter(status=status)

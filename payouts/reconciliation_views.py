@@ -16,11 +16,13 @@ from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.models import Campaign
 from joyback.money import MoneyError, from_major
+from joyback.words import said
 from payouts import reconciliation
 from payouts import reconciliation_selectors as selectors
 from payouts.iso20022.camt import camt_read
 from payouts.iso20022.types import SchemaError
 from payouts.models import PayoutScheme, PayoutStatus
+from payouts.templatetags.bank_words import bank_reason
 
 
 def _filters(request) -> tuple[selectors.PayoutFilters, list[str]]:
@@ -119,12 +121,17 @@ def payouts_export(request):
         "currency",
         "account",
         "settled_at",
+        "status_in_words",
+        "reason_in_words",
     ]
 
     def lines():
         yield writer.writerow(header)
-        for pk, e2e, created, *rest, settled in rows:
-            yield writer.writerow([pk, e2e, created.isoformat(), *rest, settled or ""])
+        for pk, e2e, created, status, reason, *rest, settled in rows:
+            words = [said("payout", status), bank_reason(reason)]
+            yield writer.writerow(
+                [pk, e2e, created.isoformat(), status, reason, *rest, settled or "", *words]
+            )
 
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="payouts-{request.brand.slug}.csv"'

@@ -44,7 +44,9 @@ class _BrandFilterForm(DateRangeForm):
 
 class ClaimFilterForm(_BrandFilterForm):
     status = forms.ChoiceField(
-        label=gettext_lazy("Status"), required=False, choices=[("", gettext_lazy("Any status")), *ClaimStatus.choices]
+        label=gettext_lazy("Status"),
+        required=False,
+        choices=[("", gettext_lazy("Any status")), *ClaimStatus.choices],
     )
     step = forms.ChoiceField(
         label=gettext_lazy("Step"), required=False, choices=[("", gettext_lazy("Any step")), *Trigger.choices]
@@ -142,7 +144,8 @@ def people_csv(request):
                     person.actions,
                     person.verified,
                     " + ".join(
-                        f"{csv_amount(total, currency)} {currency}" for currency, total in earned.get(person.pk, [])
+                        f"{csv_amount(total, currency)} {currency}"
+                        for currency, total in earned.get(person.pk, [])
                     ),
                 ]
 
@@ -156,7 +159,9 @@ def overview_reach(request):
     window = overview_window(data=request.GET, brand=request.brand)
     days = reach_by_day(campaign_ids=window.campaign_ids, since=window.since, until=window.until)
     buckets = window.buckets
-    totals = {key: sum(row[key] or 0 for row in days.values()) for key in ("videos", "views", "likes", "comments")}
+    totals = {
+        key: sum(row[key] or 0 for row in days.values()) for key in ("videos", "views", "likes", "comments")
+    }
 
     def per_bucket(key):
         return spread({day: row[key] for day, row in days.items()}, buckets, window.period)

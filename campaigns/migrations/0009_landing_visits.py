@@ -5,22 +5,35 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('campaigns', '0008_campaign_texts_per_language'),
+        ("campaigns", "0008_campaign_texts_per_language"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='LandingVisitDay',
+            name="LandingVisitDay",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('visits', models.PositiveIntegerField(default=0)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='campaigns.campaign')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("day", models.DateField()),
+                ("visits", models.PositiveIntegerField(default=0)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="campaigns.campaign"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('campaign', 'day'), name='campaigns_one_visit_counter_per_day')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("campaign", "day"), name="campaigns_one_visit_counter_per_day"
+                    )
+                ],
             },
         ),
     ]

@@ -62,7 +62,9 @@ def test_bots_and_link_previews_are_not_visits(client, summer, agent):
     assert visits_today(summer) == 0
 
 
-@pytest.mark.parametrize("header", [{"Sec-Purpose": "prefetch"}, {"Purpose": "prefetch"}, {"Sec-Purpose": "prefetch;prerender"}])
+@pytest.mark.parametrize(
+    "header", [{"Sec-Purpose": "prefetch"}, {"Purpose": "prefetch"}, {"Sec-Purpose": "prefetch;prerender"}]
+)
 def test_prefetches_are_not_visits(client, summer, header):
     visit(client, summer.slug, **header)
 
@@ -97,7 +99,7 @@ def test_visits_counted_at_once_by_many_workers_all_count(make_live_campaign):
             barrier.wait()
             for _ in range(each):
                 landing_visit_add(campaign_id=campaign.pk, day=day)
-        except Exception as error:  # noqa: BLE001 - reported below
+        except Exception as error:
             errors.append(error)
         finally:
             connection.close()
@@ -202,9 +204,16 @@ def test_reach_is_the_videos_latest_counts(client, alice, alpaca, summer):
     for index, (views, recheck) in enumerate([(100, 900), (50, None)]):
         person = participant_create(brand=alpaca)
         identity = identity_attach(participant=person, provider="tiktok", subject=f"s{index}")
-        evidence = {"video": {"video_id": f"v{index}", "view_count": views, "like_count": 5, "comment_count": 1}}
+        evidence = {
+            "video": {"video_id": f"v{index}", "view_count": views, "like_count": 5, "comment_count": 1}
+        }
         if recheck:
-            evidence["recheck"] = {"video_id": f"v{index}", "view_count": recheck, "like_count": 40, "comment_count": 3}
+            evidence["recheck"] = {
+                "video_id": f"v{index}",
+                "view_count": recheck,
+                "like_count": 40,
+                "comment_count": 3,
+            }
         ActionClaim.objects.create(
             campaign=summer, rule=share, participant=person, identity=identity, amount=share.reward_amount,
             currency="EUR", evidence=evidence, status=ClaimStatus.PENDING,
@@ -240,7 +249,9 @@ def test_the_overview_is_composed_of_each_apps_fragments(client, alice, alpaca, 
         assert reverse(fragment, args=["alpaca"]) + "?period=week" in body
     assert "Recent ledger transactions" not in body
     for fragment in ("payouts:overview_funnel", "brand_overview_traffic", "verification:overview_reach"):
-        response = client.get(reverse(fragment, args=["alpaca"]), {"period": "week"}, headers={"HX-Request": "true"})
+        response = client.get(
+            reverse(fragment, args=["alpaca"]), {"period": "week"}, headers={"HX-Request": "true"}
+        )
         assert response.status_code == 200 and "<html" not in response.content.decode()
 
 

@@ -6,6 +6,7 @@ fetch reads BANK_DROP_FOLDER every minute; this command reads a folder now."""
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from payouts.iso20022.types import SchemaError
 from payouts.reconciliation import Channel, statement_import_create, statement_import_run
@@ -38,8 +39,15 @@ class Command(BaseCommand):
                 refused += 1
             else:
                 self.stdout.write(
-                    f"{path.name}: {job.new_lines} new lines, {job.matched} matched, "
-                    f"{job.exceptions} exceptions, {job.known_lines} already imported"
+                    f"{path.name}: "
+                    + ngettext("%(n)d new line", "%(n)d new lines", job.new_lines) % {"n": job.new_lines}
+                    + ", "
+                    + ngettext("%(n)d matched", "%(n)d matched", job.matched) % {"n": job.matched}
+                    + ", "
+                    + ngettext("%(n)d exception", "%(n)d exceptions", job.exceptions) % {"n": job.exceptions}
+                    + ", "
+                    + ngettext("%(n)d already imported", "%(n)d already imported", job.known_lines)
+                    % {"n": job.known_lines}
                 )
         if refused:
             raise CommandError(f"{refused} file(s) refused")
