@@ -60,7 +60,9 @@ def test_no_cell_starts_a_formula(text):
 
 
 def test_amounts_are_numbers_in_the_readers_format():
-    assert csv_amount(123456, "EUR") == "1234.56"
+    with override("en"):  # whatever language an earlier test left active
+        assert csv_amount(123456, "EUR") == "1234.56"
+        assert csv_amount(5, "JPY") == "5"
     with override("de"):
         assert csv_amount(123456, "EUR") == "1234,56"
 
