@@ -55,7 +55,7 @@ from campaigns.services import (
     rule_delete,
     rule_save,
 )
-from campaigns.visits import landing_visit_record
+from campaigns.visits import landing_visit_record, visit_is_counted
 from joyback.ledger.selectors import account_entries, account_get_for_brand
 
 
@@ -411,7 +411,8 @@ def landing(request, slug):
     of their own to show (no session, no pending message). A claim always checks the live state.
     """
     get_token(request)  # the page carries no token; the cookie set with this response does
-    if (visited := campaign_public_cached(slug=slug)) is not None:
+    # The cheap look at the headers first: bots and prefetches cost the cached page nothing more.
+    if visit_is_counted(request) and (visited := campaign_public_cached(slug=slug)) is not None:
         landing_visit_record(request=request, campaign_id=visited.pk)
     language = get_language()
     personal = bool(

@@ -1,0 +1,241 @@
+"""Alice, Alpaca's owner, at her desk and on her phone, in English and German: the overview tells her
+what the money bought (visits, the funnel to paid people, cost per action, the videos' reach), the
+charts can be read and their values read out, the claims table filters, pages and downloads what
+it shows, and on a phone each row is a card without sideways scrolling.
+
+Each page is checked with axe-core: no serious or critical accessibility violation.
+"""
+
+import csv
+import io
+from datetime import timedelta
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.utils import timezone
+
+from campaigns.visits import landing_visit_add
+from tests.conftest import PASSWORD, TOTP_SECRET, totp_code
+from verification.models import ActionClaim, ClaimStatus
+from verification.services import action_reward, identity_attach, participant_create
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 860}}
+BROWSER_LOCALE = {"en": "en-US", "de": "de-DE"}
+_axe = Axe()
+
+
+def no_serious_violations(page) -> None:
+    results = _axe.run(page)
+    bad = [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert bad == [], "\n".join(bad)
+
+
+def sign_in(page, live_server, email, *, next_path):
+    """Sign in as a person does, whatever language the page speaks: the form's own fields."""
+    page.goto(f"{live_server.url}/accounts/login/?next={next_path}")
+    page.locator("input[name=login]").fill(email)
+    page.locator("input[name=password]").fill(PASSWORD)
+    page.locator("input[name=password]").press("Enter")
+    page.wait_for_load_state()
+    if "/accounts/2fa/authenticate/" in page.url:
+        page.locator("input[name=code]").fill(totp_code(TOTP_SECRET))
+        page.locator("input[name=code]").press("Enter")
+        page.wait_for_load_state()
+
+
+def no_sideways_scroll(page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the page is {width}px wide"
+
+
+@pytest.fixture
+def busy_summer(summer):
+    """A live campaign with a month's visits, 30 people rewarded and two shared videos."""
+    today = timezone.now().date()
+    for _ in range(120):
+        landing_visit_add(campaign_id=summer.pk, day=today)
+    for _ in range(45):
+        landing_visit_add(campaign_id=summer.pk, day=today - timedelta(days=3))
+    login = summer.rules.get(trigger="tiktok_login")
+    share = summer.rules.get(trigger="ugc_share")
+    for index in range(30):
+        person = participant_create(brand=summer.brand)
+        identity = identity_attach(
+            participant=person, provider="tiktok", subject=f"e2e-{index}", display_name=f"Creator {index:02d}"
+        )
+        action_reward(rule=login, identity=identity)
+        if index < 2:
+            ActionClaim.objects.create(
+                campaign=summer,
+                rule=share,
+                participant=person,
+                identity=identity,
+                amount=share.reward_amount,
+                currency="EUR",
+                status=ClaimStatus.PENDING,
+                evidence={
+                    "video": {"video_id": f"v{index}", "view_count": 1200 + index * 800, "like_count": 96}
+                },
+            )
+    return summer
+
+
+@pytest.fixture
+def open_page(browser):
+    contexts = []
+
+    def opened(size="desktop", language="en"):
+        context = browser.new_context(
+            viewport=SIZES[size],
+            locale=BROWSER_LOCALE[language],
+            is_mobile=size == "phone",
+            accept_downloads=True,
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        return page
+
+    yield opened
+    for context in contexts:
+        context.close()
+
+
+def overview_loaded(page):
+    page.locator("#overview-funnel .funnel-bars").wait_for()
+    page.locator("#overview-traffic #chart-visits svg.chart-svg").wait_for()
+    page.locator("#overview-reach #chart-reach svg.chart-svg").wait_for()
+
+
+@pytest.mark.parametrize(("size", "language"), [("desktop", "en"), ("phone", "de")])
+def test_the_overview_shows_what_the_money_bought(
+    live_server, open_page, screenshot, alice, busy_summer, size, language
+):
+    page = open_page(size, language)
+    sign_in(page, live_server, alice.email, next_path="/brands/alpaca/")
+
+    overview_loaded(page)
+
+    funnel = page.locator("#overview-funnel")
+    visited = "Visited the landing page" if language == "en" else "Landingpage besucht"
+    assert visited in funnel.inner_text()
+    assert "165" in funnel.inner_text()  # visits of the 30 days
+    assert "30" in funnel.inner_text()  # people who started and were verified
+    cost = "Cost per verified action" if language == "en" else "Kosten pro bestätigter Aktion"
+    assert cost in funnel.inner_text()
+    reach = page.locator("#overview-reach")
+    assert ("3,200" if language == "en" else "3.200") in reach.inner_text()  # views of the two videos
+    assert "Dr " not in page.locator("main").inner_text()  # the ledger is finance's page
+    # The values are there as text too: the table behind each chart opens.
+    page.locator("#chart-visits summary").click()
+    assert "120" in page.locator("#chart-visits table").inner_text()
+    # and on hover (an SVG title on each bar)
+    assert page.locator("#chart-visits rect title").count() == 30
+    no_serious_violations(page)
+    if size == "phone":
+        no_sideways_scroll(page)
+    screenshot(page, f"marketer-overview-{size}-{language}")
+
+
+def test_the_overview_by_week_for_one_campaign(live_server, open_page, screenshot, alice, busy_summer):
+    page = open_page("desktop", "en")
+    sign_in(page, live_server, alice.email, next_path="/brands/alpaca/")
+    overview_loaded(page)
+
+    page.locator("#id_period").select_option("week")
+    page.locator("#id_campaign").select_option(str(busy_summer.pk))
+    page.get_by_role("button", name="Show", exact=True).click()
+    overview_loaded(page)
+
+    assert "period=week" in page.url
+    assert "Week from" in page.locator("#chart-visits table thead").text_content()
+    screenshot(page, "marketer-overview-weekly")
+
+
+def test_the_claims_table_filters_pages_and_downloads(live_server, open_page, screenshot, alice, busy_summer):
+    page = open_page("desktop", "en")
+    sign_in(page, live_server, alice.email, next_path="/brands/alpaca/claims/")
+
+    assert "1\u201325 of 32 rows" in page.locator(".pager").inner_text()
+    page.get_by_role("link", name="Next").click()
+    page.wait_for_url("**page=2**")
+    assert "26\u201332 of 32 rows" in page.locator(".pager").inner_text()
+
+    page.get_by_label("Status").select_option("pending")
+    page.get_by_role("button", name="Filter").click()
+    page.locator(".pager", has_text="1\u20132 of 2 rows").wait_for()
+    assert page.locator("tbody tr").count() == 2
+    no_serious_violations(page)
+    screenshot(page, "marketer-claims-filtered-desktop-en")
+
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Download these rows (CSV)").click()
+    text = open(download_info.value.path(), encoding="utf-8-sig").read()  # noqa: SIM115
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0][:4] == ["Claim", "When", "Campaign", "Step"]
+    assert len(rows) == 3 and {row[5] for row in rows[1:]} == {"Pending"}
+
+
+def test_on_a_phone_the_claims_are_cards_in_german(live_server, open_page, screenshot, alice, busy_summer):
+    page = open_page("phone", "de")
+    sign_in(page, live_server, alice.email, next_path="/brands/alpaca/claims/")
+
+    first = page.locator("tbody tr").first
+    assert page.locator("thead").first.bounding_box()["width"] <= 1  # the header row is hidden
+    status = first.locator("td[data-label='Status']")
+    assert status.is_visible()
+    box = status.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390  # status and reward are on screen
+    assert first.locator("td[data-label='Belohnung']").is_visible()
+    no_sideways_scroll(page)
+    no_serious_violations(page)
+    screenshot(page, "marketer-claims-phone-de")
+
+
+@pytest.mark.parametrize(("size", "language"), [("desktop", "en"), ("phone", "de")])
+def test_the_people_and_payouts_tables(
+    live_server, open_page, screenshot, alice, busy_summer, size, language
+):
+    page = open_page(size, language)
+    sign_in(page, live_server, alice.email, next_path="/brands/alpaca/people/")
+
+    assert "Creator 29" in page.locator("main").inner_text()
+    no_serious_violations(page)
+    if size == "phone":
+        no_sideways_scroll(page)
+    screenshot(page, f"marketer-people-{size}-{language}")
+
+    page.goto(f"{live_server.url}/brands/alpaca/payouts/all/")
+    no_serious_violations(page)
+    screenshot(page, f"marketer-payouts-{size}-{language}")
+
+
+@pytest.mark.parametrize(("size", "language"), [("desktop", "en"), ("phone", "de")])
+def test_the_campaign_page_draws_its_budget(
+    live_server, open_page, screenshot, alice, busy_summer, size, language
+):
+    page = open_page(size, language)
+    sign_in(page, live_server, alice.email, next_path=f"/brands/alpaca/campaigns/{busy_summer.pk}/")
+
+    page.locator("#chart-budget svg.chart-svg").wait_for()
+    assert page.locator("#chart-budget svg.chart-svg text").count() >= 4  # axis labels: amounts and dates
+    assert "EUR" in page.locator("#chart-budget figcaption").inner_text()
+    no_serious_violations(page)
+    if size == "phone":
+        no_sideways_scroll(page)
+    screenshot(page, f"marketer-campaign-{size}-{language}")
+
+
+def test_a_new_brand_is_offered_its_first_step(live_server, open_page, screenshot, alice, alpaca):
+    page = open_page("phone", "en")
+    sign_in(page, live_server, alice.email, next_path="/brands/alpaca/")
+
+    assert page.get_by_role("link", name="Create your first campaign").is_visible()
+    no_serious_violations(page)
+    screenshot(page, "marketer-overview-empty-phone-en")
