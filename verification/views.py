@@ -279,7 +279,11 @@ def funnel(request, campaign_id):
 @brand_member_required()
 def recent_claims(request, campaign_id):
     campaign = _brand_campaign(request, campaign_id)
-    context = {"brand": request.brand, "campaign": campaign, "claims": campaign_recent_claims(campaign=campaign)}
+    context = {
+        "brand": request.brand,
+        "campaign": campaign,
+        "claims": campaign_recent_claims(campaign=campaign),
+    }
     return render(request, "verification/_recent_claims.html", context)
 
 
