@@ -17,8 +17,8 @@ from django.utils.translation import get_language
 from joyback.money import money_format, to_major
 
 # The drawing's own units; the SVG scales to its box (viewBox), text keeps its proportions.
-WIDTH, HEIGHT = 560, 260
-LEFT, RIGHT, TOP, BOTTOM = 64, 12, 14, 36
+WIDTH, HEIGHT = 420, 230
+LEFT, RIGHT, TOP, BOTTOM = 58, 10, 12, 30
 COLOURS = ("#d6336c", "#1c7ed6", "#2b8a3e", "#e67700")
 # Shapes besides colours, so the series can be told apart without seeing colour.
 DASHES = ("", "6 4", "2 3", "8 3 2 3")

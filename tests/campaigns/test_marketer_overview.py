@@ -262,7 +262,7 @@ def test_the_traffic_chart_has_axes_dates_currency_and_a_table(client, alice, al
 
     body = client.get(reverse("brand_overview_traffic", args=["alpaca"])).content.decode()
 
-    assert 'viewBox="0 0 560 260"' in body
+    assert 'viewBox="0 0 420 230"' in body
     assert "Landing page visits" in body and "Spent on rewards" in body and "(EUR)" in body
     today = timezone.now().date()
     assert f"{today:%b} {today.day}" in body  # a date on the axis
@@ -303,3 +303,27 @@ def test_the_axis_reaches_every_value_in_round_steps(top):
 def test_an_empty_chart_says_so_instead_of_drawing_a_flat_band():
     chart = Chart(title="t", buckets=[], series=[Series("s", [])], empty_text="Nothing yet")
     assert chart.empty
+
+
+def test_a_chart_in_german_keeps_svg_numbers_and_german_labels():
+    import re
+
+    from django.template import Context, Template
+    from django.utils.translation import override
+
+    days = buckets_between(
+        start=timezone.now().date() - timedelta(days=6), end=timezone.now().date(), period="day"
+    )
+    chart = Chart(
+        title="Besuche",
+        buckets=days,
+        series=[Series("Ausgaben", [1250, 0, 333, 0, 0, 70, 5])],
+        currency="EUR",
+    )
+
+    with override("de"):
+        html = Template("{% load chart_tags %}{% chart chart %}").render(Context({"chart": chart}))
+
+    coordinates = re.findall(r'\b(?:x|y|width|height|x1|x2|y1|y2)="([^"]*)"', html)
+    assert coordinates and all(re.fullmatch(r"-?\d+(\.\d+)?", value) for value in coordinates)
+    assert "12,50\u00a0€" in html  # the value on hover, the German way

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from campaigns.visits import landing_visit_add
 from tests.conftest import PASSWORD, TOTP_SECRET, totp_code
+from tests.e2e.conftest import SCREENSHOTS
 from verification.models import ActionClaim, ClaimStatus
 from verification.services import action_reward, identity_attach, participant_create
 
@@ -141,6 +142,8 @@ def test_the_overview_shows_what_the_money_bought(
     if size == "phone":
         no_sideways_scroll(page)
     screenshot(page, f"marketer-overview-{size}-{language}")
+    for part in ("overview-funnel", "overview-traffic", "overview-reach"):
+        page.locator(f"#{part}").screenshot(path=str(SCREENSHOTS / f"marketer-{part}-{size}-{language}.png"))
 
 
 def test_the_overview_by_week_for_one_campaign(live_server, open_page, screenshot, alice, busy_summer):
@@ -196,6 +199,7 @@ def test_on_a_phone_the_claims_are_cards_in_german(live_server, open_page, scree
     no_sideways_scroll(page)
     no_serious_violations(page)
     screenshot(page, "marketer-claims-phone-de")
+    page.locator("tbody tr").first.screenshot(path=str(SCREENSHOTS / "marketer-claims-card-phone-de.png"))
 
 
 @pytest.mark.parametrize(("size", "language"), [("desktop", "en"), ("phone", "de")])
@@ -230,6 +234,9 @@ def test_the_campaign_page_draws_its_budget(
     if size == "phone":
         no_sideways_scroll(page)
     screenshot(page, f"marketer-campaign-{size}-{language}")
+    page.locator("#live").screenshot(
+        path=str(SCREENSHOTS / f"marketer-campaign-charts-{size}-{language}.png")
+    )
 
 
 def test_a_new_brand_is_offered_its_first_step(live_server, open_page, screenshot, alice, alpaca):
