@@ -167,7 +167,7 @@ def overview_reach(request):
         return spread({day: row[key] for day, row in days.items()}, buckets, window.period)
 
     chart = Chart(
-        title=_("Reach of the shared videos"),
+        title=_("Views, likes and comments"),
         buckets=buckets,
         series=[Series(_("Views"), per_bucket("views")), Series(_("Likes"), per_bucket("likes")),
                 Series(_("Comments"), per_bucket("comments"))],
