@@ -10,6 +10,7 @@ from datetime import date, datetime, time, timedelta
 from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from campaigns.models import Brand, Campaign
 from joyback.charts import buckets_between
@@ -23,7 +24,7 @@ class OverviewForm(forms.Form):
     campaign = forms.TypedChoiceField(label=_("Campaign"), coerce=int, required=False, empty_value=None)
     period = forms.ChoiceField(label=_("Show"), choices=PERIODS, required=False)
     start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(label=pgettext_lazy("the end of a date range", "To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
 
     def __init__(self, data, *, brand: Brand):
         super().__init__(data)
