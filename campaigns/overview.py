@@ -24,7 +24,11 @@ class OverviewForm(forms.Form):
     campaign = forms.TypedChoiceField(label=_("Campaign"), coerce=int, required=False, empty_value=None)
     period = forms.ChoiceField(label=_("Show"), choices=PERIODS, required=False)
     start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(label=pgettext_lazy("the end of a date range", "To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(
+        label=pgettext_lazy("the end of a date range", "To"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
 
     def __init__(self, data, *, brand: Brand):
         super().__init__(data)

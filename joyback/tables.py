@@ -11,9 +11,8 @@ from django import forms
 from django.core.paginator import Paginator
 from django.http import StreamingHttpResponse
 from django.utils import timezone
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from joyback.money import to_major
 
@@ -85,7 +84,11 @@ class DateRangeForm(forms.Form):
 
     q = forms.CharField(label=_("Search"), required=False, max_length=100, strip=True)
     start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(label=pgettext_lazy("the end of a date range", "To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(
+        label=pgettext_lazy("the end of a date range", "To"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
 
     def clean(self):
         data = super().clean()
