@@ -220,3 +220,18 @@ def test_the_payouts_table_and_its_csv(client, fiona, alpaca):
 
     assert page.status_code == 200 and "No payouts yet" in page.content.decode()
     assert csv_rows(export)[0][0] == "EndToEndId"
+
+
+def test_a_banks_code_is_shown_in_words_with_the_code_beside_them():
+    from django.template import Context, Template
+
+    from payouts.templatetags.bank_words import bank_reason
+
+    with override("en"):
+        assert bank_reason("AC01") == "the account number is not valid"
+        assert "name check" in bank_reason("VOP")
+        row = Template(
+            '{% load bank_words %}{{ code|bank_reason }}{% if code != "VOP" %} <code>{{ code }}</code>{% endif %}'
+        )
+        assert row.render(Context({"code": "VOP"})).strip().endswith("name check")  # no "(VOP)"
+        assert "<code>AC01</code>" in row.render(Context({"code": "AC01"}))
