@@ -231,7 +231,8 @@ def test_a_banks_code_is_shown_in_words_with_the_code_beside_them():
         assert bank_reason("AC01") == "the account number is not valid"
         assert "name check" in bank_reason("VOP")
         row = Template(
-            '{% load bank_words %}{{ code|bank_reason }}{% if code != "VOP" %} <code>{{ code }}</code>{% endif %}'
+            "{% load bank_words %}{{ code|bank_reason }}"
+            '{% if code != "VOP" %} <code>{{ code }}</code>{% endif %}'
         )
         assert row.render(Context({"code": "VOP"})).strip().endswith("name check")  # no "(VOP)"
         assert "<code>AC01</code>" in row.render(Context({"code": "AC01"}))
