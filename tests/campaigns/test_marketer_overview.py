@@ -3,6 +3,7 @@ what a verified action and a paid person cost, the shared videos' reach, and cha
 values as text. Finance reads the ledger on its own page."""
 
 import threading
+from decimal import Decimal
 from datetime import timedelta
 
 import pytest
@@ -138,7 +139,7 @@ def test_conversion_is_a_percentage_to_one_decimal(count, of):
     if of == 0:
         assert rate is None
     else:
-        assert abs(float(rate) - 100 * count / of) <= 0.05
+        assert abs(rate - Decimal(100 * count) / of) <= Decimal("0.05")
         assert rate.as_tuple().exponent == -1
 
 

@@ -25,8 +25,12 @@ def test_a_member_signs_in_and_sees_the_ledger_balances(live_server, page, scree
     page.wait_for_url(f"{live_server.url}/brands/alpaca/")
     assert page.get_by_role("heading", name="Overview").is_visible()
     assert page.locator("#balances").get_by_text("€1,234.56").is_visible()
-    assert page.get_by_text("Bank deposit E2E-1").first.is_visible()
     screenshot(page, "03-dashboard")
+
+    # The ledger is finance's reading, on its own page.
+    page.get_by_role("link", name="Accounts and ledger").first.click()
+    assert page.get_by_text("Bank deposit E2E-1").first.is_visible()
+    screenshot(page, "03-finance")
 
     page.get_by_role("link", name="Alpaca Coffee funding").click()
     assert page.get_by_role("heading", name="Statement").is_visible()
