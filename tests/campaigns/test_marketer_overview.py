@@ -3,8 +3,8 @@ what a verified action and a paid person cost, the shared videos' reach, and cha
 values as text. Finance reads the ledger on its own page."""
 
 import threading
-from decimal import Decimal
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 from django.db import connection
