@@ -11,9 +11,9 @@ from django.views.decorators.http import require_POST
 
 from campaigns.models import Brand
 from joyback.admin import ReasonActionForm, StandingWorkAdmin, action_reason, action_record, admin_money
-from payouts import privacy, reconciliation, services
-from payouts import reconciliation_selectors as recon_selectors
+from payouts import privacy
 from payouts.iso20022.types import SchemaError
+from payouts.manual.services import payout_approve, payout_cancel, payout_retry
 from payouts.models import (
     ExceptionResolution,
     ExceptionStatus,
@@ -32,6 +32,17 @@ from payouts.models import (
     StatementImportStatus,
     TransferEvent,
 )
+from payouts.reconciliation.bank_health import bank_alert_problems, payouts_paused
+from payouts.reconciliation.exceptions import exception_resolve
+from payouts.reconciliation.rules import ReconciliationRefused
+from payouts.reconciliation.statement_import import (
+    Channel,
+    statement_import_approve,
+    statement_import_create,
+    statement_import_decline,
+)
+from payouts.submission.states import PayoutRefused
+from payouts.submission.submit import payout_status_check
 from verification.admin import ParticipantAdmin
 from verification.models import Participant
 
@@ -111,7 +122,7 @@ def _each(modeladmin, request, payouts, act, done: str):
     for payout in payouts:
         try:
             act(payout)
-        except services.PayoutRefused as refused:
+        except PayoutRefused as refused:
             messages.error(request, f"{payout.end_to_end_id}: {refused.message}")
             continue
         action_record(modeladmin, request, payout, action=f"Payout {done}", reason=reason)
@@ -163,7 +174,7 @@ class PayoutAdmin(admin.ModelAdmin):
             self,
             request,
             queryset,
-            lambda p: services.payout_approve(payout=p, actor=request.user),
+            lambda p: payout_approve(payout=p, actor=request.user),
             "approved",
         )
 
@@ -173,7 +184,7 @@ class PayoutAdmin(admin.ModelAdmin):
             self,
             request,
             queryset,
-            lambda p: services.payout_cancel(payout=p, actor=request.user),
+            lambda p: payout_cancel(payout=p, actor=request.user),
             "cancelled",
         )
 
@@ -183,7 +194,7 @@ class PayoutAdmin(admin.ModelAdmin):
             self,
             request,
             queryset,
-            lambda p: services.payout_retry(payout=p, actor=request.user),
+            lambda p: payout_retry(payout=p, actor=request.user),
             "paid again",
         )
 
@@ -192,8 +203,8 @@ class PayoutAdmin(admin.ModelAdmin):
         # Only asks: the bank's answer, not the admin, moves the payout; no reason needed.
         for payout in queryset:
             try:
-                services.payout_status_check(payout_id=payout.pk)
-            except services.PayoutRefused as refused:
+                payout_status_check(payout_id=payout.pk)
+            except PayoutRefused as refused:
                 messages.error(request, f"{payout.end_to_end_id}: {refused.message}")
         messages.success(request, "The bank was asked.")
 
@@ -287,9 +298,9 @@ def _may_see(request, *codenames) -> bool:
 
 def _bank_alerts_warn(request) -> None:
     """Every bank page says so while the ledger's bank and the bank disagree."""
-    for problem in recon_selectors.bank_alert_problems()[:5]:
+    for problem in bank_alert_problems()[:5]:
         messages.warning(request, problem)
-    if recon_selectors.payouts_paused():
+    if payouts_paused():
         messages.error(request, _("Payouts are paused until staff clear the bank drift alert."))
 
 
@@ -357,13 +368,13 @@ class StatementImportAdmin(admin.ModelAdmin):
                 messages.error(request, _("The file is too large."))
             else:
                 try:
-                    job = reconciliation.statement_import_create(
+                    job = statement_import_create(
                         data=upload.read(),
                         filename=upload.name,
-                        channel=reconciliation.Channel.STAFF,
+                        channel=Channel.STAFF,
                         uploaded_by=request.user,
                     )
-                except (SchemaError, reconciliation.ReconciliationRefused) as refused:
+                except (SchemaError, ReconciliationRefused) as refused:
                     messages.error(request, getattr(refused, "message", None) or str(refused))
                 else:
                     messages.success(
@@ -383,7 +394,7 @@ class StatementImportAdmin(admin.ModelAdmin):
         get_object_or_404(StatementImport.objects.defer("data"), pk=import_id)
         try:
             if request.POST.get("decision") == "approve":
-                job = reconciliation.statement_import_approve(import_id=import_id, approver=request.user)
+                job = statement_import_approve(import_id=import_id, approver=request.user)
                 messages.success(
                     request,
                     _("Approved and imported: %(matched)s matched, %(exceptions)s exceptions.")
@@ -394,11 +405,11 @@ class StatementImportAdmin(admin.ModelAdmin):
                 if job.status == StatementImportStatus.FAILED:
                     messages.error(request, job.error)
             else:
-                reconciliation.statement_import_decline(
+                statement_import_decline(
                     import_id=import_id, actor=request.user, note=request.POST.get("note", "")[:500]
                 )
                 messages.success(request, _("Declined: nothing from this file is booked."))
-        except reconciliation.ReconciliationRefused as refused:
+        except ReconciliationRefused as refused:
             messages.error(request, refused.message)
         return redirect("admin:payouts_statementimport_change", import_id)
 
@@ -568,7 +579,7 @@ class ReconciliationExceptionAdmin(admin.ModelAdmin):
                 messages.error(request, _("No brand is %(slug)s.") % {"slug": wanted_brand[:50]})
                 return redirect("admin:payouts_reconciliationexception_change", exception_id)
         try:
-            done = reconciliation.exception_resolve(
+            done = exception_resolve(
                 exception=exception,
                 action=request.POST.get("action", ""),
                 actor=request.user,
@@ -576,7 +587,7 @@ class ReconciliationExceptionAdmin(admin.ModelAdmin):
                 brand=brand,
                 note=request.POST.get("note", "")[:500],
             )
-        except reconciliation.ReconciliationRefused as refused:
+        except ReconciliationRefused as refused:
             messages.error(request, refused.message)
         else:
             if done.status == ExceptionStatus.OPEN:

@@ -14,11 +14,12 @@ from joyback.api.framework import ApiError, ApiView
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
 from joyback.ledger.models import Account, AccountKind
 from payouts.forms import PayeeForm
+from payouts.manual.services import payout_cancel, payout_manual_enter
 from payouts.models import Payout, PayoutStatus
 from payouts.rails import rail_for
-from payouts.reconciliation_selectors import summary_tiles
+from payouts.reconciliation.selectors import summary_tiles
 from payouts.selectors import payout_get_for_brand, payout_history
-from payouts.services import PayoutRefused, payout_cancel, payout_manual_enter
+from payouts.submission.states import PayoutRefused
 from verification.api import CurrencyField, MinorUnitsField
 
 BANK_FIELDS = ("iban", "sort_code", "account_number", "routing_number", "bic")

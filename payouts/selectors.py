@@ -21,7 +21,7 @@ def payee_submission_waiting(*, participant: Participant) -> bool:
 
 def participant_on_hold(*, participant: Participant) -> bool:
     """A claim of theirs waits for a person's review: nothing is paid to them until it is decided
-    (payouts.services.payout_for_participant)."""
+    (payouts.submission.create.payout_for_participant)."""
     return participant.claims.filter(status=ClaimStatus.NEEDS_REVIEW).exists()
 
 
@@ -100,7 +100,7 @@ def payout_history(*, payout: Payout) -> list[PayoutEvent]:
     return list(payout.events.select_related("actor").order_by("at", "pk"))
 
 
-# What the payout controls count (payouts.services._payout_controls_check).
+# What the payout controls count (payouts.manual.controls._payout_controls_check).
 
 NOT_PAID = [PayoutStatus.CANCELLED, PayoutStatus.REJECTED]
 
