@@ -13,13 +13,8 @@ from django.utils.translation import gettext_lazy
 
 from joyback.money import money_format
 from payouts.links import status_page_path
-from payouts.models import (
-    Notification,
-    Payout,
-)
-from payouts.selectors import (
-    participant_latest_campaign,
-)
+from payouts.models import Notification, Payout
+from payouts.selectors import participant_latest_campaign
 from verification.models import Participant
 from verification.providers import whatsapp
 

@@ -1,6 +1,7 @@
 from django.db.models import Count, Exists, OuterRef, Q, Sum
 
 from joyback.ledger.models import Account, AccountKind, Entry
+from joyback.ledger.selectors import accounts_of_kind
 from payouts.models import PayeeAccount, PayeeSubmission, Payout, PayoutEvent, PayoutStatus, VopCheck
 from verification.models import ActionClaim, ClaimStatus, Participant
 
@@ -28,10 +29,8 @@ def participant_on_hold(*, participant: Participant) -> bool:
 def participant_owed(*, participant: Participant) -> list[Account]:
     """What the ledger owes this person, per currency (approved rewards not yet paid out)."""
     return list(
-        Account.objects.filter(
-            kind=AccountKind.PARTICIPANT_PAYABLE,
-            brand_id=participant.brand_id,
-            subject=participant.ledger_subject,
+        accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE).filter(
+            brand_id=participant.brand_id, subject=participant.ledger_subject
         )
     )
 

@@ -9,18 +9,8 @@ from django.utils.translation import gettext as _
 
 from joyback.queue import enqueue_on_commit
 from payouts import psp
-from payouts.models import (
-    PayeeAccount,
-    Payout,
-    PayoutStatus,
-    Rail,
-    VopCheck,
-    VopChoice,
-    VopResult,
-)
-from payouts.selectors import (
-    vop_latest,
-)
+from payouts.models import PayeeAccount, Payout, PayoutStatus, Rail, VopCheck, VopChoice, VopResult
+from payouts.selectors import vop_latest
 from payouts.submission.states import PayoutRefused, _transition
 
 

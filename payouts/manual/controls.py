@@ -6,17 +6,15 @@ import logging
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from campaigns.services import BrandNotVerified, brand_money_allowed_check
-from joyback.ledger.models import Account, AccountKind
+from joyback.ledger.models import AccountKind
+from joyback.ledger.selectors import account_find
 from joyback.money import money_format
-from payouts.models import (
-    HoldReason,
-    PayoutAlert,
-)
+from payouts import sql
+from payouts.models import HoldReason, PayoutAlert
 from payouts.selectors import (
     brand_confirmed_funds,
     brand_paid_account_before,
@@ -40,9 +38,7 @@ def payout_limits_lock(*, brand_id: int, account_fingerprint: str) -> None:
     was and could pass a limit together. The brand first, then the account; both before the
     participant's row and the ledger's accounts, which the payout locks next."""
     account_key = int(hashlib.sha256(account_fingerprint.encode()).hexdigest()[:7], 16)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LIMITS_LOCK, brand_id])
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LIMITS_LOCK + 1, account_key])
+    sql.advisory_xact_lock_pairs([(_LIMITS_LOCK, brand_id), (_LIMITS_LOCK + 1, account_key)])
 
 
 def _payout_controls_check(
@@ -60,9 +56,7 @@ def _payout_controls_check(
     _brand_verified_check(brand)
     language = translation.get_language() or "en"
     if from_funding:
-        funding = Account.objects.filter(
-            kind=AccountKind.BRAND_FUNDING, brand_id=brand.pk, currency=currency, subject=""
-        ).first()
+        funding = account_find(kind=AccountKind.BRAND_FUNDING, brand_id=brand.pk, currency=currency)
         if funding is None or funding.available < amount:
             raise PayoutRefused(_("The brand's funding account does not hold enough for this payout."))
     confirmed = brand_confirmed_funds(brand_id=brand.pk, currency=currency)

@@ -24,20 +24,12 @@ from payouts.manual.controls import (
     _velocity_watch,
     payout_limits_lock,
 )
-from payouts.models import (
-    PayeeAccount,
-    Payout,
-    PayoutEvent,
-    PayoutStatus,
-)
+from payouts.models import PayeeAccount, Payout, PayoutEvent, PayoutStatus
 from payouts.payees.services import payee_account_save
 from payouts.rails import BankAccount
 from payouts.submission.create import payout_for_participant
 from payouts.submission.states import PayoutRefused, _event, _in_transit, _transition, scheme_for
-from verification.services import (
-    participant_create,
-    participant_payable_account,
-)
+from verification.services import participant_create, participant_payable_account
 
 # What finance members and admins do with payouts.
 

@@ -12,23 +12,17 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from joyback.crypto import encrypt
-from joyback.postgresql.prepared import prepared_fetchall
 from joyback.queue import claim_and_process, enqueue_on_commit, standing_work_inline
+from payouts import sql
 from payouts.fingerprints import payee_fingerprints
 from payouts.links import status_page_path
-from payouts.models import (
-    PayeeAccount,
-    PayeeSubmission,
-    Rail,
-)
+from payouts.models import PayeeAccount, PayeeSubmission, Rail
 from payouts.payees.shared_details import _details_lock, _shared_details_flag
 from payouts.rails import BankAccount
-from payouts.selectors import (
-    payee_submissions_unfinished,
-)
+from payouts.selectors import payee_submissions_unfinished
 from payouts.submission.create import payout_for_participant
 from payouts.vop import payee_vop_check, vop_current
-from verification.models import ActionClaim, Participant
+from verification.models import Participant
 
 
 def payee_account_save(
@@ -122,25 +116,10 @@ def payee_submission_accept(*, participant_id, brand_id: int, details: dict) -> 
     if not participant_id or not str(participant_id).isdigit():
         return None
     values = [encrypt(json.dumps(details)), timezone.now(), int(participant_id), brand_id]
-    submission_id, token = (prepared_fetchall(_SUBMISSION_ACCEPT, values) or [(None, None)])[0]
+    submission_id, token = sql.payee_submission_insert(values)
     if token is not None:
         standing_work_inline(payee_submissions_process, ids=[submission_id])
     return token
-
-
-_SUBMISSION_INSERT = (
-    f"INSERT INTO {PayeeSubmission._meta.db_table} (id, participant_id, details, created_at) "  # noqa: S608
-    f"SELECT gen_random_uuid(), p.id, %s, %s FROM {Participant._meta.db_table} p "
-    "WHERE p.id = %s AND p.brand_id = %s "
-    f"AND EXISTS (SELECT 1 FROM {ActionClaim._meta.db_table} c WHERE c.participant_id = p.id) "
-    "RETURNING id, participant_id"
-)
-
-
-_SUBMISSION_ACCEPT = (
-    f"WITH s AS ({_SUBMISSION_INSERT}) "  # noqa: S608
-    f"SELECT s.id, p.token FROM s JOIN {Participant._meta.db_table} p ON p.id = s.participant_id"
-)
 
 
 def payee_submissions_process(*, limit: int = 50, ids: list | None = None) -> int:

@@ -3,15 +3,11 @@ per detail so two people saving the same details at once are both seen."""
 
 import hashlib
 
-from django.db import connection
 from django.db.models import Q
 
-from payouts.models import (
-    PayeeAccount,
-)
-from verification.services import (
-    participants_flag,
-)
+from payouts import sql
+from payouts.models import PayeeAccount
+from verification.services import participants_flag
 
 
 def _details_lock(*, brand_id: int, fingerprints) -> None:
@@ -21,9 +17,7 @@ def _details_lock(*, brand_id: int, fingerprints) -> None:
     keys = sorted(
         {int(hashlib.sha256(f"{brand_id}:{fp}".encode()).hexdigest()[:15], 16) for fp in fingerprints if fp}
     )
-    with connection.cursor() as cursor:
-        for key in keys:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+    sql.advisory_xact_locks(keys)
 
 
 SHARED_DETAILS = [

@@ -22,6 +22,6 @@ common case: the PSP already said it settled) are matched with one set-based UPD
 Where things live: statement_import (the channels, reading and writing statements), integrity
 (the chain and the bank drift), matching (lines to payouts, batches and deposits), exceptions
 (resolving them), references (brand funding references), rules (refusals and the payout states
-matching reads), selectors (the brand's dashboard), bank_health (the checks and metrics), views,
+matching reads), selectors (the brand's dashboard), bank_health (the checks and metrics), admin, views,
 tasks.
 """

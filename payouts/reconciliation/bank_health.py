@@ -9,12 +9,7 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from joyback.ledger.models import AccountKind, Entry
-from payouts.models import (
-    ExceptionReason,
-    ExceptionStatus,
-    ReconciliationException,
-    Statement,
-)
+from payouts.models import ExceptionReason, ExceptionStatus, ReconciliationException, Statement
 
 
 def reconciliation_metrics():

@@ -16,12 +16,7 @@ from payouts.models import ExceptionResolution as Resolution
 from payouts.models import ExceptionStatus as ExcStatus
 from payouts.models import LineKind as Kind
 from payouts.models import LineState as State
-from payouts.models import (
-    Payout,
-    PayoutStatus,
-    ReconciliationException,
-    StatementLine,
-)
+from payouts.models import Payout, PayoutStatus, ReconciliationException, StatementLine
 from payouts.models import ResolutionAction as Action
 from payouts.reconciliation.rules import SENT, ReconciliationRefused, _staff_refuse
 from payouts.reconciliation.selectors import numbers_key

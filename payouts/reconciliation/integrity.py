@@ -4,10 +4,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from payouts.models import ExceptionReason as Reason
-from payouts.models import (
-    ReconciliationException,
-    Statement,
-)
+from payouts.models import ReconciliationException, Statement
 from payouts.reconciliation.bank_health import ledger_bank_balance
 
 # Integrity: the statements chain, and the ledger's bank agrees with the bank.

@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.services import brand_deposit_record
+from payouts import sql
 from payouts.models import ExceptionReason as Reason
 from payouts.models import ExceptionResolution as Resolution
 from payouts.models import ExceptionStatus as ExcStatus
@@ -71,43 +72,8 @@ def _bulk_match(line_ids: list[int], *, import_id: int | None = None) -> int:
         which, argument = "s.statement_import_id = %s", import_id
     else:
         which, argument = "l.id = ANY(%s)", line_ids
-    with transaction.atomic(durable=True), connection.cursor() as cursor:
-        cursor.execute(
-            """
-            WITH candidates AS (
-                SELECT DISTINCT ON (l.end_to_end_id) l.id, p.id AS payout_id, p.brand_id
-                FROM payouts_statementline l
-                JOIN payouts_statement s ON s.id = l.statement_id
-                JOIN payouts_payout p ON p.end_to_end_id = l.end_to_end_id
-                WHERE {which} AND l.state = 'new' AND l.kind = 'payout' AND NOT l.credit
-                  AND p.status IN ('settled', 'returned')
-                  AND p.amount = l.amount AND p.currency = l.currency
-                  AND (s.brand_id IS NULL OR s.brand_id = p.brand_id)
-                  AND NOT EXISTS (
-                      SELECT 1 FROM payouts_statementline o
-                      WHERE o.payout_id = p.id AND NOT o.credit AND o.kind IN ('payout', 'batch')
-                  )
-                ORDER BY l.end_to_end_id, l.id
-            )
-            UPDATE payouts_statementline l
-            SET state = 'matched', payout_id = c.payout_id, brand_id = c.brand_id
-            FROM candidates c WHERE l.id = c.id
-            """.replace("{which}", which),
-            [argument],
-        )
-        matched = cursor.rowcount
-        # A payout that waited for its line gets it: its "no statement line" question is answered.
-        cursor.execute(
-            """
-            UPDATE payouts_reconciliationexception e SET status = 'resolved', resolved_at = now()
-            FROM payouts_statementline l JOIN payouts_statement s ON s.id = l.statement_id
-            WHERE {which} AND l.state = 'matched' AND e.payout_id = l.payout_id
-              AND e.reason = 'no_statement_line' AND e.status = 'open'
-            RETURNING e.id
-            """.replace("{which}", which),
-            [argument],
-        )
-        resolved = [row[0] for row in cursor.fetchall()]
+    with transaction.atomic(durable=True):
+        matched, resolved = sql.payout_lines_match(which=which, argument=argument)
         Resolution.objects.bulk_create(
             [
                 Resolution(exception_id=pk, action=Action.LINK, note="matched by a statement line")

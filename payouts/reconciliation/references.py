@@ -6,9 +6,7 @@ import secrets
 from django.db import IntegrityError, transaction
 
 from campaigns.models import Brand
-from payouts.models import (
-    BrandFundingReference,
-)
+from payouts.models import BrandFundingReference
 
 # Funding references.
 

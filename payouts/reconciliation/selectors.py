@@ -13,13 +13,7 @@ from django.utils import timezone
 from campaigns.models import Brand, Campaign
 from joyback.crypto import fingerprint
 from joyback.ledger.models import Account, AccountKind, Entry, normal_sign
-from payouts.models import (
-    ExceptionStatus,
-    Payout,
-    PayoutStatus,
-    ReconciliationException,
-    StatementLine,
-)
+from payouts.models import ExceptionStatus, Payout, PayoutStatus, ReconciliationException, StatementLine
 from payouts.models import LineKind as Kind
 from payouts.models import LineState as State
 from payouts.reconciliation.references import brand_for_reference

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from joyback.queue import enqueue_on_commit
+from payouts import sql
 from payouts.iso20022.camt import camt_read, entry_count, message_detect
 from payouts.iso20022.types import SchemaError
 from payouts.models import LineState as State
@@ -289,33 +290,6 @@ def _line_values(statement_id: int, brand_id: int | None, scope: str, account: s
     )
 
 
-def _lines_copy(rows) -> None:
-    """Insert statement lines with COPY on PostgreSQL: through a scratch table, because COPY cannot
-    skip a line seen before (same entry, same transaction) the way INSERT ... ON CONFLICT does."""
-    columns = ", ".join(_LINE_COLUMNS)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "CREATE TEMPORARY TABLE statementline_incoming ON COMMIT DROP AS "
-            "SELECT 0 AS position, {columns} FROM payouts_statementline WITH NO DATA".replace(
-                "{columns}", columns
-            )
-        )
-        with cursor.copy(
-            "COPY statementline_incoming (position, {columns}) FROM STDIN".replace("{columns}", columns)
-        ) as copy:
-            for position, row in enumerate(rows):
-                copy.write_row((position, *row))
-        # In file order, so the lines' ids (and the order they are matched in) follow the file.
-        cursor.execute(
-            "INSERT INTO payouts_statementline ({columns}, created_at) SELECT {columns}, %s "
-            "FROM statementline_incoming ORDER BY position ON CONFLICT DO NOTHING".replace(
-                "{columns}", columns
-            ),
-            [timezone.now()],
-        )
-        cursor.execute("DROP TABLE statementline_incoming")
-
-
 def _lines_write(job: StatementImport, parsed) -> list[int]:
     """Write the statements and their new lines in one transaction; the ids of the new lines."""
     # Every booking statement is the platform's own (brand None); "0" keeps the keys of lines
@@ -352,7 +326,7 @@ def _lines_write(job: StatementImport, parsed) -> list[int]:
                 ignore_conflicts=True,
             )
         if copying:
-            _lines_copy(row for rows in copied for row in rows)
+            sql.statement_lines_copy((row for rows in copied for row in rows), _LINE_COLUMNS)
         return list(
             StatementLine.objects.filter(statement_id__in=statement_ids, state=State.NEW)
             .order_by("pk")

@@ -1,6 +1,6 @@
 """The brand's reconciliation dashboard, its HTMX fragments, the CSV export and "compare with my
 bank statement". Nothing here books money: statements arrive through the bank's channel
-(payouts.reconciliation) and exceptions are resolved by platform staff (payouts.admin)."""
+(payouts.reconciliation) and exceptions are resolved by platform staff (payouts.reconciliation.admin)."""
 
 import csv
 import datetime

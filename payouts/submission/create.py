@@ -6,29 +6,17 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from joyback.ledger.models import Account, AccountKind
-from joyback.ledger.services import (
-    Posting,
-    posting_post,
-)
+from joyback.ledger.models import AccountKind
+from joyback.ledger.selectors import account_find
+from joyback.ledger.services import Posting, accounts_lock, posting_post
 from joyback.queue import enqueue_on_commit
-from payouts.models import (
-    OPEN_STATUSES,
-    PayeeAccount,
-    Payout,
-    PayoutEvent,
-    PayoutScheme,
-    PayoutStatus,
-    Rail,
-)
+from payouts.models import OPEN_STATUSES, PayeeAccount, Payout, PayoutEvent, PayoutScheme, PayoutStatus, Rail
 from payouts.submission.crash import crash_point
 from payouts.submission.states import _event, _in_transit, scheme_for
 from payouts.submission.submit import _send, payout_submit
 from payouts.vop import vop_current
 from verification.models import ClaimStatus, Participant
-from verification.services import (
-    participant_payable_account,
-)
+from verification.services import participant_payable_account
 
 
 def _latest_unpaid_payout(participant: Participant, currency: str) -> Payout | None:
@@ -73,18 +61,13 @@ def payout_for_participant(*, participant_id: int, currency: str, send_now: bool
             participant=participant, currency=currency, manual=False, status__in=OPEN_STATUSES
         ).exists():
             return None
-        receivable = Account.objects.filter(
+        receivable = account_find(
             kind=AccountKind.PARTICIPANT_RECEIVABLE,
             currency=currency,
             subject=participant.ledger_subject,
             brand_id=participant.brand_id,
-        ).first()
-        locked = {
-            a.pk: a
-            for a in Account.objects.select_for_update()
-            .filter(pk__in=[payable.pk] + ([receivable.pk] if receivable else []))
-            .order_by("pk")
-        }
+        )
+        locked = accounts_lock(account_ids=[payable.pk] + ([receivable.pk] if receivable else []))
         gross = locked[payable.pk].balance
         owed_back = locked[receivable.pk].balance if receivable else 0
         if gross <= 0:

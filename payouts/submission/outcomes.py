@@ -4,23 +4,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from joyback.api.services import webhook_event_emit
-from joyback.ledger.models import Account, AccountKind, Transaction
-from joyback.ledger.services import (
-    transaction_reverse,
-    transfer_post,
-)
+from joyback.ledger.models import AccountKind, Transaction
+from joyback.ledger.selectors import account_find
+from joyback.ledger.services import transaction_reverse, transfer_post
 from joyback.queue import enqueue_on_commit
-from payouts.models import (
-    PayeeAccount,
-    Payout,
-    PayoutStatus,
-)
+from payouts.models import PayeeAccount, Payout, PayoutStatus
 from payouts.notifications import _notify
 from payouts.submission.states import PAYEE_DATA_CODES, SENT, _in_transit, _platform_bank, _transition
 from verification.models import Participant
-from verification.services import (
-    participant_payable_account,
-)
+from verification.services import participant_payable_account
 
 
 def _settlement_post(payout: Payout) -> None:
@@ -53,14 +45,14 @@ def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
         _settlement_post(payout)
         _notify(payout, kind="settled")
         _payout_event_emit(payout, "payout.settled")
-        owed_meanwhile = Account.objects.filter(
+        owed = account_find(
             kind=AccountKind.PARTICIPANT_PAYABLE,
             currency=payout.currency,
             subject=person.ledger_subject,
             brand_id=person.brand_id,
-            balance__gt=0,
-        ).exists()
-        if owed_meanwhile:  # left while this payout was open (one at a time): it goes next
+        )
+        # Left while this payout was open (one at a time): it goes next.
+        if owed is not None and owed.balance > 0:
             enqueue_on_commit("payouts.tasks.payout_for_participant_task", person.pk, payout.currency)
     return payout
 

@@ -1,24 +1,12 @@
 """Payouts: the person's payable -> in transit -> the bank. The states, the scheme a payout goes by,
 and the one conditional transition every step goes through."""
 
-from functools import partial
-
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from joyback.ledger.models import Account, AccountKind
-from joyback.ledger.services import (
-    account_get_or_create,
-)
-from payouts.models import (
-    PayeeAccount,
-    Payout,
-    PayoutEvent,
-    PayoutScheme,
-    PayoutStatus,
-    Rail,
-)
+from joyback.ledger.services import account_for
+from payouts.models import PayeeAccount, Payout, PayoutEvent, PayoutScheme, PayoutStatus, Rail
 
 # Payouts: the person's payable -> in transit -> the bank. Every transition is a conditional update
 # from the states it may leave, so two workers (or a worker and a bank report) never both act.
@@ -38,22 +26,8 @@ class PayoutRefused(Exception):
         self.message = message
 
 
-_shared_accounts: dict[tuple, Account] = {}
-
-
-def _shared_account(*, kind: str, currency: str, brand_id: int | None, name: str) -> Account:
-    """A brand's in-transit account and the platform's bank never go away: looked up once per
-    process. Remembered only once committed, so one made in a transaction that rolls back is not."""
-    key = (kind, currency, brand_id)
-    if key not in _shared_accounts:
-        account = account_get_or_create(kind=kind, currency=currency, brand_id=brand_id, name=name)
-        transaction.on_commit(partial(_shared_accounts.setdefault, key, account))
-        return account
-    return _shared_accounts[key]
-
-
 def _in_transit(*, brand_id: int, currency: str) -> Account:
-    return _shared_account(
+    return account_for(
         kind=AccountKind.PAYOUT_IN_TRANSIT,
         currency=currency,
         brand_id=brand_id,
@@ -62,7 +36,7 @@ def _in_transit(*, brand_id: int, currency: str) -> Account:
 
 
 def _platform_bank(*, currency: str) -> Account:
-    return _shared_account(
+    return account_for(
         kind=AccountKind.PLATFORM_BANK, currency=currency, brand_id=None, name=f"Platform bank {currency}"
     )
 

@@ -9,12 +9,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from payouts import psp
-from payouts.models import (
-    Payout,
-    PayoutScheme,
-    PayoutStatus,
-    Rail,
-)
+from payouts.models import Payout, PayoutScheme, PayoutStatus, Rail
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import crash_point
 from payouts.submission.outcomes import payout_reject, payout_return, payout_settle

@@ -7,15 +7,10 @@ from django.db.models import CharField, Exists, OuterRef, Value
 from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
-from joyback.ledger.models import Account, AccountKind
+from joyback.ledger.models import AccountKind
+from joyback.ledger.selectors import accounts_of_kind
 from payouts.batches import payment_batch_build
-from payouts.models import (
-    OPEN_STATUSES,
-    Notification,
-    PayeeAccount,
-    Payout,
-    PayoutStatus,
-)
+from payouts.models import OPEN_STATUSES, Notification, PayeeAccount, Payout, PayoutStatus
 from payouts.notifications import notification_send
 from payouts.submission.create import payout_for_participant
 from payouts.submission.states import SENT
@@ -69,8 +64,7 @@ def participants_owed(*, limit: int) -> list[tuple[int, str]]:
     every reward and every new payee enqueues its payout; these are the ones a crash or a lost
     task left behind."""
     subject = Concat(Value("participant:"), Cast("participant_id", CharField()))
-    owed = Account.objects.filter(
-        kind=AccountKind.PARTICIPANT_PAYABLE,
+    owed = accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE).filter(
         subject=OuterRef("subject"),
         currency=OuterRef("currency"),
         balance__gt=0,

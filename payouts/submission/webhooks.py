@@ -6,12 +6,9 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from joyback.postgresql.prepared import prepared_fetchall
 from joyback.queue import claim_and_process, standing_work_inline
-from payouts.models import (
-    Payout,
-    TransferEvent,
-)
+from payouts import sql
+from payouts.models import Payout, TransferEvent
 from payouts.providers import provider
 from payouts.submission.submit import payout_status_apply
 
@@ -40,10 +37,8 @@ def transfer_webhook_receive(*, body: bytes, headers) -> int | None:
         event_id = adapter.webhook_event_id(payload)
     except (ValueError, KeyError, TypeError):
         raise TransferWebhookRefused(400, "not a transfer webhook") from None
-    rows = prepared_fetchall(
-        "INSERT INTO payouts_transferevent (provider, event_id, payload, received_at, attempts) "
-        "VALUES (%s, %s, %s::jsonb, %s, 0) ON CONFLICT (provider, event_id) DO NOTHING RETURNING id",
-        [settings.PAYOUT_PROVIDER, event_id, json.dumps(payload), timezone.now()],
+    rows = sql.transfer_event_insert(
+        [settings.PAYOUT_PROVIDER, event_id, json.dumps(payload), timezone.now()]
     )
     if not rows:
         return None
