@@ -22,9 +22,6 @@ from payouts.submission.states import PayoutRefused, _transition
 from payouts.submission.submit import payout_status_apply
 from payouts.vop import _creditor_name, vop_current
 
-# SEPA batch files: payouts verified and waiting leave together in pain.001 files, each file
-# written once, stored byte for byte, and sent at most once.
-
 
 def _transfer(payout: Payout) -> CreditTransfer:
     details = json.loads(payout.payee.account)

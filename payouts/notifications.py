@@ -21,9 +21,6 @@ from verification.providers import whatsapp
 logger = logging.getLogger(__name__)
 
 
-# Telling the person: one Notification row per payout, kind and channel (the unique key makes a
-# replayed transition harmless), written with the transition and sent after commit.
-
 REASON_TEXTS = {
     "AC01": gettext_lazy("the account number is not valid"),
     "AC04": gettext_lazy("the account is closed"),

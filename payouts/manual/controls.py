@@ -27,8 +27,6 @@ from payouts.submission.states import PayoutRefused
 logger = logging.getLogger(__name__)
 
 
-# Payout controls: what a payment partner's risk review asks of payouts made by hand.
-
 _LIMITS_LOCK = 0x4A42_4C49  # "JBLI": the advisory lock space of the payout limits
 
 

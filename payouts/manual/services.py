@@ -31,8 +31,6 @@ from payouts.submission.create import payout_for_participant
 from payouts.submission.states import PayoutRefused, _event, _in_transit, _transition, scheme_for
 from verification.services import participant_create, participant_payable_account
 
-# What finance members and admins do with payouts.
-
 CANCELLABLE = [PayoutStatus.AWAITING_APPROVAL, PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED]
 
 

@@ -34,10 +34,6 @@ from payouts.reconciliation.statement_import import (
 STAFF_UPLOAD_MAX_BYTES = 300 * 1024 * 1024
 
 
-# The bank channel: statements staff upload (booked once a second person approves), the chain of
-# statements per account, and the exceptions and alerts only platform staff resolve.
-
-
 def _may_see(request, *codenames) -> bool:
     return any(request.user.has_perm(f"payouts.{codename}") for codename in codenames)
 

@@ -26,9 +26,6 @@ from payouts.submission.outcomes import payout_return, payout_settle
 ALERTS = (Reason.SEQUENCE_GAP, Reason.OPENING_MISMATCH, Reason.BANK_DRIFT)
 
 
-# Resolving exceptions: platform staff only; what moves money needs a second person above
-# RECONCILIATION_SECOND_APPROVAL_MINOR; each resolution keeps who, who approved and why.
-
 MONEY_MOVING = (Action.LINK, Action.SUSPENSE, Action.DEPOSIT)
 
 

@@ -7,8 +7,6 @@ from payouts.models import ExceptionReason as Reason
 from payouts.models import ReconciliationException, Statement
 from payouts.reconciliation.bank_health import ledger_bank_balance
 
-# Integrity: the statements chain, and the ledger's bank agrees with the bank.
-
 
 def _chain_check(statement: Statement) -> None:
     """A camt.053 follows on from the account's previous one: the next sequence number, and an

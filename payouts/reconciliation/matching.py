@@ -30,8 +30,6 @@ from payouts.reconciliation.references import brand_for_reference
 from payouts.reconciliation.rules import BOOKED, SENT
 from payouts.submission.outcomes import payout_return, payout_settle
 
-# Matching.
-
 
 def lines_match(*, line_ids: list[int], import_id: int | None = None, offset: int = 0) -> tuple[int, int]:
     """Match lines to payouts, batches and deposits; (matched, exceptions)."""

@@ -8,8 +8,6 @@ from django.db import IntegrityError, transaction
 from campaigns.models import Brand
 from payouts.models import BrandFundingReference
 
-# Funding references.
-
 _REFERENCE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no I, O, 0, 1: read aloud and typed safely
 
 

@@ -43,9 +43,6 @@ def _sync_limit() -> int:
     return getattr(settings, "STATEMENT_SYNC_BYTES", 2 * 1024 * 1024)
 
 
-# Import.
-
-
 def statement_import_create(
     *, data: bytes, channel: str, filename: str = "", uploaded_by=None
 ) -> StatementImport:

@@ -1,6 +1,5 @@
 """Crash points: the tests stop a payout at each step as a killed process would, then restart."""
 
-# Crash points: the tests stop a payout at each step as a killed process would, then restart.
 _crash_at: set[str] = set()
 
 

@@ -1,5 +1,6 @@
-"""Payouts: the person's payable -> in transit -> the bank. The states, the scheme a payout goes by,
-and the one conditional transition every step goes through."""
+"""Payouts: the person's payable -> in transit -> the bank. Every transition is a conditional update
+from the states it may leave, so two workers (or a worker and a bank report) never both act; the
+scheme a payout goes by, and the accounts it moves through."""
 
 from django.conf import settings
 from django.utils import timezone
@@ -7,9 +8,6 @@ from django.utils import timezone
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.services import account_for
 from payouts.models import PayeeAccount, Payout, PayoutEvent, PayoutScheme, PayoutStatus, Rail
-
-# Payouts: the person's payable -> in transit -> the bank. Every transition is a conditional update
-# from the states it may leave, so two workers (or a worker and a bank report) never both act.
 
 PAYEE_DATA_CODES = frozenset(
     {"AC01", "AC02", "AC03", "AC04", "AC06", "AG01", "BE04", "MD07", "RR03", "RC01", "MS02"}
