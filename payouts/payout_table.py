@@ -13,7 +13,7 @@ from campaigns.models import Campaign
 from joyback.tables import DateRangeForm, csv_amount, csv_response, csv_when, page_of, query_without_page
 from joyback.words import said
 from payouts.models import Payout, PayoutStatus
-from payouts.services import reason_text
+from payouts.notifications import reason_text
 from verification.models import ActionClaim
 
 

@@ -1,6 +1,7 @@
 from django.urls import include, path
 
-from payouts import overview, payout_table, reconciliation_views, views
+from payouts import overview, payout_table, views
+from payouts.reconciliation import views as reconciliation_views
 from payouts.sandbox import bank as sandbox_bank
 
 app_name = "payouts"

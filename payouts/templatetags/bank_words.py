@@ -1,7 +1,7 @@
 from django import template
 from django.utils.translation import gettext as _
 
-from payouts.services import reason_text
+from payouts.notifications import reason_text
 
 register = template.Library()
 
