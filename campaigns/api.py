@@ -8,8 +8,8 @@ from rest_framework.response import Response
 
 from campaigns.models import Brand
 from campaigns.selectors import campaign_budget, campaign_get_for_brand, campaigns_for_brand
-from joyback.api.framework import ApiView
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
+from joyback.api.views import ApiView
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import accounts_for_brand
 

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from campaigns.services import BrandNotVerified, brand_money_allowed_check
-from joyback.api.services import webhook_event_emit
+from joyback.api.webhooks.delivery import webhook_event_emit
 from joyback.crypto import encrypt
 from joyback.ledger.models import Account, AccountKind, Transaction
 from joyback.ledger.services import (
