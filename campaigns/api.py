@@ -89,8 +89,8 @@ class BalanceListApi(ApiView):
         responses=list_envelope("BalanceList", BalanceOutput),
     )
     def get(self, request):
-        accounts = accounts_for_brand(brand_id=request.auth.brand_id).filter(
-            kind__in=[AccountKind.BRAND_FUNDING, AccountKind.CAMPAIGN_BUDGET]
+        accounts = accounts_for_brand(
+            brand_id=request.auth.brand_id, kinds=[AccountKind.BRAND_FUNDING, AccountKind.CAMPAIGN_BUDGET]
         )
         return Response({"data": self.BalanceOutput(accounts, many=True).data, "has_more": False})
 

@@ -237,7 +237,7 @@ MIDDLEWARE = [
     "joyback.api.versions.api_version_middleware",  # JoyBack-Version on every API answer
     "django.contrib.sessions.middleware.SessionMiddleware",
     "verification.sessions.participant_cookie_middleware",  # which participant a browser is
-    "django.middleware.locale.LocaleMiddleware",
+    "joyback.machine.LocaleMiddleware",  # Django's, leaving machine endpoints (machine_endpoint) alone
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
