@@ -235,9 +235,10 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "joyback.api.versions.api_version_middleware",  # JoyBack-Version on every API answer
+    "joyback.middleware.MachineEndpointsMiddleware",  # the views declared @machine_endpoint
     "django.contrib.sessions.middleware.SessionMiddleware",
     "verification.sessions.participant_cookie_middleware",  # which participant a browser is
-    "joyback.machine.LocaleMiddleware",  # Django's, leaving machine endpoints (machine_endpoint) alone
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -17,7 +17,7 @@ from joyback.api.exceptions import ApiError, api_error_response
 from joyback.api.idempotency import IdempotencyConflict, RequestIdempotency
 from joyback.api.models import InboundEvent, InboundEventStatus
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
-from joyback.api.views import ApiView, api_function_view, json_body
+from joyback.api.views import ApiView, api_function_view, input_validate, json_body
 from joyback.machine import machine_endpoint
 from joyback.money import KNOWN_CURRENCIES
 from joyback.queue import standing_work_inline
@@ -252,9 +252,7 @@ def _event_input(request) -> tuple[dict, str]:
         raise ApiError(
             "invalid_type", _("type is one of purchase, action, refund, like, comment."), field="type"
         )
-    serializer = EVENT_INPUTS[kind](data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data, kind
+    return input_validate(EVENT_INPUTS[kind], data), kind
 
 
 class EventDetailApi(ApiView):
