@@ -168,7 +168,7 @@ def _reward_take_back(claim: ActionClaim, *, reason: str, idempotency_key: str) 
     the rest (already paid out) as a debt on their receivable."""
     payable = participant_payable_account(participant=claim.participant, currency=claim.currency)
     receivable = participant_receivable_account(participant=claim.participant, currency=claim.currency)
-    accounts = accounts_lock([payable.pk, receivable.pk])
+    accounts = accounts_lock(account_ids=[payable.pk, receivable.pk])
     from_payable = min(max(accounts[payable.pk].balance, 0), claim.amount)
     legs = [(campaign_budget_account(campaign=claim.campaign), -claim.amount)]
     if from_payable:

@@ -12,12 +12,6 @@ def accounts_for_brand(*, brand_id: int, kinds=None):
     return accounts.order_by("kind", "subject", "currency")
 
 
-def account_find(*, kind: str, currency: str, brand_id=None, subject: str = "") -> Account | None:
-    """The account of this kind, owner and subject in this currency; None when it was never opened
-    (nothing was ever booked on it)."""
-    return Account.objects.filter(kind=kind, brand_id=brand_id, subject=subject, currency=currency).first()
-
-
 def account_available_subquery(*, kind: str, brand_id, subject, currency) -> Subquery:
     """One account's available amount (its balance less its holds) as a subquery, for a query over
     the account's owners: the arguments may be OuterRef expressions."""
@@ -27,6 +21,18 @@ def account_available_subquery(*, kind: str, brand_id, subject, currency) -> Sub
 
 def account_get_for_brand(*, brand_id: int, account_id: int) -> Account | None:
     return Account.objects.filter(brand_id=brand_id, pk=account_id).first()
+
+
+def account_find(
+    *, kind: str, currency: str, brand_id: int | None = None, subject: str = ""
+) -> Account | None:
+    """The one account of this kind, currency, brand and subject, if it exists yet."""
+    return Account.objects.filter(kind=kind, currency=currency, brand_id=brand_id, subject=subject).first()
+
+
+def accounts_of_kind(*, kind: str):
+    """Accounts of one kind, for the caller to narrow (by brand and subject, or in a subquery)."""
+    return Account.objects.filter(kind=kind)
 
 
 def account_entries(*, account: Account, limit: int = 100):

@@ -15,6 +15,7 @@ import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -150,9 +151,8 @@ def _posting_check(posting: Posting) -> str:
     return posting_fingerprint(posting)
 
 
-def accounts_lock(account_ids) -> dict[int, Account]:
-    """Row-lock accounts in ascending id order: the one lock order every writer uses, and the one
-    place ledger rows are locked (a caller outside the ledger reads their balances under the lock)."""
+def _accounts_lock(account_ids) -> dict[int, Account]:
+    """Row-lock accounts in ascending id order: the one lock order every writer uses."""
     accounts = Account.objects.select_for_update().filter(pk__in=sorted(set(account_ids))).order_by("pk")
     return {account.pk: account for account in accounts}
 
@@ -334,7 +334,7 @@ def postings_post(*, postings: Sequence[Posting]) -> list[PostingResult]:
                     results[plan.index] = _replay(plan, known[plan.posting.idempotency_key])
                 return results
         with transaction.atomic():
-            accounts = accounts_lock(account.pk for p in plans for account, _ in p.posting.legs)
+            accounts = _accounts_lock(account.pk for p in plans for account, _ in p.posting.legs)
             for index, result in _post_locked(plans, accounts).items():
                 results[index] = result
     return results
@@ -390,6 +390,27 @@ def account_get_or_create(
     return account
 
 
+_shared_accounts: dict[tuple, Account] = {}
+
+
+def account_for(*, kind: str, currency: str, brand_id: int | None, name: str) -> Account:
+    """An account that never goes away (a brand's payouts in transit, the platform's bank): looked
+    up once per process. Remembered only once committed, so one made in a transaction that rolls
+    back is not."""
+    key = (kind, currency, brand_id)
+    if key not in _shared_accounts:
+        account = account_get_or_create(kind=kind, currency=currency, brand_id=brand_id, name=name)
+        transaction.on_commit(partial(_shared_accounts.setdefault, key, account))
+        return account
+    return _shared_accounts[key]
+
+
+def accounts_lock(*, account_ids) -> dict[int, Account]:
+    """Lock accounts whose balances a service reads before it posts (the posting locks them again,
+    in the same id order): the one way code outside the ledger locks ledger rows."""
+    return _accounts_lock(account_ids)
+
+
 def platform_bank(*, currency: str) -> Account:
     return account_get_or_create(
         kind=AccountKind.PLATFORM_BANK, currency=currency, name=f"Platform bank {currency}"
@@ -406,7 +427,7 @@ def hold_reserve(
     if amount <= 0:
         raise InvalidPosting("A hold must reserve a positive amount.")
     with transaction.atomic():
-        locked = accounts_lock([account.pk])[account.pk]
+        locked = _accounts_lock([account.pk])[account.pk]
         if idempotency_key:
             existing = Hold.objects.filter(idempotency_key=idempotency_key).first()
             if existing:
@@ -468,7 +489,7 @@ def hold_commit(
     if not 0 < amount <= hold.amount:
         raise InvalidPosting(f"A commit must be between 1 and the held {hold.amount} minor units.")
     with transaction.atomic():
-        accounts = accounts_lock([hold.account_id, destination.pk])
+        accounts = _accounts_lock([hold.account_id, destination.pk])
         # Every resolution of a hold locks its account first, so this read cannot go stale.
         current = Hold.objects.get(pk=hold.pk)
         if current.status != HoldStatus.RESERVED:
@@ -496,7 +517,7 @@ def hold_commit(
 
 def hold_void(*, hold: Hold) -> None:
     with transaction.atomic():
-        accounts_lock([hold.account_id])
+        _accounts_lock([hold.account_id])
         current = Hold.objects.get(pk=hold.pk)
         _hold_claim(current, status=HoldStatus.VOIDED)
         _balances_save({}, {hold.account_id: -current.amount})
