@@ -13,10 +13,10 @@ from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from campaigns.models import LandingVisitDay
+from campaigns.sql import landing_visit_upsert
 from joyback.ratelimit import client_address
 
 # Crawlers, link previews (chat apps unfurling a link), monitors and scripted clients.
@@ -53,16 +53,10 @@ def visitor_hash(*, request, campaign_id: int, day: date) -> str:
     return hmac.new(_day_key(day), seen.encode(), hashlib.sha256).hexdigest()
 
 
-UPSERT = (
-    f"INSERT INTO {LandingVisitDay._meta.db_table} (campaign_id, day, visits) VALUES (%s, %s, 1) "  # noqa: S608
-    f"ON CONFLICT (campaign_id, day) DO UPDATE SET visits = {LandingVisitDay._meta.db_table}.visits + 1"
-)
-
-
 def landing_visit_add(*, campaign_id: int, day: date) -> None:
     """One more visit on the day: one statement, safe when many processes count at once."""
-    with transaction.atomic(durable=True), connection.cursor() as cursor:
-        cursor.execute(UPSERT, [campaign_id, day])
+    with transaction.atomic(durable=True):
+        landing_visit_upsert(campaign_id=campaign_id, day=day)
 
 
 def landing_visit_record(*, request, campaign_id: int, now: datetime | None = None) -> bool:
