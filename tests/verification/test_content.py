@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import timezone
 
 from campaigns.licence import licence_terms_publish
 from campaigns.models import Campaign
@@ -61,16 +61,27 @@ def status_page(client, claim):
 
 
 def test_the_licence_is_shown_before_the_share_in_the_persons_language(client, licensed, pat_video):
-    with translation.override("de"):
-        html = client.get(
-            reverse("verification:steps", args=[licensed.slug]),
-            headers={"HX-Request": "true", "Accept-Language": "de"},
-        ).content.decode()
+    url = reverse("verification:steps", args=[licensed.slug])
 
-    assert 'name="licence_accepted"' in html
-    english = steps_html(client, licensed)
+    german = client.get(url, headers={"HX-Request": "true", "Accept-Language": "de"}).content.decode()
+    spanish = client.get(url, headers={"HX-Request": "true", "Accept-Language": "es"}).content.decode()
+    english = client.get(url, headers={"HX-Request": "true", "Accept-Language": "en"}).content.decode()
+
+    assert "Was du Alpaca Coffee mit deinem Video erlaubst:" in german
+    assert "Für 90 Tage ab deinem Teilen." in german and "Ich erteile diese Lizenz für mein Video" in german
+    assert "Lo que permites a Alpaca Coffee hacer con tu vídeo:" in spanish
     assert "may use it in paid ads" in english and "For 90 days from your share." in english
-    assert "DE, AT" in english or "AT, DE" in english
+    assert "AT, DE" in english and 'name="licence_accepted"' in english
+
+
+def test_the_persons_language_is_recorded_with_the_licence(client, licensed, pat_video):
+    client.post(
+        reverse("verification:share_submit", args=[licensed.slug]),
+        {"video_url": video_share_url(pat_video), "licence_accepted": "on"},
+        headers={"Accept-Language": "de"},
+    )
+
+    assert LicenceGrant.objects.get().language == "de"
 
 
 def test_a_share_without_agreeing_to_the_licence_is_refused_and_nothing_is_held(client, licensed, pat_video):
