@@ -358,3 +358,27 @@ def test_reach_value_is_the_best_tier_plus_the_rate_capped():
         5_00 + 1_00,
         6_00,
     ]
+
+
+def test_a_video_growing_on_tiktok_is_topped_up_as_it_grows_and_a_recount_takes_nothing(
+    client, tiered, video
+):
+    from verification.models import SandboxTikTokVideo
+
+    claim = shared_claim(client, tiered, video)
+    growing = SandboxTikTokVideo.objects.filter(pk=video.pk)
+    growing.update(views_per_hour=500, report_lag_minutes=60, create_time=timezone.now() - timedelta(hours=4))
+
+    reach_recheck(claim_id=claim.pk)  # 10 + 500 views an hour for the 3 hours TikTok has counted
+    assert paid(claim) == 1_00
+    growing.update(create_time=timezone.now() - timedelta(hours=25), dip_every=4)  # the share read it once
+    reach_recheck(claim_id=claim.pk)  # 12,010 views
+    assert paid(claim) == 5_00
+    reach_recheck(claim_id=claim.pk)  # the third read: a recount a twentieth lower, below 12,000
+
+    assert paid(claim) == 5_00
+    assert list(VideoMetric.objects.filter(claim=claim).values_list("views", flat=True)) == [
+        1_510,
+        12_010,
+        11_410,
+    ]

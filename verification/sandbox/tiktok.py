@@ -428,7 +428,7 @@ def studio(request):
         return redirect(
             reverse("verification:sandbox_tiktok_studio") + (f"?{urlencode({'next': back})}" if back else "")
         )
-    users = SandboxTikTokUser.objects.order_by("display_name").prefetch_related("videos")
+    users = SandboxTikTokUser.objects.order_by("display_name").prefetch_related("videos__ad_codes")
     in_moderation = SandboxTikTokPublish.objects.filter(
         status="PUBLISH_COMPLETE", video__isnull=True, post_info__privacy_level="PUBLIC_TO_EVERYONE"
     ).select_related("grant__user")
@@ -436,6 +436,7 @@ def studio(request):
         "users": users,
         "in_moderation": in_moderation,
         "back": _studio_back(request.GET.get("next", "")),
+        "ad_code_days": AD_CODE_DAYS,
     }
     return render(request, "sandbox/tiktok_studio.html", context)
 
@@ -451,6 +452,7 @@ def _growth(form) -> dict:
 
 
 AD_CODE_DAYS = (7, 30, 60, 365)
+SANDBOX_ADS_TOKEN = "sbx-ads-token"  # noqa: S105  (the sandbox Business API's own, public by design)
 
 
 def ad_code_generate(*, video: SandboxTikTokVideo, days: int) -> SandboxTikTokAdCode:
@@ -468,7 +470,7 @@ def _business_error(code: int, message: str) -> JsonResponse:
 def ad_code_info(request):
     """GET /open_api/v1.3/tt_video/info/: what a Spark Ads authorisation code is for, and until when."""
     _sandbox_only()
-    if request.headers.get("Access-Token", "") != settings.TIKTOK_ADS_ACCESS_TOKEN:
+    if request.headers.get("Access-Token", "") != SANDBOX_ADS_TOKEN:
         return _business_error(40105, "Access token is incorrect or has been revoked.")
     if not request.GET.get("advertiser_id"):
         return _business_error(40002, "advertiser_id: Missing data for required field.")
