@@ -149,8 +149,12 @@ def tiktok_post_start(
     language: str = "en",
 ) -> TikTokPost:
     """Store the chosen file and hold the reward; a worker sends it to TikTok after the commit."""
+    from verification.content import purchase_gate, share_reward
+    from verification.reach import reach_ceiling
+
     if publish_token(identity=identity) is None:
         raise PostRefused("publish_consent")
+    purchases = purchase_gate(rule=rule, participant=identity.participant)  # a buyers-only step stays closed
     if upload is None or not upload.size:
         raise PostRefused("video_missing")
     if upload.size > settings.TIKTOK_POST_MAX_BYTES:
@@ -188,10 +192,15 @@ def tiktok_post_start(
                 content_type=content_type,
                 video_size=upload.size,
             )
+            amount = share_reward(rule=rule, purchases=purchases)
+            if rule.pays_by_reach:
+                amount = reach_ceiling(rule=rule, participant=identity.participant, per_video=amount)
+                if amount <= 0:
+                    raise ClaimRefused("reach_cap")
             try:
                 hold = hold_reserve(
                     account=_budget(rule),
-                    amount=rule.reward_amount,
+                    amount=amount,
                     idempotency_key=f"tiktok-post-hold:{post.pk}",
                     reference=f"tiktok-post:{post.pk}",
                 )
@@ -371,7 +380,8 @@ def tiktok_post_public(*, post_id: int, video_id: str) -> str:
             identity=post.identity,
             status=ClaimStatus.PENDING,
             reason="awaiting_window",
-            amount=rule.reward_amount,
+            # What was held for the post: the product's reward, or a reach share's most.
+            amount=Hold.objects.get(pk=post.hold_id).amount if post.hold_id else rule.reward_amount,
             currency=post.campaign.currency,
             hold_id=post.hold_id,
             evidence={

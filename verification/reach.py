@@ -31,11 +31,14 @@ from verification.models import (
     FraudSignal,
     Participant,
     ReachTopUp,
+    TikTokPost,
     TikTokToken,
     VideoMetric,
 )
 
 COUNTED = [ClaimStatus.PENDING, ClaimStatus.APPROVED, ClaimStatus.NEEDS_REVIEW]
+# A video on its way to TikTok through JoyBack (verification.services.POSTS_UNDER_WAY).
+POSTS_UNDER_WAY = ["stored", "uploading", "processing", "published"]
 
 
 def reach_interval(rule: ActionRule) -> timedelta:
@@ -48,22 +51,25 @@ def reach_ceiling(*, rule: ActionRule, participant: Participant, per_video: int)
     person's and the rule's campaign caps leave (every undecided share counts at its most).
     Called under the rule's lock, so two shares cannot take the same room."""
     ceiling = per_video
+    reach = Q(rule__reach_per_thousand__isnull=False) | ~Q(rule__reach_tiers=[])
     if rule.reach_person_cap is not None:
-        used = (
-            ActionClaim.objects.filter(
-                campaign_id=rule.campaign_id, participant=participant, status__in=COUNTED
-            )
-            .filter(Q(rule__reach_per_thousand__isnull=False) | ~Q(rule__reach_tiers=[]))
-            .aggregate(total=Sum("amount"))["total"]
-            or 0
-        )
-        ceiling = min(ceiling, rule.reach_person_cap - used)
+        claims = ActionClaim.objects.filter(
+            campaign_id=rule.campaign_id, participant=participant, status__in=COUNTED
+        ).filter(reach)
+        posts = TikTokPost.objects.filter(campaign_id=rule.campaign_id, participant=participant).filter(reach)
+        ceiling = min(ceiling, rule.reach_person_cap - _taken(claims, posts))
     if rule.reach_campaign_cap is not None:
-        used = ActionClaim.objects.filter(rule=rule, status__in=COUNTED).aggregate(total=Sum("amount"))[
-            "total"
-        ]
-        ceiling = min(ceiling, rule.reach_campaign_cap - (used or 0))
+        claims = ActionClaim.objects.filter(rule=rule, status__in=COUNTED)
+        ceiling = min(ceiling, rule.reach_campaign_cap - _taken(claims, TikTokPost.objects.filter(rule=rule)))
     return max(ceiling, 0)
+
+
+def _taken(claims, posts) -> int:
+    """What shares take of a cap: each claim at its amount, each video on its way through JoyBack
+    (no claim yet) at what its post holds."""
+    on_the_way = posts.filter(status__in=POSTS_UNDER_WAY, claim__isnull=True).values("hold_id")
+    held = Hold.objects.filter(pk__in=on_the_way).aggregate(total=Sum("amount"))["total"] or 0
+    return (claims.aggregate(total=Sum("amount"))["total"] or 0) + held
 
 
 def reach_schedule(*, claim: ActionClaim) -> None:

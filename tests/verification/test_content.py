@@ -367,3 +367,24 @@ def test_a_purchase_in_its_return_window_does_not_open_the_step_yet(client, buye
     client.get(authorize(client, campaign.slug, display_name="Pat Creator"))
 
     assert "still in its return window" in steps_html(client, campaign)
+
+
+def test_posting_through_joyback_is_closed_to_a_non_buyer_too(client, buyers_only, settings, tmp_path):
+    from tests.verification.test_tiktok_posting import connect, mp4, post_video
+    from verification.models import TikTokPost
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "video_uploads": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "uploads")},
+        },
+    }
+    campaign, _shop = buyers_only
+    connect(client, campaign)
+
+    response = post_video(client, campaign, mp4())
+
+    assert "Only buyers can earn this reward" in response.content.decode()
+    assert not TikTokPost.objects.exists()
+    assert campaign_budget_account(campaign=campaign).held == 0

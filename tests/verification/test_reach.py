@@ -382,3 +382,30 @@ def test_a_video_growing_on_tiktok_is_topped_up_as_it_grows_and_a_recount_takes_
         12_010,
         11_410,
     ]
+
+
+def test_a_video_on_its_way_through_joyback_takes_its_room_in_the_campaign_cap(
+    client, summer, settings, tmp_path
+):
+    from tests.verification.test_tiktok_posting import connect, mp4, post_video
+    from verification.models import TikTokPost
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "video_uploads": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "uploads")},
+        },
+    }
+    reach_rule(summer, reach_campaign_cap=10_00)
+    connect(client, summer)
+    post_video(client, summer, mp4())
+    post = TikTokPost.objects.get()
+    assert Hold.objects.get(pk=post.hold_id).amount == 8_00
+
+    _second_person_shares(client, summer)
+
+    assert (
+        ActionClaim.objects.get(identity__display_name="Sam Creator", rule__trigger="ugc_share").amount
+        == 2_00
+    )
