@@ -416,6 +416,10 @@ class TikTokPost(models.Model):
         ActionClaim, null=True, blank=True, on_delete=models.PROTECT, related_name="tiktok_post"
     )
     attempts = models.PositiveSmallIntegerField(default=0)
+    # The licence the person agreed to when they chose the video (campaigns.LicenceTerms id and the
+    # language it was shown in): recorded with the claim once the post is public.
+    licence_terms_id = models.BigIntegerField(null=True, blank=True)
+    licence_language = models.CharField(max_length=10, blank=True, default="", db_default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

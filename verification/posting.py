@@ -147,14 +147,16 @@ def tiktok_post_start(
     upload,
     text: str,
     language: str = "en",
+    licence_accepted: bool = False,
 ) -> TikTokPost:
     """Store the chosen file and hold the reward; a worker sends it to TikTok after the commit."""
-    from verification.content import purchase_gate, share_reward
+    from verification.content import licence_terms_for_share, purchase_gate, share_reward
     from verification.reach import reach_ceiling
 
     if publish_token(identity=identity) is None:
         raise PostRefused("publish_consent")
     purchases = purchase_gate(rule=rule, participant=identity.participant)  # a buyers-only step stays closed
+    terms = licence_terms_for_share(campaign=rule.campaign, accepted=licence_accepted)
     if upload is None or not upload.size:
         raise PostRefused("video_missing")
     if upload.size > settings.TIKTOK_POST_MAX_BYTES:
@@ -191,6 +193,8 @@ def tiktok_post_start(
                 file_name=file_name,
                 content_type=content_type,
                 video_size=upload.size,
+                licence_terms_id=terms.pk if terms else None,
+                licence_language=(language or "")[:10] if terms else "",
             )
             amount = share_reward(rule=rule, purchases=purchases)
             if rule.pays_by_reach:
@@ -396,6 +400,12 @@ def tiktok_post_public(*, post_id: int, video_id: str) -> str:
             },
             check_at=timezone.now() + timedelta(hours=rule.window_hours),
         )
+        if post.licence_terms_id:
+            from campaigns.models import LicenceTerms
+            from verification.content import licence_grant_record
+
+            terms = LicenceTerms.objects.get(pk=post.licence_terms_id)
+            licence_grant_record(claim=claim, terms=terms, language=post.licence_language)
         post.status, post.post_id, post.claim = PostStatus.PUBLIC, video_id, claim
         post.save(update_fields=["status", "post_id", "claim", "updated_at"])
         caption_check_record(

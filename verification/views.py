@@ -448,6 +448,7 @@ def _tiktok_post(request, slug):
             upload=request.FILES.get("video"),
             text=request.POST.get("caption", "")[:2200],
             language=get_language(),
+            licence_accepted=request.POST.get("licence_accepted") == "on",
         )
     except ClaimRefused as refusal:
         messages.error(request, refusal.message)

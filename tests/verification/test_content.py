@@ -388,3 +388,29 @@ def test_posting_through_joyback_is_closed_to_a_non_buyer_too(client, buyers_onl
     assert "Only buyers can earn this reward" in response.content.decode()
     assert not TikTokPost.objects.exists()
     assert campaign_budget_account(campaign=campaign).held == 0
+
+
+def test_a_video_posted_through_joyback_records_the_licence_once_public(
+    client, licensed, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    from tests.verification.test_tiktok_posting import connect, mp4
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "video_uploads": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "uploads")},
+        },
+    }
+    connect(client, licensed)
+    url = reverse("verification:tiktok_post", args=[licensed.slug])
+    refused = client.post(url, {"trigger": "ugc_share", "caption": "Hi", "video": mp4()}, follow=True)
+    assert "agree to it to share your video" in refused.content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(url, {"trigger": "ugc_share", "caption": "Hi", "video": mp4(), "licence_accepted": "on"})
+    with django_capture_on_commit_callbacks(execute=True):
+        provider_events_process()
+
+    claim = ActionClaim.objects.get(rule__trigger="ugc_share")
+    assert (claim.licence.terms.version, claim.licence.identity) == (1, claim.identity)

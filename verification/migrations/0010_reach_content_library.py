@@ -242,4 +242,14 @@ class Migration(migrations.Migration):
             model_name="videometric",
             index=models.Index(fields=["claim", "at"], name="verification_metric_claim"),
         ),
+        migrations.AddField(
+            model_name="tiktokpost",
+            name="licence_language",
+            field=models.CharField(blank=True, db_default="", default="", max_length=10),
+        ),
+        migrations.AddField(
+            model_name="tiktokpost",
+            name="licence_terms_id",
+            field=models.BigIntegerField(blank=True, null=True),
+        ),
     ]
