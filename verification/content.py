@@ -153,7 +153,7 @@ def spark_codes_expire(*, now=None) -> int:
 LIBRARY_FILTERS = ("campaign", "licence", "disclosure", "code")
 
 
-def content_library(*, brand: Brand, filters: dict | None = None):
+def content_library(*, brand: Brand, filters: dict | None = None, claim_id: int | None = None):
     """The brand's shares, newest first, each with licence, code, metrics and disclosure status
     attached (`licence_grant`, `code`, `metric_rows`, `disclosure`)."""
     filters = filters or {}
@@ -163,6 +163,8 @@ def content_library(*, brand: Brand, filters: dict | None = None):
         .prefetch_related(Prefetch("metrics", queryset=VideoMetric.objects.order_by("at", "pk")))
         .order_by("-created_at", "-pk")
     )
+    if claim_id is not None:
+        claims = claims.filter(pk=claim_id)
     campaign_id = str(filters.get("campaign") or "")
     if campaign_id.isdigit():
         claims = claims.filter(campaign_id=int(campaign_id))
@@ -208,7 +210,7 @@ def _has(claim: ActionClaim, name: str) -> bool:
 
 
 def content_library_claim(*, brand: Brand, claim_id: int) -> ActionClaim | None:
-    rows = [claim for claim in content_library(brand=brand) if claim.pk == claim_id]
+    rows = content_library(brand=brand, claim_id=claim_id)
     return rows[0] if rows else None
 
 

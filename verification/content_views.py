@@ -66,8 +66,8 @@ def library_csv(request):
 
 @brand_member_required()
 @require_GET
-def library_item(request, claim_id):
-    claim = content_library_claim(brand=request.brand, claim_id=claim_id)
+def library_item(request, share_id):
+    claim = content_library_claim(brand=request.brand, claim_id=share_id)
     if claim is None:
         raise Http404("No such video")
     video = claim.evidence.get("video", {})

@@ -300,3 +300,4 @@ def reach_review_decide(*, locked: ActionClaim, decision: str) -> None:
     locked.status, locked.reason = ClaimStatus.REJECTED, "review_rejected"
     locked.decided_at, locked.next_check_at = timezone.now(), None
     locked.save(update_fields=["status", "reason", "decided_at", "next_check_at", "amount"])
+    claim_event_emit(locked, "claim.rejected")

@@ -985,11 +985,15 @@ def claim_review(*, claim: ActionClaim, decided_by, decision: str, reason: str) 
         ReviewDecision.objects.create(
             claim=locked, decided_by=decided_by, decision=decision, reason=reason[:300]
         )
-        if locked.rule.pays_by_reach and not locked.purchase_id:
+        if (
+            locked.rule.pays_by_reach
+            and not locked.purchase_id
+            and (locked.reach_paid or locked.metrics.exists())
+        ):
+            # A share paid by reach (its views were read): the decision is on the reading it stopped.
             from verification.reach import reach_review_decide
 
             reach_review_decide(locked=locked, decision=decision)
-            claim_event_emit(locked, "reward.approved" if decision == "approve" else "claim.rejected")
             return locked
         if decision == "approve":
             if not locked.ledger_transaction_id:
