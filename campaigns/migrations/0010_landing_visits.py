@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("campaigns", "0008_campaign_texts_per_language"),
+        ("campaigns", "0009_reach_licence_purchase_gate"),
     ]
 
     operations = [
