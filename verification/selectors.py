@@ -1,6 +1,6 @@
 from dataclasses import dataclass
 
-from django.db.models import BigIntegerField, Count, Q, Sum, Value
+from django.db.models import BigIntegerField, Count, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Coalesce, TruncDate
 
@@ -19,6 +19,7 @@ from verification.models import (
     ShopConnection,
     TikTokPost,
     TikTokToken,
+    VideoMetric,
 )
 
 
@@ -278,9 +279,12 @@ def people_earned(*, participant_ids) -> dict[int, list[tuple[str, int]]]:
     return earned
 
 
-def _latest_count(name: str):
-    """A video's count as last measured: at the window's close if it came, else at the submit."""
+def _latest_count(name: str, metric: str):
+    """A video's count as last measured: its latest re-check (shares paid by reach keep one per
+    read), else at the window's close, else at the submit."""
+    latest = VideoMetric.objects.filter(claim=OuterRef("pk"), found=True).order_by("-at", "-pk")
     return Coalesce(
+        Subquery(latest.values(metric)[:1]),
         Cast(KeyTextTransform(name, KeyTextTransform("recheck", "evidence")), BigIntegerField()),
         Cast(KeyTextTransform(name, KeyTextTransform("video", "evidence")), BigIntegerField()),
         Value(0),
@@ -299,9 +303,9 @@ def shared_videos(*, campaign_ids, since, until):
         )
         .exclude(evidence__video__isnull=True)
         .annotate(
-            views=_latest_count("view_count"),
-            likes=_latest_count("like_count"),
-            comments=_latest_count("comment_count"),
+            views=_latest_count("view_count", "views"),
+            likes=_latest_count("like_count", "likes"),
+            comments=_latest_count("comment_count", "comments"),
             day=TruncDate("created_at"),
         )
     )

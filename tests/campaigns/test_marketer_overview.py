@@ -225,6 +225,17 @@ def test_reach_is_the_videos_latest_counts(client, alice, alpaca, summer):
 
     # Views 900 (measured at the window's close) + 50 (at the share); likes 40 + 5; comments 3 + 1.
     assert ">950<" in body and ">45<" in body and ">4<" in body
+
+    # A share paid by reach keeps a reading per re-check: the latest one counts.
+    from verification.models import VideoMetric
+
+    read = ActionClaim.objects.get(evidence__video__video_id="v1")
+    VideoMetric.objects.create(
+        claim=read, at=timezone.now() - timedelta(hours=2), views=60, likes=6, comments=1
+    )
+    VideoMetric.objects.create(claim=read, at=timezone.now(), views=700, likes=70, comments=7)
+    body = client.get(reverse("verification:overview_reach", args=["alpaca"])).content.decode()
+    assert ">1,600<" in body and ">110<" in body and ">10<" in body
     assert "<title>Views," in body  # values on hover
     assert "<table" in body  # and as text
 
