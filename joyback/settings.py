@@ -183,6 +183,11 @@ PAYOUT_VELOCITY_ALERT_COUNT = int(os.environ.get("PAYOUT_VELOCITY_ALERT_COUNT", 
 PAYOUT_VELOCITY_WINDOW_MINUTES = int(os.environ.get("PAYOUT_VELOCITY_WINDOW_MINUTES", "10"))
 # A submission with no answer for this long is asked about, never sent again blindly.
 PAYOUT_STALE_SECONDS = int(os.environ.get("PAYOUT_STALE_SECONDS", "60"))
+# The payout pipeline (payouts.pipeline): people paid per batch of the standing worker, and how
+# many transfers one worker has on their way to the provider at once (the tests send in turn, on
+# their own connection: sender threads would keep connections to the test database open).
+PAYOUT_BATCH_SIZE = int(os.environ.get("PAYOUT_BATCH_SIZE", "100"))
+PAYOUT_SEND_THREADS = int(os.environ.get("PAYOUT_SEND_THREADS", "1" if JOYBACK_ENV == "test" else "8"))
 SANDBOX_BANK_RETURN_AFTER_SECONDS = int(os.environ.get("SANDBOX_BANK_RETURN_AFTER_SECONDS", "0"))
 # Only the bank's channel books money: its feed (fetched every minute; the sandbox bank's in the
 # sandbox) and the folder it drops statements in, when set. Staff uploads wait for a second person.

@@ -22,6 +22,17 @@ class PayoutsConfig(AppConfig):
             max_attempts=SUBMISSION_MAX_ATTEMPTS,
             arrived_field="created_at",
         )
+        from payouts.pipeline import payouts_due_process
+        from verification.models import Participant
+        from verification.services import PAYOUTS_DUE
+
+        standing_work_register(
+            name=PAYOUTS_DUE,
+            claim_and_process=payouts_due_process,
+            unfinished=Participant.objects.filter(payout_due_at__isnull=False),
+            max_attempts=None,
+            arrived_field="payout_due_at",
+        )
         standing_work_register(
             name="payment provider webhooks",
             claim_and_process=transfer_events_process,

@@ -71,6 +71,7 @@ from verification.providers import whatsapp
 from verification.services import (
     participant_create,
     participant_payable_account,
+    participant_payout_due,
     participants_flag,
 )
 
@@ -733,7 +734,7 @@ def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
             balance__gt=0,
         ).exists()
         if owed_meanwhile:  # left while this payout was open (one at a time): it goes next
-            enqueue_on_commit("payouts.tasks.payout_for_participant_task", person.pk, payout.currency)
+            participant_payout_due(participant_id=person.pk)
     return payout
 
 
@@ -1042,7 +1043,6 @@ def _message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:
     """Subject, body and the WhatsApp template's parameters, in the current language."""
     amount = money_format(payout.amount, payout.currency, translation.get_language() or "en")
     account = payout.payee.account_masked
-    url = _status_url(payout.participant)
     if kind == "settled":
         return (
             _("Your reward of %(amount)s is paid") % {"amount": amount},
@@ -1052,6 +1052,7 @@ def _message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:
         )
     reason = reason_text(payout.reason_code)
     if kind == "fix_details":
+        url = _status_url(payout.participant)
         return (
             _("Please check your bank details"),
             _(
