@@ -398,8 +398,9 @@ Q_CLUSTER = {
     # more than the tasks. Failures are still kept (admin, "Failed tasks"); the work is in our tables.
     "save_limit": -1,
     # With the database as broker, an empty queue is looked at again this often (seconds): a task
-    # enqueued meanwhile (an approved reward's payout) waits up to this long. One small query a look.
-    "poll": 0.05,
+    # enqueued meanwhile waits up to this long. One small query a look, which an idle cluster pays
+    # every time; approved rewards reach the bank through the standing worker, not through a task.
+    "poll": 0.2,
     # Tests run queued work inline, at once; everywhere else a worker process does.
     "sync": env_bool("Q_SYNC", JOYBACK_ENV == "test"),
 }

@@ -292,3 +292,17 @@ def test_workers_racing_over_the_same_people_never_submit_a_payout_twice(club, m
 
     assert_whole(people)
     assert set(Payout.objects.values_list("submissions", flat=True)) == {1}
+
+
+def test_an_idle_worker_finds_the_people_due_with_one_statement(club, django_assert_num_queries):
+    from joyback.queue import standing_work_waiting
+
+    person, identity = ready_person(club)
+    with django_assert_num_queries(1):
+        assert standing_work_waiting() is False
+    approve(club, identity)
+    with django_assert_num_queries(1):
+        assert standing_work_waiting() is True
+    pipeline.payouts_due_process()
+    assert standing_work_waiting() is False
+    assert Payout.objects.get(participant=person).status == "settled"

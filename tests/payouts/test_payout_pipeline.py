@@ -5,8 +5,8 @@ from functools import partial
 import pytest
 
 from payouts import services, tasks
-from payouts.pipeline import payouts_due_process
 from payouts.models import Payout, SandboxBankPayment
+from payouts.pipeline import payouts_due_process
 from tests.conftest import rewarded_in_browser
 from tests.payouts.conftest import IBANS, payee_details
 
