@@ -5,6 +5,7 @@ reward paid exactly once, one transfer per EndToEndId at the bank and the ledger
 
 import contextlib
 import itertools
+import json
 import threading
 from datetime import timedelta
 
@@ -306,3 +307,39 @@ def test_an_idle_worker_finds_the_people_due_with_one_statement(club, django_ass
     pipeline.payouts_due_process()
     assert standing_work_waiting() is False
     assert Payout.objects.get(participant=person).status == "settled"
+
+
+def test_the_banks_match_is_kept_when_the_same_details_are_entered_again(club, monkeypatch):
+    from payouts import psp
+
+    person, _identity = ready_person(club)
+    first = person.payee_accounts.get()
+    asked = []
+    real = psp.payee_verify
+    monkeypatch.setattr(psp, "payee_verify", lambda **kw: asked.append(kw) or real(**kw))
+
+    again = services.payee_account_save(
+        participant=person,
+        name=first.holder_name,
+        email=first.email,
+        phone="",
+        bank_account=iban_check(json.loads(first.account)["iban"]),
+        currency="EUR",
+        consent_version=CONSENT_VERSION,
+        onboard=False,
+    )
+    kept = services.payee_vop_check(payee=again)
+    renamed = services.payee_account_save(
+        participant=person,
+        name="Someone Else",
+        email=first.email,
+        phone="",
+        bank_account=iban_check(json.loads(first.account)["iban"]),
+        currency="EUR",
+        consent_version=CONSENT_VERSION,
+        onboard=False,
+    )
+    services.payee_vop_check(payee=renamed)
+
+    assert kept.result == "MTCH" and kept.checked_at == first.vop_checks.get().checked_at
+    assert [call["name"] for call in asked] == ["Someone Else"]  # only the new name went to the bank
