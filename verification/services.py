@@ -9,7 +9,8 @@ from datetime import timedelta
 from functools import partial
 
 from django.db import IntegrityError, transaction
-from django.db.models import Sum
+from django.db.models import Sum, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
@@ -442,9 +443,12 @@ PAYOUTS_DUE = "payouts due"  # the standing work the payouts app (to the right) 
 def participant_payout_due(*, participant_id: int) -> None:
     """Money is owed to the person: the payout pipeline takes them in its next batch. One statement
     on the person's row (in the caller's transaction, or on its own), not a queued task per reward;
-    an earlier mark not yet taken is kept, so the oldest wait is what the pipeline sees."""
-    Participant.objects.filter(pk=participant_id, payout_due_at__isnull=True).update(
-        payout_due_at=timezone.now()
+    an earlier mark not yet taken is kept, so the oldest wait is what the pipeline sees.
+
+    Always a write, never skipped when a mark is there: a batch that holds the person and has
+    cleared their mark is waited for, so this reward is marked again rather than left to the sweep."""
+    Participant.objects.filter(pk=participant_id).update(
+        payout_due_at=Coalesce("payout_due_at", Value(timezone.now()))
     )
     standing_work_soon(PAYOUTS_DUE)
 
