@@ -22,6 +22,7 @@ from functools import partial
 from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone, translation
 
 from joyback.api.models import WebhookEndpoint
@@ -49,6 +50,7 @@ logger = logging.getLogger(__name__)
 RETRY_AFTER = timedelta(seconds=60)
 
 _pool: ThreadPoolExecutor | None = None
+_idle = True
 
 
 SENDER_NAME = "payout-send"
@@ -109,8 +111,9 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
     """The payouts of up to `limit` people due, made, posted and (where they may go at once) claimed
     as submitted, in one transaction: (people claimed, payouts to send, payouts left to the single
     path)."""
+    global _idle
     now = timezone.now()
-    if not Participant.objects.filter(payout_due_at__lte=now).exists():
+    if _idle and not Participant.objects.filter(payout_due_at__lte=now).exists():
         return 0, [], []  # the idle worker's usual answer: one statement, no transaction
     paused = payouts_paused()
     with transaction.atomic(durable=True):
@@ -120,32 +123,29 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
             .order_by("payout_due_at")
             .values_list("pk", "brand_id", "brand__verified_at")[:limit]
         )
+        _idle = len(people) < limit  # a full batch: more are likely waiting, no need to ask first
         if not people:
             return 0, [], []
         Participant.objects.filter(pk__in=[pk for pk, _brand, _verified in people]).update(payout_due_at=None)
         services.crash_point("batch_claimed")
         # A brand whose verification staff withdrew pays nothing (the sweep pays it once verified).
         brand_of = {pk: brand_id for pk, brand_id, verified_at in people if verified_at is not None}
+        # Flagged people wait for a person's decision (which marks them again), and one payout at
+        # a time: a person with one under way is marked again when it settles.
+        in_review = ActionClaim.objects.filter(
+            participant_id=OuterRef("participant_id"), status=ClaimStatus.NEEDS_REVIEW
+        )
+        under_way = Payout.objects.filter(
+            participant_id=OuterRef("participant_id"),
+            currency=OuterRef("currency"),
+            manual=False,
+            status__in=OPEN_STATUSES,
+        )
         payees = {
             payee.participant_id: payee
             for payee in PayeeAccount.objects.filter(
                 participant_id__in=brand_of, replaced_at__isnull=True, unusable_code=""
-            )
-        }
-        in_review = set(
-            ActionClaim.objects.filter(
-                participant_id__in=payees, status=ClaimStatus.NEEDS_REVIEW
-            ).values_list("participant_id", flat=True)
-        )
-        under_way = set(
-            Payout.objects.filter(
-                participant_id__in=payees, manual=False, status__in=OPEN_STATUSES
-            ).values_list("participant_id", "currency")
-        )
-        payees = {
-            pk: payee
-            for pk, payee in payees.items()
-            if pk not in in_review and (pk, payee.currency) not in under_way
+            ).filter(~Exists(in_review), ~Exists(under_way))
         }
         if not payees:
             return len(people), [], []
@@ -187,12 +187,12 @@ def _accounts_lock(payees: dict, brand_of: dict) -> dict:
         services._in_transit(brand_id=brand_id, currency=currency).pk
         for brand_id, currency in {(brand_of[pk], payee.currency) for pk, payee in payees.items()}
     }
-    owed = Account.objects.filter(
+    owed = Q(
         kind__in=[AccountKind.PARTICIPANT_PAYABLE, AccountKind.PARTICIPANT_RECEIVABLE],
         subject__in=[f"participant:{pk}" for pk in payees],
         brand_id__in=set(brand_of.values()),
-    ).values_list("pk", flat=True)
-    locked = Account.objects.select_for_update().filter(pk__in=[*in_transit, *owed]).order_by("pk")
+    )
+    locked = Account.objects.select_for_update().filter(Q(pk__in=in_transit) | owed).order_by("pk")
     return {(a.kind, a.subject, a.currency, a.brand_id): a for a in locked}
 
 
@@ -388,29 +388,33 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
             .order_by("pk")
             .values("pk")
         )
-        before = dict(
-            Payout.objects.select_for_update()
-            .filter(pk__in=by_id, status__in=services.SENT)
-            .order_by("pk")
-            .values_list("pk", "status")
-        )
-        if not before:
-            return
-        ids = sorted(before)
+        ids = sorted(by_id)
+        table = Payout._meta.db_table
         with connection.cursor() as cursor:
+            # Only from the states a settlement may leave (a webhook may have got there first); the
+            # state each left, for its event.
             cursor.execute(
-                f"UPDATE {Payout._meta.db_table} AS p SET status = %s, reason_code = '', settled_at = %s, "  # noqa: S608
+                f"UPDATE {table} AS p SET status = %s, reason_code = '', settled_at = %s, "  # noqa: S608
                 "next_check_at = NULL, updated_at = %s, "
                 "psp_reference = COALESCE(NULLIF(v.reference, ''), p.psp_reference) "
-                "FROM unnest(%s::bigint[], %s::varchar[]) AS v(id, reference) WHERE p.id = v.id",
+                f"FROM unnest(%s::bigint[], %s::varchar[]) AS v(id, reference), "
+                f"(SELECT id, status FROM {table} WHERE id = ANY(%s) AND status = ANY(%s) "
+                "ORDER BY id FOR UPDATE) AS old "
+                "WHERE p.id = v.id AND old.id = p.id RETURNING p.id, old.status",
                 [
                     PayoutStatus.SETTLED,
                     now,
                     now,
                     ids,
                     [by_id[pk][1].bank_reference or "" for pk in ids],
+                    ids,
+                    list(services.SENT),
                 ],
             )
+            before = dict(cursor.fetchall())
+        if not before:
+            return
+        ids = sorted(before)
         moved = []
         for pk in ids:
             payout, answer = by_id[pk]
@@ -463,52 +467,65 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
 
 
 def _notify(payouts: list[Payout], *, kind: str) -> None:
-    """services._notify for many payouts: the rows in one insert (the unique key makes a replay
-    harmless), sent by this process after the commit; a crash leaves them to the sweep."""
+    """services._notify for many payouts: the rows in one statement (the unique key makes a replay
+    harmless: a row already there is not sent again), sent by this process after the commit; a
+    crash leaves them to the sweep."""
     rows = [
-        Notification(payout=payout, kind=kind, channel=channel, key=f"{payout.pk}:{kind}:{channel}")
+        (payout.pk, channel, f"{payout.pk}:{kind}:{channel}")
         for payout in payouts
         for channel, present in (("email", payout.payee.email), ("whatsapp", payout.payee.phone))
         if present
     ]
     if not rows:
         return
-    Notification.objects.bulk_create(rows, ignore_conflicts=True)
-    ids = list(
-        Notification.objects.filter(key__in=[row.key for row in rows], sent_at__isnull=True).values_list(
-            "pk", flat=True
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {Notification._meta.db_table} "  # noqa: S608
+            "(payout_id, kind, channel, key, provider_message_id, created_at) "
+            "SELECT p, %s, c, k, '', %s "
+            "FROM unnest(%s::bigint[], %s::varchar[], %s::varchar[]) AS t(p, c, k) "
+            "ON CONFLICT (key) DO NOTHING RETURNING id, payout_id, channel",
+            [kind, timezone.now(), *(list(column) for column in zip(*rows, strict=True))],
+        )
+        created = cursor.fetchall()
+    by_id = {payout.pk: payout for payout in payouts}
+    transaction.on_commit(
+        partial(
+            _notifications_send,
+            [(row_id, by_id[payout_id], channel) for row_id, payout_id, channel in created],
+            kind,
         )
     )
-    transaction.on_commit(partial(_notifications_send, ids))
 
 
-def _notifications_send(ids: list[int]) -> None:
+def _notifications_send(created: list[tuple[int, Payout, str]], kind: str) -> None:
     """services.notification_send for many: the mails claimed in one statement and sent over one
     connection; WhatsApp messages one by one. What fails is unclaimed for the sweep to send."""
     now = timezone.now()
+    mail_ids = [row_id for row_id, _payout, channel in created if channel == "email"]
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {Notification._meta.db_table} SET sent_at = %s "  # noqa: S608
-            "WHERE id = ANY(%s) AND sent_at IS NULL AND channel = 'email' RETURNING id",
-            [now, ids],
+            "WHERE id = ANY(%s) AND sent_at IS NULL RETURNING id",
+            [now, mail_ids],
         )
-        mails = [row_id for (row_id,) in cursor.fetchall()]
+        claimed = {row_id for (row_id,) in cursor.fetchall()}
     messages = []
-    for notification in Notification.objects.filter(pk__in=mails).select_related(
-        "payout__payee", "payout__participant"
-    ):
-        payout = notification.payout
+    for row_id, payout, channel in created:
+        if channel != "email" or row_id not in claimed:
+            continue
         with translation.override(payout.payee.language or settings.LANGUAGE_CODE):
-            subject, body, _parameters = services._message(payout, notification.kind)
+            subject, body, _parameters = services._message(payout, kind)
         messages.append(EmailMessage(subject, body, settings.DEFAULT_FROM_EMAIL, [payout.payee.email]))
     try:
         if messages:
             get_connection().send_messages(messages)
     except Exception:
         logger.exception("%s payout mails not sent; the sweep tries again", len(messages))
-        Notification.objects.filter(pk__in=mails, sent_at=now).update(sent_at=None)
-    for notification_id in set(ids) - set(mails):
-        services._notification_send_quietly(notification_id)
+        Notification.objects.filter(pk__in=claimed, sent_at=now).update(sent_at=None)
+    for row_id, _payout, channel in created:
+        if channel != "email":
+            services._notification_send_quietly(row_id)
 
 
 def _one_by_one(*, limit: int) -> int:
