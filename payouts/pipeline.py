@@ -22,13 +22,14 @@ from functools import partial
 from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef
 from django.utils import timezone, translation
 
 from joyback.api.models import WebhookEndpoint
-from joyback.ledger.models import Account, AccountKind
-from joyback.ledger.services import Posting, postings_post, transfer
-from payouts import psp, services
+from joyback.ledger.models import AccountKind
+from joyback.ledger.selectors import accounts_of_kind
+from joyback.ledger.services import Posting, accounts_lock, postings_post, transfer
+from payouts import psp
 from payouts.models import (
     OPEN_STATUSES,
     Notification,
@@ -40,7 +41,20 @@ from payouts.models import (
     Rail,
     VopCheck,
 )
-from payouts.reconciliation_selectors import payouts_paused
+from payouts.notifications import _message, _notification_send_quietly
+from payouts.reconciliation.bank_health import payouts_paused
+from payouts.submission.crash import SimulatedCrash, crash_point
+from payouts.submission.create import payout_for_participant
+from payouts.submission.outcomes import _payout_event_emit
+from payouts.submission.states import (
+    INSTANT_UNREACHABLE_CODES,
+    SENT,
+    _in_transit,
+    _platform_bank,
+    _transition,
+    scheme_for,
+)
+from payouts.submission.submit import _order, payout_status_apply, payout_submit
 from verification.models import ActionClaim, ClaimStatus, Participant
 
 logger = logging.getLogger(__name__)
@@ -90,7 +104,7 @@ def payouts_due_process(*, limit: int | None = None) -> int:
     limit = limit or settings.PAYOUT_BATCH_SIZE
     try:
         claimed, to_send, to_continue = _batch_make(limit=limit)
-    except services.SimulatedCrash:
+    except SimulatedCrash:
         raise
     except Exception:
         logger.exception("a payout batch failed and was rolled back; paying its people one by one")
@@ -101,7 +115,7 @@ def payouts_due_process(*, limit: int | None = None) -> int:
         # A name check to ask for, a batch SEPA file to wait for, payouts on hold: the single
         # payout's path, as before.
         try:
-            services.payout_submit(payout_id=payout_id)
+            payout_submit(payout_id=payout_id)
         except Exception:
             logger.exception("payout %s could not be submitted; the sweep tries again", payout_id)
     return claimed
@@ -127,7 +141,7 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
         if not people:
             return 0, [], []
         Participant.objects.filter(pk__in=[pk for pk, _brand, _verified in people]).update(payout_due_at=None)
-        services.crash_point("batch_claimed")
+        crash_point("batch_claimed")
         # A brand whose verification staff withdrew pays nothing (the sweep pays it once verified).
         brand_of = {pk: brand_id for pk, brand_id, verified_at in people if verified_at is not None}
         # Flagged people wait for a person's decision (which marks them again), and one payout at
@@ -173,26 +187,27 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
                 for payout in payouts
                 for event in _events(payout, netted_of[payout.participant_id], now)
             )
-        services.crash_point("batch_posted")
-    services.crash_point("batch_committed")
+        crash_point("batch_posted")
+    crash_point("batch_committed")
     to_send = [p for p in payouts if p.status == PayoutStatus.SUBMITTED]
     return len(people), to_send, [p.pk for p in payouts if p.status != PayoutStatus.SUBMITTED]
 
 
 def _accounts_lock(payees: dict, brand_of: dict) -> dict:
     """The people's payable and receivable accounts and their brands' in-transit accounts, locked
-    in one statement in id order (the ledger's lock order), read fresh: (kind, subject, currency) ->
-    account."""
+    together in id order (the ledger's lock order) and read fresh: (kind, subject, currency,
+    brand id) -> account."""
     in_transit = {
-        services._in_transit(brand_id=brand_id, currency=currency).pk
+        _in_transit(brand_id=brand_id, currency=currency).pk
         for brand_id, currency in {(brand_of[pk], payee.currency) for pk, payee in payees.items()}
     }
-    owed = Q(
-        kind__in=[AccountKind.PARTICIPANT_PAYABLE, AccountKind.PARTICIPANT_RECEIVABLE],
-        subject__in=[f"participant:{pk}" for pk in payees],
-        brand_id__in=set(brand_of.values()),
+    subjects = [f"participant:{pk}" for pk in payees]
+    brands = set(brand_of.values())
+    owed = accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE) | accounts_of_kind(
+        kind=AccountKind.PARTICIPANT_RECEIVABLE
     )
-    locked = Account.objects.select_for_update().filter(Q(pk__in=in_transit) | owed).order_by("pk")
+    owed = owed.filter(subject__in=subjects, brand_id__in=brands).values_list("pk", flat=True)
+    locked = accounts_lock(account_ids=[*in_transit, *owed]).values()
     return {(a.kind, a.subject, a.currency, a.brand_id): a for a in locked}
 
 
@@ -263,11 +278,11 @@ def _payouts_plan(payees: dict, brand_of: dict, accounts: dict, *, now, paused: 
 
 
 def _scheme(payee: PayeeAccount, last) -> str:
-    """services.scheme_for with the payee's last payout read for the whole batch at once."""
+    """payouts.submission.states.scheme_for with the payee's last payout read for the whole batch at once."""
     if payee.rail != Rail.SEPA:
-        return services.scheme_for(payee)  # asks the database for SEPA payees only
+        return scheme_for(payee)  # asks the database for SEPA payees only
     unreachable = last is not None and last[0] == PayoutStatus.REJECTED
-    unreachable = unreachable and last[1] in services.INSTANT_UNREACHABLE_CODES
+    unreachable = unreachable and last[1] in INSTANT_UNREACHABLE_CODES
     if settings.PAYOUT_SEPA_MODE == "instant" and not unreachable:
         return PayoutScheme.SEPA_INSTANT
     return PayoutScheme.SEPA
@@ -288,7 +303,7 @@ def _payout_posting(payout: Payout, accounts: dict, *, netted: int) -> Posting:
     key = (subject, payout.currency, payout.brand_id)
     payable = accounts[(AccountKind.PARTICIPANT_PAYABLE, *key)]
     in_transit = accounts.get((AccountKind.PAYOUT_IN_TRANSIT, "", payout.currency, payout.brand_id))
-    in_transit = in_transit or services._in_transit(brand_id=payout.brand_id, currency=payout.currency)
+    in_transit = in_transit or _in_transit(brand_id=payout.brand_id, currency=payout.currency)
     legs = [(payable, payout.amount + netted), (in_transit, -payout.amount)]
     if netted:
         legs.append((accounts[(AccountKind.PARTICIPANT_RECEIVABLE, *key)], -netted))
@@ -334,19 +349,19 @@ def _submit(order: psp.PaymentOrder):
 
 def _batch_send(payouts: list[Payout]) -> None:
     """Send payouts already committed as submitted, concurrently, then apply the answers."""
-    orders = [services._order(payout) for payout in payouts]
+    orders = [_order(payout) for payout in payouts]
     # In a test's transaction the senders' own connections could not see the batch: send in turn.
     concurrent = settings.PAYOUT_SEND_THREADS > 1 and not connection.in_atomic_block
     answers = _sender().map(_submit, orders) if concurrent else map(_submit, orders)
     settled, others = [], []
     for number, (payout, answer) in enumerate(zip(payouts, answers, strict=True)):
         if number == 1:
-            services.crash_point("batch_sending")  # one answer in, the others out or on their way
+            crash_point("batch_sending")  # one answer in, the others out or on their way
         if isinstance(answer, psp.PaymentStatus) and answer.settled:
             settled.append((payout, answer))
         else:
             others.append((payout, answer))
-    services.crash_point("batch_sent")
+    crash_point("batch_sent")
     if settled:
         _batch_settle(settled)
     for payout, answer in others:
@@ -363,7 +378,7 @@ def _answer_apply(payout: Payout, answer) -> None:
         return
     if isinstance(answer, psp.PspUnknown):
         with transaction.atomic(durable=True):
-            services._transition(
+            _transition(
                 payout,
                 to=PayoutStatus.UNKNOWN,
                 allowed_from=[PayoutStatus.SUBMITTED],
@@ -371,11 +386,11 @@ def _answer_apply(payout: Payout, answer) -> None:
                 next_check_at=timezone.now() + timedelta(seconds=2 * settings.PSP_TIMEOUT_SECONDS),
             )
         return
-    services.payout_status_apply(payout=payout, status=answer)
+    payout_status_apply(payout=payout, status=answer)
 
 
 def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
-    """payouts.services.payout_settle for many payouts, in one transaction and one ledger batch."""
+    """payouts.submission.outcomes.payout_settle for many payouts, in one transaction and one ledger batch."""
     now = timezone.now()
     by_id = {payout.pk: (payout, answer) for payout, answer in settled}
     with transaction.atomic(durable=True):
@@ -408,7 +423,7 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
                     ids,
                     [by_id[pk][1].bank_reference or "" for pk in ids],
                     ids,
-                    list(services.SENT),
+                    list(SENT),
                 ],
             )
             before = dict(cursor.fetchall())
@@ -427,11 +442,11 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
             for p in moved
         )
         in_transit = {
-            (brand_id, currency): services._in_transit(brand_id=brand_id, currency=currency)
+            (brand_id, currency): _in_transit(brand_id=brand_id, currency=currency)
             for brand_id, currency in {(p.brand_id, p.currency) for p in moved}
         }
         currencies = {p.currency for p in moved}
-        banks = {currency: services._platform_bank(currency=currency) for currency in currencies}
+        banks = {currency: _platform_bank(currency=currency) for currency in currencies}
         results = postings_post(
             postings=[
                 transfer(
@@ -454,22 +469,22 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
         listening = set(endpoints.values_list("brand_id", flat=True))
         for payout in moved:
             if payout.brand_id in listening:
-                services._payout_event_emit(payout, "payout.settled")
+                _payout_event_emit(payout, "payout.settled")
         # What became owed while these payouts were open goes next (one payout at a time).
-        owed = Account.objects.filter(
-            kind=AccountKind.PARTICIPANT_PAYABLE,
-            subject__in=[f"participant:{p.participant_id}" for p in moved],
-            balance__gt=0,
-        ).values_list("subject", flat=True)
+        owed = (
+            accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE)
+            .filter(subject__in=[f"participant:{p.participant_id}" for p in moved], balance__gt=0)
+            .values_list("subject", flat=True)
+        )
         again = [int(subject.removeprefix("participant:")) for subject in owed]
         if again:
             Participant.objects.filter(pk__in=again, payout_due_at__isnull=True).update(payout_due_at=now)
 
 
 def _notify(payouts: list[Payout], *, kind: str) -> None:
-    """services._notify for many payouts: the rows in one statement (the unique key makes a replay
-    harmless: a row already there is not sent again), sent by this process after the commit; a
-    crash leaves them to the sweep."""
+    """payouts.notifications._notify for many payouts: the rows in one statement (the unique key
+    makes a replay harmless: a row already there is not sent again), sent by this process after the
+    commit; a crash leaves them to the sweep."""
     rows = [
         (payout.pk, channel, f"{payout.pk}:{kind}:{channel}")
         for payout in payouts
@@ -499,7 +514,7 @@ def _notify(payouts: list[Payout], *, kind: str) -> None:
 
 
 def _notifications_send(created: list[tuple[int, Payout, str]], kind: str) -> None:
-    """services.notification_send for many: the mails claimed in one statement and sent over one
+    """payouts.notifications.notification_send for many: the mails claimed in one statement and sent over one
     connection; WhatsApp messages one by one. What fails is unclaimed for the sweep to send."""
     now = timezone.now()
     mail_ids = [row_id for row_id, _payout, channel in created if channel == "email"]
@@ -515,7 +530,7 @@ def _notifications_send(created: list[tuple[int, Payout, str]], kind: str) -> No
         if channel != "email" or row_id not in claimed:
             continue
         with translation.override(payout.payee.language or settings.LANGUAGE_CODE):
-            subject, body, _parameters = services._message(payout, kind)
+            subject, body, _parameters = _message(payout, kind)
         messages.append(EmailMessage(subject, body, settings.DEFAULT_FROM_EMAIL, [payout.payee.email]))
     try:
         if messages:
@@ -525,7 +540,7 @@ def _notifications_send(created: list[tuple[int, Payout, str]], kind: str) -> No
         Notification.objects.filter(pk__in=claimed, sent_at=now).update(sent_at=None)
     for row_id, _payout, channel in created:
         if channel != "email":
-            services._notification_send_quietly(row_id)
+            _notification_send_quietly(row_id)
 
 
 def _one_by_one(*, limit: int) -> int:
@@ -551,10 +566,8 @@ def _one_by_one(*, limit: int) -> int:
         ).values_list("currency", flat=True)
         try:
             for currency in currencies:
-                services.payout_for_participant(
-                    participant_id=participant_id, currency=currency, send_now=True
-                )
-        except services.SimulatedCrash:
+                payout_for_participant(participant_id=participant_id, currency=currency, send_now=True)
+        except SimulatedCrash:
             raise
         except Exception:
             logger.exception("the payout of participant %s failed; tried again later", participant_id)

@@ -18,10 +18,14 @@ from schwifty import IBAN
 
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
-from payouts import pipeline, services
+from payouts import pipeline
 from payouts.forms import CONSENT_VERSION
 from payouts.models import Payout, SandboxBankPayment, VopCheck
+from payouts.payees.services import payee_account_save
 from payouts.rails import iban_check
+from payouts.submission.crash import SimulatedCrash, _crash_at
+from payouts.submission.sweeps import payouts_sweep
+from payouts.vop import payee_vop_check
 from verification.models import Participant
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +52,7 @@ def ready_person(campaign, *, outcome: str = "settle", vop: bool = True):
     identity = identity_attach(
         participant=person, provider="whatsapp", subject=f"4917{number:08d}", display_name=f"Payee {number}"
     )
-    payee = services.payee_account_save(
+    payee = payee_account_save(
         participant=person,
         name=f"Payee {number}",
         email=f"payee-{number}@example.com",
@@ -59,7 +63,7 @@ def ready_person(campaign, *, outcome: str = "settle", vop: bool = True):
         onboard=False,
     )
     if vop:
-        services.payee_vop_check(payee=payee)
+        payee_vop_check(payee=payee)
     return person, identity
 
 
@@ -76,7 +80,7 @@ def restart(*, batch: int = 100):
     nothing is left to do."""
     later = timezone.now() + timedelta(minutes=10)
     for _ in range(4):
-        services.payouts_sweep(now=later)
+        payouts_sweep(now=later)
         while pipeline.payouts_due_process(limit=batch):
             pass
         later += timedelta(minutes=10)
@@ -171,9 +175,9 @@ def test_a_crash_anywhere_in_a_batch_sends_each_payout_once_and_loses_nothing(cr
         person, identity = ready_person(club, outcome=outcome)
         approve(club, identity)
         people.append((person, outcome))
-    services._crash_at.add(crash_at)
+    _crash_at.add(crash_at)
 
-    with pytest.raises(services.SimulatedCrash):
+    with pytest.raises(SimulatedCrash):
         pipeline.payouts_due_process()
     restart()
 
@@ -218,16 +222,16 @@ def test_any_interleaving_of_batches_and_crashes_pays_every_reward_exactly_once(
             if step[0] == "batch":
                 pipeline.payouts_due_process(limit=step[1])
             elif step[0] == "crash":
-                services._crash_at.add(step[1])
-                with contextlib.suppress(services.SimulatedCrash):
+                _crash_at.add(step[1])
+                with contextlib.suppress(SimulatedCrash):
                     pipeline.payouts_due_process(limit=step[2])
-                services._crash_at.clear()
+                _crash_at.clear()
             elif step[0] == "approve":
                 # A second reward for one of them (a TikTok login), perhaps while a payout is open.
                 person, _identity, _outcome = people[step[1] % len(people)]
                 reward_again(club, person)
             else:
-                services.payouts_sweep(now=timezone.now() + timedelta(minutes=10))
+                payouts_sweep(now=timezone.now() + timedelta(minutes=10))
         restart(batch=3)
         for person, _identity, outcome in people:
             owed = sum(person.claims.filter(status="approved").values_list("amount", flat=True))
@@ -318,7 +322,7 @@ def test_the_banks_match_is_kept_when_the_same_details_are_entered_again(club, m
     real = psp.payee_verify
     monkeypatch.setattr(psp, "payee_verify", lambda **kw: asked.append(kw) or real(**kw))
 
-    again = services.payee_account_save(
+    again = payee_account_save(
         participant=person,
         name=first.holder_name,
         email=first.email,
@@ -328,8 +332,8 @@ def test_the_banks_match_is_kept_when_the_same_details_are_entered_again(club, m
         consent_version=CONSENT_VERSION,
         onboard=False,
     )
-    kept = services.payee_vop_check(payee=again)
-    renamed = services.payee_account_save(
+    kept = payee_vop_check(payee=again)
+    renamed = payee_account_save(
         participant=person,
         name="Someone Else",
         email=first.email,
@@ -339,7 +343,7 @@ def test_the_banks_match_is_kept_when_the_same_details_are_entered_again(club, m
         consent_version=CONSENT_VERSION,
         onboard=False,
     )
-    services.payee_vop_check(payee=renamed)
+    payee_vop_check(payee=renamed)
 
     assert kept.result == "MTCH" and kept.checked_at == first.vop_checks.get().checked_at
     assert [call["name"] for call in asked] == ["Someone Else"]  # only the new name went to the bank

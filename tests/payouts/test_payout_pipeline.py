@@ -4,11 +4,13 @@ from functools import partial
 
 import pytest
 
-from payouts import services, tasks
+from payouts import tasks
 from payouts.models import Payout, SandboxBankPayment
 from payouts.pipeline import payouts_due_process
+from payouts.submission.create import payout_for_participant
+from payouts.submission.submit import payout_status_check
 from tests.conftest import rewarded_in_browser
-from tests.payouts.conftest import IBANS, payee_details
+from tests.payouts.conftest import IBANS, enqueue_replace, payee_details
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +29,7 @@ def test_the_payout_task_sends_the_payout_it_makes_without_queueing_another(clie
     person = rewarded_in_browser(client, summer)
     payee_details(client, summer)  # nothing it sets off runs here: no payout yet
     queued = []
-    monkeypatch.setattr(services, "enqueue_on_commit", lambda func, *args: queued.append(func))
+    enqueue_replace(monkeypatch, lambda func, *args: queued.append(func))
 
     tasks.payout_for_participant_task(person.pk, "EUR")
 
@@ -44,7 +46,7 @@ def test_a_payout_made_elsewhere_is_still_sent_by_a_queued_task(
     payee_details(client, summer)
 
     with django_capture_on_commit_callbacks() as callbacks:
-        payout = services.payout_for_participant(participant_id=person.pk, currency="EUR")
+        payout = payout_for_participant(participant_id=person.pk, currency="EUR")
 
     assert payout.status == "created"
     assert queued_tasks(callbacks) == ["payouts.tasks.payout_submit_task"]
@@ -57,7 +59,7 @@ def test_a_settled_payout_queues_no_further_payout_when_nothing_more_is_owed(
     first = Payout.objects.get()
 
     with django_capture_on_commit_callbacks() as callbacks:
-        services.payout_status_check(payout_id=first.pk)
+        payout_status_check(payout_id=first.pk)
 
     first.refresh_from_db()
     assert first.status == "settled"
@@ -82,7 +84,7 @@ def test_money_that_arrived_while_a_payout_was_open_goes_out_when_it_settles(
     assert Payout.objects.count() == 1  # one payout at a time: the new reward waits
 
     with django_capture_on_commit_callbacks(execute=True):
-        services.payout_status_check(payout_id=first.pk)
+        payout_status_check(payout_id=first.pk)
 
     second = Payout.objects.exclude(pk=first.pk).get()
     assert second.amount == optin.reward_amount
@@ -105,13 +107,13 @@ def test_a_reward_racing_the_settlement_of_the_open_payout_is_still_paid(client,
     whatsapp = identity_attach(
         participant=person, provider="whatsapp", subject="4915123456789", display_name="Pat"
     )
-    monkeypatch.setattr(services, "enqueue_on_commit", lambda *args: None)
+    enqueue_replace(monkeypatch, lambda *args: None)
     barrier = threading.Barrier(2)
 
     def settle():
         try:
             barrier.wait()
-            services.payout_status_check(payout_id=first.pk)
+            payout_status_check(payout_id=first.pk)
         finally:
             connection.close()
 
