@@ -29,7 +29,7 @@ from joyback.api.models import WebhookEndpoint
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import accounts_of_kind
 from joyback.ledger.services import Posting, accounts_lock, postings_post, transfer
-from payouts import psp
+from payouts import psp, sql
 from payouts.models import (
     OPEN_STATUSES,
     Notification,
@@ -95,8 +95,7 @@ def _sender_start() -> None:
     except (OSError, AttributeError):
         pass
     if settings.SANDBOX:
-        with connection.cursor() as cursor:
-            cursor.execute("SET application_name = 'joyback-sandbox-bank'")
+        sql.application_name_set("joyback-sandbox-bank")
 
 
 def payouts_due_process(*, limit: int | None = None) -> int:
@@ -404,29 +403,13 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
             .values("pk")
         )
         ids = sorted(by_id)
-        table = Payout._meta.db_table
-        with connection.cursor() as cursor:
-            # Only from the states a settlement may leave (a webhook may have got there first); the
-            # state each left, for its event.
-            cursor.execute(
-                f"UPDATE {table} AS p SET status = %s, reason_code = '', settled_at = %s, "  # noqa: S608
-                "next_check_at = NULL, updated_at = %s, "
-                "psp_reference = COALESCE(NULLIF(v.reference, ''), p.psp_reference) "
-                f"FROM unnest(%s::bigint[], %s::varchar[]) AS v(id, reference), "
-                f"(SELECT id, status FROM {table} WHERE id = ANY(%s) AND status = ANY(%s) "
-                "ORDER BY id FOR UPDATE) AS old "
-                "WHERE p.id = v.id AND old.id = p.id RETURNING p.id, old.status",
-                [
-                    PayoutStatus.SETTLED,
-                    now,
-                    now,
-                    ids,
-                    [by_id[pk][1].bank_reference or "" for pk in ids],
-                    ids,
-                    list(SENT),
-                ],
-            )
-            before = dict(cursor.fetchall())
+        # Only from the states a settlement may leave (a webhook may have got there first).
+        before = sql.payouts_settle(
+            ids=ids,
+            references=[by_id[pk][1].bank_reference or "" for pk in ids],
+            allowed_from=list(SENT),
+            now=now,
+        )
         if not before:
             return
         ids = sorted(before)
@@ -493,16 +476,7 @@ def _notify(payouts: list[Payout], *, kind: str) -> None:
     ]
     if not rows:
         return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {Notification._meta.db_table} "  # noqa: S608
-            "(payout_id, kind, channel, key, provider_message_id, created_at) "
-            "SELECT p, %s, c, k, '', %s "
-            "FROM unnest(%s::bigint[], %s::varchar[], %s::varchar[]) AS t(p, c, k) "
-            "ON CONFLICT (key) DO NOTHING RETURNING id, payout_id, channel",
-            [kind, timezone.now(), *(list(column) for column in zip(*rows, strict=True))],
-        )
-        created = cursor.fetchall()
+    created = sql.notifications_insert(rows=rows, kind=kind, now=timezone.now())
     by_id = {payout.pk: payout for payout in payouts}
     transaction.on_commit(
         partial(
@@ -514,17 +488,11 @@ def _notify(payouts: list[Payout], *, kind: str) -> None:
 
 
 def _notifications_send(created: list[tuple[int, Payout, str]], kind: str) -> None:
-    """payouts.notifications.notification_send for many: the mails claimed in one statement and sent over one
-    connection; WhatsApp messages one by one. What fails is unclaimed for the sweep to send."""
+    """payouts.notifications.notification_send for many: the mails claimed in one statement and
+    sent over one connection; WhatsApp messages one by one. What fails is unclaimed for the sweep."""
     now = timezone.now()
     mail_ids = [row_id for row_id, _payout, channel in created if channel == "email"]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {Notification._meta.db_table} SET sent_at = %s "  # noqa: S608
-            "WHERE id = ANY(%s) AND sent_at IS NULL RETURNING id",
-            [now, mail_ids],
-        )
-        claimed = {row_id for (row_id,) in cursor.fetchall()}
+    claimed = set(sql.notifications_claim(ids=mail_ids, now=now))
     messages = []
     for row_id, payout, channel in created:
         if channel != "email" or row_id not in claimed:
