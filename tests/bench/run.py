@@ -168,6 +168,13 @@ def arguments(argv):
     )
     parser.add_argument("--payout-seconds", type=float, default=20, help="approvals for this long (20)")
     parser.add_argument(
+        "--payout-backlog",
+        type=int,
+        default=300,
+        help="rewards approved unmarked, then marked due at once: the pipeline's cost per payout "
+        "in full batches (300; 0: none)",
+    )
+    parser.add_argument(
         "--payout-workers", type=int, default=4, help="workers of the payout run's task cluster (4)"
     )
     parser.add_argument(
