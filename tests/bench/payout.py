@@ -585,6 +585,7 @@ def backlog_run(plan: Setup, *, env: dict, tmp: Path, bench_db: str) -> dict:
             cursor.execute(
                 "UPDATE verification_participant SET payout_due_at = now() WHERE id = ANY(%s)", [people]
             )
+
         def paid() -> bool:  # every one at the bank, settled and told (all_done alone: none made yet)
             return len(submitted_at(people)) == len(people) and all_done(people)
 
