@@ -6,7 +6,7 @@ class Migration(migrations.Migration):
     # The index is built concurrently: approvals keep writing people while it builds.
     atomic = False
 
-    dependencies = [("verification", "0009_shop_connections")]
+    dependencies = [("verification", "0011_reach_due_index_spark_sweep")]
 
     operations = [
         migrations.AddField(
