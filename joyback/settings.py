@@ -206,7 +206,7 @@ BANK_DROP_FOLDER = os.environ.get("BANK_DROP_FOLDER", "")
 # The sandbox's stand-in for a brand's bank transfer (a brand's "top up" in the sandbox).
 SANDBOX_BANK_TRANSFER = "payouts.sandbox.files.brand_transfer_arrive"
 # Run (queued, after commit) when staff verify a brand: its virtual account is requested.
-BRAND_VERIFIED_TASK = "payouts.funding.services.virtual_account_request_task"
+BRAND_VERIFIED_TASK = "payouts.funding.tasks.virtual_account_request_task"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.
 RECONCILIATION_STALE_DAYS = int(os.environ.get("RECONCILIATION_STALE_DAYS", "3"))
 # Resolving an exception that moves money (link, suspense) above this many minor units needs a

@@ -380,7 +380,3 @@ def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceC
         )
         checks.append(check)
     return checks
-
-
-def provider_reconcile_task() -> dict:
-    return provider_transactions_reconcile()
