@@ -568,3 +568,39 @@ def test_a_brand_only_sees_its_own_provider_exceptions(client, bob, bison, alpac
     client.force_login(bob)
     page = client.get(reverse("payouts:reconciliation", args=[bison.slug])).content.decode()
     assert "Booked by the payment provider" not in page
+
+
+def test_the_sandbox_balance_platform_refuses_a_wrong_key_and_a_malformed_request(client):
+    url = reverse("payouts:sandbox_adyen_balance_accounts")
+    body = json.dumps({"accountHolderId": "AH00000000000000000JOYBACK"})
+    wrong = client.post(url, body, content_type="application/json", headers={"X-API-Key": "guess"})
+    assert wrong.status_code == 401 and wrong.json()["errorCode"] == "00_401"
+    stranger = client.post(
+        url,
+        json.dumps({"accountHolderId": "AH0000000000000000STRANGER"}),
+        content_type="application/json",
+        headers={"X-API-Key": "sbx-adyen-api-key"},
+    )
+    assert stranger.status_code == 422 and "account holder" in stranger.json()["detail"]
+    instrument = client.post(
+        reverse("payouts:sandbox_adyen_payment_instruments"),
+        json.dumps({"type": "card", "balanceAccountId": "BA1"}),
+        content_type="application/json",
+        headers={"X-API-Key": "sbx-adyen-api-key"},
+    )
+    assert instrument.status_code == 422
+    assert not SandboxBalanceAccount.objects.exists()
+
+
+def test_the_deposits_fragment_refreshes_for_htmx(
+    client, alice, alpaca, opened, django_capture_on_commit_callbacks
+):
+    sandbox.deposit_simulate(iban=opened.iban, amount=12_34)
+    with django_capture_on_commit_callbacks(execute=True):
+        sandbox.funding_webhooks_deliver()
+    client.force_login(alice)
+    fragment = client.get(
+        reverse("payouts:funding", args=[alpaca.slug]) + "?part=deposits", headers={"HX-Request": "true"}
+    ).content.decode()
+    assert fragment.lstrip().startswith('<section class="card" id="deposits"')
+    assert "12.34" in fragment and "Booked to your funding" in fragment
