@@ -219,11 +219,11 @@ BANK_DRIFT_PAUSE_MINOR = int(os.environ.get("BANK_DRIFT_PAUSE_MINOR", "0"))
 # problems): ledger_check reports the first (drift recomputed now), /healthz/ the second (alerts not
 # yet cleared by staff); the ledger app itself imports no other app.
 LEDGER_EXTERNAL_CHECKS = [
-    "payouts.reconciliation_selectors.bank_drift_problems",
+    "payouts.reconciliation.bank_health.bank_drift_problems",
     "payouts.funding.selectors.provider_drift_problems",
 ]
 HEALTH_CHECKS = [
-    "payouts.reconciliation_selectors.bank_alert_problems",
+    "payouts.reconciliation.bank_health.bank_alert_problems",
     "payouts.funding.selectors.provider_drift_problems",
 ]
 
@@ -546,7 +546,7 @@ METRICS_SOURCES = [
     "joyback.metrics.failed_tasks_metrics",
     "joyback.api.selectors.webhook_metrics",
     "payouts.selectors.payout_metrics",
-    "payouts.reconciliation_selectors.reconciliation_metrics",
+    "payouts.reconciliation.bank_health.reconciliation_metrics",
     "payouts.funding.selectors.provider_metrics",
 ]
 

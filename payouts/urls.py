@@ -1,7 +1,8 @@
 from django.urls import include, path
 
-from payouts import reconciliation_views, views
+from payouts import views
 from payouts.funding import views as funding_views
+from payouts.reconciliation import views as reconciliation_views
 from payouts.sandbox import bank as sandbox_bank
 from payouts.sandbox import funding as sandbox_funding
 

@@ -2,7 +2,7 @@
 
 A brand's virtual account is requested in one short transaction and opened by the standing worker
 after commit, never inside a lock. What arrives on it is booked only from the provider's signed
-transfer webhooks (stored once by payouts.services.transfer_webhook_receive, applied here by the
+transfer webhooks (stored once by payouts.submission.webhooks.transfer_webhook_receive, applied here by the
 standing worker): one ProviderDeposit row per provider transfer, locked while its status moves, so
 a webhook delivered twice, or out of order, or by two workers at once, books once. The booking is
 keyed by the provider's transfer id in the ledger too.
@@ -13,13 +13,13 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Brand
 from campaigns.services import BrandNotVerified, brand_funding_account, brand_money_allowed_check
-from joyback.ledger.models import Entry, Transaction
+from joyback.ledger.models import Transaction
+from joyback.ledger.selectors import transaction_amount_on, transaction_by_key
 from joyback.ledger.services import (
     InsufficientFunds,
     platform_bank,
@@ -296,14 +296,12 @@ def _transaction_reconcile(account, booked, *, now, grace) -> str:
     if known is not None and known.matched:
         return "matched"
     kind, key = _transaction_kind(booked)
-    ledger = Transaction.objects.filter(idempotency_key=key).first()
+    ledger = transaction_by_key(idempotency_key=key)
     booked_amount = None
     if ledger is not None:
-        booked_amount = (
-            Entry.objects.filter(
-                transaction=ledger, account=provider_balance(provider=provider.NAME, currency=booked.currency)
-            ).aggregate(total=Sum("amount"))["total"]
-            or 0
+        booked_amount = transaction_amount_on(
+            transaction_id=ledger.pk,
+            account=provider_balance(provider=provider.NAME, currency=booked.currency),
         )
     if ledger is not None and booked_amount == booked.amount:
         with transaction.atomic(durable=True):

@@ -40,7 +40,7 @@ from payouts.models import (
 )
 from payouts.providers import adyen_funding
 from payouts.sandbox import funding as sandbox
-from payouts.services import transfer_events_process, transfer_webhook_receive
+from payouts.submission.webhooks import transfer_events_process, transfer_webhook_receive
 from tests.conftest import verified
 from tests.payouts.test_adyen_transfers import (
     KEY,

@@ -14,7 +14,7 @@ from campaigns.services import campaign_fund, campaign_transition
 from payouts.funding.services import virtual_account_request, virtual_accounts_open
 from payouts.models import ProviderDeposit, VirtualAccountStatus
 from payouts.sandbox.funding import deposit_simulate, funding_webhooks_deliver
-from payouts.services import transfer_events_process
+from payouts.submission.webhooks import transfer_events_process
 
 DEPOSIT = 10_000_00
 
