@@ -286,6 +286,7 @@ def campaign_create(
     ends_at=None,
     per_identity_period_cap: int | None = None,
     per_identity_period_days: int | None = None,
+    share_requires_purchase: bool = False,
     slug: str = "",
 ) -> Campaign:
     currency_check(currency)
@@ -309,6 +310,7 @@ def campaign_create(
             ends_at=ends_at,
             per_identity_period_cap=per_identity_period_cap,
             per_identity_period_days=per_identity_period_days or 30,
+            share_requires_purchase=share_requires_purchase,
         )
         campaign_budget_account(campaign=campaign)
         for position, rule in enumerate(PACKAGE_RULES[package]):

@@ -75,6 +75,8 @@ FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE = int(os.environ.get("FRAUD_CAMPAIGN_CLAIMS_PER
 FRAUD_MAX_LIKES_PER_VIEW = float(os.environ.get("FRAUD_MAX_LIKES_PER_VIEW", "0.4"))
 FRAUD_MAX_COMMENTS_PER_VIEW = float(os.environ.get("FRAUD_MAX_COMMENTS_PER_VIEW", "0.1"))
 FRAUD_MAX_VIEWS_PER_FOLLOWER = int(os.environ.get("FRAUD_MAX_VIEWS_PER_FOLLOWER", "200"))
+# Views gained per hour between two re-checks of a reach share beyond which it waits for a person.
+FRAUD_MAX_VIEWS_PER_HOUR = int(os.environ.get("FRAUD_MAX_VIEWS_PER_HOUR", "50000"))
 # What one person may earn across a brand's campaigns, in minor units, for a new brand (0: no cap).
 PERSON_ALLOWANCE_DEFAULT = int(os.environ.get("PERSON_ALLOWANCE_DEFAULT", "10000"))
 # How long an erased person's payout, ledger and compliance records keep their personal data before
@@ -113,6 +115,17 @@ TIKTOK_AUTHORIZE_URL = os.environ.get(
 TIKTOK_API_BASE = os.environ.get(
     "TIKTOK_API_BASE", "/sandbox/tiktok" if SANDBOX else "https://open.tiktokapis.com"
 )
+# TikTok's oEmbed (the content library's embeds) and the Business API (Spark Ads authorisation
+# codes, read with the platform's advertiser token).
+TIKTOK_OEMBED_URL = os.environ.get(
+    "TIKTOK_OEMBED_URL", "/sandbox/tiktok/oembed" if SANDBOX else "https://www.tiktok.com/oembed"
+)
+TIKTOK_BUSINESS_API_BASE = os.environ.get(
+    "TIKTOK_BUSINESS_API_BASE",
+    "/sandbox/tiktok/business" if SANDBOX else "https://business-api.tiktok.com",
+)
+TIKTOK_ADS_ACCESS_TOKEN = os.environ.get("TIKTOK_ADS_ACCESS_TOKEN", "sbx-ads-token" if SANDBOX else "")
+TIKTOK_ADVERTISER_ID = os.environ.get("TIKTOK_ADVERTISER_ID", "7000000000000000001" if SANDBOX else "")
 # Posting through JoyBack (TikTok Direct Post): TikTok takes videos up to 4 GB. A chosen file is
 # stored here (streamed to disk, never held in memory) until a worker has sent it to TikTok.
 TIKTOK_POST_MAX_BYTES = int(os.environ.get("TIKTOK_POST_MAX_BYTES", str(4 * 1024**3)))

@@ -24,6 +24,10 @@ CLAIM = {
     "clawback": _("Reward taken back"),
     "review_approved": _("Approved by a reviewer"),
     "review_rejected": _("Rejected by a reviewer"),
+    "reach_paid": _("Paid by the views the video reached"),
+    "counted": _("Views read, nothing new to pay"),
+    "topped_up": _("Views read, reward topped up"),
+    "held_for_review": _("Views read, held for a person's look"),
     # fraud signals that hold a claim for review
     "ip_velocity": _("Many claims from one internet address"),
     "device_shared": _("Several people claimed from one browser"),
@@ -32,6 +36,7 @@ CLAIM = {
     "engagement_ratio": _("Far more likes per view than real audiences give"),
     "engagement_ratio_comments": _("Far more comments per view than real audiences give"),
     "engagement_spike": _("Far more views than the account's audience explains"),
+    "view_velocity": _("Views grew far faster between two checks than real audiences give"),
     "payee_iban_shared": _("The same bank account as another person"),
     "payee_email_shared": _("The same email address as another person"),
     "payee_phone_shared": _("The same WhatsApp number as another person"),
