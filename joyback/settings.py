@@ -167,6 +167,22 @@ ADYEN_BALANCE_ACCOUNT_ID = os.environ.get(
 ADYEN_HMAC_KEYS = env_list("ADYEN_HMAC_KEYS") or (
     ["44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"] if SANDBOX else []
 )
+# Funding by virtual IBAN (payouts/funding/): the Balance Platform API (configuration) base, the
+# platform's account holder each brand's balance account is opened under, and the country of the
+# virtual IBANs Adyen issues (DE or FR, on its NL account).
+ADYEN_BALANCE_PLATFORM_API_BASE = os.environ.get(
+    "ADYEN_BALANCE_PLATFORM_API_BASE",
+    "http://sandbox.localhost/sandbox/bank/bcl/v2"
+    if SANDBOX
+    else "https://balanceplatform-api-live.adyen.com/bcl/v2",
+)
+ADYEN_ACCOUNT_HOLDER_ID = os.environ.get(
+    "ADYEN_ACCOUNT_HOLDER_ID", "AH00000000000000000JOYBACK" if SANDBOX else ""
+)
+ADYEN_VIRTUAL_IBAN_COUNTRY = os.environ.get("ADYEN_VIRTUAL_IBAN_COUNTRY", "DE")
+# The ledger's provider balance may differ from the provider's balances by this much before
+# /healthz/ and ledger_check report it (minor units; transfers still under way explain a little).
+PROVIDER_DRIFT_TOLERANCE_MINOR = int(os.environ.get("PROVIDER_DRIFT_TOLERANCE_MINOR", "0"))
 # The key the sandbox bank signs its webhooks with (the first of ADYEN_HMAC_KEYS unless set).
 SANDBOX_BANK_HMAC_KEY = os.environ.get("SANDBOX_BANK_HMAC_KEY", "")
 # How far back a lost answer's transfer is looked for (GET /transfers needs a window).
@@ -207,6 +223,8 @@ SANDBOX_BANK_RETURN_AFTER_SECONDS = int(os.environ.get("SANDBOX_BANK_RETURN_AFTE
 BANK_DROP_FOLDER = os.environ.get("BANK_DROP_FOLDER", "")
 # The sandbox's stand-in for a brand's bank transfer (a brand's "top up" in the sandbox).
 SANDBOX_BANK_TRANSFER = "payouts.sandbox.files.brand_transfer_arrive"
+# Run (queued, after commit) when staff verify a brand: its virtual account is requested.
+BRAND_VERIFIED_TASK = "payouts.funding.tasks.virtual_account_request_task"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.
 RECONCILIATION_STALE_DAYS = int(os.environ.get("RECONCILIATION_STALE_DAYS", "3"))
 # Resolving an exception that moves money (link, suspense) above this many minor units needs a
@@ -218,8 +236,14 @@ BANK_DRIFT_PAUSE_MINOR = int(os.environ.get("BANK_DRIFT_PAUSE_MINOR", "0"))
 # Checks of the ledger against the world outside it (dotted paths, each returning a list of
 # problems): ledger_check reports the first (drift recomputed now), /healthz/ the second (alerts not
 # yet cleared by staff); the ledger app itself imports no other app.
-LEDGER_EXTERNAL_CHECKS = ["payouts.reconciliation.bank_health.bank_drift_problems"]
-HEALTH_CHECKS = ["payouts.reconciliation.bank_health.bank_alert_problems"]
+LEDGER_EXTERNAL_CHECKS = [
+    "payouts.reconciliation.bank_health.bank_drift_problems",
+    "payouts.funding.selectors.provider_drift_problems",
+]
+HEALTH_CHECKS = [
+    "payouts.reconciliation.bank_health.bank_alert_problems",
+    "payouts.funding.selectors.provider_drift_problems",
+]
 
 INSTALLED_APPS = [
     "joyback.admin_apps.JoyBackAdminConfig",  # django.contrib.admin, signed in to through allauth
@@ -533,6 +557,7 @@ METRICS_SOURCES = [
     "joyback.api.selectors.webhook_metrics",
     "payouts.selectors.payout_metrics",
     "payouts.reconciliation.bank_health.reconciliation_metrics",
+    "payouts.funding.selectors.provider_metrics",
 ]
 
 # Error reports go to Sentry when SENTRY_DSN is set (nothing is sent otherwise).

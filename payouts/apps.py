@@ -36,3 +36,13 @@ class PayoutsConfig(AppConfig):
             max_attempts=TRANSFER_EVENT_MAX_ATTEMPTS,
             arrived_field="received_at",
         )
+        from payouts.funding.services import VIRTUAL_ACCOUNT_MAX_ATTEMPTS, virtual_accounts_open
+        from payouts.models import VirtualAccount
+
+        standing_work_register(
+            name="virtual accounts",
+            claim_and_process=virtual_accounts_open,
+            unfinished=VirtualAccount.objects.filter(status="requested"),
+            max_attempts=VIRTUAL_ACCOUNT_MAX_ATTEMPTS,
+            arrived_field="requested_at",
+        )

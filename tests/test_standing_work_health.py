@@ -78,6 +78,7 @@ def test_with_nothing_waiting_the_check_passes(client):
         "bank details",
         "payment provider webhooks",
         "payouts due",
+        "virtual accounts",
     }
     assert all(kind["waiting"] == kind["given_up"] == 0 for kind in work.values())
 
