@@ -67,6 +67,15 @@ LEDGER = {
     "payout_manual": _("Manual payout"),
     "clawback": _("Reward taken back"),
     "clawback_netted": _("Reward taken back from a later reward"),
+    "deposit_returned": _("Bank transfer sent back to its sender"),
+    "provider_sweep": _("Moved from a virtual account to the platform's account"),
+}
+
+# A deposit to a brand's virtual account, as the payment provider reported it.
+FUNDING = {
+    "received": _("Arriving"),
+    "booked": _("Booked to your funding"),
+    "returned": _("Sent back to the sender"),
 }
 
 # A payout's states, as its history lists them (the same words as the payout's status badge).
@@ -100,6 +109,7 @@ KINDS = {
     "ledger": LEDGER,
     "payout": PAYOUT,
     "delivery": DELIVERY,
+    "funding": FUNDING,
 }
 
 

@@ -23,6 +23,19 @@ class Participant(models.Model):
     brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="participants")
     token = models.CharField(max_length=64, unique=True, default=new_token, help_text="Private status link")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Since when a reward posted to the person waits for the payouts to take it: the payout
+    # pipeline claims the people due in batches (the partial index keeps its look cheap) and
+    # clears it. A column on the person, not a queued task per reward.
+    payout_due_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["payout_due_at"],
+                condition=Q(payout_due_at__isnull=False),
+                name="verification_payout_due",
+            )
+        ]
 
     def __str__(self):
         return f"participant #{self.pk}"

@@ -9,6 +9,7 @@ it was paid), re-reserved at each top-up and released when the window ends.
 """
 
 from datetime import timedelta
+from functools import partial
 
 from django.conf import settings
 from django.db import transaction
@@ -22,7 +23,7 @@ from compliance.models import CaseStatus
 from compliance.selectors import caption_verdict, case_for_claim, unresolved_claim_ids
 from joyback.ledger.models import Hold
 from joyback.ledger.services import hold_commit, hold_reserve
-from joyback.queue import enqueue_on_commit, task_schedule_once
+from joyback.queue import task_schedule_once
 from verification.events import claim_event_emit
 from verification.fraud import engagement_signals
 from verification.models import (
@@ -35,6 +36,7 @@ from verification.models import (
     TikTokToken,
     VideoMetric,
 )
+from verification.services import participant_payout_due
 
 COUNTED = [ClaimStatus.PENDING, ClaimStatus.APPROVED, ClaimStatus.NEEDS_REVIEW]
 # A video on its way to TikTok through JoyBack (verification.services.POSTS_UNDER_WAY).
@@ -243,7 +245,8 @@ def _reach_top_up(claim: ActionClaim, *, views: int) -> int:
     claim.reach_paid = target
     claim.ledger_transaction_id = claim.ledger_transaction_id or posted.pk
     claim.save(update_fields=["hold_id", "reach_paid", "ledger_transaction_id"])
-    enqueue_on_commit("payouts.tasks.payout_for_participant_task", claim.participant_id, claim.currency)
+    # Marked after the commit: the claim's lock comes after the person's in the lock order.
+    transaction.on_commit(partial(participant_payout_due, participant_id=claim.participant_id))
     return top_up
 
 

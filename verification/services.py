@@ -5,9 +5,11 @@ import secrets
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import timedelta
+from functools import partial
 
 from django.db import IntegrityError, transaction
-from django.db.models import Sum
+from django.db.models import Sum, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
@@ -31,7 +33,7 @@ from joyback.ledger.services import (
     posting_post,
     transfer_post,
 )
-from joyback.queue import claim_and_process, enqueue_on_commit, task_schedule_once
+from joyback.queue import claim_and_process, standing_work_soon, task_schedule_once
 from verification import sql
 from verification.events import claim_event_emit
 from verification.fraud import engagement_signals, fraud_signals_at_claim
@@ -408,7 +410,7 @@ def action_reward(
             FraudSignal.objects.bulk_create(FraudSignal(claim=claim, code=c, detail=d) for c, d in signals)
             claim_event_emit(claim, "action.verified")
         else:
-            _reward_post(claim)
+            _reward_post(claim, due_now=True)
             claim_event_emit(claim, "action.verified", "reward.approved")
     return claim
 
@@ -417,8 +419,15 @@ def _payable(claim: ActionClaim) -> Account:
     return participant_payable_account(participant=claim.participant, currency=claim.currency)
 
 
-def _reward_post(claim: ActionClaim) -> None:
-    """Budget -> the person's payable: committed from the claim's hold if it has one."""
+def _reward_post(claim: ActionClaim, *, due_now: bool = False) -> None:
+    """Budget -> the person's payable: committed from the claim's hold if it has one.
+
+    due_now: the caller holds no lock that comes after the person's in the lock order (a claim's),
+    so the person is marked due for a payout in this transaction, before the ledger's locks."""
+    if due_now:
+        participant_payout_due(participant_id=claim.participant_id)
+    else:
+        transaction.on_commit(partial(participant_payout_due, participant_id=claim.participant_id))
     description = f"{claim.rule.get_trigger_display()} reward, {claim.campaign.name}"
     try:
         if claim.hold_id:
@@ -443,8 +452,22 @@ def _reward_post(claim: ActionClaim) -> None:
         raise ClaimRefused("fully_claimed") from None
     ActionClaim.objects.filter(pk=claim.pk).update(ledger_transaction_id=reward.pk)
     claim.ledger_transaction_id = reward.pk
-    # The payouts app (to the right) pays it; it is started by name, never imported.
-    enqueue_on_commit("payouts.tasks.payout_for_participant_task", claim.participant_id, claim.currency)
+
+
+PAYOUTS_DUE = "payouts due"  # the standing work the payouts app (to the right) registers
+
+
+def participant_payout_due(*, participant_id: int) -> None:
+    """Money is owed to the person: the payout pipeline takes them in its next batch. One statement
+    on the person's row (in the caller's transaction, or on its own), not a queued task per reward;
+    an earlier mark not yet taken is kept, so the oldest wait is what the pipeline sees.
+
+    Always a write, never skipped when a mark is there: a batch that holds the person and has
+    cleared their mark is waited for, so this reward is marked again rather than left to the sweep."""
+    Participant.objects.filter(pk=participant_id).update(
+        payout_due_at=Coalesce("payout_due_at", Value(timezone.now()))
+    )
+    standing_work_soon(PAYOUTS_DUE)
 
 
 def _hold_for(claim: ActionClaim) -> None:
@@ -988,10 +1011,9 @@ def claim_review(*, claim: ActionClaim, decided_by, decision: str, reason: str) 
             if not locked.ledger_transaction_id:
                 _reward_post(locked)
             else:
-                # Flagged after it was posted: its payout waited for this decision.
-                enqueue_on_commit(
-                    "payouts.tasks.payout_for_participant_task", locked.participant_id, locked.currency
-                )
+                # Flagged after it was posted: its payout waited for this decision. Marked after the
+                # commit: the claim's lock comes after the person's in the lock order.
+                transaction.on_commit(partial(participant_payout_due, participant_id=locked.participant_id))
             locked.status, locked.reason = ClaimStatus.APPROVED, "review_approved"
         else:
             _hold_release(locked)
