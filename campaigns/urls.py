@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from campaigns import developers, views
+from campaigns import developers, mode_views, views
 
 # Grouped by their first segment (a plain prefix is a string comparison): a request is resolved
 # without trying every brand page's pattern first.
@@ -9,6 +9,7 @@ dev = "developers/"
 
 brand_pages = [
     path("", views.dashboard, name="brand_dashboard"),
+    path("mode/", mode_views.brand_mode_switch, name="brand_mode"),
     path("topup/", views.brand_topup, name="brand_topup"),
     path("allowance/", views.brand_allowance, name="brand_allowance"),
     path("legal/", views.brand_legal_details, name="brand_legal_details"),

@@ -24,6 +24,7 @@ from campaigns.forms import (
     LegalDetailsForm,
     RuleForm,
 )
+from campaigns.mode_views import brand_slug_in_chosen_mode
 from campaigns.models import POSTING_TRIGGERS, ActionRule, CampaignStatus
 from campaigns.selectors import (
     brand_balances,
@@ -59,7 +60,7 @@ from joyback.ledger.selectors import account_entries, account_get_for_brand, tra
 def brand_home(request):
     brands = list(brands_for_user(user=request.user))
     if len(brands) == 1:
-        return redirect("brand_dashboard", brand_slug=brands[0].slug)
+        return redirect("brand_dashboard", brand_slug=brand_slug_in_chosen_mode(request, brands[0]))
     return render(request, "campaigns/brand_list.html", {"brands": brands, "form": BrandCreateForm()})
 
 

@@ -189,6 +189,8 @@ SANDBOX_BANK_RETURN_AFTER_SECONDS = int(os.environ.get("SANDBOX_BANK_RETURN_AFTE
 BANK_DROP_FOLDER = os.environ.get("BANK_DROP_FOLDER", "")
 # The sandbox's stand-in for a brand's bank transfer (a brand's "top up" in the sandbox).
 SANDBOX_BANK_TRANSFER = "payouts.sandbox.files.brand_transfer_arrive"
+# Test mode's play money: the sandbox bank's test account, kept apart from the live bank channel.
+SANDBOX_TEST_FUNDS = "payouts.sandbox_funding.sandbox_funds_add"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.
 RECONCILIATION_STALE_DAYS = int(os.environ.get("RECONCILIATION_STALE_DAYS", "3"))
 # Resolving an exception that moves money (link, suspense) above this many minor units needs a
@@ -443,7 +445,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "JoyBack Cashback API",
     "DESCRIPTION": "Report purchases and actions (answered 202 and processed in the background: follow "
     "them by GET /events/{id} or webhook), follow claims and balances, make and follow payouts. Errors "
-    'are {"error": {"code", "message", "field"}}; every POST takes an Idempotency-Key.',
+    'are {"error": {"code", "message", "field"}}; every POST takes an Idempotency-Key. '
+    "Keys are jb_test_… (the brand's test data: the sandbox bank and providers, no real money) or "
+    "jb_live_…; every answer and webhook says which in livemode.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
@@ -452,6 +456,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "joyback.api.schema.defaults_within_bounds",
+        "joyback.api.schema.livemode_documented",
     ],
 }
 # The Cashback API: requests per key and minute, and how long a webhook endpoint gets to answer.

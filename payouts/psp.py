@@ -99,12 +99,25 @@ def _provider():
 
 def payment_submit(order: PaymentOrder) -> PaymentStatus:
     """Send one payment. Raises PspUnknown when the answer is lost: the caller must then query."""
+    _test_payout_refuse_live(order.end_to_end_id)
     return _provider().transfer_submit(order)
 
 
 def payment_status(end_to_end_id: str) -> PaymentStatus | None:
     """What the provider knows of a payment; None when it never received it."""
+    _test_payout_refuse_live(end_to_end_id)
     return _provider().transfer_find(end_to_end_id)
+
+
+def _test_payout_refuse_live(end_to_end_id: str) -> None:
+    """A test-mode payout is play money: it goes to the sandbox bank, never to a live provider.
+    Where the payouts' provider is live (not SANDBOX) it is refused before any request leaves."""
+    if settings.SANDBOX:
+        return
+    from payouts.models import Payout
+
+    if Payout.objects.filter(end_to_end_id=end_to_end_id, brand__livemode=False).exists():
+        raise PspError(f"payout {end_to_end_id} is test data: the live provider never receives it")
 
 
 def _bank_headers() -> dict:

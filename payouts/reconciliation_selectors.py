@@ -329,7 +329,10 @@ def reconciliation_metrics():
 
 def ledger_bank_balance(*, currency: str, as_of=None) -> int:
     """The ledger's platform bank in `currency`: now, or at the end of the day `as_of`."""
-    entries = Entry.objects.filter(account__kind=AccountKind.PLATFORM_BANK, account__currency=currency)
+    # The live bank only: the sandbox bank's play money is on its own, test-mode account.
+    entries = Entry.objects.filter(
+        account__kind=AccountKind.PLATFORM_BANK, account__currency=currency, account__livemode=True
+    )
     if as_of is not None:
         end = timezone.make_aware(datetime.datetime.combine(as_of + timedelta(days=1), datetime.time.min))
         entries = entries.filter(transaction__posted_at__lt=end)
@@ -414,15 +417,16 @@ def _rf_valid(reference: str) -> bool:
     return int("".join(str(int(char, 36)) for char in rearranged)) % 97 == 1
 
 
-def brand_for_reference(text: str) -> Brand | None:
+def brand_for_reference(text: str, *, livemode: bool = True) -> Brand | None:
     """The brand whose funding reference the remittance carries, spaces and case aside; a reference
-    with wrong check digits (a typo) names no brand."""
+    with wrong check digits (a typo) names no brand. The bank's statements are live money: a test
+    twin's reference names a brand only in the sandbox bank's test notifications."""
     compact = re.sub(r"\s+", "", text or "").upper()
     for found in _REFERENCE.finditer(compact):
         reference = found.group(0)
         if not _rf_valid(reference):
             continue
-        brand = Brand.objects.filter(funding_reference__reference=reference).first()
+        brand = Brand.objects.filter(funding_reference__reference=reference, livemode=livemode).first()
         if brand is not None:
             return brand
     return None

@@ -22,10 +22,12 @@ from joyback.ledger.services import (
     InsufficientFunds,
     Posting,
     account_get_or_create,
+    platform_bank,
     posting_post,
     transaction_reverse,
     transfer_post,
 )
+from joyback.modes import brand_livemode
 from joyback.money import money_format
 from joyback.postgresql.prepared import prepared_fetchall
 from joyback.queue import claim_and_process, enqueue_on_commit, standing_work_inline
@@ -329,7 +331,10 @@ def _in_transit(*, brand_id: int, currency: str) -> Account:
     )
 
 
-def _platform_bank(*, currency: str) -> Account:
+def _platform_bank(*, currency: str, brand_id: int) -> Account:
+    """The platform's bank in the payout's mode: a test brand's payouts leave the sandbox bank."""
+    if not brand_livemode(brand_id):
+        return platform_bank(currency=currency, livemode=False)
     return _shared_account(
         kind=AccountKind.PLATFORM_BANK, currency=currency, brand_id=None, name=f"Platform bank {currency}"
     )
@@ -337,6 +342,9 @@ def _platform_bank(*, currency: str) -> Account:
 
 def scheme_for(payee: PayeeAccount) -> str:
     if payee.rail == Rail.SEPA:
+        if not brand_livemode(payee.participant.brand_id):
+            # Test payouts go one by one to the sandbox provider, never into the bank's files.
+            return PayoutScheme.SEPA_INSTANT
         if settings.PAYOUT_SEPA_MODE == "instant" and not _instant_unreachable(payee):
             return PayoutScheme.SEPA_INSTANT
         return PayoutScheme.SEPA
@@ -699,7 +707,7 @@ def _settlement_post(payout: Payout) -> None:
     """The money left the platform's bank: in transit -> bank, once per payout."""
     transfer_post(
         source=_in_transit(brand_id=payout.brand_id, currency=payout.currency),
-        destination=_platform_bank(currency=payout.currency),
+        destination=_platform_bank(currency=payout.currency, brand_id=payout.brand_id),
         amount=payout.amount,
         reason="payout_settled",
         idempotency_key=f"payout-settled:{payout.pk}",
@@ -783,7 +791,7 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
         ):
             return payout
         transfer_post(
-            source=_platform_bank(currency=payout.currency),
+            source=_platform_bank(currency=payout.currency, brand_id=payout.brand_id),
             destination=participant_payable_account(participant=payout.participant, currency=payout.currency),
             amount=payout.amount,
             reason="payout_returned",
@@ -1442,6 +1450,7 @@ def payment_batch_build(*, currency: str = "EUR", now=None) -> list[PaymentBatch
         payouts = list(
             Payout.objects.select_for_update(skip_locked=True)
             .filter(status=PayoutStatus.PAYEE_VERIFIED, scheme=PayoutScheme.SEPA, currency=currency)
+            .filter(brand__livemode=True)  # the bank's files carry live money only
             .select_related("payee")
             .order_by("pk")[: settings.PAYOUT_FILE_MAX_TRANSACTIONS * 10]
         )

@@ -172,8 +172,10 @@ class EventOutput(serializers.Serializer):
     processed_at = serializers.DateTimeField(allow_null=True)
 
 
-def _accepted_body(event) -> bytes:
-    return json.dumps({"id": str(event.id), "type": event.type, "status": "received"}).encode()
+def _accepted_body(event, *, livemode: bool) -> bytes:
+    return json.dumps(
+        {"id": str(event.id), "type": event.type, "status": "received", "livemode": livemode}
+    ).encode()
 
 
 class EventApi(ApiView):
@@ -221,7 +223,7 @@ class EventApi(ApiView):
             api_key=api_key,
             type=kind,
             payload=payload,
-            answer=_accepted_body,
+            answer=functools.partial(_accepted_body, livemode=api_key.livemode),
         )
         try:
             try:

@@ -226,6 +226,10 @@ class ApiView(APIView):
             return exc.response
         return super().handle_exception(exc)
 
+    def finalize_response(self, request, response, *args, **kwargs):
+        livemode_mark(getattr(response, "data", None), request.auth)
+        return super().finalize_response(request, response, *args, **kwargs)
+
     def dispatch(self, request, *args, **kwargs):
         try:
             response = super().dispatch(request, *args, **kwargs)
@@ -244,6 +248,17 @@ class ApiView(APIView):
                     body=response.content.decode(),
                 )
         return response
+
+
+def livemode_mark(data, api_key) -> None:
+    """Every answer says whether it is test or live data (`livemode`), as does each object of a
+    list; errors are left as they are."""
+    if not isinstance(data, dict) or not isinstance(api_key, ApiKey) or list(data) == ["error"]:
+        return
+    data["livemode"] = api_key.livemode
+    for item in data.get("data") if isinstance(data.get("data"), list) else ():
+        if isinstance(item, dict):
+            item["livemode"] = api_key.livemode
 
 
 def idempotency_key_header(request) -> str:

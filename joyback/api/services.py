@@ -35,12 +35,15 @@ from joyback.api.models import (
     api_key_cache_name,
 )
 from joyback.limits import json_loads
+from joyback.modes import brand_livemode
 from joyback.postgresql.prepared import prepared_fetchall
 from joyback.queue import enqueue_on_commit, task_schedule_once
 
 logger = logging.getLogger(__name__)
 
 KEY_PREFIX = "jb_"
+MODE_WORD = {True: "live", False: "test"}
+MODE_WORDS = frozenset(MODE_WORD.values())
 SIGNATURE_HEADER = "JoyBack-Signature"
 # Delay before retry n (1-based): exponential from a minute, then daily; 10 retries span ~5 days.
 RETRY_DELAYS = [60 * 4**n if 60 * 4**n < 86400 else 86400 for n in range(10)]
@@ -68,13 +71,20 @@ def _scopes_check(scopes) -> list[str]:
 
 
 def api_key_create(*, brand_id: int, name: str, scopes) -> IssuedKey:
-    """A new key: jb_<prefix>_<secret>. The prefix identifies it, the rest proves it."""
+    """A new key: jb_live_<prefix>_<secret>, or jb_test_… for a brand's test twin. The prefix
+    identifies it, the rest proves it."""
     scopes = _scopes_check(scopes)
     name = (name or "").strip()[:80] or "API key"
-    prefix = KEY_PREFIX + secrets.token_hex(6)
+    livemode = brand_livemode(brand_id)
+    prefix = f"{KEY_PREFIX}{MODE_WORD[livemode]}_{secrets.token_hex(6)}"
     secret = f"{prefix}_{secrets.token_urlsafe(32)}"
     api_key = ApiKey.objects.create(
-        brand_id=brand_id, name=name, prefix=prefix, secret_hash=_hash(secret), scopes=scopes
+        brand_id=brand_id,
+        name=name,
+        prefix=prefix,
+        secret_hash=_hash(secret),
+        scopes=scopes,
+        livemode=livemode,
     )
     return IssuedKey(api_key=api_key, secret=secret)
 
@@ -108,10 +118,15 @@ def api_key_rotate(*, api_key: ApiKey, grace_hours: int = 0) -> IssuedKey:
 
 def api_key_authenticate(*, secret: str) -> ApiKey | None:
     """The live key this secret belongs to, or None."""
-    parts = secret.split("_", 2)  # jb, the prefix's hex, the secret (which may hold "_" itself)
-    if len(parts) != 3 or not secret.startswith(KEY_PREFIX) or len(secret) > 200:
+    if not secret.startswith(KEY_PREFIX) or len(secret) > 200:
         return None
-    prefix = f"{parts[0]}_{parts[1]}"
+    # jb, test or live, the prefix's hex, the secret (which may hold "_" itself); keys made before
+    # the modes existed have no mode word (jb_<hex>_…) and are live.
+    parts = secret.split("_", 3)
+    words = 3 if len(parts) == 4 and parts[1] in MODE_WORDS else 2
+    if len(parts) < words + 1:
+        return None
+    prefix = "_".join(parts[:words])
     cache_name = api_key_cache_name(prefix)
     api_key = cache.get(cache_name)
     if api_key is None:
@@ -548,7 +563,9 @@ def webhook_event_emit(*, brand_id: int, type: str, data: dict) -> WebhookEvent 
     ]
     if not endpoints:
         return None
-    event = WebhookEvent.objects.create(brand_id=brand_id, type=type, data=data)
+    event = WebhookEvent.objects.create(
+        brand_id=brand_id, type=type, data=data, livemode=brand_livemode(brand_id)
+    )
     deliveries = WebhookDelivery.objects.bulk_create(
         WebhookDelivery(event=event, endpoint=endpoint) for endpoint in endpoints
     )
@@ -564,6 +581,7 @@ def webhook_payload(event: WebhookEvent) -> bytes:
             "type": event.type,
             "created": event.created_at.isoformat(),
             "data": event.data,
+            "livemode": event.livemode,
         },
         separators=(",", ":"),
         sort_keys=True,
