@@ -544,7 +544,9 @@ def payee_vop_check(*, payee: PayeeAccount) -> VopCheck | None:
     if payee.rail != Rail.SEPA:
         return None
     details = json.loads(payee.account)
-    answer = psp.payee_verify(iban=details["iban"], name=payee.holder_name)
+    answer = psp.payee_verify(
+        iban=details["iban"], name=payee.holder_name, livemode=brand_livemode(payee.participant.brand_id)
+    )
     payee.__dict__.pop("_vop_current", None)
     return VopCheck.objects.create(
         payee=payee,
@@ -937,10 +939,10 @@ def payouts_sweep(*, now=None) -> dict:
         else:
             payout_status_check(payout_id=payout_id)
             done["checked"] += 1
-    if settings.SANDBOX:
-        from payouts.sandbox.bank import webhooks_deliver
+    # The sandbox bank's webhooks, as the provider would send them (test-mode payouts' everywhere).
+    from payouts.sandbox.bank import webhooks_deliver
 
-        webhooks_deliver()  # the sandbox bank's webhooks, as the provider would send them
+    webhooks_deliver()
     done["events"] = transfer_events_process()
     # In instant mode too: a transfer the payee's bank could not take instantly goes by file.
     done["files"] = len(payment_batch_build())

@@ -306,12 +306,28 @@ def test_a_live_statement_naming_a_twins_reference_books_nothing_to_test_data(tw
     assert brand_for_reference(f"Alpaca {reference}", livemode=False) == twin
 
 
-def test_test_payouts_never_reach_a_live_provider(twin, settings):
-    from payouts import psp
+def test_a_test_payout_goes_through_the_sandbox_bank_whatever_the_live_provider_is(
+    twin, fiona, settings, monkeypatch
+):
+    """A deployment whose payouts are live (no SANDBOX, Adyen's live API, a real bank channel):
+    a test payout is still sent to, answered and settled by the sandbox bank inside the app, and
+    no request leaves for the network."""
+    import httpx
+
+    from payouts.models import PayoutStatus
     from payouts.rails import iban_check
-    from payouts.services import payout_manual_enter
+    from payouts.services import payout_approve, payout_manual_enter, payout_submit, payouts_sweep
 
     settings.SANDBOX = False
+    settings.ADYEN_API_BASE = "https://balanceplatform-api-live.adyen.com/btl/v4"
+    settings.PSP_API_BASE = "https://bank.example/api"
+
+    def no_network(self, request):
+        raise AssertionError(f"a test payout reached the network: {request.url}")
+
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", no_network)
+    live_bank = platform_bank(currency="EUR", livemode=True).balance
+    test_bank = platform_bank(currency="EUR", livemode=False).balance
     payout = payout_manual_enter(
         brand=twin,
         name="Mo Manual",
@@ -319,12 +335,24 @@ def test_test_payouts_never_reach_a_live_provider(twin, settings):
         phone="",
         bank_account=iban_check("DE89370400440532013000"),
         currency="EUR",
-        amount=1_00,
+        amount=12_00,
         created_by=None,
     )
-    assert payout.scheme == "sepa_instant"
-    with pytest.raises(psp.PspError, match="test data"):
-        psp.payment_status(payout.end_to_end_id)
+    assert payout.scheme == "sepa_instant"  # one by one to the provider, never in the bank's files
+    if payout.status == PayoutStatus.AWAITING_APPROVAL:
+        payout = payout_approve(payout=payout, actor=fiona)
+    payout_submit(payout_id=payout.pk)
+    payouts_sweep()
+    payout.refresh_from_db()
+    assert payout.status == PayoutStatus.SETTLED, payout.status
+    assert platform_bank(currency="EUR", livemode=False).balance == test_bank - 12_00
+    assert platform_bank(currency="EUR", livemode=True).balance == live_bank
+
+
+def test_the_sandbox_bank_is_closed_to_the_network_outside_the_sandbox(client, settings):
+    settings.SANDBOX = False
+    answer = client.post("/sandbox/bank/btl/v4/transfers", "{}", content_type="application/json")
+    assert answer.status_code == 404
 
 
 def test_a_brand_address_may_not_look_like_a_test_twins(alice):
