@@ -31,3 +31,8 @@ def brand_livemode(brand_id: int | None) -> bool:
         return True
     _known[brand_id] = livemode
     return livemode
+
+
+def brand_livemode_forget() -> None:
+    """Forget what was learnt: a brand rolled back (a test's) may leave its id to another."""
+    _known.clear()

@@ -41,5 +41,8 @@ def test_statements_import_reads_the_banks_folder(alpaca, tmp_path):
     call_command("statements_import", str(tmp_path))
     call_command("statements_import", str(tmp_path))
 
-    assert list(StatementImport.objects.values_list("source", "new_lines")) == [("folder", 1), ("folder", 0)]
+    assert list(StatementImport.objects.order_by("pk").values_list("source", "new_lines")) == [
+        ("folder", 1),
+        ("folder", 0),
+    ]
     assert Account.objects.get(kind=AccountKind.BRAND_FUNDING, brand_id=alpaca.pk).balance == 55_00

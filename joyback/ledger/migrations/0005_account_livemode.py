@@ -14,18 +14,25 @@ CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS ledger_account_unique_platform
 """
 UNIQUE_OLD_DROP = "DROP INDEX CONCURRENTLY IF EXISTS ledger_account_unique_platform"
 
-# Statement-level with the inserted rows as a transition table: one check per insert however many
-# legs it writes; legs inserted one statement at a time are checked as each joins the others.
+# Statement-level, with the inserted legs as a transition table: one check per insert however
+# many legs it writes (the ledger writes a batch's legs in one statement), and legs inserted one
+# statement at a time are checked as each joins the others. Per transaction written to, all of
+# its legs are read through the transaction_id index, each leg's account by its primary key (the
+# account table is small but updated by every posting: a scan of it, a hash join's choice, costs
+# far more). Measured (pg_stat_user_functions): 0.09 ms per single posting and 12 ms per batch of
+# 500, where the balance trigger takes 0.05 ms and 31 ms.
 ONE_MODE = """
 CREATE FUNCTION ledger_entry_one_mode() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     mixed bigint;
 BEGIN
-    SELECT e.transaction_id INTO mixed
-      FROM ledger_entry e JOIN ledger_account a ON a.id = e.account_id
-     WHERE e.transaction_id IN (SELECT DISTINCT transaction_id FROM new_entries)
-     GROUP BY e.transaction_id
-    HAVING bool_or(a.livemode) AND NOT bool_and(a.livemode)
+    SELECT i.transaction_id INTO mixed
+      FROM (SELECT DISTINCT transaction_id FROM new_entries) i
+     CROSS JOIN LATERAL (
+        SELECT bool_and(leg.live) AS all_live, bool_or(leg.live) AS any_live
+          FROM (SELECT (SELECT a.livemode FROM ledger_account a WHERE a.id = e.account_id) AS live
+                  FROM ledger_entry e WHERE e.transaction_id = i.transaction_id) leg) t
+     WHERE t.all_live <> t.any_live
      LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'ledger transaction % mixes test and live accounts', mixed
