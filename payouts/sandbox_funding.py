@@ -20,8 +20,7 @@ from joyback.ledger.models import Transaction
 from payouts.iso20022.camt import camt_read
 from payouts.iso20022.camt054 import camt054_xml
 from payouts.iso20022.types import Entry, EntryDetail, Iso20022Error, SchemaError
-from payouts.reconciliation import brand_deposit_reference
-from payouts.reconciliation_selectors import brand_for_reference
+from payouts.reconciliation.references import brand_deposit_reference, brand_for_reference
 
 # The sandbox bank's account that test-mode money arrives on (a valid IBAN the live bank never has).
 TEST_ACCOUNT_IBAN = "DE89370400440532013000"

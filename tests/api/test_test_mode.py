@@ -17,7 +17,7 @@ from joyback.api.services import _hash, api_key_authenticate, api_key_create, we
 from joyback.ledger.models import Account, AccountKind, Entry, Transaction
 from joyback.ledger.services import InvalidPosting, platform_bank, transfer_post
 from payouts.models import Payout, ReconciliationException, SandboxBankMessage, StatementLine
-from payouts.reconciliation_selectors import bank_drift_now, ledger_bank_balance
+from payouts.reconciliation.bank_health import bank_drift_now, ledger_bank_balance
 from payouts.sandbox_funding import (
     SandboxFundsRefused,
     sandbox_funds_add,
@@ -298,8 +298,7 @@ def test_test_funds_never_reach_the_live_bank_or_its_drift(twin, alpaca):
 
 
 def test_a_live_statement_naming_a_twins_reference_books_nothing_to_test_data(twin):
-    from payouts.reconciliation import brand_deposit_reference
-    from payouts.reconciliation_selectors import brand_for_reference
+    from payouts.reconciliation.references import brand_deposit_reference, brand_for_reference
 
     reference = brand_deposit_reference(twin)
     assert brand_for_reference(f"Alpaca {reference}") is None
@@ -314,9 +313,11 @@ def test_a_test_payout_goes_through_the_sandbox_bank_whatever_the_live_provider_
     no request leaves for the network."""
     import httpx
 
+    from payouts.manual.services import payout_approve, payout_manual_enter
     from payouts.models import PayoutStatus
     from payouts.rails import iban_check
-    from payouts.services import payout_approve, payout_manual_enter, payout_submit, payouts_sweep
+    from payouts.submission.submit import payout_submit
+    from payouts.submission.sweeps import payouts_sweep
 
     settings.SANDBOX = False
     settings.ADYEN_API_BASE = "https://balanceplatform-api-live.adyen.com/btl/v4"
