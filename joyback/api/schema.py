@@ -11,7 +11,7 @@ from joyback.api.versions import HEADER, VERSIONS
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
-    target_class = "joyback.api.framework.ApiKeyAuthentication"
+    target_class = "joyback.api.auth.ApiKeyAuthentication"
     name = "ApiKey"
 
     def get_security_definition(self, auto_schema):
@@ -109,7 +109,7 @@ def _refs_within(value, found: set) -> None:
 
 def livemode_documented(result, generator, request, public):
     """Postprocessing hook: every successful answer, and each object of a list, carries `livemode`
-    (joyback.api.framework.livemode_mark). Required where the object is only ever an answer; where
+    (joyback.api.views.livemode_mark). Required where the object is only ever an answer; where
     it is also nested in another object (which does not repeat it), optional."""
     schemas = result.get("components", {}).get("schemas", {})
     nested: set = set()

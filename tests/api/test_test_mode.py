@@ -12,8 +12,9 @@ from django.urls import get_resolver
 from campaigns.models import Brand
 from campaigns.modes import brand_test_twin
 from campaigns.services import brand_create, campaign_create, campaign_fund, campaign_transition
+from joyback.api.keys import _hash, api_key_authenticate, api_key_create
 from joyback.api.models import ApiKey, IdempotencyKey, InboundEvent, WebhookEvent
-from joyback.api.services import _hash, api_key_authenticate, api_key_create, webhook_endpoint_create
+from joyback.api.webhooks.endpoints import webhook_endpoint_create
 from joyback.ledger.models import Account, AccountKind, Entry, Transaction
 from joyback.ledger.services import InvalidPosting, platform_bank, transfer_post
 from payouts.models import Payout, ReconciliationException, SandboxBankMessage, StatementLine

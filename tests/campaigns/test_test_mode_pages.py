@@ -100,7 +100,7 @@ def test_a_verified_brand_gets_a_live_key(client, alice, alpaca):
 
 
 def test_a_live_key_of_an_unverified_brand_is_not_rotated_into_a_new_one(client, alice):
-    from joyback.api.services import api_key_create
+    from joyback.api.keys import api_key_create
 
     brand = brand_create(name="Unverified Umbrellas", slug="umbrellas", owner=alice)
     old = api_key_create(brand_id=brand.pk, name="made before", scopes=["read"]).api_key
