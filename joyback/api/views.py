@@ -40,17 +40,6 @@ class ApiView(APIView):
         livemode_mark(getattr(response, "data", None), request.auth)
         return super().finalize_response(request, response, *args, **kwargs)
 
-
-def livemode_mark(data, api_key) -> None:
-    """Every answer says whether it is test or live data (`livemode`), as does each object of a
-    list; errors are left as they are."""
-    if not isinstance(data, dict) or not isinstance(api_key, ApiKey) or list(data) == ["error"]:
-        return
-    data["livemode"] = api_key.livemode
-    for item in data.get("data") if isinstance(data.get("data"), list) else ():
-        if isinstance(item, dict):
-            item["livemode"] = api_key.livemode
-
     def dispatch(self, request, *args, **kwargs):
         try:
             response = super().dispatch(request, *args, **kwargs)
@@ -61,6 +50,17 @@ def livemode_mark(data, api_key) -> None:
         if self._idempotency is not None:
             self._idempotency.finish(response)
         return response
+
+
+def livemode_mark(data, api_key) -> None:
+    """Every answer says whether it is test or live data (`livemode`), as does each object of a
+    list; errors are left as they are."""
+    if not isinstance(data, dict) or not isinstance(api_key, ApiKey) or list(data) == ["error"]:
+        return
+    data["livemode"] = api_key.livemode
+    for item in data.get("data") if isinstance(data.get("data"), list) else ():
+        if isinstance(item, dict):
+            item["livemode"] = api_key.livemode
 
 
 def api_function_view(view):
