@@ -257,10 +257,11 @@ def test_the_database_refuses_a_transaction_mixing_test_and_live_accounts(alpaca
                 Entry(transaction=both, account=test_bank, amount=-1, currency="EUR"),
             ]
         )
-    tx = Transaction.objects.create(reason="by hand", fingerprint="x")
-    Entry.objects.create(transaction=tx, account=test_bank, amount=1, currency="EUR")
     with pytest.raises(IntegrityError, match="mixes test and live"), transaction.atomic():
+        tx = Transaction.objects.create(reason="by hand", fingerprint="x")
+        Entry.objects.create(transaction=tx, account=test_bank, amount=1, currency="EUR")
         Entry.objects.create(transaction=tx, account=live_bank, amount=-1, currency="EUR")
+    assert Entry.objects.count() == entries
 
 
 def test_an_accounts_mode_and_a_brands_mode_are_fixed(alpaca, twin):
