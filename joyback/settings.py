@@ -246,6 +246,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "joyback.replicas.ReplicaReadsMiddleware",  # last: it answers the replica pages' views itself
 ]
 
 if IS_PRODUCTION:
@@ -300,6 +301,53 @@ if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (postgres://...)")
 # The same backend, with a health check that reads the socket instead of a SELECT 1 per request.
 DATABASES["default"]["ENGINE"] = "joyback.postgresql"
+# Connection pooling in each process (Django's psycopg pool), instead of one kept connection per
+# process: DB_POOL_MAX_SIZE connections at most, shared by the process's threads; 0 keeps the one
+# persistent connection. Through a pooler in transaction mode (PgBouncer before 1.21), where a
+# statement prepared on one server connection is unknown on the next, DB_SERVER_PREPARE=0.
+DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "0"))
+DATABASES["default"].setdefault("OPTIONS", {})
+if DB_POOL_MAX_SIZE:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps them; Django refuses both at once
+    DATABASES["default"]["OPTIONS"]["pool"] = {
+        "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "1")),
+        "max_size": DB_POOL_MAX_SIZE,
+        "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "10")),
+    }
+if not env_bool("DB_SERVER_PREPARE", True):
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
+# A streaming replica for the long reads that may lag a moment (joyback.replicas): the dashboard,
+# reconciliation and exports. Tests have the alias as a mirror of the test database, used only by
+# the tests that turn REPLICA_READS on.
+DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "")
+if DATABASE_REPLICA_URL or JOYBACK_ENV == "test":
+    DATABASES["replica"] = dj_database_url.parse(
+        DATABASE_REPLICA_URL or os.environ.get("DATABASE_URL") or embedded_db.default_url(),
+        conn_max_age=DATABASES["default"]["CONN_MAX_AGE"],
+        conn_health_checks=True,
+    )
+    DATABASES["replica"]["ENGINE"] = "joyback.postgresql"
+    DATABASES["replica"]["OPTIONS"] = {
+        **{key: value for key, value in DATABASES["default"]["OPTIONS"].items() if key != "pool"},
+        "connect_timeout": int(os.environ.get("REPLICA_CONNECT_TIMEOUT", "2")),
+    }
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+REPLICA_READS = env_bool("REPLICA_READS", bool(DATABASE_REPLICA_URL))
+DATABASE_ROUTERS = ["joyback.replicas.ReplicaRouter"]
+# The pages whose reads may come from the replica (URL names), GET and HEAD only.
+REPLICA_READ_VIEWS = [
+    "brand_dashboard",
+    "campaign_list",
+    "payouts:payout_list",
+    "payouts:campaign_payouts",
+    "payouts:reconciliation",
+    "payouts:reconciliation_csv",
+    "compliance:report_csv",
+]
+# After a write, its sender reads from the primary for this long (well above the replica's lag).
+REPLICA_PIN_SECONDS = int(os.environ.get("REPLICA_PIN_SECONDS", "10"))
+# A replica that did not answer is tried again after this long; meanwhile the primary answers.
+REPLICA_RETRY_SECONDS = float(os.environ.get("REPLICA_RETRY_SECONDS", "5"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "users.User"
