@@ -191,7 +191,9 @@ class Cluster:
         if (data / "PG_VERSION").exists():
             return
         self._folder(data, 0o700)
-        self._pg(PG_BIN / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-instructions")
+        self._pg(
+            PG_BIN / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-instructions"
+        )
         with (data / "postgresql.conf").open("a") as conf:
             conf.write(
                 "\n# deploy/cluster.py\nlisten_addresses = '127.0.0.1'\nmax_connections = 300\n"
@@ -252,9 +254,7 @@ class Cluster:
         return done.stdout.strip()
 
     def replication_lag_bytes(self) -> int | None:
-        out = self._admin(
-            "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn) FROM pg_stat_replication"
-        )
+        out = self._admin("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn) FROM pg_stat_replication")
         return int(float(out.splitlines()[0])) if out else None
 
     # -- PgBouncer and Redis ------------------------------------------------------------------
@@ -292,7 +292,17 @@ class Cluster:
     def redis_start(self) -> None:
         self._start(
             "redis",
-            [REDIS_SERVER, "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            [
+                REDIS_SERVER,
+                "--port",
+                str(self.redis_port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
             env=dict(os.environ),
         )
         self._wait_port(self.redis_port, "redis")
@@ -344,7 +354,14 @@ class Cluster:
         )
         self._start(
             f"web{node}",
-            [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py"), "joyback.wsgi"],
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                str(ROOT / "deploy" / "gunicorn.conf.py"),
+                "joyback.wsgi",
+            ],
             env=env,
         )
 
@@ -354,11 +371,15 @@ class Cluster:
             if not self.groups[f"web{node}"].alive():
                 raise ClusterError(f"web node {node} exited:\n{self.groups[f'web{node}'].tail()}")
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.web_port(node)}/healthz/live", timeout=2):
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{self.web_port(node)}/healthz/live", timeout=2
+                ):
                     return
             except OSError:
                 time.sleep(0.3)
-        raise ClusterError(f"web node {node} did not answer in {timeout:.0f} s:\n{self.groups[f'web{node}'].tail()}")
+        raise ClusterError(
+            f"web node {node} did not answer in {timeout:.0f} s:\n{self.groups[f'web{node}'].tail()}"
+        )
 
     def workers_start(self) -> None:
         self.worker_start("qcluster")
@@ -393,7 +414,9 @@ class Cluster:
         if postgres:
             for name in ("replica", "primary"):
                 if (self.home / name / "PG_VERSION").exists() and self._running(self.home / name):
-                    self._pg(PG_BIN / "pg_ctl", "-D", self.home / name, "-m", "fast", "-w", "stop", check=False)
+                    self._pg(
+                        PG_BIN / "pg_ctl", "-D", self.home / name, "-m", "fast", "-w", "stop", check=False
+                    )
         (self.home / "state.json").unlink(missing_ok=True)
 
     def destroy(self) -> None:
@@ -405,6 +428,8 @@ class Cluster:
     def _start(self, name: str, command: list, *, env: dict) -> Group:
         if name in self.groups and self.groups[name].alive():
             raise ClusterError(f"{name} is already running")
+        # Each group's database sessions carry its name (pg_stat_activity.application_name).
+        env = dict(env, PGAPPNAME=name)
         group = Group(name=name, command=command, env=env, log=self.logs / f"{name}.log")
         group.start()
         self.groups[name] = group
