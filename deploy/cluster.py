@@ -19,6 +19,7 @@ dies) leaves the others running. The ports are PORT_BASE + 1 (primary), + 2 (rep
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -79,10 +80,8 @@ class Group:
     def kill(self, sig=signal.SIGKILL) -> None:
         """The whole group at once, as when its machine goes away."""
         if self.alive():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, sig)
-            except ProcessLookupError:
-                pass
             self.process.wait(timeout=30)
 
     def stop(self, timeout: float = 20) -> None:
@@ -94,10 +93,8 @@ class Group:
         except subprocess.TimeoutExpired:
             self.kill()
         # Children that outlived their parent (a killed master's workers) go with the group.
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
 
     def tail(self, chars: int = 2000) -> str:
         try:
@@ -244,8 +241,21 @@ class Cluster:
 
     def _admin(self, statement: str, *, database: str = "postgres", ignore: str = "", port=None) -> str:
         done = subprocess.run(
-            ["psql", "-X", "-At", "-h", "127.0.0.1", "-p", str(port or self.primary_port), "-U", "postgres"]
-            + ["-d", database, "-c", statement],
+            [
+                "psql",
+                "-X",
+                "-At",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(port or self.primary_port),
+                "-U",
+                "postgres",
+                "-d",
+                database,
+                "-c",
+                statement,
+            ],
             capture_output=True,
             text=True,
         )
@@ -459,10 +469,8 @@ def stale_down(home: Path) -> None:
     state = home / "state.json"
     if state.exists():
         for pid in json.loads(state.read_text()).values():
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGTERM)
-            except (ProcessLookupError, PermissionError):
-                pass
     Cluster(home=home).down()
 
 

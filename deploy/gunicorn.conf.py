@@ -23,7 +23,7 @@ keepalive = 5  # behind a load balancer that keeps connections open
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "5000"))
 max_requests_jitter = max_requests // 10
 # The heartbeat file on a RAM disk: a container's overlay file system can stall a worker's fsync.
-worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None  # noqa: S108 - gunicorn's own advice
 # The proxy in front sets X-Forwarded-Proto; Django reads the client address from TRUSTED_PROXIES.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
