@@ -417,6 +417,10 @@ STORAGES = {
     },
 }
 
+# The folders above (VIDEO_UPLOAD_ROOT, BANK_DROP_FOLDER) are mounted on every web and worker
+# machine (joyback.deploy_checks warns otherwise when they are on a machine's own disk).
+SHARED_FOLDERS = env_bool("SHARED_FOLDERS", False)
+
 EMAIL_BACKEND = os.environ.get(
     "EMAIL_BACKEND",
     "django.core.mail.backends.smtp.EmailBackend"

@@ -211,3 +211,22 @@ def test_the_gunicorn_config_takes_its_settings_from_the_environment(monkeypatch
     assert config["workers"] == 3
     assert config["worker_class"] == "gthread" and config["threads"] == 4
     assert config["preload_app"] is False
+
+
+def test_a_folder_on_one_machines_disk_is_reported_before_a_second_machine_runs(settings):
+    from joyback.deploy_checks import shared_files_check
+
+    settings.BANK_DROP_FOLDER = "/var/lib/joyback/bank-drop"
+    settings.SHARED_FOLDERS = False
+
+    assert [problem.id for problem in shared_files_check()] == ["joyback.W001", "joyback.W002"]
+
+    settings.SHARED_FOLDERS = True  # mounted on every machine
+    assert shared_files_check() == []
+    settings.SHARED_FOLDERS = False
+    settings.BANK_DROP_FOLDER = ""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "video_uploads": {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {}},
+    }
+    assert shared_files_check() == []
