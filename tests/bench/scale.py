@@ -376,7 +376,11 @@ def one_run(
     cpu_after = cpu_snapshot(cluster)
     run.waits, run.samples = sampler.stop()
     run.statements = statements_top(cluster.primary_url)
-    run.cpu = {name: cpu_after.get(name, 0.0) - cpu_before.get(name, 0.0) for name in cpu_after}
+    # A group that restarted (the chaos) counts from its new start: its earlier CPU went with it.
+    run.cpu = {
+        name: used - cpu_before.get(name, 0.0) if used >= cpu_before.get(name, 0.0) else used
+        for name, used in cpu_after.items()
+    }
     if errors:
         raise BenchSetupError(f"{run.label}: {errors[0]}")
     try:
