@@ -70,6 +70,7 @@ class Run:
     statements: list = field(default_factory=list)
     waits: Counter = field(default_factory=Counter)
     samples: int = 0
+    lag_ms: list = field(default_factory=list)  # the replica's replay lag, sampled
     events: list = field(default_factory=list)  # what the chaos did, when
     proofs: dict = field(default_factory=dict)
     stored_events: int = 0
@@ -142,7 +143,7 @@ class LockSampler(threading.Thread):
     def __init__(self, url: str):
         super().__init__(daemon=True)
         self.url, self.stop_event = url, threading.Event()
-        self.waits, self.samples = Counter(), 0
+        self.waits, self.samples, self.lag_ms = Counter(), 0, []
 
     def run(self):
         import psycopg
@@ -153,11 +154,18 @@ class LockSampler(threading.Thread):
                 for waiter, event, query, holders, relation in conn.execute(self.QUERY, [DATABASE]):
                     key = (event, relation or "", _shape(query), waiter or "?", holders or "?")
                     self.waits[key] += 1
+                # How far the replica's replay is behind (none while it restarts).
+                lag = conn.execute(
+                    "SELECT max(extract(epoch FROM coalesce(replay_lag, interval '0'))) "
+                    "FROM pg_stat_replication"
+                ).fetchone()[0]
+                if lag is not None:
+                    self.lag_ms.append(float(lag) * 1000)
 
-    def stop(self) -> tuple[Counter, int]:
+    def stop(self) -> tuple[Counter, int, list]:
         self.stop_event.set()
         self.join(timeout=5)
-        return self.waits, self.samples
+        return self.waits, self.samples, self.lag_ms
 
 
 def _shape(query: str) -> str:
@@ -374,7 +382,7 @@ def one_run(
         thread.join(timeout=args.scale_seconds + 90)
     run.seconds = time.monotonic() - began
     cpu_after = cpu_snapshot(cluster)
-    run.waits, run.samples = sampler.stop()
+    run.waits, run.samples, run.lag_ms = sampler.stop()
     run.statements = statements_top(cluster.primary_url)
     # A group that restarted (the chaos) counts from its new start: its earlier CPU went with it.
     run.cpu = {
@@ -572,6 +580,11 @@ def run_text(run: Run, note) -> None:
             else ""
         )
     )
+    if run.lag_ms:
+        note(
+            f"scale {run.label}: the replica's replay lag p50 {percentile(run.lag_ms, 0.5):.1f} ms, "
+            f"max {max(run.lag_ms):.1f} ms ({len(run.lag_ms)} samples)"
+        )
     for text in run.events:
         note(f"scale {run.label}: chaos at {text}")
 
