@@ -41,6 +41,7 @@ DATABASE = "joyback_scale"
 P99_TARGET_MS = 100.0
 PAYOUT_P99_TARGET_MS = 1000.0
 SAMPLE_SECONDS = 0.1
+CLAIMANT_IBANS = 500_000
 DRAIN_SECONDS = 150.0  # the task cluster's sweep (every minute) picks up what a killed worker held
 # The one lock the design accepts on a hot row: the campaign budget's ledger account, taken once
 # per posting batch (joyback.ledger.services), and the campaign and rule rows of a reward.
@@ -241,7 +242,8 @@ def forms_write(prefix: Path, people: list, *, connections: int) -> Path:
                 "name": f"Bench Person {number}",
                 "email": f"person{number}@bench.example",
                 "phone": "",
-                "iban": web.iban(number),
+                # Apart from the IBANs of the people approved (payout.bank_account counts from 0).
+                "iban": web.iban(CLAIMANT_IBANS + number),
                 "consent": "on",
             }
         )
