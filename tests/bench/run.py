@@ -172,7 +172,7 @@ def arguments(argv):
     )
     parser.add_argument("--scale-seconds", type=float, default=20, help="each scale run (20)")
     parser.add_argument(
-        "--scale-rate", type=float, default=10, help="approvals a second in the scale runs (10)"
+        "--scale-rate", type=float, default=5, help="approvals a second in the scale runs (5)"
     )
     parser.add_argument("--scale-landing", type=int, default=4, help="landing GET connections, all nodes (4)")
     parser.add_argument("--scale-claim", type=int, default=2, help="claim POST connections, all nodes (2)")

@@ -688,9 +688,12 @@ def measure(args, note) -> dict:
     except ClusterError as error:
         raise BenchSetupError(f"the cluster: {error}") from error
     finally:
-        from django.db import connections
+        from django.apps import apps
 
-        connections.close_all()
+        if apps.ready:
+            from django.db import connections
+
+            connections.close_all()
         cluster.down()
     return done
 
