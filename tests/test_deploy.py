@@ -8,6 +8,7 @@ import os
 import re
 import stat
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -230,3 +231,32 @@ def test_a_folder_on_one_machines_disk_is_reported_before_a_second_machine_runs(
         "video_uploads": {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {}},
     }
     assert shared_files_check() == []
+
+
+@pytest.mark.slow
+def test_the_images_static_files_are_collected_as_production_serves_them(tmp_path):
+    # The Containerfile's step: production's storage hashes every file and rewrites the references
+    # between them; a reference to a file that is not there fails the build.
+    env = {
+        **{key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "DATABASE"))},
+        "JOYBACK_ENV": "production",
+        "SECRET_KEY": "build-only",
+        "PAYEE_ENCRYPTION_KEYS": "YnVpbGQtb25seS1idWlsZC1vbmx5LWJ1aWxkLW9ubHk=",
+        "PAYEE_FINGERPRINT_KEY": "build-only",
+        "STATIC_ROOT": str(tmp_path),
+    }
+    done = subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--no-input", "--verbosity", "0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "staticfiles.json").exists()
+    assert (
+        "PAYEE_ENCRYPTION_KEYS=YnVpbGQtb25seS1idWlsZC1vbmx5LWJ1aWxkLW9ubHk="
+        in (ROOT / "deploy" / "Containerfile").read_text()
+    )
