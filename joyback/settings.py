@@ -200,8 +200,8 @@ BANK_DRIFT_PAUSE_MINOR = int(os.environ.get("BANK_DRIFT_PAUSE_MINOR", "0"))
 # Checks of the ledger against the world outside it (dotted paths, each returning a list of
 # problems): ledger_check reports the first (drift recomputed now), /healthz/ the second (alerts not
 # yet cleared by staff); the ledger app itself imports no other app.
-LEDGER_EXTERNAL_CHECKS = ["payouts.reconciliation_selectors.bank_drift_problems"]
-HEALTH_CHECKS = ["payouts.reconciliation_selectors.bank_alert_problems"]
+LEDGER_EXTERNAL_CHECKS = ["payouts.reconciliation.bank_health.bank_drift_problems"]
+HEALTH_CHECKS = ["payouts.reconciliation.bank_health.bank_alert_problems"]
 
 INSTALLED_APPS = [
     "joyback.admin_apps.JoyBackAdminConfig",  # django.contrib.admin, signed in to through allauth
@@ -574,7 +574,7 @@ METRICS_SOURCES = [
     "joyback.metrics.failed_tasks_metrics",
     "joyback.api.selectors.webhook_metrics",
     "payouts.selectors.payout_metrics",
-    "payouts.reconciliation_selectors.reconciliation_metrics",
+    "payouts.reconciliation.bank_health.reconciliation_metrics",
 ]
 
 # Error reports go to Sentry when SENTRY_DSN is set (nothing is sent otherwise).

@@ -1,41 +1,30 @@
 import json
 
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect
-from django.template.response import TemplateResponse
-from django.urls import path, reverse
-from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
 
-from campaigns.models import Brand
 from joyback.admin import ReasonActionForm, StandingWorkAdmin, action_reason, action_record, admin_money
-from payouts import privacy, reconciliation, services
-from payouts import reconciliation_selectors as recon_selectors
-from payouts.iso20022.types import SchemaError
+from payouts import privacy
+from payouts.manual.services import payout_approve, payout_cancel, payout_retry
 from payouts.models import (
-    ExceptionResolution,
-    ExceptionStatus,
     PayeeAccount,
     PayeeSubmission,
     PaymentBatch,
     Payout,
     PayoutAlert,
     PayoutEvent,
-    ReconciliationException,
-    ResolutionAction,
     SandboxBankAccount,
     SandboxBankPayment,
-    Statement,
-    StatementImport,
-    StatementImportStatus,
     TransferEvent,
 )
+
+# The bank channel's admin registers itself on import; Django looks only for payouts.admin.
+from payouts.reconciliation import admin as reconciliation_admin  # noqa: F401
+from payouts.reconciliation.admin import _bank_alerts_warn
+from payouts.submission.states import PayoutRefused
+from payouts.submission.submit import payout_status_check
 from verification.admin import ParticipantAdmin
 from verification.models import Participant
-
-STAFF_UPLOAD_MAX_BYTES = 300 * 1024 * 1024
 
 
 @admin.register(PayeeSubmission)
@@ -111,7 +100,7 @@ def _each(modeladmin, request, payouts, act, done: str):
     for payout in payouts:
         try:
             act(payout)
-        except services.PayoutRefused as refused:
+        except PayoutRefused as refused:
             messages.error(request, f"{payout.end_to_end_id}: {refused.message}")
             continue
         action_record(modeladmin, request, payout, action=f"Payout {done}", reason=reason)
@@ -163,7 +152,7 @@ class PayoutAdmin(admin.ModelAdmin):
             self,
             request,
             queryset,
-            lambda p: services.payout_approve(payout=p, actor=request.user),
+            lambda p: payout_approve(payout=p, actor=request.user),
             "approved",
         )
 
@@ -173,7 +162,7 @@ class PayoutAdmin(admin.ModelAdmin):
             self,
             request,
             queryset,
-            lambda p: services.payout_cancel(payout=p, actor=request.user),
+            lambda p: payout_cancel(payout=p, actor=request.user),
             "cancelled",
         )
 
@@ -183,7 +172,7 @@ class PayoutAdmin(admin.ModelAdmin):
             self,
             request,
             queryset,
-            lambda p: services.payout_retry(payout=p, actor=request.user),
+            lambda p: payout_retry(payout=p, actor=request.user),
             "paid again",
         )
 
@@ -192,8 +181,8 @@ class PayoutAdmin(admin.ModelAdmin):
         # Only asks: the bank's answer, not the admin, moves the payout; no reason needed.
         for payout in queryset:
             try:
-                services.payout_status_check(payout_id=payout.pk)
-            except services.PayoutRefused as refused:
+                payout_status_check(payout_id=payout.pk)
+            except PayoutRefused as refused:
                 messages.error(request, f"{payout.end_to_end_id}: {refused.message}")
         messages.success(request, "The bank was asked.")
 
@@ -277,157 +266,6 @@ class PayoutAlertAdmin(admin.ModelAdmin):
     readonly_fields = ["brand", "kind", "window_start", "detail", "created_at"]
 
 
-# The bank channel: statements staff upload (booked once a second person approves), the chain of
-# statements per account, and the exceptions and alerts only platform staff resolve.
-
-
-def _may_see(request, *codenames) -> bool:
-    return any(request.user.has_perm(f"payouts.{codename}") for codename in codenames)
-
-
-def _bank_alerts_warn(request) -> None:
-    """Every bank page says so while the ledger's bank and the bank disagree."""
-    for problem in recon_selectors.bank_alert_problems()[:5]:
-        messages.warning(request, problem)
-    if recon_selectors.payouts_paused():
-        messages.error(request, _("Payouts are paused until staff clear the bank drift alert."))
-
-
-@admin.register(StatementImport)
-class StatementImportAdmin(admin.ModelAdmin):
-    list_display = [
-        "id",
-        "filename",
-        "source",
-        "status",
-        "message",
-        "total",
-        "uploaded_by",
-        "approved_by",
-        "created_at",
-    ]
-    list_display_links = ["id", "filename"]
-    list_filter = ["status", "source"]
-    search_fields = ["filename", "sha256"]
-    exclude = ["data"]
-    readonly_fields = [f.name for f in StatementImport._meta.fields if f.name != "data"]
-    change_form_template = "admin/payouts/statementimport/change_form.html"
-    change_list_template = "admin/payouts/statementimport/change_list.html"
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).defer("data").select_related("uploaded_by", "approved_by")
-
-    def has_view_permission(self, request, obj=None):
-        return _may_see(request, "view_statementimport", "statement_upload", "statement_approve")
-
-    def has_add_permission(self, request):
-        return False  # staff upload through "Upload a statement", which waits for a second person
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def get_urls(self):
-        return [
-            path(
-                "upload/", self.admin_site.admin_view(self.upload_view), name="payouts_statementimport_upload"
-            ),
-            path(
-                "<int:import_id>/decide/",
-                self.admin_site.admin_view(require_POST(self.decide_view)),
-                name="payouts_statementimport_decide",
-            ),
-            *super().get_urls(),
-        ]
-
-    def changelist_view(self, request, extra_context=None):
-        _bank_alerts_warn(request)
-        return super().changelist_view(request, extra_context)
-
-    def upload_view(self, request):
-        if not request.user.has_perm("payouts.statement_upload"):
-            raise PermissionDenied
-        if request.method == "POST":
-            upload = request.FILES.get("statement")
-            if upload is None:
-                messages.error(request, _("Choose a camt.053 or camt.054 file to upload."))
-            elif upload.size > STAFF_UPLOAD_MAX_BYTES:
-                messages.error(request, _("The file is too large."))
-            else:
-                try:
-                    job = reconciliation.statement_import_create(
-                        data=upload.read(),
-                        filename=upload.name,
-                        channel=reconciliation.Channel.STAFF,
-                        uploaded_by=request.user,
-                    )
-                except (SchemaError, reconciliation.ReconciliationRefused) as refused:
-                    messages.error(request, getattr(refused, "message", None) or str(refused))
-                else:
-                    messages.success(
-                        request,
-                        _("%(name)s is waiting for a second person's approval; nothing is booked until then.")
-                        % {"name": job.filename},
-                    )
-                    return redirect("admin:payouts_statementimport_change", job.pk)
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": _("Upload a bank statement"),
-        }
-        return TemplateResponse(request, "admin/payouts/statementimport/upload.html", context)
-
-    def decide_view(self, request, import_id: int):
-        get_object_or_404(StatementImport.objects.defer("data"), pk=import_id)
-        try:
-            if request.POST.get("decision") == "approve":
-                job = reconciliation.statement_import_approve(import_id=import_id, approver=request.user)
-                messages.success(
-                    request,
-                    _("Approved and imported: %(matched)s matched, %(exceptions)s exceptions.")
-                    % {"matched": job.matched, "exceptions": job.exceptions}
-                    if job.status == StatementImportStatus.DONE
-                    else _("Approved: %(status)s.") % {"status": job.get_status_display()},
-                )
-                if job.status == StatementImportStatus.FAILED:
-                    messages.error(request, job.error)
-            else:
-                reconciliation.statement_import_decline(
-                    import_id=import_id, actor=request.user, note=request.POST.get("note", "")[:500]
-                )
-                messages.success(request, _("Declined: nothing from this file is booked."))
-        except reconciliation.ReconciliationRefused as refused:
-            messages.error(request, refused.message)
-        return redirect("admin:payouts_statementimport_change", import_id)
-
-
-@admin.register(Statement)
-class StatementAdmin(admin.ModelAdmin):
-    """The chain of statements per bank account: sequence, opening and closing balances."""
-
-    list_display = [
-        "account",
-        "sequence",
-        "statement_id",
-        "message",
-        "opening_balance",
-        "closing_balance",
-        "closing_date",
-    ]
-    list_filter = ["message", "account"]
-    search_fields = ["statement_id", "msg_id"]
-    readonly_fields = [f.name for f in Statement._meta.fields]
-    ordering = ["account", "-sequence", "-pk"]
-
-    def has_view_permission(self, request, obj=None):
-        return _may_see(request, "view_statement", "statement_upload", "statement_approve")
-
-    def has_add_permission(self, request):
-        return False
-
-
 # Participants live in verification; the privacy actions need the payout data, so payouts (the app
 # to its right) extends that admin here rather than verification reaching for payouts.
 admin.site.unregister(Participant)
@@ -470,119 +308,3 @@ class ParticipantPrivacyAdmin(ParticipantAdmin):
     def changelist_view(self, request, extra_context=None):
         _bank_alerts_warn(request)
         return super().changelist_view(request, extra_context)
-
-
-class ExceptionResolutionInline(admin.TabularInline):
-    model = ExceptionResolution
-    fields = ["at", "action", "actor", "approved_by", "payout", "ledger_transaction_id", "note"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(ReconciliationException)
-class ReconciliationExceptionAdmin(admin.ModelAdmin):
-    """What no statement line or payout explains, and alerts about the bank account: resolved here,
-    by platform staff only, with a reason; a money-moving resolution above the second-approval
-    amount is done when a second person approves the same thing."""
-
-    list_display = [
-        "id",
-        "reason",
-        "brand",
-        "amount",
-        "currency",
-        "status",
-        "proposed_action",
-        "proposed_by",
-        "created_at",
-    ]
-    list_filter = ["status", "reason", "currency"]
-    readonly_fields = [f.name for f in ReconciliationException._meta.fields]
-    inlines = [ExceptionResolutionInline]
-    change_form_template = "admin/payouts/reconciliationexception/change_form.html"
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .select_related("brand", "line", "payout", "statement", "proposed_by")
-        )
-
-    def has_view_permission(self, request, obj=None):
-        return _may_see(request, "view_reconciliationexception", "exception_resolve")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def get_urls(self):
-        return [
-            path(
-                "<int:exception_id>/resolve/",
-                self.admin_site.admin_view(require_POST(self.resolve_view)),
-                name="payouts_reconciliationexception_resolve",
-            ),
-            *super().get_urls(),
-        ]
-
-    def changelist_view(self, request, extra_context=None):
-        _bank_alerts_warn(request)
-        return super().changelist_view(request, extra_context)
-
-    def change_view(self, request, object_id, form_url="", extra_context=None):
-        extra_context = {
-            **(extra_context or {}),
-            "actions_choices": ResolutionAction.choices,
-            "can_resolve": request.user.has_perm("payouts.exception_resolve"),
-            "open_status": ExceptionStatus.OPEN,
-        }
-        return super().change_view(request, object_id, form_url, extra_context)
-
-    def resolve_view(self, request, exception_id: int):
-        exception = get_object_or_404(ReconciliationException, pk=exception_id)
-        payout = None
-        wanted = request.POST.get("payout", "").strip()
-        if wanted:
-            payout = (
-                Payout.objects.filter(pk=int(wanted)).first()
-                if wanted.isdecimal()
-                else Payout.objects.filter(end_to_end_id=wanted.upper()).first()
-            )
-            if payout is None:
-                messages.error(request, _("No payout is %(ref)s.") % {"ref": wanted[:40]})
-                return redirect("admin:payouts_reconciliationexception_change", exception_id)
-        brand = None
-        wanted_brand = request.POST.get("brand", "").strip()
-        if wanted_brand:
-            brand = Brand.objects.filter(slug=wanted_brand.lower()[:50]).first()
-            if brand is None:
-                messages.error(request, _("No brand is %(slug)s.") % {"slug": wanted_brand[:50]})
-                return redirect("admin:payouts_reconciliationexception_change", exception_id)
-        try:
-            done = reconciliation.exception_resolve(
-                exception=exception,
-                action=request.POST.get("action", ""),
-                actor=request.user,
-                payout=payout,
-                brand=brand,
-                note=request.POST.get("note", "")[:500],
-            )
-        except reconciliation.ReconciliationRefused as refused:
-            messages.error(request, refused.message)
-        else:
-            if done.status == ExceptionStatus.OPEN:
-                messages.warning(
-                    request, _("Proposed: a second staff member must approve the same resolution.")
-                )
-            else:
-                messages.success(request, _("Exception resolved."))
-        return redirect(reverse("admin:payouts_reconciliationexception_change", args=[exception_id]))

@@ -12,13 +12,15 @@ from campaigns.models import Brand
 from campaigns.services import BrandNotVerified, brand_money_allowed_check
 from joyback.api.framework import ApiError, ApiView
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
-from joyback.ledger.models import Account, AccountKind
+from joyback.ledger.models import AccountKind
+from joyback.ledger.selectors import account_find
 from payouts.forms import PayeeForm
+from payouts.manual.services import payout_cancel, payout_manual_enter
 from payouts.models import Payout, PayoutStatus
 from payouts.rails import rail_for
-from payouts.reconciliation_selectors import summary_tiles
+from payouts.reconciliation.selectors import summary_tiles
 from payouts.selectors import payout_get_for_brand, payout_history
-from payouts.services import PayoutRefused, payout_cancel, payout_manual_enter
+from payouts.submission.states import PayoutRefused
 from verification.api import CurrencyField, MinorUnitsField
 
 BANK_FIELDS = ("iban", "sort_code", "account_number", "routing_number", "bic")
@@ -132,9 +134,7 @@ def _payee_checked(payee: dict, currency: str) -> PayeeForm:
 
 def _funding_check(*, brand_id: int, currency: str, amount: int) -> None:
     """Refuse before anything is stored; the posting itself checks again under its lock."""
-    funding = Account.objects.filter(
-        kind=AccountKind.BRAND_FUNDING, brand_id=brand_id, currency=currency, subject=""
-    ).first()
+    funding = account_find(kind=AccountKind.BRAND_FUNDING, brand_id=brand_id, currency=currency)
     if funding is None or funding.balance - funding.held < amount:
         raise ApiError(
             "insufficient_funds",

@@ -7,13 +7,9 @@ class PayoutsConfig(AppConfig):
     def ready(self):
         from joyback.queue import standing_work_register
         from payouts.models import TransferEvent
+        from payouts.payees.services import SUBMISSION_MAX_ATTEMPTS, payee_submissions_process
         from payouts.selectors import payee_submissions_unfinished
-        from payouts.services import (
-            SUBMISSION_MAX_ATTEMPTS,
-            TRANSFER_EVENT_MAX_ATTEMPTS,
-            payee_submissions_process,
-            transfer_events_process,
-        )
+        from payouts.submission.webhooks import TRANSFER_EVENT_MAX_ATTEMPTS, transfer_events_process
 
         standing_work_register(
             name="bank details",

@@ -63,7 +63,7 @@ class PayeeAccount(models.Model):
 
 class PayeeSubmission(LeasedWork):
     """Bank details as the person sent them, kept encrypted until a worker has made them their
-    payee account (payouts.services.payee_submissions_process): the request writes this one row
+    payee account (payouts.payees.services.payee_submissions_process): the request writes this one row
     and answers at once; the standing worker claims it. The details are erased once processed."""
 
     id = models.UUIDField(primary_key=True)
@@ -316,7 +316,7 @@ class PspFeedCursor(models.Model):
 
 class TransferEvent(LeasedWork):
     """A payment provider's signed webhook about one transfer, stored once (the provider delivers at
-    least once) and applied by the standing worker (payouts.services.transfer_events_process)."""
+    least once) and applied by the standing worker (payouts.submission.webhooks.transfer_events_process)."""
 
     provider = models.CharField(max_length=12)
     event_id = models.CharField(

@@ -1,15 +1,13 @@
-"""Reconciliation work the task queue runs: thin wrappers that call one service each."""
+"""Task names the database holds: the bank channel's Schedule row (migration 0012) and statement
+imports queued before the reconciliation tasks moved to payouts.reconciliation.tasks. Nothing
+else may import this module."""
 
-from payouts import reconciliation
-
-
-def statement_import_task(import_id: int) -> None:
-    reconciliation.statement_import_run(import_id=import_id)
-
-
-def payouts_unreconciled_flag_task() -> int:
-    return reconciliation.payouts_unreconciled_flag()
+from payouts.reconciliation import tasks
 
 
 def bank_statements_fetch_task() -> int:
-    return len(reconciliation.bank_statements_fetch())
+    return tasks.bank_statements_fetch_task()
+
+
+def statement_import_task(import_id: int) -> None:
+    tasks.statement_import_task(import_id)

@@ -1,6 +1,7 @@
 from django.db.models import Count, Exists, OuterRef, Q, Sum
 
 from joyback.ledger.models import Account, AccountKind, Entry
+from joyback.ledger.selectors import accounts_of_kind
 from payouts.models import PayeeAccount, PayeeSubmission, Payout, PayoutEvent, PayoutStatus, VopCheck
 from verification.models import ActionClaim, ClaimStatus, Participant
 
@@ -21,17 +22,15 @@ def payee_submission_waiting(*, participant: Participant) -> bool:
 
 def participant_on_hold(*, participant: Participant) -> bool:
     """A claim of theirs waits for a person's review: nothing is paid to them until it is decided
-    (payouts.services.payout_for_participant)."""
+    (payouts.submission.create.payout_for_participant)."""
     return participant.claims.filter(status=ClaimStatus.NEEDS_REVIEW).exists()
 
 
 def participant_owed(*, participant: Participant) -> list[Account]:
     """What the ledger owes this person, per currency (approved rewards not yet paid out)."""
     return list(
-        Account.objects.filter(
-            kind=AccountKind.PARTICIPANT_PAYABLE,
-            brand_id=participant.brand_id,
-            subject=participant.ledger_subject,
+        accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE).filter(
+            brand_id=participant.brand_id, subject=participant.ledger_subject
         )
     )
 
@@ -100,7 +99,7 @@ def payout_history(*, payout: Payout) -> list[PayoutEvent]:
     return list(payout.events.select_related("actor").order_by("at", "pk"))
 
 
-# What the payout controls count (payouts.services._payout_controls_check).
+# What the payout controls count (payouts.manual.controls._payout_controls_check).
 
 NOT_PAID = [PayoutStatus.CANCELLED, PayoutStatus.REJECTED]
 

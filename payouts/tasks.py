@@ -1,38 +1,40 @@
 """Work the task queue runs for payouts: thin wrappers that call one service each."""
 
-from payouts import services
+from payouts.batches import payment_batch_transmit
 from payouts.models import PayeeAccount
+from payouts.payees.services import payee_onboard, payee_submission_process, status_link_send
+from payouts.submission.create import payout_for_participant
+from payouts.submission.submit import payout_submit
+from payouts.submission.sweeps import payouts_sweep
 
 
 def status_link_send_task(payee_id, status_url: str, campaign_name: str, language: str = "en") -> None:
     payee = PayeeAccount.objects.get(pk=payee_id)
-    services.status_link_send(
-        payee=payee, status_url=status_url, campaign_name=campaign_name, language=language
-    )
+    status_link_send(payee=payee, status_url=status_url, campaign_name=campaign_name, language=language)
 
 
 def payee_submission_task(submission_id: str) -> None:
-    services.payee_submission_process(submission_id=submission_id)
+    payee_submission_process(submission_id=submission_id)
 
 
 def payee_verify_task(payee_id: int) -> None:
-    services.payee_onboard(payee_id=payee_id)
+    payee_onboard(payee_id=payee_id)
 
 
 def payout_for_participant_task(participant_id: int, currency: str) -> None:
-    services.payout_for_participant(participant_id=participant_id, currency=currency, send_now=True)
+    payout_for_participant(participant_id=participant_id, currency=currency, send_now=True)
 
 
 def payout_submit_task(payout_id: int) -> None:
-    services.payout_submit(payout_id=payout_id)
+    payout_submit(payout_id=payout_id)
 
 
 def payouts_sweep_task() -> dict:
-    return services.payouts_sweep()
+    return payouts_sweep()
 
 
 def payment_batch_transmit_task(batch_id: int) -> None:
-    services.payment_batch_transmit(batch_id=batch_id)
+    payment_batch_transmit(batch_id=batch_id)
 
 
 def privacy_retention_task() -> int:

@@ -1,6 +1,7 @@
 from django.urls import include, path
 
-from payouts import reconciliation_views, views
+from payouts import views
+from payouts.reconciliation import views as reconciliation_views
 from payouts.sandbox import bank as sandbox_bank
 
 app_name = "payouts"

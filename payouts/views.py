@@ -20,7 +20,10 @@ from joyback.money import money_format
 from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, ManualPayoutForm, PayeeForm
 from payouts.links import status_page_path
+from payouts.manual.services import payout_approve, payout_cancel, payout_manual_enter, payout_retry
 from payouts.models import PrivacyKind
+from payouts.notifications import reason_text
+from payouts.payees.services import payee_submission_accept
 from payouts.privacy import (
     PrivacyRefused,
     privacy_request_confirm,
@@ -42,18 +45,9 @@ from payouts.selectors import (
     payouts_recent,
     vop_latest,
 )
-from payouts.services import (
-    PayoutRefused,
-    TransferWebhookRefused,
-    payee_submission_accept,
-    payout_approve,
-    payout_cancel,
-    payout_manual_enter,
-    payout_retry,
-    reason_text,
-    transfer_webhook_receive,
-    vop_choose,
-)
+from payouts.submission.states import PayoutRefused
+from payouts.submission.webhooks import TransferWebhookRefused, transfer_webhook_receive
+from payouts.vop import vop_choose
 from verification.selectors import participant_get_by_token
 from verification.sessions import (
     browser_participant,

@@ -177,7 +177,7 @@ def _fresh_cache():
     """Rate limits and one-time codes live in the cache; each test starts without them."""
     from django.core.cache import cache
 
-    from payouts.services import _shared_accounts
+    from joyback.ledger.services import _shared_accounts
 
     cache.clear()
     _shared_accounts.clear()  # account ids of a rolled-back test would be remembered otherwise

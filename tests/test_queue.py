@@ -53,7 +53,7 @@ def test_outside_a_transaction_the_task_is_queued_at_once(broker_in_database):
 @pytest.mark.postgres
 def test_payee_details_are_one_statement_and_one_commit_in_the_worker(client, summer, broker_in_database):
     from payouts.models import PayeeSubmission
-    from payouts.services import payee_submission_process
+    from payouts.payees.services import payee_submission_process
 
     rewarded_in_browser(client, summer)
     OrmQ.objects.all().delete()  # what the reward queued

@@ -10,9 +10,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django_q.conf import Conf
 
-import payouts.services
 from payouts.models import PayeeSubmission, TransferEvent
-from payouts.services import SUBMISSION_MAX_ATTEMPTS, payee_submissions_process
+from payouts.payees import services as payees_services
+from payouts.payees.services import SUBMISSION_MAX_ATTEMPTS, payee_submissions_process
 from tests.conftest import rewarded_in_browser, totp_enable
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -33,7 +33,7 @@ def broken_processing(monkeypatch):
     def fails(*, submission_id):
         raise RuntimeError("the bank's answer could not be read")
 
-    monkeypatch.setattr(payouts.services, "payee_submission_process", fails)
+    monkeypatch.setattr(payees_services, "payee_submission_process", fails)
     return monkeypatch
 
 

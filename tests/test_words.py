@@ -20,7 +20,7 @@ def codes_written(path: str, pattern: str) -> set[str]:
 
 def test_every_fraud_signal_and_claim_reason_the_code_writes_has_words():
     signals = codes_written("verification/fraud.py", r'append\(\s*\(\s*"([a-z_]+)"')
-    signals |= codes_written("payouts/services.py", r'"(payee_[a-z]+_shared)"')
+    signals |= codes_written("payouts/payees/shared_details.py", r'"(payee_[a-z]+_shared)"')
     reasons = codes_written("verification/services.py", r'ClaimStatus\.[A-Z_]+, "([a-z_]+)"')
     reasons |= codes_written("verification/services.py", r'reason="([a-z_]+)"') - {"reward"}
 

@@ -13,6 +13,18 @@ def account_get_for_brand(*, brand_id: int, account_id: int) -> Account | None:
     return Account.objects.filter(brand_id=brand_id, pk=account_id).first()
 
 
+def account_find(
+    *, kind: str, currency: str, brand_id: int | None = None, subject: str = ""
+) -> Account | None:
+    """The one account of this kind, currency, brand and subject, if it exists yet."""
+    return Account.objects.filter(kind=kind, currency=currency, brand_id=brand_id, subject=subject).first()
+
+
+def accounts_of_kind(*, kind: str):
+    """Accounts of one kind, for the caller to narrow (by brand and subject, or in a subquery)."""
+    return Account.objects.filter(kind=kind)
+
+
 def account_entries(*, account: Account, limit: int = 100):
     return (
         Entry.objects.filter(account=account)

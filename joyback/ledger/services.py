@@ -15,6 +15,7 @@ import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
@@ -409,6 +410,27 @@ def account_get_or_create(
         },
     )
     return account
+
+
+_shared_accounts: dict[tuple, Account] = {}
+
+
+def account_for(*, kind: str, currency: str, brand_id: int | None, name: str) -> Account:
+    """An account that never goes away (a brand's payouts in transit, the platform's bank): looked
+    up once per process. Remembered only once committed, so one made in a transaction that rolls
+    back is not."""
+    key = (kind, currency, brand_id)
+    if key not in _shared_accounts:
+        account = account_get_or_create(kind=kind, currency=currency, brand_id=brand_id, name=name)
+        transaction.on_commit(partial(_shared_accounts.setdefault, key, account))
+        return account
+    return _shared_accounts[key]
+
+
+def accounts_lock(*, account_ids) -> dict[int, Account]:
+    """Lock accounts whose balances a service reads before it posts (the posting locks them again,
+    in the same id order): the one way code outside the ledger locks ledger rows."""
+    return _accounts_lock(account_ids)
 
 
 def platform_bank(*, currency: str) -> Account:

@@ -133,7 +133,8 @@ def incoming_transfer_issue(*, amount: int, remittance: str) -> SandboxBankMessa
 def brand_transfer_arrive(*, brand, amount: int) -> None:
     """A brand's transfer with its funding reference reaches the sandbox bank, which reports it;
     the bank channel's fetch (the schedule's, done at once here) books the deposit."""
-    from payouts.reconciliation import bank_statements_fetch, brand_deposit_reference
+    from payouts.reconciliation.references import brand_deposit_reference
+    from payouts.reconciliation.statement_import import bank_statements_fetch
 
     incoming_transfer_issue(amount=amount, remittance=f"{brand.name} {brand_deposit_reference(brand)}")
     bank_statements_fetch()

@@ -22,7 +22,7 @@ API_MODULES = [
     "verification/inbox.py",
     "campaigns/api.py",
     "payouts/api.py",
-    "payouts/reconciliation_views.py",
+    "payouts/reconciliation/views.py",
 ]
 # verification.services' refusals, but for the claim flow's and the review queue's own steps,
 # which no API request reaches.
@@ -97,7 +97,7 @@ def _field_codes() -> set[str]:
     """The error codes of every field of the API's serializers and of the payee form they use."""
     import campaigns.api
     import payouts.api
-    import payouts.reconciliation_views
+    import payouts.reconciliation.views
     import verification.api
     from payouts.forms import PayeeForm
 
@@ -115,7 +115,7 @@ def _field_codes() -> set[str]:
             elif child is not None:
                 codes.update(child.error_messages)
 
-    for module in (verification.api, campaigns.api, payouts.api, payouts.reconciliation_views):
+    for module in (verification.api, campaigns.api, payouts.api, payouts.reconciliation.views):
         for obj in vars(module).values():
             if (
                 inspect.isclass(obj)

@@ -10,8 +10,8 @@ from campaigns.services import brand_deposit_record
 from joyback.api.services import api_key_create, api_key_rotate, webhook_endpoint_create
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
-from payouts import services
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment
+from payouts.submission.sweeps import payouts_sweep
 from tests.api.conftest import Api
 from tests.payouts.conftest import IBANS
 from tests.verification.test_claim_races import race
@@ -255,7 +255,7 @@ def test_the_brand_follows_its_payout_by_webhook(
     with django_capture_on_commit_callbacks(execute=True):
         made = api.post("payouts", payout_body(iban=iban)).json()
     with django_capture_on_commit_callbacks(execute=True):
-        services.payouts_sweep()  # the PSP's feed: a return comes days after the settlement
+        payouts_sweep()  # the PSP's feed: a return comes days after the settlement
 
     bodies = receiver.bodies()
     assert [body["type"] for body in bodies] == events

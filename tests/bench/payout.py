@@ -28,7 +28,7 @@ product, where the bank details are entered once and later rewards are paid to t
 Verification of Payee is already done (payee_vop_check through the PSP adapter at setup): the
 product asks the bank when the details are entered (payee_onboard, enqueued by the form), not
 when a reward is approved, so at approval time it is behind the person. A payout whose VoP is
-missing does the check inline (payouts.services._payee_verify_step); that is not the path here.
+missing does the check inline (payouts.vop._payee_verify_step); that is not the path here.
 
 Approvals come from one spawned process (its own interpreter and connection, as a web worker
 would be), paced at --payout-rate a second for --payout-seconds; a few untimed approvals first
@@ -172,7 +172,8 @@ def setup(*, runs: dict) -> Setup:
     )
     from payouts.forms import CONSENT_VERSION
     from payouts.models import VopResult
-    from payouts.services import payee_account_save, payee_vop_check
+    from payouts.payees.services import payee_account_save
+    from payouts.vop import payee_vop_check
     from tests.conftest import verified
     from verification.services import identity_attach, participant_create
 

@@ -50,7 +50,7 @@ def _statement(first: int, count: int) -> bytes:
 
 def _import_seconds(data: bytes, brand) -> tuple[float, object]:
     from payouts.models import StatementImport
-    from payouts.reconciliation import statement_import_create, statement_import_run
+    from payouts.reconciliation.statement_import import statement_import_create, statement_import_run
 
     began = time.perf_counter()
     job = statement_import_create(data=data, filename="bench.xml", channel="folder")

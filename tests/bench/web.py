@@ -329,7 +329,7 @@ def iban(number: int) -> str:
     """A valid German IBAN of its own for each person (the first is DE89370400440532013000).
 
     Each person gives their own bank account and email: details shared between people are a fraud
-    signal (payouts.services), which is not what this benchmark loads.
+    signal (payouts.payees.shared_details), which is not what this benchmark loads.
     """
     from schwifty import IBAN
 

@@ -25,9 +25,10 @@ from campaigns.services import (
     member_add,
 )
 from joyback.ledger.models import Account, AccountKind, Transaction
+from payouts.manual.services import payout_manual_enter
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment
 from payouts.rails import iban_check
-from payouts.services import PayoutRefused, payout_manual_enter
+from payouts.submission.states import PayoutRefused
 from tests.conftest import totp_enable
 from tests.payouts.conftest import IBANS
 
@@ -250,7 +251,7 @@ def test_a_withdrawn_verification_stops_reward_payouts_until_verified_again(
 ):
     """Pat was rewarded at Alpaca; staff withdraw Alpaca's verification before Pat gives bank
     details: nothing leaves, Pat stays owed, and the sweep pays once Alpaca is verified again."""
-    from payouts.services import payouts_sweep
+    from payouts.submission.sweeps import payouts_sweep
     from tests.conftest import rewarded_in_browser
     from tests.payouts.conftest import payee_details
 

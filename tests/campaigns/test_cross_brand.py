@@ -63,9 +63,9 @@ def sample_case(brand):
 
 
 def sample_payout(brand):
+    from payouts.manual.services import payout_manual_enter
     from payouts.models import Payout
     from payouts.rails import iban_check
-    from payouts.services import payout_manual_enter
 
     existing = Payout.objects.filter(brand=brand).first()
     if existing:

@@ -4,8 +4,8 @@ until Tara, a second staff member, approves it there."""
 import pytest
 
 from joyback.ledger.models import Account, AccountKind
-from payouts import reconciliation
 from payouts.models import StatementImport
+from payouts.reconciliation.references import brand_deposit_reference
 from tests.conftest import PASSWORD, totp_code
 from tests.payouts.camt_fixtures import Ntry, camt053
 from tests.payouts.conftest import staff_user
@@ -40,7 +40,7 @@ def test_staff_upload_books_only_once_a_second_person_approves(
 ):
     staff_user(make_user, "sam@joyback.example", *BANK_PERMISSIONS)
     staff_user(make_user, "tara@joyback.example", *BANK_PERMISSIONS)
-    reference = reconciliation.brand_deposit_reference(alpaca)
+    reference = brand_deposit_reference(alpaca)
     statement = tmp_path / "camt053-from-the-bank.xml"
     statement.write_bytes(
         camt053(

@@ -1,9 +1,24 @@
 import pytest
 from django.urls import reverse
 
+from payouts import batches, vop
+from payouts.manual import services as manual_services
 from payouts.models import PayeeSubmission
-from payouts.services import _crash_at, payee_submission_process
+from payouts.payees import services as payees_services
+from payouts.payees.services import payee_submission_process
+from payouts.submission import create, outcomes
+from payouts.submission.crash import _crash_at
 from tests.conftest import rewarded_in_browser
+
+# Every payouts module that queues work, each with its own enqueue_on_commit.
+ENQUEUING = (payees_services, create, outcomes, vop, batches, manual_services)
+
+
+def enqueue_replace(monkeypatch, replacement) -> None:
+    """What the payout services queue goes to `replacement` instead of the task queue."""
+    for module in ENQUEUING:
+        monkeypatch.setattr(module, "enqueue_on_commit", replacement)
+
 
 # The sandbox bank's magic accounts (see README): the last four digits choose what the bank does.
 IBANS = {

@@ -22,10 +22,15 @@ from referencing.jsonschema import DRAFT202012
 
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
-from payouts import psp, services
+from payouts import psp
 from payouts.models import Payout, SandboxBankPayment, TransferEvent
+from payouts.notifications import reason_text
 from payouts.providers import adyen
-from tests.payouts.conftest import IBANS
+from payouts.submission.create import payout_for_participant
+from payouts.submission.submit import payout_status_check, payout_submit
+from payouts.submission.sweeps import payouts_sweep
+from payouts.submission.webhooks import transfer_events_process, transfer_webhook_receive
+from tests.payouts.conftest import IBANS, enqueue_replace
 
 pytestmark = pytest.mark.django_db
 
@@ -370,7 +375,7 @@ def test_a_failed_transfer_is_rejected_with_the_iso_reason(
 
     under_way.refresh_from_db()
     assert (under_way.status, under_way.reason_code) == ("rejected", "AC04")
-    assert services.reason_text("AC04") == "the account is closed"
+    assert reason_text("AC04") == "the account is closed"
 
 
 def test_a_webhook_about_another_transfer_is_stored_and_left_alone(
@@ -404,7 +409,7 @@ def test_the_sandbox_banks_webhooks_twice_and_out_of_order_settle_once(owed):
     assert payout.status == "accepted"  # the bank's answer: authorised
     before = bank_entries()
 
-    services.payouts_sweep()
+    payouts_sweep()
 
     payout.refresh_from_db()
     assert payout.status == "settled"
@@ -432,7 +437,7 @@ def test_an_answer_lost_after_adyen_took_the_transfer_is_asked_about_not_resent(
     payout = Payout.objects.get()
     assert payout.status == "unknown"
 
-    services.payout_status_check(payout_id=payout.pk)
+    payout_status_check(payout_id=payout.pk)
 
     payout.refresh_from_db()
     assert payout.status == "settled"
@@ -456,7 +461,7 @@ def test_a_transfer_adyen_never_got_goes_again_with_the_same_idempotency_key(owe
     payout = Payout.objects.get()
     assert payout.status == "unknown" and SandboxBankPayment.objects.count() == 0
 
-    services.payout_status_check(payout_id=payout.pk)
+    payout_status_check(payout_id=payout.pk)
 
     payout.refresh_from_db()
     assert payout.status == "settled"
@@ -549,11 +554,11 @@ def test_webhooks_racing_in_four_workers_settle_the_payout_once(client, summer, 
     from tests.conftest import rewarded_in_browser
     from tests.payouts.conftest import payee_details
 
-    monkeypatch.setattr(services, "enqueue_on_commit", lambda *args: None)
+    enqueue_replace(monkeypatch, lambda *args: None)
     person = rewarded_in_browser(client, summer)
     payee_details(client, summer, iban=IBANS["pending"])
-    payout = services.payout_for_participant(participant_id=person.pk, currency="EUR")
-    services.payout_submit(payout_id=payout.pk)
+    payout = payout_for_participant(participant_id=person.pk, currency="EUR")
+    payout_submit(payout_id=payout.pk)
     payout.refresh_from_db()
     assert payout.status == "accepted"
     before = bank_entries()
@@ -567,7 +572,7 @@ def test_webhooks_racing_in_four_workers_settle_the_payout_once(client, summer, 
     def worker(raw):
         try:
             barrier.wait()
-            services.transfer_webhook_receive(body=raw, headers={"HmacSignature": sign(raw)})
+            transfer_webhook_receive(body=raw, headers={"HmacSignature": sign(raw)})
         except Exception as error:  # a race's failure is the test's finding
             errors.append(error)
         finally:
@@ -578,7 +583,7 @@ def test_webhooks_racing_in_four_workers_settle_the_payout_once(client, summer, 
         thread.start()
     for thread in threads:
         thread.join()
-    services.transfer_events_process()  # whatever a lease left, as the standing worker would
+    transfer_events_process()  # whatever a lease left, as the standing worker would
 
     assert errors == []
     payout.refresh_from_db()

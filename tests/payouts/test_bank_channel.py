@@ -7,7 +7,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from joyback.api.services import api_key_create
 from joyback.ledger.models import Account, AccountKind, Entry, Transaction
-from payouts import reconciliation
 from payouts.models import (
     Payout,
     ReconciliationException,
@@ -15,7 +14,15 @@ from payouts.models import (
     StatementImport,
     StatementLine,
 )
-from payouts.reconciliation import ReconciliationRefused
+from payouts.reconciliation.exceptions import exception_resolve
+from payouts.reconciliation.references import brand_deposit_reference
+from payouts.reconciliation.rules import ReconciliationRefused
+from payouts.reconciliation.statement_import import (
+    bank_statements_fetch,
+    statement_import_approve,
+    statement_import_create,
+    statement_import_decline,
+)
 from payouts.sandbox.files import incoming_transfer_issue
 from tests.payouts.camt_fixtures import Ntry, camt053, camt054, paid, returned
 
@@ -42,14 +49,14 @@ def brand_upload(client, brand, data):
 
 
 def feed(data):
-    return reconciliation.statement_import_create(data=data, filename="bank.xml", channel="feed")
+    return statement_import_create(data=data, filename="bank.xml", channel="feed")
 
 
 # The attacks.
 
 
 def test_a_made_up_deposit_uploaded_by_a_brand_books_nothing(client, fiona, alpaca):
-    reference = reconciliation.brand_deposit_reference(alpaca)
+    reference = brand_deposit_reference(alpaca)
     made_up = camt053([Ntry(amount=500_00, credit=True, ref="FAKE-1", remittance=reference)], opening=0)
     before = ledger_state()
     client.force_login(fiona)
@@ -84,7 +91,7 @@ def test_a_brand_cannot_squat_another_brands_bank_reference(client, bob, alpaca,
                 amount=1_00,
                 credit=True,
                 ref="BANK-REF-OF-ALPACA",
-                remittance=reconciliation.brand_deposit_reference(bison),
+                remittance=brand_deposit_reference(bison),
             )
         ]
     )
@@ -98,7 +105,7 @@ def test_a_brand_cannot_squat_another_brands_bank_reference(client, bob, alpaca,
                     amount=800_00,
                     credit=True,
                     ref="BANK-REF-OF-ALPACA",
-                    remittance=reconciliation.brand_deposit_reference(alpaca),
+                    remittance=brand_deposit_reference(alpaca),
                 )
             ]
         )
@@ -117,7 +124,7 @@ def test_the_same_bank_reference_on_two_of_the_platforms_accounts_books_both(alp
                         amount=100_00,
                         credit=True,
                         ref="SAME-REF",
-                        remittance=reconciliation.brand_deposit_reference(brand),
+                        remittance=brand_deposit_reference(brand),
                     )
                 ],
                 msg_id=f"NTF-{brand.slug}",
@@ -137,7 +144,7 @@ def reconciliation_account():
 def test_a_credit_with_no_brands_reference_is_an_exception_for_staff_never_a_brands_money(
     client, fiona, alpaca
 ):
-    reference = reconciliation.brand_deposit_reference(alpaca)
+    reference = brand_deposit_reference(alpaca)
     typo = reference[:-1] + ("A" if reference[-1] != "A" else "B")  # its check digits no longer hold
     job = feed(
         camt054(
@@ -167,7 +174,7 @@ def test_a_brand_cannot_drain_the_bank_through_suspense(client, fiona, alpaca, o
         {"action": "suspense", "note": "mine"},
     )
     with pytest.raises(ReconciliationRefused, match="Only platform staff"):
-        reconciliation.exception_resolve(exception=exception, action="suspense", actor=fiona, note="mine")
+        exception_resolve(exception=exception, action="suspense", actor=fiona, note="mine")
 
     assert response.status_code == 404
     exception.refresh_from_db()
@@ -184,7 +191,7 @@ def test_a_brand_api_key_cannot_import_a_statement(client, alpaca):
                 amount=500_00,
                 credit=True,
                 ref="API-1",
-                remittance=reconciliation.brand_deposit_reference(alpaca),
+                remittance=brand_deposit_reference(alpaca),
             )
         ]
     )
@@ -200,7 +207,7 @@ def test_a_brand_api_key_cannot_import_a_statement(client, alpaca):
 
 def test_no_other_channel_books(alpaca):
     with pytest.raises(ReconciliationRefused, match="only from the bank"):
-        reconciliation.statement_import_create(data=camt053([]), channel="brand")
+        statement_import_create(data=camt053([]), channel="brand")
     assert StatementImport.objects.count() == 0
 
 
@@ -214,25 +221,23 @@ def test_a_staff_upload_books_only_when_a_second_staff_member_approves(sam, tara
                 amount=250_00,
                 credit=True,
                 ref="STAFF-1",
-                remittance=reconciliation.brand_deposit_reference(alpaca),
+                remittance=brand_deposit_reference(alpaca),
             )
         ],
         opening=0,
     )
 
-    job = reconciliation.statement_import_create(
-        data=data, filename="s.xml", channel="staff", uploaded_by=sam
-    )
+    job = statement_import_create(data=data, filename="s.xml", channel="staff", uploaded_by=sam)
     assert (job.status, funding(alpaca), StatementLine.objects.count()) == ("awaiting", 0, 0)
     with pytest.raises(ReconciliationRefused, match="second person"):
-        reconciliation.statement_import_approve(import_id=job.pk, approver=sam)
+        statement_import_approve(import_id=job.pk, approver=sam)
     assert funding(alpaca) == 0
 
-    done = reconciliation.statement_import_approve(import_id=job.pk, approver=tara)
+    done = statement_import_approve(import_id=job.pk, approver=tara)
 
     assert (done.status, done.approved_by, funding(alpaca)) == ("done", tara, 250_00)
     with pytest.raises(ReconciliationRefused, match="not waiting"):
-        reconciliation.statement_import_approve(import_id=job.pk, approver=tara)
+        statement_import_approve(import_id=job.pk, approver=tara)
     assert funding(alpaca) == 250_00
 
 
@@ -243,19 +248,17 @@ def test_a_declined_staff_upload_never_books(sam, tara, alpaca):
                 amount=250_00,
                 credit=True,
                 ref="STAFF-2",
-                remittance=reconciliation.brand_deposit_reference(alpaca),
+                remittance=brand_deposit_reference(alpaca),
             )
         ]
     )
-    job = reconciliation.statement_import_create(data=data, channel="staff", uploaded_by=sam)
+    job = statement_import_create(data=data, channel="staff", uploaded_by=sam)
 
     with pytest.raises(ReconciliationRefused, match="Say why"):
-        reconciliation.statement_import_decline(import_id=job.pk, actor=tara, note=" ")
-    declined = reconciliation.statement_import_decline(
-        import_id=job.pk, actor=tara, note="not our bank's file"
-    )
+        statement_import_decline(import_id=job.pk, actor=tara, note=" ")
+    declined = statement_import_decline(import_id=job.pk, actor=tara, note="not our bank's file")
     with pytest.raises(ReconciliationRefused, match="not waiting"):
-        reconciliation.statement_import_approve(import_id=job.pk, approver=tara)
+        statement_import_approve(import_id=job.pk, approver=tara)
 
     assert declined.status == "failed" and "not our bank's file" in declined.error
     assert funding(alpaca) == 0 and StatementLine.objects.count() == 0
@@ -264,7 +267,7 @@ def test_a_declined_staff_upload_never_books(sam, tara, alpaca):
 def test_staff_without_the_permission_and_brand_members_cannot_upload(drew, fiona, alice):
     for person in (drew, fiona, alice, None):
         with pytest.raises(ReconciliationRefused, match="Only platform staff"):
-            reconciliation.statement_import_create(data=camt053([]), channel="staff", uploaded_by=person)
+            statement_import_create(data=camt053([]), channel="staff", uploaded_by=person)
     assert StatementImport.objects.count() == 0
 
 
@@ -272,17 +275,15 @@ def test_a_bad_staff_upload_is_refused_before_anyone_approves_it(sam):
     from payouts.iso20022.types import SchemaError
 
     with pytest.raises(SchemaError, match="truncated"):
-        reconciliation.statement_import_create(data=camt053([])[:-40], channel="staff", uploaded_by=sam)
+        statement_import_create(data=camt053([])[:-40], channel="staff", uploaded_by=sam)
     assert StatementImport.objects.count() == 0
 
 
 def test_the_sandbox_banks_feed_books_a_brands_transfer_once(alpaca):
-    incoming_transfer_issue(
-        amount=120_00, remittance=f"Funding {reconciliation.brand_deposit_reference(alpaca)}"
-    )
+    incoming_transfer_issue(amount=120_00, remittance=f"Funding {brand_deposit_reference(alpaca)}")
 
-    first = reconciliation.bank_statements_fetch()
-    second = reconciliation.bank_statements_fetch()
+    first = bank_statements_fetch()
+    second = bank_statements_fetch()
 
     assert [job.source for job in first] == ["feed"] and second == []
     assert funding(alpaca) == 120_00
@@ -292,15 +293,15 @@ def test_the_sandbox_banks_feed_books_a_brands_transfer_once(alpaca):
 
 def test_the_drop_folder_is_read_once_and_a_bad_file_reported_once(alpaca, settings, tmp_path):
     settings.BANK_DROP_FOLDER = str(tmp_path)
-    reference = reconciliation.brand_deposit_reference(alpaca)
+    reference = brand_deposit_reference(alpaca)
     (tmp_path / "a.xml").write_bytes(
         camt054([Ntry(amount=70_00, credit=True, ref="DROP-1", remittance=reference)])
     )
     (tmp_path / "b.xml").write_bytes(b"<not-a-statement/>")
     (tmp_path / "notes.txt").write_text("not the bank's")
 
-    first = reconciliation.bank_statements_fetch()
-    second = reconciliation.bank_statements_fetch()
+    first = bank_statements_fetch()
+    second = bank_statements_fetch()
 
     assert sorted((job.filename, job.status) for job in first) == [("a.xml", "done"), ("b.xml", "failed")]
     assert second == [] and funding(alpaca) == 70_00
@@ -315,18 +316,18 @@ def test_a_large_suspense_booking_needs_a_second_staff_member(sam, tara, setting
     exception = ReconciliationException.objects.get()
 
     with pytest.raises(ReconciliationRefused, match="Say why"):
-        reconciliation.exception_resolve(exception=exception, action="suspense", actor=sam, note="")
-    proposed = reconciliation.exception_resolve(
+        exception_resolve(exception=exception, action="suspense", actor=sam, note="")
+    proposed = exception_resolve(
         exception=exception, action="suspense", actor=sam, note="bank to trace the sender"
     )
     assert (proposed.status, proposed.proposed_by) == ("open", sam)
     assert not Account.objects.filter(kind=AccountKind.SUSPENSE).exists()
     with pytest.raises(ReconciliationRefused, match="second person"):
-        reconciliation.exception_resolve(exception=proposed, action="suspense", actor=sam, note="again")
+        exception_resolve(exception=proposed, action="suspense", actor=sam, note="again")
     with pytest.raises(ReconciliationRefused, match="approves what was proposed"):
-        reconciliation.exception_resolve(exception=proposed, action="repaid", actor=tara, note="other")
+        exception_resolve(exception=proposed, action="repaid", actor=tara, note="other")
 
-    done = reconciliation.exception_resolve(exception=proposed, action="suspense", actor=tara, note="agreed")
+    done = exception_resolve(exception=proposed, action="suspense", actor=tara, note="agreed")
 
     assert done.status == "resolved"
     resolution = done.resolutions.get()
@@ -340,9 +341,7 @@ def test_a_small_resolution_is_one_staff_members_with_a_reason(sam, settings):
     feed(camt054([Ntry(amount=2_00, credit=True, ref="STRAY-2", remittance="?")]))
     exception = ReconciliationException.objects.get()
 
-    done = reconciliation.exception_resolve(
-        exception=exception, action="suspense", actor=sam, note="small stray"
-    )
+    done = exception_resolve(exception=exception, action="suspense", actor=sam, note="small stray")
 
     assert done.status == "resolved" and done.resolutions.get().approved_by is None
 
@@ -366,12 +365,10 @@ def test_staff_book_money_without_a_reference_as_a_brands_deposit_with_a_second_
     exception = ReconciliationException.objects.get()
 
     with pytest.raises(ReconciliationRefused, match="Only platform staff"):
-        reconciliation.exception_resolve(
-            exception=exception, action="deposit", actor=fiona, brand=alpaca, note="ours"
-        )
+        exception_resolve(exception=exception, action="deposit", actor=fiona, brand=alpaca, note="ours")
     with pytest.raises(ReconciliationRefused, match="Choose the brand"):
-        reconciliation.exception_resolve(exception=exception, action="deposit", actor=sam, note="whose?")
-    proposed = reconciliation.exception_resolve(
+        exception_resolve(exception=exception, action="deposit", actor=sam, note="whose?")
+    proposed = exception_resolve(
         exception=ReconciliationException.objects.get(),
         action="deposit",
         actor=sam,
@@ -380,13 +377,9 @@ def test_staff_book_money_without_a_reference_as_a_brands_deposit_with_a_second_
     )
     assert proposed.status == "open" and funding(alpaca) == 0
     with pytest.raises(ReconciliationRefused, match="approves what was proposed"):
-        reconciliation.exception_resolve(
-            exception=proposed, action="deposit", actor=tara, brand=bison, note="no"
-        )
+        exception_resolve(exception=proposed, action="deposit", actor=tara, brand=bison, note="no")
 
-    done = reconciliation.exception_resolve(
-        exception=proposed, action="deposit", actor=tara, brand=alpaca, note="ok"
-    )
+    done = exception_resolve(exception=proposed, action="deposit", actor=tara, brand=alpaca, note="ok")
 
     assert (done.status, done.brand, funding(alpaca), funding(bison)) == ("resolved", alpaca, 300_00, 0)
     assert StatementLine.objects.get().brand == alpaca
@@ -399,9 +392,7 @@ def test_money_that_went_out_is_never_booked_as_a_deposit(sam, alpaca):
     exception = ReconciliationException.objects.get()
 
     with pytest.raises(ReconciliationRefused, match="Only money that came in"):
-        reconciliation.exception_resolve(
-            exception=exception, action="deposit", actor=sam, brand=alpaca, note="x"
-        )
+        exception_resolve(exception=exception, action="deposit", actor=sam, brand=alpaca, note="x")
     assert funding(alpaca) == 0
 
 
@@ -412,7 +403,7 @@ def test_a_return_the_bank_reports_is_shown_with_its_line(owed, client, fiona, a
     owed(iban=IBANS["return_AC04"])
     returns_due()
 
-    reconciliation.bank_statements_fetch()
+    bank_statements_fetch()
 
     payout = Payout.objects.get()
     lines = StatementLine.objects.filter(payout=payout, state="matched")

@@ -4,8 +4,15 @@ fetching the same feed, and second approvals racing; every booking happens once.
 import pytest
 
 from joyback.ledger.models import Account, AccountKind
-from payouts import reconciliation
 from payouts.models import ExceptionResolution, ReconciliationException, StatementImport
+from payouts.reconciliation.exceptions import exception_resolve
+from payouts.reconciliation.references import brand_deposit_reference
+from payouts.reconciliation.rules import ReconciliationRefused
+from payouts.reconciliation.statement_import import (
+    bank_statements_fetch,
+    statement_import_approve,
+    statement_import_create,
+)
 from payouts.sandbox.files import incoming_transfer_issue
 from tests.payouts.camt_fixtures import Ntry, camt053, camt054
 from tests.payouts.conftest import staff_user
@@ -26,24 +33,22 @@ def approvers(make_user):
 
 
 def test_approvers_clicking_at_once_book_the_statement_once(sam, approvers, alpaca):
-    reference = reconciliation.brand_deposit_reference(alpaca)
+    reference = brand_deposit_reference(alpaca)
     data = camt053([Ntry(amount=400_00, credit=True, ref="RACE-1", remittance=reference)], opening=0)
-    job = reconciliation.statement_import_create(data=data, channel="staff", uploaded_by=sam)
+    job = statement_import_create(data=data, channel="staff", uploaded_by=sam)
 
-    results = race(
-        4, lambda i: reconciliation.statement_import_approve(import_id=job.pk, approver=approvers[i])
-    )
+    results = race(4, lambda i: statement_import_approve(import_id=job.pk, approver=approvers[i]))
 
     done = [r for r in results if isinstance(r, StatementImport)]
-    refused = [r for r in results if isinstance(r, reconciliation.ReconciliationRefused)]
+    refused = [r for r in results if isinstance(r, ReconciliationRefused)]
     assert (len(done), len(refused)) == (1, 3), results
     assert funding(alpaca) == 400_00
 
 
 def test_two_workers_fetching_the_feed_at_once_book_a_deposit_once(alpaca):
-    incoming_transfer_issue(amount=75_00, remittance=reconciliation.brand_deposit_reference(alpaca))
+    incoming_transfer_issue(amount=75_00, remittance=brand_deposit_reference(alpaca))
 
-    results = race(3, lambda i: reconciliation.bank_statements_fetch())
+    results = race(3, lambda i: bank_statements_fetch())
 
     assert not [r for r in results if isinstance(r, Exception)], results
     assert funding(alpaca) == 75_00
@@ -51,15 +56,15 @@ def test_two_workers_fetching_the_feed_at_once_book_a_deposit_once(alpaca):
 
 def test_second_approvers_racing_book_suspense_once(sam, approvers, settings):
     settings.RECONCILIATION_SECOND_APPROVAL_MINOR = 10_00
-    reconciliation.statement_import_create(
+    statement_import_create(
         data=camt054([Ntry(amount=90_00, credit=True, ref="RACE-STRAY", remittance="?")]), channel="feed"
     )
     exception = ReconciliationException.objects.get()
-    reconciliation.exception_resolve(exception=exception, action="suspense", actor=sam, note="trace it")
+    exception_resolve(exception=exception, action="suspense", actor=sam, note="trace it")
 
     results = race(
         4,
-        lambda i: reconciliation.exception_resolve(
+        lambda i: exception_resolve(
             exception=ReconciliationException.objects.get(pk=exception.pk),
             action="suspense",
             actor=approvers[i],

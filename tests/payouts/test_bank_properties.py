@@ -12,8 +12,11 @@ from hypothesis import strategies as st
 
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
-from payouts import reconciliation
 from payouts.models import ReconciliationException
+from payouts.reconciliation.exceptions import exception_resolve
+from payouts.reconciliation.references import brand_deposit_reference
+from payouts.reconciliation.rules import ReconciliationRefused
+from payouts.reconciliation.statement_import import statement_import_approve, statement_import_create
 from tests.payouts.camt_fixtures import Ntry, camt053, camt054
 
 pytestmark = pytest.mark.django_db
@@ -53,9 +56,7 @@ def test_the_ledgers_bank_equals_the_banks_booked_entries(alpaca, bison, sam, ta
             if kind == "deposit":
                 _kind, brand, amount, slot = step
                 ref = f"E{example}-{slot}"
-                remittance = (
-                    reconciliation.brand_deposit_reference(brands[brand]) if brand else "no reference"
-                )
+                remittance = brand_deposit_reference(brands[brand]) if brand else "no reference"
                 entry = entries.setdefault(
                     ref, Ntry(amount=amount, credit=True, ref=ref, remittance=remittance)
                 )
@@ -76,14 +77,14 @@ def test_the_ledgers_bank_equals_the_banks_booked_entries(alpaca, bison, sam, ta
                             amount=step[2],
                             credit=True,
                             ref=f"X{example}",
-                            remittance=reconciliation.brand_deposit_reference(brands[step[1]]),
+                            remittance=brand_deposit_reference(brands[step[1]]),
                         )
                     ]
                 )
-                with pytest.raises(reconciliation.ReconciliationRefused):
-                    reconciliation.statement_import_create(data=made_up, channel="brand", uploaded_by=fiona)
-                with pytest.raises(reconciliation.ReconciliationRefused):
-                    reconciliation.statement_import_create(data=made_up, channel="staff", uploaded_by=fiona)
+                with pytest.raises(ReconciliationRefused):
+                    statement_import_create(data=made_up, channel="brand", uploaded_by=fiona)
+                with pytest.raises(ReconciliationRefused):
+                    statement_import_create(data=made_up, channel="staff", uploaded_by=fiona)
                 continue
             else:
                 made_up = camt054(
@@ -92,12 +93,12 @@ def test_the_ledgers_bank_equals_the_banks_booked_entries(alpaca, bison, sam, ta
                             amount=step[2],
                             credit=True,
                             ref=f"U{example}",
-                            remittance=reconciliation.brand_deposit_reference(brands[step[1]]),
+                            remittance=brand_deposit_reference(brands[step[1]]),
                         )
                     ],
                     msg_id=f"U{example}",
                 )
-                reconciliation.statement_import_create(data=made_up, channel="staff", uploaded_by=sam)
+                statement_import_create(data=made_up, channel="staff", uploaded_by=sam)
                 continue
             _report(entry, example, by_statement, booked, sam, tara)
             booked[entry.ref] = entry.amount if entry.credit else -entry.amount
@@ -114,13 +115,13 @@ def _report(entry, example, by_statement, booked, sam, tara):
     member uploads and a second one approves."""
     msg_id = f"M{example}-{entry.ref}-{len(booked)}"
     if not by_statement:
-        reconciliation.statement_import_create(data=camt054([entry], msg_id=msg_id), channel="feed")
+        statement_import_create(data=camt054([entry], msg_id=msg_id), channel="feed")
         return
     # The day's statement: what the account held before this booking, and the booking.
     opening = sum(booked.values()) - booked.get(entry.ref, 0)
     data = camt053([entry], msg_id=msg_id, opening=opening, seq=next(SEQUENCE))
-    job = reconciliation.statement_import_create(data=data, channel="staff", uploaded_by=sam)
-    reconciliation.statement_import_approve(import_id=job.pk, approver=tara)
+    job = statement_import_create(data=data, channel="staff", uploaded_by=sam)
+    statement_import_approve(import_id=job.pk, approver=tara)
 
 
 def _staff_resolve_what_matched_nothing(sam, tara):
@@ -131,6 +132,6 @@ def _staff_resolve_what_matched_nothing(sam, tara):
         for person in (sam, tara):
             exception.refresh_from_db()
             if exception.status == "open":
-                reconciliation.exception_resolve(
+                exception_resolve(
                     exception=exception, action="suspense", actor=person, note="the bank could not say whose"
                 )

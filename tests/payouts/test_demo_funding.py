@@ -6,8 +6,8 @@ from django.core.management import call_command
 
 from campaigns.models import Brand, Campaign
 from joyback.ledger.models import Account, AccountKind
-from payouts import reconciliation
 from payouts.models import StatementImport, StatementLine
+from payouts.reconciliation.references import brand_deposit_reference
 from tests.payouts.camt_fixtures import Ntry, camt054
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +33,7 @@ def test_the_demo_brand_is_funded_through_the_sandbox_banks_feed():
 
 
 def test_statements_import_reads_the_banks_folder(alpaca, tmp_path):
-    reference = reconciliation.brand_deposit_reference(alpaca)
+    reference = brand_deposit_reference(alpaca)
     (tmp_path / "day-1.xml").write_bytes(
         camt054([Ntry(amount=55_00, credit=True, ref="F1", remittance=reference)])
     )

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from joyback.queue import standing_work_sweep
 from payouts.models import PayeeAccount, PayeeSubmission
-from payouts.services import payee_submission_process, payee_submissions_process
+from payouts.payees.services import payee_submission_process, payee_submissions_process
 from tests.conftest import rewarded_in_browser
 
 pytestmark = pytest.mark.django_db
@@ -97,14 +97,14 @@ def test_the_standing_worker_stores_details_the_request_only_kept(client, summer
 
 
 def test_details_whose_storing_failed_are_tried_again_once_their_lease_ends(client, summer, monkeypatch):
-    from payouts import services
+    from payouts.payees import services as payees_services
 
     rewarded_in_browser(client, summer)
     submission = send(client, summer, FIRST_IBAN)
-    real = services.payee_submission_process
-    monkeypatch.setattr(services, "payee_submission_process", lambda **kw: 1 / 0)
+    real = payees_services.payee_submission_process
+    monkeypatch.setattr(payees_services, "payee_submission_process", lambda **kw: 1 / 0)
     assert payee_submissions_process() == 1  # claimed, failed (logged), leased
-    monkeypatch.setattr(services, "payee_submission_process", real)
+    monkeypatch.setattr(payees_services, "payee_submission_process", real)
 
     assert payee_submissions_process() == 0  # still leased to the worker that failed
     assert standing_work_sweep(seconds=1) == 0

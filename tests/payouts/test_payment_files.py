@@ -6,9 +6,11 @@ import pytest
 from django.test import Client
 from lxml import etree
 
-from payouts import services
+from payouts.batches import payment_batch_build, payment_batch_transmit
 from payouts.iso20022.validate import xsd_validate
 from payouts.models import PaymentBatch, Payout, SandboxBankMessage, SandboxBankPayment
+from payouts.submission.states import PayoutRefused
+from payouts.submission.sweeps import payouts_sweep
 from tests.conftest import rewarded_in_browser
 from tests.payouts.conftest import IBANS, payee_details
 
@@ -41,7 +43,7 @@ def test_verified_payouts_leave_in_one_schema_valid_file(summer, django_capture_
     assert set(Payout.objects.values_list("status", flat=True)) == {"payee_verified"}
 
     with django_capture_on_commit_callbacks(execute=True):
-        (batch,) = services.payment_batch_build()
+        (batch,) = payment_batch_build()
 
     batch.refresh_from_db()
     xml = bytes(batch.xml)
@@ -52,7 +54,7 @@ def test_verified_payouts_leave_in_one_schema_valid_file(summer, django_capture_
     assert sorted(Payout.objects.values_list("status", flat=True)) == ["accepted", "accepted", "rejected"]
     assert SandboxBankMessage.objects.filter(kind="pain.002.001.10").count() == 1
 
-    services.payouts_sweep(now=batch.created_at + timedelta(minutes=5))
+    payouts_sweep(now=batch.created_at + timedelta(minutes=5))
 
     assert sorted(Payout.objects.values_list("status", flat=True)) == ["rejected", "settled", "settled"]
     assert SandboxBankMessage.objects.filter(kind="camt.054.001.08").count() == 2
@@ -61,21 +63,21 @@ def test_verified_payouts_leave_in_one_schema_valid_file(summer, django_capture_
 def test_a_file_is_never_sent_twice(summer, django_capture_on_commit_callbacks):
     owed_people(summer, django_capture_on_commit_callbacks, [("Pat Example", IBANS["settle"])])
     with django_capture_on_commit_callbacks(execute=True):
-        (batch,) = services.payment_batch_build()
+        (batch,) = payment_batch_build()
 
-    with pytest.raises(services.PayoutRefused, match="already been sent"):
-        services.payment_batch_transmit(batch_id=batch.pk)
+    with pytest.raises(PayoutRefused, match="already been sent"):
+        payment_batch_transmit(batch_id=batch.pk)
 
     assert SandboxBankPayment.objects.count() == 1
 
 
 def test_the_same_payouts_make_the_same_file(summer, django_capture_on_commit_callbacks):
     owed_people(summer, django_capture_on_commit_callbacks, [("Pat Example", IBANS["settle"])])
-    (first,) = services.payment_batch_build()
+    (first,) = payment_batch_build()
     # The bank never got it: the payout is reopened and goes into a file again.
     Payout.objects.update(status="payee_verified")
 
-    (second,) = services.payment_batch_build()
+    (second,) = payment_batch_build()
 
     assert second.pk == first.pk and PaymentBatch.objects.count() == 1
     assert etree.fromstring(bytes(second.xml)) is not None
@@ -86,7 +88,7 @@ def test_the_bank_refuses_a_file_it_already_has(summer, django_capture_on_commit
 
     owed_people(summer, django_capture_on_commit_callbacks, [("Pat Example", IBANS["settle"])])
     with django_capture_on_commit_callbacks(execute=True):
-        (batch,) = services.payment_batch_build()
+        (batch,) = payment_batch_build()
 
     with pytest.raises(psp.PspError, match="409"):
         psp.payment_file_send(xml=bytes(batch.xml))

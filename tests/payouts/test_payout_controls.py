@@ -21,9 +21,10 @@ from campaigns.services import brand_deposit_record
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from joyback.ledger.services import account_get_or_create, transfer_post
+from payouts.manual.services import payout_approve, payout_manual_enter
 from payouts.models import PayeeAccount, Payout, PayoutAlert, SandboxBankPayment
 from payouts.rails import iban_check
-from payouts.services import PayoutRefused, payout_approve, payout_manual_enter
+from payouts.submission.states import PayoutRefused
 from tests.conftest import verified
 from tests.verification.test_claim_races import race
 from verification.models import Participant
@@ -148,7 +149,7 @@ def test_payouts_older_than_the_window_no_longer_count(funded, fiona, limits):
 def test_a_cancelled_payout_gives_its_place_back(funded, fiona, alice, limits):
     limits.PAYOUT_ACCOUNT_DAILY_LIMIT = 100_00
     earlier = pay(funded, 90_00, iban=new_iban(), by=fiona)
-    from payouts.services import payout_cancel
+    from payouts.manual.services import payout_cancel
 
     payout_cancel(payout=earlier, actor=alice)
     assert pay(funded, 90_00, iban=new_iban(), by=fiona).amount == 90_00

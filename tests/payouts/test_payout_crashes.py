@@ -11,9 +11,13 @@ from django.utils import timezone
 
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
-from payouts import services
 from payouts.models import Payout, SandboxBankPayment
-from tests.payouts.conftest import IBANS
+from payouts.submission.crash import SimulatedCrash, _crash_at
+from payouts.submission.create import payout_for_participant
+from payouts.submission.submit import payout_submit
+from payouts.submission.sweeps import payouts_sweep
+from payouts.vop import payee_vop_check
+from tests.payouts.conftest import IBANS, enqueue_replace
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +36,7 @@ def restart():
     """A new worker comes up later and runs its standing sweep until nothing is left to do."""
     later = timezone.now() + timedelta(minutes=10)
     for _ in range(4):
-        services.payouts_sweep(now=later)
+        payouts_sweep(now=later)
         later += timedelta(minutes=10)
 
 
@@ -40,11 +44,11 @@ def restart():
 def test_a_crash_at_any_step_sends_once_and_loses_nothing(seed, owed):
     chance = random.Random(seed)
     crash_at, outcome = chance.choice(CRASH_POINTS), chance.choice(OUTCOMES)
-    services._crash_at.add(crash_at)
+    _crash_at.add(crash_at)
 
     try:
         person = owed(iban=IBANS[outcome])
-    except services.SimulatedCrash:
+    except SimulatedCrash:
         from verification.models import Participant
 
         person = Participant.objects.get()
@@ -68,10 +72,10 @@ def test_two_workers_never_submit_the_same_payout(client, summer, monkeypatch):
     from tests.conftest import rewarded_in_browser
     from tests.payouts.conftest import payee_details
 
-    monkeypatch.setattr(services, "enqueue_on_commit", lambda *args: None)
+    enqueue_replace(monkeypatch, lambda *args: None)
     rewarded_in_browser(client, summer)
     payee_details(client, summer)
-    payout = services.payout_for_participant(
+    payout = payout_for_participant(
         participant_id=Payout.participant.field.related_model.objects.get().pk, currency="EUR"
     )
     barrier = threading.Barrier(4)
@@ -79,7 +83,7 @@ def test_two_workers_never_submit_the_same_payout(client, summer, monkeypatch):
     def worker():
         try:
             barrier.wait()
-            services.payout_submit(payout_id=payout.pk)
+            payout_submit(payout_id=payout.pk)
         finally:
             connection.close()
 
@@ -100,7 +104,7 @@ def test_racing_payout_tasks_for_one_person_make_one_payout(client, summer, monk
     from tests.conftest import rewarded_in_browser
     from tests.payouts.conftest import payee_details
 
-    monkeypatch.setattr(services, "enqueue_on_commit", lambda *args: None)
+    enqueue_replace(monkeypatch, lambda *args: None)
     person = rewarded_in_browser(client, summer)
     payee_details(client, summer)
     barrier = threading.Barrier(6)
@@ -109,7 +113,7 @@ def test_racing_payout_tasks_for_one_person_make_one_payout(client, summer, monk
     def worker():
         try:
             barrier.wait()
-            made.append(services.payout_for_participant(participant_id=person.pk, currency="EUR"))
+            made.append(payout_for_participant(participant_id=person.pk, currency="EUR"))
         finally:
             connection.close()
 
@@ -129,14 +133,14 @@ def test_the_worker_fast_path_survives_a_crash_too(crash_at, client, summer, mon
     from tests.conftest import rewarded_in_browser
     from tests.payouts.conftest import payee_details
 
-    monkeypatch.setattr(services, "enqueue_on_commit", lambda *args: None)
+    enqueue_replace(monkeypatch, lambda *args: None)
     person = rewarded_in_browser(client, summer)
     payee_details(client, summer)
-    services.payee_vop_check(payee=person.payee_accounts.get())
-    services._crash_at.add(crash_at)
+    payee_vop_check(payee=person.payee_accounts.get())
+    _crash_at.add(crash_at)
 
-    with pytest.raises(services.SimulatedCrash):
-        services.payout_for_participant(participant_id=person.pk, currency="EUR", send_now=True)
+    with pytest.raises(SimulatedCrash):
+        payout_for_participant(participant_id=person.pk, currency="EUR", send_now=True)
     restart()
 
     payout = Payout.objects.get()
@@ -149,12 +153,12 @@ def test_the_worker_fast_path_records_every_step(client, summer, monkeypatch):
     from tests.conftest import rewarded_in_browser
     from tests.payouts.conftest import payee_details
 
-    monkeypatch.setattr(services, "enqueue_on_commit", lambda *args: None)
+    enqueue_replace(monkeypatch, lambda *args: None)
     person = rewarded_in_browser(client, summer)
     payee_details(client, summer)
-    services.payee_vop_check(payee=person.payee_accounts.get())
+    payee_vop_check(payee=person.payee_accounts.get())
 
-    payout = services.payout_for_participant(participant_id=person.pk, currency="EUR", send_now=True)
+    payout = payout_for_participant(participant_id=person.pk, currency="EUR", send_now=True)
 
     payout.refresh_from_db()
     steps = list(payout.events.values_list("from_status", "to_status"))

@@ -12,8 +12,8 @@ from django.utils import timezone
 from campaigns.services import brand_deposit_record
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
-from payouts import services
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment, VopCheck
+from payouts.submission.sweeps import payouts_sweep
 from tests.conftest import SignedInClient, rewarded_in_browser
 from tests.payouts.conftest import IBANS, payee_details
 
@@ -163,7 +163,7 @@ def test_a_technical_rejection_is_paid_again_on_retry(
     later = timezone.now() + timedelta(minutes=5)
     for now in (None, later):  # after an instant timeout the money goes by the next file; its booking
         with django_capture_on_commit_callbacks(execute=True):
-            services.payouts_sweep(now=now)
+            payouts_sweep(now=now)
 
     again = Payout.objects.exclude(pk=failed.pk).get()
     assert (again.scheme, again.status, again.repays) == ("sepa", "settled", failed)
@@ -225,7 +225,7 @@ def test_a_bank_that_cannot_check_names_does_not_stop_the_payout(owed):
 
 
 def test_uk_and_us_rails(client, make_live_campaign, django_capture_on_commit_callbacks):
-    from payouts import services
+    from payouts.submission.submit import payout_status_check
 
     pounds = make_live_campaign(slug="uk-club", package="tiktok_only", currency="GBP")
     dollars = make_live_campaign(slug="us-club", package="tiktok_only", currency="USD")
@@ -242,7 +242,7 @@ def test_uk_and_us_rails(client, make_live_campaign, django_capture_on_commit_ca
     assert (uk.scheme, uk.status) == ("fps", "settled")
     assert (us.scheme, us.status) == ("ach", "accepted")
     assert not VopCheck.objects.exists()
-    services.payout_status_check(payout_id=us.pk)
+    payout_status_check(payout_id=us.pk)
     us.refresh_from_db()
     assert us.status == "settled"
 
@@ -259,7 +259,7 @@ def test_pat_without_email_is_told_on_whatsapp(owed):
 
 
 def test_a_reward_taken_back_after_payout_is_netted_against_the_next(owed, summer):
-    from payouts import services
+    from payouts.submission.create import payout_for_participant
     from verification.models import ActionClaim
     from verification.services import action_reward, claim_clawback, identity_attach
 
@@ -272,7 +272,7 @@ def test_a_reward_taken_back_after_payout_is_netted_against_the_next(owed, summe
     whatsapp = identity_attach(participant=person, provider="whatsapp", subject="4915123456789")
     action_reward(rule=summer.rules.get(trigger="whatsapp_optin"), identity=whatsapp)
 
-    assert services.payout_for_participant(participant_id=person.pk, currency="EUR") is None
+    assert payout_for_participant(participant_id=person.pk, currency="EUR") is None
     receivable.refresh_from_db()
     payable = Account.objects.get(kind=AccountKind.PARTICIPANT_PAYABLE, subject=person.ledger_subject)
     assert (receivable.balance, payable.balance, Payout.objects.count()) == (0, 0, 1)
@@ -294,7 +294,7 @@ def test_a_reward_taken_back_before_payout_never_leaves(client, summer):
 def test_swift_pays_where_no_local_rail_reaches(
     client, make_live_campaign, django_capture_on_commit_callbacks
 ):
-    from payouts import services
+    from payouts.submission.submit import payout_status_check
 
     loonies = make_live_campaign(slug="ca-club", package="tiktok_only", currency="CAD")
     rewarded_in_browser(client, loonies)
@@ -316,6 +316,6 @@ def test_swift_pays_where_no_local_rail_reaches(
 
     payout = Payout.objects.get()
     assert (payout.scheme, payout.status, payout.payee.rail) == ("swift", "accepted", "swift")
-    services.payout_status_check(payout_id=payout.pk)
+    payout_status_check(payout_id=payout.pk)
     payout.refresh_from_db()
     assert payout.status == "settled"

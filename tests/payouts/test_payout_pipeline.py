@@ -4,10 +4,12 @@ from functools import partial
 
 import pytest
 
-from payouts import services, tasks
+from payouts import tasks
 from payouts.models import Payout, SandboxBankPayment
+from payouts.submission.create import payout_for_participant
+from payouts.submission.submit import payout_status_check
 from tests.conftest import rewarded_in_browser
-from tests.payouts.conftest import IBANS, payee_details
+from tests.payouts.conftest import IBANS, enqueue_replace, payee_details
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +28,7 @@ def test_the_payout_task_sends_the_payout_it_makes_without_queueing_another(clie
     person = rewarded_in_browser(client, summer)
     payee_details(client, summer)  # nothing it sets off runs here: no payout yet
     queued = []
-    monkeypatch.setattr(services, "enqueue_on_commit", lambda func, *args: queued.append(func))
+    enqueue_replace(monkeypatch, lambda func, *args: queued.append(func))
 
     tasks.payout_for_participant_task(person.pk, "EUR")
 
@@ -43,7 +45,7 @@ def test_a_payout_made_elsewhere_is_still_sent_by_a_queued_task(
     payee_details(client, summer)
 
     with django_capture_on_commit_callbacks() as callbacks:
-        payout = services.payout_for_participant(participant_id=person.pk, currency="EUR")
+        payout = payout_for_participant(participant_id=person.pk, currency="EUR")
 
     assert payout.status == "created"
     assert queued_tasks(callbacks) == ["payouts.tasks.payout_submit_task"]
@@ -56,7 +58,7 @@ def test_a_settled_payout_queues_no_further_payout_when_nothing_more_is_owed(
     first = Payout.objects.get()
 
     with django_capture_on_commit_callbacks() as callbacks:
-        services.payout_status_check(payout_id=first.pk)
+        payout_status_check(payout_id=first.pk)
 
     first.refresh_from_db()
     assert first.status == "settled"
@@ -79,7 +81,7 @@ def test_money_that_arrived_while_a_payout_was_open_goes_out_when_it_settles(
     assert Payout.objects.count() == 1  # one payout at a time: the new reward waits
 
     with django_capture_on_commit_callbacks(execute=True):
-        services.payout_status_check(payout_id=first.pk)
+        payout_status_check(payout_id=first.pk)
 
     second = Payout.objects.exclude(pk=first.pk).get()
     assert second.amount == optin.reward_amount
@@ -104,14 +106,16 @@ def test_a_reward_racing_the_settlement_of_the_open_payout_is_still_paid(client,
         participant=person, provider="whatsapp", subject="4915123456789", display_name="Pat"
     )
     queued = []
-    for module in (services, verification_services):
-        monkeypatch.setattr(module, "enqueue_on_commit", lambda func, *args: queued.append((func, args)))
+    enqueue_replace(monkeypatch, lambda func, *args: queued.append((func, args)))
+    monkeypatch.setattr(
+        verification_services, "enqueue_on_commit", lambda func, *args: queued.append((func, args))
+    )
     barrier = threading.Barrier(2)
 
     def settle():
         try:
             barrier.wait()
-            services.payout_status_check(payout_id=first.pk)
+            payout_status_check(payout_id=first.pk)
         finally:
             connection.close()
 
@@ -119,7 +123,7 @@ def test_a_reward_racing_the_settlement_of_the_open_payout_is_still_paid(client,
         try:
             barrier.wait()
             action_reward(rule=optin, identity=whatsapp)
-            services.payout_for_participant(participant_id=person.pk, currency="EUR")  # its task
+            payout_for_participant(participant_id=person.pk, currency="EUR")  # its task
         finally:
             connection.close()
 
@@ -130,7 +134,7 @@ def test_a_reward_racing_the_settlement_of_the_open_payout_is_still_paid(client,
         thread.join()
     for func, args in queued:  # what the workers would run next
         if func == "payouts.tasks.payout_for_participant_task":
-            services.payout_for_participant(participant_id=args[0], currency=args[1])
+            payout_for_participant(participant_id=args[0], currency=args[1])
 
     assert Payout.objects.count() == 2
     assert Payout.objects.exclude(pk=first.pk).get().amount == optin.reward_amount

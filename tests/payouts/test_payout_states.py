@@ -8,9 +8,12 @@ from django.utils import timezone
 
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
-from payouts import services
 from payouts.models import PayeeAccount, Payout, PspFeedCursor, SandboxBankPayment, TransferEvent
 from payouts.sandbox.bank import webhooks_deliver
+from payouts.submission.create import payout_for_participant
+from payouts.submission.submit import payout_status_check
+from payouts.submission.sweeps import payouts_sweep
+from payouts.submission.webhooks import transfer_events_process
 from tests.payouts.conftest import IBANS
 
 pytestmark = pytest.mark.django_db
@@ -70,7 +73,7 @@ def test_a_return_after_settlement_reverses_and_repays_once_fixed(owed, django_c
 
     # Days later the payee's bank sends it back; the PSP's feed says so.
     with django_capture_on_commit_callbacks(execute=True):
-        services.payouts_sweep()
+        payouts_sweep()
 
     payout.refresh_from_db()
     assert (payout.status, payout.reason_code) == ("returned", "AC04")
@@ -89,14 +92,14 @@ def test_a_return_after_settlement_reverses_and_repays_once_fixed(owed, django_c
 
 def test_webhooks_sent_and_applied_twice_change_nothing(owed):
     owed(iban=IBANS["return_AC04"])
-    services.payouts_sweep()
+    payouts_sweep()
     bank = balance(AccountKind.PLATFORM_BANK)
 
     # The bank sends every webhook again (stored once), and the stored ones are applied again.
     PspFeedCursor.objects.filter(name="sandbox_webhooks").update(position=0)
     assert webhooks_deliver() >= 2
     TransferEvent.objects.update(processed_at=None)
-    assert services.transfer_events_process() >= 2
+    assert transfer_events_process() >= 2
 
     assert Payout.objects.get().status == "returned"
     assert balance(AccountKind.PLATFORM_BANK) == bank
@@ -107,7 +110,7 @@ def test_a_timeout_is_unknown_then_asked_about_never_resent(owed):
     payout = Payout.objects.get()
     assert payout.status == "unknown"
 
-    services.payout_status_check(payout_id=payout.pk)
+    payout_status_check(payout_id=payout.pk)
 
     payout.refresh_from_db()
     assert payout.status == "settled"
@@ -126,7 +129,7 @@ def test_an_accepted_payment_settles_when_the_bank_reports_it(owed):
     payout = Payout.objects.get()
     assert payout.status == "accepted"
 
-    services.payout_status_check(payout_id=payout.pk)
+    payout_status_check(payout_id=payout.pk)
 
     payout.refresh_from_db()
     assert payout.status == "settled"
@@ -151,9 +154,9 @@ def test_rewards_that_arrive_while_a_payout_is_open_go_in_the_next_one(owed, sum
     )
     action_reward(rule=summer.rules.get(trigger="whatsapp_optin"), identity=whatsapp)
 
-    assert services.payout_for_participant(participant_id=person.pk, currency="EUR") is None
-    services.payout_status_check(payout_id=first.pk)
-    second = services.payout_for_participant(participant_id=person.pk, currency="EUR")
+    assert payout_for_participant(participant_id=person.pk, currency="EUR") is None
+    payout_status_check(payout_id=first.pk)
+    second = payout_for_participant(participant_id=person.pk, currency="EUR")
 
     assert second.amount == 1_00 and Payout.objects.count() == 2
 
@@ -174,11 +177,11 @@ def test_after_an_unreachable_payee_bank_the_money_goes_by_batch_file(
     failed = Payout.objects.get()
 
     with django_capture_on_commit_callbacks(execute=True):
-        services.payouts_sweep()  # the money is owed again: a new payout, this time in a file
+        payouts_sweep()  # the money is owed again: a new payout, this time in a file
     later = timezone.now() + timedelta(minutes=5)
     for now in (None, later):  # the file goes at once; the bank is asked about it once it is due
         with django_capture_on_commit_callbacks(execute=True):
-            services.payouts_sweep(now=now)
+            payouts_sweep(now=now)
 
     again = Payout.objects.exclude(pk=failed.pk).get()
     assert (failed.scheme, again.scheme) == ("sepa_instant", "sepa")

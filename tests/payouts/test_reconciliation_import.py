@@ -7,7 +7,6 @@ import pytest
 
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
-from payouts import reconciliation
 from payouts.iso20022.camt import camt_read
 from payouts.iso20022.types import SchemaError
 from payouts.models import (
@@ -17,6 +16,11 @@ from payouts.models import (
     StatementImport,
     StatementLine,
 )
+from payouts.reconciliation.exceptions import ALERTS, exception_resolve
+from payouts.reconciliation.matching import payouts_unreconciled_flag
+from payouts.reconciliation.references import brand_deposit_reference
+from payouts.reconciliation.rules import ReconciliationRefused
+from payouts.reconciliation.statement_import import statement_import_create, statement_import_run
 from tests.payouts.camt_fixtures import Ntry, Tx, camt053, camt054, paid, returned
 from tests.payouts.conftest import IBANS
 
@@ -26,16 +30,12 @@ STATEMENTS = Path(__file__).parent / "statements"
 
 def imported(data, **kw):
     """A file from the bank's feed, the channel that books at once."""
-    return reconciliation.statement_import_create(data=data, filename="s.xml", channel="feed", **kw)
+    return statement_import_create(data=data, filename="s.xml", channel="feed", **kw)
 
 
 def exceptions():
     """Questions about lines and payouts (alerts about the whole account are tested on their own)."""
-    return sorted(
-        ReconciliationException.objects.exclude(reason__in=reconciliation.ALERTS).values_list(
-            "reason", flat=True
-        )
-    )
+    return sorted(ReconciliationException.objects.exclude(reason__in=ALERTS).values_list("reason", flat=True))
 
 
 @pytest.mark.parametrize(
@@ -149,7 +149,7 @@ def test_an_amount_mismatch_is_an_exception_not_a_settlement(owed):
 
 
 def test_a_deposit_with_the_brand_reference_funds_the_brand_once(alpaca):
-    reference = reconciliation.brand_deposit_reference(alpaca)
+    reference = brand_deposit_reference(alpaca)
     data = camt053([Ntry(amount=250_00, credit=True, ref="DEP-1", remittance=f"Top-up {reference}")])
 
     imported(data)
@@ -221,7 +221,7 @@ def test_every_payout_ends_matched_returned_or_an_exception(
     imported(camt053([returned(first, "AC04")]))  # return only: the payout's debit is missing
     Payout.objects.filter(pk=first.pk).update(submitted_at=first.submitted_at.replace(year=2020))
 
-    reconciliation.payouts_unreconciled_flag()
+    payouts_unreconciled_flag()
 
     for payout in Payout.objects.all():
         lines = StatementLine.objects.filter(payout=payout, state="matched")
@@ -242,8 +242,8 @@ def test_platform_staff_resolve_exceptions_and_each_is_recorded(owed, sam):
     typo = ReconciliationException.objects.get(line__entry_ref="U1")
     stray = ReconciliationException.objects.get(line__entry_ref="U2")
 
-    reconciliation.exception_resolve(exception=typo, action="link", actor=sam, payout=payout, note="typo")
-    reconciliation.exception_resolve(exception=stray, action="suspense", actor=sam, note="bank to explain")
+    exception_resolve(exception=typo, action="link", actor=sam, payout=payout, note="typo")
+    exception_resolve(exception=stray, action="suspense", actor=sam, note="bank to explain")
 
     payout.refresh_from_db()
     assert payout.status == "settled"
@@ -253,8 +253,8 @@ def test_platform_staff_resolve_exceptions_and_each_is_recorded(owed, sam):
         ("link", sam.pk, "typo"),
         ("suspense", sam.pk, "bank to explain"),
     ]
-    with pytest.raises(reconciliation.ReconciliationRefused):
-        reconciliation.exception_resolve(exception=stray, action="suspense", actor=sam, note="again")
+    with pytest.raises(ReconciliationRefused):
+        exception_resolve(exception=stray, action="suspense", actor=sam, note="again")
     assert ledger_drift() == []
 
 
@@ -271,14 +271,10 @@ def test_a_payout_already_matched_cannot_take_a_second_debit_line(owed, sam):
     )
     first = ReconciliationException.objects.get(line__entry_ref="U1")
     second = ReconciliationException.objects.get(line__entry_ref="U3")
-    reconciliation.exception_resolve(exception=first, action="link", actor=sam, payout=payout, note="typo")
+    exception_resolve(exception=first, action="link", actor=sam, payout=payout, note="typo")
 
-    with pytest.raises(
-        reconciliation.ReconciliationRefused, match="already matched to the statement line U1"
-    ):
-        reconciliation.exception_resolve(
-            exception=second, action="link", actor=sam, payout=payout, note="typo"
-        )
+    with pytest.raises(ReconciliationRefused, match="already matched to the statement line U1"):
+        exception_resolve(exception=second, action="link", actor=sam, payout=payout, note="typo")
 
     second.refresh_from_db()
     assert second.status == "open" and second.line.state != "matched"
@@ -297,7 +293,7 @@ def test_a_large_file_goes_to_the_queue_and_reports_progress(
         job = imported(camt053([paid(payout)]))
     assert job.status == "queued" and len(queued) == 1
 
-    reconciliation.statement_import_run(import_id=job.pk)
+    statement_import_run(import_id=job.pk)
     job.refresh_from_db()
     assert (job.status, job.percent) == ("done", 100)
     assert StatementImport.objects.get().matched == 1

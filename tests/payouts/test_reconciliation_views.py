@@ -6,8 +6,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from joyback.ledger.models import Entry
-from payouts import reconciliation
 from payouts.models import Payout, StatementImport, StatementLine
+from payouts.reconciliation.references import brand_deposit_reference
+from payouts.reconciliation.statement_import import statement_import_create
 from tests.payouts.camt_fixtures import Ntry, camt053, paid
 from tests.payouts.conftest import IBANS
 
@@ -27,13 +28,13 @@ def compare(client, brand, data, name="my-statement.xml", **headers):
 
 
 def feed(data):
-    return reconciliation.statement_import_create(data=data, filename="bank.xml", channel="feed")
+    return statement_import_create(data=data, filename="bank.xml", channel="feed")
 
 
 def test_finance_sees_the_bank_line_behind_each_payout_and_deposit(owed, client, fiona, alpaca):
     owed(iban=IBANS["pending"])
     payout = Payout.objects.get()
-    reference = reconciliation.brand_deposit_reference(alpaca)
+    reference = brand_deposit_reference(alpaca)
     feed(
         camt053(
             [
@@ -61,7 +62,7 @@ def test_a_bad_file_to_compare_is_refused_with_its_line(client, fiona, alpaca):
 
 
 def test_compare_shows_which_transfers_arrived_and_books_nothing(client, fiona, alpaca):
-    reference = reconciliation.brand_deposit_reference(alpaca)
+    reference = brand_deposit_reference(alpaca)
     feed(camt053([Ntry(amount=300_00, credit=True, ref="DEP-ARRIVED", remittance=reference)]))
     before = (StatementImport.objects.count(), StatementLine.objects.count(), Entry.objects.count())
     mine = camt053(

@@ -10,29 +10,28 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from joyback.ledger.models import Account, AccountKind
-from payouts import reconciliation
 from payouts.models import Payout, ReconciliationException, SandboxBankPayment, StatementImport, StatementLine
-from payouts.reconciliation_selectors import payouts_paused
-from payouts.services import payouts_sweep
+from payouts.reconciliation.bank_health import payouts_paused
+from payouts.reconciliation.exceptions import ALERTS, exception_resolve
+from payouts.reconciliation.references import brand_deposit_reference
+from payouts.reconciliation.rules import ReconciliationRefused
+from payouts.reconciliation.statement_import import statement_import_create
+from payouts.submission.sweeps import payouts_sweep
 from tests.payouts.camt_fixtures import Ntry, camt053
 
 pytestmark = pytest.mark.django_db
 
 
 def feed(data):
-    return reconciliation.statement_import_create(data=data, filename="bank.xml", channel="feed")
+    return statement_import_create(data=data, filename="bank.xml", channel="feed")
 
 
 def alerts():
-    return sorted(
-        ReconciliationException.objects.filter(reason__in=reconciliation.ALERTS).values_list(
-            "reason", "amount"
-        )
-    )
+    return sorted(ReconciliationException.objects.filter(reason__in=ALERTS).values_list("reason", "amount"))
 
 
 def deposit(brand, amount, ref):
-    return Ntry(amount=amount, credit=True, ref=ref, remittance=reconciliation.brand_deposit_reference(brand))
+    return Ntry(amount=amount, credit=True, ref=ref, remittance=brand_deposit_reference(brand))
 
 
 def test_statements_that_follow_on_raise_nothing_and_the_ledger_agrees(alpaca):
@@ -101,7 +100,7 @@ def test_money_the_ledger_holds_that_the_bank_does_not_pauses_payouts_until_staf
     payout = Payout.objects.get()
     assert payout.status == "payee_verified" and SandboxBankPayment.objects.count() == 0
 
-    reconciliation.exception_resolve(exception=drift, action="clear", actor=sam, note="budget booked by hand")
+    exception_resolve(exception=drift, action="clear", actor=sam, note="budget booked by hand")
     payouts_sweep(now=timezone.now() + timedelta(minutes=5))
 
     payout.refresh_from_db()
@@ -133,12 +132,12 @@ def test_an_alert_is_cleared_only_by_staff_with_a_reason_and_a_line_is_never_jus
     drift = ReconciliationException.objects.get(reason="bank_drift")
     line = ReconciliationException.objects.get(reason="unknown_line")
 
-    with pytest.raises(reconciliation.ReconciliationRefused, match="Only platform staff"):
-        reconciliation.exception_resolve(exception=drift, action="clear", actor=fiona, note="fine")
-    with pytest.raises(reconciliation.ReconciliationRefused, match="Say why"):
-        reconciliation.exception_resolve(exception=drift, action="clear", actor=sam, note="")
-    with pytest.raises(reconciliation.ReconciliationRefused, match="An alert is cleared"):
-        reconciliation.exception_resolve(exception=line, action="clear", actor=sam, note="go away")
+    with pytest.raises(ReconciliationRefused, match="Only platform staff"):
+        exception_resolve(exception=drift, action="clear", actor=fiona, note="fine")
+    with pytest.raises(ReconciliationRefused, match="Say why"):
+        exception_resolve(exception=drift, action="clear", actor=sam, note="")
+    with pytest.raises(ReconciliationRefused, match="An alert is cleared"):
+        exception_resolve(exception=line, action="clear", actor=sam, note="go away")
 
     assert ReconciliationException.objects.filter(status="open").count() == 2
     assert StatementImport.objects.count() == 1

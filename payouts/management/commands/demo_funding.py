@@ -11,7 +11,8 @@ from campaigns.management.commands.demo_seed import DEMO_BRAND_SLUG, DEMO_CAMPAI
 from campaigns.models import Brand, Campaign, CampaignStatus
 from campaigns.services import campaign_fund, campaign_transition
 from payouts.models import LineKind, StatementLine
-from payouts.reconciliation import bank_statements_fetch, brand_deposit_reference
+from payouts.reconciliation.references import brand_deposit_reference
+from payouts.reconciliation.statement_import import bank_statements_fetch
 from payouts.sandbox.files import incoming_transfer_issue
 
 DEPOSIT = 10_000_00

@@ -6,9 +6,11 @@ Run after demo_seed (make run does); safe to run again.
 from django.core.management.base import BaseCommand
 
 from campaigns.models import Brand, Campaign
-from payouts import services
 from payouts.models import Payout
+from payouts.payees.services import payee_account_save, payee_onboard
 from payouts.rails import iban_check
+from payouts.submission.submit import payout_submit
+from payouts.submission.sweeps import payouts_sweep
 from verification.services import action_reward, identity_attach, participant_create
 
 # Name, sandbox IBAN. The last four digits choose the bank's answer (see the README); the digits
@@ -42,7 +44,7 @@ class Command(BaseCommand):
                 participant=person, provider="tiktok", subject=f"demo-payee-{index}", display_name=name
             )
             action_reward(rule=login, identity=identity)
-            payee = services.payee_account_save(
+            payee = payee_account_save(
                 participant=person,
                 name=name,
                 email=f"demo-payee-{index}@demo.localhost",
@@ -53,10 +55,10 @@ class Command(BaseCommand):
                 onboard=False,
             )
             # The workers may not run yet: do at once, in order, what they would do.
-            services.payee_onboard(payee_id=payee.pk)
+            payee_onboard(payee_id=payee.pk)
             payout = Payout.objects.filter(participant=person).first()
             if payout is not None:
-                services.payout_submit(payout_id=payout.pk)
-        services.payouts_sweep()
+                payout_submit(payout_id=payout.pk)
+        payouts_sweep()
         count = Payout.objects.filter(brand=brand).count()
         self.stdout.write(self.style.SUCCESS(f"Demo payouts ready ({count}): /brands/demo/payouts/"))

@@ -8,7 +8,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from payouts.iso20022.types import SchemaError
-from payouts.reconciliation import Channel, statement_import_create, statement_import_run
+from payouts.reconciliation.statement_import import Channel, statement_import_create, statement_import_run
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """The brand's reconciliation dashboard, its HTMX fragments, the CSV export and "compare with my
 bank statement". Nothing here books money: statements arrive through the bank's channel
-(payouts.reconciliation) and exceptions are resolved by platform staff (payouts.admin)."""
+(payouts.reconciliation) and exceptions are resolved by platform staff (payouts.reconciliation.admin)."""
 
 import csv
 import datetime
@@ -16,11 +16,11 @@ from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.models import Campaign
 from joyback.money import MoneyError, from_major
-from payouts import reconciliation
-from payouts import reconciliation_selectors as selectors
 from payouts.iso20022.camt import camt_read
 from payouts.iso20022.types import SchemaError
 from payouts.models import PayoutScheme, PayoutStatus
+from payouts.reconciliation import selectors
+from payouts.reconciliation.references import brand_deposit_reference
 
 
 def _filters(request) -> tuple[selectors.PayoutFilters, list[str]]:
@@ -80,7 +80,7 @@ def _context(request, **extra):
         "resolved": selectors.exceptions_resolved(brand=brand),
         "deposits": selectors.deposits_evidence(brand=brand),
         "charts": selectors.campaign_spend(brand=brand),
-        "deposit_reference": reconciliation.brand_deposit_reference(brand),
+        "deposit_reference": brand_deposit_reference(brand),
         "can_compare": request.membership.role in roles.FUND,
         **_table_context(request),
         **extra,

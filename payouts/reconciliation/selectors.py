@@ -2,12 +2,9 @@
 queries whatever the number of payouts, lines or ledger entries."""
 
 import datetime
-import re
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import timedelta
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, Sum
 from django.db.models.functions import TruncWeek
@@ -16,21 +13,15 @@ from django.utils import timezone
 from campaigns.models import Brand, Campaign
 from joyback.crypto import fingerprint
 from joyback.ledger.models import Account, AccountKind, Entry, normal_sign
-from payouts.models import (
-    ExceptionReason,
-    ExceptionStatus,
-    Payout,
-    PayoutStatus,
-    ReconciliationException,
-    Statement,
-    StatementLine,
-)
+from payouts.models import ExceptionStatus, Payout, PayoutStatus, ReconciliationException, StatementLine
 from payouts.models import LineKind as Kind
 from payouts.models import LineState as State
+from payouts.reconciliation.references import brand_for_reference
 from verification.models import ActionClaim, ClaimStatus, Identity
 
 PAGE_SIZE = 50
-_REFERENCE = re.compile(r"RF(\d{2})(JB[A-Z0-9]{8})")
+
+
 NUMBERS_SECONDS = 15
 
 
@@ -299,133 +290,6 @@ def campaign_spend(*, brand: Brand, weeks: int = 12) -> list[dict]:
             point["height"] = max(2, int(100 * point["spend"] / top))
         result.append({"campaign": names.get(campaign_id, campaign_id), "points": points})
     return result
-
-
-def reconciliation_metrics():
-    """For GET /metrics: open reconciliation exceptions, and per platform bank account the drift
-    between the ledger's platform bank and the bank's newest statement closing balance."""
-    from joyback.metrics import gauge
-
-    open_ = (
-        ReconciliationException.objects.filter(status=ExceptionStatus.OPEN)
-        .values_list("reason")
-        .annotate(n=Count("pk"))
-        .order_by()
-    )
-    yield gauge("joyback_reconciliation_exceptions_open", "Open reconciliation exceptions", ["reason"], open_)
-    yield gauge(
-        "joyback_statement_drift_minor",
-        "The ledger's platform bank minus the bank's newest closing balance, per account (minor units)",
-        ["account", "currency"],
-        [(row["account"], row["currency"], row["drift"]) for row in bank_drift_now()],
-    )
-    yield gauge(
-        "joyback_payouts_paused",
-        "1 while an open bank drift above BANK_DRIFT_PAUSE_MINOR holds every payout",
-        [],
-        [(int(payouts_paused()),)],
-    )
-
-
-def ledger_bank_balance(*, currency: str, as_of=None) -> int:
-    """The ledger's platform bank in `currency`: now, or at the end of the day `as_of`."""
-    entries = Entry.objects.filter(account__kind=AccountKind.PLATFORM_BANK, account__currency=currency)
-    if as_of is not None:
-        end = timezone.make_aware(datetime.datetime.combine(as_of + timedelta(days=1), datetime.time.min))
-        entries = entries.filter(transaction__posted_at__lt=end)
-    return entries.aggregate(total=Sum("amount"))["total"] or 0
-
-
-def bank_alerts_open():
-    """Open alerts about the bank account as a whole: a broken chain of statements, or the
-    ledger's bank differing from the bank's (newest first)."""
-    return ReconciliationException.objects.filter(
-        status=ExceptionStatus.OPEN,
-        reason__in=[
-            ExceptionReason.SEQUENCE_GAP,
-            ExceptionReason.OPENING_MISMATCH,
-            ExceptionReason.BANK_DRIFT,
-        ],
-    ).order_by("-pk")
-
-
-def payouts_paused() -> bool:
-    """An open drift above BANK_DRIFT_PAUSE_MINOR holds every payout until staff clear it: while
-    the ledger and the bank disagree, nobody knows how much money there is to pay from."""
-    limit = settings.BANK_DRIFT_PAUSE_MINOR
-    return (
-        ReconciliationException.objects.filter(reason=ExceptionReason.BANK_DRIFT, status=ExceptionStatus.OPEN)
-        .filter(Q(amount__gt=limit) | Q(amount__lt=-limit))
-        .exists()
-    )
-
-
-def bank_drift_now() -> list[dict]:
-    """Per bank account, its newest statement's closing balance against the ledger's platform bank
-    at the end of that day, recomputed now (ledger_check's view, whatever alerts say)."""
-    rows = []
-    accounts = (
-        Statement.objects.filter(closing_balance__isnull=False, closing_date__isnull=False)
-        .values_list("account", flat=True)
-        .distinct()
-    )
-    for account in accounts:
-        newest = (
-            Statement.objects.filter(
-                account=account, closing_balance__isnull=False, closing_date__isnull=False
-            )
-            .order_by("-closing_date", "-sequence", "-pk")
-            .first()
-        )
-        ledger = ledger_bank_balance(currency=newest.currency, as_of=newest.closing_date)
-        rows.append(
-            {
-                "account": account,
-                "currency": newest.currency,
-                "date": newest.closing_date,
-                "bank": newest.closing_balance,
-                "ledger": ledger,
-                "drift": ledger - newest.closing_balance,
-            }
-        )
-    return rows
-
-
-def bank_alert_problems() -> list[str]:
-    """What /healthz/ and the admin report: the bank alerts staff have not cleared yet."""
-    return [f"BANK ALERT #{alert.pk} {alert.reason}: {alert.detail}" for alert in bank_alerts_open()[:20]]
-
-
-def bank_drift_problems() -> list[str]:
-    """What ledger_check reports: drift recomputed now, whatever was cleared, and open alerts."""
-    problems = [
-        f"BANK DRIFT {row['account']} {row['currency']} on {row['date']}: ledger {row['ledger']}, "
-        f"bank {row['bank']}, drift {row['drift']}"
-        for row in bank_drift_now()
-        if row["drift"]
-    ]
-    return problems + bank_alert_problems()
-
-
-def _rf_valid(reference: str) -> bool:
-    """ISO 11649: the reference with its first four characters moved to the end, letters as
-    numbers (A=10 .. Z=35), leaves 1 when divided by 97."""
-    rearranged = reference[4:] + reference[:4]
-    return int("".join(str(int(char, 36)) for char in rearranged)) % 97 == 1
-
-
-def brand_for_reference(text: str) -> Brand | None:
-    """The brand whose funding reference the remittance carries, spaces and case aside; a reference
-    with wrong check digits (a typo) names no brand."""
-    compact = re.sub(r"\s+", "", text or "").upper()
-    for found in _REFERENCE.finditer(compact):
-        reference = found.group(0)
-        if not _rf_valid(reference):
-            continue
-        brand = Brand.objects.filter(funding_reference__reference=reference).first()
-        if brand is not None:
-            return brand
-    return None
 
 
 def deposits_evidence(*, brand: Brand, limit: int = 50) -> list[StatementLine]:

@@ -1,0 +1,215 @@
+"""What finance members and admins do with payouts: cancel, retry, approve, and payouts made by hand."""
+
+import json
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from joyback.ledger.models import AccountKind, Transaction
+from joyback.ledger.services import (
+    InsufficientFunds,
+    Posting,
+    account_get_or_create,
+    posting_post,
+    transaction_reverse,
+)
+from joyback.queue import enqueue_on_commit
+from payouts.fingerprints import payee_fingerprints
+from payouts.manual.controls import (
+    _brand_verified_check,
+    _payout_controls_check,
+    _velocity_watch,
+    payout_limits_lock,
+)
+from payouts.models import PayeeAccount, Payout, PayoutEvent, PayoutStatus
+from payouts.payees.services import payee_account_save
+from payouts.rails import BankAccount
+from payouts.submission.create import payout_for_participant
+from payouts.submission.states import PayoutRefused, _event, _in_transit, _transition, scheme_for
+from verification.services import participant_create, participant_payable_account
+
+CANCELLABLE = [PayoutStatus.AWAITING_APPROVAL, PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED]
+
+
+def payout_cancel(*, payout: Payout, actor, note: str = "") -> Payout:
+    """Stop a payout that has not left: the money stays owed to the person (or, for a manual
+    payout, goes back to the brand's funding)."""
+    with transaction.atomic(durable=True):
+        if not _transition(
+            payout,
+            to=PayoutStatus.CANCELLED,
+            allowed_from=CANCELLABLE,
+            detail=note or "cancelled",
+            actor=actor,
+            next_check_at=None,
+        ):
+            raise PayoutRefused(
+                _("This payout has already been sent to the bank; it can no longer be cancelled.")
+            )
+        transaction_reverse(
+            original=Transaction.objects.get(pk=payout.ledger_transaction_id),
+            reason="payout_cancelled",
+            idempotency_key=f"payout-cancelled:{payout.pk}",
+        )
+    return payout
+
+
+def payout_retry(*, payout: Payout, actor) -> Payout:
+    """Pay again what a rejected or returned payout failed to pay, once the cause is fixed."""
+    if payout.status not in (PayoutStatus.REJECTED, PayoutStatus.RETURNED):
+        raise PayoutRefused(_("Only a rejected or returned payout can be paid again."))
+    if payout.repaid_by.exists():
+        raise PayoutRefused(_("This payout has already been paid again."))
+    payee = PayeeAccount.objects.filter(participant=payout.participant, replaced_at__isnull=True).first()
+    if payee is None or payee.unusable_code:
+        raise PayoutRefused(
+            _("The person has not corrected their bank details yet; it goes out once they do.")
+        )
+    if payout.manual:
+        return payout_manual_create(
+            brand=payout.brand,
+            payee=payee,
+            amount=payout.amount,
+            created_by=actor,
+            repays=payout,
+            funded=True,
+        )
+    again = payout_for_participant(participant_id=payout.participant_id, currency=payout.currency)
+    if again is None:
+        raise PayoutRefused(
+            _("Nothing to pay: another payout of this person is under way, or nothing is owed.")
+        )
+    PayoutEvent.objects.create(
+        payout=again,
+        from_status="",
+        to_status=again.status,
+        detail=f"retry of {payout.end_to_end_id}",
+        actor=actor,
+    )
+    return again
+
+
+def payout_manual_create(
+    *, brand, payee: PayeeAccount, amount: int, created_by, repays: Payout | None = None, funded: bool = False
+) -> Payout:
+    """A payout a person makes by hand, from the brand's funding, within the brand's payout limits;
+    above the threshold, past the window's approval threshold, or to a bank account the brand never
+    paid, it waits for a second person's approval (maker-checker)."""
+    if amount <= 0:
+        raise PayoutRefused(_("Enter an amount above zero."))
+    currency = payee.currency
+    payable = participant_payable_account(participant=payee.participant, currency=currency)
+    funding = account_get_or_create(kind=AccountKind.BRAND_FUNDING, currency=currency, brand_id=brand.pk)
+    with transaction.atomic(durable=True):
+        payout_limits_lock(brand_id=brand.pk, account_fingerprint=payee.account_fingerprint)
+        hold_reasons = _payout_controls_check(
+            brand=brand,
+            currency=currency,
+            account_fingerprint=payee.account_fingerprint,
+            account_masked=payee.account_masked,
+            amount=amount,
+            from_funding=not funded,
+        )
+        needs_approval = bool(hold_reasons)
+        payout = Payout.objects.create(
+            brand=brand,
+            participant=payee.participant,
+            payee=payee,
+            amount=amount,
+            currency=currency,
+            scheme=scheme_for(payee),
+            manual=True,
+            created_by=created_by,
+            repays=repays,
+            hold_reasons=",".join(hold_reasons),
+            status=PayoutStatus.AWAITING_APPROVAL if needs_approval else PayoutStatus.CREATED,
+            next_check_at=None
+            if needs_approval
+            else timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
+        )
+        legs = [(_in_transit(brand_id=brand.pk, currency=currency), -amount)]
+        # A repayment is already owed to the person (the return put it back); a new one is funded now.
+        legs.append((payable, amount) if funded else (funding, amount))
+        try:
+            posted = posting_post(
+                posting=Posting(
+                    reason="payout_manual",
+                    legs=tuple(legs),
+                    idempotency_key=f"payout:{payout.pk}",
+                    reference=f"payout:{payout.end_to_end_id}",
+                    description=f"Manual payout {payout.end_to_end_id}",
+                )
+            )
+        except InsufficientFunds:
+            raise PayoutRefused(
+                _("The brand's funding account does not hold enough for this payout.")
+            ) from None
+        Payout.objects.filter(pk=payout.pk).update(ledger_transaction_id=posted.pk)
+        payout.ledger_transaction_id = posted.pk
+        _event(payout, from_status="", actor=created_by, detail="manual payout")
+        _velocity_watch(brand=brand)
+        if not needs_approval:
+            enqueue_on_commit("payouts.tasks.payout_submit_task", payout.pk)
+    return payout
+
+
+def payout_approve(*, payout: Payout, actor) -> Payout:
+    """The checker's half of maker-checker: never the person who made the payout."""
+    if payout.created_by_id == actor.pk:
+        raise PayoutRefused(_("A second person must approve a payout you made yourself."))
+    _brand_verified_check(payout.brand)
+    with transaction.atomic(durable=True):
+        if not _transition(
+            payout,
+            to=PayoutStatus.CREATED,
+            allowed_from=[PayoutStatus.AWAITING_APPROVAL],
+            actor=actor,
+            detail="approved",
+            approved_by=actor,
+            next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
+        ):
+            raise PayoutRefused(_("This payout is not waiting for approval."))
+        enqueue_on_commit("payouts.tasks.payout_submit_task", payout.pk)
+    return payout
+
+
+def payout_manual_enter(
+    *,
+    brand,
+    name: str,
+    email: str,
+    phone: str,
+    bank_account: BankAccount,
+    currency: str,
+    amount: int,
+    created_by,
+) -> Payout:
+    """A finance member pays someone by hand: a payee of the brand's own, then the payout."""
+    if amount <= 0:
+        raise PayoutRefused(_("Enter an amount above zero."))
+    # Checked before the payee is stored, so a refused payout leaves nothing behind; checked again
+    # under the limits' lock when the payout is made.
+    _payout_controls_check(
+        brand=brand,
+        currency=currency,
+        account_fingerprint=payee_fingerprints(
+            account=json.dumps(bank_account.details), email=None, phone=None
+        )["account_fingerprint"],
+        account_masked=bank_account.masked,
+        amount=amount,
+    )
+    participant = participant_create(brand=brand)
+    payee = payee_account_save(
+        participant=participant,
+        name=name,
+        email=email,
+        phone=phone,
+        bank_account=bank_account,
+        currency=currency,
+        consent_version="manual",
+        onboard=False,
+    )
+    return payout_manual_create(brand=brand, payee=payee, amount=amount, created_by=created_by)

@@ -1,0 +1,196 @@
+"""A person's bank details: stored from the claim flow's submissions by the standing worker, checked
+with the bank, and the private status link mailed."""
+
+import json
+from datetime import timedelta
+from urllib.parse import urljoin
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import transaction
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from joyback.crypto import encrypt
+from joyback.queue import claim_and_process, enqueue_on_commit, standing_work_inline
+from payouts import sql
+from payouts.fingerprints import payee_fingerprints
+from payouts.links import status_page_path
+from payouts.models import PayeeAccount, PayeeSubmission, Rail
+from payouts.payees.shared_details import _details_lock, _shared_details_flag
+from payouts.rails import BankAccount
+from payouts.selectors import payee_submissions_unfinished
+from payouts.submission.create import payout_for_participant
+from payouts.vop import payee_vop_check, vop_current
+from verification.models import Participant
+
+
+def payee_account_save(
+    *,
+    participant: Participant,
+    name: str,
+    email: str,
+    phone: str,
+    bank_account: BankAccount,
+    currency: str,
+    consent_version: str,
+    language: str = "en",
+    onboard: bool = True,
+    status_url: str = "",
+    campaign_name: str = "",
+    submission: PayeeSubmission | None = None,
+) -> PayeeAccount | None:
+    """The participant's bank details from now on; an earlier account is kept, marked replaced.
+    With a status_url, the private status link is mailed to them once the details are stored.
+    From a submission: None when a newer submission of theirs was stored already."""
+    with transaction.atomic(durable=True):
+        # Two submissions of one person (a double click, two tabs) take turns here instead of
+        # both replacing the current account and colliding on the one-current-payee constraint.
+        Participant.objects.select_for_update().filter(pk=participant.pk).first()
+        if submission is not None and not _submission_claim(submission):
+            return None
+        fingerprints = payee_fingerprints(account=json.dumps(bank_account.details), email=email, phone=phone)
+        _details_lock(brand_id=participant.brand_id, fingerprints=fingerprints.values())
+        now = timezone.now()
+        PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).update(replaced_at=now)
+        payee = PayeeAccount.objects.create(
+            participant=participant,
+            holder_name=name,
+            email=email or None,
+            phone=phone or None,
+            rail=bank_account.rail,
+            currency=currency,
+            country=bank_account.country,
+            account=json.dumps(bank_account.details),
+            account_masked=bank_account.masked,
+            **fingerprints,
+            bank_name=bank_account.bank_name,
+            consent_at=now,
+            consent_version=consent_version,
+            language=language,
+        )
+        _shared_details_flag(payee)
+        if onboard:
+            enqueue_on_commit("payouts.tasks.payee_verify_task", payee.pk)
+        if status_url:
+            # Queued from inside the transaction: with the database as broker the task row commits
+            # with the details, in the same commit (joyback.queue).
+            enqueue_on_commit(
+                "payouts.tasks.status_link_send_task", payee.pk, status_url, campaign_name, language
+            )
+    return payee
+
+
+def _submission_claim(submission: PayeeSubmission) -> bool:
+    """Under the participant's lock: mark the submission processed, and the person's older waiting
+    ones with it (superseded, never stored). False when it was processed already or the person
+    sent newer details since: workers may take submissions in any order, and only the latest are
+    worth storing, checking with the bank and mailing about."""
+    now = timezone.now()
+    theirs = PayeeSubmission.objects.filter(participant_id=submission.participant_id)
+    if theirs.filter(created_at__gt=submission.created_at).exists():
+        theirs.filter(pk=submission.pk, processed_at__isnull=True).update(processed_at=now, details="")
+        return False
+    theirs.filter(created_at__lt=submission.created_at, processed_at__isnull=True).update(
+        processed_at=now, details=""
+    )
+    return bool(
+        theirs.filter(pk=submission.pk, processed_at__isnull=True).update(processed_at=now, details="")
+    )
+
+
+# Bank details from the claim flow: the request stores them and answers; the standing worker makes
+# them the person's payee account (payee_account_save: the locks, the shared-details check, VoP, the
+# mail).
+
+SUBMISSION_LEASE = timedelta(minutes=5)  # a worker that dies mid-way gives the details back after this
+
+
+SUBMISSION_MAX_ATTEMPTS = 5
+
+
+def payee_submission_accept(*, participant_id, brand_id: int, details: dict) -> str | None:
+    """Keep the person's details (encrypted) for the standing worker: the participant's status
+    token, or None, with nothing stored, unless the participant belongs to the brand and has at
+    least one claim (their details are for paying a reward). One statement."""
+    if not participant_id or not str(participant_id).isdigit():
+        return None
+    values = [encrypt(json.dumps(details)), timezone.now(), int(participant_id), brand_id]
+    submission_id, token = sql.payee_submission_insert(values)
+    if token is not None:
+        standing_work_inline(payee_submissions_process, ids=[submission_id])
+    return token
+
+
+def payee_submissions_process(*, limit: int = 50, ids: list | None = None) -> int:
+    """Claim up to `limit` submissions still waiting (or these ids), oldest first, and make each the
+    person's payee account; how many were claimed (payee_account_save stores a submission once)."""
+    return claim_and_process(
+        payee_submissions_unfinished().filter(attempts__lt=SUBMISSION_MAX_ATTEMPTS),
+        process=lambda pk: payee_submission_process(submission_id=pk),
+        limit=limit,
+        lease=SUBMISSION_LEASE,
+        order_by="created_at",
+        ids=ids,
+    )
+
+
+def payee_submission_process(*, submission_id) -> PayeeAccount | None:
+    """Make a submission the person's payee account (None when it was processed, or superseded)."""
+    submission = (
+        PayeeSubmission.objects.filter(pk=submission_id, processed_at__isnull=True)
+        .select_related("participant")
+        .first()
+    )
+    if submission is None:
+        return None
+    data = json.loads(submission.details)
+    participant = submission.participant
+    status_path = status_page_path(slug=data["campaign_slug"], token=participant.token)
+    return payee_account_save(
+        participant=participant,
+        name=data["name"],
+        email=data["email"],
+        phone=data["phone"],
+        bank_account=BankAccount(**data["bank_account"]),
+        currency=data["currency"],
+        consent_version=data["consent_version"],
+        language=data["language"],
+        status_url=urljoin(data["site"], status_path),
+        campaign_name=data["campaign_name"],
+        submission=submission,
+    )
+
+
+def status_link_send(
+    *, payee: PayeeAccount, status_url: str, campaign_name: str, language: str = "en"
+) -> None:
+    """Mail the private status link, in the person's language; run by the task queue, since mail
+    is slow I/O that must not hold up the person's request."""
+    if not payee.email:
+        return
+    with translation.override(language):
+        _status_mail(payee=payee, status_url=status_url, campaign_name=campaign_name)
+
+
+def _status_mail(*, payee: PayeeAccount, status_url: str, campaign_name: str) -> None:
+    send_mail(
+        subject=_("Your %(campaign)s reward") % {"campaign": campaign_name},
+        message=_(
+            "Hello %(name)s,\n\nthank you for taking part in %(campaign)s. Follow your reward and its "
+            "payout here (keep this link private):\n\n%(url)s\n\nJoyBack"
+        )
+        % {"name": payee.holder_name, "campaign": campaign_name, "url": status_url},
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        recipient_list=[payee.email],
+    )
+
+
+def payee_onboard(*, payee_id: int) -> None:
+    """New bank details: check the name with the bank, then pay out whatever the person is owed."""
+    payee = PayeeAccount.objects.select_related("participant").get(pk=payee_id)
+    if payee.replaced_at is not None:
+        return
+    if payee.rail == Rail.SEPA and vop_current(payee=payee) is None:
+        payee_vop_check(payee=payee)
+    payout_for_participant(participant_id=payee.participant_id, currency=payee.currency)

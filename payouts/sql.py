@@ -1,0 +1,126 @@
+"""Every SQL statement of the payouts app that the ORM cannot say, each with the reason it cannot.
+The services call these; nothing else in payouts runs SQL of its own."""
+
+from django.db import connection
+from django.utils import timezone
+
+from joyback.postgresql.prepared import prepared_fetchall
+from payouts.models import PayeeSubmission
+from verification.models import ActionClaim, Participant
+
+_SUBMISSION_INSERT = (
+    f"INSERT INTO {PayeeSubmission._meta.db_table} (id, participant_id, details, created_at) "  # noqa: S608
+    f"SELECT gen_random_uuid(), p.id, %s, %s FROM {Participant._meta.db_table} p "
+    "WHERE p.id = %s AND p.brand_id = %s "
+    f"AND EXISTS (SELECT 1 FROM {ActionClaim._meta.db_table} c WHERE c.participant_id = p.id) "
+    "RETURNING id, participant_id"
+)
+
+
+_SUBMISSION_ACCEPT = (
+    f"WITH s AS ({_SUBMISSION_INSERT}) "  # noqa: S608
+    f"SELECT s.id, p.token FROM s JOIN {Participant._meta.db_table} p ON p.id = s.participant_id"
+)
+
+
+def payee_submission_insert(values) -> tuple:
+    """The ORM has no INSERT ... SELECT ... WHERE EXISTS returning a joined column: one prepared
+    statement stores the details only for a participant of the brand with a claim, and answers
+    with the new id and the participant's token, or (None, None)."""
+    return (prepared_fetchall(_SUBMISSION_ACCEPT, values) or [(None, None)])[0]
+
+
+def transfer_event_insert(params) -> list[tuple]:
+    """bulk_create(ignore_conflicts=True) does not return the new row's id: INSERT ... ON CONFLICT
+    DO NOTHING RETURNING id, prepared, stores a webhook once and says whether it was new."""
+    return prepared_fetchall(
+        "INSERT INTO payouts_transferevent (provider, event_id, payload, received_at, attempts) "
+        "VALUES (%s, %s, %s::jsonb, %s, 0) ON CONFLICT (provider, event_id) DO NOTHING RETURNING id",
+        params,
+    )
+
+
+def advisory_xact_locks(keys) -> None:
+    """The ORM has no advisory locks: transaction-scoped locks on each key, in the order given."""
+    with connection.cursor() as cursor:
+        for key in keys:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def advisory_xact_lock_pairs(pairs) -> None:
+    """The ORM has no advisory locks: transaction-scoped locks on (space, key) pairs, in order."""
+    with connection.cursor() as cursor:
+        for space, key in pairs:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [space, key])
+
+
+def statement_lines_copy(rows, columns) -> None:
+    """The ORM has no COPY: statement lines go through a scratch table, because COPY cannot skip a
+    line seen before (same entry, same transaction) the way INSERT ... ON CONFLICT does."""
+    columns = ", ".join(columns)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMPORARY TABLE statementline_incoming ON COMMIT DROP AS "
+            "SELECT 0 AS position, {columns} FROM payouts_statementline WITH NO DATA".replace(
+                "{columns}", columns
+            )
+        )
+        with cursor.copy(
+            "COPY statementline_incoming (position, {columns}) FROM STDIN".replace("{columns}", columns)
+        ) as copy:
+            for position, row in enumerate(rows):
+                copy.write_row((position, *row))
+        # In file order, so the lines' ids (and the order they are matched in) follow the file.
+        cursor.execute(
+            "INSERT INTO payouts_statementline ({columns}, created_at) SELECT {columns}, %s "
+            "FROM statementline_incoming ORDER BY position ON CONFLICT DO NOTHING".replace(
+                "{columns}", columns
+            ),
+            [timezone.now()],
+        )
+        cursor.execute("DROP TABLE statementline_incoming")
+
+
+def payout_lines_match(*, which: str, argument) -> tuple[int, list[int]]:
+    """The ORM's update() cannot join, pick one line per payout (DISTINCT ON) or return the rows it
+    changed: the lines that only confirm a settled payout are matched in one UPDATE ... FROM, and
+    the "no statement line" exceptions they answer are resolved in one UPDATE ... RETURNING. The
+    number of lines matched and the ids of the exceptions resolved."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            WITH candidates AS (
+                SELECT DISTINCT ON (l.end_to_end_id) l.id, p.id AS payout_id, p.brand_id
+                FROM payouts_statementline l
+                JOIN payouts_statement s ON s.id = l.statement_id
+                JOIN payouts_payout p ON p.end_to_end_id = l.end_to_end_id
+                WHERE {which} AND l.state = 'new' AND l.kind = 'payout' AND NOT l.credit
+                  AND p.status IN ('settled', 'returned')
+                  AND p.amount = l.amount AND p.currency = l.currency
+                  AND (s.brand_id IS NULL OR s.brand_id = p.brand_id)
+                  AND NOT EXISTS (
+                      SELECT 1 FROM payouts_statementline o
+                      WHERE o.payout_id = p.id AND NOT o.credit AND o.kind IN ('payout', 'batch')
+                  )
+                ORDER BY l.end_to_end_id, l.id
+            )
+            UPDATE payouts_statementline l
+            SET state = 'matched', payout_id = c.payout_id, brand_id = c.brand_id
+            FROM candidates c WHERE l.id = c.id
+            """.replace("{which}", which),
+            [argument],
+        )
+        matched = cursor.rowcount
+        # A payout that waited for its line gets it: its "no statement line" question is answered.
+        cursor.execute(
+            """
+            UPDATE payouts_reconciliationexception e SET status = 'resolved', resolved_at = now()
+            FROM payouts_statementline l JOIN payouts_statement s ON s.id = l.statement_id
+            WHERE {which} AND l.state = 'matched' AND e.payout_id = l.payout_id
+              AND e.reason = 'no_statement_line' AND e.status = 'open'
+            RETURNING e.id
+            """.replace("{which}", which),
+            [argument],
+        )
+        resolved = [row[0] for row in cursor.fetchall()]
+    return matched, resolved

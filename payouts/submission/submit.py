@@ -1,0 +1,131 @@
+"""Sending a payout to the payment provider, and applying what the provider says about it."""
+
+import json
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from payouts import psp
+from payouts.models import Payout, PayoutScheme, PayoutStatus, Rail
+from payouts.reconciliation.bank_health import payouts_paused
+from payouts.submission.crash import crash_point
+from payouts.submission.outcomes import payout_reject, payout_return, payout_settle
+from payouts.submission.states import SENT, _transition
+from payouts.vop import _creditor_name, _payee_verify_step, vop_current
+
+
+def _order(payout: Payout) -> psp.PaymentOrder:
+    details = json.loads(payout.payee.account)
+    account = {
+        Rail.SEPA: lambda d: {"iban": d["iban"], **({"bic": d["bic"]} if d.get("bic") else {})},
+        Rail.UK_FPS: lambda d: {"sortCode": d["sort_code"], "accountNumber": d["account_number"]},
+        Rail.US_ACH: lambda d: {"routingNumber": d["routing_number"], "accountNumber": d["account_number"]},
+        Rail.SWIFT: lambda d: {"bic": d["bic"], "accountNumber": d["account_number"]},
+    }[payout.payee.rail](details)
+    return psp.PaymentOrder(
+        end_to_end_id=payout.end_to_end_id,
+        scheme=payout.scheme,
+        amount=payout.amount,
+        currency=payout.currency,
+        creditor_name=_creditor_name(payout, vop_current(payee=payout.payee)),
+        account=account,
+        remittance=f"JoyBack reward {payout.end_to_end_id}",
+    )
+
+
+def payout_submit(*, payout_id: int) -> Payout:
+    """Take a payout as far as it can go now: payee verified, then sent to the PSP exactly once."""
+    payout = Payout.objects.select_related("payee").get(pk=payout_id)
+    if payout.status == PayoutStatus.CREATED and not _payee_verify_step(payout):
+        return payout
+    if payout.status != PayoutStatus.PAYEE_VERIFIED or payout.scheme == PayoutScheme.SEPA:
+        return payout  # batch SEPA transfers leave with the next pain.001 file
+    if payouts_paused():
+        # The ledger's bank and the bank's statement disagree: nothing leaves until staff clear
+        # the alert; the sweep comes back for this payout.
+        Payout.objects.filter(pk=payout.pk).update(
+            next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS)
+        )
+        return payout
+    crash_point("before_claim")
+    # The claim is committed before anything leaves: from here on the payout is "sent" as far as
+    # every other worker knows, and only a status query may decide it was not.
+    with transaction.atomic(durable=True):
+        claimed = _transition(
+            payout,
+            to=PayoutStatus.SUBMITTED,
+            allowed_from=[PayoutStatus.PAYEE_VERIFIED],
+            submissions=F("submissions") + 1,
+            submitted_at=timezone.now(),
+            next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
+        )
+    if not claimed:
+        return Payout.objects.get(pk=payout.pk)
+    return _send(payout)
+
+
+def _send(payout: Payout) -> Payout:
+    """The one call that moves money, for a payout already claimed (committed as submitted)."""
+    crash_point("after_claim")
+    try:
+        status = psp.payment_submit(_order(payout))
+    except psp.PspUnknown as error:
+        crash_point("after_send")
+        with transaction.atomic(durable=True):
+            _transition(
+                payout,
+                to=PayoutStatus.UNKNOWN,
+                allowed_from=[PayoutStatus.SUBMITTED],
+                detail=str(error),
+                next_check_at=timezone.now() + timedelta(seconds=2 * settings.PSP_TIMEOUT_SECONDS),
+            )
+        return payout
+    crash_point("after_send")
+    return payout_status_apply(payout=payout, status=status)
+
+
+def payout_status_apply(*, payout: Payout, status: psp.PaymentStatus) -> Payout:
+    """What the bank said of a payout, applied once whatever order the answers come in."""
+    if status.returned:
+        return payout_return(payout=payout, reason_code=status.reason_code or "MS03")
+    if status.settled:
+        return payout_settle(payout=payout, bank_reference=status.bank_reference)
+    if status.rejected:
+        return payout_reject(payout=payout, reason_code=status.reason_code or "MS03")
+    with transaction.atomic(durable=True):
+        _transition(
+            payout,
+            to=PayoutStatus.ACCEPTED,
+            allowed_from=[PayoutStatus.SUBMITTED, PayoutStatus.UNKNOWN],
+            reason_code="",
+            detail=f"bank status {status.provider_status or status.status}",
+            psp_reference=status.bank_reference or payout.psp_reference,
+            next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
+        )
+    return payout
+
+
+def payout_status_check(*, payout_id: int) -> Payout:
+    """A payout sent with no final answer: ask the bank, and resend only if it never got it."""
+    payout = Payout.objects.select_related("payee").get(pk=payout_id)
+    if payout.status not in SENT:
+        return payout
+    status = psp.payment_status(payout.end_to_end_id)
+    if status is not None:
+        return payout_status_apply(payout=payout, status=status)
+    if payout.status == PayoutStatus.ACCEPTED:
+        return payout
+    # The provider has no transfer with this reference (the crash or timeout came before the
+    # request got there): the same request goes again with the same Idempotency-Key, so were the
+    # first copy to arrive late after all, the provider answers the retry as a replay of it.
+    with transaction.atomic(durable=True):
+        reopened = _transition(
+            payout,
+            to=PayoutStatus.PAYEE_VERIFIED,
+            allowed_from=[PayoutStatus.SUBMITTED, PayoutStatus.UNKNOWN],
+            detail="not received by the bank; sending again",
+        )
+    return payout_submit(payout_id=payout.pk) if reopened else payout

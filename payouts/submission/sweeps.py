@@ -1,0 +1,86 @@
+"""The sweep: payouts due for another try and people owed money without a payout."""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import CharField, Exists, OuterRef, Value
+from django.db.models.functions import Cast, Concat
+from django.utils import timezone
+
+from joyback.ledger.models import AccountKind
+from joyback.ledger.selectors import accounts_of_kind
+from payouts.batches import payment_batch_build
+from payouts.models import OPEN_STATUSES, Notification, PayeeAccount, Payout, PayoutStatus
+from payouts.notifications import notification_send
+from payouts.submission.create import payout_for_participant
+from payouts.submission.states import SENT
+from payouts.submission.submit import payout_status_check, payout_submit
+from payouts.submission.webhooks import transfer_events_process
+from verification.models import ClaimStatus
+
+
+def payouts_due(*, now=None, limit: int = 200) -> list[tuple[int, str]]:
+    now = now or timezone.now()
+    return list(
+        Payout.objects.filter(
+            next_check_at__lte=now, status__in=[*SENT, PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED]
+        )
+        .order_by("next_check_at")
+        .values_list("pk", "status")[:limit]
+    )
+
+
+def payouts_sweep(*, now=None) -> dict:
+    """The standing worker pass: finish what a crash or a lost task left, ask about what is
+    overdue, and read the bank's feed. Safe to run in several workers at once."""
+    done = {"submitted": 0, "checked": 0, "events": 0}
+    for payout_id, status in payouts_due(now=now):
+        if status in (PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED):
+            payout_submit(payout_id=payout_id)
+            done["submitted"] += 1
+        else:
+            payout_status_check(payout_id=payout_id)
+            done["checked"] += 1
+    if settings.SANDBOX:
+        from payouts.sandbox.bank import webhooks_deliver
+
+        webhooks_deliver()  # the sandbox bank's webhooks, as the provider would send them
+    done["events"] = transfer_events_process()
+    # In instant mode too: a transfer the payee's bank could not take instantly goes by file.
+    done["files"] = len(payment_batch_build())
+    for participant_id, currency in participants_owed(limit=200):
+        done["created"] = done.get("created", 0) + bool(
+            payout_for_participant(participant_id=participant_id, currency=currency)
+        )
+    for notification_id in Notification.objects.filter(
+        sent_at__isnull=True, created_at__lte=(now or timezone.now()) - timedelta(minutes=1)
+    ).values_list("pk", flat=True)[:200]:
+        notification_send(notification_id=notification_id)
+    return done
+
+
+def participants_owed(*, limit: int) -> list[tuple[int, str]]:
+    """People with usable bank details, money owed and no payout under way: normally none, since
+    every reward and every new payee enqueues its payout; these are the ones a crash or a lost
+    task left behind."""
+    subject = Concat(Value("participant:"), Cast("participant_id", CharField()))
+    owed = accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE).filter(
+        subject=OuterRef("subject"),
+        currency=OuterRef("currency"),
+        balance__gt=0,
+    )
+    under_way = Payout.objects.filter(
+        participant_id=OuterRef("participant_id"),
+        currency=OuterRef("currency"),
+        manual=False,
+        status__in=OPEN_STATUSES,
+    )
+    return list(
+        PayeeAccount.objects.filter(
+            replaced_at__isnull=True, unusable_code="", participant__brand__verified_at__isnull=False
+        )
+        .annotate(subject=subject)
+        .filter(Exists(owed), ~Exists(under_way))
+        .exclude(participant__claims__status=ClaimStatus.NEEDS_REVIEW)
+        .values_list("participant_id", "currency")[:limit]
+    )

@@ -1,0 +1,84 @@
+"""Verification of payee: the payee's name checked with their bank before money goes, and the person's
+choice when the bank answers with a close match."""
+
+import json
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from joyback.queue import enqueue_on_commit
+from payouts import psp
+from payouts.models import PayeeAccount, Payout, PayoutStatus, Rail, VopCheck, VopChoice, VopResult
+from payouts.selectors import vop_latest
+from payouts.submission.states import PayoutRefused, _transition
+
+
+def payee_vop_check(*, payee: PayeeAccount) -> VopCheck | None:
+    """Ask the payee's bank whether the name holds the account (SEPA only: the scheme is European)."""
+    if payee.rail != Rail.SEPA:
+        return None
+    details = json.loads(payee.account)
+    answer = psp.payee_verify(iban=details["iban"], name=payee.holder_name)
+    payee.__dict__.pop("_vop_current", None)
+    return VopCheck.objects.create(
+        payee=payee,
+        result=answer.result,
+        bank_name_returned=answer.name or None,
+        checked_at=timezone.now(),
+    )
+
+
+def vop_current(*, payee: PayeeAccount) -> VopCheck | None:
+    # Asked twice while one payout is verified and sent; a person's later answer is read by the
+    # next task, which loads the payee afresh.
+    if "_vop_current" not in payee.__dict__:
+        payee._vop_current = vop_latest(payee=payee)
+    return payee._vop_current
+
+
+def vop_choose(*, check: VopCheck, choice: str) -> VopCheck:
+    """The person's answer to a close match or no match, recorded; a waiting payout then goes."""
+    if choice not in VopChoice.values:
+        raise PayoutRefused(_("Choose one of the options."))
+    if check.result not in (VopResult.CLOSE_MATCH, VopResult.NO_MATCH):
+        raise PayoutRefused(_("Your bank confirmed the name; there is nothing to choose."))
+    if choice == VopChoice.BANK_NAME and not check.bank_name_returned:
+        raise PayoutRefused(_("Your bank did not tell us a name to use."))
+    with transaction.atomic(durable=True):
+        updated = VopCheck.objects.filter(pk=check.pk, choice="").update(
+            choice=choice, chosen_at=timezone.now()
+        )
+        if not updated:
+            raise PayoutRefused(_("You have already answered."))
+        for payout_id in Payout.objects.filter(payee=check.payee, status=PayoutStatus.CREATED).values_list(
+            "pk", flat=True
+        ):
+            enqueue_on_commit("payouts.tasks.payout_submit_task", payout_id)
+    check.refresh_from_db()
+    return check
+
+
+def _creditor_name(payout: Payout, check: VopCheck | None) -> str:
+    if check and check.choice == VopChoice.BANK_NAME and check.bank_name_returned:
+        return check.bank_name_returned
+    return payout.payee.holder_name
+
+
+def _payee_verify_step(payout: Payout) -> bool:
+    """created -> payee_verified once VoP has an answer the payout may go on (or is not needed)."""
+    payee = payout.payee
+    check = vop_current(payee=payee)
+    if payee.rail == Rail.SEPA and check is None:
+        check = payee_vop_check(payee=payee)
+    if check is not None and not check.settled:
+        # Waiting for the person's answer on the status page; their choice wakes the payout.
+        Payout.objects.filter(pk=payout.pk).update(reason_code="VOP", next_check_at=None)
+        return False
+    detail = (
+        f"VoP {check.result}{' / ' + check.choice if check.choice else ''}" if check else "VoP not applicable"
+    )
+    with transaction.atomic(durable=True):
+        return _transition(
+            payout, to=PayoutStatus.PAYEE_VERIFIED, allowed_from=[PayoutStatus.CREATED], detail=detail
+        )
