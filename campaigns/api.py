@@ -8,8 +8,8 @@ from rest_framework.response import Response
 
 from campaigns.models import Brand
 from campaigns.selectors import campaign_budget, campaign_get_for_brand, campaigns_for_brand
-from joyback.api.framework import ApiView
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
+from joyback.api.views import ApiView
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import accounts_for_brand
 
@@ -89,8 +89,8 @@ class BalanceListApi(ApiView):
         responses=list_envelope("BalanceList", BalanceOutput),
     )
     def get(self, request):
-        accounts = accounts_for_brand(brand_id=request.auth.brand_id).filter(
-            kind__in=[AccountKind.BRAND_FUNDING, AccountKind.CAMPAIGN_BUDGET]
+        accounts = accounts_for_brand(
+            brand_id=request.auth.brand_id, kinds=[AccountKind.BRAND_FUNDING, AccountKind.CAMPAIGN_BUDGET]
         )
         return Response({"data": self.BalanceOutput(accounts, many=True).data, "has_more": False})
 

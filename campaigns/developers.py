@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from campaigns import roles
 from campaigns.access import brand_member_required
+from joyback.api.keys import ApiKeyError, api_key_create, api_key_revoke, api_key_rotate
 from joyback.api.models import EventType, Scope
 from joyback.api.selectors import (
     api_key_get_for_brand,
@@ -21,15 +22,11 @@ from joyback.api.selectors import (
     webhook_endpoint_get_for_brand,
     webhook_endpoints_for_brand,
 )
-from joyback.api.services import (
-    ApiKeyError,
+from joyback.api.webhooks.delivery import webhook_redeliver
+from joyback.api.webhooks.endpoints import (
     WebhookError,
-    api_key_create,
-    api_key_revoke,
-    api_key_rotate,
     webhook_endpoint_create,
     webhook_endpoint_update,
-    webhook_redeliver,
     webhook_secret_rotate,
 )
 from joyback.mfa import reauthentication_required

@@ -5,14 +5,14 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import CharField, F, OuterRef, Subquery, Sum, Value
+from django.db.models import CharField, OuterRef, Subquery, Sum, Value
 from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import ActionRule, Brand, Campaign, CampaignStatus, Membership
 from joyback.ledger.models import Account, AccountKind, Entry
-from joyback.ledger.selectors import accounts_for_brand
+from joyback.ledger.selectors import account_available_subquery, account_find, accounts_for_brand
 
 
 def brands_for_user(*, user):
@@ -61,12 +61,12 @@ def campaign_get_for_brand(*, brand: Brand, campaign_id: int) -> Campaign | None
 
 def campaign_public_get(*, slug: str, with_rules: bool = True) -> Campaign | None:
     """A campaign the public may see, with what its claimability needs, in one query."""
-    budget = Account.objects.filter(
+    budget_available = account_available_subquery(
         kind=AccountKind.CAMPAIGN_BUDGET,
         brand_id=OuterRef("brand_id"),
         subject=Concat(Value("campaign:"), Cast(OuterRef("pk"), CharField())),
         currency=OuterRef("currency"),
-    ).annotate(available=F("balance") - F("held"))
+    )
     campaigns = (
         Campaign.objects.filter(slug=slug)
         .exclude(status=CampaignStatus.DRAFT)
@@ -77,7 +77,7 @@ def campaign_public_get(*, slug: str, with_rules: bool = True) -> Campaign | Non
                 .order_by("reward_amount")
                 .values("reward_amount")[:1]
             ),
-            budget_available=Subquery(budget.values("available")[:1]),
+            budget_available=budget_available,
         )
     )
     if with_rules:
@@ -102,12 +102,12 @@ def campaign_public_cached(*, slug: str) -> Campaign | None:
 
 
 def campaign_budget_account_get(*, campaign: Campaign) -> Account | None:
-    return Account.objects.filter(
+    return account_find(
         kind=AccountKind.CAMPAIGN_BUDGET,
         brand_id=campaign.brand_id,
         subject=campaign.budget_subject,
         currency=campaign.currency,
-    ).first()
+    )
 
 
 @dataclass(frozen=True)

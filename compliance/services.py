@@ -14,10 +14,10 @@ from compliance.checker import CHECKER_VERSION, NEEDS_REVIEW, CaptionVerdict
 from compliance.linter import rules_lint
 from compliance.models import CaseStatus, ComplianceDecision, DecisionKind, Policy, RemediationCase
 from compliance.selectors import GENESIS, campaign_policies, decision_hash, disclosure_for
+from compliance.sql import decision_chain_lock
 from joyback.queue import enqueue_on_commit
 
 REMEDIATION_HOURS = 24  # TikTok's own clock for an undisclosed post before it leaves For You
-CHAIN_LOCK = 74_201  # first key of the advisory lock that serialises one brand's chain
 
 
 class ComplianceError(Exception):
@@ -42,9 +42,7 @@ def decision_record(
     decision, so the decision and its record commit or vanish together."""
     if not connection.in_atomic_block:
         raise RuntimeError("decision_record must run inside the transaction of the decision it records")
-    with connection.cursor() as cursor:
-        # Held to COMMIT: the next writer of this brand's chain reads this row as its previous.
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [CHAIN_LOCK, brand_id])
+    decision_chain_lock(brand_id=brand_id)
     last = (
         ComplianceDecision.objects.filter(brand_id=brand_id)
         .order_by("-seq")

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 import httpx
 import redis
 from django.conf import settings
-from django.db import connection
 
 from joyback.queue import standing_work_health
+from joyback.sql import database_ping
 
 logger = logging.getLogger(__name__)
 PROBE_TIMEOUT_SECONDS = 1.0
@@ -23,8 +23,7 @@ class Check:
 
 def _database() -> Check:
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
+        database_ping()
     except Exception as error:  # any failure is "down", said in the answer
         return Check("database", False, type(error).__name__)
     return Check("database", True)

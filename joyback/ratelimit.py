@@ -1,4 +1,5 @@
-"""A fixed-window rate limit in the shared cache: good enough to stop floods from one address."""
+"""The one rate limiter: a fixed window in the shared cache, for a person's address (stopping floods)
+and for an API key (its requests per minute), and the client address it is counted by."""
 
 import ipaddress
 import itertools
@@ -49,12 +50,27 @@ def client_address(request) -> str:
     return remote
 
 
+def rate_limit_window(*, scope: str, key: str, limit: int, window_seconds: int) -> tuple[bool, int]:
+    """Counts one hit in a fixed window: whether it is within `limit`, and the seconds until the
+    window starts again (a Retry-After). Atomic add/incr in the shared cache (Redis in production)."""
+    now = time.time()
+    window = int(now // window_seconds)
+    wait = max(1, round((window + 1) * window_seconds - now))
+    bucket = f"ratelimit:{scope}:{key}:{window}"
+    try:
+        return cache.incr(bucket) <= limit, wait  # one cache operation for every hit but a window's first
+    except ValueError:  # the window's first hit
+        pass
+    if cache.add(bucket, 1, timeout=window_seconds + 1):
+        return limit >= 1, wait
+    try:
+        return cache.incr(bucket) <= limit, wait  # another request's first hit came in between
+    except ValueError:  # the window expired in between: start it again
+        cache.add(bucket, 1, timeout=window_seconds + 1)
+        return True, wait
+
+
 def rate_limit_hit(*, scope: str, key: str, limit: int, window_seconds: int) -> bool:
     """Counts one hit; True once the key has made more than `limit` hits in this window."""
-    bucket = f"ratelimit:{scope}:{key}:{int(time.time() // window_seconds)}"
-    try:
-        return cache.incr(bucket) > limit  # one cache operation for every hit but a window's first
-    except ValueError:  # the window's first hit
-        if cache.add(bucket, 1, timeout=window_seconds + 1):
-            return limit < 1
-        return cache.incr(bucket) > limit  # another request's first hit came in between
+    allowed, _wait = rate_limit_window(scope=scope, key=key, limit=limit, window_seconds=window_seconds)
+    return not allowed

@@ -4,24 +4,23 @@ Every page of the claim flow reads its session; building the ORM query for it co
 database took to answer it. Writing, expiry and everything else are Django's own."""
 
 from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
-from django.db import connections, router
+from django.db import router
 from django.utils import timezone
+
+from joyback.sql import session_data_get
 
 
 class SessionStore(DatabaseSessionStore):
     def load(self):
-        connection = connections[router.db_for_read(self.model)]
         if not self.session_key:
             return super().load()
-        with connection.cursor() as cursor:
-            cursor.execute(
-                _SESSION_SELECT.format(table=self.model._meta.db_table), [self.session_key, timezone.now()]
-            )
-            row = cursor.fetchone()
-        if row is None:
+        data = session_data_get(
+            using=router.db_for_read(self.model),
+            table=self.model._meta.db_table,
+            session_key=self.session_key,
+            now=timezone.now(),
+        )
+        if data is None:
             self._session_key = None
             return {}
-        return self.decode(row[0])
-
-
-_SESSION_SELECT = "SELECT session_data FROM {table} WHERE session_key = %s AND expire_date > %s"
+        return self.decode(data)

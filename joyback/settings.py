@@ -235,7 +235,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "joyback.api.versions.api_version_middleware",  # JoyBack-Version on every API answer
-    "joyback.middleware.MachineEndpointsMiddleware",
+    "joyback.middleware.MachineEndpointsMiddleware",  # the views declared @machine_endpoint
     "django.contrib.sessions.middleware.SessionMiddleware",
     "verification.sessions.participant_cookie_middleware",  # which participant a browser is
     "django.middleware.locale.LocaleMiddleware",
@@ -258,15 +258,6 @@ if IS_PRODUCTION:
 # DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).
 STATEMENT_UPLOAD_MAX_BYTES = int(os.environ.get("STATEMENT_UPLOAD_MAX_BYTES", str(20 * 1024 * 1024)))
 REQUEST_MAX_BYTES = int(os.environ.get("REQUEST_MAX_BYTES", str(STATEMENT_UPLOAD_MAX_BYTES + 64 * 1024)))
-
-# Signed provider webhooks and the API's busiest endpoint, which machines call with a key: answered
-# by their view without the browser middleware (joyback.middleware).
-MACHINE_URL_NAMES = [
-    "verification:whatsapp_webhook",
-    "verification:tiktok_webhook",
-    "payouts:adyen_webhook",
-    "api_events",
-]
 
 ROOT_URLCONF = "joyback.urls"
 WSGI_APPLICATION = "joyback.wsgi.application"
@@ -487,7 +478,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["joyback.api.parsers.JsonParser"],
-    "EXCEPTION_HANDLER": "joyback.api.framework.exception_handler",
+    "EXCEPTION_HANDLER": "joyback.api.exceptions.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "joyback.api.schema.ApiSchema",
     "UNAUTHENTICATED_USER": None,
 }

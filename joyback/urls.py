@@ -5,7 +5,7 @@ from django.urls import include, path
 from django.views import defaults
 
 from joyback import views
-from joyback.api.framework import api_not_found, api_server_error
+from joyback.api.exceptions import api_not_found, api_server_error
 from joyback.metrics import metrics
 
 urlpatterns = [

@@ -10,8 +10,9 @@ from rest_framework.response import Response
 
 from campaigns.models import Brand
 from campaigns.services import BrandNotVerified, brand_money_allowed_check
-from joyback.api.framework import ApiError, ApiView
+from joyback.api.exceptions import ApiError
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
+from joyback.api.views import ApiView
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import account_find
 from payouts.forms import PayeeForm

@@ -7,7 +7,6 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -15,6 +14,7 @@ from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.models import Trigger
 from campaigns.selectors import campaign_get_for_brand, campaign_public_cached, campaign_schedule_state
+from joyback.machine import machine_endpoint
 from joyback.mfa import reauthentication_required
 from joyback.money import money_format
 from joyback.ratelimit import client_address, rate_limit_hit
@@ -389,7 +389,7 @@ def privacy_confirm(request, token):
     return response
 
 
-@csrf_exempt
+@machine_endpoint
 @require_POST
 def adyen_webhook(request):
     """Adyen's balance platform transfer webhooks: verified, stored, answered; applied by the worker."""

@@ -1,4 +1,5 @@
-"""The signed provider webhooks skip the browser middleware; every page still gets all of it."""
+"""The signed provider webhooks and POST /api/v1/events (declared @machine_endpoint) skip the browser
+middleware; every page still gets all of it."""
 
 import json
 
@@ -57,3 +58,26 @@ def test_the_landing_page_keeps_the_full_chain(client, summer):
     assert response.status_code == 200
     assert response["X-Frame-Options"] == "DENY" and "Accept-Language" in response["Vary"]
     assert response["Content-Language"] == "de"
+
+
+def test_the_views_declared_machine_endpoints_are_the_ones_that_skip_the_chain():
+    from django.urls import get_resolver
+
+    from joyback.middleware import _machine_paths
+
+    assert sorted(_machine_paths(get_resolver().url_patterns)) == [
+        "/api/v1/events",
+        "/v/webhooks/tiktok/",
+        "/v/webhooks/whatsapp/",
+        "/webhooks/adyen/balance-platform/",
+    ]
+
+
+def test_an_api_refusal_on_the_machine_path_is_in_english_without_browser_headers(client):
+    response = client.post(
+        "/api/v1/events", "{}", content_type="application/json", headers={"Accept-Language": "de"}
+    )
+
+    assert response.status_code == 401 and response.json()["error"]["code"] == "not_authenticated"
+    assert "Vary" not in response and "Content-Language" not in response and not response.cookies
+    assert response["WWW-Authenticate"] == 'Bearer realm="api"'

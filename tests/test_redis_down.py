@@ -13,7 +13,7 @@ from django_q.models import Schedule
 
 import joyback.cache
 import joyback.queue
-from joyback.api.services import api_key_create
+from joyback.api.keys import api_key_create
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db

@@ -11,19 +11,14 @@ from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, e
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 
-from joyback.api.framework import (
-    ApiError,
-    ApiView,
-    InlineIdempotency,
-    api_error_response,
-    api_key_required,
-    api_lean,
-    input_validate,
-    json_body,
-)
+from joyback.api.auth import api_key_required
+from joyback.api.events import inbound_event_accept
+from joyback.api.exceptions import ApiError, api_error_response
+from joyback.api.idempotency import IdempotencyConflict, RequestIdempotency
 from joyback.api.models import InboundEvent, InboundEventStatus
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
-from joyback.api.services import IdempotencyConflict, inbound_event_accept
+from joyback.api.views import ApiView, api_function_view, input_validate, json_body
+from joyback.machine import machine_endpoint
 from joyback.money import KNOWN_CURRENCIES
 from joyback.queue import standing_work_inline
 from verification.cashback import INVALID_PHONE, phone_e164
@@ -189,13 +184,9 @@ class EventApi(ApiView):
     and the claim's own purchase.* and reward.* events). A purchase reported again with its order
     id is the same claim."""
 
+    # Every POST is answered by event_create (see events_endpoint); this view documents it in the
+    # schema and answers the other methods (405, OPTIONS) as every API endpoint does.
     scopes = {"POST": "events"}
-
-    def dispatch(self, request, *args, **kwargs):
-        # POST takes the lean path (joyback.api.framework); DRF answers the rest (405, OPTIONS).
-        if request.method == "POST":
-            return self.post(request)
-        return super().dispatch(request, *args, **kwargs)
 
     @extend_schema(
         operation_id="events_create",
@@ -208,31 +199,50 @@ class EventApi(ApiView):
         ),
         responses={202: OpenApiResponse(EventAccepted, description="Stored; processed in the background")},
     )
-    @api_lean
     def post(self, request):
-        api_key = api_key_required(request, scope="events")
-        idempotency = InlineIdempotency(request, api_key)
+        raise exceptions.MethodNotAllowed(request.method)  # never reached: events_endpoint routes POST
+
+
+@api_function_view
+def event_create(request):
+    """POST /api/v1/events, a plain function view: the API's busiest endpoint, where a new event and
+    its Idempotency-Key are one statement."""
+    api_key = api_key_required(request, scope="events")
+    idempotency = RequestIdempotency(request, api_key)
+    idempotency.replay_if_cached()
+    try:
+        payload, kind = _event_input(request)
+    except exceptions.APIException as refusal:
+        return idempotency.refused(api_error_response(refusal))
+    accept = functools.partial(
+        inbound_event_accept,
+        api_key=api_key,
+        type=kind,
+        payload=payload,
+        answer=_accepted_body,
+    )
+    try:
         try:
-            payload, kind = _event_input(request)
-        except exceptions.APIException as refusal:
-            return idempotency.refused(api_error_response(refusal))
-        accept = functools.partial(
-            inbound_event_accept,
-            api_key=api_key,
-            type=kind,
-            payload=payload,
-            answer=_accepted_body,
-        )
-        try:
-            try:
-                event, body = accept(**idempotency.for_write())
-            except IdempotencyConflict:
-                event, body = accept(**idempotency.taken())
-        except Exception:
-            idempotency.failed()
-            raise
-        standing_work_inline(inbound_events_process, ids=[event.pk])
-        return HttpResponse(body, status=status.HTTP_202_ACCEPTED, content_type="application/json")
+            event, body = accept(**idempotency.for_write())
+        except IdempotencyConflict:
+            event, body = accept(**idempotency.taken())
+    except Exception:
+        idempotency.release()
+        raise
+    standing_work_inline(inbound_events_process, ids=[event.pk])
+    return HttpResponse(body, status=status.HTTP_202_ACCEPTED, content_type="application/json")
+
+
+_event_api = EventApi.as_view()
+
+
+# The schema generator and DRF's OPTIONS see EventApi (its attributes are copied on the endpoint).
+@machine_endpoint
+@functools.wraps(_event_api)
+def events_endpoint(request):
+    if request.method == "POST":
+        return event_create(request)
+    return _event_api(request)
 
 
 def _event_input(request) -> tuple[dict, str]:
@@ -327,7 +337,7 @@ class ClaimDetailApi(ApiView):
 
 
 urlpatterns = [
-    path("events", EventApi.as_view(), name="api_events"),
+    path("events", events_endpoint, name="api_events"),
     path("events/<uuid:event_id>", EventDetailApi.as_view(), name="api_event"),
     path("participants", ParticipantListApi.as_view(), name="api_participants"),
     path("participants/<int:participant_id>", ParticipantDetailApi.as_view(), name="api_participant"),

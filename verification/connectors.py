@@ -18,11 +18,12 @@ import logging
 import secrets
 from contextlib import contextmanager
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Brand, Campaign
+from verification import sql
 from verification.cashback import CashbackError, Customer, purchase_record, purchase_refund
 from verification.models import ProviderEvent, Purchase, ShopConnection, ShopKind
 from verification.providers.shops import PAID, REFUND, Delivery, ShopOrder
@@ -81,13 +82,11 @@ def shop_delivery_store(*, shop: ShopConnection, delivery: Delivery) -> int | No
 def _order_lock(order_key: str):
     """One worker at a time per order (a session lock: the cashback engine commits on its own), so
     a refund and its payment processed at once cannot both miss each other."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_lock(hashtext(%s))", ["shop-order:" + order_key])
+    sql.order_lock_take(order_key)
     try:
         yield
     finally:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", ["shop-order:" + order_key])
+        sql.order_lock_release(order_key)
 
 
 def _taken_back_before(*, event: ProviderEvent, shop: ShopConnection, order: ShopOrder) -> bool:

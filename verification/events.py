@@ -1,6 +1,6 @@
 """The webhook events verification emits about claims, in one shape for every flow."""
 
-from joyback.api.services import webhook_event_emit
+from joyback.api.webhooks.delivery import webhook_event_emit
 from verification.models import ActionClaim
 
 

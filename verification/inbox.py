@@ -14,7 +14,7 @@ from django.utils import timezone
 from campaigns.models import Brand
 from joyback.api.models import InboundEvent, InboundEventStatus
 from joyback.api.selectors import inbound_events_unfinished
-from joyback.api.services import webhook_event_emit
+from joyback.api.webhooks.delivery import webhook_event_emit
 from joyback.queue import claim_and_process
 from verification.cashback import (
     CashbackError,

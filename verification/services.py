@@ -1,5 +1,4 @@
 import hashlib
-import json
 import logging
 import re
 import secrets
@@ -25,14 +24,15 @@ from joyback.ledger.services import (
     InsufficientFunds,
     Posting,
     account_get_or_create,
+    accounts_lock,
     hold_commit,
     hold_reserve,
     hold_void,
     posting_post,
     transfer_post,
 )
-from joyback.postgresql.prepared import prepared_fetchall
 from joyback.queue import claim_and_process, enqueue_on_commit, task_schedule_once
+from verification import sql
 from verification.events import claim_event_emit
 from verification.fraud import engagement_signals, fraud_signals_at_claim
 from verification.models import (
@@ -168,10 +168,7 @@ def _reward_take_back(claim: ActionClaim, *, reason: str, idempotency_key: str) 
     the rest (already paid out) as a debt on their receivable."""
     payable = participant_payable_account(participant=claim.participant, currency=claim.currency)
     receivable = participant_receivable_account(participant=claim.participant, currency=claim.currency)
-    accounts = {
-        a.pk: a
-        for a in Account.objects.select_for_update().filter(pk__in=[payable.pk, receivable.pk]).order_by("pk")
-    }
+    accounts = accounts_lock(account_ids=[payable.pk, receivable.pk])
     from_payable = min(max(accounts[payable.pk].balance, 0), claim.amount)
     legs = [(campaign_budget_account(campaign=claim.campaign), -claim.amount)]
     if from_payable:
@@ -534,15 +531,7 @@ def provider_events_store(*, provider: str, events: list[tuple[str, dict]]) -> l
     is queued: the standing worker finds them (provider_events_process)."""
     if not events:
         return []
-    values = ", ".join(["(%s, %s, %s::jsonb, %s)"] * len(events))
-    statement = (
-        "INSERT INTO verification_providerevent (provider, event_id, payload, received_at) "  # noqa: S608
-        f"VALUES {values} ON CONFLICT (provider, event_id) DO NOTHING RETURNING id"
-    )
-    now = timezone.now()
-    params = [value for key, payload in events for value in (provider, key, json.dumps(payload), now)]
-    # The busiest INSERT: prepared once per connection.
-    return sorted(row[0] for row in prepared_fetchall(statement, params))
+    return sql.provider_events_insert(provider=provider, events=events, now=timezone.now())
 
 
 def whatsapp_event_process(*, event_id: int) -> str:

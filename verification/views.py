@@ -22,6 +22,7 @@ from campaigns.models import Trigger
 from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
 from compliance.selectors import disclosure_for
 from joyback.limits import json_loads
+from joyback.machine import machine_endpoint
 from joyback.mfa import reauthentication_required
 from joyback.ratelimit import client_address
 from verification import posting
@@ -190,7 +191,7 @@ def tiktok_callback(request):
     return redirect(landing)
 
 
-@csrf_exempt
+@machine_endpoint
 @require_http_methods(["GET", "POST"])
 def whatsapp_webhook(request):
     """Meta's webhook: the verify handshake (GET) and signed event notifications (POST).
@@ -222,7 +223,7 @@ def whatsapp_webhook(request):
     return HttpResponse("ok")
 
 
-@csrf_exempt
+@machine_endpoint
 @require_POST
 def tiktok_webhook(request):
     """TikTok's webhook: Tiktok-Signature over "t.body", fresh within the tolerance, stored once."""

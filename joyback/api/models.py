@@ -20,7 +20,7 @@ class Scope(models.TextChoices):
 
 
 def api_key_cache_name(prefix: str) -> str:
-    """Where joyback.api.services.api_key_authenticate caches the key with this prefix."""
+    """Where joyback.api.keys.api_key_authenticate caches the key with this prefix."""
     return f"api-key:{prefix}"
 
 
@@ -54,7 +54,7 @@ class ApiKey(models.Model):
     def __str__(self):
         return f"{self.name} ({self.prefix}…)"
 
-    # Requests authenticate against a cached copy (joyback.api.services.api_key_authenticate): any
+    # Requests authenticate against a cached copy (joyback.api.keys.api_key_authenticate): any
     # change made here, in the admin too, drops it once committed.
     def save(self, *args, **kwargs):
         super().save(*args, **kwargs)

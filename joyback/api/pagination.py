@@ -5,7 +5,7 @@ from drf_spectacular.utils import OpenApiParameter, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from joyback.api.framework import ApiError
+from joyback.api.exceptions import ApiError
 
 MAX_ID = 2**63 - 1
 

@@ -11,7 +11,7 @@ from joyback.api.versions import HEADER, VERSIONS
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
-    target_class = "joyback.api.framework.ApiKeyAuthentication"
+    target_class = "joyback.api.auth.ApiKeyAuthentication"
     name = "ApiKey"
 
     def get_security_definition(self, auto_schema):

@@ -1,6 +1,7 @@
 """Work the task queue runs for the API: thin wrappers around one service each."""
 
-from joyback.api.services import idempotency_keys_expire, webhook_deliver, webhook_deliveries_due
+from joyback.api.idempotency import idempotency_keys_expire
+from joyback.api.webhooks.delivery import webhook_deliver, webhook_deliveries_due
 from joyback.queue import enqueue_on_commit
 
 

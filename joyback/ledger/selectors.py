@@ -1,12 +1,22 @@
 from dataclasses import dataclass
 
-from django.db.models import Q, Sum
+from django.db.models import F, Q, Subquery, Sum
 
 from joyback.ledger.models import Account, Entry, Hold, HoldStatus, Transaction, normal_sign
 
 
-def accounts_for_brand(*, brand_id: int):
-    return Account.objects.filter(brand_id=brand_id).order_by("kind", "subject", "currency")
+def accounts_for_brand(*, brand_id: int, kinds=None):
+    accounts = Account.objects.filter(brand_id=brand_id)
+    if kinds is not None:
+        accounts = accounts.filter(kind__in=kinds)
+    return accounts.order_by("kind", "subject", "currency")
+
+
+def account_available_subquery(*, kind: str, brand_id, subject, currency) -> Subquery:
+    """One account's available amount (its balance less its holds) as a subquery, for a query over
+    the account's owners: the arguments may be OuterRef expressions."""
+    accounts = Account.objects.filter(kind=kind, brand_id=brand_id, subject=subject, currency=currency)
+    return Subquery(accounts.annotate(available=F("balance") - F("held")).values("available")[:1])
 
 
 def account_get_for_brand(*, brand_id: int, account_id: int) -> Account | None:

@@ -17,9 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from joyback.ledger import sql
 from joyback.ledger.models import (
     Account,
     AccountKind,
@@ -247,8 +248,7 @@ def _write(to_write: list[_Plan], accounts) -> dict[int, Transaction]:
 
 
 def _insert_rows(ordered: list[_Plan], rows: list[Transaction], accounts) -> list[Transaction]:
-    """Two statements, column arrays unnested by PostgreSQL: the ORM's per-object SQL compiling
-    would otherwise run while the hot budget row is locked."""
+    """Two statements (joyback.ledger.sql), column arrays unnested by PostgreSQL."""
     now = timezone.now()
     columns = [
         [row.reason for row in rows],
@@ -258,27 +258,13 @@ def _insert_rows(ordered: list[_Plan], rows: list[Transaction], accounts) -> lis
         [row.fingerprint for row in rows],
         [row.reverses_id for row in rows],
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO ledger_transaction "
-            "(reason, description, reference, idempotency_key, fingerprint, reverses_id, posted_at) "
-            "SELECT r, d, ref, k, f, rev, %s FROM unnest("
-            "%s::varchar[], %s::varchar[], %s::varchar[], %s::varchar[], %s::varchar[], %s::bigint[]"
-            ") AS t(r, d, ref, k, f, rev) RETURNING id",
-            [now, *columns],
-        )
-        # RETURNING follows the order of the unnested rows, as the ORM's own bulk insert relies on.
-        ids = [row_id for (row_id,) in cursor.fetchall()]
-        entries = [
-            (transaction_id, account.pk, amount, accounts[account.pk].currency)
-            for plan, transaction_id in zip(ordered, ids, strict=True)
-            for account, amount in plan.posting.legs
-        ]
-        cursor.execute(
-            "INSERT INTO ledger_entry (transaction_id, account_id, amount, currency) "
-            "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::varchar[])",
-            [list(column) for column in zip(*entries, strict=True)],
-        )
+    ids = sql.transactions_insert(now=now, columns=columns)
+    entries = [
+        (transaction_id, account.pk, amount, accounts[account.pk].currency)
+        for plan, transaction_id in zip(ordered, ids, strict=True)
+        for account, amount in plan.posting.legs
+    ]
+    sql.entries_insert(entries=entries)
     for row, row_id in zip(rows, ids, strict=True):
         row.pk, row.posted_at = row_id, now
     return rows
@@ -292,15 +278,7 @@ def _balances_save(balance_deltas: dict[int, int], held_deltas: dict[int, int]) 
     changes = [change for change in changes if change[1] or change[2]]
     if not changes:
         return
-    values = ", ".join(["(%s::bigint, %s::bigint, %s::bigint)"] * len(changes))
-    params = [value for change in changes for value in change]
-    with connection.cursor() as cursor:
-        # Only placeholders are formatted into the statement; the numbers travel as params.
-        statement = (
-            "UPDATE ledger_account AS a SET balance = a.balance + v.delta, held = a.held + v.held "  # noqa: S608
-            f"FROM (VALUES {values}) AS v(id, delta, held) WHERE a.id = v.id"
-        )
-        cursor.execute(statement, params)
+    sql.balances_add(changes=changes)
 
 
 def _post_locked(plans: list[_Plan], accounts, held_deltas=None) -> dict[int, PostingResult]:

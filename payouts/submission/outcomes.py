@@ -3,7 +3,7 @@
 from django.db import transaction
 from django.utils import timezone
 
-from joyback.api.services import webhook_event_emit
+from joyback.api.webhooks.delivery import webhook_event_emit
 from joyback.ledger.models import AccountKind, Transaction
 from joyback.ledger.selectors import account_find
 from joyback.ledger.services import transaction_reverse, transfer_post

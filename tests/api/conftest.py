@@ -6,7 +6,8 @@ import httpx
 import pytest
 from django.test import TestCase
 
-from joyback.api.services import api_key_create, webhook_transport_set
+from joyback.api.keys import api_key_create
+from joyback.api.webhooks.transport import webhook_transport_set
 
 
 class Api:

@@ -97,7 +97,7 @@ def test_confirmation_when_the_window_closes_pays_the_reward(alpaca_api, shop):
 
 def test_a_claim_rejected_in_the_window_is_not_announced_as_approved_when_it_closes(alpaca_api, shop):
     from joyback.api.models import EventType, WebhookEvent
-    from joyback.api.services import webhook_endpoint_create
+    from joyback.api.webhooks.endpoints import webhook_endpoint_create
     from verification.services import claim_clawback
 
     hooks = "https://shop.example/hooks"
@@ -227,7 +227,7 @@ def test_purchases_racing_on_one_budget_never_oversell_it(alpaca, make_live_camp
     from django.db import connection
     from django.test import Client
 
-    from joyback.api.services import api_key_create
+    from joyback.api.keys import api_key_create
     from tests.api.conftest import Api
 
     campaign = make_live_campaign(slug="tight", package="cashback", budget=20_00)
@@ -262,7 +262,7 @@ def test_the_same_order_reported_at_once_is_one_claim(alpaca, shop):
     from django.db import connection
     from django.test import Client
 
-    from joyback.api.services import api_key_create
+    from joyback.api.keys import api_key_create
     from tests.api.conftest import Api
 
     secret = api_key_create(brand_id=alpaca.pk, name="shop", scopes=["events"]).secret

@@ -74,7 +74,7 @@ def test_a_like_is_rewarded_with_its_reference(alpaca_api, glow):
 
 
 def test_without_a_login_the_comment_is_refused(alpaca_api, glow, receiver):
-    from joyback.api.services import webhook_endpoint_create
+    from joyback.api.webhooks.endpoints import webhook_endpoint_create
 
     webhook_endpoint_create(
         brand_id=glow.brand_id, url="https://shop.example/hooks", event_types=["event.refused"]

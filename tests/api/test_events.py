@@ -8,13 +8,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from joyback.api.events import inbound_event_accept
+from joyback.api.idempotency import IdempotencyConflict
+from joyback.api.keys import api_key_revoke
 from joyback.api.models import InboundEvent
-from joyback.api.services import (
-    IdempotencyConflict,
-    api_key_revoke,
-    inbound_event_accept,
-    webhook_endpoint_create,
-)
+from joyback.api.webhooks.endpoints import webhook_endpoint_create
 from joyback.queue import standing_work_sweep
 from tests.api.conftest import purchase
 from tests.verification.test_claim_races import race
@@ -212,7 +210,7 @@ def test_requests_racing_with_one_key_store_one_event(workers, alpaca, shop):
     from django.test import Client
     from django_q.models import OrmQ
 
-    from joyback.api.services import api_key_create
+    from joyback.api.keys import api_key_create
     from tests.api.conftest import Api
 
     secret = api_key_create(brand_id=alpaca.pk, name="shop", scopes=["events"]).secret

@@ -14,7 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from joyback.api.services import api_key_create, webhook_endpoint_create
+from joyback.api.keys import api_key_create
+from joyback.api.webhooks.endpoints import webhook_endpoint_create
 
 SNIPPETS = Path(__file__).resolve().parents[2] / "docs" / "snippets"
 GENERATOR = Path(sys.executable).parent / "openapi-python-client"

@@ -12,8 +12,9 @@ from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
+from joyback.api.idempotency import idempotency_keys_expire
+from joyback.api.keys import api_key_create, api_key_rotate
 from joyback.api.models import IdempotencyKey, InboundEvent
-from joyback.api.services import api_key_create, api_key_rotate, idempotency_keys_expire
 from tests.api.conftest import Api, purchase
 from tests.verification.test_claim_races import race
 from verification.models import ActionClaim, Purchase
@@ -58,7 +59,7 @@ def test_a_refusal_is_replayed_too(alpaca_api, shop):
 def test_the_same_key_while_the_first_is_in_flight_is_409(alpaca_api, shop):
     now = timezone.now()
     api_key = IdempotencyKey._meta.get_field("api_key").related_model.objects.get()
-    from joyback.api.services import request_fingerprint
+    from joyback.api.idempotency import request_fingerprint
 
     body = json.dumps(purchase()).encode()
     IdempotencyKey.objects.create(
@@ -140,13 +141,13 @@ def test_a_key_past_its_lifetime_may_be_used_for_a_new_request(alpaca_api, shop)
 def test_a_server_error_releases_the_key_for_a_retry(client, alpaca_api, shop, monkeypatch):
     from django.db import OperationalError
 
-    import joyback.api.services
+    import joyback.api.sql
 
     def database_gone(*args, **kwargs):
         raise OperationalError("server closed the connection unexpectedly")
 
     # The write fails: the one statement on PostgreSQL, the event after its key elsewhere.
-    monkeypatch.setattr(joyback.api.services, "prepared_fetchall", database_gone)
+    monkeypatch.setattr(joyback.api.sql, "prepared_fetchall", database_gone)
     monkeypatch.setattr(InboundEvent, "save", database_gone)
     client.raise_request_exception = False
     assert alpaca_api.post("events", purchase(), idempotency_key="k-5xx").status_code == 500
@@ -177,11 +178,11 @@ def waiting_for_a_lock() -> bool:
 def test_two_requests_racing_with_the_same_key(alpaca, shop, monkeypatch):
     """The second arrives while the first is inside its transaction: it waits for the first's
     commit and answers its replay. One event, one purchase, one claim."""
-    import joyback.api.services
+    import joyback.api.sql
 
     secret = api_key_create(brand_id=alpaca.pk, name="shop", scopes=["events"]).secret
     inside, release = threading.Event(), threading.Event()
-    real = joyback.api.services.prepared_fetchall
+    real = joyback.api.sql.prepared_fetchall
 
     def slow(*args):
         # The first request's one statement, held uncommitted until the second is waiting on it.
@@ -193,7 +194,7 @@ def test_two_requests_racing_with_the_same_key(alpaca, shop, monkeypatch):
             assert release.wait(10)
         return rows
 
-    monkeypatch.setattr(joyback.api.services, "prepared_fetchall", slow)
+    monkeypatch.setattr(joyback.api.sql, "prepared_fetchall", slow)
     answers = {}
 
     def call(name):

@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from joyback.api.keys import api_key_create, api_key_revoke, api_key_rotate
 from joyback.api.models import ApiKey
-from joyback.api.services import api_key_create, api_key_revoke, api_key_rotate
 from tests.api.conftest import Api
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,8 @@ import pytest
 from django.test import Client
 
 from campaigns.services import brand_deposit_record
-from joyback.api.services import api_key_create, api_key_rotate, webhook_endpoint_create
+from joyback.api.keys import api_key_create, api_key_rotate
+from joyback.api.webhooks.endpoints import webhook_endpoint_create
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment

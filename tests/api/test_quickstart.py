@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from joyback.api.services import api_key_create, webhook_endpoint_create, webhook_event_emit
+from joyback.api.keys import api_key_create
+from joyback.api.webhooks.delivery import webhook_event_emit
+from joyback.api.webhooks.endpoints import webhook_endpoint_create
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SNIPPETS = DOCS / "snippets"

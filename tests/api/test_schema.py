@@ -11,7 +11,7 @@ from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, settings
 from schemathesis import checks
 
-from joyback.api.services import api_key_create
+from joyback.api.keys import api_key_create
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,8 @@ JoyBack-Version header, and every answer says which version it was given in."""
 import pytest
 
 from joyback.api import versions
+from joyback.api.keys import api_key_create
 from joyback.api.models import ApiKey, InboundEvent
-from joyback.api.services import api_key_create
 from tests.api.conftest import purchase
 
 pytestmark = pytest.mark.django_db

@@ -12,14 +12,8 @@ import pytest
 from django.utils import timezone
 
 from joyback.api.models import DeliveryStatus, WebhookDelivery, WebhookEvent
-from joyback.api.services import (
-    RETRY_DELAYS,
-    webhook_deliver,
-    webhook_endpoint_create,
-    webhook_event_emit,
-    webhook_redeliver,
-    webhook_secret_rotate,
-)
+from joyback.api.webhooks.delivery import RETRY_DELAYS, webhook_deliver, webhook_event_emit, webhook_redeliver
+from joyback.api.webhooks.endpoints import webhook_endpoint_create, webhook_secret_rotate
 from tests.api.conftest import purchase
 from verification.cashback import purchase_confirm
 from verification.models import Purchase
@@ -324,7 +318,7 @@ def production_dns(settings, monkeypatch):
 @pytest.mark.parametrize("address", PRIVATE_ADDRESSES)
 def test_an_endpoint_on_a_private_address_is_refused(alpaca, production_dns, address):
     from joyback.api.models import WebhookEndpoint
-    from joyback.api.services import WebhookError
+    from joyback.api.webhooks.endpoints import WebhookError
 
     host = f"[{address}]" if ":" in address else address
     with pytest.raises(WebhookError, match="private network"):
@@ -357,7 +351,7 @@ def test_a_host_that_turns_to_an_embedded_private_address_gets_nothing(
 
 
 def test_an_unknown_host_is_refused_and_a_public_one_taken(alpaca, production_dns):
-    from joyback.api.services import WebhookError
+    from joyback.api.webhooks.endpoints import WebhookError
 
     with pytest.raises(WebhookError, match="cannot be found"):
         webhook_endpoint_create(brand_id=alpaca.pk, url="https://nowhere.invalid/hooks", event_types=ALL)
@@ -493,14 +487,14 @@ def test_a_host_with_one_private_address_among_public_ones_is_not_connected_to(
     import httpcore
     import httpx
 
-    from joyback.api import services
+    from joyback.api.webhooks import transport
 
     production_dns["shop.example"] = ["93.184.216.34", "127.0.0.1"]
     connects = []
     monkeypatch.setattr(httpcore.SyncBackend, "connect_tcp", lambda self, *a, **kw: connects.append(a))
 
-    client = httpx.Client(transport=services._PinnedTransport())
-    with client, pytest.raises(services.WebhookAddressRefused, match="private network"):
+    client = httpx.Client(transport=transport._PinnedTransport())
+    with client, pytest.raises(transport.WebhookAddressRefused, match="private network"):
         client.post(f"http://shop.example:{local_server.port}/hooks", content=b"{}")
 
     assert connects == [] and local_server.connections == 0

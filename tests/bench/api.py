@@ -47,7 +47,7 @@ def data_setup() -> str:
         campaign_fund,
         campaign_transition,
     )
-    from joyback.api.services import api_key_create
+    from joyback.api.keys import api_key_create
     from tests.conftest import verified
 
     owner = get_user_model().objects.create_user(email="api@bench.localhost", password="bench-owner-pw")

@@ -84,8 +84,8 @@ def sample_payout(brand):
 
 
 def sample_api_key(brand):
+    from joyback.api.keys import api_key_create
     from joyback.api.models import ApiKey
-    from joyback.api.services import api_key_create
 
     existing = ApiKey.objects.filter(brand_id=brand.pk).first()
     return existing or api_key_create(brand_id=brand.pk, name="sample", scopes=["read"]).api_key
@@ -93,7 +93,8 @@ def sample_api_key(brand):
 
 def sample_webhook_delivery(brand):
     from joyback.api.models import WebhookDelivery
-    from joyback.api.services import webhook_endpoint_create, webhook_event_emit
+    from joyback.api.webhooks.delivery import webhook_event_emit
+    from joyback.api.webhooks.endpoints import webhook_endpoint_create
 
     existing = WebhookDelivery.objects.filter(endpoint__brand_id=brand.pk).first()
     if existing:

@@ -7,7 +7,8 @@ import httpx
 import pytest
 
 from joyback.api.models import ApiKey, WebhookDelivery, WebhookEndpoint
-from joyback.api.services import webhook_event_emit, webhook_transport_set
+from joyback.api.webhooks.delivery import webhook_event_emit
+from joyback.api.webhooks.transport import webhook_transport_set
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +54,8 @@ def test_rotate_and_revoke_from_the_page(client, alice, alpaca):
 
 @pytest.mark.parametrize("persona", ["fiona", "vic"])
 def test_finance_and_viewers_look_but_do_not_manage(client, request, alpaca, persona):
-    from joyback.api.services import api_key_create, webhook_endpoint_create
+    from joyback.api.keys import api_key_create
+    from joyback.api.webhooks.endpoints import webhook_endpoint_create
 
     user = request.getfixturevalue(persona)
     issued = api_key_create(brand_id=alpaca.pk, name="shop", scopes=["read"])

@@ -5,7 +5,7 @@ upload a second staff member approves); and deposits keyed by the account they r
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from joyback.api.services import api_key_create
+from joyback.api.keys import api_key_create
 from joyback.ledger.models import Account, AccountKind, Entry, Transaction
 from payouts.models import (
     Payout,

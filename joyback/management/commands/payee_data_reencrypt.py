@@ -8,9 +8,10 @@ an interrupted run is simply started again. Each value is written only if it is 
 
 from django.apps import apps
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, transaction
+from django.db import transaction
 
 from joyback.crypto import EncryptedTextField, reencrypted
+from joyback.sql import encrypted_column_swap, encrypted_columns_batch
 
 
 def encrypted_columns() -> list[tuple[type, list[str]]]:
@@ -20,29 +21,6 @@ def encrypted_columns() -> list[tuple[type, list[str]]]:
         if columns and not model._meta.proxy:
             found.append((model, columns))
     return found
-
-
-def _batch(model, columns: list[str], *, after, size: int) -> list[tuple]:
-    table, pk = model._meta.db_table, model._meta.pk.column
-    quote = connection.ops.quote_name
-    selected = ", ".join(quote(c) for c in [pk, *columns])
-    where = f"WHERE {quote(pk)} > %s " if after is not None else ""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {selected} FROM {quote(table)} {where}ORDER BY {quote(pk)} LIMIT %s",  # noqa: S608
-            [*([after] if after is not None else []), size],
-        )
-        return cursor.fetchall()
-
-
-def _write(model, column: str, *, pk, old: str, new: str) -> None:
-    quote = connection.ops.quote_name
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {quote(model._meta.db_table)} SET {quote(column)} = %s "  # noqa: S608
-            f"WHERE {quote(model._meta.pk.column)} = %s AND {quote(column)} = %s",
-            [new, pk, old],
-        )
 
 
 class Command(BaseCommand):
@@ -64,7 +42,7 @@ class Command(BaseCommand):
     def _model(self, model, columns, *, batch_size, check) -> int:
         label, total = model._meta.label, model._default_manager.count()
         after, seen, stale = None, 0, 0
-        while rows := _batch(model, columns, after=after, size=batch_size):
+        while rows := encrypted_columns_batch(model, columns, after=after, size=batch_size):
             with transaction.atomic():
                 for pk, *values in rows:
                     for column, old in zip(columns, values, strict=True):
@@ -72,7 +50,7 @@ class Command(BaseCommand):
                         if new is not None:
                             stale += 1
                             if not check:
-                                _write(model, column, pk=pk, old=old, new=new)
+                                encrypted_column_swap(model, column, pk=pk, old=old, new=new)
             after, seen = rows[-1][0], seen + len(rows)
             self.stdout.write(f"{label}: {seen}/{total} rows read, {stale} values under older keys")
         return stale

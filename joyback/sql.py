@@ -1,0 +1,50 @@
+"""Every SQL statement of the `joyback` package itself (sessions, health, the re-encryption
+command) that the ORM does not write, each with why it cannot."""
+
+from django.db import connection, connections
+
+# Why raw: the ORM builds this query anew on every page of the claim flow, which cost more than the
+# database took to answer it.
+_SESSION_SELECT = "SELECT session_data FROM {table} WHERE session_key = %s AND expire_date > %s"
+
+
+def session_data_get(*, using: str, table: str, session_key: str, now) -> str | None:
+    """A live session's encoded data, or None when it is unknown or expired."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(_SESSION_SELECT.format(table=table), [session_key, now])
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def database_ping() -> None:
+    """Raises unless the database answers."""
+    # Why raw: a probe of the connection itself, about no table or model.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+
+
+def encrypted_columns_batch(model, columns: list[str], *, after, size: int) -> list[tuple]:
+    """(pk, *values) of the next `size` rows after primary key `after`, values as stored."""
+    # Why raw: the ORM decrypts an encrypted field as it reads it; this reads the stored ciphertext.
+    table, pk = model._meta.db_table, model._meta.pk.column
+    quote = connection.ops.quote_name
+    selected = ", ".join(quote(c) for c in [pk, *columns])
+    where = f"WHERE {quote(pk)} > %s " if after is not None else ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {selected} FROM {quote(table)} {where}ORDER BY {quote(pk)} LIMIT %s",  # noqa: S608
+            [*([after] if after is not None else []), size],
+        )
+        return cursor.fetchall()
+
+
+def encrypted_column_swap(model, column: str, *, pk, old: str, new: str) -> None:
+    """Write `new` (ciphertext) where the column still holds `old` (compare and set)."""
+    # Why raw: the ORM would encrypt the value again and compare decrypted values, not ciphertexts.
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {quote(model._meta.db_table)} SET {quote(column)} = %s "  # noqa: S608
+            f"WHERE {quote(model._meta.pk.column)} = %s AND {quote(column)} = %s",
+            [new, pk, old],
+        )
