@@ -384,7 +384,9 @@ def account_get_or_create(
         subject=subject,
         defaults={
             "name": name or f"{AccountKind(kind).label} {subject}".strip(),
-            "no_overdraft": kind != AccountKind.SUSPENSE,
+            # The provider debits a return after the money was swept on: its balance, and so this
+            # account's, may go below zero (the drift check compares the two).
+            "no_overdraft": kind not in (AccountKind.SUSPENSE, AccountKind.PROVIDER_BALANCE),
         },
     )
     return account
@@ -414,6 +416,16 @@ def accounts_lock(*, account_ids) -> dict[int, Account]:
 def platform_bank(*, currency: str) -> Account:
     return account_get_or_create(
         kind=AccountKind.PLATFORM_BANK, currency=currency, name=f"Platform bank {currency}"
+    )
+
+
+def provider_balance(*, provider: str, currency: str) -> Account:
+    """The platform's money at a payment provider that has not reached the platform's bank yet."""
+    return account_get_or_create(
+        kind=AccountKind.PROVIDER_BALANCE,
+        currency=currency,
+        subject=provider,
+        name=f"Provider balance {provider} {currency}",
     )
 
 

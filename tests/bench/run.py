@@ -49,12 +49,13 @@ databases <dbname>_bench and <dbname>_pgbench on that server and drops them at t
    request) against the hello world on the same gunicorn in the same run, its p99 against 50 ms,
    and api_replay_p99: a replayed Idempotency-Key against 10 ms (tests/bench/api.py). Needs wrk.
 10. payout_approval_to_submission_p99: a reward approved (action_reward) -> its payout made and
-   sent to the sandbox bank by a real django-q2 cluster (manage.py qcluster, --payout-workers
-   workers), approvals at a steady --payout-rate (50) a second for --payout-seconds (20), against
-   the issue's 1 s target; how many were submitted in the notes; with Redis as the broker a "#"
-   line (tests/bench/payout.py).
+   sent to the sandbox bank by the standing worker's batches (manage.py work, payouts.pipeline;
+   the task cluster runs beside it), approvals at a steady --payout-rate (50) a second for
+   --payout-seconds (20), against the 1 s target; payout_cpu_per_payout: the CPU one payout costs
+   from the approval's commit to the bank (workers and their PostgreSQL backends; the sandbox
+   bank's share and the approval's own printed apart) against 10 ms; the same at
+   --payout-high-rate (100) as "#" lines (tests/bench/payout.py).
 
-`--only ledger`, `--only http`, `--only webhook`, `--only reward`, `--only pain001`,
 `--only caption`, `--only api`, `--only payout` or `--only recon` runs one part.
 12. scale (only with --only scale: it runs its own PostgreSQL primary and replica, Redis and
    PgBouncer from deploy/cluster.py, not the server of DATABASE_URL): the viral mix against one web
@@ -166,7 +167,20 @@ def arguments(argv):
         "--pain001-count", type=int, default=100_000, help="payouts in the pain001 file (100000)"
     )
     parser.add_argument("--payout-rate", type=float, default=50, help="approvals a second (50)")
+    parser.add_argument(
+        "--payout-high-rate",
+        type=float,
+        default=100,
+        help="approvals a second of the second payout run (100; 0: none)",
+    )
     parser.add_argument("--payout-seconds", type=float, default=20, help="approvals for this long (20)")
+    parser.add_argument(
+        "--payout-backlog",
+        type=int,
+        default=300,
+        help="rewards approved unmarked, then marked due at once: the pipeline's cost per payout "
+        "in full batches (300; 0: none)",
+    )
     parser.add_argument(
         "--payout-workers", type=int, default=4, help="workers of the payout run's task cluster (4)"
     )
