@@ -34,6 +34,12 @@ REFERENCE_OR_PLATFORM = {
     "payouts.SandboxBankPayment": "the sandbox's stand-in for the bank: not in production",
     "payouts.SandboxBankEvent": "the sandbox's stand-in for the bank: not in production",
     "payouts.SandboxBankMessage": "the sandbox's stand-in for the bank: not in production",
+    "verification.SandboxTikTokAdCode": "the sandbox's stand-in for TikTok: not in production",
+    "payouts.SandboxBalanceAccount": "the sandbox's stand-in for the provider: not in production",
+    "payouts.SandboxFundingTransfer": "the sandbox's stand-in for the provider: not in production",
+    "payouts.SandboxFundingEvent": "the sandbox's stand-in for the provider: not in production",
+    "payouts.ProviderBalanceCheck": "the provider's balance of all brands' virtual accounts against the "
+    "ledger: a platform check, one row per run",
 }
 
 # Brand-scoped through this parent (a path of foreign keys to a table with brand_id); the column
@@ -58,6 +64,11 @@ BEFORE_DISTRIBUTION = {
     "payouts.Notification": "payout",
     "payouts.ExceptionResolution": "exception",
     "payouts.PrivacyRequest": "participant",
+    "campaigns.LicenceTerms": "campaign",
+    "verification.ReachTopUp": "claim__campaign",
+    "verification.VideoMetric": "claim__campaign",
+    "verification.LicenceGrant": "participant",
+    "verification.SparkAdsCode": "claim__campaign",
 }
 
 
