@@ -1,6 +1,6 @@
 from django.contrib import admin, messages
 
-from campaigns.models import ActionRule, Brand, BrandVerification, Campaign, Membership
+from campaigns.models import ActionRule, Brand, BrandVerification, Campaign, LicenceTerms, Membership
 from campaigns.selectors import brand_verification_missing
 from campaigns.services import CampaignError, brand_verification_revoke, brand_verify
 
@@ -99,3 +99,20 @@ class CampaignAdmin(admin.ModelAdmin):
     search_fields = ["name", "slug", "brand__name"]
     list_select_related = ["brand"]
     inlines = [ActionRuleInline]
+
+
+@admin.register(LicenceTerms)
+class LicenceTermsAdmin(admin.ModelAdmin):
+    """Versions of a campaign's licence: grants name them, so they are never edited or removed."""
+
+    list_display = ["campaign", "version", "organic_reuse", "paid_ads", "duration_days", "created_at"]
+    list_select_related = ["campaign"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

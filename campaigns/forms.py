@@ -80,6 +80,11 @@ class CampaignForm(forms.Form):
     per_identity_period_days = forms.IntegerField(
         label=_("Period (days)"), min_value=1, max_value=365, initial=30, required=False
     )
+    share_requires_purchase = forms.BooleanField(
+        label=_("Shares only buyers can earn"),
+        required=False,
+        help_text=_("The video step opens once the person has a confirmed purchase from your shop."),
+    )
 
     def clean(self):
         data = super().clean()
@@ -145,10 +150,76 @@ class RuleForm(forms.Form):
         help_text=_("Purchases only: the cashback is confirmed once the purchase can no longer be returned."),
     )
 
+    reach_tiers = forms.CharField(
+        label=_("Pay by views: tiers"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "1000 = 1.00\n10000 = 5.00"}),
+        help_text=_(
+            "Shares only. One per line: views = what the video has earned in all at that many views. "
+            "The reward above is then the most one video earns."
+        ),
+    )
+    reach_per_thousand = MoneyField(label=_("Pay by views: per 1,000 views"), required=False)
+    reach_person_cap = MoneyField(label=_("Most one person earns by views in this campaign"), required=False)
+    reach_campaign_cap = MoneyField(label=_("Most all videos together earn by views"), required=False)
+    recheck_hours = forms.IntegerField(
+        label=_("Read the views every (hours)"),
+        min_value=1,
+        max_value=24 * 30,
+        required=False,
+        help_text=_("Empty: four times over the window."),
+    )
+    product_rewards = forms.CharField(
+        label=_("Reward by product bought"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "SKU-BEANS-1KG = 8.00"}),
+        help_text=_("Shares of a buyers-only campaign. One per line: the product's SKU = the reward."),
+    )
+
+    def clean_reach_tiers(self):
+        from campaigns.reach import TiersInvalid, reach_tiers_parse
+
+        try:
+            return reach_tiers_parse(self.cleaned_data.get("reach_tiers", ""))
+        except TiersInvalid as error:
+            raise forms.ValidationError(str(error)) from None
+
+    def clean_product_rewards(self):
+        rewards = {}
+        for number, line in enumerate((self.cleaned_data.get("product_rewards") or "").splitlines(), start=1):
+            if not line.strip():
+                continue
+            sku, _sep, amount = line.rpartition("=")
+            try:
+                minor = int(Decimal(amount.strip().replace(",", ".")) * 100)
+            except ArithmeticError:
+                minor = 0
+            if not sku.strip() or minor <= 0:
+                raise forms.ValidationError(
+                    _("Line %(line)s: write “SKU = reward”, for example “BEANS-1KG = 8.00”.")
+                    % {"line": number}
+                )
+            rewards[sku.strip()[:80]] = minor
+        return rewards
+
     def clean(self):
         data = super().clean()
         if data.get("verification_mode") == VerificationMode.ENGAGEMENT and not data.get("window_hours"):
             self.add_error("window_hours", _("An engagement rule needs a window of at least one hour."))
+        reach = data.get("reach_tiers") or data.get("reach_per_thousand")
+        if reach and data.get("trigger") not in (Trigger.UGC_SHARE, Trigger.VIEW_THRESHOLD):
+            self.add_error("reach_tiers", _("Only a share can be paid by its views."))
+        elif reach and data.get("verification_mode") != VerificationMode.ENGAGEMENT:
+            self.add_error(
+                "verification_mode", _("A share paid by views is checked over an engagement window.")
+            )
+        elif (
+            reach
+            and data.get("reward")
+            and data["reach_tiers"]
+            and data["reach_tiers"][-1][1] > data["reward"]
+        ):
+            self.add_error("reach_tiers", _("A tier pays more than the most one video earns (the reward)."))
         return data
 
 
@@ -178,3 +249,19 @@ class LegalDetailsForm(forms.Form):
         help_text=_("As in the company register, e.g. HRB 12345"),
     )
     country = forms.ChoiceField(label=_("Country of registration"), choices=[("", "—"), *SERVED_COUNTRIES])
+
+
+class LicenceForm(forms.Form):
+    """The licence a participant grants with a share; saving a change makes a new version."""
+
+    organic_reuse = forms.BooleanField(label=_("Repost on our own channels"), required=False)
+    paid_ads = forms.BooleanField(label=_("Use in paid ads (Spark Ads on TikTok)"), required=False)
+    duration_days = forms.IntegerField(
+        label=_("For how many days"), min_value=1, max_value=5 * 365, initial=365
+    )
+    territories = forms.MultipleChoiceField(
+        label=_("Countries (none: worldwide)"),
+        choices=SERVED_COUNTRIES,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )

@@ -156,6 +156,9 @@ class Campaign(models.Model):
     )
     per_identity_period_cap = models.PositiveIntegerField(null=True, blank=True)
     per_identity_period_days = models.PositiveIntegerField(default=30)
+    # Shares only buyers can earn: the video step opens once the same person has a confirmed
+    # purchase from the brand's shop (the Cashback API or a shop connector).
+    share_requires_purchase = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     status_changed_at = models.DateTimeField(null=True, blank=True)
 
@@ -233,6 +236,27 @@ class ActionRule(models.Model):
     return_window_days = models.PositiveSmallIntegerField(
         default=0, help_text="Days a purchase may be returned before its cashback is confirmed"
     )
+    # Rewards by reach (shares): paid in view tiers, [[views, minor units], ...] ascending, and/or per
+    # thousand views; reward_amount is then the most one video earns. Re-checked over the window,
+    # each re-check topping up what was paid before (campaigns.reach computes the value).
+    reach_tiers = models.JSONField(default=list, blank=True, db_default=[])
+    reach_per_thousand = models.BigIntegerField(
+        null=True, blank=True, help_text="Minor units per 1,000 views; empty: tiers only"
+    )
+    reach_person_cap = models.BigIntegerField(
+        null=True, blank=True, help_text="Most one person earns by reach in this campaign, minor units"
+    )
+    reach_campaign_cap = models.BigIntegerField(
+        null=True, blank=True, help_text="Most all videos together earn by reach on this rule, minor units"
+    )
+    recheck_hours = models.PositiveIntegerField(
+        default=0,
+        db_default=0,
+        help_text="Hours between re-checks of a reach share; 0: a quarter of the window",
+    )
+    # What a share earns by the product the person bought, {"SKU": minor units}; a product not listed
+    # earns reward_amount (only with the campaign's purchase gate).
+    product_rewards = models.JSONField(default=dict, blank=True, db_default={})
 
     class Meta:
         ordering = ["position", "pk"]
@@ -256,9 +280,39 @@ class ActionRule(models.Model):
         return f"{self.get_trigger_display()} on {self.campaign}"
 
     @property
+    def pays_by_reach(self) -> bool:
+        return bool(self.reach_tiers) or bool(self.reach_per_thousand)
+
+    @property
     def step_title(self) -> str:
         """The step as the person doing it reads it ("Post a video"), not the rule's name ("UGC share")."""
         return str(STEP_TITLES.get(self.trigger, self.get_trigger_display()))
+
+
+class LicenceTerms(models.Model):
+    """What a participant lets the brand do with the video they share; a change is a new version, so
+    a grant always names the words the person saw."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="licence_versions")
+    version = models.PositiveIntegerField()
+    organic_reuse = models.BooleanField(help_text="Repost on the brand's own channels")
+    paid_ads = models.BooleanField(help_text="Use in paid ads (Spark Ads on TikTok)")
+    duration_days = models.PositiveIntegerField()
+    territories = models.JSONField(default=list, help_text="ISO 3166 alpha-2 codes; empty: worldwide")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "version"], name="campaigns_one_licence_version"),
+            models.CheckConstraint(
+                condition=models.Q(duration_days__gt=0), name="campaigns_licence_duration_positive"
+            ),
+        ]
+
+    def __str__(self):
+        return f"licence v{self.version} of {self.campaign}"
 
 
 STEP_TITLES = {

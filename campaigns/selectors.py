@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import ActionRule, Brand, Campaign, CampaignStatus, Membership
+from campaigns.reach import reach_dry_run, reach_spend_most
 from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import account_available_subquery, account_find, accounts_for_brand
 
@@ -200,6 +201,7 @@ class DryRunRow:
     rule: object
     rewards: int
     spend: int
+    tiers: tuple = ()  # a reach rule's tiers: (views, value, videos the budget pays at that tier)
 
 
 @dataclass(frozen=True)
@@ -221,10 +223,25 @@ def campaign_dry_run(*, campaign: Campaign, budget: int | None = None) -> DryRun
         rewards = budget // rule.reward_amount
         if rule.total_cap is not None:
             rewards = min(rewards, rule.total_cap)
-        rows.append(DryRunRow(rule=rule, rewards=rewards, spend=rewards * rule.reward_amount))
+        spend = rewards * rule.reward_amount
+        tiers = ()
+        if rule.pays_by_reach:
+            # reward_amount is a video's most: this row is the worst case, every video at its cap;
+            # the tiers say how far the budget goes at each level of reach.
+            tiers = tuple(reach_dry_run(rule=rule, budget=budget))
+            spend = min(spend, reach_spend_most(rule=rule, budget=budget))
+            if rule.reach_campaign_cap is not None:
+                rewards = min(rewards, rule.reach_campaign_cap // rule.reward_amount)
+                spend = min(spend, rewards * rule.reward_amount)
+        rows.append(DryRunRow(rule=rule, rewards=rewards, spend=spend, tiers=tiers))
     journey_cost = sum(rule.reward_amount for rule in rules)
     people = budget // journey_cost if journey_cost else 0
     caps = [rule.total_cap for rule in rules if rule.total_cap is not None]
+    caps += [
+        rule.reach_campaign_cap // rule.reward_amount
+        for rule in rules
+        if rule.pays_by_reach and rule.reach_campaign_cap is not None
+    ]
     if caps:
         people = min([people, *caps])
     return DryRun(

@@ -29,6 +29,7 @@ from campaigns.selectors import (
 from joyback.ledger.models import Account, AccountKind, Transaction
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
 from joyback.money import currency_check
+from joyback.queue import enqueue_on_commit
 
 
 def brand_funding_account(*, brand: Brand, currency: str) -> Account:
@@ -130,6 +131,9 @@ def brand_verify(*, brand: Brand, actor, note: str = "") -> Brand:
         locked.verified_at, locked.verified_by = timezone.now(), actor
         locked.save(update_fields=["verified_at", "verified_by"])
         _verification_record(locked, action=BrandVerification.Action.VERIFIED, actor=actor, note=note)
+        # The brand's own account to fund by bank transfer, opened at the provider after commit.
+        if settings.BRAND_VERIFIED_TASK:
+            enqueue_on_commit(settings.BRAND_VERIFIED_TASK, locked.pk, locked.default_currency)
     return locked
 
 
@@ -285,6 +289,7 @@ def campaign_create(
     ends_at=None,
     per_identity_period_cap: int | None = None,
     per_identity_period_days: int | None = None,
+    share_requires_purchase: bool = False,
     slug: str = "",
 ) -> Campaign:
     currency_check(currency)
@@ -308,6 +313,7 @@ def campaign_create(
             ends_at=ends_at,
             per_identity_period_cap=per_identity_period_cap,
             per_identity_period_days=per_identity_period_days or 30,
+            share_requires_purchase=share_requires_purchase,
         )
         campaign_budget_account(campaign=campaign)
         for position, rule in enumerate(PACKAGE_RULES[package]):

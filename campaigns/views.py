@@ -22,8 +22,10 @@ from campaigns.forms import (
     CampaignForm,
     DryRunForm,
     LegalDetailsForm,
+    LicenceForm,
     RuleForm,
 )
+from campaigns.licence import licence_terms_current
 from campaigns.mode_views import brand_slug_in_chosen_mode
 from campaigns.models import POSTING_TRIGGERS, ActionRule, CampaignStatus
 from campaigns.selectors import (
@@ -224,6 +226,8 @@ def _campaign_context(request, campaign, **extra):
         dry_run=campaign_dry_run(campaign=campaign),
         rule_form=extra.pop("rule_form", None) or RuleForm(initial={"verification_mode": "instant"}),
         fund_form=extra.pop("fund_form", None) or AmountForm(),
+        licence_form=extra.pop("licence_form", None) or licence_form_initial(campaign),
+        licence_terms=licence_terms_current(campaign=campaign),
         edit_form=extra.pop("edit_form", None) or CampaignForm(initial=_campaign_initial(campaign)),
         **extra,
     )
@@ -251,6 +255,7 @@ def _campaign_initial(campaign):
         | {
             "starts_at": campaign.starts_at,
             "ends_at": campaign.ends_at,
+            "share_requires_purchase": campaign.share_requires_purchase,
         }
     )
 
@@ -323,6 +328,12 @@ def campaign_rule_save(request, campaign_id):
                 int(data["cashback_percent"] * 100) if data.get("cashback_percent") is not None else None
             ),
             return_window_days=data.get("return_window_days") or 0,
+            reach_tiers=data.get("reach_tiers") or [],
+            reach_per_thousand=data.get("reach_per_thousand"),
+            reach_person_cap=data.get("reach_person_cap"),
+            reach_campaign_cap=data.get("reach_campaign_cap"),
+            recheck_hours=data.get("recheck_hours") or 0,
+            product_rewards=data.get("product_rewards") or {},
         )
 
     return _campaign_form_submit(
@@ -447,3 +458,33 @@ def _landing_body(*, slug: str, language: str) -> dict:
         }
         cache.set(key, page, settings.LANDING_CACHE_SECONDS)
     return page
+
+
+def licence_form_initial(campaign) -> LicenceForm:
+    terms = licence_terms_current(campaign=campaign)
+    if terms is None:
+        return LicenceForm(initial={"organic_reuse": True, "duration_days": 365})
+    return LicenceForm(
+        initial={
+            "organic_reuse": terms.organic_reuse,
+            "paid_ads": terms.paid_ads,
+            "duration_days": terms.duration_days,
+            "territories": terms.territories,
+        }
+    )
+
+
+@brand_member_required(roles.EDIT_CAMPAIGNS)
+@require_POST
+def campaign_licence_save(request, campaign_id):
+    from campaigns.licence import licence_terms_publish
+
+    campaign = _campaign(request, campaign_id)
+    return _campaign_form_submit(
+        request,
+        campaign,
+        LicenceForm(request.POST),
+        form_name="licence_form",
+        action=lambda data: licence_terms_publish(campaign=campaign, created_by=request.user, **data),
+        success=_("Licence saved. People who share from now on grant this version."),
+    )

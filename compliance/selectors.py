@@ -18,7 +18,7 @@ from compliance.checker import (
     wording_language,
 )
 from compliance.linter import is_contest
-from compliance.models import UNRESOLVED, ComplianceDecision, Policy, RemediationCase
+from compliance.models import UNRESOLVED, ComplianceDecision, DecisionKind, Policy, RemediationCase
 
 PLATFORM_LABELS = {
     "tiktok": "Paid partnership",
@@ -217,3 +217,24 @@ AUDIT_CHAIN_RECHECK_SECONDS = 600
 def unresolved_claim_ids() -> QuerySet:
     """Claims whose disclosure is still being remediated or reviewed (a subquery)."""
     return RemediationCase.objects.filter(status__in=UNRESOLVED).values("claim_id")
+
+
+def disclosure_status_for_claims(*, claim_ids) -> dict[int, dict]:
+    """Per claim, its latest caption check as recorded: the verdict, the label's state and when;
+    an open remediation case says so too ("fixing" or "brand_review")."""
+    latest = {}
+    for decision in (
+        ComplianceDecision.objects.filter(claim_id__in=list(claim_ids), kind=DecisionKind.CAPTION_CHECK)
+        .order_by("claim_id", "seq")
+        .only("claim_id", "verdict", "evidence", "created_at")
+    ):
+        latest[decision.claim_id] = {
+            "verdict": decision.verdict,
+            "label_state": (decision.evidence or {}).get("label_state", "unknown"),
+            "at": decision.created_at,
+        }
+    for case in RemediationCase.objects.filter(claim_id__in=list(claim_ids)):
+        if case.unresolved:
+            latest.setdefault(case.claim_id, {"verdict": "", "label_state": "unknown", "at": None})
+            latest[case.claim_id]["case"] = case.status
+    return latest

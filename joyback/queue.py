@@ -14,7 +14,7 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 from django.db.models import Count, F, Min, Q, QuerySet
 from django.utils import timezone
 from django_q.brokers import get_broker
@@ -108,7 +108,8 @@ class StandingWork:
     name: str
     claim_and_process: Callable[[], int]
     unfinished: QuerySet  # the rows not processed yet, however often they were tried
-    max_attempts: int  # after these, a row waits for a person (standing_work_retry)
+    max_attempts: int | None  # after these, a row waits for a person (standing_work_retry); None:
+    # rows that count no attempts (a mark on a row that is itself the work, retried until done)
     arrived_field: str  # when a row was stored
 
 
@@ -135,7 +136,7 @@ def standing_work_register(
     name: str,
     claim_and_process: Callable[[], int],
     unfinished: QuerySet,
-    max_attempts: int,
+    max_attempts: int | None,
     arrived_field: str,
 ) -> None:
     _standing_work[name] = StandingWork(name, claim_and_process, unfinished, max_attempts, arrived_field)
@@ -153,18 +154,40 @@ def standing_work_pass() -> dict[str, int]:
     return done
 
 
+def standing_work_waiting() -> bool:
+    """Whether any kind of standing work has rows to try, in one statement (an idle worker asks
+    this every poll instead of passing over every kind)."""
+    parts, params = [], []
+    for work in _standing_work.values():
+        rows = work.unfinished
+        if work.max_attempts is not None:
+            rows = rows.filter(attempts__lt=work.max_attempts)
+        sql, part_params = rows.values("pk")[:1].query.sql_with_params()
+        parts.append(f"EXISTS ({sql})")
+        params.extend(part_params)
+    if not parts:
+        return False
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute("SELECT " + " OR ".join(parts), params)
+        return bool(cursor.fetchone()[0])
+
+
 def standing_work_health(*, now=None) -> list[StandingWorkHealth]:
     """Per kind of standing work: how many rows wait, for how long the oldest has, and how many
     used up their attempts (one query per kind, on the indexes of unprocessed rows)."""
     now = now or timezone.now()
     health = []
     for work in _standing_work.values():
-        tries_left = Q(attempts__lt=work.max_attempts)
-        counts = work.unfinished.aggregate(
-            waiting=Count("pk", filter=tries_left),
-            oldest=Min(work.arrived_field, filter=tries_left),
-            given_up=Count("pk", filter=~tries_left),
-        )
+        if work.max_attempts is None:
+            counts = work.unfinished.aggregate(waiting=Count("pk"), oldest=Min(work.arrived_field))
+            counts["given_up"] = 0
+        else:
+            tries_left = Q(attempts__lt=work.max_attempts)
+            counts = work.unfinished.aggregate(
+                waiting=Count("pk", filter=tries_left),
+                oldest=Min(work.arrived_field, filter=tries_left),
+                given_up=Count("pk", filter=~tries_left),
+            )
         oldest = counts["oldest"]
         health.append(
             StandingWorkHealth(
@@ -182,7 +205,7 @@ def standing_work_retry(*, rows: QuerySet) -> list:
     made them fail); the next pass claims them. The keys of those rows; rows still being tried are
     left as they are. Run it in the transaction that records who asked."""
     for work in _standing_work.values():
-        if work.unfinished.model is rows.model:
+        if work.unfinished.model is rows.model and work.max_attempts is not None:
             given_up = work.unfinished.filter(attempts__gte=work.max_attempts, pk__in=rows.values("pk"))
             retried = list(given_up.select_for_update().values_list("pk", flat=True))
             work.unfinished.filter(pk__in=retried).update(attempts=0, claimed_until=None)
@@ -199,6 +222,15 @@ def standing_work_sweep(seconds: float = 50) -> int:
         claimed = sum(standing_work_pass().values())
         total += claimed
     return total
+
+
+def standing_work_soon(name: str) -> None:
+    """Rows of the standing work `name` are waiting. Without task workers (Q_SYNC: the tests, a
+    one-process run) that work runs once the transaction commits, as a standing worker's next pass
+    would; with workers their polling finds it, so nothing is done here. By name: the app that
+    stores the rows need not import the one that processes them."""
+    if Conf.SYNC:
+        transaction.on_commit(lambda: _standing_work[name].claim_and_process())
 
 
 def standing_work_inline(func: Callable, /, **kwargs) -> None:
@@ -234,8 +266,11 @@ def lease_claim(pending: QuerySet, *, limit: int, lease: timedelta, order_by: st
     disjoint rows (FOR UPDATE SKIP LOCKED), and a row whose worker died is claimed again once its
     lease ends. `pending` says what is still to do and how many attempts are allowed."""
     now = timezone.now()
+    free = pending.filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+    if not free.exists():
+        # The idle worker's usual answer, in one statement: no transaction, no locks.
+        return []
     with transaction.atomic(durable=True):
-        free = pending.filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
         claimed = list(
             free.select_for_update(skip_locked=True).order_by(order_by).values_list("pk", flat=True)[:limit]
         )

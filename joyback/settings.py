@@ -75,6 +75,8 @@ FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE = int(os.environ.get("FRAUD_CAMPAIGN_CLAIMS_PER
 FRAUD_MAX_LIKES_PER_VIEW = float(os.environ.get("FRAUD_MAX_LIKES_PER_VIEW", "0.4"))
 FRAUD_MAX_COMMENTS_PER_VIEW = float(os.environ.get("FRAUD_MAX_COMMENTS_PER_VIEW", "0.1"))
 FRAUD_MAX_VIEWS_PER_FOLLOWER = int(os.environ.get("FRAUD_MAX_VIEWS_PER_FOLLOWER", "200"))
+# Views gained per hour between two re-checks of a reach share beyond which it waits for a person.
+FRAUD_MAX_VIEWS_PER_HOUR = int(os.environ.get("FRAUD_MAX_VIEWS_PER_HOUR", "50000"))
 # What one person may earn across a brand's campaigns, in minor units, for a new brand (0: no cap).
 PERSON_ALLOWANCE_DEFAULT = int(os.environ.get("PERSON_ALLOWANCE_DEFAULT", "10000"))
 # How long an erased person's payout, ledger and compliance records keep their personal data before
@@ -113,6 +115,17 @@ TIKTOK_AUTHORIZE_URL = os.environ.get(
 TIKTOK_API_BASE = os.environ.get(
     "TIKTOK_API_BASE", "/sandbox/tiktok" if SANDBOX else "https://open.tiktokapis.com"
 )
+# TikTok's oEmbed (the content library's embeds) and the Business API (Spark Ads authorisation
+# codes, read with the platform's advertiser token).
+TIKTOK_OEMBED_URL = os.environ.get(
+    "TIKTOK_OEMBED_URL", "/sandbox/tiktok/oembed" if SANDBOX else "https://www.tiktok.com/oembed"
+)
+TIKTOK_BUSINESS_API_BASE = os.environ.get(
+    "TIKTOK_BUSINESS_API_BASE",
+    "/sandbox/tiktok/business" if SANDBOX else "https://business-api.tiktok.com",
+)
+TIKTOK_ADS_ACCESS_TOKEN = os.environ.get("TIKTOK_ADS_ACCESS_TOKEN", "sbx-ads-token" if SANDBOX else "")
+TIKTOK_ADVERTISER_ID = os.environ.get("TIKTOK_ADVERTISER_ID", "7000000000000000001" if SANDBOX else "")
 # Posting through JoyBack (TikTok Direct Post): TikTok takes videos up to 4 GB. A chosen file is
 # stored here (streamed to disk, never held in memory) until a worker has sent it to TikTok.
 TIKTOK_POST_MAX_BYTES = int(os.environ.get("TIKTOK_POST_MAX_BYTES", str(4 * 1024**3)))
@@ -154,6 +167,22 @@ ADYEN_BALANCE_ACCOUNT_ID = os.environ.get(
 ADYEN_HMAC_KEYS = env_list("ADYEN_HMAC_KEYS") or (
     ["44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"] if SANDBOX else []
 )
+# Funding by virtual IBAN (payouts/funding/): the Balance Platform API (configuration) base, the
+# platform's account holder each brand's balance account is opened under, and the country of the
+# virtual IBANs Adyen issues (DE or FR, on its NL account).
+ADYEN_BALANCE_PLATFORM_API_BASE = os.environ.get(
+    "ADYEN_BALANCE_PLATFORM_API_BASE",
+    "http://sandbox.localhost/sandbox/bank/bcl/v2"
+    if SANDBOX
+    else "https://balanceplatform-api-live.adyen.com/bcl/v2",
+)
+ADYEN_ACCOUNT_HOLDER_ID = os.environ.get(
+    "ADYEN_ACCOUNT_HOLDER_ID", "AH00000000000000000JOYBACK" if SANDBOX else ""
+)
+ADYEN_VIRTUAL_IBAN_COUNTRY = os.environ.get("ADYEN_VIRTUAL_IBAN_COUNTRY", "DE")
+# The ledger's provider balance may differ from the provider's balances by this much before
+# /healthz/ and ledger_check report it (minor units; transfers still under way explain a little).
+PROVIDER_DRIFT_TOLERANCE_MINOR = int(os.environ.get("PROVIDER_DRIFT_TOLERANCE_MINOR", "0"))
 # The key the sandbox bank signs its webhooks with (the first of ADYEN_HMAC_KEYS unless set).
 SANDBOX_BANK_HMAC_KEY = os.environ.get("SANDBOX_BANK_HMAC_KEY", "")
 # How far back a lost answer's transfer is looked for (GET /transfers needs a window).
@@ -183,12 +212,19 @@ PAYOUT_VELOCITY_ALERT_COUNT = int(os.environ.get("PAYOUT_VELOCITY_ALERT_COUNT", 
 PAYOUT_VELOCITY_WINDOW_MINUTES = int(os.environ.get("PAYOUT_VELOCITY_WINDOW_MINUTES", "10"))
 # A submission with no answer for this long is asked about, never sent again blindly.
 PAYOUT_STALE_SECONDS = int(os.environ.get("PAYOUT_STALE_SECONDS", "60"))
+# The payout pipeline (payouts.pipeline): people paid per batch of the standing worker, and how
+# many transfers one worker has on their way to the provider at once (the tests send in turn, on
+# their own connection: sender threads would keep connections to the test database open).
+PAYOUT_BATCH_SIZE = int(os.environ.get("PAYOUT_BATCH_SIZE", "100"))
+PAYOUT_SEND_THREADS = int(os.environ.get("PAYOUT_SEND_THREADS", "1" if JOYBACK_ENV == "test" else "8"))
 SANDBOX_BANK_RETURN_AFTER_SECONDS = int(os.environ.get("SANDBOX_BANK_RETURN_AFTER_SECONDS", "0"))
 # Only the bank's channel books money: its feed (fetched every minute; the sandbox bank's in the
 # sandbox) and the folder it drops statements in, when set. Staff uploads wait for a second person.
 BANK_DROP_FOLDER = os.environ.get("BANK_DROP_FOLDER", "")
 # The sandbox's stand-in for a brand's bank transfer (a brand's "top up" in the sandbox).
 SANDBOX_BANK_TRANSFER = "payouts.sandbox.files.brand_transfer_arrive"
+# Run (queued, after commit) when staff verify a brand: its virtual account is requested.
+BRAND_VERIFIED_TASK = "payouts.funding.tasks.virtual_account_request_task"
 # Test mode's play money: the sandbox bank's test account, kept apart from the live bank channel.
 SANDBOX_TEST_FUNDS = "payouts.sandbox_funding.sandbox_funds_add"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.
@@ -202,8 +238,14 @@ BANK_DRIFT_PAUSE_MINOR = int(os.environ.get("BANK_DRIFT_PAUSE_MINOR", "0"))
 # Checks of the ledger against the world outside it (dotted paths, each returning a list of
 # problems): ledger_check reports the first (drift recomputed now), /healthz/ the second (alerts not
 # yet cleared by staff); the ledger app itself imports no other app.
-LEDGER_EXTERNAL_CHECKS = ["payouts.reconciliation.bank_health.bank_drift_problems"]
-HEALTH_CHECKS = ["payouts.reconciliation.bank_health.bank_alert_problems"]
+LEDGER_EXTERNAL_CHECKS = [
+    "payouts.reconciliation.bank_health.bank_drift_problems",
+    "payouts.funding.selectors.provider_drift_problems",
+]
+HEALTH_CHECKS = [
+    "payouts.reconciliation.bank_health.bank_alert_problems",
+    "payouts.funding.selectors.provider_drift_problems",
+]
 
 INSTALLED_APPS = [
     "joyback.admin_apps.JoyBackAdminConfig",  # django.contrib.admin, signed in to through allauth
@@ -248,6 +290,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "joyback.replicas.ReplicaReadsMiddleware",  # last: it answers the replica pages' views itself
 ]
 
 if IS_PRODUCTION:
@@ -293,6 +336,53 @@ if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (postgres://...)")
 # The same backend, with a health check that reads the socket instead of a SELECT 1 per request.
 DATABASES["default"]["ENGINE"] = "joyback.postgresql"
+# Connection pooling in each process (Django's psycopg pool), instead of one kept connection per
+# process: DB_POOL_MAX_SIZE connections at most, shared by the process's threads; 0 keeps the one
+# persistent connection. Through a pooler in transaction mode (PgBouncer before 1.21), where a
+# statement prepared on one server connection is unknown on the next, DB_SERVER_PREPARE=0.
+DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "0"))
+DATABASES["default"].setdefault("OPTIONS", {})
+if DB_POOL_MAX_SIZE:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps them; Django refuses both at once
+    DATABASES["default"]["OPTIONS"]["pool"] = {
+        "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "1")),
+        "max_size": DB_POOL_MAX_SIZE,
+        "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "10")),
+    }
+if not env_bool("DB_SERVER_PREPARE", True):
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
+# A streaming replica for the long reads that may lag a moment (joyback.replicas): the dashboard,
+# reconciliation and exports. Tests have the alias as a mirror of the test database, used only by
+# the tests that turn REPLICA_READS on.
+DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "")
+if DATABASE_REPLICA_URL or JOYBACK_ENV == "test":
+    DATABASES["replica"] = dj_database_url.parse(
+        DATABASE_REPLICA_URL or os.environ.get("DATABASE_URL") or embedded_db.default_url(),
+        conn_max_age=DATABASES["default"]["CONN_MAX_AGE"],
+        conn_health_checks=True,
+    )
+    DATABASES["replica"]["ENGINE"] = "joyback.postgresql"
+    DATABASES["replica"]["OPTIONS"] = {
+        **{key: value for key, value in DATABASES["default"]["OPTIONS"].items() if key != "pool"},
+        "connect_timeout": int(os.environ.get("REPLICA_CONNECT_TIMEOUT", "2")),
+    }
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+REPLICA_READS = env_bool("REPLICA_READS", bool(DATABASE_REPLICA_URL))
+DATABASE_ROUTERS = ["joyback.replicas.ReplicaRouter"]
+# The pages whose reads may come from the replica (URL names), GET and HEAD only.
+REPLICA_READ_VIEWS = [
+    "brand_dashboard",
+    "campaign_list",
+    "payouts:payout_list",
+    "payouts:campaign_payouts",
+    "payouts:reconciliation",
+    "payouts:reconciliation_csv",
+    "compliance:report_csv",
+]
+# After a write, its sender reads from the primary for this long (well above the replica's lag).
+REPLICA_PIN_SECONDS = int(os.environ.get("REPLICA_PIN_SECONDS", "10"))
+# A replica that did not answer is tried again after this long; meanwhile the primary answers.
+REPLICA_RETRY_SECONDS = float(os.environ.get("REPLICA_RETRY_SECONDS", "5"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "users.User"
@@ -347,7 +437,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Production points this at object storage shared by web and worker machines.
@@ -361,6 +451,10 @@ STORAGES = {
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+
+# The folders above (VIDEO_UPLOAD_ROOT, BANK_DROP_FOLDER) are mounted on every web and worker
+# machine (joyback.deploy_checks warns otherwise when they are on a machine's own disk).
+SHARED_FOLDERS = env_bool("SHARED_FOLDERS", False)
 
 EMAIL_BACKEND = os.environ.get(
     "EMAIL_BACKEND",
@@ -386,8 +480,9 @@ Q_CLUSTER = {
     # more than the tasks. Failures are still kept (admin, "Failed tasks"); the work is in our tables.
     "save_limit": -1,
     # With the database as broker, an empty queue is looked at again this often (seconds): a task
-    # enqueued meanwhile (an approved reward's payout) waits up to this long. One small query a look.
-    "poll": 0.05,
+    # enqueued meanwhile waits up to this long. One small query a look, which an idle cluster pays
+    # every time; approved rewards reach the bank through the standing worker, not through a task.
+    "poll": 0.2,
     # Tests run queued work inline, at once; everywhere else a worker process does.
     "sync": env_bool("Q_SYNC", JOYBACK_ENV == "test"),
 }
@@ -519,6 +614,7 @@ METRICS_SOURCES = [
     "joyback.api.selectors.webhook_metrics",
     "payouts.selectors.payout_metrics",
     "payouts.reconciliation.bank_health.reconciliation_metrics",
+    "payouts.funding.selectors.provider_metrics",
 ]
 
 # Error reports go to Sentry when SENTRY_DSN is set (nothing is sent otherwise).

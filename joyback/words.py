@@ -24,6 +24,10 @@ CLAIM = {
     "clawback": _("Reward taken back"),
     "review_approved": _("Approved by a reviewer"),
     "review_rejected": _("Rejected by a reviewer"),
+    "reach_paid": _("Paid by the views the video reached"),
+    "counted": _("Views read, nothing new to pay"),
+    "topped_up": _("Views read, reward topped up"),
+    "held_for_review": _("Views read, held for a person's look"),
     # fraud signals that hold a claim for review
     "ip_velocity": _("Many claims from one internet address"),
     "device_shared": _("Several people claimed from one browser"),
@@ -32,6 +36,7 @@ CLAIM = {
     "engagement_ratio": _("Far more likes per view than real audiences give"),
     "engagement_ratio_comments": _("Far more comments per view than real audiences give"),
     "engagement_spike": _("Far more views than the account's audience explains"),
+    "view_velocity": _("Views grew far faster between two checks than real audiences give"),
     "payee_iban_shared": _("The same bank account as another person"),
     "payee_email_shared": _("The same email address as another person"),
     "payee_phone_shared": _("The same WhatsApp number as another person"),
@@ -62,6 +67,15 @@ LEDGER = {
     "payout_manual": _("Manual payout"),
     "clawback": _("Reward taken back"),
     "clawback_netted": _("Reward taken back from a later reward"),
+    "deposit_returned": _("Bank transfer sent back to its sender"),
+    "provider_sweep": _("Moved from a virtual account to the platform's account"),
+}
+
+# A deposit to a brand's virtual account, as the payment provider reported it.
+FUNDING = {
+    "received": _("Arriving"),
+    "booked": _("Booked to your funding"),
+    "returned": _("Sent back to the sender"),
 }
 
 # A payout's states, as its history lists them (the same words as the payout's status badge).
@@ -78,7 +92,14 @@ PAYOUT = {
     "cancelled": _("Cancelled"),
 }
 
-KINDS = {"claim": CLAIM, "verdict": VERDICT, "label": LABEL, "ledger": LEDGER, "payout": PAYOUT}
+KINDS = {
+    "claim": CLAIM,
+    "verdict": VERDICT,
+    "label": LABEL,
+    "ledger": LEDGER,
+    "payout": PAYOUT,
+    "funding": FUNDING,
+}
 
 
 def said(kind: str, code: str) -> str:

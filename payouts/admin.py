@@ -13,9 +13,11 @@ from payouts.models import (
     Payout,
     PayoutAlert,
     PayoutEvent,
+    ProviderDeposit,
     SandboxBankAccount,
     SandboxBankPayment,
     TransferEvent,
+    VirtualAccount,
 )
 
 # The bank channel's admin registers itself on import; Django looks only for payouts.admin.
@@ -308,3 +310,34 @@ class ParticipantPrivacyAdmin(ParticipantAdmin):
     def changelist_view(self, request, extra_context=None):
         _bank_alerts_warn(request)
         return super().changelist_view(request, extra_context)
+
+
+# Funding through the payment provider (payouts/funding/): read-only, as the provider reported it.
+
+
+@admin.register(VirtualAccount)
+class VirtualAccountAdmin(StandingWorkAdmin):
+    """Each brand's virtual account at the provider; one still requested with its attempts used up
+    is what the worker gave up on (its error says why)."""
+
+    list_display = ["id", "brand", "currency", "status", "iban", "balance_account_id", "attempts", "error"]
+    list_filter = ["status", "currency"]
+    search_fields = ["iban", "balance_account_id", "brand__name"]
+    list_select_related = ["brand"]
+
+
+@admin.register(ProviderDeposit)
+class ProviderDepositAdmin(admin.ModelAdmin):
+    list_display = ["id", "brand", "transfer_id", "amount", "currency", "status", "payer_name", "created_at"]
+    list_filter = ["status", "currency"]
+    search_fields = ["transfer_id", "brand__name"]
+    list_select_related = ["brand"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -18,10 +18,31 @@ class PayoutsConfig(AppConfig):
             max_attempts=SUBMISSION_MAX_ATTEMPTS,
             arrived_field="created_at",
         )
+        from payouts.pipeline import payouts_due_process
+        from verification.models import Participant
+        from verification.services import PAYOUTS_DUE
+
+        standing_work_register(
+            name=PAYOUTS_DUE,
+            claim_and_process=payouts_due_process,
+            unfinished=Participant.objects.filter(payout_due_at__isnull=False),
+            max_attempts=None,
+            arrived_field="payout_due_at",
+        )
         standing_work_register(
             name="payment provider webhooks",
             claim_and_process=transfer_events_process,
             unfinished=TransferEvent.objects.filter(processed_at__isnull=True),
             max_attempts=TRANSFER_EVENT_MAX_ATTEMPTS,
             arrived_field="received_at",
+        )
+        from payouts.funding.services import VIRTUAL_ACCOUNT_MAX_ATTEMPTS, virtual_accounts_open
+        from payouts.models import VirtualAccount
+
+        standing_work_register(
+            name="virtual accounts",
+            claim_and_process=virtual_accounts_open,
+            unfinished=VirtualAccount.objects.filter(status="requested"),
+            max_attempts=VIRTUAL_ACCOUNT_MAX_ATTEMPTS,
+            arrived_field="requested_at",
         )

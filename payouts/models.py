@@ -600,6 +600,8 @@ class ExceptionReason(models.TextChoices):
     SEQUENCE_GAP = "sequence_gap", _("A statement is missing in the sequence")
     OPENING_MISMATCH = "opening_mismatch", _("Opening balance differs from the previous closing balance")
     BANK_DRIFT = "bank_drift", _("The ledger's bank balance differs from the bank's")
+    PROVIDER_UNMATCHED = "provider_unmatched", _("Booked by the payment provider, not in the ledger")
+    PROVIDER_AMOUNT = "provider_amount", _("The provider booked another amount than the ledger")
 
 
 class ExceptionStatus(models.TextChoices):
@@ -752,3 +754,208 @@ class BrandFundingReference(models.Model):
 
     def __str__(self):
         return self.reference
+
+
+# Funding through the payment provider: a virtual IBAN per brand (payouts/funding/).
+
+
+class VirtualAccountStatus(models.TextChoices):
+    REQUESTED = "requested", _("Being opened")
+    OPEN = "open", _("Open")
+    FAILED = "failed", _("Could not be opened")
+
+
+class VirtualAccount(LeasedWork):
+    """A brand's own account at the payment provider, for its bank transfers: a balance account of
+    the platform's account holder with a virtual IBAN (a bankAccount payment instrument) and a sweep
+    that moves what arrives on to the platform's balance account. One per brand and currency;
+    opened by the standing worker after the request committed, step by step, each step keyed so a
+    retry continues where the last attempt stopped."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="virtual_accounts")
+    currency = models.CharField(max_length=3)
+    provider = models.CharField(max_length=12)
+    status = models.CharField(
+        max_length=10, choices=VirtualAccountStatus.choices, default=VirtualAccountStatus.REQUESTED
+    )
+    balance_account_id = models.CharField(max_length=64, blank=True, default="")
+    payment_instrument_id = models.CharField(max_length=64, blank=True, default="")
+    sweep_id = models.CharField(max_length=64, blank=True, default="")
+    iban = models.CharField(max_length=34, blank=True, default="")
+    bic = models.CharField(max_length=11, blank=True, default="")
+    holder_name = models.CharField(max_length=140, blank=True, default="")
+    error = models.CharField(max_length=300, blank=True, default="")
+    requested_at = models.DateTimeField(default=timezone.now)
+    opened_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["brand", "currency"], name="payouts_one_virtual_account"),
+            models.UniqueConstraint(
+                fields=["provider", "balance_account_id"],
+                condition=~Q(balance_account_id=""),
+                name="payouts_virtual_account_balance_account",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["id"], condition=Q(status="requested"), name="payouts_virtual_account_todo")
+        ]
+
+    def __str__(self):
+        return f"{self.brand} {self.currency} {self.iban or self.status}"
+
+    @property
+    def iban_grouped(self) -> str:
+        return " ".join(self.iban[i : i + 4] for i in range(0, len(self.iban), 4))
+
+
+class ProviderDepositStatus(models.TextChoices):
+    RECEIVED = "received", _("Arriving")
+    BOOKED = "booked", _("Booked")
+    RETURNED = "returned", _("Returned to the sender")
+
+
+class ProviderDeposit(models.Model):
+    """Money sent to a brand's virtual account, as the provider's signed webhooks report it: one row
+    per provider transfer, booked to the brand's funding once, and reversed once if it goes back."""
+
+    provider = models.CharField(max_length=12)
+    transfer_id = models.CharField(max_length=64)
+    virtual_account = models.ForeignKey(VirtualAccount, on_delete=models.PROTECT, related_name="deposits")
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="provider_deposits")
+    amount = models.BigIntegerField(help_text="Minor units")
+    currency = models.CharField(max_length=3)
+    status = models.CharField(
+        max_length=10, choices=ProviderDepositStatus.choices, default=ProviderDepositStatus.RECEIVED
+    )
+    payer_name = models.CharField(max_length=140, blank=True, default="")
+    reason = models.CharField(max_length=60, blank=True, default="", help_text="The provider's, on a return")
+    ledger_transaction_id = models.BigIntegerField(null=True, blank=True)
+    return_transaction_id = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "transfer_id"], name="payouts_provider_deposit_once"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="payouts_provider_deposit_positive"),
+        ]
+        indexes = [models.Index(fields=["brand", "-created_at"], name="payouts_provider_deposit_brand")]
+
+    def __str__(self):
+        return f"{self.transfer_id} {self.amount} {self.currency} {self.status}"
+
+
+class ProviderTransactionKind(models.TextChoices):
+    DEPOSIT = "deposit", _("Deposit")
+    RETURN = "return", _("Returned deposit")
+    SWEEP = "sweep", _("Swept to the platform's account")
+    OTHER = "other", _("Other")
+
+
+class ProviderTransaction(models.Model):
+    """One booked transaction of the provider's transaction list on a brand's virtual account, and
+    the ledger transaction it matched (or the exception it raised)."""
+
+    provider = models.CharField(max_length=12)
+    transaction_id = models.CharField(max_length=64)
+    transfer_id = models.CharField(max_length=64, blank=True, default="")
+    balance_account_id = models.CharField(max_length=64)
+    brand = models.ForeignKey(Brand, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=8, choices=ProviderTransactionKind.choices)
+    amount = models.BigIntegerField(help_text="Minor units, signed as on the balance account")
+    currency = models.CharField(max_length=3)
+    booked_at = models.DateTimeField(null=True, blank=True)
+    matched = models.BooleanField(default=False)
+    ledger_transaction_id = models.BigIntegerField(null=True, blank=True)
+    exception = models.ForeignKey(
+        ReconciliationException, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "transaction_id"], name="payouts_provider_transaction_once"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.transaction_id} {self.amount} {self.currency}"
+
+
+class SandboxBalanceAccount(models.Model):
+    """A balance account the sandbox bank opened (Adyen's Balance Platform API), with its virtual
+    IBAN and its sweep once asked for."""
+
+    account_id = models.CharField(max_length=64, unique=True)
+    account_holder_id = models.CharField(max_length=64)
+    currency = models.CharField(max_length=3)
+    description = models.CharField(max_length=300, blank=True, default="")
+    idempotency_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    payment_instrument_id = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    instrument_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    iban = models.CharField(max_length=34, null=True, blank=True, unique=True)
+    sweep_id = models.CharField(max_length=64, blank=True, default="")
+    sweep_to = models.CharField(max_length=64, blank=True, default="")
+    sweep_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
+
+    def __str__(self):
+        return self.account_id
+
+
+class SandboxFundingTransfer(models.Model):
+    """A transfer on a sandbox balance account: money arriving on a virtual IBAN, or a sweep."""
+
+    transfer_id = models.CharField(max_length=35, unique=True)
+    account = models.ForeignKey(SandboxBalanceAccount, on_delete=models.CASCADE, related_name="transfers")
+    category = models.CharField(max_length=10)
+    direction = models.CharField(max_length=10)
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    counterparty_name = models.CharField(max_length=140, blank=True, default="")
+    counterparty_iban = models.CharField(max_length=34, blank=True, default="")
+    counterparty_balance_account = models.CharField(max_length=64, blank=True, default="")
+    reference = models.CharField(max_length=80, blank=True, default="")
+    chaos = models.BooleanField(default=False, help_text="Its webhooks go twice and newest first")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.transfer_id} {self.direction} {self.amount}"
+
+
+class SandboxFundingEvent(models.Model):
+    """A status a sandbox transfer took, in order: each is sent as a signed transfer webhook, and a
+    booked or returned one is a transaction on the balance account."""
+
+    transfer = models.ForeignKey(SandboxFundingTransfer, on_delete=models.CASCADE, related_name="events")
+    status = models.CharField(max_length=12)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.transfer_id} {self.status}"
+
+
+class ProviderBalanceCheck(models.Model):
+    """The provider's balance of the brands' virtual accounts against the ledger's provider balance,
+    as the last reconciliation pass found them (what /healthz/ and the metrics report)."""
+
+    provider = models.CharField(max_length=12)
+    currency = models.CharField(max_length=3)
+    provider_balance = models.BigIntegerField(help_text="Minor units, the sum of the balance accounts")
+    ledger_balance = models.BigIntegerField(help_text="Minor units")
+    checked_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "currency"], name="payouts_provider_balance_check_once"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.provider} {self.currency}: {self.drift}"
+
+    @property
+    def drift(self) -> int:
+        return self.ledger_balance - self.provider_balance

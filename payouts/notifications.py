@@ -71,7 +71,6 @@ def _message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:
     """Subject, body and the WhatsApp template's parameters, in the current language."""
     amount = money_format(payout.amount, payout.currency, translation.get_language() or "en")
     account = payout.payee.account_masked
-    url = _status_url(payout.participant)
     if kind == "settled":
         return (
             _("Your reward of %(amount)s is paid") % {"amount": amount},
@@ -81,6 +80,7 @@ def _message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:
         )
     reason = reason_text(payout.reason_code)
     if kind == "fix_details":
+        url = _status_url(payout.participant)
         return (
             _("Please check your bank details"),
             _(

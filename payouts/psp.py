@@ -3,9 +3,10 @@
 Single payments (SEPA Instant, UK Faster Payments, US ACH, cross-border) go through the provider
 chosen by PAYOUT_PROVIDER (payouts/providers/: Adyen's Transfers API), whose signed webhooks tell
 what became of them. SEPA batch files go up as ISO 20022 pain.001 on the bank's file channel, and
-Verification of Payee keeps its own small interface (payee_verify): Adyen's counterparty-name
-verification is not in its published OpenAPI specifications, so there is no documented request
-to build against.
+Verification of Payee keeps its own small interface (payee_verify): Adyen's guides describe a
+counterparty name check (POST /verifyCounterpartyName, a role its support enables), but its
+published OpenAPI specifications carry no schema for it, so there is no documented request to
+build and contract-test against.
 In the sandbox every one of these is answered in-process by the sandbox bank (payouts/sandbox/).
 """
 

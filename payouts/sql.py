@@ -5,7 +5,7 @@ from django.db import connection
 from django.utils import timezone
 
 from joyback.postgresql.prepared import prepared_fetchall
-from payouts.models import PayeeSubmission
+from payouts.models import Notification, PayeeSubmission, Payout, PayoutStatus
 from verification.models import ActionClaim, Participant
 
 _SUBMISSION_INSERT = (
@@ -124,3 +124,57 @@ def payout_lines_match(*, which: str, argument) -> tuple[int, list[int]]:
         )
         resolved = [row[0] for row in cursor.fetchall()]
     return matched, resolved
+
+
+def application_name_set(name: str) -> None:
+    """The ORM cannot set a session parameter: names this connection in pg_stat_activity."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('application_name', %s, false)", [name])
+
+
+def payouts_settle(*, ids, references, allowed_from, now) -> dict[int, str]:
+    """A batch of payouts settled in one statement, each with the bank's own reference: an ORM
+    update sets one value for all rows and cannot say what each row was before. Only rows still
+    in `allowed_from`, locked in id order; payout id -> the status it left."""
+    table = Payout._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} AS p SET status = %s, reason_code = '', settled_at = %s, "  # noqa: S608
+            "next_check_at = NULL, updated_at = %s, "
+            "psp_reference = COALESCE(NULLIF(v.reference, ''), p.psp_reference) "
+            "FROM unnest(%s::bigint[], %s::varchar[]) AS v(id, reference), "
+            f"(SELECT id, status FROM {table} WHERE id = ANY(%s) AND status = ANY(%s) "
+            "ORDER BY id FOR UPDATE) AS old "
+            "WHERE p.id = v.id AND old.id = p.id RETURNING p.id, old.status",
+            [PayoutStatus.SETTLED, now, now, list(ids), list(references), list(ids), list(allowed_from)],
+        )
+        return dict(cursor.fetchall())
+
+
+def notifications_insert(*, rows, kind: str, now) -> list[tuple[int, int, str]]:
+    """bulk_create(ignore_conflicts=True) does not say which rows were new: INSERT ... ON CONFLICT
+    DO NOTHING RETURNING stores (payout id, channel, key) rows once and answers with (id, payout
+    id, channel) of the new ones, which are the ones to send."""
+    payout_ids, channels, keys = (list(column) for column in zip(*rows, strict=True))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {Notification._meta.db_table} "  # noqa: S608
+            "(payout_id, kind, channel, key, provider_message_id, created_at) "
+            "SELECT p, %s, c, k, '', %s "
+            "FROM unnest(%s::bigint[], %s::varchar[], %s::varchar[]) AS t(p, c, k) "
+            "ON CONFLICT (key) DO NOTHING RETURNING id, payout_id, channel",
+            [kind, now, payout_ids, channels, keys],
+        )
+        return cursor.fetchall()
+
+
+def notifications_claim(*, ids, now) -> list[int]:
+    """An ORM update does not say which rows it changed: the unsent ones among `ids` marked sent
+    (claimed before the message goes, as notification_send does), their ids."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Notification._meta.db_table} SET sent_at = %s "  # noqa: S608
+            "WHERE id = ANY(%s) AND sent_at IS NULL RETURNING id",
+            [now, list(ids)],
+        )
+        return [row_id for (row_id,) in cursor.fetchall()]

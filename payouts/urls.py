@@ -1,8 +1,10 @@
 from django.urls import include, path
 
 from payouts import views
+from payouts.funding import views as funding_views
 from payouts.reconciliation import views as reconciliation_views
 from payouts.sandbox import bank as sandbox_bank
+from payouts.sandbox import funding as sandbox_funding
 
 app_name = "payouts"
 
@@ -23,6 +25,7 @@ brand_pages = [
     path("payouts/<int:payout_id>/action/", views.payout_action, name="payout_action"),
     path("campaigns/<int:campaign_id>/payouts/", views.campaign_payouts, name="campaign_payouts"),
     *reconciliation_views.brand_pages(),
+    *funding_views.brand_pages(),
 ]
 
 # The sandbox bank: Adyen's Transfers API paths under /sandbox/bank/btl/v4/, and the bank's own
@@ -34,6 +37,18 @@ sandbox_bank_api = [
 sandbox_adyen_api = [
     path("transfers", sandbox_bank.transfers, name="sandbox_adyen_transfers"),
     path("transfers/<str:transfer_id>", sandbox_bank.transfer_detail, name="sandbox_adyen_transfer"),
+    path("transactions", sandbox_funding.transactions, name="sandbox_adyen_transactions"),
+]
+# Adyen's Balance Platform (configuration) API paths under /sandbox/bank/bcl/v2/: virtual accounts.
+sandbox_adyen_config_api = [
+    path("balanceAccounts", sandbox_funding.balance_accounts, name="sandbox_adyen_balance_accounts"),
+    path(
+        "balanceAccounts/<str:account_id>",
+        sandbox_funding.balance_account,
+        name="sandbox_adyen_balance_account",
+    ),
+    path("balanceAccounts/<str:account_id>/sweeps", sandbox_funding.sweeps, name="sandbox_adyen_sweeps"),
+    path("paymentInstruments", sandbox_funding.payment_instruments, name="sandbox_adyen_payment_instruments"),
 ]
 
 urlpatterns = [
@@ -42,5 +57,6 @@ urlpatterns = [
     path("brands/<slug:brand_slug>/", include(brand_pages)),
     path("sandbox/bank/v1/", include(sandbox_bank_api)),
     path("sandbox/bank/btl/v4/", include(sandbox_adyen_api)),
+    path("sandbox/bank/bcl/v2/", include(sandbox_adyen_config_api)),
     path("webhooks/adyen/balance-platform/", views.adyen_webhook, name="adyen_webhook"),
 ]

@@ -19,16 +19,44 @@ def payee_vop_check(*, payee: PayeeAccount) -> VopCheck | None:
     """Ask the payee's bank whether the name holds the account (SEPA only: the scheme is European)."""
     if payee.rail != Rail.SEPA:
         return None
+    payee.__dict__.pop("_vop_current", None)
+    if known := _vop_known(payee):
+        return known
     details = json.loads(payee.account)
     answer = psp.payee_verify(
         iban=details["iban"], name=payee.holder_name, livemode=brand_livemode(payee.participant.brand_id)
     )
-    payee.__dict__.pop("_vop_current", None)
     return VopCheck.objects.create(
         payee=payee,
         result=answer.result,
         bank_name_returned=answer.name or None,
         checked_at=timezone.now(),
+    )
+
+
+def _vop_known(payee: PayeeAccount) -> VopCheck | None:
+    """The bank's match for the same name on the same account, given when the person entered these
+    details before: kept for the details entered again (a copy, dated when the bank answered),
+    instead of asking the bank once more. Only a full match: anything else the person answers."""
+    same_account = (
+        VopCheck.objects.filter(
+            payee__participant_id=payee.participant_id,
+            payee__account_fingerprint=payee.account_fingerprint,
+            result=VopResult.MATCH,
+        )
+        .exclude(payee=payee)
+        .select_related("payee")
+        .order_by("-checked_at")
+    )
+    # The name is stored encrypted: compared here, on the few earlier details of this person.
+    earlier = next((c for c in same_account[:5] if c.payee.holder_name == payee.holder_name), None)
+    if earlier is None:
+        return None
+    return VopCheck.objects.create(
+        payee=payee,
+        result=earlier.result,
+        bank_name_returned=earlier.bank_name_returned,
+        checked_at=earlier.checked_at,
     )
 
 

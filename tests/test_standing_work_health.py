@@ -72,7 +72,14 @@ def test_with_nothing_waiting_the_check_passes(client):
     status, work = work_health(client)
 
     assert status == 200
-    assert set(work) == {"provider webhook events", "API events", "bank details", "payment provider webhooks"}
+    assert set(work) == {
+        "provider webhook events",
+        "API events",
+        "bank details",
+        "payment provider webhooks",
+        "payouts due",
+        "virtual accounts",
+    }
     assert all(kind["waiting"] == kind["given_up"] == 0 for kind in work.values())
 
 

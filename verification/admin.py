@@ -8,7 +8,17 @@ from joyback.admin import (
     action_record,
     admin_money,
 )
-from verification.models import ActionClaim, Identity, Participant, ProviderEvent, TikTokPost
+from verification.models import (
+    ActionClaim,
+    Identity,
+    LicenceGrant,
+    Participant,
+    ProviderEvent,
+    ReachTopUp,
+    SparkAdsCode,
+    TikTokPost,
+    VideoMetric,
+)
 from verification.services import ClaimRefused, claim_review
 
 
@@ -116,3 +126,35 @@ class TikTokPostAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class ReadOnlyAdmin(ProductMadeAdmin):
+    """Records the product writes through its services: shown, never edited here."""
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ReachTopUp)
+class ReachTopUpAdmin(ReadOnlyAdmin):
+    list_display = ["claim", "level", "amount", "views", "ledger_transaction_id", "created_at"]
+
+
+@admin.register(VideoMetric)
+class VideoMetricAdmin(ReadOnlyAdmin):
+    list_display = ["claim", "at", "found", "views", "likes", "comments", "outcome", "paid_after"]
+
+
+@admin.register(LicenceGrant)
+class LicenceGrantAdmin(ReadOnlyAdmin):
+    list_display = ["claim", "terms", "participant", "language", "granted_at", "revoked_at"]
+    list_select_related = ["terms__campaign"]
+
+
+@admin.register(SparkAdsCode)
+class SparkAdsCodeAdmin(ReadOnlyAdmin):
+    list_display = ["claim", "valid_days", "authorised_at", "expires_at", "expired_at"]
+    exclude = ["code"]  # the brand's to use; the admin sees when it is valid, not the code

@@ -154,6 +154,7 @@ def purchase_record(
     customer: Customer,
     campaign_id: int | None = None,
     context: ClaimContext | None = None,
+    products: list[str] | None = None,
 ) -> tuple[ActionClaim, bool]:
     """A purchase's cashback claim, held on the budget until the return window closes.
     Reported again with the same order id, it is the same claim (created is False)."""
@@ -177,7 +178,13 @@ def purchase_record(
     context = context or ClaimContext()
     try:
         claim = _purchase_claim_create(
-            rule=rule, identity=identity, order_id=order_id, amount=amount, reward=reward, context=context
+            rule=rule,
+            identity=identity,
+            order_id=order_id,
+            amount=amount,
+            reward=reward,
+            context=context,
+            products=products or [],
         )
     except IntegrityError:
         # The same order reported twice at once: the other report made it.
@@ -204,7 +211,7 @@ def _purchase_claim(*, brand, order_id, amount, currency) -> ActionClaim | None:
     return ActionClaim.objects.select_related("rule", "campaign", "purchase").get(purchase=purchase)
 
 
-def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context) -> ActionClaim:
+def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context, products=()) -> ActionClaim:
     now = timezone.now()
     campaign = rule.campaign
     rule_capped = rule.total_cap is not None or bool(campaign.per_identity_period_cap)
@@ -233,6 +240,7 @@ def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context)
             status=PurchaseStatus.CONFIRMED if instant else PurchaseStatus.PENDING,
             confirm_at=now + timedelta(days=rule.return_window_days),
             confirmed_at=now if instant else None,
+            products=[str(product)[:80] for product in products][:50],
         )
         claim = ActionClaim.objects.create(
             campaign=rule.campaign,

@@ -133,6 +133,7 @@ def _paid(event: ProviderEvent, shop: ShopConnection, order: ShopOrder, key: str
             currency=order.currency,
             customer=customer,
             campaign_id=shop.campaign_id,
+            products=list(order.products),
         )
     except CashbackError as refusal:
         return refusal.code

@@ -5,9 +5,10 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.models import ActionRule, Brand, Campaign
+from campaigns.models import ActionRule, Brand, Campaign, LicenceTerms
 from joyback.crypto import EncryptedTextField
 from joyback.models import LeasedWork
 
@@ -22,6 +23,19 @@ class Participant(models.Model):
     brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="participants")
     token = models.CharField(max_length=64, unique=True, default=new_token, help_text="Private status link")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Since when a reward posted to the person waits for the payouts to take it: the payout
+    # pipeline claims the people due in batches (the partial index keeps its look cheap) and
+    # clears it. A column on the person, not a queued task per reward.
+    payout_due_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["payout_due_at"],
+                condition=Q(payout_due_at__isnull=False),
+                name="verification_payout_due",
+            )
+        ]
 
     def __str__(self):
         return f"participant #{self.pk}"
@@ -78,6 +92,9 @@ class Purchase(models.Model):
     confirmed_at = models.DateTimeField(null=True, blank=True)
     refunded_at = models.DateTimeField(null=True, blank=True)
     refund_reason = models.CharField(max_length=200, blank=True, default="")
+    # What was bought, as the shop names its products (SKUs, else product ids): a share's reward
+    # may depend on it.
+    products = models.JSONField(default=list, blank=True, db_default=[])
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -123,6 +140,11 @@ class ActionClaim(models.Model):
     purchase = models.OneToOneField(
         Purchase, null=True, blank=True, on_delete=models.PROTECT, related_name="claim"
     )
+    # A share paid by reach: what its top-ups paid so far (updated under the claim's lock, with a
+    # ReachTopUp row per level), and when its views are read next. `amount` is the most it can
+    # still come to (paid plus held); at the end of the window, what it was paid.
+    reach_paid = models.BigIntegerField(default=0, db_default=0)
+    next_check_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -137,10 +159,107 @@ class ActionClaim(models.Model):
             models.Index(fields=["campaign", "status"], name="verification_claim_funnel"),
             models.Index(fields=["campaign", "client_ip", "created_at"], name="verification_claim_ip"),
             models.Index(fields=["check_at"], condition=Q(status="pending"), name="verification_claim_due"),
+            models.Index(
+                fields=["next_check_at"], condition=Q(status="pending"), name="verification_reach_due"
+            ),
         ]
 
     def __str__(self):
         return f"{self.rule} by {self.identity}: {self.status}"
+
+
+class ReachTopUp(models.Model):
+    """One top-up of a reach share: `level` is what the claim has been paid in all once this one is
+    posted. One row per (claim, level), so a level, and with it a tier, is never paid twice."""
+
+    claim = models.ForeignKey(ActionClaim, on_delete=models.PROTECT, related_name="reach_topups")
+    level = models.BigIntegerField()
+    amount = models.BigIntegerField()
+    views = models.BigIntegerField(help_text="The views the top-up paid for")
+    ledger_transaction_id = models.BigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["claim", "level"], name="verification_reach_level_once"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="verification_topup_positive"),
+            models.CheckConstraint(
+                condition=Q(level__gte=models.F("amount")), name="verification_topup_level"
+            ),
+        ]
+
+    def __str__(self):
+        return f"top-up to {self.level} on claim #{self.claim_id}"
+
+
+class VideoMetric(models.Model):
+    """What TikTok said about a shared video at one re-check, and what came of it."""
+
+    claim = models.ForeignKey(ActionClaim, on_delete=models.CASCADE, related_name="metrics")
+    at = models.DateTimeField()
+    found = models.BooleanField(default=True)
+    views = models.BigIntegerField(default=0)
+    likes = models.BigIntegerField(default=0)
+    comments = models.BigIntegerField(default=0)
+    shares = models.BigIntegerField(default=0)
+    outcome = models.CharField(max_length=40, blank=True, default="")
+    paid_after = models.BigIntegerField(default=0, help_text="What the share had been paid after this check")
+
+    class Meta:
+        ordering = ["at", "pk"]
+        indexes = [models.Index(fields=["claim", "at"], name="verification_metric_claim")]
+
+    def __str__(self):
+        return f"{self.views} views on claim #{self.claim_id} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class LicenceGrant(models.Model):
+    """The licence a person granted with a share: the version they were shown, when, who. Revoked,
+    it stops for the future: what the brand made with the video before stays the brand's."""
+
+    claim = models.OneToOneField(ActionClaim, on_delete=models.PROTECT, related_name="licence")
+    terms = models.ForeignKey(LicenceTerms, on_delete=models.PROTECT, related_name="grants")
+    participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="licences")
+    identity = models.ForeignKey(Identity, on_delete=models.PROTECT, related_name="+")
+    language = models.CharField(max_length=10, help_text="The language the terms were shown in")
+    granted_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"licence v{self.terms.version} on claim #{self.claim_id}"
+
+    @property
+    def ends_at(self):
+        return self.granted_at + timezone.timedelta(days=self.terms.duration_days)
+
+    def state(self, now=None) -> str:
+        now = now or timezone.now()
+        if self.revoked_at is not None:
+            return "revoked"
+        return "active" if now < self.ends_at else "ended"
+
+
+class SparkAdsCode(models.Model):
+    """A Spark Ads authorisation code the creator generated in TikTok for their shared video, with
+    the period they authorised; the brand sees it until it expires (a sweep marks it then)."""
+
+    claim = models.OneToOneField(ActionClaim, on_delete=models.PROTECT, related_name="spark_code")
+    code = EncryptedTextField()
+    valid_days = models.PositiveSmallIntegerField()
+    authorised_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    expired_at = models.DateTimeField(null=True, blank=True)
+    evidence = models.JSONField(default=dict, blank=True, help_text="TikTok's answer about the code")
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["expires_at"], condition=Q(expired_at__isnull=True), name="verification_spark_due"
+            )
+        ]
+
+    def __str__(self):
+        return f"Spark Ads code on claim #{self.claim_id}"
 
 
 class FraudSignal(models.Model):
@@ -310,6 +429,10 @@ class TikTokPost(models.Model):
         ActionClaim, null=True, blank=True, on_delete=models.PROTECT, related_name="tiktok_post"
     )
     attempts = models.PositiveSmallIntegerField(default=0)
+    # The licence the person agreed to when they chose the video (campaigns.LicenceTerms id and the
+    # language it was shown in): recorded with the claim once the post is public.
+    licence_terms_id = models.BigIntegerField(null=True, blank=True)
+    licence_language = models.CharField(max_length=10, blank=True, default="", db_default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -371,9 +494,29 @@ class SandboxTikTokVideo(models.Model):
     comment_count = models.PositiveBigIntegerField(default=0)
     share_count = models.PositiveBigIntegerField(default=0)
     deleted = models.BooleanField(default=False)
+    # Reach that grows: views_per_hour more views every hour since it was posted, reported
+    # report_lag_minutes late (TikTok's counts trail), and every dip_every-th read a recount a
+    # twentieth lower (TikTok takes invalid views back).
+    views_per_hour = models.PositiveBigIntegerField(default=0, db_default=0)
+    report_lag_minutes = models.PositiveIntegerField(default=0, db_default=0)
+    dip_every = models.PositiveIntegerField(default=0, db_default=0)
+    reads = models.PositiveIntegerField(default=0, db_default=0)
 
     def __str__(self):
         return self.video_id
+
+
+class SandboxTikTokAdCode(models.Model):
+    """A Spark Ads authorisation code a sandbox creator generated for one of their videos."""
+
+    video = models.ForeignKey(SandboxTikTokVideo, on_delete=models.CASCADE, related_name="ad_codes")
+    code = models.CharField(max_length=80, unique=True)
+    days = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked = models.BooleanField(default=False)
+
+    def __str__(self):
+        return self.code
 
 
 class SandboxTikTokPublish(models.Model):

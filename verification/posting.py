@@ -147,10 +147,16 @@ def tiktok_post_start(
     upload,
     text: str,
     language: str = "en",
+    licence_accepted: bool = False,
 ) -> TikTokPost:
     """Store the chosen file and hold the reward; a worker sends it to TikTok after the commit."""
+    from verification.content import licence_terms_for_share, purchase_gate, share_reward
+    from verification.reach import reach_ceiling
+
     if publish_token(identity=identity) is None:
         raise PostRefused("publish_consent")
+    purchases = purchase_gate(rule=rule, participant=identity.participant)  # a buyers-only step stays closed
+    terms = licence_terms_for_share(campaign=rule.campaign, accepted=licence_accepted)
     if upload is None or not upload.size:
         raise PostRefused("video_missing")
     if upload.size > settings.TIKTOK_POST_MAX_BYTES:
@@ -187,11 +193,18 @@ def tiktok_post_start(
                 file_name=file_name,
                 content_type=content_type,
                 video_size=upload.size,
+                licence_terms_id=terms.pk if terms else None,
+                licence_language=(language or "")[:10] if terms else "",
             )
+            amount = share_reward(rule=rule, purchases=purchases)
+            if rule.pays_by_reach:
+                amount = reach_ceiling(rule=rule, participant=identity.participant, per_video=amount)
+                if amount <= 0:
+                    raise ClaimRefused("reach_cap")
             try:
                 hold = hold_reserve(
                     account=_budget(rule),
-                    amount=rule.reward_amount,
+                    amount=amount,
                     idempotency_key=f"tiktok-post-hold:{post.pk}",
                     reference=f"tiktok-post:{post.pk}",
                 )
@@ -371,7 +384,8 @@ def tiktok_post_public(*, post_id: int, video_id: str) -> str:
             identity=post.identity,
             status=ClaimStatus.PENDING,
             reason="awaiting_window",
-            amount=rule.reward_amount,
+            # What was held for the post: the product's reward, or a reach share's most.
+            amount=Hold.objects.get(pk=post.hold_id).amount if post.hold_id else rule.reward_amount,
             currency=post.campaign.currency,
             hold_id=post.hold_id,
             evidence={
@@ -386,6 +400,12 @@ def tiktok_post_public(*, post_id: int, video_id: str) -> str:
             },
             check_at=timezone.now() + timedelta(hours=rule.window_hours),
         )
+        if post.licence_terms_id:
+            from campaigns.models import LicenceTerms
+            from verification.content import licence_grant_record
+
+            terms = LicenceTerms.objects.get(pk=post.licence_terms_id)
+            licence_grant_record(claim=claim, terms=terms, language=post.licence_language)
         post.status, post.post_id, post.claim = PostStatus.PUBLIC, video_id, claim
         post.save(update_fields=["status", "post_id", "claim", "updated_at"])
         caption_check_record(

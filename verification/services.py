@@ -5,9 +5,11 @@ import secrets
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import timedelta
+from functools import partial
 
 from django.db import IntegrityError, transaction
-from django.db.models import Sum
+from django.db.models import Sum, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
@@ -31,7 +33,7 @@ from joyback.ledger.services import (
     posting_post,
     transfer_post,
 )
-from joyback.queue import claim_and_process, enqueue_on_commit, task_schedule_once
+from joyback.queue import claim_and_process, standing_work_soon, task_schedule_once
 from verification import sql
 from verification.events import claim_event_emit
 from verification.fraud import engagement_signals, fraud_signals_at_claim
@@ -89,6 +91,21 @@ REFUSALS = {
     "review_decision": gettext_lazy("Choose approve or reject."),
     "review_reason": gettext_lazy("Give a reason for the decision."),
     "review_done": gettext_lazy("This claim has already been decided."),
+    "licence_required": gettext_lazy("Read the licence above and agree to it to share your video."),
+    "spark_code": gettext_lazy(
+        "This Spark Ads code does not work for this video. Generate it in TikTok for the video you "
+        "shared and paste it exactly as shown."
+    ),
+    "spark_days": gettext_lazy("Choose how long the Spark Ads code is valid, as you chose it in TikTok."),
+    "purchase_required": gettext_lazy(
+        "Only buyers can earn this reward: buy from the brand's shop first. This step opens once "
+        "your purchase is confirmed."
+    ),
+    "purchase_pending": gettext_lazy(
+        "Your purchase is still in its return window. This step opens once it is confirmed."
+    ),
+    "reach_cap": gettext_lazy("The reach rewards of this campaign are used up for you. Thank you!"),
+    "licence_revoked": gettext_lazy("This licence was already taken back."),
 }
 
 
@@ -149,6 +166,11 @@ def claim_clawback(*, claim: ActionClaim, reason: str) -> ActionClaim:
         locked = ActionClaim.objects.select_for_update().select_related("campaign").get(pk=claim.pk)
         if locked.status in (ClaimStatus.REJECTED, ClaimStatus.CLAWED_BACK):
             return locked
+        if locked.reach_paid and locked.status != ClaimStatus.APPROVED:
+            # A reach share still counting: its hold goes back, and what its top-ups paid.
+            _hold_release(locked)
+            locked.amount = locked.reach_paid
+            ActionClaim.objects.filter(pk=locked.pk).update(amount=locked.amount, next_check_at=None)
         if locked.ledger_transaction_id:
             _reward_take_back(locked, reason=reason, idempotency_key=f"clawback:{locked.pk}")
             ActionClaim.objects.filter(pk=locked.pk).update(
@@ -388,7 +410,7 @@ def action_reward(
             FraudSignal.objects.bulk_create(FraudSignal(claim=claim, code=c, detail=d) for c, d in signals)
             claim_event_emit(claim, "action.verified")
         else:
-            _reward_post(claim)
+            _reward_post(claim, due_now=True)
             claim_event_emit(claim, "action.verified", "reward.approved")
     return claim
 
@@ -397,8 +419,15 @@ def _payable(claim: ActionClaim) -> Account:
     return participant_payable_account(participant=claim.participant, currency=claim.currency)
 
 
-def _reward_post(claim: ActionClaim) -> None:
-    """Budget -> the person's payable: committed from the claim's hold if it has one."""
+def _reward_post(claim: ActionClaim, *, due_now: bool = False) -> None:
+    """Budget -> the person's payable: committed from the claim's hold if it has one.
+
+    due_now: the caller holds no lock that comes after the person's in the lock order (a claim's),
+    so the person is marked due for a payout in this transaction, before the ledger's locks."""
+    if due_now:
+        participant_payout_due(participant_id=claim.participant_id)
+    else:
+        transaction.on_commit(partial(participant_payout_due, participant_id=claim.participant_id))
     description = f"{claim.rule.get_trigger_display()} reward, {claim.campaign.name}"
     try:
         if claim.hold_id:
@@ -423,8 +452,22 @@ def _reward_post(claim: ActionClaim) -> None:
         raise ClaimRefused("fully_claimed") from None
     ActionClaim.objects.filter(pk=claim.pk).update(ledger_transaction_id=reward.pk)
     claim.ledger_transaction_id = reward.pk
-    # The payouts app (to the right) pays it; it is started by name, never imported.
-    enqueue_on_commit("payouts.tasks.payout_for_participant_task", claim.participant_id, claim.currency)
+
+
+PAYOUTS_DUE = "payouts due"  # the standing work the payouts app (to the right) registers
+
+
+def participant_payout_due(*, participant_id: int) -> None:
+    """Money is owed to the person: the payout pipeline takes them in its next batch. One statement
+    on the person's row (in the caller's transaction, or on its own), not a queued task per reward;
+    an earlier mark not yet taken is kept, so the oldest wait is what the pipeline sees.
+
+    Always a write, never skipped when a mark is there: a batch that holds the person and has
+    cleared their mark is waited for, so this reward is marked again rather than left to the sweep."""
+    Participant.objects.filter(pk=participant_id).update(
+        payout_due_at=Coalesce("payout_due_at", Value(timezone.now()))
+    )
+    standing_work_soon(PAYOUTS_DUE)
 
 
 def _hold_for(claim: ActionClaim) -> None:
@@ -650,6 +693,9 @@ def share_submit(
     context: ClaimContext = ClaimContext(),
     label_attested: bool = False,
     language: str = "en",
+    licence_accepted: bool = False,
+    spark_code: str = "",
+    spark_days: int | None = None,
 ) -> ActionClaim:
     """Claim a shared video: it must be the person's own and live; the reward is held on the
     budget and the video is checked again when the engagement window closes.
@@ -666,9 +712,16 @@ def share_submit(
     token = TikTokToken.objects.filter(identity=identity, revoked_at__isnull=True).first()
     if token is None:
         raise ClaimRefused("tiktok_reconnect")
+    from verification import content  # builds on this module
+
+    purchases = content.purchase_gate(rule=rule, participant=identity.participant)
+    terms = content.licence_terms_for_share(campaign=rule.campaign, accepted=licence_accepted)
     video = _video_fetch(token=token, video_id=video_id)
     if video is None:
         raise ClaimRefused("video_not_found")
+    ad_code = (
+        content.spark_code_check(code=spark_code, days=spark_days, video_id=video_id) if spark_code else None
+    )
     verdict = caption_verdict(campaign=rule.campaign, caption=video.caption, platform="tiktok")
     # TikTok cannot report its paid-partnership label back: the person's word is the evidence.
     label_state = "attested_on" if label_attested else "not_attested"
@@ -679,6 +732,19 @@ def share_submit(
     with _second_accounts_flagged(), transaction.atomic(durable=True):
         rule = _rule_lock(rule)
         _claim_checks(rule=rule, identity=identity)
+        amount = content.share_reward(rule=rule, purchases=purchases)
+        check_at = timezone.now() + timedelta(hours=rule.window_hours)
+        next_check_at = None
+        if rule.pays_by_reach:
+            from verification.reach import reach_ceiling, reach_interval
+
+            amount = reach_ceiling(rule=rule, participant=identity.participant, per_video=amount)
+            if amount <= 0:
+                raise ClaimRefused("reach_cap")
+            next_check_at = min(timezone.now() + reach_interval(rule), check_at)
+        evidence = {"video": asdict(video), "submitted_url": video_url[:500], "label_state": label_state}
+        if purchases:
+            evidence["purchases"] = [purchase.order_id for purchase in purchases]
         claim = ActionClaim.objects.create(
             campaign=rule.campaign,
             rule=rule,
@@ -686,14 +752,19 @@ def share_submit(
             identity=identity,
             status=ClaimStatus.PENDING,
             reason=reason,
-            amount=rule.reward_amount,
+            amount=amount,
             currency=rule.campaign.currency,
-            evidence={"video": asdict(video), "submitted_url": video_url[:500], "label_state": label_state},
-            check_at=timezone.now() + timedelta(hours=rule.window_hours),
+            evidence=evidence,
+            check_at=check_at,
+            next_check_at=next_check_at,
             client_ip=context.client_ip,
             device=context.device,
         )
         _hold_for(claim)
+        if terms is not None:
+            content.licence_grant_record(claim=claim, terms=terms, language=language)
+        if ad_code is not None:
+            content.spark_code_record(claim=claim, code=spark_code, days=spark_days, answer=ad_code)
         caption_check_record(
             campaign=rule.campaign,
             verdict=verdict,
@@ -724,6 +795,12 @@ def _video_fetch(*, token: TikTokToken, video_id: str):
 
 
 def engagement_recheck_schedule(*, claim: ActionClaim) -> None:
+    if claim.rule.pays_by_reach:
+        from verification.reach import reach_first_check, reach_schedule
+
+        # Read over the window, not once at its end: the first read is scheduled now.
+        (reach_schedule if claim.next_check_at else reach_first_check)(claim=claim)
+        return
     task_schedule_once(
         name=f"engagement-recheck-{claim.pk}",
         func="verification.tasks.engagement_recheck_task",
@@ -738,6 +815,10 @@ def engagement_recheck(*, claim_id: int) -> ActionClaim:
     claim = ActionClaim.objects.select_related("rule", "campaign", "identity").get(pk=claim_id)
     if claim.status != ClaimStatus.PENDING or claim.purchase_id:  # a purchase waits for its return window
         return claim
+    if claim.rule.pays_by_reach:
+        from verification.reach import reach_recheck
+
+        return reach_recheck(claim_id=claim.pk)
     case = case_for_claim(claim_id=claim.pk)
     if case is not None and case.unresolved:
         return claim  # the remediation path settles the disclosure first, then comes back here
@@ -916,14 +997,23 @@ def claim_review(*, claim: ActionClaim, decided_by, decision: str, reason: str) 
         ReviewDecision.objects.create(
             claim=locked, decided_by=decided_by, decision=decision, reason=reason[:300]
         )
+        if (
+            locked.rule.pays_by_reach
+            and not locked.purchase_id
+            and (locked.reach_paid or locked.metrics.exists())
+        ):
+            # A share paid by reach (its views were read): the decision is on the reading it stopped.
+            from verification.reach import reach_review_decide
+
+            reach_review_decide(locked=locked, decision=decision)
+            return locked
         if decision == "approve":
             if not locked.ledger_transaction_id:
                 _reward_post(locked)
             else:
-                # Flagged after it was posted: its payout waited for this decision.
-                enqueue_on_commit(
-                    "payouts.tasks.payout_for_participant_task", locked.participant_id, locked.currency
-                )
+                # Flagged after it was posted: its payout waited for this decision. Marked after the
+                # commit: the claim's lock comes after the person's in the lock order.
+                transaction.on_commit(partial(participant_payout_due, participant_id=locked.participant_id))
             locked.status, locked.reason = ClaimStatus.APPROVED, "review_approved"
         else:
             _hold_release(locked)

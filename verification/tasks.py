@@ -17,11 +17,20 @@ def recheck_due() -> int:
     """Safety net: re-check every share whose window closed but whose schedule did not run, and
     take up posts through JoyBack that a lost task or a dead worker left waiting."""
     from verification.posting import tiktok_posts_stalled
+    from verification.reach import reach_claims_due
 
-    due = claims_due_recheck()
+    due = sorted(set(claims_due_recheck()) | set(reach_claims_due()))
     for claim_id in due:
         engagement_recheck(claim_id=claim_id)
     return len(due) + purchases_confirm_due() + tiktok_posts_stalled()
+
+
+def spark_codes_expire() -> int:
+    """Scheduled: Spark Ads codes past their validity are marked expired, so the brand stops
+    seeing them as usable on time."""
+    from verification.content import spark_codes_expire as expire
+
+    return expire()
 
 
 def purchase_confirm_task(purchase_id) -> str:

@@ -1,6 +1,6 @@
 from django.urls import include, path, re_path
 
-from verification import shop_views, views
+from verification import content_views, shop_views, views
 from verification.sandbox import shops as sandbox_shops
 from verification.sandbox import tiktok as sandbox_tiktok
 from verification.sandbox import whatsapp as sandbox_whatsapp
@@ -16,10 +16,16 @@ claim_flow = [
     path("c/<slug:slug>/share/post/", views.tiktok_post_view, name="tiktok_post"),
     path("c/<slug:slug>/share/recheck/", views.share_recheck_view, name="share_recheck"),
     path("c/<slug:slug>/share/close-window/", views.share_window_close_view, name="share_window_close"),
+    path("c/<slug:slug>/share/read-views/", content_views.reach_read_now_view, name="reach_read_now"),
     path("tiktok/callback/", views.tiktok_callback, name="tiktok_callback"),
     path("webhooks/tiktok/", views.tiktok_webhook, name="tiktok_webhook"),
     path("webhooks/whatsapp/", views.whatsapp_webhook, name="whatsapp_webhook"),
     path("status/<str:token>/actions/", views.status_actions, name="status_actions"),
+    path(
+        "status/<str:token>/licences/<int:grant_id>/revoke/",
+        content_views.licence_revoke_view,
+        name="licence_revoke",
+    ),
     path("shops/<str:public_id>/webhook/", shop_views.shop_webhook, name="shop_webhook"),
     path(
         "shops/<str:public_id>/claim/<str:order_id>/<str:signature>/",
@@ -33,6 +39,9 @@ brand_pages = [
     path("review/<int:claim_id>/", views.review_decide, name="review_decide"),
     path("campaigns/<int:campaign_id>/funnel/", views.funnel, name="funnel"),
     path("campaigns/<int:campaign_id>/claims/", views.recent_claims, name="recent_claims"),
+    path("content/", content_views.library, name="content_library"),
+    path("content/export.csv", content_views.library_csv, name="content_library_csv"),
+    path("content/<int:share_id>/", content_views.library_item, name="content_library_item"),
     path("shops/", shop_views.shops, name="shops"),
     path("shops/<int:shop_id>/", shop_views.shop_detail, name="shop_detail"),
     path("shops/<int:shop_id>/disconnect/", shop_views.shop_disconnect_view, name="shop_disconnect"),
@@ -56,6 +65,12 @@ sandbox = [
         r"^tiktok/v2/post/publish/status/fetch/?$", sandbox_tiktok.status_fetch, name="sandbox_tiktok_status"
     ),
     path("tiktok/upload/video/", sandbox_tiktok.upload, name="sandbox_tiktok_upload"),
+    re_path(r"^tiktok/oembed/?$", sandbox_tiktok.oembed, name="sandbox_tiktok_oembed"),
+    re_path(
+        r"^tiktok/business/open_api/v1\.3/tt_video/info/?$",
+        sandbox_tiktok.ad_code_info,
+        name="sandbox_tiktok_ad_code_info",
+    ),
     path("tiktok/studio/", sandbox_tiktok.studio, name="sandbox_tiktok_studio"),
     path("whatsapp/phone/", sandbox_whatsapp.phone, name="sandbox_whatsapp_phone"),
     path("shops/<str:public_id>/", sandbox_shops.shop_page, name="sandbox_shop"),

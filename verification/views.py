@@ -107,6 +107,7 @@ def steps(request, slug):
         "sandbox": settings.SANDBOX,
         "landing_next": quote(landing, safe=""),
         "page": not request.htmx,
+        **_share_extras(campaign=campaign, participant=participant, steps=steps),
     }
     if not request.htmx:
         return render(request, "verification/steps_page.html", context)
@@ -115,6 +116,27 @@ def steps(request, slug):
         # The WhatsApp step polls only itself; once the message is in, the rest of the page follows.
         response["HX-Trigger"] = "rewards-changed"
     return response
+
+
+def _share_extras(*, campaign, participant, steps) -> dict:
+    """What the video steps show besides the form: the licence to agree to, the purchase gate,
+    the Spark Ads periods, and a reach share's readings so far."""
+    from campaigns.licence import licence_terms_current
+    from verification.content import SPARK_DAYS, purchase_gate_refusal
+
+    gates = {
+        step.rule.trigger: purchase_gate_refusal(rule=step.rule, participant=participant)
+        for step in steps
+        if step.rule.trigger in SHARE_TRIGGERS and not step.claim
+    }
+    for step in steps:
+        if step.claim is not None and step.rule.pays_by_reach:
+            step.claim.readings = list(step.claim.metrics.filter(found=True).order_by("at", "pk"))
+    return {
+        "licence_terms": licence_terms_current(campaign=campaign),
+        "purchase_gates": gates,
+        "spark_days": SPARK_DAYS,
+    }
 
 
 @require_http_methods(["POST"])
@@ -255,9 +277,17 @@ def status_actions(request, token):
     participant = participant_get_by_token(token=token)
     if participant is None:
         raise Http404("No such claim")
-    return render(
-        request, "verification/_status_actions.html", {"claims": participant_claims(participant=participant)}
-    )
+    from verification.models import LicenceGrant
+
+    context = {
+        "claims": participant_claims(participant=participant),
+        "licences": LicenceGrant.objects.filter(participant=participant)
+        .select_related("terms__campaign__brand", "claim__rule")
+        .order_by("-granted_at"),
+        "token": token,
+        "back": request.headers.get("HX-Current-URL", ""),
+    }
+    return render(request, "verification/_status_actions.html", context)
 
 
 def _brand_campaign(request, campaign_id):
@@ -296,6 +326,9 @@ def _share_refused(request, campaign, *, trigger: str, message: str):
         "trigger": trigger,
         "video_url": request.POST.get("video_url", "")[:500],
         "label_attested": request.POST.get("label_attested") == "on",
+        "licence_accepted": request.POST.get("licence_accepted") == "on",
+        "spark_code": request.POST.get("spark_code", "")[:200],
+        "spark_days": request.POST.get("spark_days", "")[:4],
         "error": str(message),
     }
     return redirect(_steps_return(request, campaign))
@@ -321,6 +354,9 @@ def share_submit_view(request, slug):
             context=claim_context(request),
             label_attested=request.POST.get("label_attested") == "on",
             language=get_language(),
+            licence_accepted=request.POST.get("licence_accepted") == "on",
+            spark_code=request.POST.get("spark_code", "")[:200].strip(),
+            spark_days=int(days) if (days := request.POST.get("spark_days", "")).isdigit() else None,
         )
     except ClaimRefused as refusal:
         return _share_refused(request, campaign, trigger=trigger, message=refusal.message)
@@ -413,6 +449,7 @@ def _tiktok_post(request, slug):
             upload=request.FILES.get("video"),
             text=request.POST.get("caption", "")[:2200],
             language=get_language(),
+            licence_accepted=request.POST.get("licence_accepted") == "on",
         )
     except ClaimRefused as refusal:
         messages.error(request, refusal.message)

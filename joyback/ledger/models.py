@@ -27,9 +27,14 @@ class AccountKind(models.TextChoices):
     PAYOUT_IN_TRANSIT = "payout_in_transit", _("Payout in transit")
     FEES = "fees", _("Fees")
     SUSPENSE = "suspense", _("Suspense")
+    # Money held for the platform at its payment provider (brands' virtual accounts), not yet swept
+    # to the account payouts leave from.
+    PROVIDER_BALANCE = "provider_balance", _("Provider balance")
 
 
-NORMAL_DEBIT = frozenset({AccountKind.PLATFORM_BANK, AccountKind.PARTICIPANT_RECEIVABLE})
+NORMAL_DEBIT = frozenset(
+    {AccountKind.PLATFORM_BANK, AccountKind.PARTICIPANT_RECEIVABLE, AccountKind.PROVIDER_BALANCE}
+)
 
 
 def normal_sign(kind: str) -> int:

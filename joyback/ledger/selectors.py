@@ -35,6 +35,19 @@ def accounts_of_kind(*, kind: str):
     return Account.objects.filter(kind=kind)
 
 
+def transaction_by_key(*, idempotency_key: str) -> Transaction | None:
+    """The transaction posted under this idempotency key, if any."""
+    return Transaction.objects.filter(idempotency_key=idempotency_key).first()
+
+
+def transaction_amount_on(*, transaction_id: int, account: Account) -> int:
+    """What the transaction moved on the account (debit positive, as entries are)."""
+    total = Entry.objects.filter(transaction_id=transaction_id, account=account).aggregate(
+        total=Sum("amount")
+    )
+    return total["total"] or 0
+
+
 def account_entries(*, account: Account, limit: int = 100):
     return (
         Entry.objects.filter(account=account)

@@ -399,7 +399,9 @@ def account_get_or_create(
         **lookup,
         defaults={
             "name": name or f"{AccountKind(kind).label} {subject}".strip(),
-            "no_overdraft": kind != AccountKind.SUSPENSE,
+            # The provider debits a return after the money was swept on: its balance, and so this
+            # account's, may go below zero (the drift check compares the two).
+            "no_overdraft": kind not in (AccountKind.SUSPENSE, AccountKind.PROVIDER_BALANCE),
             "livemode": livemode,
         },
     )
@@ -434,6 +436,16 @@ def platform_bank(*, currency: str, livemode: bool = True) -> Account:
         currency=currency,
         name=f"Platform bank {currency}" if livemode else f"Sandbox bank {currency} (test)",
         livemode=livemode,
+    )
+
+
+def provider_balance(*, provider: str, currency: str) -> Account:
+    """The platform's money at a payment provider that has not reached the platform's bank yet."""
+    return account_get_or_create(
+        kind=AccountKind.PROVIDER_BALANCE,
+        currency=currency,
+        subject=provider,
+        name=f"Provider balance {provider} {currency}",
     )
 
 

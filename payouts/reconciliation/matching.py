@@ -4,7 +4,7 @@ import datetime
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -63,8 +63,6 @@ def _bulk_match(line_ids: list[int], *, import_id: int | None = None) -> int:
     """One UPDATE for the lines that only confirm what the payouts already know: a debit for a
     payout already settled (or since returned), in the same amount and currency, the first line
     for it. Everything else goes through _line_match."""
-    if connection.vendor != "postgresql":
-        return 0
     # "= ANY(array)" is a linear search per row: an import's lines are named by their import.
     if import_id:
         which, argument = "s.statement_import_id = %s", import_id

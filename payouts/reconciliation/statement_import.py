@@ -5,7 +5,7 @@ import hashlib
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models.functions import Length
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -292,7 +292,6 @@ def _lines_write(job: StatementImport, parsed) -> list[int]:
     # Every booking statement is the platform's own (brand None); "0" keeps the keys of lines
     # imported before brands stopped handing in statements.
     scope = "0"
-    copying = connection.vendor == "postgresql"
     with transaction.atomic(durable=True):
         statement_ids = []
         copied = []
@@ -313,17 +312,8 @@ def _lines_write(job: StatementImport, parsed) -> list[int]:
             statement_ids.append(statement.pk)
             _chain_check(statement)
             rows = [_line_values(statement.pk, None, scope, block.account, line) for line in block.lines]
-            if copying:
-                copied.append(rows)
-                continue
-            # A line seen before (same entry, same transaction) is the same booking: skipped.
-            StatementLine.objects.bulk_create(
-                [StatementLine(**dict(zip(_LINE_COLUMNS, row, strict=True))) for row in rows],
-                batch_size=5000,
-                ignore_conflicts=True,
-            )
-        if copying:
-            sql.statement_lines_copy((row for rows in copied for row in rows), _LINE_COLUMNS)
+            copied.append(rows)
+        sql.statement_lines_copy((row for rows in copied for row in rows), _LINE_COLUMNS)
         return list(
             StatementLine.objects.filter(statement_id__in=statement_ids, state=State.NEW)
             .order_by("pk")

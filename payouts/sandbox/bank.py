@@ -427,8 +427,11 @@ def _webhook(event: SandboxBankEvent, sequence: int) -> dict:
 def webhooks_deliver(*, limit: int = 500) -> int:
     """Send each new status change as Adyen would: a signed POST to the platform's webhook URL, at
     least once. A chaos account's webhooks go twice and newest first. Returns how many were sent."""
+    from payouts.sandbox.funding import funding_webhooks_deliver
+
     returns_due()
     files_book()
+    funding_webhooks_deliver()  # what arrived on the brands' virtual accounts, and their sweeps
     cursor, _created = PspFeedCursor.objects.get_or_create(name="sandbox_webhooks")
     found = list(
         SandboxBankEvent.objects.filter(pk__gt=cursor.position)

@@ -7,12 +7,11 @@ from joyback.api.webhooks.delivery import webhook_event_emit
 from joyback.ledger.models import AccountKind, Transaction
 from joyback.ledger.selectors import account_find
 from joyback.ledger.services import transaction_reverse, transfer_post
-from joyback.queue import enqueue_on_commit
 from payouts.models import PayeeAccount, Payout, PayoutStatus
 from payouts.notifications import _notify
 from payouts.submission.states import PAYEE_DATA_CODES, SENT, _in_transit, _platform_bank, _transition
 from verification.models import Participant
-from verification.services import participant_payable_account
+from verification.services import participant_payable_account, participant_payout_due
 
 
 def _settlement_post(payout: Payout) -> None:
@@ -53,7 +52,7 @@ def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
         )
         # Left while this payout was open (one at a time): it goes next.
         if owed is not None and owed.balance > 0:
-            enqueue_on_commit("payouts.tasks.payout_for_participant_task", person.pk, payout.currency)
+            participant_payout_due(participant_id=person.pk)
     return payout
 
 

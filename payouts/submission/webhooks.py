@@ -63,7 +63,11 @@ def _transfer_event_apply(event_id: int) -> None:
     event = TransferEvent.objects.get(pk=event_id)
     found = provider().webhook_transfer(event.payload)
     outcome = "not_a_payout"
-    if found is not None:
+    if found is None:  # money coming in on a brand's virtual account, or swept on from it
+        from payouts.funding.services import provider_transfer_apply
+
+        outcome = provider_transfer_apply(event.payload) or outcome
+    else:
         reference, status = found
         payout = Payout.objects.filter(end_to_end_id=reference).first()
         if payout is not None:

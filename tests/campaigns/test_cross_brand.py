@@ -46,6 +46,23 @@ def sample_claim(brand):
     return action_reward(rule=campaign.rules.get(trigger="tiktok_login"), identity=identity)
 
 
+def sample_share(brand):
+    """A shared video of the brand's sample campaign, as the content library lists it."""
+    from verification.models import ActionClaim
+
+    login = sample_claim(brand)
+    rule = login.campaign.rules.get(trigger="ugc_share")
+    return ActionClaim.objects.filter(rule=rule).first() or ActionClaim.objects.create(
+        campaign=login.campaign,
+        rule=rule,
+        participant=login.participant,
+        identity=login.identity,
+        amount=rule.reward_amount,
+        currency="EUR",
+        evidence={"video": {"video_id": "7300000000000000042", "share_url": ""}},
+    )
+
+
 def sample_case(brand):
     from compliance.models import RemediationCase
 
@@ -111,6 +128,7 @@ SAMPLES = {
     "campaign_id": lambda brand: sample_campaign(brand).pk,
     "rule_id": lambda brand: sample_campaign(brand).rules.first().pk,
     "claim_id": lambda brand: sample_claim(brand).pk,
+    "share_id": lambda brand: sample_share(brand).pk,
     "key_id": lambda brand: sample_api_key(brand).pk,
     "endpoint_id": lambda brand: sample_webhook_delivery(brand).endpoint_id,
     "delivery_id": lambda brand: sample_webhook_delivery(brand).pk,

@@ -6,12 +6,12 @@ from payouts.manual import services as manual_services
 from payouts.models import PayeeSubmission
 from payouts.payees import services as payees_services
 from payouts.payees.services import payee_submission_process
-from payouts.submission import create, outcomes
+from payouts.submission import create
 from payouts.submission.crash import _crash_at
 from tests.conftest import rewarded_in_browser
 
 # Every payouts module that queues work, each with its own enqueue_on_commit.
-ENQUEUING = (payees_services, create, outcomes, vop, batches, manual_services)
+ENQUEUING = (payees_services, create, vop, batches, manual_services)
 
 
 def enqueue_replace(monkeypatch, replacement) -> None:

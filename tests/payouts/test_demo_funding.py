@@ -1,19 +1,20 @@
-"""make run's demo: the demo brand's money reaches the ledger through the sandbox bank's feed, as
-a real transfer would, and the bank's drop folder is read by the statements_import command."""
+"""make run's demo: the demo brand's money reaches the ledger through its virtual IBAN and the
+provider's signed webhooks, as a real transfer would, and the bank's drop folder is read by the
+statements_import command."""
 
 import pytest
 from django.core.management import call_command
 
 from campaigns.models import Brand, Campaign
 from joyback.ledger.models import Account, AccountKind
-from payouts.models import StatementImport, StatementLine
+from payouts.models import ProviderDeposit, StatementImport, TransferEvent, VirtualAccount
 from payouts.reconciliation.references import brand_deposit_reference
 from tests.payouts.camt_fixtures import Ntry, camt054
 
 pytestmark = pytest.mark.django_db
 
 
-def test_the_demo_brand_is_funded_through_the_sandbox_banks_feed():
+def test_the_demo_brand_is_funded_through_its_virtual_iban_by_the_providers_webhooks():
     call_command("demo_seed")
     assert not Account.objects.filter(kind=AccountKind.PLATFORM_BANK).exists()
 
@@ -21,13 +22,17 @@ def test_the_demo_brand_is_funded_through_the_sandbox_banks_feed():
     call_command("demo_funding")  # again: nothing more arrives or books
 
     brand = Brand.objects.get(slug="demo")
-    deposit = StatementLine.objects.get(kind="deposit")
-    assert (deposit.brand, deposit.amount, deposit.statement.statement_import.source) == (
-        brand,
-        10_000_00,
-        "feed",
-    )
+    deposit = ProviderDeposit.objects.get()
+    assert (deposit.brand, deposit.amount, deposit.status) == (brand, 10_000_00, "booked")
+    assert VirtualAccount.objects.get(brand=brand).iban.startswith("DE")
+    assert set(TransferEvent.objects.values_list("outcome", flat=True)) == {
+        "kept received",
+        "deposit_booked",
+        "sweep_booked",
+    }
+    # Swept on by the provider to the platform's account, the one payouts leave from.
     assert Account.objects.get(kind=AccountKind.PLATFORM_BANK).balance == 10_000_00
+    assert Account.objects.get(kind=AccountKind.PROVIDER_BALANCE).balance == 0
     assert set(Campaign.objects.filter(brand=brand).values_list("status", flat=True)) == {"live"}
     call_command("ledger_check")
 

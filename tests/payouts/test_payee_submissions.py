@@ -98,8 +98,10 @@ def test_the_standing_worker_stores_details_the_request_only_kept(client, summer
 
 def test_details_whose_storing_failed_are_tried_again_once_their_lease_ends(client, summer, monkeypatch):
     from payouts.payees import services as payees_services
+    from payouts.pipeline import payouts_due_process
 
     rewarded_in_browser(client, summer)
+    payouts_due_process()  # the reward's pass: no bank details yet, nothing to pay
     submission = send(client, summer, FIRST_IBAN)
     real = payees_services.payee_submission_process
     monkeypatch.setattr(payees_services, "payee_submission_process", lambda **kw: 1 / 0)

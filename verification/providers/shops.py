@@ -38,6 +38,7 @@ class ShopOrder:
     phone: str = ""
     customer_id: str = ""
     reason: str = ""
+    products: tuple = ()  # SKUs (else product ids) of the order's lines
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -73,6 +74,13 @@ def _order_id(value) -> str:
     return str(value).strip()[:40]
 
 
+def _products(payload: dict) -> tuple:
+    """The order's products as both shops list them in line_items: the SKU, else the product id."""
+    lines = payload.get("line_items") if isinstance(payload.get("line_items"), list) else []
+    named = (str(line.get("sku") or line.get("product_id") or "") for line in lines if isinstance(line, dict))
+    return tuple(sorted({name[:80] for name in named if name}))[:50]
+
+
 def shopify_order(*, topic: str, payload: dict) -> ShopOrder:
     action = SHOPIFY_TOPICS.get(topic, IGNORED)
     if action == IGNORED:
@@ -92,6 +100,7 @@ def shopify_order(*, topic: str, payload: dict) -> ShopOrder:
         email=str(payload.get("email") or customer.get("email") or ""),
         phone=str(payload.get("phone") or customer.get("phone") or ""),
         customer_id=str(customer.get("id") or ""),
+        products=_products(payload),
     )
 
 
@@ -114,6 +123,7 @@ def woocommerce_order(*, topic: str, payload: dict) -> ShopOrder:
         email=str(billing.get("email") or ""),
         phone=str(billing.get("phone") or ""),
         customer_id=str(payload.get("customer_id") or "") if payload.get("customer_id") else "",
+        products=_products(payload),
     )
 
 

@@ -344,3 +344,72 @@ def publish_event(payload: dict) -> tuple[str, PublishStatus] | None:
         fail_reason=str(content.get("reason") or ""),
         post_id=str(content.get("post_id") or ""),
     )
+
+
+# oEmbed: the embed card of a public video, as TikTok serves it to anyone (no token). The content
+# library shows its title, author and thumbnail; TikTok's embed.js is not loaded (no third-party
+# script on the brand's pages), the card links to the video instead.
+
+
+@dataclass(frozen=True)
+class Embed:
+    title: str
+    author_name: str
+    author_url: str
+    thumbnail_url: str
+    video_id: str
+    html: str
+
+
+def oembed(*, url: str) -> Embed | None:
+    """The oEmbed answer for a video link, or None for a video TikTok does not show (deleted, private)."""
+    with http_client() as client:
+        response = client.get(settings.TIKTOK_OEMBED_URL, params={"url": url})
+    if response.status_code != 200:
+        return None
+    body = _json(response)
+    if body.get("type") != "video":
+        return None
+    return Embed(
+        title=str(body.get("title", "")),
+        author_name=str(body.get("author_name", "")),
+        author_url=str(body.get("author_url", "")),
+        thumbnail_url=str(body.get("thumbnail_url", "")),
+        video_id=str(body.get("embed_product_id", "")),
+        html=str(body.get("html", "")),
+    )
+
+
+# Spark Ads: the creator generates an authorisation code for a video in TikTok and gives it to the
+# brand; the Business API (v1.3, tt_video/info) says which video it is for and for how long.
+
+AD_CODE_PATTERN = re.compile(r"#?[A-Za-z0-9+/=_-]{16,120}")
+
+
+@dataclass(frozen=True)
+class AdCode:
+    item_id: str
+    status: str  # AUTHORIZED, or another word when the code cannot be used
+    auth_start_time: int
+    auth_end_time: int
+
+
+def ad_code_info(*, auth_code: str) -> AdCode:
+    with http_client() as client:
+        response = client.get(
+            f"{settings.TIKTOK_BUSINESS_API_BASE}/open_api/v1.3/tt_video/info/",
+            params={"advertiser_id": settings.TIKTOK_ADVERTISER_ID, "auth_code": auth_code},
+            headers={"Access-Token": settings.TIKTOK_ADS_ACCESS_TOKEN},
+        )
+    body = _json(response)
+    # The Business API's envelope: code 0 and message OK, else a numeric code and its words.
+    if body.get("code") != 0:
+        raise TikTokError(str(body.get("code", "invalid_response")), str(body.get("message", "")))
+    data = body.get("data") or {}
+    item, auth = data.get("item_info") or {}, data.get("auth_info") or {}
+    return AdCode(
+        item_id=str(item.get("item_id", "")),
+        status=str(auth.get("ad_auth_status", "")),
+        auth_start_time=int(auth.get("auth_start_time") or 0),
+        auth_end_time=int(auth.get("auth_end_time") or 0),
+    )

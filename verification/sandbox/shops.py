@@ -28,9 +28,20 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def shopify_order(*, order_id: int, amount: int, currency: str, email: str, cancelled=False) -> dict:
+def _line_items(skus, amount: int, currency: str) -> list[dict]:
+    """An order's lines as both shops list them: one per product, its SKU and product id."""
+    skus = list(skus) or ["SANDBOX-ITEM"]
+    price = str(to_major(amount // len(skus), currency))
+    return [
+        {"id": 866550311766439020 + i, "product_id": 632910392 + i, "sku": sku, "quantity": 1, "price": price}
+        for i, sku in enumerate(skus)
+    ]
+
+
+def shopify_order(*, order_id: int, amount: int, currency: str, email: str, cancelled=False, skus=()) -> dict:
     """The fields of Shopify's order resource (Admin REST API) that orders/paid carries."""
     return {
+        "line_items": _line_items(skus, amount, currency),
         "id": order_id,
         "admin_graphql_api_id": f"gid://shopify/Order/{order_id}",
         "name": f"#{order_id % 10000}",
@@ -49,9 +60,10 @@ def shopify_refund(*, order_id: int) -> dict:
     return {"id": order_id + 11, "order_id": order_id, "created_at": _now(), "note": "Returned"}
 
 
-def woocommerce_order(*, order_id: int, amount: int, currency: str, email: str, status: str) -> dict:
+def woocommerce_order(*, order_id: int, amount: int, currency: str, email: str, status: str, skus=()) -> dict:
     """The fields of WooCommerce's order (REST API v3) that its order webhooks carry."""
     return {
+        "line_items": _line_items(skus, amount, currency),
         "id": order_id,
         "number": str(order_id),
         "order_key": f"wc_order_{secrets.token_hex(6)}",
@@ -106,12 +118,16 @@ class SandboxShop:
                 response = client.post(path, content=body, headers=headers)
         return response.status_code, delivery_id
 
-    def order_paid(self, *, order_id: int, amount: int, currency: str, email: str, **options) -> tuple:
+    def order_paid(
+        self, *, order_id: int, amount: int, currency: str, email: str, skus=(), **options
+    ) -> tuple:
         if self.shop.kind == "shopify":
-            payload = shopify_order(order_id=order_id, amount=amount, currency=currency, email=email)
+            payload = shopify_order(
+                order_id=order_id, amount=amount, currency=currency, email=email, skus=skus
+            )
             return self.deliver("orders/paid", payload, **options)
         payload = woocommerce_order(
-            order_id=order_id, amount=amount, currency=currency, email=email, status="processing"
+            order_id=order_id, amount=amount, currency=currency, email=email, status="processing", skus=skus
         )
         return self.deliver("order.updated", payload, **options)
 

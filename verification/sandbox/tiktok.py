@@ -15,6 +15,7 @@ from urllib.parse import urlencode, urlsplit
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import F
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -24,6 +25,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
 from verification.models import (
+    SandboxTikTokAdCode,
     SandboxTikTokGrant,
     SandboxTikTokPublish,
     SandboxTikTokUser,
@@ -298,8 +300,13 @@ def video_query(request):
         return _data_error("invalid_params", 'body must be {"filters": {"video_ids": [...]}}', 400)
     if not isinstance(ids, list) or len(ids) > 20 or not all(isinstance(i, str) for i in ids):
         return _data_error("invalid_params", "video_ids must be at most 20 strings", 400)
-    videos = SandboxTikTokVideo.objects.filter(user=grant.user, video_id__in=ids, deleted=False)
-    listed = [{field: _video_value(video, field) for field in fields} for video in videos]
+    videos = list(SandboxTikTokVideo.objects.filter(user=grant.user, video_id__in=ids, deleted=False))
+    SandboxTikTokVideo.objects.filter(pk__in=[video.pk for video in videos]).update(reads=F("reads") + 1)
+    listed = []
+    for video in videos:
+        video.reads += 1
+        video.view_count = reported_views(video)
+        listed.append({field: _video_value(video, field) for field in fields})
     log_id = _log_id()
     response = JsonResponse(
         {
@@ -326,6 +333,18 @@ def _video_value(video: SandboxTikTokVideo, field: str):
         "comment_count": video.comment_count,
         "share_count": video.share_count,
     }[field]
+
+
+def reported_views(video: SandboxTikTokVideo, *, now=None) -> int:
+    """The views TikTok would report now: the set count plus its growth, as counted
+    report_lag_minutes ago, and on every dip_every-th read a recount a twentieth lower."""
+    now = now or timezone.now()
+    counted_at = now - timedelta(minutes=video.report_lag_minutes)
+    hours = max((counted_at - video.create_time).total_seconds(), 0) / 3600
+    views = video.view_count + int(video.views_per_hour * hours)
+    if video.dip_every and video.reads and video.reads % video.dip_every == 0:
+        views -= views // 20
+    return views
 
 
 def video_share_url(video: SandboxTikTokVideo) -> str:
@@ -397,6 +416,10 @@ def studio(request):
         publish = SandboxTikTokPublish.objects.filter(publish_id=request.POST.get("publish_id", "")).first()
         if publish is not None and action == "moderate" and publish.status == "PUBLISH_COMPLETE":
             publish_moderated(publish)
+        elif video is not None and action == "growth":
+            SandboxTikTokVideo.objects.filter(pk=video.pk).update(**_growth(request.POST))
+        elif video is not None and action == "ad_code":
+            ad_code_generate(video=video, days=int(request.POST.get("days", "30") or 30))
         user = SandboxTikTokUser.objects.filter(open_id=request.POST.get("open_id", "")).first()
         if user is not None and action == "revoke":
             SandboxTikTokGrant.objects.filter(user=user).update(access_token=None, refresh_token=None)
@@ -405,7 +428,7 @@ def studio(request):
         return redirect(
             reverse("verification:sandbox_tiktok_studio") + (f"?{urlencode({'next': back})}" if back else "")
         )
-    users = SandboxTikTokUser.objects.order_by("display_name").prefetch_related("videos")
+    users = SandboxTikTokUser.objects.order_by("display_name").prefetch_related("videos__ad_codes")
     in_moderation = SandboxTikTokPublish.objects.filter(
         status="PUBLISH_COMPLETE", video__isnull=True, post_info__privacy_level="PUBLIC_TO_EVERYONE"
     ).select_related("grant__user")
@@ -413,8 +436,123 @@ def studio(request):
         "users": users,
         "in_moderation": in_moderation,
         "back": _studio_back(request.GET.get("next", "")),
+        "ad_code_days": AD_CODE_DAYS,
     }
     return render(request, "sandbox/tiktok_studio.html", context)
+
+
+def _growth(form) -> dict:
+    values = {}
+    for field in ("views_per_hour", "report_lag_minutes", "dip_every"):
+        try:
+            values[field] = max(0, int(form.get(field, "0") or 0))
+        except ValueError:
+            values[field] = 0
+    return values
+
+
+AD_CODE_DAYS = (7, 30, 60, 365)
+SANDBOX_ADS_TOKEN = "sbx-ads-token"  # noqa: S105  (the sandbox Business API's own, public by design)
+
+
+def ad_code_generate(*, video: SandboxTikTokVideo, days: int) -> SandboxTikTokAdCode:
+    """The creator's "Ad settings -> Generate code" in TikTok: a code for this video and period."""
+    return SandboxTikTokAdCode.objects.create(
+        video=video, code="#" + secrets.token_urlsafe(40), days=days if days in AD_CODE_DAYS else 30
+    )
+
+
+def _business_error(code: int, message: str) -> JsonResponse:
+    # The Business API answers HTTP 200 with its own code; 0 is success.
+    return JsonResponse({"code": code, "message": message, "request_id": _log_id(), "data": {}})
+
+
+def ad_code_info(request):
+    """GET /open_api/v1.3/tt_video/info/: what a Spark Ads authorisation code is for, and until when."""
+    _sandbox_only()
+    if request.headers.get("Access-Token", "") != SANDBOX_ADS_TOKEN:
+        return _business_error(40105, "Access token is incorrect or has been revoked.")
+    if not request.GET.get("advertiser_id"):
+        return _business_error(40002, "advertiser_id: Missing data for required field.")
+    ad_code = (
+        SandboxTikTokAdCode.objects.filter(code=request.GET.get("auth_code", ""))
+        .select_related("video__user")
+        .first()
+    )
+    if ad_code is None:
+        return _business_error(40002, "The authorization code is invalid.")
+    start = int(ad_code.created_at.timestamp())
+    end = start + ad_code.days * 86400
+    video = ad_code.video
+    if ad_code.revoked or video.deleted:
+        status = "UNAUTHORIZED"
+    elif end <= time.time():
+        status = "EXPIRED"
+    else:
+        status = "AUTHORIZED"
+    return JsonResponse(
+        {
+            "code": 0,
+            "message": "OK",
+            "request_id": _log_id(),
+            "data": {
+                "item_info": {
+                    "item_id": video.video_id,
+                    "text": video.caption[:150],
+                    "status": "ITEM_STATUS_PUBLIC",
+                },
+                "user_info": {"identity_id": video.user.open_id, "display_name": video.user.display_name},
+                "auth_info": {
+                    "ad_auth_status": status,
+                    "invite_start_time": start,
+                    "auth_start_time": start,
+                    "auth_end_time": end,
+                },
+            },
+        }
+    )
+
+
+def oembed(request):
+    """GET https://www.tiktok.com/oembed?url=...: a public video's embed card, as TikTok serves it."""
+    _sandbox_only()
+    url = request.GET.get("url", "")
+    video_id = (
+        "".join(ch for ch in url.rsplit("/video/", 1)[-1].split("?")[0] if ch.isdigit())
+        if "/video/" in url
+        else ""
+    )
+    video = SandboxTikTokVideo.objects.filter(video_id=video_id, deleted=False).select_related("user").first()
+    if video is None:
+        return JsonResponse({"code": 400, "message": "Something went wrong"}, status=400)
+    handle = slugify(video.user.display_name).replace("-", "") or "user"
+    share_url = video_share_url(video)
+    html = (
+        f'<blockquote class="tiktok-embed" cite="{share_url}" data-video-id="{video.video_id}" '
+        f'style="max-width: 605px;min-width: 325px;" > <section> <a target="_blank" title="@{handle}" '
+        f'href="https://www.tiktok.com/@{handle}?refer=embed">@{handle}</a> </section> </blockquote> '
+        '<script async src="https://www.tiktok.com/embed.js"></script>'
+    )
+    return JsonResponse(
+        {
+            "version": "1.0",
+            "type": "video",
+            "title": video.caption[:150],
+            "author_url": f"https://www.tiktok.com/@{handle}",
+            "author_name": video.user.display_name,
+            "width": "100%",
+            "height": "100%",
+            "html": html,
+            "thumbnail_width": 576,
+            "thumbnail_height": 1024,
+            "thumbnail_url": f"https://p16-sign.sandbox.localhost/{video.video_id}~tplv-noop.image",
+            "provider_url": "https://www.tiktok.com",
+            "provider_name": "TikTok",
+            "author_unique_id": handle,
+            "embed_product_id": video.video_id,
+            "embed_type": "video",
+        }
+    )
 
 
 def _studio_back(path: str) -> str:

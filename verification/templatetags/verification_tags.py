@@ -9,3 +9,9 @@ def post_failure(code: str) -> str:
     from verification.posting import failure_text
 
     return failure_text(code)
+
+
+@register.filter
+def gate_for(gates: dict, trigger: str) -> str:
+    """The purchase gate's words for this step, "" when it is open."""
+    return (gates or {}).get(trigger, "")

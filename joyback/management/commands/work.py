@@ -12,7 +12,7 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections, connection
 
-from joyback.queue import standing_work_pass
+from joyback.queue import standing_work_pass, standing_work_waiting
 
 
 class Command(BaseCommand):
@@ -28,6 +28,9 @@ class Command(BaseCommand):
         while not stopping:
             if not connection.in_atomic_block:  # (a test's transaction)
                 close_old_connections()  # honours CONN_MAX_AGE and drops a broken connection
+            if not once and not standing_work_waiting():
+                time.sleep(poll)  # idle: one statement a poll, not a pass over every kind
+                continue
             claimed = sum(standing_work_pass().values())
             if once and not claimed:
                 return

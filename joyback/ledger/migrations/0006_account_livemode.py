@@ -68,7 +68,7 @@ class Migration(migrations.Migration):
     # The unique index is built concurrently, outside a transaction.
     atomic = False
 
-    dependencies = [("ledger", "0004_receivable_kind")]
+    dependencies = [("ledger", "0005_provider_funding")]
 
     operations = [
         # A constant default: PostgreSQL stores it once, no table rewrite.

@@ -26,7 +26,7 @@ class Migration(migrations.Migration):
     # are built in moments, and the new column's constant default rewrites nothing.
     live_safe_reviewed = "campaigns_brand is one row per tenant; the index and check build in moments"
 
-    dependencies = [("campaigns", "0008_campaign_texts_per_language")]
+    dependencies = [("campaigns", "0009_reach_licence_purchase_gate")]
 
     operations = [
         migrations.AddField(

@@ -1,0 +1,380 @@
+"""Writes of funding through the payment provider.
+
+A brand's virtual account is requested in one short transaction and opened by the standing worker
+after commit, never inside a lock. What arrives on it is booked only from the provider's signed
+transfer webhooks (stored once by payouts.submission.webhooks.transfer_webhook_receive, applied here by the
+standing worker): one ProviderDeposit row per provider transfer, locked while its status moves, so
+a webhook delivered twice, or out of order, or by two workers at once, books once. The booking is
+keyed by the provider's transfer id in the ledger too.
+"""
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from campaigns.models import Brand
+from campaigns.services import BrandNotVerified, brand_funding_account, brand_money_allowed_check
+from joyback.ledger.models import Transaction
+from joyback.ledger.selectors import transaction_amount_on, transaction_by_key
+from joyback.ledger.services import (
+    InsufficientFunds,
+    platform_bank,
+    provider_balance,
+    transaction_reverse,
+    transfer_post,
+)
+from joyback.queue import claim_and_process, standing_work_inline
+from payouts.models import (
+    ExceptionReason,
+    ProviderBalanceCheck,
+    ProviderDeposit,
+    ProviderTransaction,
+    ProviderTransactionKind,
+    ReconciliationException,
+    VirtualAccount,
+)
+from payouts.models import ProviderDepositStatus as Deposit
+from payouts.models import VirtualAccountStatus as Status
+from payouts.providers import adyen_funding as provider
+from payouts.psp import PspError, PspUnknown
+
+logger = logging.getLogger(__name__)
+
+VIRTUAL_ACCOUNT_LEASE = timedelta(minutes=2)
+VIRTUAL_ACCOUNT_MAX_ATTEMPTS = 10
+# The provider's words for an incoming transfer that did not stay (sent back, or never credited).
+GONE = frozenset({"returned", "failed", "refused", "rejected", "cancelled", "expired", "error"})
+# A booked transaction the ledger does not know yet may only be waiting for its webhook.
+RECONCILE_GRACE = timedelta(minutes=10)
+
+
+class FundingRefused(Exception):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _deposit_key(transfer_id: str) -> str:
+    return f"provider-deposit:{provider.NAME}:{transfer_id}"
+
+
+def _return_key(transfer_id: str) -> str:
+    return f"provider-deposit-returned:{provider.NAME}:{transfer_id}"
+
+
+def _sweep_key(transfer_id: str) -> str:
+    return f"provider-sweep:{provider.NAME}:{transfer_id}"
+
+
+# Virtual accounts.
+
+
+def virtual_account_request(*, brand: Brand, currency: str) -> VirtualAccount:
+    """The brand's virtual account in `currency`: found, or requested once (a second request, a
+    retry, a race all find the one row); the provider is asked after commit."""
+    try:
+        brand_money_allowed_check(brand=brand)
+    except BrandNotVerified as refused:
+        raise FundingRefused(str(refused)) from None
+    with transaction.atomic(durable=True):
+        VirtualAccount.objects.bulk_create(
+            [VirtualAccount(brand=brand, currency=currency, provider=provider.NAME)], ignore_conflicts=True
+        )
+        account = VirtualAccount.objects.get(brand=brand, currency=currency)
+        if account.status == Status.REQUESTED:
+            standing_work_inline(virtual_accounts_open, ids=[account.pk])
+    return account
+
+
+def virtual_account_request_task(brand_id: int, currency: str) -> None:
+    """Enqueued when staff verify a brand (campaigns enqueues it by name)."""
+    brand = Brand.objects.get(pk=brand_id)
+    try:
+        virtual_account_request(brand=brand, currency=currency)
+    except FundingRefused:
+        logger.info("brand %s is no longer verified; no virtual account", brand_id)
+
+
+def virtual_accounts_open(*, limit: int = 50, ids: list[int] | None = None) -> int:
+    return claim_and_process(
+        VirtualAccount.objects.filter(status=Status.REQUESTED, attempts__lt=VIRTUAL_ACCOUNT_MAX_ATTEMPTS),
+        process=_virtual_account_open,
+        limit=limit,
+        lease=VIRTUAL_ACCOUNT_LEASE,
+        order_by="pk",
+        ids=ids,
+    )
+
+
+def _virtual_account_open(account_id: int) -> None:
+    account = VirtualAccount.objects.select_related("brand").get(pk=account_id)
+    if account.status != Status.REQUESTED:
+        return
+    try:
+        opened = provider.account_open(
+            key=f"joyback-virtual-account-{account.pk}",
+            currency=account.currency,
+            reference=f"brand-{account.brand_id}-{account.currency}",
+            description=f"{account.brand.name} funding {account.currency}",
+            opened=provider.OpenedAccount(
+                account.balance_account_id,
+                account.payment_instrument_id,
+                account.sweep_id,
+                account.iban,
+                account.bic,
+            ),
+        )
+    except PspUnknown:
+        raise  # the lease ends, another pass asks again with the same keys: a replay at the provider
+    except PspError as refused:
+        failed = account.attempts >= VIRTUAL_ACCOUNT_MAX_ATTEMPTS  # the claim counted this one
+        VirtualAccount.objects.filter(pk=account_id, status=Status.REQUESTED).update(
+            error=str(refused)[:300], status=Status.FAILED if failed else Status.REQUESTED
+        )
+        raise
+    VirtualAccount.objects.filter(pk=account_id, status=Status.REQUESTED).update(
+        status=Status.OPEN,
+        balance_account_id=opened.balance_account_id,
+        payment_instrument_id=opened.payment_instrument_id,
+        sweep_id=opened.sweep_id,
+        iban=opened.iban.replace(" ", "").upper(),
+        bic=opened.bic,
+        holder_name=settings.PAYOUT_DEBTOR_NAME,
+        error="",
+        opened_at=timezone.now(),
+        claimed_until=None,
+    )
+
+
+# Incoming transfers, from the provider's webhooks.
+
+
+def provider_transfer_apply(payload: dict) -> str | None:
+    """A stored transfer webhook about a brand's virtual account, applied; what it did, or None
+    when it is not about one (the payouts' own transfers)."""
+    found = provider.webhook_incoming(payload)
+    if found is None:
+        return None
+    account = VirtualAccount.objects.filter(
+        provider=provider.NAME, balance_account_id=found.balance_account_id
+    ).first()
+    if account is None:
+        return "not_a_virtual_account"
+    if found.kind == "sweep":
+        return _sweep_apply(found)
+    return _deposit_apply(account, found)
+
+
+def _deposit_apply(account: VirtualAccount, found: provider.IncomingTransfer) -> str:
+    with transaction.atomic(durable=True):
+        ProviderDeposit.objects.bulk_create(
+            [
+                ProviderDeposit(
+                    provider=provider.NAME,
+                    transfer_id=found.transfer_id,
+                    virtual_account=account,
+                    brand_id=account.brand_id,
+                    amount=found.amount,
+                    currency=found.currency,
+                    payer_name=found.payer_name,
+                )
+            ],
+            ignore_conflicts=True,
+        )
+        # One transfer's webhooks wait for each other here; other transfers do not.
+        deposit = ProviderDeposit.objects.select_for_update().get(
+            provider=provider.NAME, transfer_id=found.transfer_id
+        )
+        if found.status == "booked" and deposit.status == Deposit.RECEIVED:
+            posted = transfer_post(
+                source=provider_balance(provider=provider.NAME, currency=deposit.currency),
+                destination=brand_funding_account(brand=account.brand, currency=deposit.currency),
+                amount=deposit.amount,
+                reason="deposit",
+                idempotency_key=_deposit_key(deposit.transfer_id),
+                reference=f"brand:{deposit.brand_id}",
+                description=f"Deposit {deposit.transfer_id} to the virtual account",
+            )
+            _deposit_update(deposit, status=Deposit.BOOKED, ledger_transaction_id=posted.pk)
+            return "deposit_booked"
+        if found.status in GONE and deposit.status != Deposit.RETURNED:
+            was_booked = deposit.status == Deposit.BOOKED
+            returned = _deposit_reverse(deposit) if was_booked else None
+            _deposit_update(
+                deposit,
+                status=Deposit.RETURNED,
+                return_transaction_id=returned.pk if returned else None,
+                reason=found.reason,
+            )
+            return "return_unbooked" if was_booked and returned is None else "deposit_returned"
+        return f"kept {deposit.status}"
+
+
+def _deposit_update(deposit: ProviderDeposit, **values) -> None:
+    ProviderDeposit.objects.filter(pk=deposit.pk).update(updated_at=timezone.now(), **values)
+    for name, value in values.items():
+        setattr(deposit, name, value)
+
+
+def _deposit_reverse(deposit: ProviderDeposit) -> Transaction | None:
+    """The deposit back out of the brand's funding; when the brand has spent it meanwhile, staff
+    decide (an exception), and the funding is left as it is."""
+    try:
+        with transaction.atomic():
+            return transaction_reverse(
+                original=Transaction.objects.get(pk=deposit.ledger_transaction_id),
+                reason="deposit_returned",
+                idempotency_key=_return_key(deposit.transfer_id),
+            )
+    except InsufficientFunds:
+        ReconciliationException.objects.create(
+            brand_id=deposit.brand_id,
+            reason=ExceptionReason.PROVIDER_UNMATCHED,
+            detail=_("The provider returned deposit %(id)s, but the brand had already spent it.")
+            % {"id": deposit.transfer_id},
+            amount=-deposit.amount,
+            currency=deposit.currency,
+        )
+        return None
+
+
+def _sweep_apply(found: provider.IncomingTransfer) -> str:
+    """The provider moved a virtual account's money on to the platform's balance account."""
+    if found.status != "booked" or found.amount <= 0:
+        return f"sweep {found.status}"
+    with transaction.atomic(durable=True):
+        transfer_post(
+            source=platform_bank(currency=found.currency),
+            destination=provider_balance(provider=provider.NAME, currency=found.currency),
+            amount=found.amount,
+            reason="provider_sweep",
+            idempotency_key=_sweep_key(found.transfer_id),
+            reference=f"provider:{found.balance_account_id}",
+            description=f"Sweep {found.transfer_id} from the virtual account",
+        )
+    return "sweep_booked"
+
+
+# Reconciliation of the provider's transaction list with the ledger.
+
+
+def provider_transactions_reconcile(*, now=None, days: int = 7, grace: timedelta = RECONCILE_GRACE) -> dict:
+    """Every booked transaction on the brands' virtual accounts matched to its ledger transaction
+    (by the provider's transfer id), an exception for one the ledger lacks or books another amount
+    of, and the provider's balances compared with the ledger's provider balance."""
+    now = now or timezone.now()
+    done = {"matched": 0, "exceptions": 0, "waiting": 0}
+    accounts = list(VirtualAccount.objects.filter(status=Status.OPEN, provider=provider.NAME))
+    for account in accounts:
+        for booked in provider.transactions_list(
+            balance_account_id=account.balance_account_id,
+            since=now - timedelta(days=days),
+            # Adyen takes whole seconds; a moment ahead keeps this second's bookings in.
+            until=now + timedelta(minutes=1),
+        ):
+            done[_transaction_reconcile(account, booked, now=now, grace=grace)] += 1
+    provider_balances_check(accounts=accounts, now=now)
+    return done
+
+
+def _transaction_kind(booked: provider.BookedTransaction) -> tuple[str, str]:
+    if booked.amount > 0:
+        return ProviderTransactionKind.DEPOSIT, _deposit_key(booked.transfer_id)
+    if ProviderDeposit.objects.filter(provider=provider.NAME, transfer_id=booked.transfer_id).exists():
+        return ProviderTransactionKind.RETURN, _return_key(booked.transfer_id)
+    return ProviderTransactionKind.SWEEP, _sweep_key(booked.transfer_id)
+
+
+def _transaction_reconcile(account, booked, *, now, grace) -> str:
+    known = ProviderTransaction.objects.filter(
+        provider=provider.NAME, transaction_id=booked.transaction_id
+    ).first()
+    if known is not None and known.matched:
+        return "matched"
+    kind, key = _transaction_kind(booked)
+    ledger = transaction_by_key(idempotency_key=key)
+    booked_amount = None
+    if ledger is not None:
+        booked_amount = transaction_amount_on(
+            transaction_id=ledger.pk,
+            account=provider_balance(provider=provider.NAME, currency=booked.currency),
+        )
+    if ledger is not None and booked_amount == booked.amount:
+        with transaction.atomic(durable=True):
+            _transaction_record(account, booked, kind, matched=True, ledger_id=ledger.pk)
+            if known is not None and known.exception_id:
+                ReconciliationException.objects.filter(pk=known.exception_id, status="open").update(
+                    status="resolved", resolved_at=now
+                )
+        return "matched"
+    if ledger is None and booked.booked_at is not None and booked.booked_at > now - grace:
+        return "waiting"  # its webhook may still be on its way
+    if known is not None:
+        return "exceptions"  # raised already
+    if ledger is None:
+        reason = ExceptionReason.PROVIDER_UNMATCHED
+        detail = _("The provider booked %(kind)s %(id)s; the ledger has no booking of it.")
+    else:
+        reason = ExceptionReason.PROVIDER_AMOUNT
+        detail = _("The provider booked %(kind)s %(id)s with another amount than the ledger.")
+    with transaction.atomic(durable=True):
+        exception = ReconciliationException.objects.create(
+            brand_id=account.brand_id,
+            reason=reason,
+            detail=(detail % {"kind": ProviderTransactionKind(kind).label.lower(), "id": booked.transfer_id})[
+                :300
+            ],
+            amount=booked.amount,
+            currency=booked.currency,
+        )
+        _transaction_record(
+            account, booked, kind, matched=False, ledger_id=ledger.pk if ledger else None, exception=exception
+        )
+    return "exceptions"
+
+
+def _transaction_record(account, booked, kind, *, matched, ledger_id, exception=None) -> None:
+    ProviderTransaction.objects.update_or_create(
+        provider=provider.NAME,
+        transaction_id=booked.transaction_id,
+        defaults={
+            "transfer_id": booked.transfer_id,
+            "balance_account_id": booked.balance_account_id,
+            "brand_id": account.brand_id,
+            "kind": kind,
+            "amount": booked.amount,
+            "currency": booked.currency,
+            "booked_at": booked.booked_at,
+            "matched": matched,
+            "ledger_transaction_id": ledger_id,
+            **({"exception": exception} if exception is not None else {}),
+        },
+    )
+
+
+def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceCheck]:
+    """The provider's balances of the brands' virtual accounts, summed per currency, against the
+    ledger's provider balance: what /healthz/ and the metrics report as drift."""
+    now = now or timezone.now()
+    if accounts is None:
+        accounts = list(VirtualAccount.objects.filter(status=Status.OPEN, provider=provider.NAME))
+    totals: dict[str, int] = {}
+    for account in accounts:
+        totals[account.currency] = totals.get(account.currency, 0) + provider.balance_get(
+            balance_account_id=account.balance_account_id, currency=account.currency
+        )
+    checks = []
+    for currency, total in sorted(totals.items()):
+        ledger = provider_balance(provider=provider.NAME, currency=currency)
+        ledger.refresh_from_db(fields=["balance"])
+        check, _created = ProviderBalanceCheck.objects.update_or_create(
+            provider=provider.NAME,
+            currency=currency,
+            defaults={"provider_balance": total, "ledger_balance": ledger.balance, "checked_at": now},
+        )
+        checks.append(check)
+    return checks

@@ -1,0 +1,545 @@
+"""Approved rewards to the bank in batches: the payout pipeline the standing worker runs.
+
+An approval marks the person due (verification.services.participant_payout_due: one column on
+their row, indexed while set), instead of queueing a task per reward. Each pass of `manage.py work`
+claims up to PAYOUT_BATCH_SIZE people due (FOR NO KEY UPDATE SKIP LOCKED, so workers racing each
+other take disjoint people) and, in one transaction, makes their payouts, posts them to the ledger
+as one batch and claims as submitted those whose name check is settled. Then it sends them to the
+provider concurrently (a small thread pool, each thread with its kept httpx client) and applies the
+answers: the settlements in one more transaction with one more ledger batch.
+
+Crash safety is the single payout's: a payout is committed as submitted before its request leaves,
+so if the worker dies after that the sweep asks the provider about it (payout_status_check) and
+sends again, with the same Idempotency-Key, only what the provider never received. A batch that
+fails is rolled back whole and its people are paid one by one through the single-payout path.
+"""
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from functools import partial
+
+from django.conf import settings
+from django.core.mail import EmailMessage, get_connection
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone, translation
+
+from joyback.api.models import WebhookEndpoint
+from joyback.ledger.models import AccountKind
+from joyback.ledger.selectors import accounts_of_kind
+from joyback.ledger.services import Posting, accounts_lock, postings_post, transfer
+from payouts import psp, sql
+from payouts.models import (
+    OPEN_STATUSES,
+    Notification,
+    PayeeAccount,
+    Payout,
+    PayoutEvent,
+    PayoutScheme,
+    PayoutStatus,
+    Rail,
+    VopCheck,
+)
+from payouts.notifications import _message, _notification_send_quietly
+from payouts.reconciliation.bank_health import payouts_paused
+from payouts.submission.crash import SimulatedCrash, crash_point
+from payouts.submission.create import payout_for_participant
+from payouts.submission.outcomes import _payout_event_emit
+from payouts.submission.states import (
+    INSTANT_UNREACHABLE_CODES,
+    SENT,
+    _in_transit,
+    _platform_bank,
+    _transition,
+    scheme_for,
+)
+from payouts.submission.submit import _order, payout_status_apply, payout_submit
+from verification.models import ActionClaim, ClaimStatus, Participant
+
+logger = logging.getLogger(__name__)
+
+# After a failure outside the batch (a person whose payout raised), look again this much later,
+# not on every pass.
+RETRY_AFTER = timedelta(seconds=60)
+
+_pool: ThreadPoolExecutor | None = None
+_idle = True
+
+
+SENDER_NAME = "payout-send"
+
+
+def _sender() -> ThreadPoolExecutor:
+    """The process's senders: made on first use (after a fork), kept, so each thread keeps its
+    provider client and its connections (payouts.psp._client) from one batch to the next."""
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(
+            max_workers=settings.PAYOUT_SEND_THREADS,
+            thread_name_prefix=SENDER_NAME,
+            initializer=_sender_start,
+        )
+    return _pool
+
+
+def _sender_start() -> None:
+    """The thread's name for the operating system too (top -H, /proc/<pid>/task/*/comm show where
+    a worker's CPU goes). In the sandbox the bank answers in these threads, on their own database
+    connections: those are named as well, so the bank's share of the database shows apart."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        libc.prctl(15, SENDER_NAME.encode(), 0, 0, 0)  # PR_SET_NAME
+    except (OSError, AttributeError):
+        pass
+    if settings.SANDBOX:
+        sql.application_name_set("joyback-sandbox-bank")
+
+
+def payouts_due_process(*, limit: int | None = None) -> int:
+    """One tick: claim up to `limit` people due, pay them; how many people were claimed."""
+    limit = limit or settings.PAYOUT_BATCH_SIZE
+    try:
+        claimed, to_send, to_continue = _batch_make(limit=limit)
+    except SimulatedCrash:
+        raise
+    except Exception:
+        logger.exception("a payout batch failed and was rolled back; paying its people one by one")
+        return _one_by_one(limit=limit)
+    if to_send:
+        _batch_send(to_send)
+    for payout_id in to_continue:
+        # A name check to ask for, a batch SEPA file to wait for, payouts on hold: the single
+        # payout's path, as before.
+        try:
+            payout_submit(payout_id=payout_id)
+        except Exception:
+            logger.exception("payout %s could not be submitted; the sweep tries again", payout_id)
+    return claimed
+
+
+def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
+    """The payouts of up to `limit` people due, made, posted and (where they may go at once) claimed
+    as submitted, in one transaction: (people claimed, payouts to send, payouts left to the single
+    path)."""
+    global _idle
+    now = timezone.now()
+    if _idle and not Participant.objects.filter(payout_due_at__lte=now).exists():
+        return 0, [], []  # the idle worker's usual answer: one statement, no transaction
+    paused = payouts_paused()
+    with transaction.atomic(durable=True):
+        people = list(
+            Participant.objects.select_for_update(skip_locked=True, no_key=True, of=("self",))
+            .filter(payout_due_at__lte=now)
+            .order_by("payout_due_at")
+            .values_list("pk", "brand_id", "brand__verified_at")[:limit]
+        )
+        _idle = len(people) < limit  # a full batch: more are likely waiting, no need to ask first
+        if not people:
+            return 0, [], []
+        Participant.objects.filter(pk__in=[pk for pk, _brand, _verified in people]).update(payout_due_at=None)
+        crash_point("batch_claimed")
+        # A brand whose verification staff withdrew pays nothing (the sweep pays it once verified).
+        brand_of = {pk: brand_id for pk, brand_id, verified_at in people if verified_at is not None}
+        # Flagged people wait for a person's decision (which marks them again), and one payout at
+        # a time: a person with one under way is marked again when it settles.
+        in_review = ActionClaim.objects.filter(
+            participant_id=OuterRef("participant_id"), status=ClaimStatus.NEEDS_REVIEW
+        )
+        under_way = Payout.objects.filter(
+            participant_id=OuterRef("participant_id"),
+            currency=OuterRef("currency"),
+            manual=False,
+            status__in=OPEN_STATUSES,
+        )
+        payees = {
+            payee.participant_id: payee
+            for payee in PayeeAccount.objects.filter(
+                participant_id__in=brand_of, replaced_at__isnull=True, unusable_code=""
+            ).filter(~Exists(in_review), ~Exists(under_way))
+        }
+        if not payees:
+            return len(people), [], []
+        accounts = _accounts_lock(payees, brand_of)
+        payouts, postings, netted_of = _payouts_plan(payees, brand_of, accounts, now=now, paused=paused)
+        if payouts:
+            Payout.objects.bulk_create(payouts)
+        for payout in payouts:
+            postings.append(_payout_posting(payout, accounts, netted=netted_of[payout.participant_id]))
+        results = postings_post(postings=postings) if postings else []
+        failed = next((result.error for result in results if result.error), None)
+        if failed is not None:
+            raise failed
+        posted = {
+            result.posting.idempotency_key: result.transaction.pk
+            for result in results
+            if result.posting.idempotency_key
+        }
+        for payout in payouts:
+            payout.ledger_transaction_id = posted[f"payout:{payout.pk}"]
+        if payouts:
+            Payout.objects.bulk_update(payouts, ["ledger_transaction_id"])
+            PayoutEvent.objects.bulk_create(
+                event
+                for payout in payouts
+                for event in _events(payout, netted_of[payout.participant_id], now)
+            )
+        crash_point("batch_posted")
+    crash_point("batch_committed")
+    to_send = [p for p in payouts if p.status == PayoutStatus.SUBMITTED]
+    return len(people), to_send, [p.pk for p in payouts if p.status != PayoutStatus.SUBMITTED]
+
+
+def _accounts_lock(payees: dict, brand_of: dict) -> dict:
+    """The people's payable and receivable accounts and their brands' in-transit accounts, locked
+    together in id order (the ledger's lock order) and read fresh: (kind, subject, currency,
+    brand id) -> account."""
+    in_transit = {
+        _in_transit(brand_id=brand_id, currency=currency).pk
+        for brand_id, currency in {(brand_of[pk], payee.currency) for pk, payee in payees.items()}
+    }
+    subjects = [f"participant:{pk}" for pk in payees]
+    brands = set(brand_of.values())
+    owed = accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE) | accounts_of_kind(
+        kind=AccountKind.PARTICIPANT_RECEIVABLE
+    )
+    owed = owed.filter(subject__in=subjects, brand_id__in=brands).values_list("pk", flat=True)
+    locked = accounts_lock(account_ids=[*in_transit, *owed]).values()
+    return {(a.kind, a.subject, a.currency, a.brand_id): a for a in locked}
+
+
+def _payouts_plan(payees: dict, brand_of: dict, accounts: dict, *, now, paused: bool):
+    """The unsaved payouts (and the postings of people whose rewards only net a clawback)."""
+    vops = _vop_latest(payees.values())
+    last = {
+        payee_id: (status, code)
+        for payee_id, status, code in Payout.objects.filter(payee_id__in=[p.pk for p in payees.values()])
+        .order_by("payee_id", "-created_at")
+        .distinct("payee_id")
+        .values_list("payee_id", "status", "reason_code")
+    }
+    repays = {
+        (participant_id, currency): pk
+        for participant_id, currency, pk in Payout.objects.filter(
+            participant_id__in=payees,
+            status__in=[PayoutStatus.REJECTED, PayoutStatus.RETURNED],
+            repaid_by__isnull=True,
+        )
+        .order_by("participant_id", "currency", "-pk")
+        .distinct("participant_id", "currency")
+        .values_list("participant_id", "currency", "pk")
+    }
+    stale = now + timedelta(seconds=settings.PAYOUT_STALE_SECONDS)
+    payouts, postings, netted_of = [], [], {}
+    for pk, payee in sorted(payees.items()):
+        subject, brand_id = f"participant:{pk}", brand_of[pk]
+        payable = accounts.get((AccountKind.PARTICIPANT_PAYABLE, subject, payee.currency, brand_id))
+        receivable = accounts.get((AccountKind.PARTICIPANT_RECEIVABLE, subject, payee.currency, brand_id))
+        gross = payable.balance if payable else 0
+        if gross <= 0:
+            continue
+        netted = min(gross, receivable.balance if receivable else 0)
+        amount = gross - netted
+        if amount <= 0:
+            postings.append(
+                Posting(
+                    reason="clawback_netted",
+                    legs=((payable, netted), (receivable, -netted)),
+                    reference=subject,
+                    description="Rewards netted against a clawback",
+                )
+            )
+            continue
+        payee._vop_current = vops.get(payee.pk)
+        scheme = _scheme(payee, last.get(payee.pk))
+        check = payee._vop_current
+        settled_check = payee.rail != Rail.SEPA or (check is not None and check.settled)
+        at_once = scheme != PayoutScheme.SEPA and settled_check and not paused
+        netted_of[pk] = netted
+        payouts.append(
+            Payout(
+                brand_id=brand_id,
+                participant_id=pk,
+                payee=payee,
+                amount=amount,
+                currency=payee.currency,
+                scheme=scheme,
+                repays_id=repays.get((pk, payee.currency)),
+                status=PayoutStatus.SUBMITTED if at_once else PayoutStatus.CREATED,
+                submissions=1 if at_once else 0,
+                submitted_at=now if at_once else None,
+                next_check_at=stale,
+            )
+        )
+    return payouts, postings, netted_of
+
+
+def _scheme(payee: PayeeAccount, last) -> str:
+    """payouts.submission.states.scheme_for with the payee's last payout read for the whole batch at once."""
+    if payee.rail != Rail.SEPA:
+        return scheme_for(payee)  # asks the database for SEPA payees only
+    unreachable = last is not None and last[0] == PayoutStatus.REJECTED
+    unreachable = unreachable and last[1] in INSTANT_UNREACHABLE_CODES
+    if settings.PAYOUT_SEPA_MODE == "instant" and not unreachable:
+        return PayoutScheme.SEPA_INSTANT
+    return PayoutScheme.SEPA
+
+
+def _vop_latest(payees) -> dict:
+    """payee id -> its latest name check (payouts.selectors.vop_latest for many payees)."""
+    return {
+        check.payee_id: check
+        for check in VopCheck.objects.filter(payee_id__in=[p.pk for p in payees if p.rail == Rail.SEPA])
+        .order_by("payee_id", "-checked_at", "-pk")
+        .distinct("payee_id")
+    }
+
+
+def _payout_posting(payout: Payout, accounts: dict, *, netted: int) -> Posting:
+    subject = f"participant:{payout.participant_id}"
+    key = (subject, payout.currency, payout.brand_id)
+    payable = accounts[(AccountKind.PARTICIPANT_PAYABLE, *key)]
+    in_transit = accounts.get((AccountKind.PAYOUT_IN_TRANSIT, "", payout.currency, payout.brand_id))
+    in_transit = in_transit or _in_transit(brand_id=payout.brand_id, currency=payout.currency)
+    legs = [(payable, payout.amount + netted), (in_transit, -payout.amount)]
+    if netted:
+        legs.append((accounts[(AccountKind.PARTICIPANT_RECEIVABLE, *key)], -netted))
+    return Posting(
+        reason="payout",
+        legs=tuple(legs),
+        idempotency_key=f"payout:{payout.pk}",
+        reference=f"payout:{payout.end_to_end_id}",
+        description=f"Payout {payout.end_to_end_id}"
+        + (f", {netted} netted against clawbacks" if netted else ""),
+    )
+
+
+def _events(payout: Payout, netted: int, now) -> list[PayoutEvent]:
+    """Every step recorded, as the single path records them, with one insert for the batch."""
+    detail = f"netted {netted}" if netted else ""
+    steps = [("", PayoutStatus.CREATED, detail)]
+    if payout.status == PayoutStatus.SUBMITTED:
+        check = payout.payee._vop_current
+        vop = (
+            f"VoP {check.result}{' / ' + check.choice if check.choice else ''}"
+            if check
+            else "VoP not applicable"
+        )
+        steps += [
+            (PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED, vop),
+            (PayoutStatus.PAYEE_VERIFIED, PayoutStatus.SUBMITTED, ""),
+        ]
+    return [
+        PayoutEvent(payout=payout, from_status=before, to_status=after, detail=text, at=now)
+        for before, after, text in steps
+    ]
+
+
+def _submit(order: psp.PaymentOrder):
+    """One transfer; a lost answer is returned (PspUnknown), not raised, so one does not hide the
+    others' answers."""
+    try:
+        return psp.payment_submit(order)
+    except Exception as error:  # PspUnknown; a PspError (a bug) is logged by the caller
+        return error
+
+
+def _batch_send(payouts: list[Payout]) -> None:
+    """Send payouts already committed as submitted, concurrently, then apply the answers."""
+    orders = [_order(payout) for payout in payouts]
+    # In a test's transaction the senders' own connections could not see the batch: send in turn.
+    concurrent = settings.PAYOUT_SEND_THREADS > 1 and not connection.in_atomic_block
+    answers = _sender().map(_submit, orders) if concurrent else map(_submit, orders)
+    settled, others = [], []
+    for number, (payout, answer) in enumerate(zip(payouts, answers, strict=True)):
+        if number == 1:
+            crash_point("batch_sending")  # one answer in, the others out or on their way
+        if isinstance(answer, psp.PaymentStatus) and answer.settled:
+            settled.append((payout, answer))
+        else:
+            others.append((payout, answer))
+    crash_point("batch_sent")
+    if settled:
+        _batch_settle(settled)
+    for payout, answer in others:
+        try:
+            _answer_apply(payout, answer)
+        except Exception:
+            logger.exception("the answer for payout %s was not applied; the sweep asks again", payout.pk)
+
+
+def _answer_apply(payout: Payout, answer) -> None:
+    if isinstance(answer, Exception) and not isinstance(answer, psp.PspUnknown):
+        # The provider refused the request itself: left submitted, the sweep asks about it.
+        logger.error("payout %s: the provider refused the request: %s", payout.pk, answer)
+        return
+    if isinstance(answer, psp.PspUnknown):
+        with transaction.atomic(durable=True):
+            _transition(
+                payout,
+                to=PayoutStatus.UNKNOWN,
+                allowed_from=[PayoutStatus.SUBMITTED],
+                detail=str(answer),
+                next_check_at=timezone.now() + timedelta(seconds=2 * settings.PSP_TIMEOUT_SECONDS),
+            )
+        return
+    payout_status_apply(payout=payout, status=answer)
+
+
+def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
+    """payouts.submission.outcomes.payout_settle for many payouts, in one transaction and one ledger batch."""
+    now = timezone.now()
+    by_id = {payout.pk: (payout, answer) for payout, answer in settled}
+    with transaction.atomic(durable=True):
+        # The people first, as payout_settle takes them: a batch making payouts either sees these
+        # settled or has made its payout already.
+        people = sorted({payout.participant_id for payout, _answer in settled})
+        list(
+            Participant.objects.select_for_update(no_key=True)
+            .filter(pk__in=people)
+            .order_by("pk")
+            .values("pk")
+        )
+        ids = sorted(by_id)
+        # Only from the states a settlement may leave (a webhook may have got there first).
+        before = sql.payouts_settle(
+            ids=ids,
+            references=[by_id[pk][1].bank_reference or "" for pk in ids],
+            allowed_from=list(SENT),
+            now=now,
+        )
+        if not before:
+            return
+        ids = sorted(before)
+        moved = []
+        for pk in ids:
+            payout, answer = by_id[pk]
+            payout.status, payout.reason_code, payout.settled_at = PayoutStatus.SETTLED, "", now
+            payout.next_check_at = None
+            payout.psp_reference = answer.bank_reference or payout.psp_reference
+            moved.append(payout)
+        PayoutEvent.objects.bulk_create(
+            PayoutEvent(payout=p, from_status=before[p.pk], to_status=PayoutStatus.SETTLED, at=now)
+            for p in moved
+        )
+        in_transit = {
+            (brand_id, currency): _in_transit(brand_id=brand_id, currency=currency)
+            for brand_id, currency in {(p.brand_id, p.currency) for p in moved}
+        }
+        currencies = {p.currency for p in moved}
+        banks = {currency: _platform_bank(currency=currency) for currency in currencies}
+        results = postings_post(
+            postings=[
+                transfer(
+                    source=in_transit[(p.brand_id, p.currency)],
+                    destination=banks[p.currency],
+                    amount=p.amount,
+                    reason="payout_settled",
+                    idempotency_key=f"payout-settled:{p.pk}",
+                    reference=f"payout:{p.end_to_end_id}",
+                )
+                for p in moved
+            ]
+        )
+        failed = next((result.error for result in results if result.error), None)
+        if failed is not None:
+            raise failed
+        _notify(moved, kind="settled")
+        brands = {p.brand_id for p in moved}
+        endpoints = WebhookEndpoint.objects.filter(brand_id__in=brands, enabled=True)
+        listening = set(endpoints.values_list("brand_id", flat=True))
+        for payout in moved:
+            if payout.brand_id in listening:
+                _payout_event_emit(payout, "payout.settled")
+        # What became owed while these payouts were open goes next (one payout at a time).
+        owed = (
+            accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE)
+            .filter(subject__in=[f"participant:{p.participant_id}" for p in moved], balance__gt=0)
+            .values_list("subject", flat=True)
+        )
+        again = [int(subject.removeprefix("participant:")) for subject in owed]
+        if again:
+            Participant.objects.filter(pk__in=again, payout_due_at__isnull=True).update(payout_due_at=now)
+
+
+def _notify(payouts: list[Payout], *, kind: str) -> None:
+    """payouts.notifications._notify for many payouts: the rows in one statement (the unique key
+    makes a replay harmless: a row already there is not sent again), sent by this process after the
+    commit; a crash leaves them to the sweep."""
+    rows = [
+        (payout.pk, channel, f"{payout.pk}:{kind}:{channel}")
+        for payout in payouts
+        for channel, present in (("email", payout.payee.email), ("whatsapp", payout.payee.phone))
+        if present
+    ]
+    if not rows:
+        return
+    created = sql.notifications_insert(rows=rows, kind=kind, now=timezone.now())
+    by_id = {payout.pk: payout for payout in payouts}
+    transaction.on_commit(
+        partial(
+            _notifications_send,
+            [(row_id, by_id[payout_id], channel) for row_id, payout_id, channel in created],
+            kind,
+        )
+    )
+
+
+def _notifications_send(created: list[tuple[int, Payout, str]], kind: str) -> None:
+    """payouts.notifications.notification_send for many: the mails claimed in one statement and
+    sent over one connection; WhatsApp messages one by one. What fails is unclaimed for the sweep."""
+    now = timezone.now()
+    mail_ids = [row_id for row_id, _payout, channel in created if channel == "email"]
+    claimed = set(sql.notifications_claim(ids=mail_ids, now=now))
+    messages = []
+    for row_id, payout, channel in created:
+        if channel != "email" or row_id not in claimed:
+            continue
+        with translation.override(payout.payee.language or settings.LANGUAGE_CODE):
+            subject, body, _parameters = _message(payout, kind)
+        messages.append(EmailMessage(subject, body, settings.DEFAULT_FROM_EMAIL, [payout.payee.email]))
+    try:
+        if messages:
+            get_connection().send_messages(messages)
+    except Exception:
+        logger.exception("%s payout mails not sent; the sweep tries again", len(messages))
+        Notification.objects.filter(pk__in=claimed, sent_at=now).update(sent_at=None)
+    for row_id, _payout, channel in created:
+        if channel != "email":
+            _notification_send_quietly(row_id)
+
+
+def _one_by_one(*, limit: int) -> int:
+    """The single-payout path for the people a failed batch left due: one failing person does not
+    hold up the others, and is looked at again RETRY_AFTER later."""
+    now = timezone.now()
+    due = list(
+        Participant.objects.filter(payout_due_at__lte=now)
+        .order_by("payout_due_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    claimed = 0
+    for participant_id in due:
+        with transaction.atomic(durable=True):
+            took = Participant.objects.filter(pk=participant_id, payout_due_at__lte=now).update(
+                payout_due_at=None
+            )
+        if not took:
+            continue
+        claimed += 1
+        currencies = PayeeAccount.objects.filter(
+            participant_id=participant_id, replaced_at__isnull=True
+        ).values_list("currency", flat=True)
+        try:
+            for currency in currencies:
+                payout_for_participant(participant_id=participant_id, currency=currency, send_now=True)
+        except SimulatedCrash:
+            raise
+        except Exception:
+            logger.exception("the payout of participant %s failed; tried again later", participant_id)
+            Participant.objects.filter(pk=participant_id, payout_due_at__isnull=True).update(
+                payout_due_at=now + RETRY_AFTER
+            )
+    return claimed

@@ -1,0 +1,380 @@
+"""The sandbox bank's balance platform for funding, in Adyen's wire format.
+
+Balance Platform API (/sandbox/bank/bcl/v2/): POST /balanceAccounts, POST /paymentInstruments (type
+bankAccount, formFactor virtual: an IBAN of the sandbox bank, valid, generated with schwifty),
+POST /balanceAccounts/{id}/sweeps, GET /balanceAccounts/{id} (its balance). Transfers API
+(/sandbox/bank/btl/v4/transactions): the booked transactions of a balance account. Each POST with an
+Idempotency-Key it has seen answers as the first time.
+
+deposit_simulate stands for a brand's bank sending money to its virtual IBAN: the transfer is
+received, then booked (and, if asked, returned), and each status goes out as a signed
+balancePlatform.transfer.created/updated webhook, as Adyen sends them; a "chaos" deposit's webhooks
+go twice and newest first. Booked money is swept on to the platform's balance account by the
+account's sweep when webhooks are next delivered, as Adyen's balance-triggered sweep would.
+"""
+
+import json
+import secrets
+
+from django.conf import settings
+from django.db import transaction
+from django.http import JsonResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+from schwifty import IBAN
+
+from payouts.models import (
+    PspFeedCursor,
+    SandboxBalanceAccount,
+    SandboxFundingEvent,
+    SandboxFundingTransfer,
+)
+from payouts.providers import adyen
+from payouts.sandbox.bank import _adyen_error, _api_key_valid, _hmac_key, _sandbox_only, webhook_client
+
+SANDBOX_BANK_CODE = "10010010"  # the sandbox bank's own German bank code (PAYOUT_DEBTOR_IBAN's)
+BALANCE_PLATFORM = "JOYBACK_SANDBOX"
+
+
+def _id(prefix: str) -> str:
+    return (prefix + secrets.token_hex(12).upper())[:26]
+
+
+def _key(request) -> str | None:
+    return request.headers.get("Idempotency-Key", "")[:64] or None
+
+
+def _body(request) -> dict:
+    body = json.loads(request.body)
+    if not isinstance(body, dict):
+        raise ValueError("the body is not a JSON object")
+    return body
+
+
+def _account_json(account: SandboxBalanceAccount) -> dict:
+    return {
+        "id": account.account_id,
+        "accountHolderId": account.account_holder_id,
+        "defaultCurrencyCode": account.currency,
+        "description": account.description,
+        "timeZone": "Europe/Amsterdam",
+        "balances": [
+            {
+                "currency": account.currency,
+                "balance": balance_of(account),
+                "available": balance_of(account),
+                "reserved": 0,
+            }
+        ],
+        "status": "active",
+    }
+
+
+def _instrument_json(account: SandboxBalanceAccount) -> dict:
+    return {
+        "id": account.payment_instrument_id,
+        "balanceAccountId": account.account_id,
+        "issuingCountryCode": "DE",
+        "status": "active",
+        "type": "bankAccount",
+        "bankAccount": {"type": "iban", "iban": account.iban, "formFactor": "virtual"},
+    }
+
+
+def _sweep_json(account: SandboxBalanceAccount) -> dict:
+    return {
+        "id": account.sweep_id,
+        "counterparty": {"balanceAccountId": account.sweep_to},
+        "currency": account.currency,
+        "schedule": {"type": "balance"},
+        "type": "push",
+        "category": "internal",
+        "status": "active",
+    }
+
+
+def _guarded(view):
+    """Sandbox only, Adyen's API key, Adyen's error for a malformed body."""
+
+    def wrapper(request, *args, **kwargs):
+        _sandbox_only()
+        if not _api_key_valid(request):
+            return _adyen_error(401, "00_401", "Unauthorized", "X-API-Key missing or wrong")
+        try:
+            return view(request, *args, **kwargs)
+        except (ValueError, KeyError, TypeError) as error:
+            return _adyen_error(422, "30_112", "Invalid request", f"Malformed request: {error}")
+
+    wrapper.__name__ = view.__name__
+    return csrf_exempt(wrapper)
+
+
+@_guarded
+@require_POST
+def balance_accounts(request):
+    body = _body(request)
+    if body.get("accountHolderId") != settings.ADYEN_ACCOUNT_HOLDER_ID:
+        raise ValueError("accountHolderId is not the platform's account holder")
+    key = _key(request)
+    account = SandboxBalanceAccount.objects.filter(idempotency_key=key).first() if key else None
+    if account is None:
+        account = SandboxBalanceAccount.objects.create(
+            account_id=_id("BA"),
+            account_holder_id=body["accountHolderId"],
+            currency=str(body.get("defaultCurrencyCode") or "EUR")[:3],
+            description=str(body.get("description") or "")[:300],
+            idempotency_key=key,
+        )
+    return JsonResponse(_account_json(account))
+
+
+@_guarded
+@require_GET
+def balance_account(request, account_id):
+    account = SandboxBalanceAccount.objects.filter(account_id=account_id).first()
+    if account is None:
+        return _adyen_error(404, "30_011", "Not found", "Balance account not found")
+    return JsonResponse(_account_json(account))
+
+
+@_guarded
+@require_POST
+def payment_instruments(request):
+    body = _body(request)
+    if body.get("type") != "bankAccount" or (body.get("bankAccount") or {}).get("formFactor") != "virtual":
+        raise ValueError("the sandbox bank issues virtual bank accounts only")
+    key = _key(request)
+    account = SandboxBalanceAccount.objects.filter(account_id=body["balanceAccountId"]).first()
+    if account is None:
+        return _adyen_error(422, "30_011", "Invalid balance account", "Balance account not found")
+    if account.payment_instrument_id:
+        if key and account.instrument_key == key:
+            return JsonResponse(_instrument_json(account))
+        return _adyen_error(422, "30_113", "Not allowed", "The balance account has a bank account already")
+    with transaction.atomic():
+        locked = SandboxBalanceAccount.objects.select_for_update().get(pk=account.pk)
+        if not locked.payment_instrument_id:
+            locked.payment_instrument_id = _id("PI")
+            locked.iban = str(
+                IBAN.generate("DE", bank_code=SANDBOX_BANK_CODE, account_code=f"77{locked.pk:08d}")
+            )
+            locked.instrument_key = key
+            locked.save(update_fields=["payment_instrument_id", "iban", "instrument_key"])
+    return JsonResponse(_instrument_json(locked))
+
+
+@_guarded
+@require_POST
+def sweeps(request, account_id):
+    body = _body(request)
+    account = SandboxBalanceAccount.objects.filter(account_id=account_id).first()
+    if account is None:
+        return _adyen_error(404, "30_011", "Not found", "Balance account not found")
+    counterparty = (body.get("counterparty") or {}).get("balanceAccountId")
+    if body.get("type") != "push" or counterparty != settings.ADYEN_BALANCE_ACCOUNT_ID:
+        raise ValueError("the sandbox bank sweeps to the platform's balance account only")
+    if not account.sweep_id:
+        SandboxBalanceAccount.objects.filter(pk=account.pk, sweep_id="").update(
+            sweep_id=_id("SWPC"), sweep_to=counterparty, sweep_key=_key(request)
+        )
+        account.refresh_from_db()
+    return JsonResponse(_sweep_json(account))
+
+
+# What happened on the balance accounts.
+
+
+def _signed(transfer: SandboxFundingTransfer, status: str) -> int:
+    """The event's effect on the balance account (minor units)."""
+    if transfer.direction == "incoming":
+        return transfer.amount if status == "booked" else -transfer.amount if status == "returned" else 0
+    return -transfer.amount if status == "booked" else 0
+
+
+def balance_of(account: SandboxBalanceAccount) -> int:
+    events = SandboxFundingEvent.objects.filter(transfer__account=account).select_related("transfer")
+    return sum(_signed(event.transfer, event.status) for event in events)
+
+
+@_guarded
+@require_GET
+def transactions(request):
+    account = SandboxBalanceAccount.objects.filter(account_id=request.GET["balanceAccountId"]).first()
+    since = parse_datetime(request.GET["createdSince"])
+    until = parse_datetime(request.GET["createdUntil"])
+    if account is None or since is None or until is None:
+        raise ValueError("balanceAccountId, createdSince and createdUntil are required")
+    found = (
+        SandboxFundingEvent.objects.filter(
+            transfer__account=account, status__in=["booked", "returned"], created_at__gte=since
+        )
+        .filter(created_at__lte=until)
+        .select_related("transfer")
+        .order_by("pk")
+    )
+    return JsonResponse({"data": [transaction_json(event) for event in found], "_links": {}})
+
+
+def transaction_json(event: SandboxFundingEvent) -> dict:
+    transfer = event.transfer
+    at = event.created_at.isoformat(timespec="seconds")
+    return {
+        "id": f"EVJN{event.pk:016d}{transfer.currency}",
+        "accountHolder": {"id": transfer.account.account_holder_id},
+        "amount": {"currency": transfer.currency, "value": _signed(transfer, event.status)},
+        "balanceAccount": {"id": transfer.account.account_id},
+        "balancePlatform": BALANCE_PLATFORM,
+        "bookingDate": at,
+        "creationDate": at,
+        "valueDate": at,
+        "status": "booked",
+        "transfer": {"id": transfer.transfer_id, "reference": transfer.reference},
+    }
+
+
+def deposit_simulate(
+    *,
+    iban: str,
+    amount: int,
+    payer_name: str = "Brand Company",
+    payer_iban: str = "DE89370400440532013000",
+    chaos: bool = False,
+    returned: bool = False,
+) -> SandboxFundingTransfer:
+    """Money sent to a virtual IBAN by the payer's bank: received, booked, and returned if asked."""
+    account = SandboxBalanceAccount.objects.filter(iban=iban.replace(" ", "").upper()).first()
+    if account is None:
+        raise ValueError("No virtual account at the sandbox bank has this IBAN.")
+    if amount <= 0:
+        raise ValueError("A transfer moves more than nothing.")
+    with transaction.atomic():
+        transfer = SandboxFundingTransfer.objects.create(
+            transfer_id=_id("SBXIN")[:16],
+            account=account,
+            category="bank",
+            direction="incoming",
+            amount=amount,
+            currency=account.currency,
+            counterparty_name=payer_name[:140],
+            counterparty_iban=payer_iban,
+            reference=f"Top-up {timezone.now():%Y%m%d%H%M%S}",
+            chaos=chaos,
+        )
+        for status in ["received", "booked", *(["returned"] if returned else [])]:
+            SandboxFundingEvent.objects.create(transfer=transfer, status=status)
+    return transfer
+
+
+def deposit_return(*, transfer: SandboxFundingTransfer) -> None:
+    """The payer's bank recalls a booked deposit (days later, perhaps)."""
+    statuses = set(transfer.events.values_list("status", flat=True))
+    if "booked" in statuses and "returned" not in statuses:
+        SandboxFundingEvent.objects.create(transfer=transfer, status="returned")
+
+
+def sweeps_run() -> int:
+    """Each balance account's sweep, as Adyen runs a balance-triggered one: what is there moves on."""
+    swept = 0
+    for account in SandboxBalanceAccount.objects.exclude(sweep_to=""):
+        with transaction.atomic():
+            locked = SandboxBalanceAccount.objects.select_for_update().get(pk=account.pk)
+            balance = balance_of(locked)
+            if balance <= 0:
+                continue
+            transfer = SandboxFundingTransfer.objects.create(
+                transfer_id=_id("SBXSW")[:16],
+                account=locked,
+                category="internal",
+                direction="outgoing",
+                amount=balance,
+                currency=locked.currency,
+                counterparty_balance_account=locked.sweep_to,
+                reference=f"Sweep {locked.sweep_id}",
+            )
+            SandboxFundingEvent.objects.create(transfer=transfer, status="booked")
+            swept += 1
+    return swept
+
+
+def _webhook(event: SandboxFundingEvent, sequence: int) -> dict:
+    transfer = event.transfer
+    data = {
+        "id": transfer.transfer_id,
+        "accountHolder": {"id": transfer.account.account_holder_id},
+        "amount": {"currency": transfer.currency, "value": transfer.amount},
+        "balanceAccount": {"id": transfer.account.account_id},
+        "balancePlatform": BALANCE_PLATFORM,
+        "category": transfer.category,
+        "creationDate": transfer.created_at.isoformat(timespec="seconds"),
+        "direction": transfer.direction,
+        "reason": "refusedByCounterpartyBank" if event.status == "returned" else "approved",
+        "reference": transfer.reference,
+        "sequenceNumber": sequence,
+        "status": event.status,
+        "updatedAt": event.created_at.isoformat(timespec="seconds"),
+    }
+    if transfer.category == "bank":
+        data["type"] = "bankTransfer"
+        data["paymentInstrument"] = {"id": transfer.account.payment_instrument_id}
+        data["counterparty"] = {
+            "bankAccount": {
+                "accountHolder": {"fullName": transfer.counterparty_name},
+                "accountIdentification": {"type": "iban", "iban": transfer.counterparty_iban},
+            }
+        }
+    else:
+        data["type"] = "internalTransfer"
+        data["categoryData"] = {"type": "internal"}
+        data["counterparty"] = {"balanceAccountId": transfer.counterparty_balance_account}
+    return {
+        "data": data,
+        "environment": "test",
+        "timestamp": event.created_at.isoformat(timespec="seconds"),
+        "type": "balancePlatform.transfer.created" if sequence == 1 else "balancePlatform.transfer.updated",
+    }
+
+
+def webhook_bodies(events: list[SandboxFundingEvent]) -> list[dict]:
+    """The webhooks of these events, in the order the sandbox sends them: a chaos transfer's twice
+    and newest first, after the others."""
+    sequences = {}
+    for transfer_id in {event.transfer_id for event in events}:
+        for number, pk in enumerate(
+            SandboxFundingEvent.objects.filter(transfer_id=transfer_id)
+            .order_by("pk")
+            .values_list("pk", flat=True),
+            start=1,
+        ):
+            sequences[pk] = number
+    plain = [_webhook(event, sequences[event.pk]) for event in events if not event.transfer.chaos]
+    chaos = [_webhook(event, sequences[event.pk]) for event in events if event.transfer.chaos]
+    return [*plain, *reversed(chaos), *reversed(chaos)]
+
+
+def funding_webhooks_deliver(*, limit: int = 500) -> int:
+    """Run the sweeps, then send each new status as a signed webhook, at least once."""
+    sweeps_run()
+    cursor, _created = PspFeedCursor.objects.get_or_create(name="sandbox_funding_webhooks")
+    found = list(
+        SandboxFundingEvent.objects.filter(pk__gt=cursor.position)
+        .select_related("transfer__account")
+        .order_by("pk")[:limit]
+    )
+    if not found:
+        return 0
+    sent = 0
+    for body in webhook_bodies(found):
+        raw = json.dumps(body).encode()
+        response = webhook_client().post(
+            "http://sandbox.localhost" + reverse("payouts:adyen_webhook"),
+            content=raw,
+            headers={"Content-Type": "application/json", "HmacSignature": adyen.signature(raw, _hmac_key())},
+        )
+        if response.status_code >= 300:
+            raise RuntimeError(f"webhook refused: {response.status_code} {response.text[:200]}")
+        sent += 1
+    PspFeedCursor.objects.filter(pk=cursor.pk, position__lt=found[-1].pk).update(position=found[-1].pk)
+    return sent

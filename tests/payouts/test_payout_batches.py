@@ -1,0 +1,349 @@
+"""Approved rewards go to the bank in batches: the standing worker claims the people due, makes
+their payouts in one transaction with one ledger batch, sends them, and settles them in one more.
+A worker that dies anywhere in a batch, or two that race over the same people, still leave every
+reward paid exactly once, one transfer per EndToEndId at the bank and the ledger whole."""
+
+import contextlib
+import itertools
+import json
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schwifty import IBAN
+
+from joyback.ledger.models import Account, AccountKind
+from joyback.ledger.selectors import ledger_drift
+from payouts import pipeline
+from payouts.forms import CONSENT_VERSION
+from payouts.models import Payout, SandboxBankPayment, VopCheck
+from payouts.payees.services import payee_account_save
+from payouts.rails import iban_check
+from payouts.submission.crash import SimulatedCrash, _crash_at
+from payouts.submission.sweeps import payouts_sweep
+from payouts.vop import payee_vop_check
+from verification.models import Participant
+
+pytestmark = pytest.mark.django_db
+NUMBERS = itertools.count(1)
+# The sandbox bank's magic last digits (tests/payouts/conftest.py IBANS): what it does with a transfer.
+SUFFIX = {"settle": "3000", "timeout": "9200", "pending": "9300", "AC04": "9004"}
+FINAL = {"settle": "settled", "timeout": "settled", "pending": "settled", "AC04": "rejected"}
+BATCH_CRASH_POINTS = ["batch_claimed", "batch_posted", "batch_committed", "batch_sending", "batch_sent"]
+
+
+def own_iban(number: int, outcome: str = "settle") -> str:
+    """A valid IBAN of the person's own whose last four digits tell the sandbox bank what to do."""
+    account = f"{number % 1_000_000:06d}{SUFFIX[outcome]}"
+    return str(IBAN.generate("DE", bank_code="37040044", account_code=account))
+
+
+def ready_person(campaign, *, outcome: str = "settle", vop: bool = True):
+    """A person with a verified WhatsApp identity and bank details of their own (name checked with
+    their bank unless vop=False), not yet rewarded."""
+    from verification.services import identity_attach, participant_create
+
+    number = next(NUMBERS)
+    person = participant_create(brand=campaign.brand)
+    identity = identity_attach(
+        participant=person, provider="whatsapp", subject=f"4917{number:08d}", display_name=f"Payee {number}"
+    )
+    payee = payee_account_save(
+        participant=person,
+        name=f"Payee {number}",
+        email=f"payee-{number}@example.com",
+        phone="",
+        bank_account=iban_check(own_iban(number, outcome)),
+        currency="EUR",
+        consent_version=CONSENT_VERSION,
+        onboard=False,
+    )
+    if vop:
+        payee_vop_check(payee=payee)
+    return person, identity
+
+
+def approve(campaign, identity):
+    from verification.services import action_reward
+
+    claim = action_reward(rule=campaign.rules.get(trigger="whatsapp_optin"), identity=identity)
+    assert claim.status == "approved", claim.reason
+    return claim
+
+
+def restart(*, batch: int = 100):
+    """A new worker comes up later: the cluster's sweep, then the standing worker's passes, until
+    nothing is left to do."""
+    later = timezone.now() + timedelta(minutes=10)
+    for _ in range(4):
+        payouts_sweep(now=later)
+        while pipeline.payouts_due_process(limit=batch):
+            pass
+        later += timedelta(minutes=10)
+
+
+def assert_whole(people_outcomes):
+    """Every person paid exactly what they were owed, once; the bank got one transfer per payout;
+    nothing is left in transit; the ledger's balances are its entries."""
+    for person, outcome in people_outcomes:
+        payouts = list(Payout.objects.filter(participant=person))
+        assert [p.status for p in payouts] == [FINAL[outcome]], (outcome, [p.status for p in payouts])
+        for payout in payouts:
+            assert SandboxBankPayment.objects.filter(end_to_end_id=payout.end_to_end_id).count() == 1
+        payable = Account.objects.get(kind=AccountKind.PARTICIPANT_PAYABLE, subject=person.ledger_subject)
+        assert payable.balance == (0 if FINAL[outcome] == "settled" else payouts[0].amount)
+    in_transit = Account.objects.filter(kind=AccountKind.PAYOUT_IN_TRANSIT).values_list("balance", flat=True)
+    assert sum(in_transit) == 0
+    assert ledger_drift() == []
+
+
+@pytest.fixture
+def club(make_live_campaign):
+    return make_live_campaign(slug="payday-club", budget=10_000_00)
+
+
+def test_approvals_are_paid_in_one_batch_with_one_ledger_transaction_each_way(
+    club, monkeypatch, django_capture_on_commit_callbacks
+):
+    people = [ready_person(club) for _ in range(5)]
+    queued = []
+    monkeypatch.setattr("joyback.queue._enqueue", lambda func, *args: queued.append(func))
+    for _person, identity in people:
+        approve(club, identity)
+    assert Participant.objects.filter(payout_due_at__isnull=False).count() == 5
+    batches = []
+    real = pipeline.postings_post
+    monkeypatch.setattr(
+        pipeline, "postings_post", lambda **kw: batches.append(len(kw["postings"])) or real(**kw)
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):  # the mails go after the commit
+        assert pipeline.payouts_due_process() == 5
+
+    assert batches == [5, 5]  # the payouts' postings, then their settlements
+    assert not [func for func in queued if func.startswith("payouts.")]  # no task per payout
+    assert Participant.objects.filter(payout_due_at__isnull=False).count() == 0
+    assert_whole([(person, "settle") for person, _identity in people])
+    payout = Payout.objects.filter(participant=people[0][0]).get()
+    assert list(payout.events.values_list("from_status", "to_status")) == [
+        ("", "created"),
+        ("created", "payee_verified"),
+        ("payee_verified", "submitted"),
+        ("submitted", "settled"),
+    ]
+    assert payout.submissions == 1 and payout.psp_reference
+    assert payout.notifications.get().sent_at is not None
+
+
+def test_a_person_whose_name_the_bank_was_never_asked_about_is_asked_once(club):
+    person, identity = ready_person(club, vop=False)
+    approve(club, identity)
+    pipeline.payouts_due_process()  # the name check is asked for, then the payout goes
+
+    reward_again(club, person)
+    pipeline.payouts_due_process()  # the answer kept is used
+
+    statuses = Payout.objects.filter(participant=person).values_list("status", flat=True)
+    assert list(statuses) == ["settled", "settled"]
+    assert VopCheck.objects.filter(payee__participant=person).count() == 1
+
+
+def test_nothing_is_paid_to_a_person_held_for_review_or_without_bank_details(club):
+    from verification.services import identity_attach, participant_create, participants_flag
+
+    held, held_identity = ready_person(club)
+    approve(club, held_identity)
+    participants_flag(flags=[(held.pk, "payee_iban_shared", "the same bank account as someone")])
+    nobody = participant_create(brand=club.brand)
+    approve(club, identity_attach(participant=nobody, provider="whatsapp", subject="4915000000001"))
+
+    assert pipeline.payouts_due_process() == 2
+
+    assert not Payout.objects.exists()
+    assert Participant.objects.filter(payout_due_at__isnull=False).count() == 0  # their own events wake them
+
+
+@pytest.mark.parametrize("crash_at", BATCH_CRASH_POINTS)
+def test_a_crash_anywhere_in_a_batch_sends_each_payout_once_and_loses_nothing(crash_at, club):
+    outcomes = ["settle", "timeout", "AC04", "pending"]
+    people = []
+    for outcome in outcomes:
+        person, identity = ready_person(club, outcome=outcome)
+        approve(club, identity)
+        people.append((person, outcome))
+    _crash_at.add(crash_at)
+
+    with pytest.raises(SimulatedCrash):
+        pipeline.payouts_due_process()
+    restart()
+
+    assert_whole(people)
+    assert all(p.submissions >= 1 for p in Payout.objects.all())
+
+
+def test_a_failing_batch_falls_back_to_paying_its_people_one_by_one(club, monkeypatch):
+    people = [ready_person(club) for _ in range(3)]
+    for _person, identity in people:
+        approve(club, identity)
+    monkeypatch.setattr(pipeline, "_payouts_plan", lambda *args, **kwargs: 1 / 0)
+
+    assert pipeline.payouts_due_process() == 3
+
+    assert_whole([(person, "settle") for person, _identity in people])
+
+
+amounts_of_steps = st.lists(
+    st.one_of(
+        st.tuples(st.just("batch"), st.integers(1, 4)),
+        st.tuples(st.just("crash"), st.sampled_from(BATCH_CRASH_POINTS), st.integers(1, 4)),
+        st.tuples(st.just("approve"), st.integers(0, 3)),
+        st.tuples(st.just("sweep")),
+    ),
+    max_size=8,
+)
+
+
+def test_any_interleaving_of_batches_and_crashes_pays_every_reward_exactly_once(club):
+    @given(st.lists(st.sampled_from(list(SUFFIX)), min_size=1, max_size=4), amounts_of_steps)
+    @settings(
+        max_examples=15,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    def run(outcomes, steps):
+        people = [(*ready_person(club, outcome=outcome), outcome) for outcome in outcomes]
+        for _person, identity, _outcome in people:
+            approve(club, identity)
+        for step in steps:
+            if step[0] == "batch":
+                pipeline.payouts_due_process(limit=step[1])
+            elif step[0] == "crash":
+                _crash_at.add(step[1])
+                with contextlib.suppress(SimulatedCrash):
+                    pipeline.payouts_due_process(limit=step[2])
+                _crash_at.clear()
+            elif step[0] == "approve":
+                # A second reward for one of them (a TikTok login), perhaps while a payout is open.
+                person, _identity, _outcome = people[step[1] % len(people)]
+                reward_again(club, person)
+            else:
+                payouts_sweep(now=timezone.now() + timedelta(minutes=10))
+        restart(batch=3)
+        for person, _identity, outcome in people:
+            owed = sum(person.claims.filter(status="approved").values_list("amount", flat=True))
+            payouts = Payout.objects.filter(participant=person)
+            paid = sum(payouts.filter(status="settled").values_list("amount", flat=True))
+            if outcome == "AC04":  # the account is closed: owed until they give new details
+                assert paid == 0 and payouts.count() == 1
+                assert payouts.get().status == "rejected"
+            else:
+                assert paid == owed, (outcome, steps, list(payouts.values_list("status", "amount")))
+            for payout in payouts:
+                assert SandboxBankPayment.objects.filter(end_to_end_id=payout.end_to_end_id).count() == 1
+        in_transit = Account.objects.filter(kind=AccountKind.PAYOUT_IN_TRANSIT).values_list(
+            "balance", flat=True
+        )
+        assert sum(in_transit) == 0
+        assert ledger_drift() == []
+
+    run()
+
+
+def reward_again(campaign, person):
+    from verification.models import ActionClaim
+    from verification.services import action_reward, identity_attach
+
+    if ActionClaim.objects.filter(participant=person, rule__trigger="tiktok_login").exists():
+        return
+    rule = campaign.rules.get(trigger="tiktok_login")
+    identity = identity_attach(participant=person, provider="tiktok", subject=f"open-id-{person.pk}")
+    action_reward(rule=rule, identity=identity)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_workers_racing_over_the_same_people_never_submit_a_payout_twice(club, monkeypatch):
+    # Set up without the inline pass a test's commit would run: the workers below take them.
+    monkeypatch.setattr("verification.services.standing_work_soon", lambda name: None)
+    people = []
+    for number in range(12):
+        person, identity = ready_person(club, outcome="timeout" if number % 4 == 0 else "settle")
+        approve(club, identity)
+        people.append((person, "timeout" if number % 4 == 0 else "settle"))
+    barrier = threading.Barrier(3)
+    failures = []
+
+    def worker():
+        try:
+            barrier.wait()
+            while pipeline.payouts_due_process(limit=2):
+                pass
+        except Exception as error:  # the assertion below says which
+            failures.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    restart()  # the lost answers (timeouts) are asked about
+
+    assert_whole(people)
+    assert set(Payout.objects.values_list("submissions", flat=True)) == {1}
+
+
+def test_an_idle_worker_finds_the_people_due_with_one_statement(club, django_assert_num_queries):
+    from joyback.queue import standing_work_waiting
+
+    person, identity = ready_person(club)
+    with django_assert_num_queries(1):
+        assert standing_work_waiting() is False
+    approve(club, identity)
+    with django_assert_num_queries(1):
+        assert standing_work_waiting() is True
+    pipeline.payouts_due_process()
+    assert standing_work_waiting() is False
+    assert Payout.objects.get(participant=person).status == "settled"
+
+
+def test_the_banks_match_is_kept_when_the_same_details_are_entered_again(club, monkeypatch):
+    from payouts import psp
+
+    person, _identity = ready_person(club)
+    first = person.payee_accounts.get()
+    asked = []
+    real = psp.payee_verify
+    monkeypatch.setattr(psp, "payee_verify", lambda **kw: asked.append(kw) or real(**kw))
+
+    again = payee_account_save(
+        participant=person,
+        name=first.holder_name,
+        email=first.email,
+        phone="",
+        bank_account=iban_check(json.loads(first.account)["iban"]),
+        currency="EUR",
+        consent_version=CONSENT_VERSION,
+        onboard=False,
+    )
+    kept = payee_vop_check(payee=again)
+    renamed = payee_account_save(
+        participant=person,
+        name="Someone Else",
+        email=first.email,
+        phone="",
+        bank_account=iban_check(json.loads(first.account)["iban"]),
+        currency="EUR",
+        consent_version=CONSENT_VERSION,
+        onboard=False,
+    )
+    payee_vop_check(payee=renamed)
+
+    assert kept.result == "MTCH" and kept.checked_at == first.vop_checks.get().checked_at
+    assert [call["name"] for call in asked] == ["Someone Else"]  # only the new name went to the bank

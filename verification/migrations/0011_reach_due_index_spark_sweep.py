@@ -1,0 +1,43 @@
+"""The reach shares' next reads are found by an index built without locking the claims table, and
+a standing schedule expires Spark Ads codes on time."""
+
+from django.contrib.postgres.operations import AddIndexConcurrently
+from django.db import migrations, models
+
+
+def schedule(apps, schema_editor):
+    Schedule = apps.get_model("django_q", "Schedule")
+    Schedule.objects.update_or_create(
+        name="verification-spark-codes-expire",
+        defaults={
+            "func": "verification.tasks.spark_codes_expire",
+            "schedule_type": "I",
+            "minutes": 5,
+            "repeats": -1,
+        },
+    )
+
+
+def unschedule(apps, schema_editor):
+    apps.get_model("django_q", "Schedule").objects.filter(name="verification-spark-codes-expire").delete()
+
+
+class Migration(migrations.Migration):
+    atomic = False
+
+    dependencies = [
+        ("verification", "0010_reach_content_library"),
+        ("django_q", "0019_alter_task_options_alter_ormq_key_alter_ormq_lock_and_more"),
+    ]
+
+    operations = [
+        AddIndexConcurrently(
+            model_name="actionclaim",
+            index=models.Index(
+                condition=models.Q(("status", "pending")),
+                fields=["next_check_at"],
+                name="verification_reach_due",
+            ),
+        ),
+        migrations.RunPython(schedule, unschedule),
+    ]
