@@ -10,7 +10,7 @@ PORT ?= 8000
 # DATABASE_URL when set; otherwise the project's own PostgreSQL server, for the length of one command.
 WITH_DB := $(BIN)/python -m joyback.embedded_db
 
-.PHONY: run test lint format bench migrate demo clean lock audit
+.PHONY: run test lint format bench migrate demo clean lock audit cluster
 
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,14 @@ run: demo
 		echo ""; echo "JoyBack runs on http://$(HOST):$(PORT)/  (mails: tmp/mails/, Ctrl-C stops everything)"; \
 		$(BIN)/python manage.py demo_seed --logins --site http://$(HOST):$(PORT); \
 		wait'
+
+# The production topology on this machine (deploy/cluster.py): a PostgreSQL primary and a streaming
+# replica of its own (the machine's PostgreSQL 15, data under tmp/cluster/), Redis, two gunicorn web
+# nodes and the two worker groups, each its own process group. CLUSTER_ARGS="--pooling pgbouncer"
+# puts PgBouncer in front of the primary, "--pooling django" gives each process a psycopg pool.
+# Ctrl-C stops everything; `make cluster CLUSTER_ARGS=down` stops what a crash left running.
+cluster: $(STAMP)
+	$(BIN)/python -m deploy.cluster $(CLUSTER_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

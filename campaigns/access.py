@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from campaigns import roles
+from campaigns.modes import brand_test_twin_get, slug_mode_split
 from campaigns.roles import READ
 from campaigns.selectors import membership_get
 from joyback.mfa import mfa_enabled, mfa_setup_required
@@ -35,13 +36,19 @@ def brand_member_required(capability=READ, *, money: bool | None = None):
         def wrapper(request, brand_slug, *args, **kwargs):
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
-            membership = membership_get(user=request.user, brand_slug=brand_slug)
+            live_slug, livemode = slug_mode_split(brand_slug)
+            membership = membership_get(user=request.user, brand_slug=live_slug)
             if membership is None:
                 raise Http404("No such brand")
             if membership.role not in capability:
                 raise PermissionDenied("Your role in this brand does not allow this.")
             request.membership = membership
-            request.brand = membership.brand
+            # /brands/<slug>--test/: the same members and roles, the test twin's data.
+            brand = membership.brand if livemode else brand_test_twin_get(brand=membership.brand)
+            if brand is None:
+                raise Http404("No test data yet")
+            request.brand = brand
+            request.live_brand = membership.brand
             if money and request.method not in SAFE_METHODS and _second_factor_missing(request, membership):
                 return mfa_setup_required(request)
             return view(request, *args, **kwargs)

@@ -28,11 +28,21 @@ class BrandVerificationInline(admin.TabularInline):
 class BrandAdmin(admin.ModelAdmin):
     """Staff verify brands here (the action): funding and payouts open once they did."""
 
-    list_display = ["name", "slug", "legal_name", "country", "verified_at", "verified_by", "created_at"]
-    list_filter = [("verified_at", admin.EmptyFieldListFilter), "country"]
+    list_display = [
+        "name",
+        "slug",
+        "livemode",
+        "legal_name",
+        "country",
+        "verified_at",
+        "verified_by",
+        "created_at",
+    ]
+    # Test twins (livemode off) hold a brand's test data; they are never verified by staff.
+    list_filter = ["livemode", ("verified_at", admin.EmptyFieldListFilter), "country"]
     search_fields = ["name", "slug", "legal_name", "registration_number"]
     prepopulated_fields = {"slug": ["name"]}
-    readonly_fields = ["verified_at", "verified_by", "still_missing"]
+    readonly_fields = ["verified_at", "verified_by", "still_missing", "livemode", "live_brand"]
     inlines = [MembershipInline, BrandVerificationInline]
     actions = ["verify"]
 

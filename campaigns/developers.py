@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from campaigns import roles
 from campaigns.access import brand_member_required
+from campaigns.modes import live_key_refusal
 from joyback.api.keys import ApiKeyError, api_key_create, api_key_revoke, api_key_rotate
 from joyback.api.models import EventType, Scope
 from joyback.api.selectors import (
@@ -68,6 +69,7 @@ def _developers_page(request, *, key_form=None, endpoint_form=None, new_secret=N
         "rotate_form": RotateForm(),
         "endpoint_form": endpoint_form or WebhookEndpointForm(initial={"enabled": True}),
         "new_secret": new_secret,
+        "live_key_refusal": live_key_refusal(brand=request.brand),
     }
     return render(request, "campaigns/developers.html", context, status=status)
 
@@ -83,6 +85,10 @@ def developers(request):
 def api_key_new(request):
     form = ApiKeyForm(request.POST)
     if not form.is_valid():
+        return _developers_page(request, key_form=form, status=400)
+    refusal = live_key_refusal(brand=request.brand)
+    if refusal:
+        form.add_error(None, refusal)
         return _developers_page(request, key_form=form, status=400)
     try:
         issued = api_key_create(
@@ -105,6 +111,10 @@ def api_key_rotate_view(request, key_id: int):
     form = RotateForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("The grace period is between 0 and 168 hours."))
+        return redirect("developers", brand_slug=request.brand.slug)
+    refusal = live_key_refusal(brand=request.brand)
+    if refusal:
+        messages.error(request, refusal)
         return redirect("developers", brand_slug=request.brand.slug)
     try:
         issued = api_key_rotate(api_key=api_key, grace_hours=form.cleaned_data["grace_hours"])

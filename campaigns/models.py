@@ -39,6 +39,22 @@ class Brand(models.Model):
     verified_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    # Test mode: a brand's test data hangs off its test twin (livemode false, live_brand its live
+    # brand), made on demand by campaigns.modes.brand_test_twin. A twin has its own campaigns,
+    # participants, ledger accounts, keys and webhooks, so test and live are apart wherever brands are.
+    livemode = models.BooleanField(default=True, db_default=True)
+    live_brand = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="test_twin"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(livemode=True, live_brand__isnull=True)
+                | models.Q(livemode=False, live_brand__isnull=False),
+                name="campaigns_brand_test_twin_has_live_brand",
+            )
+        ]
 
     def __str__(self):
         return self.name

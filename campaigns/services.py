@@ -55,6 +55,9 @@ def _free_slug(name: str) -> str:
 
 def brand_create(*, name: str, owner, slug: str = "", currency: str = "EUR") -> Brand:
     currency_check(currency)
+    if "--" in slug:
+        # The address of test twins (campaigns.modes), which slugify never makes.
+        raise CampaignError(gettext("A brand's address may not contain two hyphens in a row."))
     with transaction.atomic(durable=True):
         brand = Brand.objects.create(name=name, slug=slug or _free_slug(name), default_currency=currency)
         Membership.objects.create(brand=brand, user=owner, role=Role.OWNER)
@@ -181,7 +184,7 @@ def brand_deposit_record(
     account = (receiving_account or settings.PAYOUT_DEBTOR_IBAN or "platform").replace(" ", "").upper()
     with transaction.atomic(durable=True):
         return transfer_post(
-            source=platform_bank(currency=currency),
+            source=platform_bank(currency=currency, livemode=brand.livemode),
             destination=brand_funding_account(brand=brand, currency=currency),
             amount=amount,
             reason="deposit",
@@ -368,7 +371,11 @@ def rule_delete(*, rule: ActionRule) -> None:
 def brand_topup_sandbox(*, brand: Brand, amount: int, currency: str) -> None:
     """In the sandbox, a top up is the brand's transfer arriving at the sandbox bank: the bank
     reports it and its feed books it, as a real transfer would be (SANDBOX_BANK_TRANSFER, a dotted
-    path into the payouts app, which campaigns may not import)."""
+    path into the payouts app, which campaigns may not import). A test twin's top up is the sandbox
+    bank's test account receiving play money, on any deployment (SANDBOX_TEST_FUNDS)."""
+    if not brand.livemode:
+        import_string(settings.SANDBOX_TEST_FUNDS)(brand=brand, amount=amount)
+        return
     if not settings.SANDBOX:
         raise CampaignError(
             gettext("Top ups are simulated only in the sandbox; send a bank transfer instead.")

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from campaigns import developers, overview_views, views
+from campaigns import developers, mode_views, overview_views, views
 
 # Grouped by their first segment (a plain prefix is a string comparison): a request is resolved
 # without trying every brand page's pattern first.
@@ -9,6 +9,7 @@ dev = "developers/"
 
 brand_pages = [
     path("", views.dashboard, name="brand_dashboard"),
+    path("mode/", mode_views.brand_mode_switch, name="brand_mode"),
     path("overview/traffic/", overview_views.overview_traffic, name="brand_overview_traffic"),
     path("finance/", overview_views.finance, name="brand_finance"),
     path("topup/", views.brand_topup, name="brand_topup"),

@@ -27,6 +27,7 @@ from campaigns.forms import (
     RuleForm,
 )
 from campaigns.licence import licence_terms_current
+from campaigns.mode_views import brand_slug_in_chosen_mode
 from campaigns.models import POSTING_TRIGGERS, ActionRule, CampaignStatus
 from campaigns.overview import overview_window
 from campaigns.overview_views import campaign_charts
@@ -65,7 +66,7 @@ from joyback.ledger.selectors import account_entries, account_get_for_brand
 def brand_home(request):
     brands = list(brands_for_user(user=request.user))
     if len(brands) == 1:
-        return redirect("brand_dashboard", brand_slug=brands[0].slug)
+        return redirect("brand_dashboard", brand_slug=brand_slug_in_chosen_mode(request, brands[0]))
     return render(request, "campaigns/brand_list.html", {"brands": brands, "form": BrandCreateForm()})
 
 

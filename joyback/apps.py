@@ -8,6 +8,7 @@ class JoyBackConfig(AppConfig):
     def ready(self):
         from django_q.signals import pre_enqueue, pre_execute
 
+        from joyback import deploy_checks  # noqa: F401 (registers manage.py check --deploy's checks)
         from joyback.observability import task_request_id_attach, task_request_id_restore
 
         pre_enqueue.connect(task_request_id_attach, dispatch_uid="joyback_request_id_attach")

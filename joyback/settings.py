@@ -225,6 +225,8 @@ BANK_DROP_FOLDER = os.environ.get("BANK_DROP_FOLDER", "")
 SANDBOX_BANK_TRANSFER = "payouts.sandbox.files.brand_transfer_arrive"
 # Run (queued, after commit) when staff verify a brand: its virtual account is requested.
 BRAND_VERIFIED_TASK = "payouts.funding.tasks.virtual_account_request_task"
+# Test mode's play money: the sandbox bank's test account, kept apart from the live bank channel.
+SANDBOX_TEST_FUNDS = "payouts.sandbox_funding.sandbox_funds_add"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.
 RECONCILIATION_STALE_DAYS = int(os.environ.get("RECONCILIATION_STALE_DAYS", "3"))
 # Resolving an exception that moves money (link, suspense) above this many minor units needs a
@@ -288,6 +290,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "joyback.replicas.ReplicaReadsMiddleware",  # last: it answers the replica pages' views itself
 ]
 
 if IS_PRODUCTION:
@@ -333,6 +336,53 @@ if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (postgres://...)")
 # The same backend, with a health check that reads the socket instead of a SELECT 1 per request.
 DATABASES["default"]["ENGINE"] = "joyback.postgresql"
+# Connection pooling in each process (Django's psycopg pool), instead of one kept connection per
+# process: DB_POOL_MAX_SIZE connections at most, shared by the process's threads; 0 keeps the one
+# persistent connection. Through a pooler in transaction mode (PgBouncer before 1.21), where a
+# statement prepared on one server connection is unknown on the next, DB_SERVER_PREPARE=0.
+DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "0"))
+DATABASES["default"].setdefault("OPTIONS", {})
+if DB_POOL_MAX_SIZE:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps them; Django refuses both at once
+    DATABASES["default"]["OPTIONS"]["pool"] = {
+        "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "1")),
+        "max_size": DB_POOL_MAX_SIZE,
+        "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "10")),
+    }
+if not env_bool("DB_SERVER_PREPARE", True):
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
+# A streaming replica for the long reads that may lag a moment (joyback.replicas): the dashboard,
+# reconciliation and exports. Tests have the alias as a mirror of the test database, used only by
+# the tests that turn REPLICA_READS on.
+DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "")
+if DATABASE_REPLICA_URL or JOYBACK_ENV == "test":
+    DATABASES["replica"] = dj_database_url.parse(
+        DATABASE_REPLICA_URL or os.environ.get("DATABASE_URL") or embedded_db.default_url(),
+        conn_max_age=DATABASES["default"]["CONN_MAX_AGE"],
+        conn_health_checks=True,
+    )
+    DATABASES["replica"]["ENGINE"] = "joyback.postgresql"
+    DATABASES["replica"]["OPTIONS"] = {
+        **{key: value for key, value in DATABASES["default"]["OPTIONS"].items() if key != "pool"},
+        "connect_timeout": int(os.environ.get("REPLICA_CONNECT_TIMEOUT", "2")),
+    }
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+REPLICA_READS = env_bool("REPLICA_READS", bool(DATABASE_REPLICA_URL))
+DATABASE_ROUTERS = ["joyback.replicas.ReplicaRouter"]
+# The pages whose reads may come from the replica (URL names), GET and HEAD only.
+REPLICA_READ_VIEWS = [
+    "brand_dashboard",
+    "campaign_list",
+    "payouts:payout_list",
+    "payouts:campaign_payouts",
+    "payouts:reconciliation",
+    "payouts:reconciliation_csv",
+    "compliance:report_csv",
+]
+# After a write, its sender reads from the primary for this long (well above the replica's lag).
+REPLICA_PIN_SECONDS = int(os.environ.get("REPLICA_PIN_SECONDS", "10"))
+# A replica that did not answer is tried again after this long; meanwhile the primary answers.
+REPLICA_RETRY_SECONDS = float(os.environ.get("REPLICA_RETRY_SECONDS", "5"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "users.User"
@@ -387,7 +437,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Production points this at object storage shared by web and worker machines.
@@ -401,6 +451,10 @@ STORAGES = {
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+
+# The folders above (VIDEO_UPLOAD_ROOT, BANK_DROP_FOLDER) are mounted on every web and worker
+# machine (joyback.deploy_checks warns otherwise when they are on a machine's own disk).
+SHARED_FOLDERS = env_bool("SHARED_FOLDERS", False)
 
 EMAIL_BACKEND = os.environ.get(
     "EMAIL_BACKEND",
@@ -477,7 +531,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "JoyBack Cashback API",
     "DESCRIPTION": "Report purchases and actions (answered 202 and processed in the background: follow "
     "them by GET /events/{id} or webhook), follow claims and balances, make and follow payouts. Errors "
-    'are {"error": {"code", "message", "field"}}; every POST takes an Idempotency-Key.',
+    'are {"error": {"code", "message", "field"}}; every POST takes an Idempotency-Key. '
+    "Keys are jb_test_… (the brand's test data: the sandbox bank and providers, no real money) or "
+    "jb_live_…; every answer and webhook says which in livemode.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
@@ -486,6 +542,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "joyback.api.schema.defaults_within_bounds",
+        "joyback.api.schema.livemode_documented",
     ],
 }
 # The Cashback API: requests per key and minute, and how long a webhook endpoint gets to answer.

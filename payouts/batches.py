@@ -45,6 +45,7 @@ def payment_batch_build(*, currency: str = "EUR", now=None) -> list[PaymentBatch
         payouts = list(
             Payout.objects.select_for_update(skip_locked=True)
             .filter(status=PayoutStatus.PAYEE_VERIFIED, scheme=PayoutScheme.SEPA, currency=currency)
+            .filter(brand__livemode=True)  # the bank's files carry live money only
             .select_related("payee")
             .order_by("pk")[: settings.PAYOUT_FILE_MAX_TRANSACTIONS * 10]
         )

@@ -10,7 +10,9 @@ build and contract-test against.
 In the sandbox every one of these is answered in-process by the sandbox bank (payouts/sandbox/).
 """
 
+import contextvars
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import httpx
@@ -64,14 +66,40 @@ class VopAnswer:
 _local = threading.local()
 
 
+# Test-mode payouts go to the sandbox bank inside the app whatever the live provider is: set
+# while one of theirs is being sent, asked about or its payee verified.
+_sandbox_routed = contextvars.ContextVar("psp_sandbox_routed", default=False)
+# Where the sandbox bank answers Adyen's Transfers API and the bank's own channel, in-process.
+SANDBOX_ADYEN_API_BASE = "http://sandbox.localhost/sandbox/bank/btl/v4"
+SANDBOX_PSP_API_BASE = "http://sandbox.localhost/sandbox/bank"
+
+
+def sandbox_routed() -> bool:
+    return settings.SANDBOX or _sandbox_routed.get()
+
+
+@contextmanager
+def routed_for(*, livemode: bool):
+    """Within: a test-mode request goes to the sandbox bank, a live one where the settings say."""
+    token = _sandbox_routed.set(not livemode)
+    try:
+        yield
+    finally:
+        _sandbox_routed.reset(token)
+
+
+def adyen_api_base() -> str:
+    return settings.ADYEN_API_BASE if not _sandbox_routed.get() else SANDBOX_ADYEN_API_BASE
+
+
 def _client() -> httpx.Client:
     """One client per thread and configuration: building one (its connection pool, its TLS
     context) costs more than the request, and a worker sends many."""
-    key = (settings.SANDBOX, settings.PSP_TIMEOUT_SECONDS)
+    key = (sandbox_routed(), settings.PSP_TIMEOUT_SECONDS)
     cached = getattr(_local, "clients", {})
     if key not in cached:
         timeout = settings.PSP_TIMEOUT_SECONDS
-        if settings.SANDBOX:
+        if key[0]:
             from payouts.sandbox.transport import SandboxBankTransport
 
             client = httpx.Client(transport=SandboxBankTransport(), timeout=timeout)
@@ -95,29 +123,49 @@ def http_request(method: str, url: str, **kwargs) -> httpx.Response:
 def _provider():
     from payouts.providers import provider
 
+    if _sandbox_routed.get():
+        # The sandbox bank speaks Adyen's Transfers API, whatever PAYOUT_PROVIDER says.
+        from payouts.providers import adyen
+
+        return adyen
     return provider()
+
+
+def _payout_livemode(end_to_end_id: str) -> bool:
+    from payouts.models import Payout
+
+    return not Payout.objects.filter(end_to_end_id=end_to_end_id, brand__livemode=False).exists()
 
 
 def payment_submit(order: PaymentOrder) -> PaymentStatus:
     """Send one payment. Raises PspUnknown when the answer is lost: the caller must then query."""
-    return _provider().transfer_submit(order)
+    with routed_for(livemode=_payout_livemode(order.end_to_end_id)):
+        return _provider().transfer_submit(order)
 
 
 def payment_status(end_to_end_id: str) -> PaymentStatus | None:
     """What the provider knows of a payment; None when it never received it."""
-    return _provider().transfer_find(end_to_end_id)
+    with routed_for(livemode=_payout_livemode(end_to_end_id)):
+        return _provider().transfer_find(end_to_end_id)
 
 
 def _bank_headers() -> dict:
     return {"Authorization": f"Bearer {settings.PSP_API_KEY}"}
 
 
-def payee_verify(*, iban: str, name: str) -> VopAnswer:
-    """Verification of Payee; a bank that cannot answer in time counts as "not possible"."""
+def payee_verify(*, iban: str, name: str, livemode: bool = True) -> VopAnswer:
+    """Verification of Payee; a bank that cannot answer in time counts as "not possible". A test
+    payee is asked of the sandbox bank."""
+    with routed_for(livemode=livemode):
+        return _payee_verify(iban=iban, name=name)
+
+
+def _payee_verify(*, iban: str, name: str) -> VopAnswer:
+    base = SANDBOX_PSP_API_BASE if _sandbox_routed.get() else settings.PSP_API_BASE
     try:
         response = http_request(
             "POST",
-            f"{settings.PSP_API_BASE}/v1/payee-verifications",
+            f"{base}/v1/payee-verifications",
             json={"iban": iban, "name": name},
             headers=_bank_headers(),
         )

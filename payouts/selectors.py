@@ -165,8 +165,9 @@ def payout_metrics(*, now=None):
     from payouts.models import OPEN_STATUSES, Notification
 
     now = now or timezone.now()
+    live = Payout.objects.filter(brand__livemode=True)  # test data never shows in live reports
     moving = list(
-        Payout.objects.filter(status__in=OPEN_STATUSES)
+        live.filter(status__in=OPEN_STATUSES)
         .values_list("status")
         .annotate(n=Count("pk"), oldest=Min("created_at"))
         .order_by()
@@ -184,7 +185,7 @@ def payout_metrics(*, now=None):
         [(status, age_seconds(oldest, now)) for status, _n, oldest in moving],
     )
     ended = (
-        Payout.objects.filter(created_at__gte=now - timedelta(days=1))
+        live.filter(created_at__gte=now - timedelta(days=1))
         .exclude(status__in=OPEN_STATUSES)
         .values_list("status")
         .annotate(n=Count("pk"))

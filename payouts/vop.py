@@ -7,6 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from joyback.modes import brand_livemode
 from joyback.queue import enqueue_on_commit
 from payouts import psp
 from payouts.models import PayeeAccount, Payout, PayoutStatus, Rail, VopCheck, VopChoice, VopResult
@@ -22,7 +23,9 @@ def payee_vop_check(*, payee: PayeeAccount) -> VopCheck | None:
     if known := _vop_known(payee):
         return known
     details = json.loads(payee.account)
-    answer = psp.payee_verify(iban=details["iban"], name=payee.holder_name)
+    answer = psp.payee_verify(
+        iban=details["iban"], name=payee.holder_name, livemode=brand_livemode(payee.participant.brand_id)
+    )
     return VopCheck.objects.create(
         payee=payee,
         result=answer.result,

@@ -178,9 +178,12 @@ def _fresh_cache():
     from django.core.cache import cache
 
     from joyback.ledger.services import _shared_accounts
+    from joyback.modes import brand_livemode_forget
 
     cache.clear()
     _shared_accounts.clear()  # account ids of a rolled-back test would be remembered otherwise
+    brand_livemode_forget()  # and so would the modes of its brands
     yield
     cache.clear()
     _shared_accounts.clear()
+    brand_livemode_forget()

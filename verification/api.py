@@ -167,8 +167,10 @@ class EventOutput(serializers.Serializer):
     processed_at = serializers.DateTimeField(allow_null=True)
 
 
-def _accepted_body(event) -> bytes:
-    return json.dumps({"id": str(event.id), "type": event.type, "status": "received"}).encode()
+def _accepted_body(event, *, livemode: bool) -> bytes:
+    return json.dumps(
+        {"id": str(event.id), "type": event.type, "status": "received", "livemode": livemode}
+    ).encode()
 
 
 class EventApi(ApiView):
@@ -219,7 +221,7 @@ def event_create(request):
         api_key=api_key,
         type=kind,
         payload=payload,
-        answer=_accepted_body,
+        answer=functools.partial(_accepted_body, livemode=api_key.livemode),
     )
     try:
         try:

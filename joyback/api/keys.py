@@ -12,8 +12,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from joyback.api.models import ApiKey, Scope, api_key_cache_name
+from joyback.modes import brand_livemode
 
 KEY_PREFIX = "jb_"
+MODE_WORD = {True: "live", False: "test"}
+MODE_WORDS = frozenset(MODE_WORD.values())
 
 
 class ApiKeyError(ValueError):
@@ -38,13 +41,20 @@ def _scopes_check(scopes) -> list[str]:
 
 
 def api_key_create(*, brand_id: int, name: str, scopes) -> IssuedKey:
-    """A new key: jb_<prefix>_<secret>. The prefix identifies it, the rest proves it."""
+    """A new key: jb_live_<prefix>_<secret>, or jb_test_… for a brand's test twin. The prefix
+    identifies it, the rest proves it."""
     scopes = _scopes_check(scopes)
     name = (name or "").strip()[:80] or "API key"
-    prefix = KEY_PREFIX + secrets.token_hex(6)
+    livemode = brand_livemode(brand_id)
+    prefix = f"{KEY_PREFIX}{MODE_WORD[livemode]}_{secrets.token_hex(6)}"
     secret = f"{prefix}_{secrets.token_urlsafe(32)}"
     api_key = ApiKey.objects.create(
-        brand_id=brand_id, name=name, prefix=prefix, secret_hash=_hash(secret), scopes=scopes
+        brand_id=brand_id,
+        name=name,
+        prefix=prefix,
+        secret_hash=_hash(secret),
+        scopes=scopes,
+        livemode=livemode,
     )
     return IssuedKey(api_key=api_key, secret=secret)
 
@@ -78,10 +88,15 @@ def api_key_rotate(*, api_key: ApiKey, grace_hours: int = 0) -> IssuedKey:
 
 def api_key_authenticate(*, secret: str) -> ApiKey | None:
     """The live key this secret belongs to, or None."""
-    parts = secret.split("_", 2)  # jb, the prefix's hex, the secret (which may hold "_" itself)
-    if len(parts) != 3 or not secret.startswith(KEY_PREFIX) or len(secret) > 200:
+    if not secret.startswith(KEY_PREFIX) or len(secret) > 200:
         return None
-    prefix = f"{parts[0]}_{parts[1]}"
+    # jb, test or live, the prefix's hex, the secret (which may hold "_" itself); keys made before
+    # the modes existed have no mode word (jb_<hex>_…) and are live.
+    parts = secret.split("_", 3)
+    words = 3 if len(parts) == 4 and parts[1] in MODE_WORDS else 2
+    if len(parts) < words + 1:
+        return None
+    prefix = "_".join(parts[:words])
     cache_name = api_key_cache_name(prefix)
     api_key = cache.get(cache_name)
     if api_key is None:

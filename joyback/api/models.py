@@ -47,6 +47,9 @@ class ApiKey(models.Model):
     replaced_by = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replaces"
     )
+    # jb_test_… keys belong to a brand's test twin, jb_live_… to the brand; keys made before the
+    # modes existed (jb_<hex>_…) are live, as they always were.
+    livemode = models.BooleanField(default=True, db_default=True)
 
     class Meta:
         verbose_name = "API key"
@@ -179,6 +182,7 @@ class WebhookEvent(models.Model):
     brand_id = models.BigIntegerField(db_index=True)
     type = models.CharField(max_length=40, choices=EventType.choices)
     data = models.JSONField()
+    livemode = models.BooleanField(default=True, db_default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):

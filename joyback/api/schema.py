@@ -81,3 +81,60 @@ def defaults_within_bounds(result, generator, request, public):
             if isinstance(default, str) and len(default) < prop.get("minLength", 0):
                 del prop["default"]
     return result
+
+
+LIVEMODE = {
+    "type": "boolean",
+    "readOnly": True,
+    "description": "false for test data (a jb_test_ key, the sandbox bank and providers), true for live.",
+}
+
+
+def _ref_name(schema) -> str | None:
+    ref = (schema or {}).get("$ref", "")
+    return ref.rsplit("/", 1)[-1] if ref.startswith("#/components/schemas/") else None
+
+
+def _refs_within(value, found: set) -> None:
+    if isinstance(value, dict):
+        name = _ref_name(value)
+        if name:
+            found.add(name)
+        for inner in value.values():
+            _refs_within(inner, found)
+    elif isinstance(value, list):
+        for inner in value:
+            _refs_within(inner, found)
+
+
+def livemode_documented(result, generator, request, public):
+    """Postprocessing hook: every successful answer, and each object of a list, carries `livemode`
+    (joyback.api.views.livemode_mark). Required where the object is only ever an answer; where
+    it is also nested in another object (which does not repeat it), optional."""
+    schemas = result.get("components", {}).get("schemas", {})
+    nested: set = set()
+    for schema in schemas.values():
+        _refs_within(schema, nested)
+    answers: set = set()
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for code, response in (
+                (operation.get("responses") or {}).items() if isinstance(operation, dict) else ()
+            ):
+                if not str(code).startswith("2"):
+                    continue
+                for media in (response.get("content") or {}).values():
+                    name = _ref_name(media.get("schema"))
+                    if name:
+                        answers.add(name)
+                        items = schemas.get(name, {}).get("properties", {}).get("data", {}).get("items")
+                        if _ref_name(items):
+                            answers.add(_ref_name(items))
+    for name in sorted(answers):
+        schema = schemas.get(name)
+        if not schema or "properties" not in schema:
+            continue
+        schema["properties"]["livemode"] = dict(LIVEMODE)
+        if name not in nested:
+            schema["required"] = sorted({*schema.get("required", []), "livemode"})
+    return result

@@ -55,7 +55,9 @@ def webhook_metrics():
     from joyback.metrics import age_seconds, gauge
 
     rows = (
-        WebhookDelivery.objects.exclude(status=DeliveryStatus.SUCCEEDED)
+        # Live only: a developer's test endpoint on their laptop is not an operations alert.
+        WebhookDelivery.objects.filter(event__livemode=True)
+        .exclude(status=DeliveryStatus.SUCCEEDED)
         .values_list("status")
         .annotate(n=Count("pk"), oldest=Min("created_at"))
         .order_by()

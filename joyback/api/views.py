@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from joyback.api.auth import ApiKeyAuthentication, HasScope, KeyRateThrottle
 from joyback.api.exceptions import api_error_response
 from joyback.api.idempotency import Replay, RequestIdempotency
+from joyback.api.models import ApiKey
 from joyback.limits import json_loads
 
 
@@ -35,6 +36,10 @@ class ApiView(APIView):
             return exc.response
         return super().handle_exception(exc)
 
+    def finalize_response(self, request, response, *args, **kwargs):
+        livemode_mark(getattr(response, "data", None), request.auth)
+        return super().finalize_response(request, response, *args, **kwargs)
+
     def dispatch(self, request, *args, **kwargs):
         try:
             response = super().dispatch(request, *args, **kwargs)
@@ -45,6 +50,17 @@ class ApiView(APIView):
         if self._idempotency is not None:
             self._idempotency.finish(response)
         return response
+
+
+def livemode_mark(data, api_key) -> None:
+    """Every answer says whether it is test or live data (`livemode`), as does each object of a
+    list; errors are left as they are."""
+    if not isinstance(data, dict) or not isinstance(api_key, ApiKey) or list(data) == ["error"]:
+        return
+    data["livemode"] = api_key.livemode
+    for item in data.get("data") if isinstance(data.get("data"), list) else ():
+        if isinstance(item, dict):
+            item["livemode"] = api_key.livemode
 
 
 def api_function_view(view):

@@ -51,6 +51,9 @@ class Account(models.Model):
     no_overdraft = models.BooleanField(default=True)
     balance = models.BigIntegerField(default=0)
     held = models.BigIntegerField(default=0)
+    # Test money never meets live money: a brand's accounts take its mode, the platform's accounts
+    # (bank, suspense) exist once per mode, and the database refuses a transaction that mixes them.
+    livemode = models.BooleanField(default=True, db_default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -61,9 +64,9 @@ class Account(models.Model):
                 name="ledger_account_unique_per_brand",
             ),
             models.UniqueConstraint(
-                fields=["kind", "currency", "subject"],
+                fields=["kind", "currency", "subject", "livemode"],
                 condition=Q(brand_id__isnull=True),
-                name="ledger_account_unique_platform",
+                name="ledger_account_unique_platform_per_mode",
             ),
             # Target of the (account_id, currency) foreign key from entries (added on PostgreSQL),
             # which makes "an entry is in its account's currency" a database fact.

@@ -29,6 +29,7 @@ from joyback.ledger.models import (
     Transaction,
     normal_sign,
 )
+from joyback.modes import brand_livemode
 from joyback.money import MoneyError, currency_check, minor_units_check
 
 
@@ -138,6 +139,11 @@ def _posting_check(posting: Posting) -> str:
         if account.pk is None:
             raise InvalidPosting(f"Account {account} is not saved.")
         totals[account.currency] += amount
+    if len({account.livemode for account, _amount in posting.legs}) > 1:
+        # The database refuses it too (ledger_entry_one_mode); said here in words, before any lock.
+        raise InvalidPosting(
+            "A posting may not mix test and live accounts: test money never meets live money."
+        )
     unbalanced = {currency: total for currency, total in totals.items() if total != 0}
     if unbalanced:
         if len(totals) > 1:
@@ -374,19 +380,29 @@ def transaction_reverse(
 
 
 def account_get_or_create(
-    *, kind: str, currency: str, brand_id: int | None = None, subject: str = "", name: str = ""
+    *,
+    kind: str,
+    currency: str,
+    brand_id: int | None = None,
+    subject: str = "",
+    name: str = "",
+    livemode: bool = True,
 ) -> Account:
+    """A brand's account takes the brand's mode; a platform account (no brand) is made per mode."""
     currency_check(currency)
+    if brand_id is not None:
+        livemode = brand_livemode(brand_id)
+    lookup = {"kind": kind, "currency": currency, "brand_id": brand_id, "subject": subject}
+    if brand_id is None:
+        lookup["livemode"] = livemode
     account, _ = Account.objects.get_or_create(
-        kind=kind,
-        currency=currency,
-        brand_id=brand_id,
-        subject=subject,
+        **lookup,
         defaults={
             "name": name or f"{AccountKind(kind).label} {subject}".strip(),
             # The provider debits a return after the money was swept on: its balance, and so this
             # account's, may go below zero (the drift check compares the two).
             "no_overdraft": kind not in (AccountKind.SUSPENSE, AccountKind.PROVIDER_BALANCE),
+            "livemode": livemode,
         },
     )
     return account
@@ -413,9 +429,13 @@ def accounts_lock(*, account_ids) -> dict[int, Account]:
     return _accounts_lock(account_ids)
 
 
-def platform_bank(*, currency: str) -> Account:
+def platform_bank(*, currency: str, livemode: bool = True) -> Account:
+    """The platform's bank account in the ledger; the test one is the sandbox bank's play money."""
     return account_get_or_create(
-        kind=AccountKind.PLATFORM_BANK, currency=currency, name=f"Platform bank {currency}"
+        kind=AccountKind.PLATFORM_BANK,
+        currency=currency,
+        name=f"Platform bank {currency}" if livemode else f"Sandbox bank {currency} (test)",
+        livemode=livemode,
     )
 
 

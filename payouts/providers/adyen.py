@@ -21,7 +21,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from payouts.psp import PaymentOrder, PaymentStatus, PspError, http_request
+from payouts.psp import PaymentOrder, PaymentStatus, PspError, adyen_api_base, http_request
 
 # The rail's scheme -> Adyen's priority (payouts.models.PayoutScheme values).
 PRIORITY = {
@@ -119,7 +119,7 @@ def transfer_submit(order: PaymentOrder) -> PaymentStatus:
     """POST /transfers. Raises PspUnknown when the answer is lost: the caller must then query."""
     response = http_request(
         "POST",
-        f"{settings.ADYEN_API_BASE}/transfers",
+        f"{adyen_api_base()}/transfers",
         json=transfer_request(order),
         headers=_headers({"Idempotency-Key": idempotency_key(order.end_to_end_id)}),
     )
@@ -135,7 +135,7 @@ def transfer_find(end_to_end_id: str) -> PaymentStatus | None:
     now = timezone.now()
     response = http_request(
         "GET",
-        f"{settings.ADYEN_API_BASE}/transfers",
+        f"{adyen_api_base()}/transfers",
         params={
             "balanceAccountId": settings.ADYEN_BALANCE_ACCOUNT_ID,
             "reference": end_to_end_id,

@@ -40,7 +40,10 @@ def reconciliation_metrics():
 
 def ledger_bank_balance(*, currency: str, as_of=None) -> int:
     """The ledger's platform bank in `currency`: now, or at the end of the day `as_of`."""
-    entries = Entry.objects.filter(account__kind=AccountKind.PLATFORM_BANK, account__currency=currency)
+    # The live bank only: the sandbox bank's play money is on its own, test-mode account.
+    entries = Entry.objects.filter(
+        account__kind=AccountKind.PLATFORM_BANK, account__currency=currency, account__livemode=True
+    )
     if as_of is not None:
         end = timezone.make_aware(datetime.datetime.combine(as_of + timedelta(days=1), datetime.time.min))
         entries = entries.filter(transaction__posted_at__lt=end)

@@ -245,6 +245,8 @@ def _resolve_deposit(exception, *, line, brand, actor, note, approved_by=None):
         raise ReconciliationRefused(_("Only money that came in can be booked as a brand's deposit."))
     if brand is None:
         raise ReconciliationRefused(_("Choose the brand whose money it is."))
+    if not brand.livemode:
+        raise ReconciliationRefused(_("The bank's money is live: book it to the brand, not its test data."))
     posted = brand_deposit_record(
         brand=brand,
         amount=line.amount,

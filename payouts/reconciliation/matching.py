@@ -318,7 +318,10 @@ def payouts_unreconciled_flag(*, now=None) -> int:
         datetime.datetime.combine(newest.booking_date - timedelta(days=days), datetime.time.min)
     )
     stale = (
-        Payout.objects.filter(submitted_at__lt=cutoff, status__in=[*SENT, PayoutStatus.SETTLED])
+        # Test payouts leave the sandbox bank, never on the live bank's statements.
+        Payout.objects.filter(
+            submitted_at__lt=cutoff, status__in=[*SENT, PayoutStatus.SETTLED], brand__livemode=True
+        )
         .filter(~Exists(StatementLine.objects.filter(payout=OuterRef("pk"))))
         .filter(
             ~Exists(

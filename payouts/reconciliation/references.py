@@ -44,15 +44,16 @@ def _rf_valid(reference: str) -> bool:
     return int("".join(str(int(char, 36)) for char in rearranged)) % 97 == 1
 
 
-def brand_for_reference(text: str) -> Brand | None:
+def brand_for_reference(text: str, *, livemode: bool = True) -> Brand | None:
     """The brand whose funding reference the remittance carries, spaces and case aside; a reference
-    with wrong check digits (a typo) names no brand."""
+    with wrong check digits (a typo) names no brand. The bank's statements are live money: a test
+    twin's reference names a brand only in the sandbox bank's test notifications."""
     compact = re.sub(r"\s+", "", text or "").upper()
     for found in _REFERENCE.finditer(compact):
         reference = found.group(0)
         if not _rf_valid(reference):
             continue
-        brand = Brand.objects.filter(funding_reference__reference=reference).first()
+        brand = Brand.objects.filter(funding_reference__reference=reference, livemode=livemode).first()
         if brand is not None:
             return brand
     return None

@@ -18,7 +18,7 @@ def _settlement_post(payout: Payout) -> None:
     """The money left the platform's bank: in transit -> bank, once per payout."""
     transfer_post(
         source=_in_transit(brand_id=payout.brand_id, currency=payout.currency),
-        destination=_platform_bank(currency=payout.currency),
+        destination=_platform_bank(currency=payout.currency, brand_id=payout.brand_id),
         amount=payout.amount,
         reason="payout_settled",
         idempotency_key=f"payout-settled:{payout.pk}",
@@ -102,7 +102,7 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
         ):
             return payout
         transfer_post(
-            source=_platform_bank(currency=payout.currency),
+            source=_platform_bank(currency=payout.currency, brand_id=payout.brand_id),
             destination=participant_payable_account(participant=payout.participant, currency=payout.currency),
             amount=payout.amount,
             reason="payout_returned",

@@ -6,7 +6,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from joyback.ledger.models import Account, AccountKind
-from joyback.ledger.services import account_for
+from joyback.ledger.services import account_for, platform_bank
+from joyback.modes import brand_livemode
 from payouts.models import PayeeAccount, Payout, PayoutEvent, PayoutScheme, PayoutStatus, Rail
 
 PAYEE_DATA_CODES = frozenset(
@@ -33,7 +34,10 @@ def _in_transit(*, brand_id: int, currency: str) -> Account:
     )
 
 
-def _platform_bank(*, currency: str) -> Account:
+def _platform_bank(*, currency: str, brand_id: int) -> Account:
+    """The platform's bank in the payout's mode: a test brand's payouts leave the sandbox bank."""
+    if not brand_livemode(brand_id):
+        return platform_bank(currency=currency, livemode=False)
     return account_for(
         kind=AccountKind.PLATFORM_BANK, currency=currency, brand_id=None, name=f"Platform bank {currency}"
     )
@@ -41,6 +45,9 @@ def _platform_bank(*, currency: str) -> Account:
 
 def scheme_for(payee: PayeeAccount) -> str:
     if payee.rail == Rail.SEPA:
+        if not brand_livemode(payee.participant.brand_id):
+            # Test payouts go one by one to the sandbox provider, never into the bank's files.
+            return PayoutScheme.SEPA_INSTANT
         if settings.PAYOUT_SEPA_MODE == "instant" and not _instant_unreachable(payee):
             return PayoutScheme.SEPA_INSTANT
         return PayoutScheme.SEPA

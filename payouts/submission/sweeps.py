@@ -2,7 +2,6 @@
 
 from datetime import timedelta
 
-from django.conf import settings
 from django.db.models import CharField, Exists, OuterRef, Value
 from django.db.models.functions import Cast, Concat
 from django.utils import timezone
@@ -41,10 +40,10 @@ def payouts_sweep(*, now=None) -> dict:
         else:
             payout_status_check(payout_id=payout_id)
             done["checked"] += 1
-    if settings.SANDBOX:
-        from payouts.sandbox.bank import webhooks_deliver
+    # The sandbox bank's webhooks, as the provider would send them (test-mode payouts' everywhere).
+    from payouts.sandbox.bank import webhooks_deliver
 
-        webhooks_deliver()  # the sandbox bank's webhooks, as the provider would send them
+    webhooks_deliver()
     done["events"] = transfer_events_process()
     # In instant mode too: a transfer the payee's bank could not take instantly goes by file.
     done["files"] = len(payment_batch_build())

@@ -27,10 +27,8 @@ def test_the_event_is_received_then_processed_into_a_claim(alpaca_api, shop):
 
     assert accepted.status_code == 202
     body = accepted.json()
-    assert set(body) == {"id", "type", "status"} and (body["type"], body["status"]) == (
-        "purchase",
-        "received",
-    )
+    assert set(body) == {"id", "type", "status", "livemode"}
+    assert (body["type"], body["status"], body["livemode"]) == ("purchase", "received", True)
     waiting = alpaca_api.get(f"events/{body['id']}").json()
     assert (waiting["status"], waiting["claim"], waiting["processed_at"]) == ("received", None, None)
     assert not Purchase.objects.exists()

@@ -107,5 +107,5 @@ def test_a_key_outliving_its_brand_finds_nothing_rather_than_failing(client, alp
     # ApiKey.brand_id is no foreign key: a brand's removal leaves its keys' rows behind.
     api = Api(client, api_key_create(brand_id=alpaca.pk + 10_000, name="orphan", scopes=["read"]).secret)
     listed = api.get("campaigns")
-    assert listed.status_code == 200 and listed.json() == {"data": [], "has_more": False}
+    assert listed.status_code == 200 and listed.json() == {"data": [], "has_more": False, "livemode": True}
     assert api.get("campaigns/1").status_code == 404

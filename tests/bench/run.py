@@ -57,6 +57,13 @@ databases <dbname>_bench and <dbname>_pgbench on that server and drops them at t
    --payout-high-rate (100) as "#" lines (tests/bench/payout.py).
 
 `--only caption`, `--only api`, `--only payout` or `--only recon` runs one part.
+12. scale (only with --only scale: it runs its own PostgreSQL primary and replica, Redis and
+   PgBouncer from deploy/cluster.py, not the server of DATABASE_URL): the viral mix against one web
+   node and two, both poolings, and a run where machines die (tests/bench/scale.py).
+   scale_2nodes_requests against scale_1node_requests; each kind's p99 against 100 ms (payouts:
+   approval -> bank against 1 s); scale_shared_lock_waits: lock waits (sampled) on anything but
+   the hot rows the design accepts and one person's own rows (target 0);
+   chaos_lost_or_doubled: what the proofs after the chaos run found wrong (target 0).
 11. recon_import_100k: a camt.053 of 100,000 entries imported and matched, against 10,000 (target
    < 15 s, ratio <= 12x); recon_page_p95 and recon_page_queries: the reconciliation page over
    1,000,000 ledger entries and 200,000 payouts (tests/bench/recon.py).
@@ -70,7 +77,7 @@ import queue
 import sys
 import time
 
-from tests.bench import api, caption, ledger, pain001, payout, recon, reward, web, webhook
+from tests.bench import api, caption, ledger, pain001, payout, recon, reward, scale, web, webhook
 from tests.bench.server import BenchSetupError, Server, percentile, pgbench_init, pgbench_run
 
 UNBATCHED_TARGET_MS = 20.0
@@ -83,7 +90,7 @@ HTTP_P99_TARGET_MS = 100.0
 WEBHOOK_TARGET_RATIO = 0.4
 WEBHOOK_P99_TARGET_MS = 50.0
 REWARD_P99_TARGET_MS = 200.0
-PARTS = ("ledger", "http", "webhook", "reward", "pain001", "caption", "api", "payout", "recon")
+PARTS = ("ledger", "http", "webhook", "reward", "pain001", "caption", "api", "payout", "recon", "scale")
 
 
 def line(name, value, unit, reference, ref_value, ref_unit) -> str:
@@ -177,6 +184,21 @@ def arguments(argv):
     parser.add_argument(
         "--payout-workers", type=int, default=4, help="workers of the payout run's task cluster (4)"
     )
+    parser.add_argument("--scale-seconds", type=float, default=20, help="each scale run (20)")
+    parser.add_argument(
+        "--scale-rate", type=float, default=5, help="approvals a second in the scale runs (5)"
+    )
+    parser.add_argument("--scale-landing", type=int, default=4, help="landing GET connections, all nodes (4)")
+    parser.add_argument("--scale-claim", type=int, default=2, help="claim POST connections, all nodes (2)")
+    parser.add_argument(
+        "--scale-runs", default="", help="only these scale runs, comma-separated (1-node,2-nodes,...,chaos)"
+    )
+    parser.add_argument("--scale-claimants", type=int, default=300, help="people posting claims (300)")
+    parser.add_argument("--scale-webhook", type=int, default=2, help="webhook connections, all nodes (2)")
+    parser.add_argument(
+        "--scale-deliveries", type=int, default=20_000, help="webhook deliveries per node and run"
+    )
+    parser.add_argument("--scale-web-workers", type=int, default=2, help="gunicorn workers per web node (2)")
     parser.add_argument(
         "--captions", type=int, default=100_000, help="captions the caption checker checks (100000)"
     )
@@ -241,6 +263,8 @@ def main(argv=None) -> int:
         return pain001_only(args)
     if args.only == "caption":
         return caption_only(args)
+    if args.only == "scale":
+        return scale_only(args)
     server = server_from_env()
     if server is None:
         print(
@@ -385,6 +409,34 @@ def caption_only(args) -> int:
     )
     lines = caption_lines(caption.measure(args, note))
     note(f"total {time.monotonic() - begun:.0f} s")
+    for text in lines:
+        print(text, flush=True)
+    return 0
+
+
+def scale_only(args) -> int:
+    # Its own PostgreSQL (primary and replica), Redis and PgBouncer: DATABASE_URL is not used.
+    began = time.monotonic()
+    note(
+        f"machine: {os.cpu_count()} CPUs ({cpu_model()}), load average {os.getloadavg()[0]:.2f}, "
+        f"Python {platform.python_version()}"
+    )
+    if web.wrk_missing():
+        print(f"make bench: {web.wrk_missing()}", file=sys.stderr)
+        return 2
+    note(
+        f"scale: {args.scale_seconds:g} s per run; wrk connections over all nodes: landing "
+        f"{args.scale_landing}, claim {args.scale_claim}, webhook {args.scale_webhook}, dashboard 1 per "
+        f"node; approvals {args.scale_rate:g}/s; {args.scale_web_workers} gunicorn workers per node; "
+        "everything (PostgreSQL, Redis, the nodes, the workers, wrk) on this machine's CPUs"
+    )
+    try:
+        done = scale.measure(args, note)
+    except BenchSetupError as error:
+        print(f"make bench failed: {error}", file=sys.stderr)
+        return 1
+    lines = scale.lines(done, note=note, line=line)
+    note(f"total {time.monotonic() - began:.0f} s")
     for text in lines:
         print(text, flush=True)
     return 0

@@ -6,6 +6,9 @@
 -- each, -t equal to -c) sends the POST of line n: "<Cookie header value>\t<urlencoded form body>",
 -- so every connection is its own person with its own session.
 --
+-- With cookie:VALUE every connection sends the same GET with that Cookie header (a signed-in
+-- browser: tests/bench/scale.py).
+--
 -- With signed:PREFIX (tests/bench/webhook.py), thread n reads PREFIX-n.tsv, one webhook delivery
 -- a line: "<X-Hub-Signature-256 value>\t<JSON body>", signed beforehand in Python (wrk's Lua has
 -- no HMAC), and POSTs them in turn, a new one per request; past its last line it starts again
@@ -28,6 +31,10 @@ function init(args)
    local clients = args[2]
    if clients and clients:sub(1, 7) == "signed:" then
       deliveries_load(clients:sub(8) .. "-" .. number .. ".tsv")
+   elseif clients and clients:sub(1, 7) == "cookie:" then
+      wrk.headers["Cookie"] = clients:sub(8)
+   elseif clients and clients:sub(1, 6) == "forms:" then
+      forms_load(clients:sub(7) .. "-" .. number .. ".tsv")
    elseif clients then
       local n = 0
       for text in io.lines(clients) do
@@ -62,6 +69,26 @@ function deliveries_load(path)
    request = function()
       i = i % count + 1
       headers["X-Hub-Signature-256"] = signatures[i]
+      return wrk.format("POST", nil, headers, bodies[i])
+   end
+end
+
+-- forms:PREFIX (tests/bench/scale.py): thread n reads PREFIX-n.tsv, one person a line,
+-- "<Cookie header value>\t<urlencoded form body>", and POSTs them in turn, a new person per request.
+function forms_load(path)
+   local cookies, bodies = {}, {}
+   for text in io.lines(path) do
+      local cookie, body = text:match("^([^\t]*)\t(.*)$")
+      table.insert(cookies, cookie)
+      table.insert(bodies, body)
+   end
+   if #bodies == 0 then
+      error("no forms in " .. path)
+   end
+   local headers, count, i = { ["Content-Type"] = "application/x-www-form-urlencoded" }, #bodies, 0
+   request = function()
+      i = i % count + 1
+      headers["Cookie"] = cookies[i]
       return wrk.format("POST", nil, headers, bodies[i])
    end
 end

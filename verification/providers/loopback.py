@@ -23,6 +23,8 @@ class LoopbackTransport(httpx.BaseTransport):
             content_type=request.headers.get("content-type", ""),
             headers=headers,
         )
+        # In-process, never from the network: the sandbox bank answers it on any deployment.
+        django_request.loopback = True
         match = resolve(request.url.path)
         response = match.func(django_request, *match.args, **match.kwargs)
         return httpx.Response(

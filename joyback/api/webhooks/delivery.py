@@ -20,6 +20,7 @@ from joyback.api.models import (
     WebhookEvent,
 )
 from joyback.api.webhooks.transport import WebhookAddressRefused, http_client, webhook_address_refusal
+from joyback.modes import brand_livemode
 from joyback.queue import enqueue_on_commit, task_schedule_once
 
 SIGNATURE_HEADER = "JoyBack-Signature"
@@ -39,7 +40,9 @@ def webhook_event_emit(*, brand_id: int, type: str, data: dict) -> WebhookEvent 
     ]
     if not endpoints:
         return None
-    event = WebhookEvent.objects.create(brand_id=brand_id, type=type, data=data)
+    event = WebhookEvent.objects.create(
+        brand_id=brand_id, type=type, data=data, livemode=brand_livemode(brand_id)
+    )
     deliveries = WebhookDelivery.objects.bulk_create(
         WebhookDelivery(event=event, endpoint=endpoint) for endpoint in endpoints
     )
@@ -55,6 +58,7 @@ def webhook_payload(event: WebhookEvent) -> bytes:
             "type": event.type,
             "created": event.created_at.isoformat(),
             "data": event.data,
+            "livemode": event.livemode,
         },
         separators=(",", ":"),
         sort_keys=True,

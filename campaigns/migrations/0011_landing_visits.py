@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("campaigns", "0009_reach_licence_purchase_gate"),
+        ("campaigns", "0010_brand_test_twin"),
     ]
 
     operations = [

@@ -1,0 +1,32 @@
+"""gunicorn's settings for a JoyBack web node (gunicorn -c deploy/gunicorn.conf.py joyback.wsgi).
+
+Each setting can be given by the environment, so the same file serves a container, a systemd unit
+and `make cluster`."""
+
+import multiprocessing
+import os
+
+bind = os.environ.get("GUNICORN_BIND", f"0.0.0.0:{os.environ.get('PORT', '8000')}")
+# Sync workers: a request holds its worker; the pages are short and CPU-bound, so two per CPU keep
+# the CPUs busy while one waits on PostgreSQL. Threads (GUNICORN_THREADS > 1) make them gthread
+# workers, whose threads share the process's database pool (DB_POOL_MAX_SIZE).
+workers = int(os.environ.get("WEB_CONCURRENCY", str(2 * multiprocessing.cpu_count())))
+threads = int(os.environ.get("GUNICORN_THREADS", "1"))
+worker_class = "gthread" if threads > 1 else "sync"
+# No preload: each worker opens its own database connections and broker after the fork.
+preload_app = False
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
+keepalive = 5  # behind a load balancer that keeps connections open
+# A worker is replaced after this many requests (with jitter, so they do not all restart at once):
+# whatever a library leaks is given back.
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "5000"))
+max_requests_jitter = max_requests // 10
+# The heartbeat file on a RAM disk: a container's overlay file system can stall a worker's fsync.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None  # noqa: S108 - gunicorn's own advice
+# The proxy in front sets X-Forwarded-Proto; Django reads the client address from TRUSTED_PROXIES.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "warning")
+proc_name = os.environ.get("GUNICORN_PROC_NAME", "joyback-web")

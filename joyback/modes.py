@@ -1,0 +1,38 @@
+"""Test mode and live mode.
+
+A brand's test data lives under its test twin: a Brand row of its own (campaigns.modes), so every
+brand scoping that already isolates one brand from another isolates test from live. The apps to
+the left of campaigns (the ledger, the API) know a brand only by its id: they ask here which mode
+that id is in, and campaigns answers (registered when the app is ready).
+"""
+
+from collections.abc import Callable
+
+_resolver: Callable[[int], bool | None] | None = None
+# A brand's mode is fixed when the brand is made (test twins are made as such and never change):
+# what this process learnt once stays true.
+_known: dict[int, bool] = {}
+
+
+def brand_livemode_resolver_register(resolver: Callable[[int], bool | None]) -> None:
+    global _resolver
+    _resolver = resolver
+
+
+def brand_livemode(brand_id: int | None) -> bool:
+    """Whether this brand's data is live; an unknown or missing brand counts as live, the stricter side."""
+    if brand_id is None:
+        return True
+    known = _known.get(brand_id)
+    if known is not None:
+        return known
+    livemode = _resolver(brand_id) if _resolver is not None else None
+    if livemode is None:
+        return True
+    _known[brand_id] = livemode
+    return livemode
+
+
+def brand_livemode_forget() -> None:
+    """Forget what was learnt: a brand rolled back (a test's) may leave its id to another."""
+    _known.clear()

@@ -1,0 +1,753 @@
+"""The viral mix on the production topology: one web node, then two, then two with machines dying.
+
+`make bench BENCH_ARGS="--only scale"` starts deploy/cluster.py (its own PostgreSQL primary and
+streaming replica, Redis, the web nodes, qcluster and the standing worker, each its own process
+group) and, for --scale-seconds per run, drives at once:
+
+- landing GET: GET /c/<slug>/ (200), the public page of a live campaign;
+- claim POST: a person's bank details (POST /p/c/<slug>/payee/, 302), each connection a person;
+- webhook intake: signed WhatsApp deliveries (POST /v/webhooks/whatsapp/, 200), each new, which
+  the standing worker then processes;
+- rewards: approvals (action_reward for a new person with verified bank details) at --scale-rate a
+  second from a process of their own, as the standing worker or an API call would make them;
+- payouts: each approval's payout made and sent to the sandbox bank by the task cluster.
+
+The HTTP load is wrk, one instance per URL and node (connections split between the nodes as a
+load balancer would); the runs are: "1 node" and "2 nodes" with persistent connections straight
+to the primary, then "1 node" again through each pooling (Django's psycopg pool in every process;
+PgBouncer in transaction mode, statements no longer prepared), then "chaos": two nodes while one
+web node and the task cluster are killed with SIGKILL and the replica restarts, each restarted as
+systemd would (Restart=always), followed by the proofs that nothing was lost or done twice.
+
+Where the time goes: CPU seconds of each process group (psutil, the group's processes and the
+children they waited for) per request; PostgreSQL's statements by total time
+(pg_stat_statements on the primary); and every 100 ms a sample of the backends waiting for a
+lock (pg_stat_activity, pg_locks, pg_blocking_pids), named by their process group (PGAPPNAME),
+so a lock that serialises the nodes shows up as waits whose holder is on another node.
+"""
+
+import os
+import re
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.bench import payout, web, webhook
+from tests.bench.server import BenchSetupError, percentile
+
+DATABASE = "joyback_scale"
+P99_TARGET_MS = 100.0
+PAYOUT_P99_TARGET_MS = 1000.0
+SAMPLE_SECONDS = 0.1
+CLAIMANT_IBANS = 500_000
+# Up to this long after the load for every payout to reach the bank (a late one counts with its
+# whole latency); the task cluster's sweep (every minute) picks up what a killed worker held.
+DRAIN_SECONDS = 150.0
+# The one lock the design accepts on a hot row: the campaign budget's ledger account, taken once
+# per posting batch (joyback.ledger.services), and the campaign and rule rows of a reward.
+EXPECTED_HOT = ("ledger_account", "campaigns_campaign", "campaigns_actionrule")
+# One person's rows: only that person's own requests (and the work they cause) meet on them.
+PER_PERSON = (
+    "verification_participant",
+    "verification_identity",
+    "verification_actionclaim",
+    "payouts_payee",
+    "payouts_payout",
+)
+
+
+@dataclass
+class Run:
+    label: str
+    nodes: int
+    pooling: str
+    loads: dict = field(default_factory=dict)  # (kind, node) -> web.Load
+    approvals: object = None
+    latency_ms: list = field(default_factory=list)
+    approved: int = 0
+    submitted: int = 0
+    seconds: float = 0.0
+    cpu: dict = field(default_factory=dict)  # group -> CPU seconds during the run
+    statements: list = field(default_factory=list)
+    waits: Counter = field(default_factory=Counter)
+    samples: int = 0
+    lag_ms: list = field(default_factory=list)  # the replica's replay lag, sampled
+    events: list = field(default_factory=list)  # what the chaos did, when
+    proofs: dict = field(default_factory=dict)
+    stored_events: int = 0
+
+    def requests(self, kind: str | None = None) -> int:
+        return sum(load.requests for (k, _n), load in self.loads.items() if kind in (None, k))
+
+    def rps(self, kind: str | None = None) -> float:
+        return self.requests(kind) / max(self.seconds, 1e-9)
+
+    def p99(self, kind: str) -> float:
+        # wrk gives each instance's p99; the worse node's is the one a visitor may meet.
+        found = [load.p99_ms for (k, _n), load in self.loads.items() if k == kind]
+        return max(found) if found else float("nan")
+
+    def errors(self) -> int:
+        return sum(load.errors for load in self.loads.values())
+
+
+def group_cpu(pid: int) -> float:
+    """CPU seconds of a process, its live descendants and the children it waited for."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        members = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0.0
+    for member in members:
+        try:
+            times = member.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system + times.children_user + times.children_system
+    return total
+
+
+def postmaster_pid(data: Path) -> int | None:
+    try:
+        return int((data / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def cpu_snapshot(cluster) -> dict:
+    snapshot = {name: group_cpu(group.pid) for name, group in cluster.groups.items() if group.alive()}
+    for name in ("primary", "replica"):
+        if pid := postmaster_pid(cluster.home / name):
+            snapshot[f"postgres {name}"] = group_cpu(pid)
+    children = os.times()
+    snapshot["load generators (wrk, approver)"] = children.children_user + children.children_system
+    return snapshot
+
+
+class LockSampler(threading.Thread):
+    """Every SAMPLE_SECONDS: which backends wait for a lock, on what, and whose process holds it."""
+
+    QUERY = """
+        SELECT w.application_name, w.wait_event,
+               left(regexp_replace(w.query, '\\s+', ' ', 'g'), 90),
+               (SELECT string_agg(DISTINCT b.application_name, ',')
+                  FROM pg_stat_activity b WHERE b.pid = ANY(pg_blocking_pids(w.pid))),
+               (SELECT string_agg(DISTINCT l.relation::regclass::text, ',')
+                  FROM pg_locks l WHERE l.pid = w.pid AND NOT l.granted AND l.relation IS NOT NULL)
+          FROM pg_stat_activity w
+         WHERE w.datname = %s AND w.wait_event_type = 'Lock'
+    """
+
+    def __init__(self, url: str):
+        super().__init__(daemon=True)
+        self.url, self.stop_event = url, threading.Event()
+        self.waits, self.samples, self.lag_ms = Counter(), 0, []
+
+    def run(self):
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True, application_name="bench-sampler") as conn:
+            while not self.stop_event.wait(SAMPLE_SECONDS):
+                self.samples += 1
+                for waiter, event, query, holders, relation in conn.execute(self.QUERY, [DATABASE]):
+                    key = (event, relation or "", _shape(query), waiter or "?", holders or "?")
+                    self.waits[key] += 1
+                # How far the replica's replay is behind (none while it restarts).
+                lag = conn.execute(
+                    "SELECT max(extract(epoch FROM coalesce(replay_lag, interval '0'))) "
+                    "FROM pg_stat_replication"
+                ).fetchone()[0]
+                if lag is not None:
+                    self.lag_ms.append(float(lag) * 1000)
+
+    def stop(self) -> tuple[Counter, int, list]:
+        self.stop_event.set()
+        self.join(timeout=5)
+        return self.waits, self.samples, self.lag_ms
+
+
+def _shape(query: str) -> str:
+    return re.sub(r"\$\d+|'[^']*'|\b\d+\b", "?", query or "")[:70]
+
+
+def _node(application: str) -> str:
+    return application.split("-")[0]
+
+
+def statements_reset(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_statements_reset()")
+
+
+def statements_top(url: str, limit: int = 6) -> list[tuple]:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute(
+            "SELECT calls, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 80) "
+            "FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = %s) "
+            "AND query NOT LIKE '%%pg_stat_activity%%' "
+            "ORDER BY total_exec_time DESC LIMIT %s",
+            [DATABASE, limit],
+        ).fetchall()
+
+
+def cluster_env(*, secret_key: str) -> dict:
+    env = web.server_env(database_url="", secret_key=secret_key)
+    env.pop("DATABASE_URL")
+    env.update(
+        SANDBOX="1",
+        PAYOUT_SEPA_MODE="instant",
+        FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE=str(payout.VELOCITY_LIMIT),
+        LOG_LEVEL="WARNING",
+    )
+    return env
+
+
+def setup(cluster, *, people: int, runs: dict, note) -> tuple:
+    """The campaigns, the claimants' cookies, the people to approve; in the cluster's database."""
+    os.environ["DATABASE_URL"] = cluster.primary_url
+    os.environ["DJANGO_SETTINGS_MODULE"] = "tests.bench.settings"
+    os.environ.pop("REDIS_URL", None)
+    os.environ["LOG_LEVEL"] = "WARNING"  # not a line per task the setup queues
+    from tests.bench import ledger
+
+    ledger.django_setup()
+    began = time.monotonic()
+    clients = web.data_setup(people=people)
+    plan = payout.setup(runs=runs)
+    note(
+        f"scale setup: a live campaign with {len(clients)} claimants (an approved reward and a cookie "
+        f"each), a whatsapp_reward campaign with {sum(w + t for w, t in runs.values())} people to "
+        f"approve (verified IBANs), {time.monotonic() - began:.1f} s"
+    )
+    return clients, plan, owner_session()
+
+
+def forms_write(prefix: Path, people: list, *, connections: int) -> Path:
+    """The claimants' payee forms, dealt round-robin to PREFIX-<n>.tsv, n = 1..connections (wrk.lua's
+    forms: mode): each person their own IBAN and email (shared details are a fraud signal)."""
+    from urllib.parse import urlencode
+
+    lines = [[] for _ in range(connections)]
+    for position, (number, client) in enumerate(people):
+        body = urlencode(
+            {
+                "csrfmiddlewaretoken": client.form_token,
+                "name": f"Bench Person {number}",
+                "email": f"person{number}@bench.example",
+                "phone": "",
+                # Apart from the IBANs of the people approved (payout.bank_account counts from 0).
+                "iban": web.iban(CLAIMANT_IBANS + number),
+                "consent": "on",
+            }
+        )
+        lines[position % connections].append(f"{client.cookie}; csrftoken={client.csrftoken}\t{body}")
+    for n, chunk in enumerate(lines, 1):
+        Path(f"{prefix}-{n}.tsv").write_text("\n".join(chunk) + "\n")
+    return prefix
+
+
+def owner_session() -> str:
+    """The Cookie header of the bench brand's owner, signed in (a session as a sign-in leaves it)."""
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.sessions.backends.db import SessionStore
+
+    owner = get_user_model().objects.get(email="owner@bench.localhost")
+    session = SessionStore()
+    session[SESSION_KEY] = str(owner.pk)
+    session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+    session[HASH_SESSION_KEY] = owner.get_session_auth_hash()
+    session.save()
+    return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+
+def one_run(
+    cluster,
+    run: Run,
+    *,
+    plan,
+    clients,
+    tokens: list,
+    owner_cookie: str,
+    tmp: Path,
+    args,
+    note,
+    chaos: bool = False,
+) -> Run:
+    import multiprocessing
+    import queue as queues
+
+    from django.conf import settings
+
+    nodes = list(range(1, run.nodes + 1))
+    if not tokens:  # the CSRF cookie and form token of each claimant, valid on every node
+        tokens += [web.client_tokens(cluster.web_port(1), client) for client in clients]
+    per_node = {
+        "landing": max(1, args.scale_landing // run.nodes),
+        "claim": max(1, args.scale_claim // run.nodes),
+        "webhook": max(1, args.scale_webhook // run.nodes),
+        "dashboard": 1,
+    }
+    files = {}
+    for node in nodes:
+        files[("claim", node)] = "forms:" + str(
+            forms_write(
+                tmp / f"{run.label}-claims-{node}",
+                [(number, client) for number, client in enumerate(tokens) if number % run.nodes == node - 1],
+                connections=per_node["claim"],
+            )
+        )
+        prefix = tmp / f"{run.label}-hooks-{node}"
+        webhook.deliveries_write(
+            prefix,
+            tag=f"{run.label}-{node}",
+            total=args.scale_deliveries,
+            connections=per_node["webhook"],
+            secret=settings.WHATSAPP_APP_SECRET,
+        )
+        files[("webhook", node)] = f"signed:{prefix}"
+    urls = {
+        "landing": (f"/c/{web.SLUG}/", 200),
+        "claim": (f"/p/c/{web.SLUG}/payee/", 302),
+        "webhook": (webhook.PATH, 200),
+        "dashboard": ("/brands/bench-brand/", 200),
+    }
+    for node in nodes:
+        files[("dashboard", node)] = f"cookie:{owner_cookie}"
+    events_before = webhook.Counts().now()[0]
+
+    # The approvals: a spawned process, warm-up first (the cluster answers), then paced.
+    warmup_ids, timed_ids = plan.people[run.label]
+    timed_ids = timed_ids[: max(1, round(args.scale_rate * args.scale_seconds))]
+    context = multiprocessing.get_context("spawn")
+    results, timed_start = context.Queue(), context.Event()
+    approver_env = {
+        "DJANGO_SETTINGS_MODULE": "tests.bench.settings",
+        "DATABASE_URL": cluster.primary_url,
+        "JOYBACK_ENV": "test",
+        "Q_SYNC": "0",
+        "SANDBOX": "1",
+        "LOG_LEVEL": "WARNING",
+        "EMAIL_BACKEND": "django.core.mail.backends.dummy.EmailBackend",
+        "FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE": str(payout.VELOCITY_LIMIT),
+        "REDIS_URL": cluster.redis_url,
+        "PGAPPNAME": "approver",
+    }
+    approver = context.Process(
+        target=payout.approver_main,
+        args=(approver_env, plan.rule_id, warmup_ids, timed_ids, args.scale_rate, timed_start, results),
+        name=f"bench-scale-{run.label}",
+    )
+    approver.start()
+    deadline = time.monotonic() + payout.READY_TIMEOUT + 60
+    while not timed_start.is_set():
+        if time.monotonic() > deadline or approver.exitcode is not None:
+            raise BenchSetupError(f"{run.label}: the approvals did not start (exit {approver.exitcode})")
+        time.sleep(0.05)
+
+    # Everything at once, from here.
+    statements_reset(cluster.primary_url)
+    sampler = LockSampler(cluster.primary_url)
+    sampler.start()
+    cpu_before = cpu_snapshot(cluster)
+    began = time.monotonic()
+    threads, errors = [], []
+
+    def load(kind: str, node: int) -> None:
+        path, expected = urls[kind]
+        try:
+            run.loads[(kind, node)] = web.wrk_run(
+                f"http://127.0.0.1:{cluster.web_port(node)}{path}",
+                expected=expected,
+                connections=per_node[kind],
+                seconds=args.scale_seconds,
+                clients=files.get((kind, node)),
+            )
+        except BenchSetupError as error:
+            errors.append(error)
+
+    for kind in urls:
+        for node in nodes:
+            thread = threading.Thread(target=load, args=(kind, node), daemon=True)
+            thread.start()
+            threads.append(thread)
+    if chaos:
+        chaos_run(cluster, run, seconds=args.scale_seconds, began=began)
+    for thread in threads:
+        thread.join(timeout=args.scale_seconds + 90)
+    run.seconds = time.monotonic() - began
+    cpu_after = cpu_snapshot(cluster)
+    run.waits, run.samples, run.lag_ms = sampler.stop()
+    run.statements = statements_top(cluster.primary_url)
+    # A group that restarted (the chaos) counts from its new start: its earlier CPU went with it.
+    run.cpu = {
+        name: used - cpu_before.get(name, 0.0) if used >= cpu_before.get(name, 0.0) else used
+        for name, used in cpu_after.items()
+    }
+    if errors:
+        raise BenchSetupError(f"{run.label}: {errors[0]}")
+    try:
+        report = results.get(timeout=args.scale_seconds + 120)
+    except queues.Empty:
+        raise BenchSetupError(f"{run.label}: the approver did not report back") from None
+    finally:
+        approver.join(timeout=10)
+    if isinstance(report, BaseException):
+        raise BenchSetupError(f"{run.label}: the approvals failed: {report!r}")
+    run.approvals = report
+    people = list(report.approved_at)
+    # Every payout of the run reaches the bank before the next run starts on an empty queue; a
+    # late one counts with its whole latency.
+    until = time.time() + DRAIN_SECONDS
+    while time.time() < until and len(payout.submitted_at(people)) < len(people):
+        time.sleep(0.5)
+    found = payout.submitted_at(people)
+    run.approved, run.submitted = len(people), len(found)
+    run.latency_ms = [(found[p][1] - report.approved_at[p]) * 1000 for p in people if p in found]
+    run.stored_events = webhook.Counts().now()[0] - events_before
+    if chaos:
+        run.proofs = proofs(
+            people=people,
+            accepted_deliveries=sum(
+                load.requests - load.bad for (kind, _n), load in run.loads.items() if kind == "webhook"
+            ),
+            stored_deliveries=run.stored_events,
+            drain_until=until,
+        )
+    return run
+
+
+def chaos_run(cluster, run: Run, *, seconds: float, began: float) -> None:
+    """During the load: a web node and the task cluster die (SIGKILL), the replica restarts, and
+    the dead come back as systemd would bring them back."""
+
+    def at(fraction: float) -> None:
+        time.sleep(max(0.0, began + seconds * fraction - time.monotonic()))
+
+    def event(text: str) -> None:
+        run.events.append(f"{time.monotonic() - began:.1f} s {text}")
+
+    at(0.25)
+    cluster.groups["web2"].kill()
+    event("web node 2 killed (SIGKILL to its process group)")
+    cluster.groups["qcluster"].kill()
+    event("the task cluster killed (SIGKILL to its process group)")
+    at(0.4)
+    cluster.replica_restart()
+    event("the replica restarted (pg_ctl restart)")
+    at(0.55)
+    cluster.web_start(2)
+    cluster.worker_start("qcluster")
+    event("web node 2 and the task cluster started again")
+    cluster.web_ready(2)
+    event("web node 2 answers")
+
+
+def proofs(*, people: list, accepted_deliveries: int, stored_deliveries: int, drain_until: float) -> dict:
+    """Nothing lost or doubled: every approved claim there, each paid once and settled, no
+    EndToEndId sent twice, every accepted webhook stored and processed, the ledger and the bank
+    agree. Waits (until drain_until) for the sweeps to finish what the killed workers held."""
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+    from django.utils.module_loading import import_string
+
+    # By the names the schedule and the settings store (they stay where the code moves).
+    statements_fetch = import_string("payouts.reconciliation_tasks.bank_statements_fetch_task")
+    external_checks = [import_string(path) for path in settings.LEDGER_EXTERNAL_CHECKS]
+
+    def counts() -> dict:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(DISTINCT participant_id) FROM verification_actionclaim "
+                "WHERE participant_id = ANY(%s) AND status = 'approved'",
+                [people],
+            )
+            claims = cursor.fetchone()[0]
+            cursor.execute(
+                "SELECT count(*), count(*) FILTER (WHERE status = 'settled'), count(DISTINCT participant_id) "
+                "FROM payouts_payout WHERE participant_id = ANY(%s)",
+                [people],
+            )
+            payouts, settled, paid_people = cursor.fetchone()
+            cursor.execute(
+                "SELECT count(*) FROM (SELECT end_to_end_id FROM payouts_sandboxbankpayment "
+                "GROUP BY 1 HAVING count(*) > 1) twice"
+            )
+            sent_twice = cursor.fetchone()[0]
+            cursor.execute(
+                "SELECT count(*) FROM verification_providerevent "
+                "WHERE provider = 'whatsapp' AND processed_at IS NULL"
+            )
+            unprocessed = cursor.fetchone()[0]
+        return {
+            "approved people": len(people),
+            "approved claims found": claims,
+            "payouts": payouts,
+            "people paid": paid_people,
+            "payouts settled": settled,
+            "EndToEndIds sent twice": sent_twice,
+            "webhooks answered 200": accepted_deliveries,
+            "webhooks stored": stored_deliveries,
+            "webhooks not yet processed": unprocessed,
+        }
+
+    found = counts()
+    while time.time() < drain_until and (
+        found["payouts settled"] < len(people) or found["webhooks not yet processed"]
+    ):
+        time.sleep(2)
+        found = counts()
+    statements_fetch()  # the bank's newest statements, as the minute's schedule would fetch them
+    try:
+        call_command("ledger_check", stdout=open(os.devnull, "w"), stderr=open(os.devnull, "w"))  # noqa: SIM115
+        found["ledger_check"] = "clean"
+    except Exception as error:  # CommandError: drift found; anything else is a failed check too
+        found["ledger_check"] = f"FAILED: {error}"
+    found["bank drift problems"] = sum(len(check()) for check in external_checks)
+    return found
+
+
+def proof_failures(found: dict) -> list[str]:
+    """What the proofs found wrong (empty when nothing was lost or doubled)."""
+    wrong = []
+    people = found["approved people"]
+    if found["approved claims found"] != people:
+        wrong.append(f"{people - found['approved claims found']} approved claims missing")
+    if found["payouts"] != people or found["people paid"] != people:
+        wrong.append(f"{found['payouts']} payouts for {people} approved people ({found['people paid']} paid)")
+    if found["payouts settled"] != people:
+        wrong.append(f"{people - found['payouts settled']} payouts not settled")
+    if found["EndToEndIds sent twice"]:
+        wrong.append(f"{found['EndToEndIds sent twice']} EndToEndIds reached the bank twice")
+    if found["webhooks stored"] < found["webhooks answered 200"]:
+        wrong.append(
+            f"{found['webhooks answered 200'] - found['webhooks stored']} accepted webhooks not stored"
+        )
+    if found["webhooks not yet processed"]:
+        wrong.append(f"{found['webhooks not yet processed']} stored webhooks never processed")
+    if found["ledger_check"] != "clean":
+        wrong.append(f"ledger_check {found['ledger_check']}")
+    if found["bank drift problems"]:
+        wrong.append(f"{found['bank drift problems']} bank drift problems")
+    return wrong
+
+
+def run_text(run: Run, note) -> None:
+    for kind in ("landing", "claim", "webhook", "dashboard"):
+        note(
+            f"scale {run.label}: {kind} {run.rps(kind):.0f} req/s, p99 {run.p99(kind):.0f} ms "
+            f"(per node: "
+            + ", ".join(
+                f"{n}: {load.requests} in {load.seconds:.0f} s, p99 {load.p99_ms:.0f} ms, "
+                f"errors {load.errors}"
+                for (k, n), load in sorted(run.loads.items())
+                if k == kind
+            )
+            + ")"
+        )
+    approvals = run.approvals
+    rate = len(approvals.call_ms) / max(approvals.ended - approvals.started, 1e-9)
+    note(
+        f"scale {run.label}: rewards {len(approvals.call_ms)} approvals at {rate:.1f}/s "
+        f"(a call p99 {percentile(approvals.call_ms, 0.99):.0f} ms); payouts {run.submitted} of "
+        f"{run.approved} "
+        f"at the bank, approval -> bank p50 {percentile(run.latency_ms, 0.5):.0f} ms, "
+        f"p99 {percentile(run.latency_ms, 0.99):.0f} ms; webhooks stored {run.stored_events}"
+    )
+    requests = max(run.requests() + run.approved, 1)
+    parts = ", ".join(
+        f"{name} {seconds:.1f} s ({seconds * 1000 / requests:.1f} ms)"
+        for name, seconds in sorted(run.cpu.items())
+    )
+    note(f"scale {run.label}: CPU over {run.seconds:.0f} s (per request or approval): {parts}")
+    note(
+        f"scale {run.label}: PostgreSQL by total time: "
+        + "; ".join(f"{total:.0f} ms in {calls} calls: {query}" for calls, total, query in run.statements[:4])
+    )
+    waited = sum(run.waits.values())
+    note(
+        f"scale {run.label}: lock waits in {run.samples} samples (every {SAMPLE_SECONDS * 1000:.0f} ms): "
+        f"{waited} waiting backends seen"
+        + (
+            ": "
+            + "; ".join(
+                f"{count}x {event} on {relation or '-'} ({waiter} behind {holder}): {query}"
+                for (event, relation, query, waiter, holder), count in run.waits.most_common(5)
+            )
+            if waited
+            else ""
+        )
+    )
+    if run.lag_ms:
+        note(
+            f"scale {run.label}: the replica's replay lag p50 {percentile(run.lag_ms, 0.5):.1f} ms, "
+            f"max {max(run.lag_ms):.1f} ms ({len(run.lag_ms)} samples)"
+        )
+    for text in run.events:
+        note(f"scale {run.label}: chaos at {text}")
+
+
+def wait_kinds(run: Run) -> Counter:
+    """Lock-wait samples by what was waited on: the hot rows the design accepts (the campaign
+    budget), one person's own rows (their requests meeting each other or the worker processing
+    them), and anything else, which would be a lock many people share; and whether the holder ran
+    on another process group than the waiter (another node, or a worker)."""
+    kinds = Counter()
+    for (_event, relation, query, waiter, holders), count in run.waits.items():
+        text = f"{relation} {query}"
+        if any(hot in text for hot in EXPECTED_HOT):
+            kind = "hot"
+        elif any(own in text for own in PER_PERSON):
+            kind = "person"
+        else:
+            kind = "other"
+        across = {_node(h) for h in holders.split(",")} != {_node(waiter)}
+        kinds[(kind, "across" if across else "within")] += count
+    return kinds
+
+
+def measure(args, note) -> dict:
+    from deploy.cluster import Cluster, ClusterError
+
+    runs = [
+        Run("1-node", 1, "direct"),
+        Run("2-nodes", 2, "direct"),
+        Run("1-node-django-pool", 1, "django"),
+        Run("1-node-pgbouncer", 1, "pgbouncer"),
+        Run("chaos", 2, "direct"),
+    ]
+    if args.scale_runs:
+        runs = [run for run in runs if run.label in args.scale_runs.split(",")]
+    count = max(1, round(args.scale_rate * args.scale_seconds))
+    warm = payout.WARMUP_PER_WORKER
+    home = web.ROOT / "tmp" / "bench-cluster"
+    import tempfile
+
+    from deploy.cluster import stale_down
+
+    stale_down(home)
+    secret_key = "bench-scale-" + os.urandom(8).hex()
+    cluster = Cluster(
+        home=home,
+        nodes=2,
+        database=DATABASE,
+        env=cluster_env(secret_key=secret_key),
+        web_workers=args.scale_web_workers,
+    )
+    done = {}
+    try:
+        cluster.destroy()
+        cluster.up(web=False, workers=False)
+        os.environ["SECRET_KEY"] = secret_key
+        clients, plan, owner_cookie = setup(
+            cluster,
+            people=args.scale_claimants,
+            runs={run.label: (warm, count) for run in runs},
+            note=note,
+        )
+        tokens = []
+        with tempfile.TemporaryDirectory(prefix="joyback-scale-") as tmp:
+            for run in runs:
+                cluster.pooling = run.pooling
+                if run.pooling == "pgbouncer" and "pgbouncer" not in cluster.groups:
+                    cluster.pgbouncer_start()
+                for node in range(1, run.nodes + 1):
+                    cluster.web_start(node)
+                for node in range(1, run.nodes + 1):
+                    cluster.web_ready(node)
+                cluster.workers_start()
+                try:
+                    done[run.label] = one_run(
+                        cluster,
+                        run,
+                        plan=plan,
+                        clients=clients,
+                        tokens=tokens,
+                        owner_cookie=owner_cookie,
+                        tmp=Path(tmp),
+                        args=args,
+                        note=note,
+                        chaos=run.label == "chaos",
+                    )
+                finally:
+                    for name in [
+                        n for n in cluster.groups if n.startswith("web") or n in ("qcluster", "work")
+                    ]:
+                        cluster.groups.pop(name).stop()
+                run_text(run, note)
+    except ClusterError as error:
+        raise BenchSetupError(f"the cluster: {error}") from error
+    finally:
+        from django.apps import apps
+
+        if apps.ready:
+            from django.db import connections
+
+            connections.close_all()
+        cluster.down()
+    return done
+
+
+def lines(done: dict, *, note, line) -> list[str]:
+    out = []
+    one, two = done.get("1-node"), done.get("2-nodes")
+    if one and two:
+        out.append(
+            line("scale_2nodes_requests", two.rps(), "req/s", "scale_1node_requests", one.rps(), "req/s")
+        )
+    for name, run in (("1node", one), ("2nodes", two)):
+        if run is None:
+            continue
+        for kind in ("landing", "claim", "webhook", "dashboard"):
+            out.append(line(f"scale_{name}_{kind}_p99", run.p99(kind), "ms", "target", P99_TARGET_MS, "ms"))
+        out.append(
+            line(
+                f"scale_{name}_payout_p99",
+                percentile(run.latency_ms + [float("inf")] * (run.approved - run.submitted), 0.99),
+                "ms",
+                "target",
+                PAYOUT_P99_TARGET_MS,
+                "ms",
+            )
+        )
+    for label, name in (("1-node-django-pool", "django_pool"), ("1-node-pgbouncer", "pgbouncer")):
+        if label in done and one:
+            run = done[label]
+            out.append(
+                line(f"scale_{name}_requests", run.rps(), "req/s", "scale_1node_requests", one.rps(), "req/s")
+            )
+    for label, run in done.items():
+        kinds = wait_kinds(run)
+        note(
+            f"scale {label}: lock-wait samples by what was waited on (holder in another process group / "
+            "the same): "
+            + ", ".join(
+                f"{text} {kinds[(kind, 'across')]} / {kinds[(kind, 'within')]}"
+                for kind, text in (
+                    ("hot", "the campaign budget, campaign and rule rows (accepted)"),
+                    ("person", "one person's own rows"),
+                    ("other", "anything else"),
+                )
+            )
+        )
+        if label == "2-nodes":
+            other = kinds[("other", "across")] + kinds[("other", "within")]
+            out.append(f"bench scale_shared_lock_waits {other} samples vs target 0 samples")
+    if "chaos" in done:
+        chaos = done["chaos"]
+        found = chaos.proofs
+        note("chaos proofs: " + ", ".join(f"{key} {value}" for key, value in found.items()))
+        wrong = proof_failures(found)
+        note("chaos: " + ("nothing lost or doubled" if not wrong else "; ".join(wrong)))
+        out.append(f"bench chaos_lost_or_doubled {len(wrong)} problems vs target 0 problems")
+    return out
