@@ -100,7 +100,7 @@ def _guarded(view):
     """Sandbox only, Adyen's API key, Adyen's error for a malformed body."""
 
     def wrapper(request, *args, **kwargs):
-        _sandbox_only()
+        _sandbox_only(request)
         if not _api_key_valid(request):
             return _adyen_error(401, "00_401", "Unauthorized", "X-API-Key missing or wrong")
         try:
