@@ -20,6 +20,7 @@ CLAIM = {
     "tiktok_disconnected": _("TikTok access was taken back"),
     "awaiting_window": _("Waiting for the engagement window to close"),
     "purchase_confirmed": _("Purchase confirmed by the brand"),
+    "return_window": _("Waiting for the purchase's return window to close"),
     "refunded": _("Purchase refunded"),
     "clawback": _("Reward taken back"),
     "review_approved": _("Approved by a reviewer"),

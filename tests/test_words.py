@@ -21,8 +21,16 @@ def codes_written(path: str, pattern: str) -> set[str]:
 def test_every_fraud_signal_and_claim_reason_the_code_writes_has_words():
     signals = codes_written("verification/fraud.py", r'append\(\s*\(\s*"([a-z_]+)"')
     signals |= codes_written("payouts/payees/shared_details.py", r'"(payee_[a-z]+_shared)"')
-    reasons = codes_written("verification/services.py", r'ClaimStatus\.[A-Z_]+, "([a-z_]+)"')
-    reasons |= codes_written("verification/services.py", r'reason="([a-z_]+)"') - {"reward"}
+    reasons = set()
+    for module in sorted((ROOT / "verification").glob("*.py")):
+        path = str(module.relative_to(ROOT))
+        reasons |= codes_written(path, r'ClaimStatus\.[A-Z_]+, "([a-z_]+)"')
+        # a reason chosen by a condition: reason="a" if ... else "b"
+        for first, second in re.findall(
+            r'reason="([a-z_]+)"(?: if [^,\n]+ else "([a-z_]+)")?', (ROOT / path).read_text()
+        ):
+            reasons |= {first, second} - {""}
+    reasons -= {"reward"}  # a ledger posting's reason, not a claim's
 
     assert signals and reasons
     assert signals | reasons <= set(CLAIM)
