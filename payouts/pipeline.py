@@ -428,13 +428,16 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
             (brand_id, currency): _in_transit(brand_id=brand_id, currency=currency)
             for brand_id, currency in {(p.brand_id, p.currency) for p in moved}
         }
-        currencies = {p.currency for p in moved}
-        banks = {currency: _platform_bank(currency=currency) for currency in currencies}
+        # The platform bank of each payout's mode: a test brand's payouts settle against the sandbox's.
+        banks = {
+            (brand_id, currency): _platform_bank(currency=currency, brand_id=brand_id)
+            for brand_id, currency in in_transit
+        }
         results = postings_post(
             postings=[
                 transfer(
                     source=in_transit[(p.brand_id, p.currency)],
-                    destination=banks[p.currency],
+                    destination=banks[(p.brand_id, p.currency)],
                     amount=p.amount,
                     reason="payout_settled",
                     idempotency_key=f"payout-settled:{p.pk}",
