@@ -347,3 +347,30 @@ def test_the_banks_match_is_kept_when_the_same_details_are_entered_again(club, m
 
     assert kept.result == "MTCH" and kept.checked_at == first.vop_checks.get().checked_at
     assert [call["name"] for call in asked] == ["Someone Else"]  # only the new name went to the bank
+
+
+def test_a_test_brands_batch_settles_against_the_sandbox_bank_and_leaves_the_live_bank_alone(
+    alpaca, make_live_campaign
+):
+    """Test and live payouts may share a batch; each settles against its own mode's platform bank."""
+    from campaigns.modes import brand_test_twin
+    from joyback.ledger.services import platform_bank
+    from payouts.sandbox_funding import sandbox_funds_add
+
+    twin = brand_test_twin(brand=alpaca)
+    sandbox_funds_add(brand=twin, amount=50_00)
+    test_club = make_live_campaign(slug="test-club", budget=50_00, brand=twin)
+    live_club = make_live_campaign(slug="live-club", budget=50_00)
+    test_person, test_identity = ready_person(test_club)
+    live_person, live_identity = ready_person(live_club)
+    live_bank = platform_bank(currency="EUR", livemode=True).balance
+    test_bank = platform_bank(currency="EUR", livemode=False).balance
+
+    approve(test_club, test_identity)
+    approve(live_club, live_identity)
+    assert pipeline.payouts_due_process() == 2
+
+    assert_whole([(test_person, "settle"), (live_person, "settle")])
+    amount = test_club.rules.get(trigger="whatsapp_optin").reward_amount
+    assert platform_bank(currency="EUR", livemode=False).balance == test_bank - amount
+    assert platform_bank(currency="EUR", livemode=True).balance == live_bank - amount
