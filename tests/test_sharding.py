@@ -65,6 +65,7 @@ BEFORE_DISTRIBUTION = {
     "payouts.ExceptionResolution": "exception",
     "payouts.PrivacyRequest": "participant",
     "campaigns.LicenceTerms": "campaign",
+    "campaigns.LandingVisitDay": "campaign",
     "verification.ReachTopUp": "claim__campaign",
     "verification.VideoMetric": "claim__campaign",
     "verification.LicenceGrant": "participant",

@@ -35,10 +35,14 @@ def test_the_dashboard_switches_between_live_and_test_data(live_server, page, sc
     assert page.get_by_role("switch").get_attribute("aria-checked") == "true"
     assert not page.locator("#balances").get_by_text("€1,234.56").count()
 
+    # Money is finance's page, in the test data's mode too.
+    page.goto(f"{live_server.url}/brands/alpaca--test/finance/")
+    assert banner.is_visible()
     page.get_by_role("heading", name="Add test funds").scroll_into_view_if_needed()
     page.get_by_placeholder("1000.00").fill("250")
     page.get_by_role("button", name="Top up").click()
-    page.wait_for_load_state()
+    page.wait_for_url(f"{live_server.url}/brands/alpaca--test/finance/")
+    page.goto(f"{live_server.url}/brands/alpaca--test/")
     assert page.locator("#balances").get_by_text("€250.00").first.is_visible()
     screenshot(page, "test-mode-02-test-dashboard")
 

@@ -15,7 +15,12 @@ const purchase: Purchase = {
   customer: { email: "kim@example.com" },
 };
 const body: NonNullable<Event>["content"]["application/json"] = purchase;
-const accepted: Accepted = { id: "8c1b0f6e-0000-4000-8000-000000000000", type: "purchase", status: "received" };
+const accepted: Accepted = {
+  id: "8c1b0f6e-0000-4000-8000-000000000000",
+  type: "purchase",
+  status: "received",
+  livemode: false,
+};
 
 function claimStatus(event: Detail): string | null {
   return event.claim ? event.claim.status : null;
