@@ -90,6 +90,7 @@ class ActionRuleInline(admin.TabularInline):
     model = ActionRule
     fk_name = "campaign"
     extra = 0
+    exclude = ["brand"]  # the campaign's, set by CampaignAdmin.save_formset
 
 
 @admin.register(Campaign)
@@ -99,6 +100,12 @@ class CampaignAdmin(admin.ModelAdmin):
     search_fields = ["name", "slug", "brand__name"]
     list_select_related = ["brand"]
     inlines = [ActionRuleInline]
+
+    def save_formset(self, request, form, formset, change):
+        # A rule takes its campaign's brand, as rule_save gives it.
+        for rule_form in formset.forms:
+            rule_form.instance.brand_id = form.instance.brand_id
+        super().save_formset(request, form, formset, change)
 
 
 @admin.register(LicenceTerms)

@@ -48,6 +48,7 @@ def licence_terms_publish(
         version = (locked.licence_versions.aggregate(top=Max("version"))["top"] or 0) + 1
         return LicenceTerms.objects.create(
             campaign=locked,
+            brand_id=locked.brand_id,
             version=version,
             organic_reuse=organic_reuse,
             paid_ads=paid_ads,

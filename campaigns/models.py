@@ -208,6 +208,8 @@ class ActionRule(models.Model):
     """One rewarded action of a campaign: "you set the rule"."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rules")
+    # Its campaign's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     trigger = models.CharField(max_length=20, choices=Trigger.choices)
     reward_amount = models.BigIntegerField(help_text="Minor units of the campaign's currency")
     verification_mode = models.CharField(
@@ -294,6 +296,8 @@ class LicenceTerms(models.Model):
     a grant always names the words the person saw."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="licence_versions")
+    # Its campaign's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     version = models.PositiveIntegerField()
     organic_reuse = models.BooleanField(help_text="Repost on the brand's own channels")
     paid_ads = models.BooleanField(help_text="Use in paid ads (Spark Ads on TikTok)")
@@ -333,6 +337,8 @@ class LandingVisitDay(models.Model):
     never count."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    # Its campaign's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     day = models.DateField()
     visits = models.PositiveIntegerField(default=0)
 

@@ -339,7 +339,12 @@ def _rule_write(*, campaign: Campaign, trigger: str, reward_amount: int, positio
     rule, _ = ActionRule.objects.update_or_create(
         campaign=campaign,
         trigger=trigger,
-        defaults={"reward_amount": reward_amount, "position": position, **fields},
+        defaults={
+            "reward_amount": reward_amount,
+            "position": position,
+            "brand_id": campaign.brand_id,
+            **fields,
+        },
     )
     return rule
 

@@ -27,6 +27,8 @@ class PayeeAccount(models.Model):
     """Where a participant's money goes. Every personal detail is encrypted; only masks are plain."""
 
     participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="payee_accounts")
+    # Its participant's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     holder_name = EncryptedTextField()
     email = EncryptedTextField(null=True, blank=True)
     phone = EncryptedTextField(null=True, blank=True, help_text="E.164, for WhatsApp")
@@ -68,6 +70,8 @@ class PayeeSubmission(LeasedWork):
 
     id = models.UUIDField(primary_key=True)
     participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="payee_submissions")
+    # Its participant's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     details = EncryptedTextField(
         blank=True, help_text="JSON of the form's cleaned details; empty once processed"
     )
@@ -105,6 +109,8 @@ class VopCheck(models.Model):
     """The bank's answer to "is this name the holder of this account?", and what the person chose."""
 
     payee = models.ForeignKey(PayeeAccount, on_delete=models.PROTECT, related_name="vop_checks")
+    # Its payee's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     result = models.CharField(max_length=4, choices=VopResult.choices)
     bank_name_returned = EncryptedTextField(
         null=True, blank=True, help_text="The holder's name, on close match"
@@ -271,6 +277,8 @@ class PayoutEvent(models.Model):
     """Each transition of a payout, with its time and the bank's reason code; never edited."""
 
     payout = models.ForeignKey(Payout, on_delete=models.PROTECT, related_name="events")
+    # Its payout's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     from_status = models.CharField(max_length=18, blank=True, default="")
     to_status = models.CharField(max_length=18)
     reason_code = models.CharField(max_length=8, blank=True, default="")
@@ -345,6 +353,8 @@ class Notification(models.Model):
     """A message to the person about their payout, sent once (the unique key) after commit."""
 
     payout = models.ForeignKey(Payout, on_delete=models.PROTECT, related_name="notifications")
+    # Its payout's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     kind = models.CharField(max_length=24)
     channel = models.CharField(max_length=10)
     key = models.CharField(max_length=80, unique=True)
@@ -679,6 +689,10 @@ class ExceptionResolution(models.Model):
     exception = models.ForeignKey(
         ReconciliationException, on_delete=models.PROTECT, related_name="resolutions"
     )
+    # The exception's: empty where the exception's is (a credit that matched no brand).
+    brand = models.ForeignKey(
+        Brand, null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     action = models.CharField(max_length=10, choices=ResolutionAction.choices)
     payout = models.ForeignKey(Payout, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     ledger_transaction_id = models.BigIntegerField(null=True, blank=True)
@@ -716,6 +730,8 @@ class PrivacyRequest(models.Model):
     browser histories); or made by staff in the admin for a person who asked otherwise."""
 
     participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="privacy_requests")
+    # Its participant's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     kind = models.CharField(max_length=6, choices=PrivacyKind.choices)
     token = models.CharField(max_length=64, unique=True, default=new_confirmation_token)
     channel = models.CharField(max_length=10, blank=True, default="", help_text="email, whatsapp or admin")

@@ -44,7 +44,8 @@ def _notify(payout: Payout, *, kind: str) -> None:
     channels = [c for c, present in (("email", payee.email), ("whatsapp", payee.phone)) if present]
     for channel in channels:
         notification, created = Notification.objects.get_or_create(
-            key=f"{payout.pk}:{kind}:{channel}", defaults={"payout": payout, "kind": kind, "channel": channel}
+            key=f"{payout.pk}:{kind}:{channel}",
+            defaults={"payout": payout, "brand_id": payout.brand_id, "kind": kind, "channel": channel},
         )
         if created:
             # Sent by this process once the transition commits: a task of its own per message

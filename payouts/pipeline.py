@@ -332,7 +332,9 @@ def _events(payout: Payout, netted: int, now) -> list[PayoutEvent]:
             (PayoutStatus.PAYEE_VERIFIED, PayoutStatus.SUBMITTED, ""),
         ]
     return [
-        PayoutEvent(payout=payout, from_status=before, to_status=after, detail=text, at=now)
+        PayoutEvent(
+            payout=payout, brand_id=payout.brand_id, from_status=before, to_status=after, detail=text, at=now
+        )
         for before, after, text in steps
     ]
 
@@ -421,7 +423,13 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
             payout.psp_reference = answer.bank_reference or payout.psp_reference
             moved.append(payout)
         PayoutEvent.objects.bulk_create(
-            PayoutEvent(payout=p, from_status=before[p.pk], to_status=PayoutStatus.SETTLED, at=now)
+            PayoutEvent(
+                payout=p,
+                brand_id=p.brand_id,
+                from_status=before[p.pk],
+                to_status=PayoutStatus.SETTLED,
+                at=now,
+            )
             for p in moved
         )
         in_transit = {
@@ -472,7 +480,7 @@ def _notify(payouts: list[Payout], *, kind: str) -> None:
     makes a replay harmless: a row already there is not sent again), sent by this process after the
     commit; a crash leaves them to the sweep."""
     rows = [
-        (payout.pk, channel, f"{payout.pk}:{kind}:{channel}")
+        (payout.pk, payout.brand_id, channel, f"{payout.pk}:{kind}:{channel}")
         for payout in payouts
         for channel, present in (("email", payout.payee.email), ("whatsapp", payout.payee.phone))
         if present

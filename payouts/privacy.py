@@ -91,6 +91,7 @@ def privacy_request_start(*, participant: Participant, kind: str, confirm_url_fo
     with transaction.atomic(durable=True):
         request = PrivacyRequest.objects.create(
             participant=participant,
+            brand_id=participant.brand_id,
             kind=PrivacyKind(kind),
             channel="email" if payee.email else "whatsapp",
             created_at=now,
@@ -204,6 +205,7 @@ def participant_erase(
         if request is None:
             request = PrivacyRequest.objects.create(
                 participant=participant,
+                brand_id=participant.brand_id,
                 kind=PrivacyKind.ERASE,
                 channel="admin",
                 requested_by=staff,

@@ -9,8 +9,8 @@ from payouts.models import Notification, PayeeSubmission, Payout, PayoutStatus
 from verification.models import ActionClaim, Participant
 
 _SUBMISSION_INSERT = (
-    f"INSERT INTO {PayeeSubmission._meta.db_table} (id, participant_id, details, created_at) "  # noqa: S608
-    f"SELECT gen_random_uuid(), p.id, %s, %s FROM {Participant._meta.db_table} p "
+    f"INSERT INTO {PayeeSubmission._meta.db_table} (id, participant_id, brand_id, details, created_at) "  # noqa: S608
+    f"SELECT gen_random_uuid(), p.id, p.brand_id, %s, %s FROM {Participant._meta.db_table} p "
     "WHERE p.id = %s AND p.brand_id = %s "
     f"AND EXISTS (SELECT 1 FROM {ActionClaim._meta.db_table} c WHERE c.participant_id = p.id) "
     "RETURNING id, participant_id"
@@ -153,17 +153,17 @@ def payouts_settle(*, ids, references, allowed_from, now) -> dict[int, str]:
 
 def notifications_insert(*, rows, kind: str, now) -> list[tuple[int, int, str]]:
     """bulk_create(ignore_conflicts=True) does not say which rows were new: INSERT ... ON CONFLICT
-    DO NOTHING RETURNING stores (payout id, channel, key) rows once and answers with (id, payout
-    id, channel) of the new ones, which are the ones to send."""
-    payout_ids, channels, keys = (list(column) for column in zip(*rows, strict=True))
+    DO NOTHING RETURNING stores (payout id, brand id, channel, key) rows once and answers with (id,
+    payout id, channel) of the new ones, which are the ones to send."""
+    payout_ids, brand_ids, channels, keys = (list(column) for column in zip(*rows, strict=True))
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {Notification._meta.db_table} "  # noqa: S608
-            "(payout_id, kind, channel, key, provider_message_id, created_at) "
-            "SELECT p, %s, c, k, '', %s "
-            "FROM unnest(%s::bigint[], %s::varchar[], %s::varchar[]) AS t(p, c, k) "
+            "(payout_id, brand_id, kind, channel, key, provider_message_id, created_at) "
+            "SELECT p, b, %s, c, k, '', %s "
+            "FROM unnest(%s::bigint[], %s::bigint[], %s::varchar[], %s::varchar[]) AS t(p, b, c, k) "
             "ON CONFLICT (key) DO NOTHING RETURNING id, payout_id, channel",
-            [kind, now, payout_ids, channels, keys],
+            [kind, now, payout_ids, brand_ids, channels, keys],
         )
         return cursor.fetchall()
 

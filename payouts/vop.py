@@ -28,6 +28,7 @@ def payee_vop_check(*, payee: PayeeAccount) -> VopCheck | None:
     )
     return VopCheck.objects.create(
         payee=payee,
+        brand_id=payee.brand_id,
         result=answer.result,
         bank_name_returned=answer.name or None,
         checked_at=timezone.now(),
@@ -54,6 +55,7 @@ def _vop_known(payee: PayeeAccount) -> VopCheck | None:
         return None
     return VopCheck.objects.create(
         payee=payee,
+        brand_id=payee.brand_id,
         result=earlier.result,
         bank_name_returned=earlier.bank_name_returned,
         checked_at=earlier.checked_at,

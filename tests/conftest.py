@@ -173,6 +173,20 @@ def summer(make_live_campaign):
 
 
 @pytest.fixture(autouse=True)
+def _brand_columns_named(request):
+    """After any test that used the database: every row of a table scoped through a parent names
+    its parent's brand (tests/brand_columns.py), so the services that wrote them set it."""
+    yield
+    if not request.node.get_closest_marker("django_db") and not {"db", "transactional_db"} & set(
+        request.fixturenames
+    ):
+        return
+    from tests.brand_columns import brand_columns_wrong
+
+    assert brand_columns_wrong() == [], "rows without their parent's brand_id (tests/brand_columns.py)"
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Rate limits and one-time codes live in the cache; each test starts without them."""
     from django.core.cache import cache

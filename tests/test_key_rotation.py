@@ -38,8 +38,10 @@ def reencrypt(*args):
 def pat_under_old_key(client, summer):
     with override_settings(PAYEE_ENCRYPTION_KEYS=[OLD]):
         rewarded_in_browser(client, summer)
+        identity = ActionClaim.objects.get().identity
         TikTokToken.objects.create(
-            identity=ActionClaim.objects.get().identity,
+            identity=identity,
+            brand_id=identity.brand_id,
             access_token="act.pat",
             refresh_token="rft.pat",
             scope="user.info.basic",

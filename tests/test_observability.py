@@ -101,7 +101,12 @@ def test_open_payouts_by_status_and_age_and_failed_notifications(client, owed): 
     Payout.objects.filter(pk=payout.pk).update(status="unknown")
     Payout.objects.filter(pk=payout.pk).update(created_at=timezone.now() - timedelta(hours=2))
     Notification.objects.create(
-        payout=payout, kind="paid", channel="email", key="stuck", created_at=timezone.now()
+        payout=payout,
+        brand_id=payout.brand_id,
+        kind="paid",
+        channel="email",
+        key="stuck",
+        created_at=timezone.now(),
     )
     Notification.objects.filter(key="stuck").update(created_at=timezone.now() - timedelta(minutes=10))
 

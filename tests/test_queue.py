@@ -98,7 +98,10 @@ def test_standing_workers_racing_claim_disjoint_rows_and_a_lease_is_claimed_agai
     person = rewarded_in_browser(client, summer)
     now = timezone.now()
     PayeeSubmission.objects.bulk_create(
-        PayeeSubmission(id=uuid.uuid4(), participant=person, details="{}", created_at=now) for _ in range(40)
+        PayeeSubmission(
+            id=uuid.uuid4(), participant=person, brand_id=person.brand_id, details="{}", created_at=now
+        )
+        for _ in range(40)
     )
     waiting = PayeeSubmission.objects.filter(processed_at__isnull=True)
 

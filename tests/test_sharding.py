@@ -7,11 +7,18 @@ so a new table has to say where it stands:
 - reference or platform tables: the same for every brand, or the platform's own (each with why);
 - before distribution: brand-scoped through a parent, which names the brand; the column is added
   and backfilled from that parent (co-located with it) before the tables are distributed.
+
+The tables that carry their parent's brand are in tests/brand_columns.py, checked after every test
+that used the database.
 """
 
+import pytest
 from django.apps import apps
 
 from campaigns.models import Brand
+from tests.brand_columns import SCOPED_THROUGH, brand_columns_wrong
+from tests.conftest import rewarded_in_browser
+from verification.models import ActionClaim
 
 PROJECT_APPS = {"users", "ledger", "api", "campaigns", "compliance", "verification", "payouts"}
 
@@ -42,35 +49,10 @@ REFERENCE_OR_PLATFORM = {
     "ledger: a platform check, one row per run",
 }
 
-# Brand-scoped through this parent (a path of foreign keys to a table with brand_id); the column
-# is added, backfilled from the parent and set by the services before distribution.
-BEFORE_DISTRIBUTION = {
-    "ledger.Transaction": "entries__account",  # every entry of a posting is one brand's (see docs/deploy.md)
-    "ledger.Entry": "account",
-    "ledger.Hold": "account",
-    "api.WebhookDelivery": "endpoint",
-    "api.WebhookAttempt": "delivery__endpoint",
-    "campaigns.ActionRule": "campaign",
-    "verification.ActionClaim": "campaign",
-    "verification.FraudSignal": "claim__campaign",
-    "verification.ReviewDecision": "claim__campaign",
-    "verification.TikTokToken": "identity",
-    "verification.OptinCode": "campaign",
-    "verification.TikTokPost": "campaign",
-    "payouts.PayeeAccount": "participant",
-    "payouts.PayeeSubmission": "participant",
-    "payouts.VopCheck": "payee__participant",
-    "payouts.PayoutEvent": "payout",
-    "payouts.Notification": "payout",
-    "payouts.ExceptionResolution": "exception",
-    "payouts.PrivacyRequest": "participant",
-    "campaigns.LicenceTerms": "campaign",
-    "campaigns.LandingVisitDay": "campaign",
-    "verification.ReachTopUp": "claim__campaign",
-    "verification.VideoMetric": "claim__campaign",
-    "verification.LicenceGrant": "participant",
-    "verification.SparkAdsCode": "claim__campaign",
-}
+# Brand-scoped through this parent (a path of foreign keys to a table with brand_id), before the
+# column is added, backfilled from the parent and set by the services (joyback.brand_columns;
+# tests/brand_columns.py then checks the services write it). Every such table has its column now.
+BEFORE_DISTRIBUTION: dict[str, str] = {}
 
 
 def project_models() -> dict:
@@ -132,3 +114,21 @@ def test_the_distributed_tables_reference_brands_by_the_brands_id():
         for field in model._meta.concrete_fields:
             if field.column == "brand_id" and field.is_relation:
                 assert field.related_model is Brand, f"{model._meta.label}.{field.name}"
+
+
+def test_the_tables_that_carry_a_parents_brand_have_the_column_and_reach_that_parent():
+    models = project_models()
+    for label, path in SCOPED_THROUGH.items():
+        assert has_brand_id(models[label]), label
+        assert has_brand_id(follow(models[label], path)), f"{label} through {path}"
+
+
+@pytest.mark.django_db
+def test_the_check_after_each_test_finds_a_row_that_names_another_brand(client, summer, bison):
+    rewarded_in_browser(client, summer)
+    claim = ActionClaim.objects.get()
+
+    ActionClaim.objects.filter(pk=claim.pk).update(brand=bison)
+    assert brand_columns_wrong() == [f"verification.ActionClaim: [{claim.pk}]"]
+    ActionClaim.objects.filter(pk=claim.pk).update(brand=summer.brand)
+    assert brand_columns_wrong() == []

@@ -244,6 +244,7 @@ def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context,
         )
         claim = ActionClaim.objects.create(
             campaign=rule.campaign,
+            brand_id=rule.campaign.brand_id,
             rule=rule,
             participant=identity.participant,
             identity=identity,

@@ -82,6 +82,7 @@ def licence_grant_record(*, claim: ActionClaim, terms: LicenceTerms, language: s
     """Inside the share's transaction: the version shown, in which language, when, by whom."""
     return LicenceGrant.objects.create(
         claim=claim,
+        brand_id=claim.brand_id,
         terms=terms,
         participant_id=claim.participant_id,
         identity_id=claim.identity_id,
@@ -131,6 +132,7 @@ def spark_code_record(*, claim: ActionClaim, code: str, days: int, answer: tikto
     )
     return SparkAdsCode.objects.create(
         claim=claim,
+        brand_id=claim.brand_id,
         code=code.strip(),
         valid_days=days,
         authorised_at=now,

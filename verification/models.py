@@ -119,6 +119,8 @@ class ActionClaim(models.Model):
     """One action of one identity under one rule; rewarded at most once (the unique constraint)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="claims")
+    # Its campaign's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     rule = models.ForeignKey(ActionRule, on_delete=models.PROTECT, related_name="claims")
     participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="claims")
     identity = models.ForeignKey(Identity, on_delete=models.PROTECT, related_name="claims")
@@ -173,6 +175,8 @@ class ReachTopUp(models.Model):
     posted. One row per (claim, level), so a level, and with it a tier, is never paid twice."""
 
     claim = models.ForeignKey(ActionClaim, on_delete=models.PROTECT, related_name="reach_topups")
+    # Its claim's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     level = models.BigIntegerField()
     amount = models.BigIntegerField()
     views = models.BigIntegerField(help_text="The views the top-up paid for")
@@ -196,6 +200,8 @@ class VideoMetric(models.Model):
     """What TikTok said about a shared video at one re-check, and what came of it."""
 
     claim = models.ForeignKey(ActionClaim, on_delete=models.CASCADE, related_name="metrics")
+    # Its claim's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     at = models.DateTimeField()
     found = models.BooleanField(default=True)
     views = models.BigIntegerField(default=0)
@@ -220,6 +226,8 @@ class LicenceGrant(models.Model):
     claim = models.OneToOneField(ActionClaim, on_delete=models.PROTECT, related_name="licence")
     terms = models.ForeignKey(LicenceTerms, on_delete=models.PROTECT, related_name="grants")
     participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="licences")
+    # Its participant's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     identity = models.ForeignKey(Identity, on_delete=models.PROTECT, related_name="+")
     language = models.CharField(max_length=10, help_text="The language the terms were shown in")
     granted_at = models.DateTimeField()
@@ -244,6 +252,8 @@ class SparkAdsCode(models.Model):
     the period they authorised; the brand sees it until it expires (a sweep marks it then)."""
 
     claim = models.OneToOneField(ActionClaim, on_delete=models.PROTECT, related_name="spark_code")
+    # Its claim's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     code = EncryptedTextField()
     valid_days = models.PositiveSmallIntegerField()
     authorised_at = models.DateTimeField()
@@ -266,6 +276,8 @@ class FraudSignal(models.Model):
     """Something that makes a claim look less like one real person acting once."""
 
     claim = models.ForeignKey(ActionClaim, on_delete=models.CASCADE, related_name="signals")
+    # Its claim's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     code = models.CharField(max_length=40)
     detail = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -281,6 +293,8 @@ class ReviewDecision(models.Model):
     """A brand member's decision on a claim in the review queue; kept forever."""
 
     claim = models.ForeignKey(ActionClaim, on_delete=models.PROTECT, related_name="decisions")
+    # Its claim's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     decision = models.CharField(max_length=10, choices=[("approve", _("Approve")), ("reject", _("Reject"))])
     reason = models.CharField(max_length=300)
@@ -294,6 +308,8 @@ class TikTokToken(models.Model):
     """The connected user's tokens, kept to re-check their shared video when its window closes."""
 
     identity = models.OneToOneField(Identity, on_delete=models.CASCADE, related_name="tiktok_token")
+    # Its identity's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     access_token = EncryptedTextField()
     refresh_token = EncryptedTextField()
     scope = models.CharField(max_length=200)
@@ -374,6 +390,8 @@ class OptinCode(models.Model):
 
     code = models.CharField(max_length=16, unique=True)
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    # Its campaign's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="optin_codes")
     created_at = models.DateTimeField(auto_now_add=True)
     used_at = models.DateTimeField(null=True, blank=True)
@@ -410,6 +428,8 @@ class TikTokPost(models.Model):
     """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="+")
+    # Its campaign's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     rule = models.ForeignKey(ActionRule, on_delete=models.PROTECT, related_name="+")
     participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="tiktok_posts")
     identity = models.ForeignKey(Identity, on_delete=models.PROTECT, related_name="tiktok_posts")

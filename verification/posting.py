@@ -186,6 +186,7 @@ def tiktok_post_start(
                 raise PostRefused("post_under_way")
             post = TikTokPost.objects.create(
                 campaign=rule.campaign,
+                brand_id=rule.campaign.brand_id,
                 rule=rule,
                 participant=identity.participant,
                 identity=identity,
@@ -379,6 +380,7 @@ def tiktok_post_public(*, post_id: int, video_id: str) -> str:
         rule = post.rule
         claim = ActionClaim.objects.create(
             campaign=post.campaign,
+            brand_id=post.brand_id,
             rule=rule,
             participant=post.participant,
             identity=post.identity,

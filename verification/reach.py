@@ -171,7 +171,7 @@ def reach_recheck(*, claim_id: int) -> ActionClaim:
         )
         if locked.status != ClaimStatus.PENDING:
             return locked
-        metric = VideoMetric(claim=locked, at=now, found=video is not None)
+        metric = VideoMetric(claim=locked, brand_id=locked.brand_id, at=now, found=video is not None)
         if video is not None:
             metric.views, metric.likes = video.view_count, video.like_count
             metric.comments, metric.shares = video.comment_count, video.share_count
@@ -180,7 +180,9 @@ def reach_recheck(*, claim_id: int) -> ActionClaim:
             locked.evidence = {**locked.evidence, "review_views": metric.views}
             locked.next_check_at = None
             for code, detail in signals:
-                FraudSignal.objects.get_or_create(claim=locked, code=code, defaults={"detail": detail[:200]})
+                FraudSignal.objects.get_or_create(
+                    claim=locked, code=code, defaults={"detail": detail[:200], "brand_id": locked.brand_id}
+                )
             metric.outcome = "held_for_review"
             locked.save(update_fields=["status", "reason", "evidence", "next_check_at"])
         else:
@@ -229,7 +231,12 @@ def _reach_top_up(claim: ActionClaim, *, views: int) -> int:
         description=f"Reach reward, {views} views, {claim.campaign.name}"[:200],
     )
     ReachTopUp.objects.create(
-        claim=claim, level=target, amount=top_up, views=views, ledger_transaction_id=posted.pk
+        claim=claim,
+        brand_id=claim.brand_id,
+        level=target,
+        amount=top_up,
+        views=views,
+        ledger_transaction_id=posted.pk,
     )
     rest = claim.amount - target
     claim.hold_id = (

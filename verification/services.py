@@ -393,6 +393,7 @@ def action_reward(
         )
         claim = ActionClaim.objects.create(
             campaign=rule.campaign,
+            brand_id=rule.campaign.brand_id,
             rule=rule,
             participant=identity.participant,
             identity=identity,
@@ -407,7 +408,9 @@ def action_reward(
         )
         if signals:
             _hold_for(claim)
-            FraudSignal.objects.bulk_create(FraudSignal(claim=claim, code=c, detail=d) for c, d in signals)
+            FraudSignal.objects.bulk_create(
+                FraudSignal(claim=claim, brand_id=claim.brand_id, code=c, detail=d) for c, d in signals
+            )
             claim_event_emit(claim, "action.verified")
         else:
             _reward_post(claim, due_now=True)
@@ -522,6 +525,7 @@ def tiktok_tokens_store(*, identity: Identity, tokens: dict) -> TikTokToken:
     token, _ = TikTokToken.objects.update_or_create(
         identity=identity,
         defaults={
+            "brand_id": identity.brand_id,
             "access_token": tokens["access_token"],
             "refresh_token": tokens["refresh_token"],
             "scope": tokens.get("scope", ""),
@@ -544,7 +548,9 @@ def optin_code_get_or_create(*, campaign: Campaign, participant: Participant) ->
         code = "".join(secrets.choice(OPTIN_ALPHABET) for _ in range(6))
         try:
             with transaction.atomic():
-                return OptinCode.objects.create(code=code, campaign=campaign, participant=participant)
+                return OptinCode.objects.create(
+                    code=code, campaign=campaign, brand_id=campaign.brand_id, participant=participant
+                )
         except IntegrityError:
             continue
     raise RuntimeError("could not find a free opt-in code")
@@ -747,6 +753,7 @@ def share_submit(
             evidence["purchases"] = [purchase.order_id for purchase in purchases]
         claim = ActionClaim.objects.create(
             campaign=rule.campaign,
+            brand_id=rule.campaign.brand_id,
             rule=rule,
             participant=identity.participant,
             identity=identity,
@@ -883,7 +890,9 @@ def engagement_recheck(*, claim_id: int) -> ActionClaim:
             _hold_release(claim)
             claim_event_emit(claim, "claim.rejected")
         else:
-            FraudSignal.objects.bulk_create(FraudSignal(claim=claim, code=c, detail=d) for c, d in signals)
+            FraudSignal.objects.bulk_create(
+                FraudSignal(claim=claim, brand_id=claim.brand_id, code=c, detail=d) for c, d in signals
+            )
     return claim
 
 
@@ -995,7 +1004,11 @@ def claim_review(*, claim: ActionClaim, decided_by, decision: str, reason: str) 
         if locked.status != ClaimStatus.NEEDS_REVIEW:
             raise ClaimRefused("review_done")
         ReviewDecision.objects.create(
-            claim=locked, decided_by=decided_by, decision=decision, reason=reason[:300]
+            claim=locked,
+            brand_id=locked.brand_id,
+            decided_by=decided_by,
+            decision=decision,
+            reason=reason[:300],
         )
         if (
             locked.rule.pays_by_reach
@@ -1052,7 +1065,7 @@ def participants_flag(*, flags: list[tuple[int, str, str]]) -> int:
             for participant_id, code, detail in flags:
                 if participant_id == claim.participant_id:
                     FraudSignal.objects.get_or_create(
-                        claim=claim, code=code, defaults={"detail": detail[:200]}
+                        claim=claim, code=code, defaults={"detail": detail[:200], "brand_id": claim.brand_id}
                     )
         flagged = {claim.participant_id for claim in claims}
         ActionClaim.objects.filter(

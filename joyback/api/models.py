@@ -201,6 +201,8 @@ class WebhookDelivery(models.Model):
 
     event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
     endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
+    # The endpoint's brand (its distribution column past one primary, docs/deploy.md).
+    brand_id = models.BigIntegerField()
     status = models.CharField(max_length=10, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
@@ -223,6 +225,7 @@ class WebhookAttempt(models.Model):
     """The delivery log: every POST made, and what came back."""
 
     delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_log")
+    brand_id = models.BigIntegerField()  # the delivery's
     number = models.PositiveSmallIntegerField()
     requested_at = models.DateTimeField()
     status_code = models.PositiveSmallIntegerField(null=True, blank=True)

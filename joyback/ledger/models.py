@@ -97,6 +97,10 @@ class Transaction(models.Model):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by"
     )
     posted_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # A posting moves one brand's money (the ledger refuses one that spans two): the brand of its
+    # accounts, the platform's among them taking none. Empty only for the platform's own postings
+    # (its bank, its provider balance, suspense), which name no brand.
+    brand_id = models.BigIntegerField(null=True, blank=True)
 
     def __str__(self):
         return f"#{self.pk} {self.reason}"
@@ -107,6 +111,8 @@ class Entry(models.Model):
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
     amount = models.BigIntegerField(help_text="Minor units; debit positive, credit negative.")
     currency = models.CharField(max_length=3)
+    # The transaction's brand, on the platform's legs too: a posting's entries live with it.
+    brand_id = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "entries"
@@ -127,6 +133,8 @@ class Hold(models.Model):
     """Money set aside on an account: reserve now, then commit (all or part) or void, once."""
 
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="holds")
+    # Its account's: holds set aside a brand's money (a campaign's budget), never the platform's.
+    brand_id = models.BigIntegerField()
     amount = models.BigIntegerField()
     status = models.CharField(max_length=12, choices=HoldStatus.choices, default=HoldStatus.RESERVED)
     committed_amount = models.BigIntegerField(default=0)

@@ -144,6 +144,10 @@ def _posting_check(posting: Posting) -> str:
         raise InvalidPosting(
             "A posting may not mix test and live accounts: test money never meets live money."
         )
+    if len({account.brand_id for account, _amount in posting.legs} - {None}) > 1:
+        # Past one primary each brand's ledger rows live on one node (docs/deploy.md): a posting
+        # commits on one. Money between brands goes through the platform's accounts, in two.
+        raise InvalidPosting("A posting moves one brand's money: its accounts belong to two brands.")
     unbalanced = {currency: total for currency, total in totals.items() if total != 0}
     if unbalanced:
         if len(totals) > 1:
@@ -245,12 +249,22 @@ def _write(to_write: list[_Plan], accounts) -> dict[int, Transaction]:
             idempotency_key=plan.posting.idempotency_key,
             fingerprint=plan.fingerprint,
             reverses_id=plan.posting.reverses_id,
+            brand_id=_posting_brand(plan.posting),
         )
         for plan in ordered
     ]
     with transaction.atomic():
         created = _insert_rows(ordered, rows, accounts)
     return {plan.index: row for plan, row in zip(ordered, created, strict=True)}
+
+
+def _posting_brand(posting: Posting) -> int | None:
+    """The one brand among the legs' accounts (_posting_check refuses two); None when every leg is
+    the platform's."""
+    for account, _amount in posting.legs:
+        if account.brand_id is not None:
+            return account.brand_id
+    return None
 
 
 def _insert_rows(ordered: list[_Plan], rows: list[Transaction], accounts) -> list[Transaction]:
@@ -263,11 +277,12 @@ def _insert_rows(ordered: list[_Plan], rows: list[Transaction], accounts) -> lis
         [row.idempotency_key for row in rows],
         [row.fingerprint for row in rows],
         [row.reverses_id for row in rows],
+        [row.brand_id for row in rows],
     ]
     ids = sql.transactions_insert(now=now, columns=columns)
     entries = [
-        (transaction_id, account.pk, amount, accounts[account.pk].currency)
-        for plan, transaction_id in zip(ordered, ids, strict=True)
+        (transaction_id, account.pk, amount, accounts[account.pk].currency, row.brand_id)
+        for plan, row, transaction_id in zip(ordered, rows, ids, strict=True)
         for account, amount in plan.posting.legs
     ]
     sql.entries_insert(entries=entries)
@@ -458,6 +473,8 @@ def hold_reserve(
         raise InvalidPosting(str(error)) from None
     if amount <= 0:
         raise InvalidPosting("A hold must reserve a positive amount.")
+    if account.brand_id is None:
+        raise InvalidPosting("A hold sets aside a brand's money; the platform's accounts have none to hold.")
     with transaction.atomic():
         locked = _accounts_lock([account.pk])[account.pk]
         if idempotency_key:
@@ -473,6 +490,7 @@ def hold_reserve(
             with transaction.atomic():
                 hold = Hold.objects.create(
                     account=locked,
+                    brand_id=locked.brand_id,
                     amount=amount,
                     idempotency_key=idempotency_key,
                     reference=reference,

@@ -84,6 +84,7 @@ def payout_retry(*, payout: Payout, actor) -> Payout:
         )
     PayoutEvent.objects.create(
         payout=again,
+        brand_id=again.brand_id,
         from_status="",
         to_status=again.status,
         detail=f"retry of {payout.end_to_end_id}",

@@ -55,6 +55,7 @@ def payee_account_save(
         PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).update(replaced_at=now)
         payee = PayeeAccount.objects.create(
             participant=participant,
+            brand_id=participant.brand_id,
             holder_name=name,
             email=email or None,
             phone=phone or None,

@@ -39,6 +39,7 @@ def _resolved(
         raise ReconciliationRefused(_("This exception has already been resolved."))
     Resolution.objects.create(
         exception=exception,
+        brand_id=exception.brand_id,
         action=action,
         actor=actor,
         approved_by=approved_by,

@@ -150,7 +150,9 @@ def _claim_at_creation(payout: Payout, *, detail: str) -> bool:
     steps = [("", PayoutStatus.CREATED, detail), (PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED, vop)]
     steps.append((PayoutStatus.PAYEE_VERIFIED, PayoutStatus.SUBMITTED, ""))
     PayoutEvent.objects.bulk_create(
-        PayoutEvent(payout=payout, from_status=before, to_status=after, detail=text, at=now)
+        PayoutEvent(
+            payout=payout, brand_id=payout.brand_id, from_status=before, to_status=after, detail=text, at=now
+        )
         for before, after, text in steps
     )
     return True

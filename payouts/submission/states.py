@@ -72,6 +72,7 @@ def _instant_unreachable(payee: PayeeAccount) -> bool:
 def _event(payout: Payout, *, from_status: str, reason_code: str = "", detail: str = "", actor=None) -> None:
     PayoutEvent.objects.create(
         payout=payout,
+        brand_id=payout.brand_id,
         from_status=from_status,
         to_status=payout.status,
         reason_code=reason_code,

@@ -129,13 +129,14 @@ def history_insert(*, past_budget_id: int, payable_ids: list[int], history: int,
     with transaction.atomic(durable=True), connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO ledger_transaction (reason, description, reference, idempotency_key, fingerprint, "
-            "posted_at) SELECT 'reward', '', %s, 'history:' || %s || ':' || g, md5(g::text), now() "
+            "posted_at, brand_id) "
+            "SELECT 'reward', '', %s, 'history:' || %s || ':' || g, md5(g::text), now(), %s "
             "FROM generate_series(1, %s) AS g",
-            [reference, reference, history],
+            [reference, reference, BRAND_ID, history],
         )
         cursor.execute(
-            "INSERT INTO ledger_entry (transaction_id, account_id, amount, currency) "
-            "SELECT t.id, leg.account_id, leg.amount, %s FROM ledger_transaction AS t, "
+            "INSERT INTO ledger_entry (transaction_id, account_id, amount, currency, brand_id) "
+            "SELECT t.id, leg.account_id, leg.amount, %s, t.brand_id FROM ledger_transaction AS t, "
             "LATERAL (VALUES (%s::bigint, %s::bigint), (%s + t.id %% %s, -%s)) AS leg(account_id, amount) "
             "WHERE t.reference = %s AND t.reason = 'reward'",
             [CURRENCY, past_budget_id, REWARD, first, count, REWARD, reference],

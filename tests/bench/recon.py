@@ -115,6 +115,7 @@ def measure(server, bench_db: str, args, note) -> dict:
     participant = Participant.objects.create(brand=brand)
     payee = PayeeAccount.objects.create(
         participant=participant,
+        brand=brand,
         holder_name="Bench Person",
         rail="sepa",
         currency="EUR",

@@ -54,6 +54,7 @@ def sample_share(brand):
     rule = login.campaign.rules.get(trigger="ugc_share")
     return ActionClaim.objects.filter(rule=rule).first() or ActionClaim.objects.create(
         campaign=login.campaign,
+        brand_id=login.brand_id,
         rule=rule,
         participant=login.participant,
         identity=login.identity,

@@ -78,7 +78,13 @@ def test_nothing_about_the_visitor_is_stored(client, summer):
     row = LandingVisitDay.objects.get(campaign=summer)
     stored = " ".join(str(value) for value in LandingVisitDay.objects.values_list().get(pk=row.pk))
     assert "203.0.113.99" not in stored and "Mozilla" not in stored
-    assert {field.name for field in LandingVisitDay._meta.fields} == {"id", "campaign", "day", "visits"}
+    assert {field.name for field in LandingVisitDay._meta.fields} == {
+        "id",
+        "campaign",
+        "brand",
+        "day",
+        "visits",
+    }
 
 
 def test_a_draft_or_unknown_campaign_counts_nothing(client, alpaca):
@@ -216,8 +222,8 @@ def test_reach_is_the_videos_latest_counts(client, alice, alpaca, summer):
                 "comment_count": 3,
             }
         ActionClaim.objects.create(
-            campaign=summer, rule=share, participant=person, identity=identity, amount=share.reward_amount,
-            currency="EUR", evidence=evidence, status=ClaimStatus.PENDING,
+            campaign=summer, brand_id=summer.brand_id, rule=share, participant=person, identity=identity,
+            amount=share.reward_amount, currency="EUR", evidence=evidence, status=ClaimStatus.PENDING,
         )  # fmt: skip
     client.force_login(alice)
 
@@ -231,9 +237,16 @@ def test_reach_is_the_videos_latest_counts(client, alice, alpaca, summer):
 
     read = ActionClaim.objects.get(evidence__video__video_id="v1")
     VideoMetric.objects.create(
-        claim=read, at=timezone.now() - timedelta(hours=2), views=60, likes=6, comments=1
+        claim=read,
+        brand_id=read.brand_id,
+        at=timezone.now() - timedelta(hours=2),
+        views=60,
+        likes=6,
+        comments=1,
     )
-    VideoMetric.objects.create(claim=read, at=timezone.now(), views=700, likes=70, comments=7)
+    VideoMetric.objects.create(
+        claim=read, brand_id=read.brand_id, at=timezone.now(), views=700, likes=70, comments=7
+    )
     body = client.get(reverse("verification:overview_reach", args=["alpaca"])).content.decode()
     assert ">1,600<" in body and ">110<" in body and ">10<" in body
     assert "<title>Views," in body  # values on hover

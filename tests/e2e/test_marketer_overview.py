@@ -74,6 +74,7 @@ def busy_summer(summer):
         if index < 2:
             ActionClaim.objects.create(
                 campaign=summer,
+                brand_id=summer.brand_id,
                 rule=share,
                 participant=person,
                 identity=identity,

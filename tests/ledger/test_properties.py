@@ -64,15 +64,17 @@ CHART = {
     "bank_usd": (K.PLATFORM_BANK, "USD", None),
     "funding_alpaca_usd": (K.BRAND_FUNDING, "USD", 1),
 }
+# A posting moves one brand's money: the platform's accounts (no brand) meet either brand, the two
+# brands' accounts never meet (test_refusals checks the refusal).
 PAIRS = [
     (source, destination)
     for source, destination in itertools.permutations(CHART, 2)
     if CHART[source][1] == CHART[destination][1]
+    and len({CHART[source][2], CHART[destination][2]} - {None}) <= 1
 ]
-# Holds set money aside on what the platform owes (liabilities), as a campaign budget does.
-HOLDABLE = [
-    name for name, (kind, currency, _) in CHART.items() if currency == "EUR" and kind != K.PLATFORM_BANK
-]
+# Holds set money aside on what the platform owes a brand's people (liabilities), as a campaign
+# budget does; the platform's own accounts hold nothing.
+HOLDABLE = [name for name, (_, currency, brand) in CHART.items() if currency == "EUR" and brand is not None]
 EUR_ACCOUNTS = [name for name, (_, currency, _) in CHART.items() if currency == "EUR"]
 
 amounts = st.integers(min_value=1, max_value=20_000)

@@ -91,12 +91,13 @@ def balance(account):
 
 
 def budget_with(amount, campaign=1):
-    """A campaign budget funded with `amount` through a brand's funding account."""
-    funding = account_get_or_create(kind=AccountKind.BRAND_FUNDING, currency="EUR", brand_id=campaign)
+    """A campaign budget funded with `amount` through the brand's funding account (one brand: a
+    posting moves one brand's money)."""
+    funding = account_get_or_create(kind=AccountKind.BRAND_FUNDING, currency="EUR", brand_id=1)
     budget = account_get_or_create(
         kind=AccountKind.CAMPAIGN_BUDGET,
         currency="EUR",
-        brand_id=campaign,
+        brand_id=1,
         subject=f"campaign:{campaign}",
         name=f"Budget {campaign}",
     )

@@ -115,6 +115,21 @@ def test_a_transfer_between_currencies_is_refused(funded_budget, usd_payable):
         transfer_post(source=funded_budget, destination=usd_payable, amount=5_00, reason="reward")
 
 
+def test_a_posting_between_two_brands_is_refused(funded_budget):
+    # Past one primary each brand's ledger rows live on one node: a posting commits on one.
+    other_brand = account_get_or_create(kind=AccountKind.BRAND_FUNDING, currency="EUR", brand_id=2)
+
+    with refused(InvalidPosting, match="its accounts belong to two brands"):
+        transfer_post(source=funded_budget, destination=other_brand, amount=5_00, reason="reward")
+
+
+def test_a_hold_on_the_platforms_own_account_is_refused(bank):
+    suspense = account_get_or_create(kind=AccountKind.SUSPENSE, currency="EUR", name="Suspense")
+
+    with refused(InvalidPosting, match="sets aside a brand's money"):
+        hold_reserve(account=suspense, amount=1_00)
+
+
 @pytest.mark.parametrize(
     ("amount", "message"),
     [
@@ -477,9 +492,11 @@ def entries_written_by_hand(legs):
     (Balances are not touched, so these books would drift; only the COMMIT is under test here.)
     """
     with transaction.atomic():
-        tx = Transaction.objects.create(reason="by_hand", fingerprint="-")
+        tx = Transaction.objects.create(reason="by_hand", fingerprint="-", brand_id=legs[0][0].brand_id)
         for account, amount in legs:
-            Entry.objects.create(transaction=tx, account=account, amount=amount, currency=account.currency)
+            Entry.objects.create(
+                transaction=tx, account=account, amount=amount, currency=account.currency, brand_id=tx.brand_id
+            )
     return tx
 
 

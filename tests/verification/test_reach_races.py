@@ -48,6 +48,7 @@ def reach_claim(campaign, rule, n):
     )
     claim = ActionClaim.objects.create(
         campaign=campaign,
+        brand_id=campaign.brand_id,
         rule=rule,
         participant=person,
         identity=identity,

@@ -419,6 +419,7 @@ def test_a_post_the_person_also_linked_themselves_keeps_their_own_claim(
     post = _publish(client, summer, django_capture_on_commit_callbacks, monkeypatch)
     own = ActionClaim.objects.create(
         campaign=summer,
+        brand=summer.brand,
         rule=post.rule,
         participant=post.participant,
         identity=post.identity,

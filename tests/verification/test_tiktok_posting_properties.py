@@ -40,6 +40,7 @@ def a_post_under_way(campaign) -> TikTokPost:
     )
     post = TikTokPost.objects.create(
         campaign=campaign,
+        brand_id=campaign.brand_id,
         rule=rule,
         participant=identity.participant,
         identity=identity,

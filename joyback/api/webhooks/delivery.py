@@ -44,7 +44,7 @@ def webhook_event_emit(*, brand_id: int, type: str, data: dict) -> WebhookEvent 
         brand_id=brand_id, type=type, data=data, livemode=brand_livemode(brand_id)
     )
     deliveries = WebhookDelivery.objects.bulk_create(
-        WebhookDelivery(event=event, endpoint=endpoint) for endpoint in endpoints
+        WebhookDelivery(event=event, endpoint=endpoint, brand_id=brand_id) for endpoint in endpoints
     )
     for delivery in deliveries:
         enqueue_on_commit("joyback.api.tasks.webhook_deliver_task", delivery.pk)
@@ -127,6 +127,7 @@ def webhook_deliver(*, delivery_id: int) -> WebhookDelivery:
     with transaction.atomic():
         WebhookAttempt.objects.create(
             delivery=delivery,
+            brand_id=delivery.brand_id,
             number=number,
             requested_at=now,
             status_code=status_code,

@@ -1,0 +1,154 @@
+"""Migrations that give a table scoped through a parent its own brand_id: the column it will be
+distributed by on Citus (docs/deploy.md, tests/test_sharding.py). Safe on a live database, so the
+migrations that use these run with atomic = False:
+
+1. the column is added nullable, without an index, and its foreign key NOT VALID: no scan, and
+   the table's lock is held for a catalogue change only;
+2. it is filled from the parent in batches of ids, each batch its own short transaction;
+3. where every row has a brand, NOT NULL is enforced through a CHECK ... NOT VALID that is then
+   validated (which blocks no writes), so SET NOT NULL finds a valid check and skips its scan;
+   the foreign key is validated the same way.
+
+Rows written by code that does not set the column yet (a machine still on the previous release
+while the migration runs) are caught by the second fill that runs right before the check.
+"""
+
+from functools import partial
+from uuid import UUID
+
+from django.db import migrations, models, transaction
+
+BATCH = 10_000
+
+# The append-only tables refuse every UPDATE; their triggers let a backfill name the brand of a
+# row that has none, and nothing else (joyback/ledger and payouts migrations).
+BACKFILL_SETTING = "joyback.brand_backfill"
+# The first lines of such a trigger's function body.
+BACKFILL_ALLOWED = f"""
+    IF TG_OP = 'UPDATE' AND current_setting('{BACKFILL_SETTING}', true) = 'on'
+       AND OLD.brand_id IS NULL AND to_jsonb(NEW) - 'brand_id' = to_jsonb(OLD) - 'brand_id' THEN
+        RETURN NEW;
+    END IF;"""
+
+
+def _id_ranges(cursor, table: str):
+    """Inclusive (first, last) id ranges covering the rows without a brand: BATCH integers apart,
+    or 256 slices of the UUID space for a table keyed by UUIDs."""
+    cursor.execute(
+        "SELECT data_type FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = %s AND column_name = 'id'",
+        [table],
+    )
+    if cursor.fetchone()[0] == "uuid":
+        return [(UUID(int=i << 120), UUID(int=((i + 1) << 120) - 1)) for i in range(256)]
+    cursor.execute(f"SELECT min(id), max(id) FROM {table} WHERE brand_id IS NULL")  # noqa: S608
+    first, last = cursor.fetchone()
+    if first is None:
+        return []
+    return [(start, start + BATCH - 1) for start in range(first, last + 1, BATCH)]
+
+
+def _batches_run(apps, schema_editor, *, table: str, update: str) -> None:
+    """Run `update` (placeholders: the first and the last id of a range) over the table in batches."""
+    connection = schema_editor.connection
+    with connection.cursor() as cursor:
+        ranges = _id_ranges(cursor, table)
+    for first, last in ranges:
+        # atomic = False: each batch commits on its own, so no lock outlives one batch.
+        with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL {BACKFILL_SETTING} = 'on'")
+            cursor.execute(update, [first, last])
+
+
+def parent_update(*, table: str, parent_table: str, parent_column: str) -> str:
+    """The one UPDATE ... FROM that names each row's brand after its parent's, for one id range."""
+    return (
+        f"UPDATE {table} AS t SET brand_id = p.brand_id FROM {parent_table} AS p "  # noqa: S608
+        f"WHERE p.id = t.{parent_column} AND p.brand_id IS NOT NULL AND t.brand_id IS NULL "
+        "AND t.id BETWEEN %s AND %s"
+    )
+
+
+def brand_fill(*, table: str, update: str) -> migrations.RunPython:
+    return migrations.RunPython(
+        partial(_batches_run, table=table, update=update), migrations.RunPython.noop, elidable=False
+    )
+
+
+def _update(table: str, parent: tuple[str, str] | None, update: str | None) -> str:
+    if update is not None:
+        return update
+    parent_table, parent_column = parent
+    return parent_update(table=table, parent_table=parent_table, parent_column=parent_column)
+
+
+def brand_column_add(
+    *, model_name: str, table: str, field, parent: tuple[str, str] | None = None, update: str | None = None
+) -> list:
+    """Add brand_id (a foreign key to the brand, or a plain integer where the app may not import
+    campaigns), nullable and unindexed, and fill it from `parent` (its table and the column that
+    points at it), or with `update` (two placeholders: the first and last id of a range)."""
+    name = "brand" if field.is_relation else "brand_id"
+    add_sql = [f"ALTER TABLE {table} ADD COLUMN brand_id bigint NULL"]
+    if field.is_relation:
+        add_sql.append(
+            f"ALTER TABLE {table} ADD CONSTRAINT {table}_brand_id_fk FOREIGN KEY (brand_id) "
+            "REFERENCES campaigns_brand (id) DEFERRABLE INITIALLY DEFERRED NOT VALID"
+        )
+    return [
+        migrations.SeparateDatabaseAndState(
+            state_operations=[migrations.AddField(model_name=model_name, name=name, field=field)],
+            database_operations=[
+                migrations.RunSQL(add_sql, reverse_sql=[f"ALTER TABLE {table} DROP COLUMN brand_id"])
+            ],
+        ),
+        brand_fill(table=table, update=_update(table, parent, update)),
+    ]
+
+
+def brand_column_require(
+    *, model_name: str, table: str, field, parent: tuple[str, str] | None = None, update: str | None = None
+) -> list:
+    """Enforce NOT NULL (and validate the foreign key) once every row has its brand; `field` is the
+    final one, not null."""
+    name = "brand" if field.is_relation else "brand_id"
+    check = f"{table}_brand_id_not_null"
+    require_sql = [
+        f"ALTER TABLE {table} ADD CONSTRAINT {check} CHECK (brand_id IS NOT NULL) NOT VALID",
+        f"ALTER TABLE {table} VALIDATE CONSTRAINT {check}",
+        f"ALTER TABLE {table} ALTER COLUMN brand_id SET NOT NULL",
+        f"ALTER TABLE {table} DROP CONSTRAINT {check}",
+    ]
+    return [
+        brand_fill(table=table, update=_update(table, parent, update)),
+        migrations.SeparateDatabaseAndState(
+            state_operations=[migrations.AlterField(model_name=model_name, name=name, field=field)],
+            database_operations=[
+                migrations.RunSQL(
+                    require_sql, reverse_sql=[f"ALTER TABLE {table} ALTER COLUMN brand_id DROP NOT NULL"]
+                )
+            ],
+        ),
+        *brand_foreign_key_validate(table=table, field=field),
+    ]
+
+
+def brand_foreign_key_validate(*, table: str, field) -> list:
+    if not field.is_relation:
+        return []
+    return [
+        migrations.RunSQL(
+            f"ALTER TABLE {table} VALIDATE CONSTRAINT {table}_brand_id_fk", migrations.RunSQL.noop
+        )
+    ]
+
+
+def brand_foreign_key(*, null: bool) -> models.ForeignKey:
+    return models.ForeignKey(
+        "campaigns.brand",
+        null=null,
+        blank=null,
+        db_index=False,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )

@@ -1,0 +1,59 @@
+"""The tables that name their brand after a parent (tests/test_sharding.py): which parent, and the
+rows whose brand_id is not their parent's. Every test that used the database ends with this check
+(tests/conftest.py), so every flow the suite runs proves that its services write the column."""
+
+from django.apps import apps
+from django.db.models import F, Max, Value
+from django.db.models.functions import Coalesce
+
+# Each table and the path (Django lookups) to the row whose brand it carries. A transaction's is
+# the one brand among its entries' accounts (the platform's accounts name none); its entries carry
+# the transaction's, so a posting's rows live together.
+SCOPED_THROUGH = {
+    "ledger.Transaction": "entries__account",
+    "ledger.Entry": "transaction",
+    "ledger.Hold": "account",
+    "api.WebhookDelivery": "endpoint",
+    "api.WebhookAttempt": "delivery",
+    "campaigns.ActionRule": "campaign",
+    "campaigns.LicenceTerms": "campaign",
+    "campaigns.LandingVisitDay": "campaign",
+    "verification.ActionClaim": "campaign",
+    "verification.FraudSignal": "claim",
+    "verification.ReviewDecision": "claim",
+    "verification.TikTokToken": "identity",
+    "verification.OptinCode": "campaign",
+    "verification.TikTokPost": "campaign",
+    "verification.ReachTopUp": "claim",
+    "verification.VideoMetric": "claim",
+    "verification.LicenceGrant": "participant",
+    "verification.SparkAdsCode": "claim",
+    "payouts.PayeeAccount": "participant",
+    "payouts.PayeeSubmission": "participant",
+    "payouts.VopCheck": "payee",
+    "payouts.PayoutEvent": "payout",
+    "payouts.Notification": "payout",
+    "payouts.ExceptionResolution": "exception",
+    "payouts.PrivacyRequest": "participant",
+}
+# Many rows behind the path: their one brand (the ledger refuses a posting of two).
+_MANY = {"ledger.Transaction"}
+NONE = Value(-1)
+
+
+def brand_columns_wrong() -> list[str]:
+    """'label: ids' of the rows whose brand_id is missing or another than their parent's."""
+    wrong = []
+    for label, path in SCOPED_THROUGH.items():
+        parent_brand = F(f"{path}__brand_id")
+        if label in _MANY:
+            parent_brand = Max(parent_brand)
+        rows = (
+            apps.get_model(label)
+            .objects.alias(mine=Coalesce("brand_id", NONE), theirs=Coalesce(parent_brand, NONE))
+            .exclude(mine=F("theirs"))
+        )
+        ids = list(rows.values_list("pk", flat=True)[:5])
+        if ids:
+            wrong.append(f"{label}: {ids}")
+    return wrong
