@@ -495,7 +495,11 @@ def entries_written_by_hand(legs):
         tx = Transaction.objects.create(reason="by_hand", fingerprint="-", brand_id=legs[0][0].brand_id)
         for account, amount in legs:
             Entry.objects.create(
-                transaction=tx, account=account, amount=amount, currency=account.currency, brand_id=tx.brand_id
+                transaction=tx,
+                account=account,
+                amount=amount,
+                currency=account.currency,
+                brand_id=tx.brand_id,
             )
     return tx
 
