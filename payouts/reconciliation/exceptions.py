@@ -234,6 +234,7 @@ def _resolve_link(exception, *, line, payout, actor, note, approved_by=None):
             state=State.MATCHED, payout=payout, brand_id=payout.brand_id
         )
         ReconciliationException.objects.filter(pk=exception.pk).update(brand_id=payout.brand_id)
+        exception.brand_id = payout.brand_id  # the resolution names it too
         return _resolved(
             exception, action=Action.LINK, actor=actor, note=note, payout=payout, approved_by=approved_by
         )
@@ -260,6 +261,7 @@ def _resolve_deposit(exception, *, line, brand, actor, note, approved_by=None):
             state=State.MATCHED, brand=brand, ledger_transaction_id=posted.pk
         )
         ReconciliationException.objects.filter(pk=exception.pk).update(brand=brand)
+        exception.brand_id = brand.pk  # the resolution names it too
         return _resolved(
             exception, action=Action.DEPOSIT, actor=actor, note=note, tx=posted.pk, approved_by=approved_by
         )
