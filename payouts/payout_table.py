@@ -2,7 +2,6 @@
 
 from django import forms
 from django.db.models import Q
-from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
@@ -10,7 +9,7 @@ from django.views.decorators.http import require_GET
 from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.models import Campaign
-from joyback.tables import DateRangeForm, csv_amount, csv_response, csv_when, page_of, query_without_page
+from joyback.tables import DateRangeForm, csv_amount, csv_response, csv_when, table_context, table_render
 from joyback.words import said
 from payouts.models import Payout, PayoutStatus
 from payouts.notifications import reason_text
@@ -58,20 +57,14 @@ def payouts_filtered(*, brand, filters: dict):
 @require_GET
 def payout_table(request):
     form = PayoutFilterForm(request.GET, brand=request.brand)
-    filters = form.filters()
+    rows = payouts_filtered(brand=request.brand, filters=form.filters())
     context = {
         "brand": request.brand,
         "membership": request.membership,
         "roles": roles,
-        "form": form,
-        "page": page_of(payouts_filtered(brand=request.brand, filters=filters), request.GET.get("page")),
-        "query": query_without_page(request.GET),
-        "filtered": bool(filters),
+        **table_context(request, form=form, rows=rows, url_name="payouts:payout_table"),
     }
-    template = "payouts/payout_table.html"
-    if request.htmx:
-        template += "#results"
-    return render(request, template, context)
+    return table_render(request, "payouts/payout_table.html", context)
 
 
 @brand_member_required()
