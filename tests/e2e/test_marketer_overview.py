@@ -20,6 +20,7 @@ from verification.services import action_reward, identity_attach, participant_cr
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
+
 def no_sideways_scroll(page) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= page.viewport_size["width"], f"the page is {width}px wide"
@@ -124,7 +125,9 @@ def test_the_overview_by_week_for_one_campaign(live_server, patient_page, screen
     screenshot(page, "marketer-overview-weekly")
 
 
-def test_the_claims_table_filters_pages_and_downloads(live_server, patient_page, screenshot, alice, busy_summer):
+def test_the_claims_table_filters_pages_and_downloads(
+    live_server, patient_page, screenshot, alice, busy_summer
+):
     page = patient_page("desktop", "en")
     sign_in(page, live_server, alice.email, next_path="/brands/alpaca/claims/")
 
