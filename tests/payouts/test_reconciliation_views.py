@@ -114,6 +114,7 @@ def test_the_payouts_are_the_payouts_table_with_the_banks_evidence(owed, client,
     assert "Enter a number." in bad.content.decode()
     rows = b"".join(csv.streaming_content).decode().lstrip("\ufeff").splitlines()
     assert rows[0].startswith("EndToEndId,") and payout.end_to_end_id in rows[1]
+    assert "Status code" in rows[0] and ",settled," in rows[1]  # the code beside the words
 
 
 def test_another_brands_member_gets_404(client, bob, alpaca):
