@@ -21,7 +21,8 @@ PASSWORD = "correct horse battery staple"
 
 def rewarded_in_browser(client, campaign, subject="open-id-pat"):
     """The browser of `client` belongs to a participant whose TikTok login was rewarded."""
-    from verification.services import action_reward, identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
+    from verification.services.rewards import action_reward
 
     person = participant_create(brand=campaign.brand)
     identity = identity_attach(participant=person, provider="tiktok", subject=subject, display_name="Pat")

@@ -26,16 +26,16 @@ from verification.models import (
     Purchase,
     PurchaseStatus,
 )
-from verification.services import (
+from verification.services.participants import participant_payable_account
+from verification.services.refusals import ClaimRefused
+from verification.services.rewards import (
     ClaimContext,
-    ClaimRefused,
     _caps_check,
     _hold_for,
     _hold_release,
     _reward_post,
     _rule_lock,
     action_reward,
-    participant_payable_account,
 )
 
 
@@ -329,7 +329,7 @@ def purchase_refund(*, brand: Brand, order_id: str, reason: str = "") -> ActionC
             claim_event_emit(claim, "purchase.refunded", "claim.rejected")
             return claim
     # Confirmed: the clawback is the ledger's own write, with its own transaction.
-    from verification.services import claim_clawback
+    from verification.services.rewards import claim_clawback
 
     claim = claim_clawback(claim=claim, reason="refunded")
     with transaction.atomic(durable=True):

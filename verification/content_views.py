@@ -25,7 +25,7 @@ from verification.models import LicenceGrant
 from verification.providers import tiktok
 from verification.reach import reach_recheck
 from verification.selectors import participant_get_by_token
-from verification.services import ClaimRefused
+from verification.services.refusals import ClaimRefused
 from verification.sessions import browser_participant
 from verification.views import _public_campaign, _steps_return
 

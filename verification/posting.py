@@ -37,13 +37,10 @@ from joyback.ledger.services import InsufficientFunds, hold_reserve, hold_void
 from joyback.queue import enqueue_on_commit, task_schedule_once
 from verification.models import ActionClaim, ClaimStatus, Identity, PostStatus, TikTokPost, TikTokToken
 from verification.providers import tiktok
-from verification.services import (
-    ClaimRefused,
-    _claim_checks,
-    _rule_lock,
-    engagement_recheck_schedule,
-    tiktok_tokens_store,
-)
+from verification.services.provider_events import tiktok_tokens_store
+from verification.services.refusals import ClaimRefused
+from verification.services.rewards import _claim_checks, _rule_lock
+from verification.services.shares import engagement_recheck_schedule
 
 logger = logging.getLogger(__name__)
 

@@ -36,10 +36,10 @@ from verification.models import (
     TikTokToken,
     VideoMetric,
 )
-from verification.services import participant_payout_due
+from verification.services.rewards import participant_payout_due
 
 COUNTED = [ClaimStatus.PENDING, ClaimStatus.APPROVED, ClaimStatus.NEEDS_REVIEW]
-# A video on its way to TikTok through JoyBack (verification.services.POSTS_UNDER_WAY).
+# A video on its way to TikTok through JoyBack (verification.services.rewards.POSTS_UNDER_WAY).
 POSTS_UNDER_WAY = ["stored", "uploading", "processing", "published"]
 
 
@@ -105,7 +105,7 @@ def reach_claims_due(*, now=None) -> list[int]:
 
 
 def _video_read(claim: ActionClaim):
-    from verification.services import _video_fetch  # the token refresh lives with the share services
+    from verification.services.shares import _video_fetch  # the token refresh lives with the share services
 
     token = TikTokToken.objects.filter(identity=claim.identity, revoked_at__isnull=True).first()
     video_id = claim.evidence.get("video", {}).get("video_id", "")
@@ -144,7 +144,7 @@ def reach_recheck(*, claim_id: int) -> ActionClaim:
         cleared = case is not None and case.status == CaseStatus.CLEARED and video.caption == case.caption
         if not verdict.passed and not cleared:
             if case is None:
-                from verification.services import _share_remediation_open
+                from verification.services.shares import _share_remediation_open
 
                 return _share_remediation_open(claim=claim, verdict=verdict, caption=video.caption)
             video, outcome = None, "disclosure_missing"
@@ -218,7 +218,7 @@ def _reach_top_up(claim: ActionClaim, *, views: int) -> int:
     if top_up <= 0:
         return 0
     hold = Hold.objects.get(pk=claim.hold_id)
-    from verification.services import _payable
+    from verification.services.rewards import _payable
 
     posted = hold_commit(
         hold=hold,
@@ -251,7 +251,7 @@ def _reach_top_up(claim: ActionClaim, *, views: int) -> int:
 
 
 def _hold_release(claim: ActionClaim) -> None:
-    from verification.services import _hold_release as release
+    from verification.services.rewards import _hold_release as release
 
     release(claim)
 
@@ -292,7 +292,7 @@ def reach_review_decide(*, locked: ActionClaim, decision: str) -> None:
         return
     _hold_release(locked)
     if locked.reach_paid:
-        from verification.services import _reward_take_back
+        from verification.services.rewards import _reward_take_back
 
         locked.amount = locked.reach_paid
         _reward_take_back(

@@ -41,20 +41,17 @@ from verification.selectors import (
     review_decisions_for_brand,
     review_queue_for_brand,
 )
-from verification.services import (
-    ClaimContext,
-    ClaimRefused,
-    claim_review,
-    engagement_window_close_now,
+from verification.services.participants import participant_create
+from verification.services.provider_events import (
     optin_code_get_or_create,
-    participant_create,
-    refusal_text,
-    remediation_recheck,
-    share_submit,
     tiktok_event_store,
     tiktok_login_complete,
     whatsapp_messages_store,
 )
+from verification.services.refusals import ClaimRefused, refusal_text
+from verification.services.review import claim_review
+from verification.services.rewards import ClaimContext
+from verification.services.shares import engagement_window_close_now, remediation_recheck, share_submit
 from verification.sessions import browser_participant, browser_participant_set
 
 TIKTOK_STATE = "joyback.tiktok_state"

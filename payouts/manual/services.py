@@ -29,7 +29,7 @@ from payouts.payees.services import payee_account_save
 from payouts.rails import BankAccount
 from payouts.submission.create import payout_for_participant
 from payouts.submission.states import PayoutRefused, _event, _in_transit, _transition, scheme_for
-from verification.services import participant_create, participant_payable_account
+from verification.services.participants import participant_create, participant_payable_account
 
 CANCELLABLE = [PayoutStatus.AWAITING_APPROVAL, PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED]
 

@@ -7,7 +7,7 @@ from django.db.models import Q
 
 from payouts import sql
 from payouts.models import PayeeAccount
-from verification.services import participants_flag
+from verification.services.participants import participants_flag
 
 
 def _details_lock(*, brand_id: int, fingerprints) -> None:

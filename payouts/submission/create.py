@@ -16,7 +16,7 @@ from payouts.submission.states import _event, _in_transit, scheme_for
 from payouts.submission.submit import _send, payout_submit
 from payouts.vop import vop_current
 from verification.models import ClaimStatus, Participant
-from verification.services import participant_payable_account
+from verification.services.participants import participant_payable_account
 
 
 def _latest_unpaid_payout(participant: Participant, currency: str) -> Payout | None:

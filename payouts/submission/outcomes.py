@@ -11,7 +11,8 @@ from payouts.models import PayeeAccount, Payout, PayoutStatus
 from payouts.notifications import _notify
 from payouts.submission.states import PAYEE_DATA_CODES, SENT, _in_transit, _platform_bank, _transition
 from verification.models import Participant
-from verification.services import participant_payable_account, participant_payout_due
+from verification.services.participants import participant_payable_account
+from verification.services.rewards import participant_payout_due
 
 
 def _settlement_post(payout: Payout) -> None:

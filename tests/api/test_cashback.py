@@ -98,7 +98,7 @@ def test_confirmation_when_the_window_closes_pays_the_reward(alpaca_api, shop):
 def test_a_claim_rejected_in_the_window_is_not_announced_as_approved_when_it_closes(alpaca_api, shop):
     from joyback.api.models import EventType, WebhookEvent
     from joyback.api.webhooks.endpoints import webhook_endpoint_create
-    from verification.services import claim_clawback
+    from verification.services.rewards import claim_clawback
 
     hooks = "https://shop.example/hooks"
     webhook_endpoint_create(brand_id=shop.brand_id, url=hooks, event_types=list(EventType))

@@ -9,7 +9,8 @@ from campaigns.services import campaign_create, rule_save
 from tests.api.conftest import reported
 from verification.models import ActionClaim, Provider
 from verification.providers.tiktok import TikTokUser
-from verification.services import participant_create, tiktok_login_complete
+from verification.services.participants import participant_create
+from verification.services.provider_events import tiktok_login_complete
 
 pytestmark = pytest.mark.django_db
 

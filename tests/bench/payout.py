@@ -5,7 +5,7 @@ the CPU one payout costs from approval to bank <= 10 ms, the sandbox bank's shar
 
 The path measured is the product's own, end to end, with nothing called directly:
 
-1. an approval: verification.services.action_reward() for a WhatsApp opt-in (an instant action:
+1. an approval: verification.services.rewards.action_reward() for a WhatsApp opt-in (an instant action:
    the reward is posted, budget -> the person's payable, in one durable transaction), which marks
    the person due for a payout in that transaction (Participant.payout_due_at; no task is queued);
 2. the standing worker (`manage.py work`, its own process, SANDBOX on) claims the people due in
@@ -205,7 +205,7 @@ def setup(*, runs: dict) -> Setup:
     from payouts.payees.services import payee_account_save
     from payouts.vop import payee_vop_check
     from tests.conftest import verified
-    from verification.services import identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per VoP request otherwise
     owner = get_user_model().objects.create_user(
@@ -285,7 +285,8 @@ def approvals_run(*, rule_id, warmup_ids, timed_ids, rate: float, timed_start=No
     from django.db import connection
 
     from verification.models import ActionRule, ClaimStatus, Identity
-    from verification.services import ClaimContext, ClaimRefused, action_reward
+    from verification.services.refusals import ClaimRefused
+    from verification.services.rewards import ClaimContext, action_reward
 
     with connection.cursor() as cursor:  # its backend's CPU is the approval's, printed apart
         cursor.execute(f"SET application_name = '{APPROVER_CONNECTION}'")
@@ -562,7 +563,7 @@ def backlog_run(plan: Setup, *, env: dict, tmp: Path, bench_db: str) -> dict:
     from django.conf import settings
     from django.db import connection
 
-    import verification.services as approvals
+    import verification.services.rewards as approvals
     from verification.models import ActionRule, Identity
 
     _warm, ids = plan.people["backlog"]

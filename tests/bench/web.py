@@ -179,7 +179,8 @@ def data_setup(*, people: int) -> list[Client]:
         campaign_transition,
     )
     from tests.conftest import verified
-    from verification.services import action_reward, identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
+    from verification.services.rewards import action_reward
     from verification.sessions import COOKIE, participant_cookie_value
 
     owner = get_user_model().objects.create_user(email="owner@bench.localhost", password="bench-owner-pw")

@@ -133,7 +133,8 @@ def test_an_empty_budget_tells_people_the_campaign_is_fully_claimed(make_live_ca
     campaign = make_live_campaign(package="whatsapp_reward", budget=2_00)
     assert campaign_claimability(campaign=campaign).open
 
-    from verification.services import action_reward, identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
+    from verification.services.rewards import action_reward
 
     person = participant_create(brand=campaign.brand)
     identity = identity_attach(participant=person, provider="whatsapp", subject="4915123456789")

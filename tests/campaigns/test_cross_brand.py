@@ -32,7 +32,8 @@ def sample_campaign(brand) -> Campaign:
 
 def sample_claim(brand):
     from verification.models import ActionClaim
-    from verification.services import action_reward, identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
+    from verification.services.rewards import action_reward
 
     campaign = sample_campaign(brand)
     existing = ActionClaim.objects.filter(campaign=campaign).first()

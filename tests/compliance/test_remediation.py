@@ -18,7 +18,7 @@ from tests.verification.test_engagement import counts, share
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, SandboxTikTokUser
 from verification.sandbox.tiktok import video_post, video_share_url
-from verification.services import engagement_recheck, remediation_recheck
+from verification.services.shares import engagement_recheck, remediation_recheck
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,8 @@ from campaigns.visits import landing_visit_add
 from tests.conftest import PASSWORD, TOTP_SECRET, totp_code
 from tests.e2e.conftest import SCREENSHOTS
 from verification.models import ActionClaim, ClaimStatus
-from verification.services import action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import action_reward
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

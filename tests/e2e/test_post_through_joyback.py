@@ -7,7 +7,7 @@ import pytest
 
 from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
 from verification.models import ActionClaim, SandboxTikTokPublish, TikTokPost
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -8,7 +8,8 @@ from joyback.ledger.models import Hold
 from tests.conftest import rewarded_in_browser
 from tests.payouts.conftest import submissions_process
 from verification.models import ActionClaim
-from verification.services import ClaimContext, action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import ClaimContext, action_reward
 
 pytestmark = pytest.mark.django_db
 

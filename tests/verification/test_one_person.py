@@ -12,7 +12,9 @@ from campaigns.services import brand_allowance_set, brand_create
 from joyback.ledger.models import Transaction
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, FraudSignal, Identity
-from verification.services import ClaimRefused, action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.refusals import ClaimRefused
+from verification.services.rewards import action_reward
 
 pytestmark = pytest.mark.django_db
 EXAMPLES = itertools.count()

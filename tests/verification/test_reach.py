@@ -17,7 +17,8 @@ from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, ReachTopUp, SandboxTikTokUser, VideoMetric
 from verification.reach import reach_recheck
 from verification.sandbox.tiktok import video_post, video_share_url
-from verification.services import claim_review, participant_payable_account
+from verification.services.participants import participant_payable_account
+from verification.services.review import claim_review
 
 pytestmark = pytest.mark.django_db
 

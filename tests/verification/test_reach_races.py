@@ -18,7 +18,12 @@ from tests.verification.test_engagement import DISCLOSED
 from verification import reach
 from verification.models import ActionClaim, ReachTopUp
 from verification.providers.tiktok import TikTokVideo
-from verification.services import _hold_for, identity_attach, participant_create, participant_payable_account
+from verification.services.participants import (
+    identity_attach,
+    participant_create,
+    participant_payable_account,
+)
+from verification.services.rewards import _hold_for
 
 TIERS = [[1_000, 1_00], [10_000, 5_00], [100_000, 20_00]]
 

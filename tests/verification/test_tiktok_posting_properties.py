@@ -14,7 +14,7 @@ from joyback.ledger.services import hold_reserve
 from verification import posting
 from verification.models import ActionClaim, TikTokPost
 from verification.providers.tiktok import PublishStatus
-from verification.services import identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from tests.verification.test_tiktok_posting import connect, mp4
 from verification import posting
 from verification.models import ActionClaim, Identity, TikTokPost
 from verification.providers import tiktok
-from verification.services import ClaimRefused
+from verification.services.refusals import ClaimRefused
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

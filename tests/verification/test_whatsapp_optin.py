@@ -8,7 +8,7 @@ from django.urls import reverse
 from verification.models import ActionClaim, OptinCode, ProviderEvent
 from verification.providers.whatsapp import signature
 from verification.sandbox.whatsapp import message_envelope
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 pytestmark = pytest.mark.django_db
 
