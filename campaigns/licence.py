@@ -5,7 +5,8 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, CampaignStatus, LicenceTerms
-from campaigns.services import CampaignError, _campaign_lock
+from campaigns.services.campaigns import _campaign_lock
+from campaigns.services.refusals import CampaignError
 
 DURATION_MAX_DAYS = 5 * 365
 

@@ -15,7 +15,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Brand
-from campaigns.services import CampaignError, brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
+from campaigns.services.refusals import CampaignError
 from joyback.ledger.models import Transaction
 from payouts.iso20022.camt import camt_read
 from payouts.iso20022.camt054 import camt054_xml

@@ -6,7 +6,7 @@ from django.contrib.admin.models import LogEntry
 from django.test import override_settings
 from django.urls import reverse
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from payouts.models import Payout
 from tests.conftest import PASSWORD, SignedInClient, totp_enable
 from tests.payouts.conftest import IBANS

@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from campaigns.models import ActionRule
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from compliance.selectors import caption_verdict, disclosure_for
 from compliance.services import caption_check_record
 from joyback.ledger.models import Hold

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from campaigns.models import ActionRule
 from campaigns.reach import reach_value
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from compliance.models import CaseStatus
 from compliance.selectors import caption_verdict, case_for_claim, unresolved_claim_ids
 from joyback.ledger.models import Hold

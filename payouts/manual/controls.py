@@ -9,7 +9,7 @@ from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from campaigns.services import BrandNotVerified, brand_money_allowed_check
+from campaigns.services.funding import BrandNotVerified, brand_money_allowed_check
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import account_find
 from joyback.money import money_format

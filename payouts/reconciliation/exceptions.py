@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Brand
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import AccountKind
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
 from payouts.models import ExceptionReason as Reason

@@ -9,7 +9,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from payouts import sql
 from payouts.models import ExceptionReason as Reason
 from payouts.models import ExceptionResolution as Resolution

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from campaigns.models import Trigger
-from campaigns.services import rule_save
+from campaigns.services.rules import rule_save
 from joyback.ledger.models import Account, AccountKind, Hold
 from tests.api.conftest import purchase, reported
 from verification.cashback import purchase_confirm, purchases_due
@@ -176,7 +176,7 @@ def test_a_refund_of_an_unknown_order_is_404(alpaca_api, shop):
 
 
 def test_a_paused_campaign_refuses_purchases_and_stores_nothing(alpaca_api, shop):
-    from campaigns.services import campaign_transition
+    from campaigns.services.campaigns import campaign_transition
 
     campaign_transition(campaign=shop, to="paused")
     response = alpaca_api.report(purchase(campaign_id=shop.pk))

@@ -193,13 +193,9 @@ def setup(*, runs: dict) -> Setup:
     from django.contrib.auth import get_user_model
     from django.db import connection, connections
 
-    from campaigns.services import (
-        brand_create,
-        brand_deposit_record,
-        campaign_create,
-        campaign_fund,
-        campaign_transition,
-    )
+    from campaigns.services.brands import brand_create
+    from campaigns.services.campaigns import campaign_create, campaign_transition
+    from campaigns.services.funding import brand_deposit_record, campaign_fund
     from payouts.forms import CONSENT_VERSION
     from payouts.models import VopResult
     from payouts.payees.services import payee_account_save

@@ -60,14 +60,9 @@ def setup(*, sequential: int, concurrent: int, workers: int, history: int) -> Se
     from django.contrib.auth import get_user_model
     from django.db import connection, connections, transaction
 
-    from campaigns.services import (
-        brand_create,
-        brand_deposit_record,
-        campaign_budget_account,
-        campaign_create,
-        campaign_fund,
-        campaign_transition,
-    )
+    from campaigns.services.brands import brand_create
+    from campaigns.services.campaigns import campaign_create, campaign_transition
+    from campaigns.services.funding import brand_deposit_record, campaign_budget_account, campaign_fund
     from joyback.ledger.models import Account, AccountKind
     from tests.bench import ledger
     from tests.conftest import verified

@@ -171,13 +171,9 @@ def data_setup(*, people: int) -> list[Client]:
     from django.contrib.auth import get_user_model
     from django.db import connections
 
-    from campaigns.services import (
-        brand_create,
-        brand_deposit_record,
-        campaign_create,
-        campaign_fund,
-        campaign_transition,
-    )
+    from campaigns.services.brands import brand_create
+    from campaigns.services.campaigns import campaign_create, campaign_transition
+    from campaigns.services.funding import brand_deposit_record, campaign_fund
     from tests.conftest import verified
     from verification.services.participants import identity_attach, participant_create
     from verification.services.rewards import action_reward

@@ -5,16 +5,15 @@ from django.urls import reverse
 
 from campaigns.models import CampaignStatus, Trigger
 from campaigns.selectors import campaign_budget, campaign_claimability, campaign_dry_run
-from campaigns.services import (
-    CampaignError,
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import (
     brand_deposit_record,
     brand_funding_account,
     campaign_budget_account,
-    campaign_create,
     campaign_fund,
-    campaign_transition,
-    rule_save,
 )
+from campaigns.services.refusals import CampaignError
+from campaigns.services.rules import rule_save
 from joyback.ledger.models import Transaction
 
 pytestmark = pytest.mark.django_db
@@ -192,7 +191,7 @@ def test_roles_decide_who_edits_funds_and_reads(client, request, summer, persona
 
 
 def test_a_marketer_cannot_move_money(client, make_user, alpaca, summer):
-    from campaigns.services import member_add
+    from campaigns.services.brands import member_add
 
     mia = make_user("mia@alpaca.example")
     member_add(brand=alpaca, user=mia, role="marketer")

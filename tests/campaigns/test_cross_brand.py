@@ -8,13 +8,8 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.models import Campaign
-from campaigns.services import (
-    brand_deposit_record,
-    brand_funding_account,
-    campaign_create,
-    campaign_fund,
-    campaign_transition,
-)
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, brand_funding_account, campaign_fund
 
 pytestmark = pytest.mark.django_db
 

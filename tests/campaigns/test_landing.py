@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.services import campaign_transition
+from campaigns.services.campaigns import campaign_transition
 from verification.services.participants import identity_attach, participant_create
 from verification.services.rewards import action_reward
 

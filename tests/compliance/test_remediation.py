@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from compliance.models import ComplianceDecision, RemediationCase
 from compliance.selectors import audit_chain_problems
 from joyback.ledger.models import Hold

@@ -9,7 +9,8 @@ import re
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

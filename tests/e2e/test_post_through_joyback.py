@@ -5,7 +5,8 @@ step says why nothing was posted."""
 
 import pytest
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
 from verification.models import ActionClaim, SandboxTikTokPublish, TikTokPost
 from verification.services.provider_events import provider_events_process
 

@@ -3,7 +3,8 @@
 import pytest
 from django.test import override_settings
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
 from tests.e2e.conftest import sign_in
 from verification.models import ActionClaim, SandboxTikTokUser
 from verification.sandbox.tiktok import video_post, video_share_url

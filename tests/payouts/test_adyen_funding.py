@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from schwifty import IBAN
 
 from campaigns.models import Membership, Role
-from campaigns.services import brand_create, brand_verify
+from campaigns.services.brands import brand_create, brand_verify
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts import psp

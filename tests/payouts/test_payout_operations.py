@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment, VopCheck

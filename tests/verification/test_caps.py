@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.services import brand_allowance_set, rule_save
+from campaigns.services.brands import brand_allowance_set
+from campaigns.services.rules import rule_save
 from verification.models import ActionClaim
 from verification.services.participants import identity_attach, participant_create
 from verification.services.refusals import ClaimRefused

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import connection
 from django.test import Client
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from verification.models import ActionClaim, ProviderEvent
 from verification.providers.whatsapp import signature
 from verification.sandbox.whatsapp import message_envelope

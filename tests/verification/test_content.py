@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from campaigns.licence import licence_terms_publish
 from campaigns.models import Campaign
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from tests.verification.test_engagement import DISCLOSED, counts, share, shared_claim, steps_html
 from tests.verification.test_tiktok_login import authorize
 from verification.connectors import shop_connect

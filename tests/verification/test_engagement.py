@@ -5,7 +5,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_q.models import Schedule
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from joyback.ledger.selectors import ledger_drift
 from tests.verification.test_tiktok_login import authorize

@@ -3,7 +3,7 @@
 import pytest
 from django.test import override_settings
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from tests.conftest import rewarded_in_browser
 from tests.payouts.conftest import submissions_process

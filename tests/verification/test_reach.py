@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from campaigns.reach import reach_tiers_parse, reach_value
 from campaigns.selectors import campaign_dry_run
-from campaigns.services import campaign_budget_account, rule_save
+from campaigns.services.funding import campaign_budget_account
+from campaigns.services.rules import rule_save
 from joyback.ledger.models import Hold
 from joyback.ledger.selectors import ledger_drift
 from tests.verification.test_engagement import DISCLOSED, counts, share, shared_claim

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaigns.reach import reach_value
-from campaigns.services import campaign_budget_account, rule_save
+from campaigns.services.funding import campaign_budget_account
+from campaigns.services.rules import rule_save
 from joyback.ledger.models import Hold
 from joyback.ledger.selectors import ledger_drift
 from tests.verification.test_claim_races import race

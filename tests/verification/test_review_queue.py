@@ -4,7 +4,7 @@ import pytest
 from django.test import override_settings
 from django.urls import reverse
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from joyback.ledger.selectors import ledger_drift
 from verification.models import ActionClaim, ReviewDecision

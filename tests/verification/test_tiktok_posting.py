@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django_q.models import Schedule
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from verification import posting
 from verification.models import (

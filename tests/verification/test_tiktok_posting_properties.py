@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from joyback.ledger.services import hold_reserve
 from verification import posting

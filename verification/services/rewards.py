@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from campaigns.models import ActionRule
 from campaigns.selectors import campaign_claimability
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Account, Hold
 from joyback.ledger.services import (
     InsufficientFunds,
