@@ -33,9 +33,9 @@ class SandboxFundsRefused(CampaignError):
 
 
 def _key() -> bytes:
-    from payouts.sandbox.bank import _hmac_key
+    from payouts.sandbox.bank import sandbox_hmac_key
 
-    return ("test-mode:" + _hmac_key()).encode()
+    return ("test-mode:" + sandbox_hmac_key()).encode()
 
 
 def sandbox_signature(xml: bytes) -> str:

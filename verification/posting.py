@@ -39,7 +39,7 @@ from verification.models import ActionClaim, ClaimStatus, Identity, PostStatus, 
 from verification.providers import tiktok
 from verification.services.provider_events import tiktok_tokens_store
 from verification.services.refusals import ClaimRefused
-from verification.services.rewards import _claim_checks, _rule_lock
+from verification.services.rewards import claim_allowed_check, rule_lock
 from verification.services.shares import engagement_recheck_schedule
 
 logger = logging.getLogger(__name__)
@@ -173,8 +173,8 @@ def tiktok_post_start(
     file_name = _storage().save(f"tiktok/{uuid.uuid4().hex}{suffix}", upload)
     try:
         with transaction.atomic(durable=True):
-            rule = _rule_lock(rule)
-            _claim_checks(rule=rule, identity=identity)
+            rule = rule_lock(rule)
+            claim_allowed_check(rule=rule, identity=identity)
             if (
                 TikTokPost.objects.filter(rule=rule, identity=identity)
                 .exclude(status=PostStatus.FAILED)

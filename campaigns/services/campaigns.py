@@ -14,8 +14,8 @@ from campaigns.models import (
 )
 from campaigns.services.funding import campaign_budget_account
 from campaigns.services.landing import landing_cache_clear
-from campaigns.services.refusals import CampaignError, _launch_problems_refuse, campaign_launch_problems
-from campaigns.services.rules import PACKAGE_RULES, _rule_write
+from campaigns.services.refusals import CampaignError, campaign_launch_problems, launch_problems_refuse
+from campaigns.services.rules import PACKAGE_RULES, rule_write
 from joyback.money import currency_check
 
 TRANSITIONS = {
@@ -79,19 +79,19 @@ def campaign_create(
         )
         campaign_budget_account(campaign=campaign)
         for position, rule in enumerate(PACKAGE_RULES[package]):
-            _rule_write(campaign=campaign, position=position, **rule)
+            rule_write(campaign=campaign, position=position, **rule)
         campaign_launch_problems(campaign=campaign)  # a draft: its problems are shown, not refused
     return campaign
 
 
-def _campaign_lock(campaign: Campaign) -> Campaign:
+def campaign_lock(campaign: Campaign) -> Campaign:
     return Campaign.objects.select_for_update().get(pk=campaign.pk)
 
 
 def campaign_transition(*, campaign: Campaign, to: str) -> Campaign:
     to = CampaignStatus(to)
     with transaction.atomic(durable=True):
-        locked = _campaign_lock(campaign)
+        locked = campaign_lock(campaign)
         if to not in TRANSITIONS[CampaignStatus(locked.status)]:
             raise CampaignError(
                 gettext("A %(current)s campaign cannot become %(target)s.")
@@ -99,7 +99,7 @@ def campaign_transition(*, campaign: Campaign, to: str) -> Campaign:
             )
         if to == CampaignStatus.LIVE:
             _campaign_ready_check(locked)
-            _launch_problems_refuse(locked, launching=True)
+            launch_problems_refuse(locked, launching=True)
         locked.status = to
         locked.status_changed_at = timezone.now()
         locked.save(update_fields=["status", "status_changed_at"])
@@ -137,6 +137,6 @@ def campaign_update(*, campaign: Campaign, **fields) -> Campaign:
     with transaction.atomic():
         campaign.save()
         if campaign.status != CampaignStatus.DRAFT:
-            _launch_problems_refuse(campaign)
+            launch_problems_refuse(campaign)
     landing_cache_clear(campaign=campaign)
     return campaign

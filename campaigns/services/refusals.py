@@ -34,7 +34,7 @@ def campaign_launch_problems(*, campaign: Campaign, launching: bool = False) -> 
     return problems
 
 
-def _launch_problems_refuse(campaign: Campaign, *, launching: bool = False) -> None:
+def launch_problems_refuse(campaign: Campaign, *, launching: bool = False) -> None:
     blocking = [p for p in campaign_launch_problems(campaign=campaign, launching=launching) if p.blocking]
     if blocking:
         raise CampaignError(" ".join(problem.message for problem in blocking))

@@ -11,7 +11,7 @@ from campaigns.models import (
     Trigger,
     VerificationMode,
 )
-from campaigns.services.refusals import CampaignError, _launch_problems_refuse
+from campaigns.services.refusals import CampaignError, launch_problems_refuse
 
 LOGIN_RULE = dict(trigger=Trigger.TIKTOK_LOGIN, reward_amount=1_00)
 SHARE_RULE = dict(
@@ -38,7 +38,7 @@ NEEDS_TIKTOK_LOGIN = frozenset({Trigger.UGC_SHARE, Trigger.LIKE, Trigger.COMMENT
 ALWAYS_CAPPED = frozenset({Trigger.LIKE, Trigger.COMMENT})
 
 
-def _rule_write(*, campaign: Campaign, trigger: str, reward_amount: int, position: int = 0, **fields):
+def rule_write(*, campaign: Campaign, trigger: str, reward_amount: int, position: int = 0, **fields):
     if trigger in ALWAYS_CAPPED and not fields.get("total_cap"):
         raise CampaignError(gettext("Likes and comments are cheap to fake: give their rule a total cap."))
     if trigger in NEEDS_TIKTOK_LOGIN:
@@ -67,12 +67,12 @@ def rule_save(*, campaign: Campaign, trigger: str, reward_amount: int, **fields)
         raise CampaignError(gettext("A reward must be more than zero."))
     with transaction.atomic(durable=True):
         position = fields.pop("position", campaign.rules.count())
-        rule = _rule_write(
+        rule = rule_write(
             campaign=campaign, trigger=trigger, reward_amount=reward_amount, position=position, **fields
         )
         if campaign.status != CampaignStatus.DRAFT:
             # Launched already: a rule change must pass what the launch had to pass.
-            _launch_problems_refuse(campaign)
+            launch_problems_refuse(campaign)
         return rule
 
 

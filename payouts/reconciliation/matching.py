@@ -25,7 +25,7 @@ from payouts.models import (
     StatementLine,
 )
 from payouts.models import ResolutionAction as Action
-from payouts.reconciliation.exceptions import _resolved
+from payouts.reconciliation.exceptions import exception_resolution_record
 from payouts.reconciliation.references import brand_for_reference
 from payouts.reconciliation.rules import BOOKED, SENT
 from payouts.submission.outcomes import payout_return, payout_settle
@@ -283,7 +283,9 @@ def _matched(line: StatementLine, *, payout: Payout) -> bool:
         for waiting in ReconciliationException.objects.filter(
             payout=payout, reason=Reason.NO_STATEMENT_LINE, status=ExcStatus.OPEN
         ):
-            _resolved(waiting, action=Action.LINK, actor=None, note="matched by a statement line")
+            exception_resolution_record(
+                waiting, action=Action.LINK, actor=None, note="matched by a statement line"
+            )
     return True
 
 

@@ -29,7 +29,7 @@ product, where the bank details are entered once and later rewards are paid to t
 Verification of Payee is already done (payee_vop_check through the PSP adapter at setup): the
 product asks the bank when the details are entered (payee_onboard, enqueued by the form), not
 when a reward is approved, so at approval time it is behind the person. A payout whose VoP is
-missing does the check inline (payouts.vop._payee_verify_step); that is not the path here.
+missing does the check inline (payouts.vop.payout_payee_verify); that is not the path here.
 
 Approvals come from one spawned process (its own interpreter and connection, as a web worker
 would be), paced at --payout-rate a second for --payout-seconds, then again at

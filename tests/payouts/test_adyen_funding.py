@@ -160,7 +160,7 @@ def test_the_adapter_reads_adyens_documented_answers_and_keys_each_step(monkeypa
         return httpx.Response(200, json=example(PLATFORM, name))
 
     client = httpx.Client(transport=httpx.MockTransport(handler))
-    monkeypatch.setattr(psp, "_client", lambda: client)
+    monkeypatch.setattr(psp, "psp_client", lambda: client)
 
     opened = adyen_funding.account_open(
         key="joyback-virtual-account-7",

@@ -109,7 +109,7 @@ def test_the_same_webhook_delivered_ten_times_at_once_is_one_action_and_one_rewa
 def test_a_rules_lock_leaves_its_campaign_and_brand_free_for_the_brands_other_rewards(make_live_campaign):
     """Before, FOR UPDATE on the rule also locked the joined campaign and brand rows: every instant
     reward of a brand waited on every other, whatever its rule."""
-    from verification.services.rewards import _rule_lock
+    from verification.services.rewards import rule_lock
 
     campaign = make_live_campaign(package="whatsapp_reward", budget=100_00)
     rule = campaign.rules.get()
@@ -120,7 +120,7 @@ def test_a_rules_lock_leaves_its_campaign_and_brand_free_for_the_brands_other_re
 
         try:
             with transaction.atomic():
-                _rule_lock(rule)
+                rule_lock(rule)
                 held.set()
                 release.wait(10)
         finally:

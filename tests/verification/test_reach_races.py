@@ -24,7 +24,7 @@ from verification.services.participants import (
     participant_create,
     participant_payable_account,
 )
-from verification.services.rewards import _hold_for
+from verification.services.rewards import claim_hold_reserve
 
 TIERS = [[1_000, 1_00], [10_000, 5_00], [100_000, 20_00]]
 
@@ -65,7 +65,7 @@ def reach_claim(campaign, rule, n):
         check_at=timezone.now() + timedelta(hours=72),
         next_check_at=timezone.now(),
     )
-    _hold_for(claim)
+    claim_hold_reserve(claim)
     return claim
 
 

@@ -13,9 +13,9 @@ from verification.models import (
 )
 from verification.services.refusals import ClaimRefused
 from verification.services.rewards import (
-    _hold_release,
-    _reward_post,
-    _reward_take_back,
+    claim_hold_release,
+    claim_reward_post,
+    claim_reward_take_back,
     participant_payout_due,
 )
 from verification.services.shares import engagement_recheck
@@ -59,16 +59,16 @@ def claim_review(*, claim: ActionClaim, decided_by, decision: str, reason: str) 
             return locked
         if decision == "approve":
             if not locked.ledger_transaction_id:
-                _reward_post(locked)
+                claim_reward_post(locked)
             else:
                 # Flagged after it was posted: its payout waited for this decision. Marked after the
                 # commit: the claim's lock comes after the person's in the lock order.
                 transaction.on_commit(partial(participant_payout_due, participant_id=locked.participant_id))
             locked.status, locked.reason = ClaimStatus.APPROVED, "review_approved"
         else:
-            _hold_release(locked)
+            claim_hold_release(locked)
             if locked.ledger_transaction_id:
-                _reward_take_back(
+                claim_reward_take_back(
                     locked,
                     reason=f"review rejected claim #{locked.pk}",
                     idempotency_key=f"review-clawback:{locked.pk}",

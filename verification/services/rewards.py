@@ -54,16 +54,16 @@ def claim_clawback(*, claim: ActionClaim, reason: str) -> ActionClaim:
             return locked
         if locked.reach_paid and locked.status != ClaimStatus.APPROVED:
             # A reach share still counting: its hold goes back, and what its top-ups paid.
-            _hold_release(locked)
+            claim_hold_release(locked)
             locked.amount = locked.reach_paid
             ActionClaim.objects.filter(pk=locked.pk).update(amount=locked.amount, next_check_at=None)
         if locked.ledger_transaction_id:
-            _reward_take_back(locked, reason=reason, idempotency_key=f"clawback:{locked.pk}")
+            claim_reward_take_back(locked, reason=reason, idempotency_key=f"clawback:{locked.pk}")
             ActionClaim.objects.filter(pk=locked.pk).update(
                 status=ClaimStatus.CLAWED_BACK, reason=reason[:40]
             )
         else:
-            _hold_release(locked)
+            claim_hold_release(locked)
             ActionClaim.objects.filter(pk=locked.pk).update(
                 status=ClaimStatus.REJECTED, reason=reason[:40], decided_at=timezone.now()
             )
@@ -71,7 +71,7 @@ def claim_clawback(*, claim: ActionClaim, reason: str) -> ActionClaim:
     return claim
 
 
-def _reward_take_back(claim: ActionClaim, *, reason: str, idempotency_key: str) -> None:
+def claim_reward_take_back(claim: ActionClaim, *, reason: str, idempotency_key: str) -> None:
     """A posted reward back to its budget: from the person's payable while it is still there,
     the rest (already paid out) as a debt on their receivable."""
     payable = participant_payable_account(participant=claim.participant, currency=claim.currency)
@@ -99,7 +99,7 @@ def _reward_take_back(claim: ActionClaim, *, reason: str, idempotency_key: str) 
 POSTS_UNDER_WAY = [PostStatus.STORED, PostStatus.UPLOADING, PostStatus.PROCESSING, PostStatus.PUBLISHED]
 
 
-def _caps_check(*, rule: ActionRule, identity: Identity) -> None:
+def claim_caps_check(*, rule: ActionRule, identity: Identity) -> None:
     campaign = rule.campaign
     counted = [ClaimStatus.APPROVED, ClaimStatus.PENDING, ClaimStatus.NEEDS_REVIEW]
     posts = TikTokPost.objects.filter(status__in=POSTS_UNDER_WAY)
@@ -143,7 +143,7 @@ class ClaimContext:
 
 
 @contextmanager
-def _second_accounts_flagged():
+def second_accounts_flagged():
     """Put outside the claim's transaction: the refused claim rolls back first, then the person's
     earlier claims are flagged in a transaction of their own."""
     try:
@@ -153,7 +153,7 @@ def _second_accounts_flagged():
         raise
 
 
-def _rule_lock(rule: ActionRule) -> ActionRule:
+def rule_lock(rule: ActionRule) -> ActionRule:
     # One lock per rule serialises its caps; the unique constraint still guards the one reward.
     # Only the rule's row: FOR UPDATE would otherwise lock the joined campaign and brand rows too,
     # and every instant reward of the brand would wait on every other.
@@ -162,7 +162,7 @@ def _rule_lock(rule: ActionRule) -> ActionRule:
     )
 
 
-def _claim_checks(*, rule: ActionRule, identity: Identity) -> None:
+def claim_allowed_check(*, rule: ActionRule, identity: Identity) -> None:
     claimability = campaign_claimability(campaign=rule.campaign)
     if not claimability.open:
         raise ClaimRefused(claimability.reason)
@@ -184,7 +184,7 @@ def _claim_checks(*, rule: ActionRule, identity: Identity) -> None:
             raise ClaimRefused(
                 "prerequisite_in_review" if ClaimStatus.NEEDS_REVIEW in before else "prerequisite"
             )
-    _caps_check(rule=rule, identity=identity)
+    claim_caps_check(rule=rule, identity=identity)
 
 
 def action_reward(
@@ -198,9 +198,9 @@ def action_reward(
     fraud signal sends it to the review queue with its reward held on the budget."""
     # Made before the lock: creating the person's account would otherwise queue every claimer.
     participant_payable_account(participant=identity.participant, currency=rule.campaign.currency)
-    with _second_accounts_flagged(), transaction.atomic(durable=True):
-        rule = _rule_lock(rule)
-        _claim_checks(rule=rule, identity=identity)
+    with second_accounts_flagged(), transaction.atomic(durable=True):
+        rule = rule_lock(rule)
+        claim_allowed_check(rule=rule, identity=identity)
         signals = fraud_signals_at_claim(
             rule=rule, identity=identity, context=context, evidence=evidence or {}
         )
@@ -219,20 +219,20 @@ def action_reward(
             decided_at=None if signals else timezone.now(),
         )
         if signals:
-            _hold_for(claim)
+            claim_hold_reserve(claim)
             FraudSignal.objects.bulk_create(FraudSignal(claim=claim, code=c, detail=d) for c, d in signals)
             claim_event_emit(claim, "action.verified")
         else:
-            _reward_post(claim, due_now=True)
+            claim_reward_post(claim, due_now=True)
             claim_event_emit(claim, "action.verified", "reward.approved")
     return claim
 
 
-def _payable(claim: ActionClaim) -> Account:
+def claim_payable_account(claim: ActionClaim) -> Account:
     return participant_payable_account(participant=claim.participant, currency=claim.currency)
 
 
-def _reward_post(claim: ActionClaim, *, due_now: bool = False) -> None:
+def claim_reward_post(claim: ActionClaim, *, due_now: bool = False) -> None:
     """Budget -> the person's payable: committed from the claim's hold if it has one.
 
     due_now: the caller holds no lock that comes after the person's in the lock order (a claim's),
@@ -246,7 +246,7 @@ def _reward_post(claim: ActionClaim, *, due_now: bool = False) -> None:
         if claim.hold_id:
             reward = hold_commit(
                 hold=Hold.objects.get(pk=claim.hold_id),
-                destination=_payable(claim),
+                destination=claim_payable_account(claim),
                 reason="reward",
                 reference=f"claim:{claim.pk}",
                 description=description,
@@ -254,7 +254,7 @@ def _reward_post(claim: ActionClaim, *, due_now: bool = False) -> None:
         else:
             reward = transfer_post(
                 source=campaign_budget_account(campaign=claim.campaign),
-                destination=_payable(claim),
+                destination=claim_payable_account(claim),
                 amount=claim.amount,
                 reason="reward",
                 idempotency_key=f"reward:{claim.pk}",
@@ -283,7 +283,7 @@ def participant_payout_due(*, participant_id: int) -> None:
     standing_work_soon(PAYOUTS_DUE)
 
 
-def _hold_for(claim: ActionClaim) -> None:
+def claim_hold_reserve(claim: ActionClaim) -> None:
     """Reserve the reward on the budget while the claim waits, so the budget is never oversold."""
     try:
         hold = hold_reserve(
@@ -298,7 +298,7 @@ def _hold_for(claim: ActionClaim) -> None:
     claim.hold_id = hold.pk
 
 
-def _hold_release(claim: ActionClaim) -> None:
+def claim_hold_release(claim: ActionClaim) -> None:
     if claim.hold_id:
         hold = Hold.objects.get(pk=claim.hold_id)
         if hold.status == "reserved":

@@ -28,12 +28,12 @@ from verification.services.refusals import ClaimRefused
 from verification.services.rewards import (
     POSTS_UNDER_WAY,
     ClaimContext,
-    _claim_checks,
-    _hold_for,
-    _hold_release,
-    _reward_post,
-    _rule_lock,
-    _second_accounts_flagged,
+    claim_allowed_check,
+    claim_hold_release,
+    claim_hold_reserve,
+    claim_reward_post,
+    rule_lock,
+    second_accounts_flagged,
 )
 
 # Engagement mode: a share is claimed now and paid when its window closes, if it earned it.
@@ -70,7 +70,7 @@ def share_submit(
 
     purchases = content.purchase_gate(rule=rule, participant=identity.participant)
     terms = content.licence_terms_for_share(campaign=rule.campaign, accepted=licence_accepted)
-    video = _video_fetch(token=token, video_id=video_id)
+    video = tiktok_video_fetch(token=token, video_id=video_id)
     if video is None:
         raise ClaimRefused("video_not_found")
     ad_code = (
@@ -83,9 +83,9 @@ def share_submit(
         reason = "awaiting_window"
     else:
         reason = "compliance_review" if verdict.verdict == NEEDS_REVIEW else "disclosure_fix"
-    with _second_accounts_flagged(), transaction.atomic(durable=True):
-        rule = _rule_lock(rule)
-        _claim_checks(rule=rule, identity=identity)
+    with second_accounts_flagged(), transaction.atomic(durable=True):
+        rule = rule_lock(rule)
+        claim_allowed_check(rule=rule, identity=identity)
         amount = content.share_reward(rule=rule, purchases=purchases)
         check_at = timezone.now() + timedelta(hours=rule.window_hours)
         next_check_at = None
@@ -114,7 +114,7 @@ def share_submit(
             client_ip=context.client_ip,
             device=context.device,
         )
-        _hold_for(claim)
+        claim_hold_reserve(claim)
         if terms is not None:
             content.licence_grant_record(claim=claim, terms=terms, language=language)
         if ad_code is not None:
@@ -140,7 +140,7 @@ def share_submit(
     return claim
 
 
-def _video_fetch(*, token: TikTokToken, video_id: str):
+def tiktok_video_fetch(*, token: TikTokToken, video_id: str):
     """The video through the person's own token, refreshing the token when it has expired."""
     if token.access_expires_at <= timezone.now() + timedelta(minutes=1):
         tokens = tiktok.token_refresh(refresh_token=token.refresh_token)
@@ -178,7 +178,7 @@ def engagement_recheck(*, claim_id: int) -> ActionClaim:
         return claim  # the remediation path settles the disclosure first, then comes back here
     token = TikTokToken.objects.filter(identity=claim.identity, revoked_at__isnull=True).first()
     video_id = claim.evidence.get("video", {}).get("video_id", "")
-    video = _video_fetch(token=token, video_id=video_id) if token else None
+    video = tiktok_video_fetch(token=token, video_id=video_id) if token else None
     rule = claim.rule
     signals = []
     verdict = caption_verdict(campaign=claim.campaign, caption=video.caption) if video else None
@@ -188,7 +188,7 @@ def engagement_recheck(*, claim_id: int) -> ActionClaim:
         outcome = (ClaimStatus.REJECTED, "post_deleted")
     elif not verdict.passed and case is None:
         # Disclosure gone or broken since the submit: the person gets the remediation clock.
-        return _share_remediation_open(claim=claim, verdict=verdict, caption=video.caption)
+        return share_remediation_open(claim=claim, verdict=verdict, caption=video.caption)
     elif not verdict.passed and not (case.status == CaseStatus.CLEARED and video.caption == case.caption):
         # A caption the brand cleared stays cleared while it is unchanged.
         outcome = (ClaimStatus.REJECTED, "disclosure_missing")
@@ -231,10 +231,10 @@ def engagement_recheck(*, claim_id: int) -> ActionClaim:
                 label_state=claim.evidence.get("label_state", "unknown"),
             )
         if status == ClaimStatus.APPROVED:
-            _reward_post(claim)
+            claim_reward_post(claim)
             claim_event_emit(claim, "reward.approved")
         elif status == ClaimStatus.REJECTED:
-            _hold_release(claim)
+            claim_hold_release(claim)
             claim_event_emit(claim, "claim.rejected")
         else:
             FraudSignal.objects.bulk_create(FraudSignal(claim=claim, code=c, detail=d) for c, d in signals)
@@ -261,7 +261,7 @@ def claims_due_recheck(*, now=None) -> list[int]:
     )
 
 
-def _share_remediation_open(*, claim: ActionClaim, verdict, caption: str) -> ActionClaim:
+def share_remediation_open(*, claim: ActionClaim, verdict, caption: str) -> ActionClaim:
     with transaction.atomic(durable=True):
         reason = "compliance_review" if verdict.verdict == NEEDS_REVIEW else "disclosure_fix"
         if not ActionClaim.objects.filter(pk=claim.pk, status=ClaimStatus.PENDING).update(reason=reason):
@@ -295,7 +295,7 @@ def remediation_recheck(*, claim_id: int) -> ActionClaim:
         return claim
     token = TikTokToken.objects.filter(identity=claim.identity, revoked_at__isnull=True).first()
     video_id = claim.evidence.get("video", {}).get("video_id", "")
-    video = _video_fetch(token=token, video_id=video_id) if token else None
+    video = tiktok_video_fetch(token=token, video_id=video_id) if token else None
     caption = video.caption if video else ""
     verdict = caption_verdict(campaign=claim.campaign, caption=caption)
     window_closed = False
@@ -312,7 +312,7 @@ def remediation_recheck(*, claim_id: int) -> ActionClaim:
                 "disclosure_not_fixed",
                 timezone.now(),
             )
-            _hold_release(locked)
+            claim_hold_release(locked)
             claim_event_emit(locked, "claim.rejected")
         elif outcome == CaseStatus.FIXED:
             locked.reason = "awaiting_window"
