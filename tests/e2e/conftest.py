@@ -121,7 +121,8 @@ def no_serious_violations(page) -> None:
 @pytest.fixture
 def creators(alpaca):
     """Alpaca's live TikTok campaign for creators, funded with 100.00 of 500.00 EUR deposited."""
-    from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+    from campaigns.services.campaigns import campaign_create, campaign_transition
+    from campaigns.services.funding import brand_deposit_record, campaign_fund
 
     brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-CREATORS")
     campaign = campaign_create(

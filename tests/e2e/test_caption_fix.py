@@ -3,7 +3,8 @@ what to write instead and the rule, in German; Pat fixes the caption and checks 
 
 import pytest
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
 from compliance.models import RemediationCase
 from verification.models import SandboxTikTokUser, SandboxTikTokVideo
 from verification.sandbox.tiktok import video_post, video_share_url

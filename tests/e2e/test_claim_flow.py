@@ -2,7 +2,8 @@
 
 import pytest
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
 from tests.e2e.conftest import sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

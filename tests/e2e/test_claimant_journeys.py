@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
 from tests.e2e.conftest import no_serious_violations
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

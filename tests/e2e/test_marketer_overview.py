@@ -16,7 +16,8 @@ from django.utils import timezone
 from campaigns.visits import landing_visit_add
 from tests.e2e.conftest import SCREENSHOTS, no_serious_violations, sign_in
 from verification.models import ActionClaim, ClaimStatus
-from verification.services import action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import action_reward
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

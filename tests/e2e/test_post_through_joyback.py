@@ -6,7 +6,7 @@ step says why nothing was posted."""
 import pytest
 
 from verification.models import ActionClaim, SandboxTikTokPublish, TikTokPost
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -7,7 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
 from tests.e2e.conftest import sign_in
 from verification.cashback import purchase_confirm
 from verification.models import Purchase
