@@ -89,6 +89,7 @@ class Run:
     stored_events: int = 0
     cpu_at_kill: dict = field(default_factory=dict)  # group -> its CPU seconds just before it died
     held: dict = field(default_factory=dict)  # payout id -> the bank had it when its worker died
+    work_killed_at: float = 0.0  # time.time()
 
     def requests(self, kind: str | None = None) -> int:
         return sum(load.requests for (k, _n), load in self.loads.items() if kind in (None, k))
@@ -332,6 +333,8 @@ def one_run(
 
     from django.conf import settings
 
+    from verification.services import EVENT_LEASE
+
     nodes = list(range(1, run.nodes + 1))
     if not tokens:  # the CSRF cookie and form token of each claimant, valid on every node
         tokens += [web.client_tokens(cluster.web_port(1), client) for client in clients]
@@ -462,7 +465,8 @@ def one_run(
                 load.requests - load.bad for (kind, _n), load in run.loads.items() if kind == "webhook"
             ),
             stored_deliveries=run.stored_events,
-            drain_until=until,
+            # The webhooks the killed standing worker had claimed come back when their lease ends.
+            drain_until=max(until, run.work_killed_at + EVENT_LEASE.total_seconds() + 90),
             held=run.held,
         )
     return run
@@ -482,8 +486,6 @@ def chaos_run(cluster, run: Run, *, seconds: float, began: float, identities: li
     def kill(name: str) -> None:
         group = cluster.groups[name]
         run.cpu_at_kill[name] = group_cpu(group.pid)
-        if name == "work":
-            run.cpu_at_kill[BANK_THREADS] = payout.sender_threads_cpu(group.pid)
         group.kill()
 
     at(0.25)
@@ -491,8 +493,13 @@ def chaos_run(cluster, run: Run, *, seconds: float, began: float, identities: li
     event("web node 2 killed (SIGKILL to its process group)")
     kill("qcluster")
     event("the task cluster killed (SIGKILL to its process group)")
-    caught = batch_watch(cluster.primary_url, identities=identities, until=began + seconds * 0.4)
-    kill("work")
+    # The moment a batch is seen held: a reading of the worker's CPU first would come too late.
+    work = cluster.groups["work"]
+    caught, run.cpu_at_kill["work"], run.cpu_at_kill[BANK_THREADS] = batch_watch(
+        cluster.primary_url, identities=identities, until=began + seconds * 0.4, pid=work.pid
+    )
+    work.kill()
+    run.work_killed_at = time.time()
     run.held = batch_held(cluster.primary_url, caught)
     event(
         "the standing worker killed (SIGKILL to its process group) "
@@ -529,21 +536,25 @@ HELD_OF_PEOPLE = (
 )
 
 
-def batch_watch(url: str, *, identities: list, until: float) -> list[int]:
-    """Wait (polling the primary every few ms, until `until` at most) for the standing worker to
-    hold a batch: payouts claimed as submitted and not yet answered, preferably ones the bank has
-    already booked. The ids seen (empty when none was seen in time)."""
+def batch_watch(url: str, *, identities: list, until: float, pid: int) -> tuple[list[int], float, float]:
+    """Wait (polling the primary every few ms, until `until` at most) for the standing worker
+    (process `pid`) to hold a batch: payouts claimed as submitted and not yet answered, preferably
+    ones the bank has already booked. The ids seen (empty when none was seen in time), and the
+    worker's CPU seconds and its sender threads' at the last poll (cheap reads of /proc)."""
     import psycopg
 
     seen, half = [], time.monotonic() + (until - time.monotonic()) / 2
+    cpu = threads = 0.0
     with psycopg.connect(url, autocommit=True, application_name="bench-chaos") as conn:
         while time.monotonic() < until:
+            cpu = (web._stat(str(pid)) or ("", 0, cpu))[2]
+            threads = payout.sender_threads_cpu(pid) or threads
             rows = conn.execute(HELD_QUERY + HELD_OF_PEOPLE, [identities]).fetchall()
             if any(booked for _id, booked in rows) or (rows and time.monotonic() > half):
-                return [pk for pk, _booked in rows]
+                return [pk for pk, _booked in rows], cpu, threads
             seen = seen or [pk for pk, _booked in rows]
-            time.sleep(0.003)
-    return seen
+            time.sleep(0.002)
+    return seen, cpu, threads
 
 
 def batch_held(url: str, caught: list[int]) -> dict:
