@@ -25,15 +25,6 @@ def live_campaign(alpaca):
     return campaign_transition(campaign=campaign, to="live")
 
 
-@pytest.fixture
-def phone(browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
-
-
 # The status page polls its payout fragment every 10 s; a payout shown "Paid" may take one poll.
 POLL_MS = 15_000
 
