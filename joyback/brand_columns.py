@@ -14,9 +14,10 @@ while the migration runs) are caught by the second fill that runs right before t
 """
 
 from functools import partial
-from uuid import UUID
 
 from django.db import migrations, models, transaction
+
+from joyback import sql
 
 BATCH = 10_000
 
@@ -31,33 +32,15 @@ BACKFILL_ALLOWED = f"""
     END IF;"""
 
 
-def _id_ranges(cursor, table: str):
-    """Inclusive (first, last) id ranges covering the rows without a brand: BATCH integers apart,
-    or 256 slices of the UUID space for a table keyed by UUIDs."""
-    cursor.execute(
-        "SELECT data_type FROM information_schema.columns "
-        "WHERE table_schema = current_schema() AND table_name = %s AND column_name = 'id'",
-        [table],
-    )
-    if cursor.fetchone()[0] == "uuid":
-        return [(UUID(int=i << 120), UUID(int=((i + 1) << 120) - 1)) for i in range(256)]
-    cursor.execute(f"SELECT min(id), max(id) FROM {table} WHERE brand_id IS NULL")  # noqa: S608
-    first, last = cursor.fetchone()
-    if first is None:
-        return []
-    return [(start, start + BATCH - 1) for start in range(first, last + 1, BATCH)]
-
-
 def _batches_run(apps, schema_editor, *, table: str, update: str) -> None:
     """Run `update` (placeholders: the first and the last id of a range) over the table in batches."""
     connection = schema_editor.connection
-    with connection.cursor() as cursor:
-        ranges = _id_ranges(cursor, table)
-    for first, last in ranges:
+    for first, last in sql.brand_fill_ranges(connection=connection, table=table, batch=BATCH):
         # atomic = False: each batch commits on its own, so no lock outlives one batch.
-        with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
-            cursor.execute(f"SET LOCAL {BACKFILL_SETTING} = 'on'")
-            cursor.execute(update, [first, last])
+        with transaction.atomic(using=connection.alias):
+            sql.brand_fill_batch(
+                connection=connection, setting=BACKFILL_SETTING, update=update, ids=(first, last)
+            )
 
 
 def parent_update(*, table: str, parent_table: str, parent_column: str) -> str:

@@ -1,6 +1,8 @@
 """Every SQL statement of the `joyback` package itself (sessions, health, the standing worker, the
 migration lock, the re-encryption command) that the ORM does not write, each with why it cannot."""
 
+from uuid import UUID
+
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 # Why raw: the ORM builds this query anew on every page of the claim flow, which cost more than the
@@ -79,3 +81,34 @@ def encrypted_column_swap(model, column: str, *, pk, old: str, new: str) -> None
             f"WHERE {quote(model._meta.pk.column)} = %s AND {quote(column)} = %s",
             [new, pk, old],
         )
+
+
+def brand_fill_ranges(*, connection, table: str, batch: int) -> list[tuple]:
+    """Inclusive (first, last) id ranges covering a table's rows without a brand (the brand_id
+    backfill of joyback.brand_columns): `batch` integers apart, or 256 slices of the UUID space for
+    a table keyed by UUIDs."""
+    # Why raw: a migration's historical models have no such reads of the catalogue, and the range of
+    # ids is one aggregate over a table the ORM would name per app.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT data_type FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = %s AND column_name = 'id'",
+            [table],
+        )
+        if cursor.fetchone()[0] == "uuid":
+            return [(UUID(int=i << 120), UUID(int=((i + 1) << 120) - 1)) for i in range(256)]
+        cursor.execute(f"SELECT min(id), max(id) FROM {table} WHERE brand_id IS NULL")  # noqa: S608
+        first, last = cursor.fetchone()
+    if first is None:
+        return []
+    return [(start, start + batch - 1) for start in range(first, last + 1, batch)]
+
+
+def brand_fill_batch(*, connection, setting: str, update: str, ids: tuple) -> None:
+    """One batch of the brand_id backfill: `update` over one id range, with the setting that lets
+    the append-only tables' triggers accept it."""
+    # Why raw: an UPDATE ... FROM the parent table (the ORM updates from a subquery per row), and a
+    # SET LOCAL, which the ORM has no word for.
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL {setting} = 'on'")
+        cursor.execute(update, list(ids))
