@@ -14,7 +14,7 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, close_old_connections, connections, transaction
 from django.db.models import Count, F, Min, Q, QuerySet
 from django.utils import timezone
 from django_q.brokers import get_broker
@@ -111,6 +111,10 @@ class StandingWork:
     max_attempts: int | None  # after these, a row waits for a person (standing_work_retry); None:
     # rows that count no attempts (a mark on a row that is itself the work, retried until done)
     arrived_field: str  # when a row was stored
+    # (seconds, count): rows that are cheaper to process many at once wait until the oldest has
+    # waited that long or that many are waiting, so a moderate trickle still fills a batch. Read at
+    # each look (settings may change in tests). None: every row is processed as soon as it is seen.
+    gather: Callable[[], tuple[float, int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -138,8 +142,11 @@ def standing_work_register(
     unfinished: QuerySet,
     max_attempts: int | None,
     arrived_field: str,
+    gather: Callable[[], tuple[float, int]] | None = None,
 ) -> None:
-    _standing_work[name] = StandingWork(name, claim_and_process, unfinished, max_attempts, arrived_field)
+    _standing_work[name] = StandingWork(
+        name, claim_and_process, unfinished, max_attempts, arrived_field, gather
+    )
 
 
 def standing_work_pass() -> dict[str, int]:
@@ -154,22 +161,89 @@ def standing_work_pass() -> dict[str, int]:
     return done
 
 
+def standing_work_run(
+    *, poll: float, once: bool = False, stopping: Callable[[], bool] = lambda: False
+) -> None:
+    """The standing worker's loop (`manage.py work`): passes back to back while they find work,
+    otherwise one statement a poll. once: passes until one finds nothing ready, then return."""
+    while not stopping():
+        if not connections[DEFAULT_DB_ALIAS].in_atomic_block:  # (a test's transaction)
+            close_old_connections()  # honours CONN_MAX_AGE and drops a broken connection
+        wait = None if once else standing_work_wait()
+        if wait != 0 and not once:
+            # Idle, or a gathering kind filling its batch: never longer than a poll, so the other
+            # kinds wait no longer than they would without gathering.
+            time.sleep(poll if wait is None else min(wait, poll))
+            continue
+        claimed = sum(standing_work_pass().values())
+        if once and not claimed:
+            return
+        if not claimed:
+            time.sleep(poll)
+
+
 def standing_work_waiting() -> bool:
-    """Whether any kind of standing work has rows to try, in one statement (an idle worker asks
-    this every poll instead of passing over every kind)."""
-    parts, params = [], []
+    """Whether a pass would find work to do now (standing_work_wait in a yes or no)."""
+    return standing_work_wait() == 0
+
+
+def standing_work_wait(*, now=None) -> float | None:
+    """How long until a pass finds work, in one statement over every kind (an idle worker asks
+    this every poll instead of passing over every kind): 0 when rows are ready now, the seconds
+    until a gathering kind's oldest row has waited its window, None when nothing waits."""
+    now = now or timezone.now()
+    parts, params, gathered = [], [], []
     for work in _standing_work.values():
         rows = work.unfinished
         if work.max_attempts is not None:
             rows = rows.filter(attempts__lt=work.max_attempts)
-        sql, part_params = rows.values("pk")[:1].query.sql_with_params()
-        parts.append(f"EXISTS ({sql})")
+        if work.gather is None:
+            sql, part_params = rows.values("pk")[:1].query.sql_with_params()
+            parts.append(f"EXISTS ({sql})")
+            params.extend(part_params)
+        else:
+            gathered.append(_gathered_wait(rows, work, now=now))
+    if not parts and not gathered:
+        return None
+    columns = [" OR ".join(parts) if parts else "false", *(sql for sql, _params in gathered)]
+    for _sql, part_params in gathered:
         params.extend(part_params)
-    if not parts:
-        return False
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute("SELECT " + " OR ".join(parts), params)
-        return bool(cursor.fetchone()[0])
+        cursor.execute("SELECT " + ", ".join(columns), params)
+        any_ready, *waits = cursor.fetchone()
+    if any_ready:
+        return 0
+    waits = [max(0.0, float(wait)) for wait in waits if wait is not None]
+    return min(waits) if waits else None
+
+
+def standing_work_ready(name: str, *, now=None) -> bool:
+    """Whether the gathering kind `name` has a batch ready: its oldest row has waited its window, or
+    enough rows wait (one statement, on the index of its unprocessed rows)."""
+    now = now or timezone.now()
+    work = _standing_work[name]
+    sql, params = _gathered_wait(work.unfinished, work, now=now)
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute("SELECT " + sql, params)
+        wait = cursor.fetchone()[0]
+    return wait is not None and wait <= 0
+
+
+def _gathered_wait(rows: QuerySet, work: StandingWork, *, now) -> tuple[str, list]:
+    """A scalar subquery: seconds until the kind's rows due by `now` make a batch (0 or less: now),
+    NULL when none are due. Reads at most `count` index entries."""
+    seconds, count = work.gather()
+    arrived = work.arrived_field
+    due = rows.filter(**{f"{arrived}__lte": now}).order_by(arrived).values(arrived)[: max(count, 1)]
+    sql, params = due.query.sql_with_params()
+    # The ORM cannot aggregate over a sliced queryset inside another statement's column list; `sql`
+    # is the ORM's own, its values passed as parameters.
+    return (
+        "(SELECT CASE WHEN count(*) >= %s THEN 0 "  # noqa: S608
+        "ELSE extract(epoch FROM min(due.arrived) - %s::timestamptz) + %s END "
+        f"FROM ({sql}) AS due(arrived))",
+        [count, now, seconds, *params],
+    )
 
 
 def standing_work_health(*, now=None) -> list[StandingWorkHealth]:

@@ -8,7 +8,7 @@ from joyback.ledger.models import AccountKind, Transaction
 from joyback.ledger.selectors import account_find
 from joyback.ledger.services import transaction_reverse, transfer_post
 from payouts.models import PayeeAccount, Payout, PayoutStatus
-from payouts.notifications import _notify
+from payouts.notifications import payouts_notify
 from payouts.submission.states import PAYEE_DATA_CODES, SENT, _in_transit, _platform_bank, _transition
 from verification.models import Participant
 from verification.services import participant_payable_account, participant_payout_due
@@ -42,7 +42,7 @@ def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
         ):
             return payout
         _settlement_post(payout)
-        _notify(payout, kind="settled")
+        payouts_notify(payouts=[payout], kind="settled")
         _payout_event_emit(payout, "payout.settled")
         owed = account_find(
             kind=AccountKind.PARTICIPANT_PAYABLE,
@@ -136,6 +136,6 @@ def _payout_event_emit(payout: Payout, event_type: str) -> None:
 def _after_failure(payout: Payout, reason_code: str) -> None:
     if reason_code in PAYEE_DATA_CODES:
         PayeeAccount.objects.filter(pk=payout.payee_id, unusable_code="").update(unusable_code=reason_code)
-        _notify(payout, kind="fix_details")
+        payouts_notify(payouts=[payout], kind="fix_details")
     else:
-        _notify(payout, kind="delayed")
+        payouts_notify(payouts=[payout], kind="delayed")
