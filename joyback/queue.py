@@ -23,6 +23,7 @@ from django_q.tasks import async_task
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from joyback import sql
 from joyback.observability import request_id_bound
 
 logger = logging.getLogger(__name__)
@@ -191,59 +192,26 @@ def standing_work_wait(*, now=None) -> float | None:
     """How long until a pass finds work, in one statement over every kind (an idle worker asks
     this every poll instead of passing over every kind): 0 when rows are ready now, the seconds
     until a gathering kind's oldest row has waited its window, None when nothing waits."""
-    now = now or timezone.now()
-    parts, params, gathered = [], [], []
+    querysets, gathered = [], []
     for work in _standing_work.values():
         rows = work.unfinished
         if work.max_attempts is not None:
             rows = rows.filter(attempts__lt=work.max_attempts)
         if work.gather is None:
-            sql, part_params = rows.values("pk")[:1].query.sql_with_params()
-            parts.append(f"EXISTS ({sql})")
-            params.extend(part_params)
+            querysets.append(rows)
         else:
-            gathered.append(_gathered_wait(rows, work, now=now))
-    if not parts and not gathered:
+            gathered.append((rows, work.arrived_field, *work.gather()))
+    if not querysets and not gathered:
         return None
-    columns = [" OR ".join(parts) if parts else "false", *(sql for sql, _params in gathered)]
-    for _sql, part_params in gathered:
-        params.extend(part_params)
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute("SELECT " + ", ".join(columns), params)
-        any_ready, *waits = cursor.fetchone()
-    if any_ready:
-        return 0
-    waits = [max(0.0, float(wait)) for wait in waits if wait is not None]
-    return min(waits) if waits else None
+    return sql.standing_work_wait_seconds(querysets=querysets, gathered=gathered, now=now or timezone.now())
 
 
 def standing_work_ready(name: str, *, now=None) -> bool:
     """Whether the gathering kind `name` has a batch ready: its oldest row has waited its window, or
     enough rows wait (one statement, on the index of its unprocessed rows)."""
-    now = now or timezone.now()
     work = _standing_work[name]
-    sql, params = _gathered_wait(work.unfinished, work, now=now)
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute("SELECT " + sql, params)
-        wait = cursor.fetchone()[0]
-    return wait is not None and wait <= 0
-
-
-def _gathered_wait(rows: QuerySet, work: StandingWork, *, now) -> tuple[str, list]:
-    """A scalar subquery: seconds until the kind's rows due by `now` make a batch (0 or less: now),
-    NULL when none are due. Reads at most `count` index entries."""
-    seconds, count = work.gather()
-    arrived = work.arrived_field
-    due = rows.filter(**{f"{arrived}__lte": now}).order_by(arrived).values(arrived)[: max(count, 1)]
-    sql, params = due.query.sql_with_params()
-    # The ORM cannot aggregate over a sliced queryset inside another statement's column list; `sql`
-    # is the ORM's own, its values passed as parameters.
-    return (
-        "(SELECT CASE WHEN count(*) >= %s THEN 0 "  # noqa: S608
-        "ELSE extract(epoch FROM min(due.arrived) - %s::timestamptz) + %s END "
-        f"FROM ({sql}) AS due(arrived))",
-        [count, now, seconds, *params],
-    )
+    gathered = [(work.unfinished, work.arrived_field, *work.gather())]
+    return sql.standing_work_wait_seconds(querysets=[], gathered=gathered, now=now or timezone.now()) == 0
 
 
 def standing_work_health(*, now=None) -> list[StandingWorkHealth]:

@@ -1,7 +1,7 @@
-"""Every SQL statement of the `joyback` package itself (sessions, health, the re-encryption
-command) that the ORM does not write, each with why it cannot."""
+"""Every SQL statement of the `joyback` package itself (sessions, health, the standing worker, the
+migration lock, the re-encryption command) that the ORM does not write, each with why it cannot."""
 
-from django.db import connection, connections
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 # Why raw: the ORM builds this query anew on every page of the claim flow, which cost more than the
 # database took to answer it.
@@ -14,6 +14,69 @@ def session_data_get(*, using: str, table: str, session_key: str, now) -> str | 
         cursor.execute(_SESSION_SELECT.format(table=table), [session_key, now])
         row = cursor.fetchone()
     return row[0] if row else None
+
+
+def querysets_any_exist(*, querysets) -> bool:
+    """Whether any of the querysets has a row, in one statement."""
+    # Why raw: the ORM selects EXISTS of one queryset at a time; one SELECT of several EXISTS of
+    # unrelated tables is one round trip where an idle worker would otherwise make one per table.
+    parts, params = [], []
+    for rows in querysets:
+        sql, part_params = rows.values("pk")[:1].query.sql_with_params()
+        parts.append(f"EXISTS ({sql})")
+        params.extend(part_params)
+    if not parts:
+        return False
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute("SELECT " + " OR ".join(parts), params)
+        return bool(cursor.fetchone()[0])
+
+
+def standing_work_wait_seconds(*, querysets, gathered, now) -> float | None:
+    """In one statement: 0 when any of `querysets` has a row; else the seconds until the first of
+    the `gathered` kinds has a batch, each given as (rows, arrived field, window seconds, batch
+    size): its oldest row due by `now` has waited the window, or a batch's worth are due (0 then);
+    None when nothing is due at all."""
+    # Why raw: as querysets_any_exist, one round trip for every kind; and the ORM cannot aggregate
+    # over a sliced queryset inside another statement's column list (each `sql` is the ORM's own,
+    # its values passed as parameters).
+    parts, params = [], []
+    for rows in querysets:
+        sql, part_params = rows.values("pk")[:1].query.sql_with_params()
+        parts.append(f"EXISTS ({sql})")
+        params.extend(part_params)
+    columns = [" OR ".join(parts) if parts else "false"]
+    for rows, arrived, seconds, count in gathered:
+        due = rows.filter(**{f"{arrived}__lte": now}).order_by(arrived).values(arrived)[: max(count, 1)]
+        sql, part_params = due.query.sql_with_params()
+        columns.append(
+            "(SELECT CASE WHEN count(*) >= %s THEN 0 "  # noqa: S608
+            "ELSE extract(epoch FROM min(due.arrived) - %s::timestamptz) + %s END "
+            f"FROM ({sql}) AS due(arrived))"
+        )
+        params.extend([count, now, seconds, *part_params])
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(columns), params)
+        any_ready, *waits = cursor.fetchone()
+    if any_ready:
+        return 0
+    waits = [max(0.0, float(wait)) for wait in waits if wait is not None]
+    return min(waits) if waits else None
+
+
+# Why raw (both): advisory locks are PostgreSQL functions with no ORM counterpart.
+def advisory_lock_try(key: int) -> bool:
+    """A session lock on `key` unless another session holds it: held until advisory_unlock or the
+    connection's end, not to the commit."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        return bool(cursor.fetchone()[0])
+
+
+def advisory_unlock(key: int) -> None:
+    """The lock advisory_lock_try took, given back (an advisory lock: no ORM counterpart)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
 
 
 def database_ping() -> None:

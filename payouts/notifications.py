@@ -75,7 +75,7 @@ def _status_url(participant: Participant) -> str:
     return settings.SITE_URL + status_page_path(slug=campaign.slug, token=participant.token)
 
 
-def _message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:
+def notification_message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:
     """Subject, body and the WhatsApp template's parameters, in the current language."""
     amount = money_format(payout.amount, payout.currency, translation.get_language() or "en")
     account = payout.payee.account_masked
@@ -123,7 +123,7 @@ def notifications_send(*, ids: list[int], payouts: dict[int, Payout] | None = No
         payout = payouts[payout_id]
         try:
             with translation.override(payout.payee.language or settings.LANGUAGE_CODE):
-                subject, body, parameters = _message(payout, kind)
+                subject, body, parameters = notification_message(payout, kind)
                 if channel == "email":
                     mails.append(
                         EmailMessage(subject, body, settings.DEFAULT_FROM_EMAIL, [payout.payee.email])

@@ -21,7 +21,7 @@ def paid_people():
     """Three people approved through the product's path, their payouts sent and settled."""
     from joyback.queue import standing_work_pass
     from verification.models import ActionRule, Identity
-    from verification.services import ClaimContext, action_reward
+    from verification.services.rewards import ClaimContext, action_reward
 
     plan = payout.setup(runs={"small": (0, 3)})
     rule = ActionRule.objects.select_related("campaign").get(pk=plan.rule_id)
@@ -51,7 +51,7 @@ def test_after_a_clean_run_nothing_is_lost_or_doubled(paid_people):
 
 def test_an_approved_claim_that_is_missing_is_found(paid_people, make_user):
     from verification.models import ActionRule
-    from verification.services import participant_create
+    from verification.services.participants import participant_create
 
     brand = ActionRule.objects.get(trigger="whatsapp_optin").campaign.brand
     nobody = participant_create(brand=brand)  # accepted, says the approver; not in the database

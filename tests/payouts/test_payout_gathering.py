@@ -105,7 +105,7 @@ def test_a_worker_waiting_in_its_window_pays_someone_approved_meanwhile_in_the_s
     club, settings, monkeypatch
 ):
     # The workers below take the people due, not a test's inline pass after each commit.
-    monkeypatch.setattr("verification.services.standing_work_soon", lambda name: None)
+    monkeypatch.setattr("verification.services.rewards.standing_work_soon", lambda name: None)
     settings.PAYOUT_GATHER_MS = 700
     first, first_identity = ready_person(club)
     second, second_identity = ready_person(club)
@@ -133,7 +133,7 @@ def test_a_worker_waiting_in_its_window_pays_someone_approved_meanwhile_in_the_s
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_gathering_at_once_never_pay_one_person_twice(club, settings, monkeypatch):
-    monkeypatch.setattr("verification.services.standing_work_soon", lambda name: None)
+    monkeypatch.setattr("verification.services.rewards.standing_work_soon", lambda name: None)
     settings.PAYOUT_GATHER_MS = 100
     settings.PAYOUT_BATCH_SIZE = 3
     people = [ready_person(club, outcome="timeout" if n % 5 == 0 else "settle") for n in range(15)]
