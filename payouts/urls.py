@@ -54,6 +54,11 @@ sandbox_adyen_config_api = [
     path("paymentInstruments", sandbox_funding.payment_instruments, name="sandbox_adyen_payment_instruments"),
 ]
 
+# Called by Adyen: the machine handler answers it (joyback.machine_urls).
+machine_urlpatterns = [
+    path("webhooks/adyen/balance-platform/", views.adyen_webhook, name="adyen_webhook"),
+]
+
 urlpatterns = [
     path("p/", include(claim_flow)),
     path("c/<slug:slug>/status/<str:token>/", views.status_page, name="status_page"),
@@ -61,5 +66,5 @@ urlpatterns = [
     path("sandbox/bank/v1/", include(sandbox_bank_api)),
     path("sandbox/bank/btl/v4/", include(sandbox_adyen_api)),
     path("sandbox/bank/bcl/v2/", include(sandbox_adyen_config_api)),
-    path("webhooks/adyen/balance-platform/", views.adyen_webhook, name="adyen_webhook"),
+    *machine_urlpatterns,
 ]

@@ -59,10 +59,36 @@ def totp_code(secret=TOTP_SECRET, *, at=None):
     return format_hotp_value(hotp_value(secret, int((at or time.time()) // 30)))
 
 
+class RoutedClientHandler:
+    """The test client's handler, routing as joyback.wsgi's application does: a machine endpoint's
+    request through settings.MACHINE_MIDDLEWARE, every other through settings.MIDDLEWARE."""
+
+    def __init__(self, enforce_csrf_checks):
+        from django.test.client import ClientHandler
+
+        from joyback.machine import MachineChain
+
+        class MachineClientHandler(MachineChain, ClientHandler):
+            pass
+
+        self.browser = ClientHandler(enforce_csrf_checks)
+        self.machine = MachineClientHandler(enforce_csrf_checks)
+
+    def __call__(self, environ):
+        from joyback.machine import machine_environ
+
+        return (self.machine if machine_environ(environ) else self.browser)(environ)
+
+
 class SignedInClient(Client):
-    """force_login leaves the session as a sign-in through allauth followed by a fresh password
-    confirmation would: sensitive actions (API keys, approvals) go through without asking again.
-    Tests of re-authentication age or remove that record."""
+    """Routed as the WSGI application routes requests (RoutedClientHandler). force_login leaves the
+    session as a sign-in through allauth followed by a fresh password confirmation would: sensitive
+    actions (API keys, approvals) go through without asking again. Tests of re-authentication age
+    or remove that record."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.handler = RoutedClientHandler(self.handler.enforce_csrf_checks)
 
     def force_login(self, user, backend=None):
         import time
