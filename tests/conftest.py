@@ -12,9 +12,11 @@ os.environ.setdefault("JOYBACK_ENV", "test")
 
 import pytest
 from django.test import Client
+from django.test.client import ClientHandler
 
 from campaigns.models import Role
 from campaigns.services import brand_create, member_add
+from joyback.machine import MachineChain, machine_environ
 
 PASSWORD = "correct horse battery staple"
 
@@ -59,24 +61,19 @@ def totp_code(secret=TOTP_SECRET, *, at=None):
     return format_hotp_value(hotp_value(secret, int((at or time.time()) // 30)))
 
 
+class MachineClientHandler(MachineChain, ClientHandler):
+    pass
+
+
 class RoutedClientHandler:
     """The test client's handler, routing as joyback.wsgi's application does: a machine endpoint's
     request through settings.MACHINE_MIDDLEWARE, every other through settings.MIDDLEWARE."""
 
     def __init__(self, enforce_csrf_checks):
-        from django.test.client import ClientHandler
-
-        from joyback.machine import MachineChain
-
-        class MachineClientHandler(MachineChain, ClientHandler):
-            pass
-
         self.browser = ClientHandler(enforce_csrf_checks)
         self.machine = MachineClientHandler(enforce_csrf_checks)
 
     def __call__(self, environ):
-        from joyback.machine import machine_environ
-
         return (self.machine if machine_environ(environ) else self.browser)(environ)
 
 
