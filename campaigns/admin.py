@@ -2,7 +2,8 @@ from django.contrib import admin, messages
 
 from campaigns.models import ActionRule, Brand, BrandVerification, Campaign, LicenceTerms, Membership
 from campaigns.selectors import brand_verification_missing
-from campaigns.services import CampaignError, brand_verification_revoke, brand_verify
+from campaigns.services.brands import brand_verification_revoke, brand_verify
+from campaigns.services.refusals import CampaignError
 
 
 class MembershipInline(admin.TabularInline):

@@ -5,7 +5,8 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, CampaignStatus, LicenceTerms
-from campaigns.services import CampaignError, _campaign_lock
+from campaigns.services.campaigns import campaign_lock
+from campaigns.services.refusals import CampaignError
 
 DURATION_MAX_DAYS = 5 * 365
 
@@ -31,7 +32,7 @@ def licence_terms_publish(
     if any(len(code) != 2 or not code.isalpha() for code in codes):
         raise CampaignError(_("Territories are two-letter country codes, like DE or FR."))
     with transaction.atomic(durable=True):
-        locked = _campaign_lock(campaign)
+        locked = campaign_lock(campaign)
         current = licence_terms_current(campaign=locked)
         if current and (
             current.organic_reuse,

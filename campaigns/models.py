@@ -29,7 +29,8 @@ class Brand(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     # Who the brand is in law. Funding and payouts open only once platform staff verified these
-    # (campaigns.services.brand_verify); until then the brand tries everything else in the sandbox.
+    # (campaigns.services.brands.brand_verify); until then the brand tries everything else in the
+    # sandbox.
     legal_name = models.CharField(max_length=200, blank=True, default="")
     registration_number = models.CharField(
         max_length=60, blank=True, default="", help_text="Company register number (e.g. HRB 12345)"

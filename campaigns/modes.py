@@ -51,7 +51,7 @@ def brand_test_twin(*, brand: Brand) -> Brand:
     twin = brand_test_twin_get(brand=brand)
     if twin is not None:
         return twin
-    from campaigns.services import brand_funding_account
+    from campaigns.services.funding import brand_funding_account
 
     try:
         with transaction.atomic():

@@ -44,20 +44,11 @@ from campaigns.selectors import (
     campaigns_for_brand,
     landing_page_cached,
 )
-from campaigns.services import (
-    CampaignError,
-    brand_allowance_set,
-    brand_create,
-    brand_legal_details_save,
-    brand_topup_sandbox,
-    campaign_create,
-    campaign_fund,
-    campaign_launch_problems,
-    campaign_transition,
-    campaign_update,
-    rule_delete,
-    rule_save,
-)
+from campaigns.services.brands import brand_allowance_set, brand_create, brand_legal_details_save
+from campaigns.services.campaigns import campaign_create, campaign_transition, campaign_update
+from campaigns.services.funding import brand_topup_sandbox, campaign_fund
+from campaigns.services.refusals import CampaignError, campaign_launch_problems
+from campaigns.services.rules import rule_delete, rule_save
 from campaigns.visits import landing_visit_record, visit_is_counted
 from joyback.ledger.selectors import account_entries, account_get_for_brand
 

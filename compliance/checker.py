@@ -66,7 +66,7 @@ def _alternation(terms: Iterable[str]) -> str:
     return "|".join(re.escape(term).replace(r"\ ", r"\s+") for term in ordered)
 
 
-def _term_pattern(terms: Iterable[str], *, hashtag_only: bool = False) -> re.Pattern | None:
+def term_pattern_compile(terms: Iterable[str], *, hashtag_only: bool = False) -> re.Pattern | None:
     """Whole words, with or without a leading '#'; CJK terms wherever they stand (the compounds
     they are part of are ruled out afterwards, see `Matcher.cjk_compounds`)."""
     terms = list(terms)
@@ -236,13 +236,13 @@ class CompiledPolicy:
         latin = _alternation(_compact(t) for t in disclosures if not _cjk(t))
         brand_compact = frozenset(re.sub(r"\W|_", "", name.lower()) for name in names)
         return Matcher(
-            disclosure=_term_pattern(terms("disclosures", mine)),
-            other_languages=_term_pattern(other_disclosures),
-            ambiguous=_term_pattern(terms("ambiguous", mine), hashtag_only=True),
+            disclosure=term_pattern_compile(terms("disclosures", mine)),
+            other_languages=term_pattern_compile(other_disclosures),
+            ambiguous=term_pattern_compile(terms("ambiguous", mine), hashtag_only=True),
             thanks_brand=thanks,
-            negation=_term_pattern(terms("negations", mine)),
-            contest=_term_pattern(terms("contest", mine)),
-            contest_unclear=_term_pattern(terms("contest_unclear", mine)),
+            negation=term_pattern_compile(terms("negations", mine)),
+            contest=term_pattern_compile(terms("contest", mine)),
+            contest_unclear=term_pattern_compile(terms("contest_unclear", mine)),
             # Searched without the optional "@": a leading optional part slows every search down.
             brand=re.compile(brand_re) if brand_re else None,
             brand_at=re.compile(rf"[@#]?(?:{brand_re})") if brand_re else None,

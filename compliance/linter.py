@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import snowballstemmer
 from django.utils.translation import gettext as _
 
-from compliance.checker import CompiledPolicy, _term_pattern, normalize
+from compliance.checker import CompiledPolicy, normalize, term_pattern_compile
 
 STEMMERS = {"en": "english", "de": "german", "es": "spanish"}
 GAP = 6  # words that may stand between "only" and "recommend", "buy" and "likes" ("buy 500 more likes")
@@ -140,7 +140,7 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
             contest_terms += table.get("contest", []) + table.get("contest_unclear", [])
         found["sentiment"] = [p for p in found["sentiment"] if p is not None]
         found["fake_engagement"] = [p for p in found["fake_engagement"] if p is not None]
-        found["contest"] = _term_pattern(contest_terms)
+        found["contest"] = term_pattern_compile(contest_terms)
         _COMPILED[key] = found
     return found
 

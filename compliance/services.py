@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign
-from campaigns.services import LaunchProblem
+from campaigns.services.refusals import LaunchProblem
 from compliance.checker import CHECKER_VERSION, NEEDS_REVIEW, CaptionVerdict
 from compliance.linter import rules_lint
 from compliance.models import CaseStatus, ComplianceDecision, DecisionKind, Policy, RemediationCase

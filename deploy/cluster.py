@@ -319,7 +319,7 @@ class Cluster:
 
     # -- JoyBack --------------------------------------------------------------------------------
 
-    def django_env(self) -> dict:
+    def django_env(self, *, worker: bool = False) -> dict:
         database = {
             "direct": self.primary_url,
             "django": self.primary_url,
@@ -342,6 +342,12 @@ class Cluster:
         if self.pooling == "pgbouncer":
             env.update(DB_SERVER_PREPARE="0", DB_CONN_MAX_AGE="60")
         env.update(self.env)
+        if self.pooling == "django" and worker:
+            # A worker's payout sender threads keep a connection each for as long as the process
+            # runs (the in-process sandbox bank books in them): a pool smaller than the threads
+            # and the loop's own would starve the loop until it fails.
+            threads = env.get("PAYOUT_SEND_THREADS") or ("1" if env["JOYBACK_ENV"] == "test" else "8")
+            env["DB_POOL_MAX_SIZE"] = str(max(int(env.get("DB_POOL_MAX_SIZE", "4")), int(threads) + 2))
         return env
 
     def migrate(self) -> None:
@@ -396,7 +402,7 @@ class Cluster:
         self.worker_start("work")
 
     def worker_start(self, kind: str) -> None:
-        self._start(kind, [sys.executable, "manage.py", kind], env=self.django_env())
+        self._start(kind, [sys.executable, "manage.py", kind], env=self.django_env(worker=True))
 
     # -- the whole ----------------------------------------------------------------------------
 

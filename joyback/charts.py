@@ -24,20 +24,20 @@ COLOURS = ("#d6336c", "#1c7ed6", "#2b8a3e", "#e67700")
 DASHES = ("", "6 4", "2 3", "8 3 2 3")
 
 
-def _locale() -> str:
+def locale_current() -> str:
     return (get_language() or "en").replace("-", "_").replace("zh_hans", "zh_Hans")
 
 
 def when_label(when, period: str) -> str:
     """A bucket's date in the reader's language: "2 Dec" for a day, "from 30 Nov" for a week."""
-    locale = _locale()
+    locale = locale_current()
     if isinstance(when, datetime):
         return format_skeleton("MMMd", when, locale=locale) + " " + format_skeleton("Hm", when, locale=locale)
     return format_skeleton("MMMd", when, locale=locale)
 
 
 def number_label(value: int, currency: str = "") -> str:
-    locale = _locale()
+    locale = locale_current()
     if currency:
         return money_format(value, currency, locale=locale)
     return format_decimal(value, locale=locale)
@@ -45,7 +45,7 @@ def number_label(value: int, currency: str = "") -> str:
 
 def _axis_label(value: int, currency: str = "") -> str:
     """Tick labels stay short: 1.2K, 15 €."""
-    locale = _locale()
+    locale = locale_current()
     if currency:
         return format_compact_currency(to_major(value, currency), currency, locale=locale, fraction_digits=2)
     if abs(value) >= 10_000:

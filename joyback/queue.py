@@ -14,7 +14,7 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, transaction
 from django.db.models import Count, F, Min, Q, QuerySet
 from django.utils import timezone
 from django_q.brokers import get_broker
@@ -23,6 +23,7 @@ from django_q.tasks import async_task
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from joyback import sql
 from joyback.observability import request_id_bound
 
 logger = logging.getLogger(__name__)
@@ -157,19 +158,13 @@ def standing_work_pass() -> dict[str, int]:
 def standing_work_waiting() -> bool:
     """Whether any kind of standing work has rows to try, in one statement (an idle worker asks
     this every poll instead of passing over every kind)."""
-    parts, params = [], []
+    querysets = []
     for work in _standing_work.values():
         rows = work.unfinished
         if work.max_attempts is not None:
             rows = rows.filter(attempts__lt=work.max_attempts)
-        sql, part_params = rows.values("pk")[:1].query.sql_with_params()
-        parts.append(f"EXISTS ({sql})")
-        params.extend(part_params)
-    if not parts:
-        return False
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute("SELECT " + " OR ".join(parts), params)
-        return bool(cursor.fetchone()[0])
+        querysets.append(rows)
+    return sql.querysets_any_exist(querysets=querysets)
 
 
 def standing_work_health(*, now=None) -> list[StandingWorkHealth]:

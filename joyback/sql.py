@@ -1,7 +1,7 @@
-"""Every SQL statement of the `joyback` package itself (sessions, health, the re-encryption
-command) that the ORM does not write, each with why it cannot."""
+"""Every SQL statement of the `joyback` package itself (sessions, health, the standing worker, the
+migration lock, the re-encryption command) that the ORM does not write, each with why it cannot."""
 
-from django.db import connection, connections
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 # Why raw: the ORM builds this query anew on every page of the claim flow, which cost more than the
 # database took to answer it.
@@ -14,6 +14,37 @@ def session_data_get(*, using: str, table: str, session_key: str, now) -> str | 
         cursor.execute(_SESSION_SELECT.format(table=table), [session_key, now])
         row = cursor.fetchone()
     return row[0] if row else None
+
+
+def querysets_any_exist(*, querysets) -> bool:
+    """Whether any of the querysets has a row, in one statement."""
+    # Why raw: the ORM selects EXISTS of one queryset at a time; one SELECT of several EXISTS of
+    # unrelated tables is one round trip where an idle worker would otherwise make one per table.
+    parts, params = [], []
+    for rows in querysets:
+        sql, part_params = rows.values("pk")[:1].query.sql_with_params()
+        parts.append(f"EXISTS ({sql})")
+        params.extend(part_params)
+    if not parts:
+        return False
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute("SELECT " + " OR ".join(parts), params)
+        return bool(cursor.fetchone()[0])
+
+
+# Why raw (both): advisory locks are PostgreSQL functions with no ORM counterpart.
+def advisory_lock_try(key: int) -> bool:
+    """A session lock on `key` unless another session holds it: held until advisory_unlock or the
+    connection's end, not to the commit."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        return bool(cursor.fetchone()[0])
+
+
+def advisory_unlock(key: int) -> None:
+    """The lock advisory_lock_try took, given back (an advisory lock: no ORM counterpart)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
 
 
 def database_ping() -> None:

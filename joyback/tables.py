@@ -10,6 +10,8 @@ from babel.numbers import format_decimal, get_currency_precision, get_decimal_sy
 from django import forms
 from django.core.paginator import Paginator
 from django.http import StreamingHttpResponse
+from django.shortcuts import render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
@@ -17,6 +19,9 @@ from django.utils.translation import gettext_lazy as _
 from joyback.money import to_major
 
 PAGE_SIZE = 25
+# A table page's filters ask by htmx for its results alone: the page's template, laid out by this one
+# instead of the brand's page (templates/tables/_page.html).
+RESULTS_ONLY = "tables/_results_only.html"
 
 # A cell a spreadsheet would run as a formula (OWASP "CSV injection"): =, +, -, @, tab, return.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
@@ -119,3 +124,23 @@ def query_without_page(data) -> str:
     kept = data.copy()
     kept.pop("page", None)
     return kept.urlencode()
+
+
+def table_context(request, *, form: DateRangeForm, rows, url_name: str) -> dict:
+    """What a table page (templates/tables/_page.html) shows of the brand's rows: the filters, one
+    page, and the addresses of the page (`url_name`) and of its CSV (`<url_name>_csv`)."""
+    return {
+        "form": form,
+        "page": page_of(rows, request.GET.get("page")),
+        "query": query_without_page(request.GET),
+        "filtered": bool(form.filters()),
+        "action": reverse(url_name, args=[request.brand.slug]),
+        "csv_url": reverse(f"{url_name}_csv", args=[request.brand.slug]),
+    }
+
+
+def table_render(request, template: str, context: dict):
+    """The table's page; to the filters' htmx request, only its results."""
+    if request.htmx:
+        context = {**context, "layout": RESULTS_ONLY}
+    return render(request, template, context)

@@ -22,7 +22,7 @@ from payouts.models import (
 
 # The bank channel's admin registers itself on import; Django looks only for payouts.admin.
 from payouts.reconciliation import admin as reconciliation_admin  # noqa: F401
-from payouts.reconciliation.admin import _bank_alerts_warn
+from payouts.reconciliation.admin import bank_alerts_warn
 from payouts.submission.states import PayoutRefused
 from payouts.submission.submit import payout_status_check
 from verification.admin import ParticipantAdmin
@@ -308,7 +308,7 @@ class ParticipantPrivacyAdmin(ParticipantAdmin):
         return False
 
     def changelist_view(self, request, extra_context=None):
-        _bank_alerts_warn(request)
+        bank_alerts_warn(request)
         return super().changelist_view(request, extra_context)
 
 

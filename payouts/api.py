@@ -9,7 +9,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from campaigns.models import Brand
-from campaigns.services import BrandNotVerified, brand_money_allowed_check
+from campaigns.services.funding import BrandNotVerified, brand_money_allowed_check
 from joyback.api.exceptions import ApiError
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
 from joyback.api.views import ApiView

@@ -20,7 +20,7 @@ class PayoutsConfig(AppConfig):
         )
         from payouts.pipeline import payouts_due_process
         from verification.models import Participant
-        from verification.services import PAYOUTS_DUE
+        from verification.services.rewards import PAYOUTS_DUE
 
         standing_work_register(
             name=PAYOUTS_DUE,

@@ -18,9 +18,9 @@ from payouts.iso20022.pain002 import pain002_parse
 from payouts.iso20022.types import CreditTransfer, Debtor
 from payouts.models import PaymentBatch, Payout, PayoutScheme, PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
-from payouts.submission.states import PayoutRefused, _transition
+from payouts.submission.states import PayoutRefused, payout_transition
 from payouts.submission.submit import payout_status_apply
-from payouts.vop import _creditor_name, vop_current
+from payouts.vop import payout_creditor_name, vop_current
 
 
 def _transfer(payout: Payout) -> CreditTransfer:
@@ -29,7 +29,7 @@ def _transfer(payout: Payout) -> CreditTransfer:
         end_to_end_id=payout.end_to_end_id,
         amount_minor=payout.amount,
         currency=payout.currency,
-        creditor_name=_creditor_name(payout, vop_current(payee=payout.payee)),
+        creditor_name=payout_creditor_name(payout, vop_current(payee=payout.payee)),
         creditor_iban=details["iban"],
         creditor_bic=details.get("bic", ""),
         remittance=f"JoyBack reward {payout.end_to_end_id}",
@@ -81,7 +81,7 @@ def payment_batch_build(*, currency: str = "EUR", now=None) -> list[PaymentBatch
                 # status checks reopened every one of them), so the stored file may go once more.
                 PaymentBatch.objects.filter(pk=batch.pk).update(sent_at=None)
             for end_to_end_id in file.end_to_end_ids:
-                _transition(
+                payout_transition(
                     by_id[end_to_end_id],
                     to=PayoutStatus.SUBMITTED,
                     allowed_from=[PayoutStatus.PAYEE_VERIFIED],

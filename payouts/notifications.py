@@ -39,7 +39,7 @@ def reason_text(code: str) -> str:
     return str(REASON_TEXTS.get(code, REASON_TEXTS["MS03"]))
 
 
-def _notify(payout: Payout, *, kind: str) -> None:
+def payout_notify(payout: Payout, *, kind: str) -> None:
     payee = payout.payee
     channels = [c for c, present in (("email", payee.email), ("whatsapp", payee.phone)) if present]
     for channel in channels:
@@ -50,10 +50,10 @@ def _notify(payout: Payout, *, kind: str) -> None:
             # Sent by this process once the transition commits: a task of its own per message
             # would cost the worker more than the payout. A crash or a failed send leaves the row
             # unsent, and the standing sweep sends it.
-            transaction.on_commit(partial(_notification_send_quietly, notification.pk))
+            transaction.on_commit(partial(notification_send_quietly, notification.pk))
 
 
-def _notification_send_quietly(notification_id: int) -> None:
+def notification_send_quietly(notification_id: int) -> None:
     try:
         notification_send(notification_id=notification_id)
     except Exception:
@@ -67,7 +67,7 @@ def _status_url(participant: Participant) -> str:
     return settings.SITE_URL + status_page_path(slug=campaign.slug, token=participant.token)
 
 
-def _message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:
+def notification_message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:
     """Subject, body and the WhatsApp template's parameters, in the current language."""
     amount = money_format(payout.amount, payout.currency, translation.get_language() or "en")
     account = payout.payee.account_masked
@@ -111,7 +111,7 @@ def notification_send(*, notification_id: int) -> bool:
     payout = notification.payout
     try:
         with translation.override(payout.payee.language or settings.LANGUAGE_CODE):
-            subject, body, parameters = _message(payout, notification.kind)
+            subject, body, parameters = notification_message(payout, notification.kind)
             if notification.channel == "email":
                 send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [payout.payee.email])
             else:

@@ -41,20 +41,20 @@ from payouts.models import (
     Rail,
     VopCheck,
 )
-from payouts.notifications import _message, _notification_send_quietly
+from payouts.notifications import notification_message, notification_send_quietly
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import SimulatedCrash, crash_point
 from payouts.submission.create import payout_for_participant
-from payouts.submission.outcomes import _payout_event_emit
+from payouts.submission.outcomes import payout_event_emit
 from payouts.submission.states import (
     INSTANT_UNREACHABLE_CODES,
     SENT,
-    _in_transit,
-    _platform_bank,
-    _transition,
+    payout_in_transit_account,
+    payout_platform_bank,
+    payout_transition,
     scheme_for,
 )
-from payouts.submission.submit import _order, payout_status_apply, payout_submit
+from payouts.submission.submit import payout_payment_order, payout_status_apply, payout_submit
 from verification.models import ActionClaim, ClaimStatus, Participant
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ SENDER_NAME = "payout-send"
 
 def _sender() -> ThreadPoolExecutor:
     """The process's senders: made on first use (after a fork), kept, so each thread keeps its
-    provider client and its connections (payouts.psp._client) from one batch to the next."""
+    provider client and its connections (payouts.psp.psp_client) from one batch to the next."""
     global _pool
     if _pool is None:
         _pool = ThreadPoolExecutor(
@@ -197,7 +197,7 @@ def _accounts_lock(payees: dict, brand_of: dict) -> dict:
     together in id order (the ledger's lock order) and read fresh: (kind, subject, currency,
     brand id) -> account."""
     in_transit = {
-        _in_transit(brand_id=brand_id, currency=currency).pk
+        payout_in_transit_account(brand_id=brand_id, currency=currency).pk
         for brand_id, currency in {(brand_of[pk], payee.currency) for pk, payee in payees.items()}
     }
     subjects = [f"participant:{pk}" for pk in payees]
@@ -302,7 +302,7 @@ def _payout_posting(payout: Payout, accounts: dict, *, netted: int) -> Posting:
     key = (subject, payout.currency, payout.brand_id)
     payable = accounts[(AccountKind.PARTICIPANT_PAYABLE, *key)]
     in_transit = accounts.get((AccountKind.PAYOUT_IN_TRANSIT, "", payout.currency, payout.brand_id))
-    in_transit = in_transit or _in_transit(brand_id=payout.brand_id, currency=payout.currency)
+    in_transit = in_transit or payout_in_transit_account(brand_id=payout.brand_id, currency=payout.currency)
     legs = [(payable, payout.amount + netted), (in_transit, -payout.amount)]
     if netted:
         legs.append((accounts[(AccountKind.PARTICIPANT_RECEIVABLE, *key)], -netted))
@@ -348,7 +348,7 @@ def _submit(order: psp.PaymentOrder):
 
 def _batch_send(payouts: list[Payout]) -> None:
     """Send payouts already committed as submitted, concurrently, then apply the answers."""
-    orders = [_order(payout) for payout in payouts]
+    orders = [payout_payment_order(payout) for payout in payouts]
     # In a test's transaction the senders' own connections could not see the batch: send in turn.
     concurrent = settings.PAYOUT_SEND_THREADS > 1 and not connection.in_atomic_block
     answers = _sender().map(_submit, orders) if concurrent else map(_submit, orders)
@@ -377,7 +377,7 @@ def _answer_apply(payout: Payout, answer) -> None:
         return
     if isinstance(answer, psp.PspUnknown):
         with transaction.atomic(durable=True):
-            _transition(
+            payout_transition(
                 payout,
                 to=PayoutStatus.UNKNOWN,
                 allowed_from=[PayoutStatus.SUBMITTED],
@@ -425,12 +425,12 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
             for p in moved
         )
         in_transit = {
-            (brand_id, currency): _in_transit(brand_id=brand_id, currency=currency)
+            (brand_id, currency): payout_in_transit_account(brand_id=brand_id, currency=currency)
             for brand_id, currency in {(p.brand_id, p.currency) for p in moved}
         }
         # The platform bank of each payout's mode: a test brand's payouts settle against the sandbox's.
         banks = {
-            (brand_id, currency): _platform_bank(currency=currency, brand_id=brand_id)
+            (brand_id, currency): payout_platform_bank(currency=currency, brand_id=brand_id)
             for brand_id, currency in in_transit
         }
         results = postings_post(
@@ -455,7 +455,7 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
         listening = set(endpoints.values_list("brand_id", flat=True))
         for payout in moved:
             if payout.brand_id in listening:
-                _payout_event_emit(payout, "payout.settled")
+                payout_event_emit(payout, "payout.settled")
         # What became owed while these payouts were open goes next (one payout at a time).
         owed = (
             accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE)
@@ -468,7 +468,7 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
 
 
 def _notify(payouts: list[Payout], *, kind: str) -> None:
-    """payouts.notifications._notify for many payouts: the rows in one statement (the unique key
+    """payouts.notifications.payout_notify for many payouts: the rows in one statement (the unique key
     makes a replay harmless: a row already there is not sent again), sent by this process after the
     commit; a crash leaves them to the sweep."""
     rows = [
@@ -501,7 +501,7 @@ def _notifications_send(created: list[tuple[int, Payout, str]], kind: str) -> No
         if channel != "email" or row_id not in claimed:
             continue
         with translation.override(payout.payee.language or settings.LANGUAGE_CODE):
-            subject, body, _parameters = _message(payout, kind)
+            subject, body, _parameters = notification_message(payout, kind)
         messages.append(EmailMessage(subject, body, settings.DEFAULT_FROM_EMAIL, [payout.payee.email]))
     try:
         if messages:
@@ -511,7 +511,7 @@ def _notifications_send(created: list[tuple[int, Payout, str]], kind: str) -> No
         Notification.objects.filter(pk__in=claimed, sent_at=now).update(sent_at=None)
     for row_id, _payout, channel in created:
         if channel != "email":
-            _notification_send_quietly(row_id)
+            notification_send_quietly(row_id)
 
 
 def _one_by_one(*, limit: int) -> int:

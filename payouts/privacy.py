@@ -33,7 +33,7 @@ from payouts.models import (
 )
 from verification.models import Participant, ProviderEvent
 from verification.providers import whatsapp
-from verification.services import (
+from verification.services.participants import (
     participant_evidence_erase,
     participant_export_claims,
     participant_identities_erase,

@@ -92,7 +92,7 @@ def adyen_api_base() -> str:
     return settings.ADYEN_API_BASE if not _sandbox_routed.get() else SANDBOX_ADYEN_API_BASE
 
 
-def _client() -> httpx.Client:
+def psp_client() -> httpx.Client:
     """One client per thread and configuration: building one (its connection pool, its TLS
     context) costs more than the request, and a worker sends many."""
     key = (sandbox_routed(), settings.PSP_TIMEOUT_SECONDS)
@@ -112,7 +112,7 @@ def _client() -> httpx.Client:
 def http_request(method: str, url: str, **kwargs) -> httpx.Response:
     """One request to a provider; a lost or failed answer is PspUnknown, never a guess."""
     try:
-        response = _client().request(method, url, **kwargs)
+        response = psp_client().request(method, url, **kwargs)
     except (httpx.TimeoutException, httpx.TransportError) as error:
         raise PspUnknown(f"{method} {httpx.URL(url).path}: {type(error).__name__}") from None
     if response.status_code >= 500:

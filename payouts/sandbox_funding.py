@@ -15,7 +15,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Brand
-from campaigns.services import CampaignError, brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
+from campaigns.services.refusals import CampaignError
 from joyback.ledger.models import Transaction
 from payouts.iso20022.camt import camt_read
 from payouts.iso20022.camt054 import camt054_xml
@@ -32,9 +33,9 @@ class SandboxFundsRefused(CampaignError):
 
 
 def _key() -> bytes:
-    from payouts.sandbox.bank import _hmac_key
+    from payouts.sandbox.bank import sandbox_hmac_key
 
-    return ("test-mode:" + _hmac_key()).encode()
+    return ("test-mode:" + sandbox_hmac_key()).encode()
 
 
 def sandbox_signature(xml: bytes) -> str:

@@ -99,7 +99,7 @@ def payout_history(*, payout: Payout) -> list[PayoutEvent]:
     return list(payout.events.select_related("actor").order_by("at", "pk"))
 
 
-# What the payout controls count (payouts.manual.controls._payout_controls_check).
+# What the payout controls count (payouts.manual.controls.payout_controls_check).
 
 NOT_PAID = [PayoutStatus.CANCELLED, PayoutStatus.REJECTED]
 

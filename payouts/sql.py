@@ -31,8 +31,8 @@ def payee_submission_insert(values) -> tuple:
 
 
 def transfer_event_insert(params) -> list[tuple]:
-    """bulk_create(ignore_conflicts=True) does not return the new row's id: INSERT ... ON CONFLICT
-    DO NOTHING RETURNING id, prepared, stores a webhook once and says whether it was new."""
+    """The ORM's bulk_create(ignore_conflicts=True) does not return the new row's id: INSERT ... ON
+    CONFLICT DO NOTHING RETURNING id, prepared, stores a webhook once and says whether it was new."""
     return prepared_fetchall(
         "INSERT INTO payouts_transferevent (provider, event_id, payload, received_at, attempts) "
         "VALUES (%s, %s, %s::jsonb, %s, 0) ON CONFLICT (provider, event_id) DO NOTHING RETURNING id",
@@ -152,9 +152,9 @@ def payouts_settle(*, ids, references, allowed_from, now) -> dict[int, str]:
 
 
 def notifications_insert(*, rows, kind: str, now) -> list[tuple[int, int, str]]:
-    """bulk_create(ignore_conflicts=True) does not say which rows were new: INSERT ... ON CONFLICT
-    DO NOTHING RETURNING stores (payout id, channel, key) rows once and answers with (id, payout
-    id, channel) of the new ones, which are the ones to send."""
+    """The ORM's bulk_create(ignore_conflicts=True) does not say which rows were new: INSERT ... ON
+    CONFLICT DO NOTHING RETURNING stores (payout id, channel, key) rows once and answers with (id,
+    payout id, channel) of the new ones, which are the ones to send."""
     payout_ids, channels, keys = (list(column) for column in zip(*rows, strict=True))
     with connection.cursor() as cursor:
         cursor.execute(

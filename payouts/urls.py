@@ -1,32 +1,35 @@
 from django.urls import include, path
 
-from payouts import overview, payout_table, views
+from payouts import overview, payout_table
 from payouts.funding import views as funding_views
+from payouts.manual import views as manual_views
+from payouts.payees import views as payee_views
 from payouts.reconciliation import views as reconciliation_views
 from payouts.sandbox import bank as sandbox_bank
 from payouts.sandbox import funding as sandbox_funding
+from payouts.submission import views as submission_views
 
 app_name = "payouts"
 
 # Grouped by their first segment (a plain prefix is a string comparison), as in campaigns.urls.
 claim_flow = [
-    path("c/<slug:slug>/payee/", views.payee, name="payee"),
-    path("iban/", views.iban_feedback, name="iban_feedback"),
-    path("status/<str:token>/", views.status_payout, name="status_payout"),
-    path("status/<str:token>/vop/", views.status_vop_choose, name="status_vop_choose"),
-    path("status/<str:token>/privacy/", views.status_privacy, name="status_privacy"),
-    path("privacy/<str:token>/", views.privacy_confirm, name="privacy_confirm"),
+    path("c/<slug:slug>/payee/", payee_views.payee, name="payee"),
+    path("iban/", payee_views.iban_feedback, name="iban_feedback"),
+    path("status/<str:token>/", payee_views.status_payout, name="status_payout"),
+    path("status/<str:token>/vop/", payee_views.status_vop_choose, name="status_vop_choose"),
+    path("status/<str:token>/privacy/", payee_views.status_privacy, name="status_privacy"),
+    path("privacy/<str:token>/", payee_views.privacy_confirm, name="privacy_confirm"),
 ]
 
 brand_pages = [
-    path("payouts/", views.payout_list, name="payout_list"),
+    path("payouts/", manual_views.payout_list, name="payout_list"),
     path("payouts/all/", payout_table.payout_table, name="payout_table"),
     path("payouts/all/csv/", payout_table.payout_table_csv, name="payout_table_csv"),
     path("overview/funnel/", overview.overview_funnel, name="overview_funnel"),
-    path("payouts/manual/", views.payout_manual, name="payout_manual"),
-    path("payouts/<int:payout_id>/", views.payout_detail, name="payout_detail"),
-    path("payouts/<int:payout_id>/action/", views.payout_action, name="payout_action"),
-    path("campaigns/<int:campaign_id>/payouts/", views.campaign_payouts, name="campaign_payouts"),
+    path("payouts/manual/", manual_views.payout_manual, name="payout_manual"),
+    path("payouts/<int:payout_id>/", manual_views.payout_detail, name="payout_detail"),
+    path("payouts/<int:payout_id>/action/", manual_views.payout_action, name="payout_action"),
+    path("campaigns/<int:campaign_id>/payouts/", manual_views.campaign_payouts, name="campaign_payouts"),
     *reconciliation_views.brand_pages(),
     *funding_views.brand_pages(),
 ]
@@ -56,12 +59,12 @@ sandbox_adyen_config_api = [
 
 # Called by Adyen: the machine handler answers it (joyback.machine_urls).
 machine_urlpatterns = [
-    path("webhooks/adyen/balance-platform/", views.adyen_webhook, name="adyen_webhook"),
+    path("webhooks/adyen/balance-platform/", submission_views.adyen_webhook, name="adyen_webhook"),
 ]
 
 urlpatterns = [
     path("p/", include(claim_flow)),
-    path("c/<slug:slug>/status/<str:token>/", views.status_page, name="status_page"),
+    path("c/<slug:slug>/status/<str:token>/", payee_views.status_page, name="status_page"),
     path("brands/<slug:brand_slug>/", include(brand_pages)),
     path("sandbox/bank/v1/", include(sandbox_bank_api)),
     path("sandbox/bank/btl/v4/", include(sandbox_adyen_api)),

@@ -12,7 +12,7 @@ from joyback.queue import enqueue_on_commit
 from payouts import psp
 from payouts.models import PayeeAccount, Payout, PayoutStatus, Rail, VopCheck, VopChoice, VopResult
 from payouts.selectors import vop_latest
-from payouts.submission.states import PayoutRefused, _transition
+from payouts.submission.states import PayoutRefused, payout_transition
 
 
 def payee_vop_check(*, payee: PayeeAccount) -> VopCheck | None:
@@ -90,13 +90,13 @@ def vop_choose(*, check: VopCheck, choice: str) -> VopCheck:
     return check
 
 
-def _creditor_name(payout: Payout, check: VopCheck | None) -> str:
+def payout_creditor_name(payout: Payout, check: VopCheck | None) -> str:
     if check and check.choice == VopChoice.BANK_NAME and check.bank_name_returned:
         return check.bank_name_returned
     return payout.payee.holder_name
 
 
-def _payee_verify_step(payout: Payout) -> bool:
+def payout_payee_verify(payout: Payout) -> bool:
     """created -> payee_verified once VoP has an answer the payout may go on (or is not needed)."""
     payee = payout.payee
     check = vop_current(payee=payee)
@@ -110,6 +110,6 @@ def _payee_verify_step(payout: Payout) -> bool:
         f"VoP {check.result}{' / ' + check.choice if check.choice else ''}" if check else "VoP not applicable"
     )
     with transaction.atomic(durable=True):
-        return _transition(
+        return payout_transition(
             payout, to=PayoutStatus.PAYEE_VERIFIED, allowed_from=[PayoutStatus.CREATED], detail=detail
         )

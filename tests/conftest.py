@@ -15,7 +15,7 @@ from django.test import Client
 from django.test.client import ClientHandler
 
 from campaigns.models import Role
-from campaigns.services import brand_create, member_add
+from campaigns.services.brands import brand_create, member_add
 from joyback.machine import MachineChain, machine_environ
 
 PASSWORD = "correct horse battery staple"
@@ -23,7 +23,8 @@ PASSWORD = "correct horse battery staple"
 
 def rewarded_in_browser(client, campaign, subject="open-id-pat"):
     """The browser of `client` belongs to a participant whose TikTok login was rewarded."""
-    from verification.services import action_reward, identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
+    from verification.services.rewards import action_reward
 
     person = participant_create(brand=campaign.brand)
     identity = identity_attach(participant=person, provider="tiktok", subject=subject, display_name="Pat")
@@ -126,8 +127,8 @@ def bob(make_user):
 
 
 def verified(brand):
-    """The brand as platform staff left it after checking who it is (campaigns.services.brand_verify,
-    tested in tests/campaigns/test_brand_verification.py): funding and payouts are open."""
+    """The brand as platform staff left it after checking who it is (campaigns.services.brands.
+    brand_verify, tested in tests/campaigns/test_brand_verification.py): funding and payouts are open."""
     from django.utils import timezone
 
     from campaigns.models import Brand
@@ -169,7 +170,8 @@ def vic(make_user, alpaca):
 @pytest.fixture
 def make_live_campaign(alpaca):
     """A live campaign of Alpaca's (or the brand given), funded from a sandbox deposit."""
-    from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+    from campaigns.services.campaigns import campaign_create, campaign_transition
+    from campaigns.services.funding import brand_deposit_record, campaign_fund
 
     def make(*, slug="summer-glow", package="all_in_one", currency="EUR", budget=100_00, brand=None, **extra):
         brand = brand or alpaca

@@ -6,12 +6,13 @@ from django.contrib.admin.models import LogEntry
 from django.test import override_settings
 from django.urls import reverse
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from payouts.models import Payout
 from tests.conftest import PASSWORD, SignedInClient, totp_enable
 from tests.payouts.conftest import IBANS
 from verification.models import ActionClaim, ReviewDecision
-from verification.services import ClaimContext, action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import ClaimContext, action_reward
 
 pytestmark = pytest.mark.django_db
 

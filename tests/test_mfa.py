@@ -13,7 +13,8 @@ from django.db import connection
 from django.urls import reverse
 
 from campaigns.models import Role
-from campaigns.services import brand_create, brand_deposit_record, member_add
+from campaigns.services.brands import brand_create, member_add
+from campaigns.services.funding import brand_deposit_record
 from joyback.api.models import ApiKey
 from joyback.ledger.models import Account, AccountKind
 from tests.conftest import PASSWORD, SignedInClient, totp_code, totp_enable, verified

@@ -33,7 +33,7 @@ from payouts.models import Notification, Payout, Statement, StatementImport
 from tests.payouts.conftest import owed  # noqa: F401  (the fixture)
 from verification.models import ProviderEvent
 from verification.selectors import provider_events_unfinished
-from verification.services import provider_event_store
+from verification.services.provider_events import provider_event_store
 
 pytestmark = pytest.mark.django_db
 

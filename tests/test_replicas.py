@@ -126,7 +126,7 @@ def test_whoever_just_changed_something_reads_it_from_the_primary(client, alice,
     # Another member, who changed nothing, reads the same page from the replica.
     other = type(client)()
     from campaigns.models import Role
-    from campaigns.services import member_add
+    from campaigns.services.brands import member_add
 
     viewer = make_user("vic@alpaca.example")
     member_add(brand=alpaca, user=viewer, role=Role.VIEWER)

@@ -22,7 +22,9 @@ def test_every_fraud_signal_and_claim_reason_the_code_writes_has_words():
     signals = codes_written("verification/fraud.py", r'append\(\s*\(\s*"([a-z_]+)"')
     signals |= codes_written("payouts/payees/shared_details.py", r'"(payee_[a-z]+_shared)"')
     reasons = set()
-    for module in sorted((ROOT / "verification").glob("*.py")):
+    for module in sorted(
+        [*(ROOT / "verification").glob("*.py"), *(ROOT / "verification/services").glob("*.py")]
+    ):
         path = str(module.relative_to(ROOT))
         reasons |= codes_written(path, r'ClaimStatus\.[A-Z_]+, "([a-z_]+)"')
         # a reason chosen by a condition: reason="a" if ... else "b"

@@ -19,7 +19,8 @@ from verification.models import (
     TikTokPost,
     VideoMetric,
 )
-from verification.services import ClaimRefused, claim_review
+from verification.services.refusals import ClaimRefused
+from verification.services.review import claim_review
 
 
 class IdentityInline(admin.TabularInline):

@@ -10,7 +10,7 @@ class VerificationConfig(AppConfig):
         from joyback.queue import standing_work_register
         from verification.inbox import inbound_events_process
         from verification.selectors import provider_events_unfinished
-        from verification.services import EVENT_MAX_ATTEMPTS, provider_events_process
+        from verification.services.provider_events import EVENT_MAX_ATTEMPTS, provider_events_process
 
         standing_work_register(
             name="provider webhook events",

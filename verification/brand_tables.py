@@ -12,7 +12,7 @@ from campaigns.access import brand_member_required
 from campaigns.models import Campaign, Trigger
 from campaigns.overview import overview_window
 from joyback.charts import Chart, Series, number_label, spread
-from joyback.tables import DateRangeForm, csv_amount, csv_response, csv_when, page_of, query_without_page
+from joyback.tables import DateRangeForm, csv_amount, csv_response, csv_when, table_context, table_render
 from joyback.words import said
 from verification.models import ClaimStatus
 from verification.selectors import (
@@ -58,16 +58,12 @@ class PeopleFilterForm(_BrandFilterForm):
     field_order = ["q", "campaign", "start", "end"]
 
 
-def _table_context(request, form, rows, **extra):
+def _table_context(request, form, rows, url_name):
     return {
         "brand": request.brand,
         "membership": request.membership,
         "roles": roles,
-        "form": form,
-        "page": page_of(rows, request.GET.get("page")),
-        "query": query_without_page(request.GET),
-        "filtered": bool(form.filters()),
-        **extra,
+        **table_context(request, form=form, rows=rows, url_name=url_name),
     }
 
 
@@ -76,11 +72,8 @@ def _table_context(request, form, rows, **extra):
 def claims(request):
     form = ClaimFilterForm(request.GET, brand=request.brand)
     rows = claims_filtered(brand=request.brand, filters=form.filters())
-    context = _table_context(request, form, rows)
-    template = "verification/claims.html"
-    if request.htmx:
-        template += "#results"
-    return render(request, template, context)
+    context = _table_context(request, form, rows, "verification:claims")
+    return table_render(request, "verification/claims.html", context)
 
 
 @brand_member_required()
@@ -114,15 +107,12 @@ def claims_csv(request):
 def people(request):
     form = PeopleFilterForm(request.GET, brand=request.brand)
     rows = people_filtered(brand=request.brand, filters=form.filters())
-    context = _table_context(request, form, rows)
+    context = _table_context(request, form, rows, "verification:people")
     page = context["page"]
     earned = people_earned(participant_ids=[person.pk for person in page])
     for person in page:
         person.earned = earned.get(person.pk, [])
-    template = "verification/people.html"
-    if request.htmx:
-        template += "#results"
-    return render(request, template, context)
+    return table_render(request, "verification/people.html", context)
 
 
 @brand_member_required()

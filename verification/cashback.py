@@ -26,16 +26,16 @@ from verification.models import (
     Purchase,
     PurchaseStatus,
 )
-from verification.services import (
+from verification.services.participants import participant_payable_account
+from verification.services.refusals import ClaimRefused
+from verification.services.rewards import (
     ClaimContext,
-    ClaimRefused,
-    _caps_check,
-    _hold_for,
-    _hold_release,
-    _reward_post,
-    _rule_lock,
     action_reward,
-    participant_payable_account,
+    claim_caps_check,
+    claim_hold_release,
+    claim_hold_reserve,
+    claim_reward_post,
+    rule_lock,
 )
 
 
@@ -219,13 +219,13 @@ def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context,
         if rule_capped:
             # Caps count earlier claims: one rule lock at a time. Without caps the budget's own row
             # lock (taken last, by the hold) is the only point purchases wait for each other.
-            rule = _rule_lock(rule)
-            _caps_check(rule=rule, identity=identity)
+            rule = rule_lock(rule)
+            claim_caps_check(rule=rule, identity=identity)
         elif campaign.brand.person_allowance:
             # The per-person allowance (on by default) only counts this person's claims: their
             # purchases take turns, other people's do not wait.
             Participant.objects.select_for_update().filter(pk=identity.participant_id).first()
-            _caps_check(rule=rule, identity=identity)
+            claim_caps_check(rule=rule, identity=identity)
         # Open by status and dates; whether the budget suffices the hold itself says (fully_claimed).
         claimability = campaign_schedule_state(campaign=rule.campaign)
         if not claimability.open:
@@ -260,11 +260,11 @@ def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context,
         )
         if instant:
             claim_event_emit(claim, "purchase.created", "purchase.confirmed", "reward.approved")
-            _reward_post(claim)
+            claim_reward_post(claim)
         else:
             claim_event_emit(claim, "purchase.created")
             transaction.on_commit(lambda: purchase_confirm_schedule(purchase=purchase))
-            _hold_for(claim)  # last: the budget stays locked from here to the commit
+            claim_hold_reserve(claim)  # last: the budget stays locked from here to the commit
     return claim
 
 
@@ -289,7 +289,7 @@ def purchase_confirm(*, purchase_id: int, now=None) -> ActionClaim:
         if approved:
             claim.status, claim.reason, claim.decided_at = ClaimStatus.APPROVED, "purchase_confirmed", now
             claim.save(update_fields=["status", "reason", "decided_at"])
-            _reward_post(claim)
+            claim_reward_post(claim)
         purchase.status, purchase.confirmed_at = PurchaseStatus.CONFIRMED, now
         purchase.save(update_fields=["status", "confirmed_at"])
         # A claim rejected or held for review meanwhile is not approved by the window closing.
@@ -322,14 +322,14 @@ def purchase_refund(*, brand: Brand, order_id: str, reason: str = "") -> ActionC
         if locked.status == PurchaseStatus.REFUNDED:
             return claim
         if locked.status == PurchaseStatus.PENDING:
-            _hold_release(claim)
+            claim_hold_release(claim)
             claim.status, claim.reason, claim.decided_at = ClaimStatus.REJECTED, "refunded", timezone.now()
             claim.save(update_fields=["status", "reason", "decided_at"])
             _purchase_refunded(locked, reason)
             claim_event_emit(claim, "purchase.refunded", "claim.rejected")
             return claim
     # Confirmed: the clawback is the ledger's own write, with its own transaction.
-    from verification.services import claim_clawback
+    from verification.services.rewards import claim_clawback
 
     claim = claim_clawback(claim=claim, reason="refunded")
     with transaction.atomic(durable=True):

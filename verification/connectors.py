@@ -27,7 +27,11 @@ from verification import sql
 from verification.cashback import CashbackError, Customer, purchase_record, purchase_refund
 from verification.models import ProviderEvent, Purchase, ShopConnection, ShopKind
 from verification.providers.shops import PAID, REFUND, Delivery, ShopOrder
-from verification.services import EVENT_PROCESSORS, provider_event_processed, provider_events_store
+from verification.services.provider_events import (
+    EVENT_PROCESSORS,
+    provider_event_processed,
+    provider_events_store,
+)
 
 logger = logging.getLogger(__name__)
 

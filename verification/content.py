@@ -23,7 +23,7 @@ from verification.models import (
     VideoMetric,
 )
 from verification.providers import tiktok
-from verification.services import ClaimRefused
+from verification.services.refusals import ClaimRefused
 
 SPARK_DAYS = (7, 30, 60, 365)  # the periods TikTok offers when a creator generates a code
 EMBED_CACHE_SECONDS = 6 * 3600  # a cover image's signed URL lives six hours on TikTok

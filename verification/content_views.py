@@ -25,9 +25,9 @@ from verification.models import LicenceGrant
 from verification.providers import tiktok
 from verification.reach import reach_recheck
 from verification.selectors import participant_get_by_token
-from verification.services import ClaimRefused
+from verification.services.refusals import ClaimRefused
 from verification.sessions import browser_participant
-from verification.views import _public_campaign, _steps_return
+from verification.views import public_campaign_or_404, steps_return_url
 
 
 def _filters(request) -> dict:
@@ -114,7 +114,7 @@ def reach_read_now_view(request, slug):
     """Sandbox only: read a reach share's views now, as the next scheduled re-check would."""
     if not settings.SANDBOX:
         raise Http404("The sandbox is off")
-    campaign = _public_campaign(slug)
+    campaign = public_campaign_or_404(slug)
     participant = browser_participant(request, campaign)
     claim_id = request.POST.get("claim", "")
     claim = (
@@ -128,4 +128,4 @@ def reach_read_now_view(request, slug):
         reach_recheck(claim_id=claim.pk)
     except tiktok.TikTokError:
         messages.error(request, _("TikTok did not answer. Please try again in a moment."))
-    return redirect(_steps_return(request, campaign))
+    return redirect(steps_return_url(request, campaign))

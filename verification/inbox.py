@@ -24,7 +24,7 @@ from verification.cashback import (
     purchase_refund,
     tiktok_engagement_record,
 )
-from verification.services import EVENT_LEASE, EVENT_MAX_ATTEMPTS
+from verification.services.provider_events import EVENT_LEASE, EVENT_MAX_ATTEMPTS
 
 # What names the like or comment in the brand's report, kept as the claim's evidence.
 ENGAGEMENT_REFERENCE = {"like": ("video_id", "like_id"), "comment": ("video_id", "comment_id")}

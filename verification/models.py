@@ -312,7 +312,7 @@ class ProviderEvent(LeasedWork):
     payload = models.JSONField()
     received_at = models.DateTimeField(auto_now_add=True)
     # The webhook only stores; a standing worker claims unprocessed events (verification.services.
-    # provider_events_process), so an event is never lost between its commit and a queued task.
+    # provider_events), so an event is never lost between its commit and a queued task.
     processed_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=40, blank=True, db_default="", default="")
 

@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from campaigns.models import ActionRule
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from compliance.selectors import caption_verdict, disclosure_for
 from compliance.services import caption_check_record
 from joyback.ledger.models import Hold
@@ -37,13 +37,10 @@ from joyback.ledger.services import InsufficientFunds, hold_reserve, hold_void
 from joyback.queue import enqueue_on_commit, task_schedule_once
 from verification.models import ActionClaim, ClaimStatus, Identity, PostStatus, TikTokPost, TikTokToken
 from verification.providers import tiktok
-from verification.services import (
-    ClaimRefused,
-    _claim_checks,
-    _rule_lock,
-    engagement_recheck_schedule,
-    tiktok_tokens_store,
-)
+from verification.services.provider_events import tiktok_tokens_store
+from verification.services.refusals import ClaimRefused
+from verification.services.rewards import claim_allowed_check, rule_lock
+from verification.services.shares import engagement_recheck_schedule
 
 logger = logging.getLogger(__name__)
 
@@ -176,8 +173,8 @@ def tiktok_post_start(
     file_name = _storage().save(f"tiktok/{uuid.uuid4().hex}{suffix}", upload)
     try:
         with transaction.atomic(durable=True):
-            rule = _rule_lock(rule)
-            _claim_checks(rule=rule, identity=identity)
+            rule = rule_lock(rule)
+            claim_allowed_check(rule=rule, identity=identity)
             if (
                 TikTokPost.objects.filter(rule=rule, identity=identity)
                 .exclude(status=PostStatus.FAILED)

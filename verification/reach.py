@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from campaigns.models import ActionRule
 from campaigns.reach import reach_value
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from compliance.models import CaseStatus
 from compliance.selectors import caption_verdict, case_for_claim, unresolved_claim_ids
 from joyback.ledger.models import Hold
@@ -36,10 +36,10 @@ from verification.models import (
     TikTokToken,
     VideoMetric,
 )
-from verification.services import participant_payout_due
+from verification.services.rewards import participant_payout_due
 
 COUNTED = [ClaimStatus.PENDING, ClaimStatus.APPROVED, ClaimStatus.NEEDS_REVIEW]
-# A video on its way to TikTok through JoyBack (verification.services.POSTS_UNDER_WAY).
+# A video on its way to TikTok through JoyBack (verification.services.rewards.POSTS_UNDER_WAY).
 POSTS_UNDER_WAY = ["stored", "uploading", "processing", "published"]
 
 
@@ -105,11 +105,13 @@ def reach_claims_due(*, now=None) -> list[int]:
 
 
 def _video_read(claim: ActionClaim):
-    from verification.services import _video_fetch  # the token refresh lives with the share services
+    from verification.services.shares import (
+        tiktok_video_fetch,  # the token refresh lives with the share services
+    )
 
     token = TikTokToken.objects.filter(identity=claim.identity, revoked_at__isnull=True).first()
     video_id = claim.evidence.get("video", {}).get("video_id", "")
-    return token, (_video_fetch(token=token, video_id=video_id) if token else None)
+    return token, (tiktok_video_fetch(token=token, video_id=video_id) if token else None)
 
 
 def _velocity(claim: ActionClaim, views: int, now) -> tuple[str, str] | None:
@@ -144,9 +146,9 @@ def reach_recheck(*, claim_id: int) -> ActionClaim:
         cleared = case is not None and case.status == CaseStatus.CLEARED and video.caption == case.caption
         if not verdict.passed and not cleared:
             if case is None:
-                from verification.services import _share_remediation_open
+                from verification.services.shares import share_remediation_open
 
-                return _share_remediation_open(claim=claim, verdict=verdict, caption=video.caption)
+                return share_remediation_open(claim=claim, verdict=verdict, caption=video.caption)
             video, outcome = None, "disclosure_missing"
         else:
             followers = (
@@ -218,11 +220,11 @@ def _reach_top_up(claim: ActionClaim, *, views: int) -> int:
     if top_up <= 0:
         return 0
     hold = Hold.objects.get(pk=claim.hold_id)
-    from verification.services import _payable
+    from verification.services.rewards import claim_payable_account
 
     posted = hold_commit(
         hold=hold,
-        destination=_payable(claim),
+        destination=claim_payable_account(claim),
         amount=top_up,
         reason="reward",
         reference=f"claim:{claim.pk}",
@@ -251,7 +253,7 @@ def _reach_top_up(claim: ActionClaim, *, views: int) -> int:
 
 
 def _hold_release(claim: ActionClaim) -> None:
-    from verification.services import _hold_release as release
+    from verification.services.rewards import claim_hold_release as release
 
     release(claim)
 
@@ -292,10 +294,10 @@ def reach_review_decide(*, locked: ActionClaim, decision: str) -> None:
         return
     _hold_release(locked)
     if locked.reach_paid:
-        from verification.services import _reward_take_back
+        from verification.services.rewards import claim_reward_take_back
 
         locked.amount = locked.reach_paid
-        _reward_take_back(
+        claim_reward_take_back(
             locked,
             reason=f"review rejected claim #{locked.pk}",
             idempotency_key=f"review-clawback:{locked.pk}",

@@ -41,5 +41,6 @@ def order_lock_take(order_key: str) -> None:
 
 
 def order_lock_release(order_key: str) -> None:
+    """The lock order_lock_take took, given back (an advisory lock: no ORM counterpart)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", ["shop-order:" + order_key])

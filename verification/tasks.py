@@ -1,12 +1,8 @@
 """Work the task queue runs: thin wrappers that call one service each."""
 
 from joyback.queue import standing_work_sweep
-from verification.services import (
-    claims_due_recheck,
-    engagement_recheck,
-    tiktok_event_process,
-    whatsapp_event_process,
-)
+from verification.services.provider_events import tiktok_event_process, whatsapp_event_process
+from verification.services.shares import claims_due_recheck, engagement_recheck
 
 
 def engagement_recheck_task(claim_id) -> str:
@@ -64,13 +60,13 @@ def tiktok_event_task(event_id) -> str:
 
 
 def remediation_recheck_task(claim_id) -> str:
-    from verification.services import remediation_recheck
+    from verification.services.shares import remediation_recheck
 
     return remediation_recheck(claim_id=int(claim_id)).status
 
 
 def compliance_cleared_task(claim_id) -> str:
-    from verification.services import compliance_cleared
+    from verification.services.review import compliance_cleared
 
     return compliance_cleared(claim_id=int(claim_id)).status
 

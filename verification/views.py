@@ -41,20 +41,17 @@ from verification.selectors import (
     review_decisions_for_brand,
     review_queue_for_brand,
 )
-from verification.services import (
-    ClaimContext,
-    ClaimRefused,
-    claim_review,
-    engagement_window_close_now,
+from verification.services.participants import participant_create
+from verification.services.provider_events import (
     optin_code_get_or_create,
-    participant_create,
-    refusal_text,
-    remediation_recheck,
-    share_submit,
     tiktok_event_store,
     tiktok_login_complete,
     whatsapp_messages_store,
 )
+from verification.services.refusals import ClaimRefused, refusal_text
+from verification.services.review import claim_review
+from verification.services.rewards import ClaimContext
+from verification.services.shares import engagement_window_close_now, remediation_recheck, share_submit
 from verification.sessions import browser_participant, browser_participant_set
 
 TIKTOK_STATE = "joyback.tiktok_state"
@@ -72,7 +69,7 @@ def claim_context(request) -> ClaimContext:
     )
 
 
-def _public_campaign(slug):
+def public_campaign_or_404(slug):
     campaign = campaign_public_get(slug=slug)
     if campaign is None:
         raise Http404("No such campaign")
@@ -83,7 +80,7 @@ def _public_campaign(slug):
 def steps(request, slug):
     """The claim flow's action steps for the person in this browser: a fragment of the landing page
     for htmx, a page of its own without JavaScript."""
-    campaign = _public_campaign(slug)
+    campaign = public_campaign_or_404(slug)
     participant = browser_participant(request, campaign)
     optin = optin_pending(campaign=campaign, participant=participant)
     landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
@@ -141,7 +138,7 @@ def _share_extras(*, campaign, participant, steps) -> dict:
 
 @require_http_methods(["POST"])
 def whatsapp_start(request, slug):
-    campaign = _public_campaign(slug)
+    campaign = public_campaign_or_404(slug)
     if not campaign_claimability(campaign=campaign).open:
         return redirect("campaign_landing", slug=slug)
     participant = browser_participant(request, campaign) or participant_create(brand=campaign.brand)
@@ -162,7 +159,7 @@ def whatsapp_link(*, code: str, back: str) -> str:
 def tiktok_start(request, slug):
     """TikTok's consent page; with publish=1 (the person chose "Post it through JoyBack") it also
     asks for video.publish, which nobody is asked for otherwise."""
-    campaign = _public_campaign(slug)
+    campaign = public_campaign_or_404(slug)
     if not campaign_claimability(campaign=campaign).open:
         return redirect("campaign_landing", slug=slug)
     publish = request.POST.get("publish") == "1"
@@ -179,7 +176,7 @@ def tiktok_callback(request):
         return HttpResponseForbidden(
             _("This sign-in link has expired. Please start again from the campaign page.")
         )
-    campaign = _public_campaign(pending["campaign"])
+    campaign = public_campaign_or_404(pending["campaign"])
     landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
     if request.GET.get("error"):
         messages.info(request, _("TikTok sign-in was cancelled. You can try again whenever you like."))
@@ -318,7 +315,7 @@ def recent_claims(request, campaign_id):
     return render(request, "verification/_recent_claims.html", context)
 
 
-def _steps_return(request, campaign) -> str:
+def steps_return_url(request, campaign) -> str:
     """Back to where the form was: the landing page, or the steps page when JavaScript is off."""
     if request.POST.get("from") == "page":
         return reverse("verification:steps", args=[campaign.slug])
@@ -335,13 +332,13 @@ def _share_refused(request, campaign, *, trigger: str, message: str):
         "spark_days": request.POST.get("spark_days", "")[:4],
         "error": str(message),
     }
-    return redirect(_steps_return(request, campaign))
+    return redirect(steps_return_url(request, campaign))
 
 
 @require_POST
 def share_submit_view(request, slug):
     """The person pastes the link of the video they posted; it is checked now and when its window closes."""
-    campaign = _public_campaign(slug)
+    campaign = public_campaign_or_404(slug)
     participant = browser_participant(request, campaign)
     trigger = request.POST.get("trigger", Trigger.UGC_SHARE)
     rule = campaign.rules.filter(trigger=trigger).first() if trigger in SHARE_TRIGGERS else None
@@ -349,7 +346,7 @@ def share_submit_view(request, slug):
     if rule is None or identity is None:
         # Said at the top: without TikTok the video step is locked and shows no form to put it by.
         messages.error(request, _("Connect TikTok first, then share your video."))
-        return redirect(_steps_return(request, campaign))
+        return redirect(steps_return_url(request, campaign))
     try:
         claim = share_submit(
             rule=rule,
@@ -378,7 +375,7 @@ def share_submit_view(request, slug):
         )
     else:
         messages.success(request, _("Thank you! We check your video when its window closes."))
-    return redirect(_steps_return(request, campaign))
+    return redirect(steps_return_url(request, campaign))
 
 
 @require_POST
@@ -386,7 +383,7 @@ def share_window_close_view(request, slug):
     """Sandbox only: close a waiting video's engagement window now, so a demo need not wait for days."""
     if not settings.SANDBOX:
         raise Http404("The sandbox is off")
-    campaign = _public_campaign(slug)
+    campaign = public_campaign_or_404(slug)
     participant = browser_participant(request, campaign)
     claim_id = request.POST.get("claim", "")
     claim = (
@@ -400,7 +397,7 @@ def share_window_close_view(request, slug):
         engagement_window_close_now(claim_id=claim.pk)
     except tiktok.TikTokError:
         messages.error(request, _("TikTok did not answer. Please try again in a moment."))
-    return redirect(_steps_return(request, campaign))
+    return redirect(steps_return_url(request, campaign))
 
 
 class _UploadTooLarge(FileUploadHandler):
@@ -428,13 +425,13 @@ def tiktok_post_view(request, slug):
         request.upload_too_large = True
         request._files, request._post = MultiValueDict(), QueryDict()  # the form is not read at all
         messages.error(request, str(posting.REFUSALS["video_too_large"]))
-        return redirect(reverse("campaign_landing", args=[_public_campaign(slug).slug]) + "#steps")
+        return redirect(reverse("campaign_landing", args=[public_campaign_or_404(slug).slug]) + "#steps")
     return _tiktok_post(request, slug)
 
 
 @csrf_protect
 def _tiktok_post(request, slug):
-    campaign = _public_campaign(slug)
+    campaign = public_campaign_or_404(slug)
     landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
     participant = browser_participant(request, campaign)
     trigger = request.POST.get("trigger", Trigger.UGC_SHARE)
@@ -471,8 +468,8 @@ def _tiktok_post(request, slug):
 @require_POST
 def share_recheck_view(request, slug):
     """The person says they fixed their caption: look again now, before the deadline."""
-    campaign = _public_campaign(slug)
-    landing = _steps_return(request, campaign)
+    campaign = public_campaign_or_404(slug)
+    landing = steps_return_url(request, campaign)
     participant = browser_participant(request, campaign)
     claim = (
         participant.claims.filter(

@@ -65,7 +65,7 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
     ApiKey.objects.filter(pk=api_key.pk).filter(Q(revoked_at__isnull=True) | Q(revoked_at__gt=now)).update(
         revoked_at=now
     )
-    api_key._forget_cached()
+    api_key.cached_forget()
     api_key.refresh_from_db()
     return api_key
 
@@ -81,7 +81,7 @@ def api_key_rotate(*, api_key: ApiKey, grace_hours: int = 0) -> IssuedKey:
         ApiKey.objects.filter(pk=api_key.pk).update(
             revoked_at=timezone.now() + timedelta(hours=grace_hours), replaced_by=issued.api_key
         )
-    api_key._forget_cached()
+    api_key.cached_forget()
     api_key.refresh_from_db()
     return issued
 

@@ -61,13 +61,13 @@ class ApiKey(models.Model):
     # change made here, in the admin too, drops it once committed.
     def save(self, *args, **kwargs):
         super().save(*args, **kwargs)
-        self._forget_cached()
+        self.cached_forget()
 
     def delete(self, *args, **kwargs):
-        self._forget_cached()
+        self.cached_forget()
         return super().delete(*args, **kwargs)
 
-    def _forget_cached(self):
+    def cached_forget(self):
         from django.core.cache import cache
         from django.db import transaction
 

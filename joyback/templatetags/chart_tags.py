@@ -16,9 +16,9 @@ def percent(value):
         return "—"
     from babel.numbers import format_percent
 
-    from joyback.charts import _locale
+    from joyback.charts import locale_current
 
-    return format_percent(value / 100, format="#,##0.0%", locale=_locale())
+    return format_percent(value / 100, format="#,##0.0%", locale=locale_current())
 
 
 @register.filter

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Brand
-from campaigns.services import BrandNotVerified, brand_funding_account, brand_money_allowed_check
+from campaigns.services.funding import BrandNotVerified, brand_funding_account, brand_money_allowed_check
 from joyback.ledger.models import Transaction
 from joyback.ledger.selectors import transaction_amount_on, transaction_by_key
 from joyback.ledger.services import (

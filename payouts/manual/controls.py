@@ -9,7 +9,7 @@ from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from campaigns.services import BrandNotVerified, brand_money_allowed_check
+from campaigns.services.funding import BrandNotVerified, brand_money_allowed_check
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import account_find
 from joyback.money import money_format
@@ -39,7 +39,7 @@ def payout_limits_lock(*, brand_id: int, account_fingerprint: str) -> None:
     sql.advisory_xact_lock_pairs([(_LIMITS_LOCK, brand_id), (_LIMITS_LOCK + 1, account_key)])
 
 
-def _payout_controls_check(
+def payout_controls_check(
     *,
     brand,
     currency: str,
@@ -51,7 +51,7 @@ def _payout_controls_check(
     """Refuse what no approval may allow (more than the funding holds or the bank confirmed, past a
     daily limit); the reasons the payout must wait for a second person otherwise. Run under
     payout_limits_lock (the ledger checks the funding again under its own lock)."""
-    _brand_verified_check(brand)
+    brand_verified_check(brand)
     language = translation.get_language() or "en"
     if from_funding:
         funding = account_find(kind=AccountKind.BRAND_FUNDING, brand_id=brand.pk, currency=currency)
@@ -114,14 +114,14 @@ def _payout_controls_check(
     return [str(reason.value) for reason in reasons]
 
 
-def _brand_verified_check(brand) -> None:
+def brand_verified_check(brand) -> None:
     try:
         brand_money_allowed_check(brand=brand)
     except BrandNotVerified as refused:
         raise PayoutRefused(str(refused)) from None
 
 
-def _velocity_watch(*, brand) -> None:
+def payout_velocity_watch(*, brand) -> None:
     """Many manual payouts in a short time is how a taken-over account empties a brand: raise an
     alert for platform staff, once per window (they are not refused: the limits do that)."""
     minutes = settings.PAYOUT_VELOCITY_WINDOW_MINUTES

@@ -19,17 +19,23 @@ from joyback.ledger.services import (
 from joyback.queue import enqueue_on_commit
 from payouts.fingerprints import payee_fingerprints
 from payouts.manual.controls import (
-    _brand_verified_check,
-    _payout_controls_check,
-    _velocity_watch,
+    brand_verified_check,
+    payout_controls_check,
     payout_limits_lock,
+    payout_velocity_watch,
 )
 from payouts.models import PayeeAccount, Payout, PayoutEvent, PayoutStatus
 from payouts.payees.services import payee_account_save
 from payouts.rails import BankAccount
 from payouts.submission.create import payout_for_participant
-from payouts.submission.states import PayoutRefused, _event, _in_transit, _transition, scheme_for
-from verification.services import participant_create, participant_payable_account
+from payouts.submission.states import (
+    PayoutRefused,
+    payout_event_record,
+    payout_in_transit_account,
+    payout_transition,
+    scheme_for,
+)
+from verification.services.participants import participant_create, participant_payable_account
 
 CANCELLABLE = [PayoutStatus.AWAITING_APPROVAL, PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED]
 
@@ -38,7 +44,7 @@ def payout_cancel(*, payout: Payout, actor, note: str = "") -> Payout:
     """Stop a payout that has not left: the money stays owed to the person (or, for a manual
     payout, goes back to the brand's funding)."""
     with transaction.atomic(durable=True):
-        if not _transition(
+        if not payout_transition(
             payout,
             to=PayoutStatus.CANCELLED,
             allowed_from=CANCELLABLE,
@@ -105,7 +111,7 @@ def payout_manual_create(
     funding = account_get_or_create(kind=AccountKind.BRAND_FUNDING, currency=currency, brand_id=brand.pk)
     with transaction.atomic(durable=True):
         payout_limits_lock(brand_id=brand.pk, account_fingerprint=payee.account_fingerprint)
-        hold_reasons = _payout_controls_check(
+        hold_reasons = payout_controls_check(
             brand=brand,
             currency=currency,
             account_fingerprint=payee.account_fingerprint,
@@ -130,7 +136,7 @@ def payout_manual_create(
             if needs_approval
             else timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
         )
-        legs = [(_in_transit(brand_id=brand.pk, currency=currency), -amount)]
+        legs = [(payout_in_transit_account(brand_id=brand.pk, currency=currency), -amount)]
         # A repayment is already owed to the person (the return put it back); a new one is funded now.
         legs.append((payable, amount) if funded else (funding, amount))
         try:
@@ -149,8 +155,8 @@ def payout_manual_create(
             ) from None
         Payout.objects.filter(pk=payout.pk).update(ledger_transaction_id=posted.pk)
         payout.ledger_transaction_id = posted.pk
-        _event(payout, from_status="", actor=created_by, detail="manual payout")
-        _velocity_watch(brand=brand)
+        payout_event_record(payout, from_status="", actor=created_by, detail="manual payout")
+        payout_velocity_watch(brand=brand)
         if not needs_approval:
             enqueue_on_commit("payouts.tasks.payout_submit_task", payout.pk)
     return payout
@@ -160,9 +166,9 @@ def payout_approve(*, payout: Payout, actor) -> Payout:
     """The checker's half of maker-checker: never the person who made the payout."""
     if payout.created_by_id == actor.pk:
         raise PayoutRefused(_("A second person must approve a payout you made yourself."))
-    _brand_verified_check(payout.brand)
+    brand_verified_check(payout.brand)
     with transaction.atomic(durable=True):
-        if not _transition(
+        if not payout_transition(
             payout,
             to=PayoutStatus.CREATED,
             allowed_from=[PayoutStatus.AWAITING_APPROVAL],
@@ -192,7 +198,7 @@ def payout_manual_enter(
         raise PayoutRefused(_("Enter an amount above zero."))
     # Checked before the payee is stored, so a refused payout leaves nothing behind; checked again
     # under the limits' lock when the payout is made.
-    _payout_controls_check(
+    payout_controls_check(
         brand=brand,
         currency=currency,
         account_fingerprint=payee_fingerprints(

@@ -17,7 +17,7 @@ from payouts import sql
 from payouts.fingerprints import payee_fingerprints
 from payouts.links import status_page_path
 from payouts.models import PayeeAccount, PayeeSubmission, Rail
-from payouts.payees.shared_details import _details_lock, _shared_details_flag
+from payouts.payees.shared_details import shared_details_flag, shared_details_lock
 from payouts.rails import BankAccount
 from payouts.selectors import payee_submissions_unfinished
 from payouts.submission.create import payout_for_participant
@@ -50,7 +50,7 @@ def payee_account_save(
         if submission is not None and not _submission_claim(submission):
             return None
         fingerprints = payee_fingerprints(account=json.dumps(bank_account.details), email=email, phone=phone)
-        _details_lock(brand_id=participant.brand_id, fingerprints=fingerprints.values())
+        shared_details_lock(brand_id=participant.brand_id, fingerprints=fingerprints.values())
         now = timezone.now()
         PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).update(replaced_at=now)
         payee = PayeeAccount.objects.create(
@@ -69,7 +69,7 @@ def payee_account_save(
             consent_version=consent_version,
             language=language,
         )
-        _shared_details_flag(payee)
+        shared_details_flag(payee)
         if onboard:
             enqueue_on_commit("payouts.tasks.payee_verify_task", payee.pk)
         if status_url:

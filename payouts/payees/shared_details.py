@@ -7,10 +7,10 @@ from django.db.models import Q
 
 from payouts import sql
 from payouts.models import PayeeAccount
-from verification.services import participants_flag
+from verification.services.participants import participants_flag
 
 
-def _details_lock(*, brand_id: int, fingerprints) -> None:
+def shared_details_lock(*, brand_id: int, fingerprints) -> None:
     """Two people entering the same bank account, email or phone at the same moment would each
     miss the other (neither row is committed when the other looks): they take turns per detail,
     in a fixed order so that they cannot deadlock."""
@@ -27,7 +27,7 @@ SHARED_DETAILS = [
 ]
 
 
-def _shared_details_flag(payee: PayeeAccount) -> None:
+def shared_details_flag(payee: PayeeAccount) -> None:
     """One bank account, email or phone behind several identities is the classic farm: every
     participant involved goes back to review before anything is paid out."""
     matches = Q()

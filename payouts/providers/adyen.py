@@ -78,7 +78,8 @@ def idempotency_key(end_to_end_id: str) -> str:
 
 
 def account_identification(account: dict) -> dict:
-    """Our account details (payouts.submission.submit._order) in Adyen's accountIdentification by type."""
+    """Our account details (payouts.submission.submit.payout_payment_order) in Adyen's
+    accountIdentification by type."""
     if account.get("iban"):
         found = {"type": "iban", "iban": account["iban"]}
         return {**found, "bic": account["bic"]} if account.get("bic") else found

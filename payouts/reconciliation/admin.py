@@ -38,7 +38,7 @@ def _may_see(request, *codenames) -> bool:
     return any(request.user.has_perm(f"payouts.{codename}") for codename in codenames)
 
 
-def _bank_alerts_warn(request) -> None:
+def bank_alerts_warn(request) -> None:
     """Every bank page says so while the ledger's bank and the bank disagree."""
     for problem in bank_alert_problems()[:5]:
         messages.warning(request, problem)
@@ -96,7 +96,7 @@ class StatementImportAdmin(admin.ModelAdmin):
         ]
 
     def changelist_view(self, request, extra_context=None):
-        _bank_alerts_warn(request)
+        bank_alerts_warn(request)
         return super().changelist_view(request, extra_context)
 
     def upload_view(self, request):
@@ -244,7 +244,7 @@ class ReconciliationExceptionAdmin(admin.ModelAdmin):
         ]
 
     def changelist_view(self, request, extra_context=None):
-        _bank_alerts_warn(request)
+        bank_alerts_warn(request)
         return super().changelist_view(request, extra_context)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):

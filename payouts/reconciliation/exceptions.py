@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Brand
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import AccountKind
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
 from payouts.models import ExceptionReason as Reason
@@ -18,7 +18,7 @@ from payouts.models import LineKind as Kind
 from payouts.models import LineState as State
 from payouts.models import Payout, PayoutStatus, ReconciliationException, StatementLine
 from payouts.models import ResolutionAction as Action
-from payouts.reconciliation.rules import SENT, ReconciliationRefused, _staff_refuse
+from payouts.reconciliation.rules import SENT, ReconciliationRefused, staff_permission_check
 from payouts.reconciliation.selectors import numbers_key
 from payouts.submission.outcomes import payout_return, payout_settle
 
@@ -29,7 +29,7 @@ ALERTS = (Reason.SEQUENCE_GAP, Reason.OPENING_MISMATCH, Reason.BANK_DRIFT)
 MONEY_MOVING = (Action.LINK, Action.SUSPENSE, Action.DEPOSIT)
 
 
-def _resolved(
+def exception_resolution_record(
     exception: ReconciliationException, *, action: str, actor, note="", payout=None, tx=None, approved_by=None
 ):
     closed = ReconciliationException.objects.filter(pk=exception.pk, status=ExcStatus.OPEN).update(
@@ -69,7 +69,7 @@ def exception_resolve(
     Platform staff only, and always with a reason. Linking or booking to suspense above the
     second-approval amount is first proposed, then done when another staff member approves the
     same thing; until then the exception stays open (its proposal shows who asked for what)."""
-    _staff_refuse(
+    staff_permission_check(
         actor, "payouts.exception_resolve", _("Only platform staff resolve reconciliation exceptions.")
     )
     note = (note or "").strip()
@@ -185,10 +185,12 @@ def _exception_resolve(
         if payout is not None and exception.brand_id and payout.brand_id != exception.brand_id:
             raise ReconciliationRefused(_("Choose a payout of this brand."))
         with transaction.atomic(durable=True):
-            return _resolved(exception, action=action, actor=actor, note=note, payout=payout)
+            return exception_resolution_record(
+                exception, action=action, actor=actor, note=note, payout=payout
+            )
     if action == Action.CLEAR:
         with transaction.atomic(durable=True):
-            return _resolved(exception, action=action, actor=actor, note=note)
+            return exception_resolution_record(exception, action=action, actor=actor, note=note)
     raise ReconciliationRefused(_("Choose how to resolve the exception."))
 
 
@@ -203,7 +205,7 @@ def _suspense_book(exception, line, source, destination, *, actor, note, approve
         description=f"Unexplained statement line {line.entry_ref or line.pk}",
     )
     StatementLine.objects.filter(pk=line.pk).update(ledger_transaction_id=posted.pk)
-    return _resolved(
+    return exception_resolution_record(
         exception, action=Action.SUSPENSE, actor=actor, note=note, tx=posted.pk, approved_by=approved_by
     )
 
@@ -233,7 +235,7 @@ def _resolve_link(exception, *, line, payout, actor, note, approved_by=None):
             state=State.MATCHED, payout=payout, brand_id=payout.brand_id
         )
         ReconciliationException.objects.filter(pk=exception.pk).update(brand_id=payout.brand_id)
-        return _resolved(
+        return exception_resolution_record(
             exception, action=Action.LINK, actor=actor, note=note, payout=payout, approved_by=approved_by
         )
 
@@ -259,7 +261,7 @@ def _resolve_deposit(exception, *, line, brand, actor, note, approved_by=None):
             state=State.MATCHED, brand=brand, ledger_transaction_id=posted.pk
         )
         ReconciliationException.objects.filter(pk=exception.pk).update(brand=brand)
-        return _resolved(
+        return exception_resolution_record(
             exception, action=Action.DEPOSIT, actor=actor, note=note, tx=posted.pk, approved_by=approved_by
         )
 

@@ -8,7 +8,7 @@ from payouts.models import ReconciliationException, Statement
 from payouts.reconciliation.bank_health import ledger_bank_balance
 
 
-def _chain_check(statement: Statement) -> None:
+def statement_chain_check(statement: Statement) -> None:
     """A camt.053 follows on from the account's previous one: the next sequence number, and an
     opening balance equal to its closing balance. A gap or a mismatch is an alert for staff."""
     if statement.opening_balance is None or statement.closing_balance is None:

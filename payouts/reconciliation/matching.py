@@ -9,7 +9,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from payouts import sql
 from payouts.models import ExceptionReason as Reason
 from payouts.models import ExceptionResolution as Resolution
@@ -25,7 +25,7 @@ from payouts.models import (
     StatementLine,
 )
 from payouts.models import ResolutionAction as Action
-from payouts.reconciliation.exceptions import _resolved
+from payouts.reconciliation.exceptions import exception_resolution_record
 from payouts.reconciliation.references import brand_for_reference
 from payouts.reconciliation.rules import BOOKED, SENT
 from payouts.submission.outcomes import payout_return, payout_settle
@@ -283,7 +283,9 @@ def _matched(line: StatementLine, *, payout: Payout) -> bool:
         for waiting in ReconciliationException.objects.filter(
             payout=payout, reason=Reason.NO_STATEMENT_LINE, status=ExcStatus.OPEN
         ):
-            _resolved(waiting, action=Action.LINK, actor=None, note="matched by a statement line")
+            exception_resolution_record(
+                waiting, action=Action.LINK, actor=None, note="matched by a statement line"
+            )
     return True
 
 

@@ -15,6 +15,6 @@ class ReconciliationRefused(Exception):
         self.message = message
 
 
-def _staff_refuse(user, permission: str, message: str) -> None:
+def staff_permission_check(user, permission: str, message: str) -> None:
     if user is None or not user.is_active or not user.is_staff or not user.has_perm(permission):
         raise ReconciliationRefused(message)

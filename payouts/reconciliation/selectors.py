@@ -6,21 +6,17 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models import Count, Exists, OuterRef, Q, Sum
+from django.db.models import Count, Sum
 from django.db.models.functions import TruncWeek
 from django.utils import timezone
 
 from campaigns.models import Brand, Campaign
-from joyback.crypto import fingerprint
 from joyback.ledger.models import Account, AccountKind, Entry, normal_sign
 from payouts.models import ExceptionStatus, Payout, PayoutStatus, ReconciliationException, StatementLine
 from payouts.models import LineKind as Kind
 from payouts.models import LineState as State
 from payouts.reconciliation.references import brand_for_reference
-from verification.models import ActionClaim, ClaimStatus, Identity
-
-PAGE_SIZE = 50
-
+from verification.models import ActionClaim, ClaimStatus
 
 NUMBERS_SECONDS = 15
 
@@ -69,88 +65,6 @@ def brand_money(*, brand: Brand) -> BrandMoney:
         ),
         deposits=dict(deposits),
         payouts={(status, currency): total for status, currency, total in payouts},
-    )
-
-
-@dataclass
-class PayoutFilters:
-    status: str = ""
-    scheme: str = ""
-    campaign: int | None = None
-    date_from: datetime.date | None = None
-    date_to: datetime.date | None = None
-    amount_min: int | None = None
-    amount_max: int | None = None
-    q: str = ""
-
-
-def payouts_filtered(*, brand: Brand, filters: PayoutFilters):
-    payouts = Payout.objects.filter(brand=brand)
-    if filters.status:
-        payouts = payouts.filter(status=filters.status)
-    if filters.scheme:
-        payouts = payouts.filter(scheme=filters.scheme)
-    if filters.date_from:
-        payouts = payouts.filter(created_at__date__gte=filters.date_from)
-    if filters.date_to:
-        payouts = payouts.filter(created_at__date__lte=filters.date_to)
-    if filters.amount_min is not None:
-        payouts = payouts.filter(amount__gte=filters.amount_min)
-    if filters.amount_max is not None:
-        payouts = payouts.filter(amount__lte=filters.amount_max)
-    if filters.campaign:
-        payouts = payouts.filter(
-            Exists(
-                ActionClaim.objects.filter(
-                    participant_id=OuterRef("participant_id"),
-                    campaign_id=filters.campaign,
-                    campaign__brand=brand,
-                )
-            )
-        )
-    q = filters.q.strip()
-    if q:
-        # Names and e-mails are encrypted: a person is found by their exact e-mail (its keyed
-        # hash), their verified handle, or the payout's EndToEndId.
-        person = Q(end_to_end_id=q.upper()) | Q(payee__email_fingerprint=fingerprint(q.lower()))
-        person |= Q(
-            Exists(
-                Identity.objects.filter(brand=brand, participant_id=OuterRef("participant_id")).filter(
-                    Q(display_name__iexact=q.lstrip("@")) | Q(subject=q)
-                )
-            )
-        )
-        payouts = payouts.filter(person)
-    return payouts
-
-
-def payouts_page(*, brand: Brand, filters: PayoutFilters, after: int | None = None, limit: int = PAGE_SIZE):
-    """One page, newest first, by seek (id < after): as fast on page 4,000 as on page 1."""
-    payouts = payouts_filtered(brand=brand, filters=filters)
-    if after:
-        payouts = payouts.filter(pk__lt=after)
-    rows = list(payouts.select_related("payee").order_by("-pk")[: limit + 1])
-    payouts_evidence(rows[:limit])
-    return rows[:limit], (rows[limit - 1].pk if len(rows) > limit else None)
-
-
-def payouts_export_rows(*, brand: Brand, filters: PayoutFilters):
-    return (
-        payouts_filtered(brand=brand, filters=filters)
-        .order_by("-pk")
-        .values_list(
-            "pk",
-            "end_to_end_id",
-            "created_at",
-            "status",
-            "reason_code",
-            "scheme",
-            "amount",
-            "currency",
-            "payee__account_masked",
-            "settled_at",
-        )
-        .iterator(chunk_size=2000)
     )
 
 

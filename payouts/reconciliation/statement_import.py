@@ -23,9 +23,9 @@ from payouts.models import (
     StatementLine,
 )
 from payouts.reconciliation.exceptions import numbers_forget
-from payouts.reconciliation.integrity import _chain_check, bank_drift_check
+from payouts.reconciliation.integrity import bank_drift_check, statement_chain_check
 from payouts.reconciliation.matching import lines_match, payouts_unreconciled_flag
-from payouts.reconciliation.rules import ReconciliationRefused, _staff_refuse
+from payouts.reconciliation.rules import ReconciliationRefused, staff_permission_check
 
 
 class Channel:
@@ -56,7 +56,7 @@ def statement_import_create(
             _("Statements come only from the bank's feed, its folder or platform staff.")
         )
     if channel == Channel.STAFF:
-        _staff_refuse(
+        staff_permission_check(
             uploaded_by,
             "payouts.statement_upload",
             _("Only platform staff with the statement upload permission may upload a bank statement."),
@@ -89,7 +89,7 @@ def statement_import_create(
 
 def statement_import_approve(*, import_id: int, approver) -> StatementImport:
     """A second staff member approves a file staff uploaded: only now does it book anything."""
-    _staff_refuse(
+    staff_permission_check(
         approver,
         "payouts.statement_approve",
         _("Only platform staff with the approval permission may approve a statement."),
@@ -118,7 +118,7 @@ def statement_import_approve(*, import_id: int, approver) -> StatementImport:
 
 def statement_import_decline(*, import_id: int, actor, note: str) -> StatementImport:
     """A second staff member refuses a file staff uploaded: it books nothing, ever; the why is kept."""
-    _staff_refuse(
+    staff_permission_check(
         actor,
         "payouts.statement_approve",
         _("Only platform staff with the approval permission may decline a statement."),
@@ -310,7 +310,7 @@ def _lines_write(job: StatementImport, parsed) -> list[int]:
                 closing_date=block.closing_date,
             )
             statement_ids.append(statement.pk)
-            _chain_check(statement)
+            statement_chain_check(statement)
             rows = [_line_values(statement.pk, None, scope, block.account, line) for line in block.lines]
             copied.append(rows)
         sql.statement_lines_copy((row for rows in copied for row in rows), _LINE_COLUMNS)

@@ -1,12 +1,9 @@
-"""The brand's reconciliation dashboard, its HTMX fragments, the CSV export and "compare with my
-bank statement". Nothing here books money: statements arrive through the bank's channel
-(payouts.reconciliation) and exceptions are resolved by platform staff (payouts.reconciliation.admin)."""
-
-import csv
-import datetime
+"""The brand's reconciliation dashboard, its HTMX fragments, its payouts (the payouts table, with the
+bank's evidence) and "compare with my bank statement". Nothing here books money: statements arrive
+through the bank's channel (payouts.reconciliation) and exceptions are resolved by platform staff
+(payouts.reconciliation.admin)."""
 
 from django.conf import settings
-from django.http import StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import path
 from django.utils.translation import gettext as _
@@ -14,62 +11,22 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import roles
 from campaigns.access import brand_member_required
-from campaigns.models import Campaign
-from joyback.money import MoneyError, from_major
-from joyback.words import said
+from joyback.tables import table_render
 from payouts.iso20022.camt import camt_read
 from payouts.iso20022.types import SchemaError
-from payouts.models import PayoutScheme, PayoutStatus
+from payouts.payout_table import payout_table_csv, payouts_table_context
 from payouts.reconciliation import selectors
 from payouts.reconciliation.references import brand_deposit_reference
-from payouts.templatetags.bank_words import bank_reason
 
 
-def _filters(request) -> tuple[selectors.PayoutFilters, list[str]]:
-    """The table's filters from the query string; a bad value is dropped and said so, never a 500."""
-    get = request.GET
-    problems = []
-    filters = selectors.PayoutFilters(q=get.get("q", "")[:100])
-    if get.get("status") in PayoutStatus.values:
-        filters.status = get["status"]
-    if get.get("scheme") in PayoutScheme.values:
-        filters.scheme = get["scheme"]
-    if get.get("campaign", "").isdecimal():
-        filters.campaign = int(get["campaign"])
-    for name in ("date_from", "date_to"):
-        if get.get(name):
-            try:
-                setattr(filters, name, datetime.date.fromisoformat(get[name]))
-            except ValueError:
-                problems.append(_("%(value)s is not a date (YYYY-MM-DD).") % {"value": get[name][:20]})
-    for name in ("amount_min", "amount_max"):
-        if get.get(name):
-            try:
-                setattr(filters, name, from_major(get[name].replace(",", "."), get.get("currency") or "EUR"))
-            except (MoneyError, ValueError, ArithmeticError):
-                problems.append(_("%(value)s is not an amount.") % {"value": get[name][:20]})
-    return filters, problems
-
-
-def _table_context(request):
-    filters, problems = _filters(request)
-    after = request.GET.get("after", "")
-    rows, next_after = selectors.payouts_page(
-        brand=request.brand, filters=filters, after=int(after) if after.isdecimal() else None
-    )
-    query = request.GET.copy()
-    query.pop("after", None)
-    return {
-        "brand": request.brand,
-        "payouts": rows,
-        "next_after": next_after,
-        "filters": filters,
-        "filter_problems": problems,
-        "query": query.urlencode(),
-        "statuses": PayoutStatus.choices,
-        "schemes": PayoutScheme.choices,
-        "campaigns": Campaign.objects.filter(brand=request.brand).order_by("name").values_list("pk", "name"),
-    }
+def _payouts_table(request) -> dict:
+    """The brand's payouts table (payouts.payout_table: its filters, pages and CSV), each payout
+    with the platform's statement lines that paid it or brought it back."""
+    table = payouts_table_context(request, url_name="payouts:reconciliation")
+    page = table["page"]
+    page.object_list = list(page.object_list)
+    selectors.payouts_evidence(page.object_list)
+    return {"bank_evidence": True, **table}
 
 
 def _context(request, **extra):
@@ -84,7 +41,6 @@ def _context(request, **extra):
         "charts": selectors.campaign_spend(brand=brand),
         "deposit_reference": brand_deposit_reference(brand),
         "can_compare": request.membership.role in roles.FUND,
-        **_table_context(request),
         **extra,
     }
 
@@ -92,50 +48,12 @@ def _context(request, **extra):
 @brand_member_required()
 @require_GET
 def reconciliation_page(request):
-    if request.htmx and request.GET.get("part") == "table":
-        return render(request, "payouts/reconciliation/page.html#table", _table_context(request))
     if request.htmx and request.GET.get("part") == "live":
         return render(request, "payouts/reconciliation/page.html#live", _context(request))
-    return render(request, "payouts/reconciliation/page.html", _context(request))
-
-
-@brand_member_required()
-@require_GET
-def payouts_export(request):
-    filters, _problems = _filters(request)
-    rows = selectors.payouts_export_rows(brand=request.brand, filters=filters)
-
-    class Echo:
-        def write(self, value):
-            return value
-
-    writer = csv.writer(Echo())
-    header = [
-        "id",
-        "end_to_end_id",
-        "created_at",
-        "status",
-        "reason_code",
-        "rail",
-        "amount",
-        "currency",
-        "account",
-        "settled_at",
-        "status_in_words",
-        "reason_in_words",
-    ]
-
-    def lines():
-        yield writer.writerow(header)
-        for pk, e2e, created, status, reason, *rest, settled in rows:
-            words = [said("payout", status), bank_reason(reason)]
-            yield writer.writerow(
-                [pk, e2e, created.isoformat(), status, reason, *rest, settled or "", *words]
-            )
-
-    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="payouts-{request.brand.slug}.csv"'
-    return response
+    if request.htmx:  # the payouts table's filters
+        context = {"brand": request.brand, **_payouts_table(request)}
+        return table_render(request, "payouts/payout_table.html", context)
+    return render(request, "payouts/reconciliation/page.html", _context(request, **_payouts_table(request)))
 
 
 @brand_member_required(roles.FUND)
@@ -164,13 +82,16 @@ def statement_compare(request):
     }
     if request.htmx:
         return render(request, "payouts/reconciliation/_compare.html", context)
-    return render(request, "payouts/reconciliation/page.html", _context(request, **context))
+    return render(
+        request, "payouts/reconciliation/page.html", _context(request, **_payouts_table(request), **context)
+    )
 
 
 def brand_pages():
     """The reconciliation pages, under a brand's prefix (payouts.urls)."""
     return [
         path("reconciliation/", reconciliation_page, name="reconciliation"),
-        path("reconciliation/payouts.csv", payouts_export, name="reconciliation_csv"),
+        # The payouts table's CSV, at the address the reconciliation page always linked.
+        path("reconciliation/payouts.csv", payout_table_csv, name="reconciliation_csv"),
         path("reconciliation/statements/", statement_compare, name="statement_compare"),
     ]

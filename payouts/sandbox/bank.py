@@ -108,7 +108,7 @@ def _authorised(request) -> bool:
     return request.headers.get("Authorization", "") == f"Bearer {settings.PSP_API_KEY}"
 
 
-def _api_key_valid(request) -> bool:
+def sandbox_api_key_valid(request) -> bool:
     return request.headers.get("X-API-Key", "") == settings.ADYEN_API_KEY
 
 
@@ -116,7 +116,7 @@ def _refuse(status: int, code: str, message: str) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
 
 
-def _adyen_error(status: int, code: str, title: str, detail: str) -> JsonResponse:
+def adyen_error_response(status: int, code: str, title: str, detail: str) -> JsonResponse:
     """Adyen's RestServiceError (RFC 7807 problem details)."""
     return JsonResponse(
         {
@@ -205,7 +205,7 @@ def _priority(scheme: str) -> str:
     return {"sepa_instant": "instant", "fps": "fast", "swift": "crossBorder"}.get(scheme, "regular")
 
 
-def _sandbox_only(request):
+def sandbox_open_check(request):
     """Open in the sandbox; elsewhere only in-process, to the payouts of test data (the loopback
     transport marks its requests: nothing from the network is marked)."""
     if not (settings.SANDBOX or getattr(request, "loopback", False)):
@@ -216,13 +216,13 @@ def _sandbox_only(request):
 def transfers(request):
     """POST /transfers (a bank transfer; the same Idempotency-Key again is a replay) and GET
     /transfers?reference= (what the bank has for a reference)."""
-    _sandbox_only(request)
-    if not _api_key_valid(request):
-        return _adyen_error(401, "00_401", "Unauthorized", "X-API-Key missing or wrong")
+    sandbox_open_check(request)
+    if not sandbox_api_key_valid(request):
+        return adyen_error_response(401, "00_401", "Unauthorized", "X-API-Key missing or wrong")
     if request.method == "GET":
         return _transfers_list(request)
     if request.method != "POST":
-        return _adyen_error(405, "00_405", "Method not allowed", "GET or POST")
+        return adyen_error_response(405, "00_405", "Method not allowed", "GET or POST")
     key = request.headers.get("Idempotency-Key", "")[:64] or None
     try:
         body = json.loads(request.body)
@@ -240,11 +240,13 @@ def transfers(request):
             "account": account_key_adyen(bank_account["accountIdentification"]),
         }
     except (ValueError, KeyError, TypeError) as error:
-        return _adyen_error(422, "30_112", "Invalid transfer information", f"Malformed transfer: {error}")
+        return adyen_error_response(
+            422, "30_112", "Invalid transfer information", f"Malformed transfer: {error}"
+        )
     existing = SandboxBankPayment.objects.filter(idempotency_key=key).first() if key else None
     if existing is not None:
         if existing.end_to_end_id != order["end_to_end_id"] or existing.amount != order["amount"]:
-            return _adyen_error(
+            return adyen_error_response(
                 422, "00_422", "Idempotency key reused", "The Idempotency-Key was used for another request"
             )
         payment = existing
@@ -279,12 +281,12 @@ def _as_time_passes(payment: SandboxBankPayment) -> None:
 
 @require_GET
 def transfer_detail(request, transfer_id):
-    _sandbox_only(request)
-    if not _api_key_valid(request):
-        return _adyen_error(401, "00_401", "Unauthorized", "X-API-Key missing or wrong")
+    sandbox_open_check(request)
+    if not sandbox_api_key_valid(request):
+        return adyen_error_response(401, "00_401", "Unauthorized", "X-API-Key missing or wrong")
     payment = SandboxBankPayment.objects.filter(bank_reference=transfer_id).first()
     if payment is None:
-        return _adyen_error(404, "00_404", "Not found", "No transfer with this id")
+        return adyen_error_response(404, "00_404", "Not found", "No transfer with this id")
     _as_time_passes(payment)
     return JsonResponse(transfer_json(payment))
 
@@ -376,7 +378,7 @@ def payment_settle(*, payment: SandboxBankPayment) -> None:
 @csrf_exempt
 @require_POST
 def payee_verifications(request):
-    _sandbox_only(request)
+    sandbox_open_check(request)
     if not _authorised(request):
         return _refuse(401, "unauthorized", "Bearer token missing or wrong")
     try:
@@ -394,7 +396,7 @@ def payee_verifications(request):
 @require_POST
 def payment_files(request):
     """A pain.001 upload: validated against the schema, each transfer booked, a pain.002 back."""
-    _sandbox_only(request)
+    sandbox_open_check(request)
     if not _authorised(request):
         return _refuse(401, "unauthorized", "Bearer token missing or wrong")
     return pain001_receive(request.body)
@@ -454,7 +456,10 @@ def webhooks_deliver(*, limit: int = 500) -> int:
         response = webhook_client().post(
             webhook_url(),
             content=raw,
-            headers={"Content-Type": "application/json", "HmacSignature": adyen.signature(raw, _hmac_key())},
+            headers={
+                "Content-Type": "application/json",
+                "HmacSignature": adyen.signature(raw, sandbox_hmac_key()),
+            },
         )
         if response.status_code >= 300:
             raise RuntimeError(f"webhook refused: {response.status_code} {response.text[:200]}")
@@ -475,13 +480,13 @@ def _sequences(events: list[SandboxBankEvent]) -> dict[int, int]:
     return sequences
 
 
-def _hmac_key() -> str:
+def sandbox_hmac_key() -> str:
     return settings.SANDBOX_BANK_HMAC_KEY or settings.ADYEN_HMAC_KEYS[0]
 
 
 def webhook_client():
-    from payouts.psp import _client, routed_for
+    from payouts.psp import psp_client, routed_for
 
     # In-process always: the sandbox bank's webhooks reach this app whatever the live provider is.
     with routed_for(livemode=False):
-        return _client()
+        return psp_client()

@@ -33,7 +33,13 @@ from payouts.models import (
     SandboxFundingTransfer,
 )
 from payouts.providers import adyen
-from payouts.sandbox.bank import _adyen_error, _api_key_valid, _hmac_key, _sandbox_only, webhook_client
+from payouts.sandbox.bank import (
+    adyen_error_response,
+    sandbox_api_key_valid,
+    sandbox_hmac_key,
+    sandbox_open_check,
+    webhook_client,
+)
 
 SANDBOX_BANK_CODE = "10010010"  # the sandbox bank's own German bank code (PAYOUT_DEBTOR_IBAN's)
 BALANCE_PLATFORM = "JOYBACK_SANDBOX"
@@ -100,13 +106,13 @@ def _guarded(view):
     """Sandbox only, Adyen's API key, Adyen's error for a malformed body."""
 
     def wrapper(request, *args, **kwargs):
-        _sandbox_only(request)
-        if not _api_key_valid(request):
-            return _adyen_error(401, "00_401", "Unauthorized", "X-API-Key missing or wrong")
+        sandbox_open_check(request)
+        if not sandbox_api_key_valid(request):
+            return adyen_error_response(401, "00_401", "Unauthorized", "X-API-Key missing or wrong")
         try:
             return view(request, *args, **kwargs)
         except (ValueError, KeyError, TypeError) as error:
-            return _adyen_error(422, "30_112", "Invalid request", f"Malformed request: {error}")
+            return adyen_error_response(422, "30_112", "Invalid request", f"Malformed request: {error}")
 
     wrapper.__name__ = view.__name__
     return csrf_exempt(wrapper)
@@ -136,7 +142,7 @@ def balance_accounts(request):
 def balance_account(request, account_id):
     account = SandboxBalanceAccount.objects.filter(account_id=account_id).first()
     if account is None:
-        return _adyen_error(404, "30_011", "Not found", "Balance account not found")
+        return adyen_error_response(404, "30_011", "Not found", "Balance account not found")
     return JsonResponse(_account_json(account))
 
 
@@ -149,11 +155,13 @@ def payment_instruments(request):
     key = _key(request)
     account = SandboxBalanceAccount.objects.filter(account_id=body["balanceAccountId"]).first()
     if account is None:
-        return _adyen_error(422, "30_011", "Invalid balance account", "Balance account not found")
+        return adyen_error_response(422, "30_011", "Invalid balance account", "Balance account not found")
     if account.payment_instrument_id:
         if key and account.instrument_key == key:
             return JsonResponse(_instrument_json(account))
-        return _adyen_error(422, "30_113", "Not allowed", "The balance account has a bank account already")
+        return adyen_error_response(
+            422, "30_113", "Not allowed", "The balance account has a bank account already"
+        )
     with transaction.atomic():
         locked = SandboxBalanceAccount.objects.select_for_update().get(pk=account.pk)
         if not locked.payment_instrument_id:
@@ -172,7 +180,7 @@ def sweeps(request, account_id):
     body = _body(request)
     account = SandboxBalanceAccount.objects.filter(account_id=account_id).first()
     if account is None:
-        return _adyen_error(404, "30_011", "Not found", "Balance account not found")
+        return adyen_error_response(404, "30_011", "Not found", "Balance account not found")
     counterparty = (body.get("counterparty") or {}).get("balanceAccountId")
     if body.get("type") != "push" or counterparty != settings.ADYEN_BALANCE_ACCOUNT_ID:
         raise ValueError("the sandbox bank sweeps to the platform's balance account only")
@@ -371,7 +379,10 @@ def funding_webhooks_deliver(*, limit: int = 500) -> int:
         response = webhook_client().post(
             "http://sandbox.localhost" + reverse("payouts:adyen_webhook"),
             content=raw,
-            headers={"Content-Type": "application/json", "HmacSignature": adyen.signature(raw, _hmac_key())},
+            headers={
+                "Content-Type": "application/json",
+                "HmacSignature": adyen.signature(raw, sandbox_hmac_key()),
+            },
         )
         if response.status_code >= 300:
             raise RuntimeError(f"webhook refused: {response.status_code} {response.text[:200]}")

@@ -12,11 +12,11 @@ from joyback.ledger.services import Posting, accounts_lock, posting_post
 from joyback.queue import enqueue_on_commit
 from payouts.models import OPEN_STATUSES, PayeeAccount, Payout, PayoutEvent, PayoutScheme, PayoutStatus, Rail
 from payouts.submission.crash import crash_point
-from payouts.submission.states import _event, _in_transit, scheme_for
-from payouts.submission.submit import _send, payout_submit
+from payouts.submission.states import payout_event_record, payout_in_transit_account, scheme_for
+from payouts.submission.submit import payout_send, payout_submit
 from payouts.vop import vop_current
 from verification.models import ClaimStatus, Participant
-from verification.services import participant_payable_account
+from verification.services.participants import participant_payable_account
 
 
 def _latest_unpaid_payout(participant: Participant, currency: str) -> Payout | None:
@@ -96,7 +96,7 @@ def payout_for_participant(*, participant_id: int, currency: str, send_now: bool
         )
         legs = [
             (locked[payable.pk], gross),
-            (_in_transit(brand_id=participant.brand_id, currency=currency), -amount),
+            (payout_in_transit_account(brand_id=participant.brand_id, currency=currency), -amount),
         ]
         if netted:
             legs.append((locked[receivable.pk], -netted))
@@ -115,12 +115,12 @@ def payout_for_participant(*, participant_id: int, currency: str, send_now: bool
         claimed = send_now and _claim_at_creation(payout, detail=detail)
         if not claimed:
             Payout.objects.filter(pk=payout.pk).update(ledger_transaction_id=posted.pk)
-            _event(payout, from_status="", detail=detail)
+            payout_event_record(payout, from_status="", detail=detail)
         crash_point("payout_posted")
         if not send_now:
             enqueue_on_commit("payouts.tasks.payout_submit_task", payout.pk)
     if claimed:
-        return _send(payout)
+        return payout_send(payout)
     return payout_submit(payout_id=payout.pk) if send_now else payout
 
 

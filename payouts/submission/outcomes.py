@@ -8,17 +8,24 @@ from joyback.ledger.models import AccountKind, Transaction
 from joyback.ledger.selectors import account_find
 from joyback.ledger.services import transaction_reverse, transfer_post
 from payouts.models import PayeeAccount, Payout, PayoutStatus
-from payouts.notifications import _notify
-from payouts.submission.states import PAYEE_DATA_CODES, SENT, _in_transit, _platform_bank, _transition
+from payouts.notifications import payout_notify
+from payouts.submission.states import (
+    PAYEE_DATA_CODES,
+    SENT,
+    payout_in_transit_account,
+    payout_platform_bank,
+    payout_transition,
+)
 from verification.models import Participant
-from verification.services import participant_payable_account, participant_payout_due
+from verification.services.participants import participant_payable_account
+from verification.services.rewards import participant_payout_due
 
 
 def _settlement_post(payout: Payout) -> None:
     """The money left the platform's bank: in transit -> bank, once per payout."""
     transfer_post(
-        source=_in_transit(brand_id=payout.brand_id, currency=payout.currency),
-        destination=_platform_bank(currency=payout.currency, brand_id=payout.brand_id),
+        source=payout_in_transit_account(brand_id=payout.brand_id, currency=payout.currency),
+        destination=payout_platform_bank(currency=payout.currency, brand_id=payout.brand_id),
         amount=payout.amount,
         reason="payout_settled",
         idempotency_key=f"payout-settled:{payout.pk}",
@@ -32,7 +39,7 @@ def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
         # still open has released it, so its money is in the balance read below; one that comes
         # later finds this payout settled and pays the reward itself.
         person = Participant.objects.select_for_update().get(pk=payout.participant_id)
-        if not _transition(
+        if not payout_transition(
             payout,
             to=PayoutStatus.SETTLED,
             allowed_from=SENT,
@@ -42,8 +49,8 @@ def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
         ):
             return payout
         _settlement_post(payout)
-        _notify(payout, kind="settled")
-        _payout_event_emit(payout, "payout.settled")
+        payout_notify(payout, kind="settled")
+        payout_event_emit(payout, "payout.settled")
         owed = account_find(
             kind=AccountKind.PARTICIPANT_PAYABLE,
             currency=payout.currency,
@@ -59,7 +66,7 @@ def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
 def payout_reject(*, payout: Payout, reason_code: str, detail: str = "") -> Payout:
     """The bank refused it: the money goes back to what the person is owed."""
     with transaction.atomic(durable=True):
-        if not _transition(
+        if not payout_transition(
             payout,
             to=PayoutStatus.REJECTED,
             allowed_from=SENT,
@@ -74,7 +81,7 @@ def payout_reject(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
             idempotency_key=f"payout-rejected:{payout.pk}",
         )
         _after_failure(payout, reason_code)
-        _payout_event_emit(payout, "payout.rejected")
+        payout_event_emit(payout, "payout.rejected")
     return payout
 
 
@@ -83,7 +90,7 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
     with transaction.atomic(durable=True):
         if payout.status != PayoutStatus.SETTLED and payout.status in SENT:
             # A return can overtake the settlement report; book the settlement first.
-            payout_settle_locked = _transition(
+            payout_settle_locked = payout_transition(
                 payout,
                 to=PayoutStatus.SETTLED,
                 allowed_from=SENT,
@@ -92,8 +99,8 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
             )
             if payout_settle_locked:
                 _settlement_post(payout)
-                _payout_event_emit(payout, "payout.settled")
-        if not _transition(
+                payout_event_emit(payout, "payout.settled")
+        if not payout_transition(
             payout,
             to=PayoutStatus.RETURNED,
             allowed_from=[PayoutStatus.SETTLED],
@@ -102,7 +109,7 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
         ):
             return payout
         transfer_post(
-            source=_platform_bank(currency=payout.currency, brand_id=payout.brand_id),
+            source=payout_platform_bank(currency=payout.currency, brand_id=payout.brand_id),
             destination=participant_payable_account(participant=payout.participant, currency=payout.currency),
             amount=payout.amount,
             reason="payout_returned",
@@ -110,11 +117,11 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
             reference=f"payout:{payout.end_to_end_id}",
         )
         _after_failure(payout, reason_code)
-        _payout_event_emit(payout, "payout.returned")
+        payout_event_emit(payout, "payout.returned")
     return payout
 
 
-def _payout_event_emit(payout: Payout, event_type: str) -> None:
+def payout_event_emit(payout: Payout, event_type: str) -> None:
     """The brand's webhook, in the transition's transaction; never the payee's details."""
     webhook_event_emit(
         brand_id=payout.brand_id,
@@ -136,6 +143,6 @@ def _payout_event_emit(payout: Payout, event_type: str) -> None:
 def _after_failure(payout: Payout, reason_code: str) -> None:
     if reason_code in PAYEE_DATA_CODES:
         PayeeAccount.objects.filter(pk=payout.payee_id, unusable_code="").update(unusable_code=reason_code)
-        _notify(payout, kind="fix_details")
+        payout_notify(payout, kind="fix_details")
     else:
-        _notify(payout, kind="delayed")
+        payout_notify(payout, kind="delayed")

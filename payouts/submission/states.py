@@ -25,7 +25,7 @@ class PayoutRefused(Exception):
         self.message = message
 
 
-def _in_transit(*, brand_id: int, currency: str) -> Account:
+def payout_in_transit_account(*, brand_id: int, currency: str) -> Account:
     return account_for(
         kind=AccountKind.PAYOUT_IN_TRANSIT,
         currency=currency,
@@ -34,7 +34,7 @@ def _in_transit(*, brand_id: int, currency: str) -> Account:
     )
 
 
-def _platform_bank(*, currency: str, brand_id: int) -> Account:
+def payout_platform_bank(*, currency: str, brand_id: int) -> Account:
     """The platform's bank in the payout's mode: a test brand's payouts leave the sandbox bank."""
     if not brand_livemode(brand_id):
         return platform_bank(currency=currency, livemode=False)
@@ -69,7 +69,9 @@ def _instant_unreachable(payee: PayeeAccount) -> bool:
     return last is not None and last[0] == PayoutStatus.REJECTED and last[1] in INSTANT_UNREACHABLE_CODES
 
 
-def _event(payout: Payout, *, from_status: str, reason_code: str = "", detail: str = "", actor=None) -> None:
+def payout_event_record(
+    payout: Payout, *, from_status: str, reason_code: str = "", detail: str = "", actor=None
+) -> None:
     PayoutEvent.objects.create(
         payout=payout,
         from_status=from_status,
@@ -80,7 +82,7 @@ def _event(payout: Payout, *, from_status: str, reason_code: str = "", detail: s
     )
 
 
-def _transition(
+def payout_transition(
     payout: Payout, *, to: str, allowed_from, reason_code="", detail="", actor=None, **fields
 ) -> bool:
     """Move the payout if it is still in one of `allowed_from`; False when another step got there first."""
@@ -96,7 +98,7 @@ def _transition(
         payout.status, payout.reason_code = to, reason_code
         for name, value in fields.items():
             setattr(payout, name, value)
-    _event(payout, from_status=before, reason_code=reason_code, detail=detail, actor=actor)
+    payout_event_record(payout, from_status=before, reason_code=reason_code, detail=detail, actor=actor)
     return True
 
 

@@ -13,11 +13,11 @@ from payouts.models import Payout, PayoutScheme, PayoutStatus, Rail
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import crash_point
 from payouts.submission.outcomes import payout_reject, payout_return, payout_settle
-from payouts.submission.states import SENT, _transition
-from payouts.vop import _creditor_name, _payee_verify_step, vop_current
+from payouts.submission.states import SENT, payout_transition
+from payouts.vop import payout_creditor_name, payout_payee_verify, vop_current
 
 
-def _order(payout: Payout) -> psp.PaymentOrder:
+def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
     details = json.loads(payout.payee.account)
     account = {
         Rail.SEPA: lambda d: {"iban": d["iban"], **({"bic": d["bic"]} if d.get("bic") else {})},
@@ -30,7 +30,7 @@ def _order(payout: Payout) -> psp.PaymentOrder:
         scheme=payout.scheme,
         amount=payout.amount,
         currency=payout.currency,
-        creditor_name=_creditor_name(payout, vop_current(payee=payout.payee)),
+        creditor_name=payout_creditor_name(payout, vop_current(payee=payout.payee)),
         account=account,
         remittance=f"JoyBack reward {payout.end_to_end_id}",
     )
@@ -39,7 +39,7 @@ def _order(payout: Payout) -> psp.PaymentOrder:
 def payout_submit(*, payout_id: int) -> Payout:
     """Take a payout as far as it can go now: payee verified, then sent to the PSP exactly once."""
     payout = Payout.objects.select_related("payee").get(pk=payout_id)
-    if payout.status == PayoutStatus.CREATED and not _payee_verify_step(payout):
+    if payout.status == PayoutStatus.CREATED and not payout_payee_verify(payout):
         return payout
     if payout.status != PayoutStatus.PAYEE_VERIFIED or payout.scheme == PayoutScheme.SEPA:
         return payout  # batch SEPA transfers leave with the next pain.001 file
@@ -54,7 +54,7 @@ def payout_submit(*, payout_id: int) -> Payout:
     # The claim is committed before anything leaves: from here on the payout is "sent" as far as
     # every other worker knows, and only a status query may decide it was not.
     with transaction.atomic(durable=True):
-        claimed = _transition(
+        claimed = payout_transition(
             payout,
             to=PayoutStatus.SUBMITTED,
             allowed_from=[PayoutStatus.PAYEE_VERIFIED],
@@ -64,18 +64,18 @@ def payout_submit(*, payout_id: int) -> Payout:
         )
     if not claimed:
         return Payout.objects.get(pk=payout.pk)
-    return _send(payout)
+    return payout_send(payout)
 
 
-def _send(payout: Payout) -> Payout:
+def payout_send(payout: Payout) -> Payout:
     """The one call that moves money, for a payout already claimed (committed as submitted)."""
     crash_point("after_claim")
     try:
-        status = psp.payment_submit(_order(payout))
+        status = psp.payment_submit(payout_payment_order(payout))
     except psp.PspUnknown as error:
         crash_point("after_send")
         with transaction.atomic(durable=True):
-            _transition(
+            payout_transition(
                 payout,
                 to=PayoutStatus.UNKNOWN,
                 allowed_from=[PayoutStatus.SUBMITTED],
@@ -96,7 +96,7 @@ def payout_status_apply(*, payout: Payout, status: psp.PaymentStatus) -> Payout:
     if status.rejected:
         return payout_reject(payout=payout, reason_code=status.reason_code or "MS03")
     with transaction.atomic(durable=True):
-        _transition(
+        payout_transition(
             payout,
             to=PayoutStatus.ACCEPTED,
             allowed_from=[PayoutStatus.SUBMITTED, PayoutStatus.UNKNOWN],
@@ -122,7 +122,7 @@ def payout_status_check(*, payout_id: int) -> Payout:
     # request got there): the same request goes again with the same Idempotency-Key, so were the
     # first copy to arrive late after all, the provider answers the retry as a replay of it.
     with transaction.atomic(durable=True):
-        reopened = _transition(
+        reopened = payout_transition(
             payout,
             to=PayoutStatus.PAYEE_VERIFIED,
             allowed_from=[PayoutStatus.SUBMITTED, PayoutStatus.UNKNOWN],

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from campaigns.models import Trigger
-from campaigns.services import rule_save
+from campaigns.services.rules import rule_save
 from joyback.ledger.models import Account, AccountKind, Hold
 from tests.api.conftest import purchase, reported
 from verification.cashback import purchase_confirm, purchases_due
@@ -98,7 +98,7 @@ def test_confirmation_when_the_window_closes_pays_the_reward(alpaca_api, shop):
 def test_a_claim_rejected_in_the_window_is_not_announced_as_approved_when_it_closes(alpaca_api, shop):
     from joyback.api.models import EventType, WebhookEvent
     from joyback.api.webhooks.endpoints import webhook_endpoint_create
-    from verification.services import claim_clawback
+    from verification.services.rewards import claim_clawback
 
     hooks = "https://shop.example/hooks"
     webhook_endpoint_create(brand_id=shop.brand_id, url=hooks, event_types=list(EventType))
@@ -176,7 +176,7 @@ def test_a_refund_of_an_unknown_order_is_404(alpaca_api, shop):
 
 
 def test_a_paused_campaign_refuses_purchases_and_stores_nothing(alpaca_api, shop):
-    from campaigns.services import campaign_transition
+    from campaigns.services.campaigns import campaign_transition
 
     campaign_transition(campaign=shop, to="paused")
     response = alpaca_api.report(purchase(campaign_id=shop.pk))

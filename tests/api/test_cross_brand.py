@@ -9,7 +9,8 @@ import re
 import pytest
 from django.urls import URLPattern, get_resolver
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
 from tests.api.conftest import purchase
 from tests.campaigns.test_cross_brand import walk
 

@@ -5,11 +5,13 @@ once per person and rule, under the rule's total cap."""
 import pytest
 
 from campaigns.models import Trigger
-from campaigns.services import campaign_create, rule_save
+from campaigns.services.campaigns import campaign_create
+from campaigns.services.rules import rule_save
 from tests.api.conftest import reported
 from verification.models import ActionClaim, Provider
 from verification.providers.tiktok import TikTokUser
-from verification.services import participant_create, tiktok_login_complete
+from verification.services.participants import participant_create
+from verification.services.provider_events import tiktok_login_complete
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.test import Client
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from joyback.api.keys import api_key_create, api_key_rotate
 from joyback.api.webhooks.endpoints import webhook_endpoint_create
 from joyback.ledger.models import Account, AccountKind
@@ -283,7 +283,7 @@ def test_the_reconciliation_report_sums_the_brands_money_per_currency(
 
 def test_an_unverified_brand_cannot_pay_out_by_api(client, make_user):
     """Signed up, key made, a deposit even booked by the bank: no payout until staff verify."""
-    from campaigns.services import brand_create
+    from campaigns.services.brands import brand_create
 
     dodo = brand_create(name="Dodo Drinks", slug="dodo", owner=make_user("dora@dodo.example"))
     brand_deposit_record(brand=dodo, amount=500_00, currency="EUR", bank_reference="DEP-DODO")

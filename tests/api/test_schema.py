@@ -55,7 +55,7 @@ def keep_connection():
 
 @pytest.fixture
 def key_header(alpaca, shop, keep_connection):
-    from campaigns.services import brand_deposit_record
+    from campaigns.services.funding import brand_deposit_record
 
     brand_deposit_record(brand=alpaca, amount=1_000_00, currency="EUR", bank_reference="FUZZ")
     secret = api_key_create(brand_id=alpaca.pk, name="fuzz", scopes=["read", "events", "payouts"]).secret

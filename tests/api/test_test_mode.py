@@ -11,7 +11,9 @@ from django.urls import get_resolver
 
 from campaigns.models import Brand
 from campaigns.modes import brand_test_twin
-from campaigns.services import brand_create, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.brands import brand_create
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import campaign_fund
 from joyback.api.keys import _hash, api_key_authenticate, api_key_create
 from joyback.api.models import ApiKey, IdempotencyKey, InboundEvent, WebhookEvent
 from joyback.api.webhooks.endpoints import webhook_endpoint_create
@@ -359,7 +361,7 @@ def test_the_sandbox_bank_is_closed_to_the_network_outside_the_sandbox(client, s
 
 
 def test_a_brand_address_may_not_look_like_a_test_twins(alice):
-    from campaigns.services import CampaignError
+    from campaigns.services.refusals import CampaignError
 
     with pytest.raises(CampaignError, match="two hyphens"):
         brand_create(name="Sneaky", slug="alpaca--test", owner=alice)

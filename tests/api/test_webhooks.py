@@ -191,7 +191,8 @@ def test_a_refund_in_the_window_tells_of_the_rejected_claim(
 
 
 def test_an_instant_reward_emits_verified_and_approved(summer, endpoint, receiver, deliver_now):
-    from verification.services import action_reward, identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
+    from verification.services.rewards import action_reward
 
     identity = identity_attach(
         participant=participant_create(brand=summer.brand), provider="tiktok", subject="x"
@@ -203,7 +204,9 @@ def test_an_instant_reward_emits_verified_and_approved(summer, endpoint, receive
 
 
 def test_a_review_decision_emits_its_outcome(summer, alice, endpoint, receiver, deliver_now, settings):
-    from verification.services import action_reward, claim_review, identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
+    from verification.services.review import claim_review
+    from verification.services.rewards import action_reward
 
     settings.FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE = 0  # every claim looks like a flood: it goes to review
     identity = identity_attach(

@@ -40,13 +40,9 @@ def data_setup() -> str:
     from django.contrib.auth import get_user_model
     from django.db import connections
 
-    from campaigns.services import (
-        brand_create,
-        brand_deposit_record,
-        campaign_create,
-        campaign_fund,
-        campaign_transition,
-    )
+    from campaigns.services.brands import brand_create
+    from campaigns.services.campaigns import campaign_create, campaign_transition
+    from campaigns.services.funding import brand_deposit_record, campaign_fund
     from joyback.api.keys import api_key_create
     from tests.conftest import verified
 

@@ -5,7 +5,7 @@ the CPU one payout costs from approval to bank <= 10 ms, the sandbox bank's shar
 
 The path measured is the product's own, end to end, with nothing called directly:
 
-1. an approval: verification.services.action_reward() for a WhatsApp opt-in (an instant action:
+1. an approval: verification.services.rewards.action_reward() for a WhatsApp opt-in (an instant action:
    the reward is posted, budget -> the person's payable, in one durable transaction), which marks
    the person due for a payout in that transaction (Participant.payout_due_at; no task is queued);
 2. the standing worker (`manage.py work`, its own process, SANDBOX on) claims the people due in
@@ -29,7 +29,7 @@ product, where the bank details are entered once and later rewards are paid to t
 Verification of Payee is already done (payee_vop_check through the PSP adapter at setup): the
 product asks the bank when the details are entered (payee_onboard, enqueued by the form), not
 when a reward is approved, so at approval time it is behind the person. A payout whose VoP is
-missing does the check inline (payouts.vop._payee_verify_step); that is not the path here.
+missing does the check inline (payouts.vop.payout_payee_verify); that is not the path here.
 
 Approvals come from one spawned process (its own interpreter and connection, as a web worker
 would be), paced at --payout-rate a second for --payout-seconds, then again at
@@ -193,19 +193,15 @@ def setup(*, runs: dict) -> Setup:
     from django.contrib.auth import get_user_model
     from django.db import connection, connections
 
-    from campaigns.services import (
-        brand_create,
-        brand_deposit_record,
-        campaign_create,
-        campaign_fund,
-        campaign_transition,
-    )
+    from campaigns.services.brands import brand_create
+    from campaigns.services.campaigns import campaign_create, campaign_transition
+    from campaigns.services.funding import brand_deposit_record, campaign_fund
     from payouts.forms import CONSENT_VERSION
     from payouts.models import VopResult
     from payouts.payees.services import payee_account_save
     from payouts.vop import payee_vop_check
     from tests.conftest import verified
-    from verification.services import identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per VoP request otherwise
     owner = get_user_model().objects.create_user(
@@ -285,7 +281,8 @@ def approvals_run(*, rule_id, warmup_ids, timed_ids, rate: float, timed_start=No
     from django.db import connection
 
     from verification.models import ActionRule, ClaimStatus, Identity
-    from verification.services import ClaimContext, ClaimRefused, action_reward
+    from verification.services.refusals import ClaimRefused
+    from verification.services.rewards import ClaimContext, action_reward
 
     with connection.cursor() as cursor:  # its backend's CPU is the approval's, printed apart
         cursor.execute(f"SET application_name = '{APPROVER_CONNECTION}'")
@@ -562,7 +559,7 @@ def backlog_run(plan: Setup, *, env: dict, tmp: Path, bench_db: str) -> dict:
     from django.conf import settings
     from django.db import connection
 
-    import verification.services as approvals
+    import verification.services.rewards as approvals
     from verification.models import ActionRule, Identity
 
     _warm, ids = plan.people["backlog"]

@@ -1,6 +1,6 @@
 """Reconciliation at size: a camt.053 of 100,000 entries imported and matched (against 10,000, for
 linear growth), and the brand's reconciliation page over 1,000,000 ledger entries and 200,000
-payouts (p95, and the number of queries at that size against a near-empty brand).
+payouts (p95, and the number of queries at that size against the same brand with one payout).
 
 Data is made by SQL (generate_series), not the ORM one row at a time. The statement's entries are
 debits for payouts the PSP already reported settled (the usual case: the statement confirms),
@@ -19,7 +19,7 @@ TIME_TARGET_S = 15.0
 RATIO_TARGET = 12.0
 
 
-def _payouts_insert(*, brand_id: int, participant_id: int, payee_id: int, count: int) -> None:
+def _payouts_insert(*, brand_id: int, participant_id: int, payee_id: int, first: int, count: int) -> None:
     from django.db import connection, transaction
 
     with transaction.atomic(durable=True), connection.cursor() as cursor:
@@ -30,8 +30,8 @@ def _payouts_insert(*, brand_id: int, participant_id: int, payee_id: int, count:
             "SELECT %s, %s, %s, 100 + g %% 900, 'EUR', 'sepa_instant', 'settled', '', "
             "'JBBENCH' || lpad(g::text, 10, '0'), '', false, '', 1, "
             "now() - (g || ' seconds')::interval, now(), "
-            "now() - (g || ' seconds')::interval, now() FROM generate_series(1, %s) AS g",
-            [brand_id, participant_id, payee_id, count],
+            "now() - (g || ' seconds')::interval, now() FROM generate_series(%s, %s) AS g",
+            [brand_id, participant_id, payee_id, first, first + count - 1],
         )
         cursor.execute("ANALYZE payouts_payout")
 
@@ -109,7 +109,6 @@ def measure(server, bench_db: str, args, note) -> dict:
     client = Client()
     client.force_login(user)
     url = f"/brands/{brand.slug}/reconciliation/"
-    small_timings, small_queries = _page(client, url)
 
     began = time.monotonic()
     participant = Participant.objects.create(brand=brand)
@@ -125,7 +124,12 @@ def measure(server, bench_db: str, args, note) -> dict:
         consent_at=timezone.now(),
         consent_version="bench",
     )
-    _payouts_insert(brand_id=brand.pk, participant_id=participant.pk, payee_id=payee.pk, count=PAYOUTS)
+    # The reference page is the same brand with one payout: a table with no rows skips its row query,
+    # so an empty brand would count one query fewer for a reason that has nothing to do with size.
+    owner = {"brand_id": brand.pk, "participant_id": participant.pk, "payee_id": payee.pk}
+    _payouts_insert(**owner, first=0, count=1)
+    small_timings, small_queries = _page(client, url)
+    _payouts_insert(**owner, first=1, count=PAYOUTS)
     ledger.accounts_setup(participants=1000, history=LEDGER_TRANSACTIONS)  # brand 1: this brand
     note(
         f"recon setup: {PAYOUTS} settled payouts and {2 * LEDGER_TRANSACTIONS} ledger entries by SQL, "
@@ -164,7 +168,7 @@ def lines(results: dict, *, note, line) -> list[str]:
     )
     note(
         f"recon page: p50 {results['p50']:.1f} ms, p95 {results['p95']:.1f} ms over {PAGE_REQUESTS} requests "
-        f"with {PAYOUTS} payouts and {2 * LEDGER_TRANSACTIONS} ledger entries (empty brand: p95 "
+        f"with {PAYOUTS} payouts and {2 * LEDGER_TRANSACTIONS} ledger entries (one payout: p95 "
         f"{results['small_p95']:.1f} ms)"
     )
     return [
@@ -181,7 +185,7 @@ def lines(results: dict, *, note, line) -> list[str]:
             "recon_page_queries",
             results["queries"],
             "queries",
-            "empty_brand",
+            "one_payout_brand",
             results["small_queries"],
             "queries",
         ),

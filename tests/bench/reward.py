@@ -1,4 +1,4 @@
-"""Instant action -> reward posted: the latency of verification.services.action_reward().
+"""Instant action -> reward posted: the latency of verification.services.rewards.action_reward().
 
 A WhatsApp opt-in is an instant action: once the person's identity is verified, action_reward()
 locks the campaign's rule, checks that the campaign is open and the caps, looks for fraud
@@ -60,18 +60,13 @@ def setup(*, sequential: int, concurrent: int, workers: int, history: int) -> Se
     from django.contrib.auth import get_user_model
     from django.db import connection, connections, transaction
 
-    from campaigns.services import (
-        brand_create,
-        brand_deposit_record,
-        campaign_budget_account,
-        campaign_create,
-        campaign_fund,
-        campaign_transition,
-    )
+    from campaigns.services.brands import brand_create
+    from campaigns.services.campaigns import campaign_create, campaign_transition
+    from campaigns.services.funding import brand_deposit_record, campaign_budget_account, campaign_fund
     from joyback.ledger.models import Account, AccountKind
     from tests.bench import ledger
     from tests.conftest import verified
-    from verification.services import identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
 
     owner = get_user_model().objects.create_user(
         email="reward-owner@bench.localhost", password="bench-owner-pw"
@@ -146,7 +141,8 @@ def setup(*, sequential: int, concurrent: int, workers: int, history: int) -> Se
 def rewards_claim(*, rule_id: int, identity_ids, warmup_id: int, worker: int, barrier=None) -> Report:
     """action_reward() for each identity in turn, each call timed; after one untimed call."""
     from verification.models import ActionRule, ClaimStatus, Identity
-    from verification.services import ClaimContext, ClaimRefused, action_reward
+    from verification.services.refusals import ClaimRefused
+    from verification.services.rewards import ClaimContext, action_reward
 
     rule = ActionRule.objects.select_related("campaign").get(pk=rule_id)
     by_id = Identity.objects.select_related("participant").in_bulk([warmup_id, *identity_ids])

@@ -63,7 +63,8 @@ databases <dbname>_bench and <dbname>_pgbench on that server and drops them at t
    scale_2nodes_requests against scale_1node_requests; each kind's p99 against 100 ms (payouts:
    approval -> bank against 1 s); scale_shared_lock_waits: lock waits (sampled) on anything but
    the hot rows the design accepts and one person's own rows (target 0);
-   chaos_lost_or_doubled: what the proofs after the chaos run found wrong (target 0).
+   chaos_lost_or_doubled: what the proofs after the chaos run found wrong (target 0), the payout
+   batch the standing worker held when it was killed asked about and settled, never sent again.
 11. recon_import_100k: a camt.053 of 100,000 entries imported and matched, against 10,000 (target
    < 15 s, ratio <= 12x); recon_page_p95 and recon_page_queries: the reconciliation page over
    1,000,000 ledger entries and 200,000 payouts (tests/bench/recon.py).

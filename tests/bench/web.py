@@ -171,15 +171,12 @@ def data_setup(*, people: int) -> list[Client]:
     from django.contrib.auth import get_user_model
     from django.db import connections
 
-    from campaigns.services import (
-        brand_create,
-        brand_deposit_record,
-        campaign_create,
-        campaign_fund,
-        campaign_transition,
-    )
+    from campaigns.services.brands import brand_create
+    from campaigns.services.campaigns import campaign_create, campaign_transition
+    from campaigns.services.funding import brand_deposit_record, campaign_fund
     from tests.conftest import verified
-    from verification.services import action_reward, identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
+    from verification.services.rewards import action_reward
     from verification.sessions import COOKIE, participant_cookie_value
 
     owner = get_user_model().objects.create_user(email="owner@bench.localhost", password="bench-owner-pw")

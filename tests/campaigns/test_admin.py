@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import Account, Entry, Hold, Transaction
 from tests.conftest import totp_enable
 

@@ -13,17 +13,15 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from campaigns.models import Brand, BrandVerification, Role
-from campaigns.services import (
-    CampaignError,
-    brand_deposit_record,
+from campaigns.services.brands import (
     brand_legal_details_save,
-    brand_topup_sandbox,
     brand_verification_revoke,
     brand_verify,
-    campaign_create,
-    campaign_fund,
     member_add,
 )
+from campaigns.services.campaigns import campaign_create
+from campaigns.services.funding import brand_deposit_record, brand_topup_sandbox, campaign_fund
+from campaigns.services.refusals import CampaignError
 from joyback.ledger.models import Account, AccountKind, Transaction
 from payouts.manual.services import payout_manual_enter
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment

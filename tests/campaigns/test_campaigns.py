@@ -5,16 +5,15 @@ from django.urls import reverse
 
 from campaigns.models import CampaignStatus, Trigger
 from campaigns.selectors import campaign_budget, campaign_claimability, campaign_dry_run
-from campaigns.services import (
-    CampaignError,
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import (
     brand_deposit_record,
     brand_funding_account,
     campaign_budget_account,
-    campaign_create,
     campaign_fund,
-    campaign_transition,
-    rule_save,
 )
+from campaigns.services.refusals import CampaignError
+from campaigns.services.rules import rule_save
 from joyback.ledger.models import Transaction
 
 pytestmark = pytest.mark.django_db
@@ -133,7 +132,8 @@ def test_an_empty_budget_tells_people_the_campaign_is_fully_claimed(make_live_ca
     campaign = make_live_campaign(package="whatsapp_reward", budget=2_00)
     assert campaign_claimability(campaign=campaign).open
 
-    from verification.services import action_reward, identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
+    from verification.services.rewards import action_reward
 
     person = participant_create(brand=campaign.brand)
     identity = identity_attach(participant=person, provider="whatsapp", subject="4915123456789")
@@ -191,7 +191,7 @@ def test_roles_decide_who_edits_funds_and_reads(client, request, summer, persona
 
 
 def test_a_marketer_cannot_move_money(client, make_user, alpaca, summer):
-    from campaigns.services import member_add
+    from campaigns.services.brands import member_add
 
     mia = make_user("mia@alpaca.example")
     member_add(brand=alpaca, user=mia, role="marketer")

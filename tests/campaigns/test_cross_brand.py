@@ -8,13 +8,8 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.models import Campaign
-from campaigns.services import (
-    brand_deposit_record,
-    brand_funding_account,
-    campaign_create,
-    campaign_fund,
-    campaign_transition,
-)
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, brand_funding_account, campaign_fund
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +27,8 @@ def sample_campaign(brand) -> Campaign:
 
 def sample_claim(brand):
     from verification.models import ActionClaim
-    from verification.services import action_reward, identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
+    from verification.services.rewards import action_reward
 
     campaign = sample_campaign(brand)
     existing = ActionClaim.objects.filter(campaign=campaign).first()

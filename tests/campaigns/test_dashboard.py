@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +64,7 @@ def test_the_account_statement_lists_entries(client, alice, funded_alpaca):
 
 
 def test_a_member_of_several_brands_picks_one(client, alice, alpaca, bison):
-    from campaigns.services import member_add
+    from campaigns.services.brands import member_add
 
     member_add(brand=bison, user=alice, role="viewer")
     client.force_login(alice)
@@ -116,7 +116,7 @@ def test_a_bad_brand_is_refused_with_a_message_and_nothing_created(client, make_
 
 
 def test_two_brands_with_one_name_get_distinct_slugs(alice, bob):
-    from campaigns.services import brand_create
+    from campaigns.services.brands import brand_create
 
     first = brand_create(name="Same Name", owner=alice)
     second = brand_create(name="Same Name", owner=bob)

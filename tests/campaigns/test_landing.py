@@ -3,8 +3,9 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.services import campaign_transition
-from verification.services import action_reward, identity_attach, participant_create
+from campaigns.services.campaigns import campaign_transition
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import action_reward
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,8 @@ from campaigns.visits import landing_visit_add
 from joyback.charts import Chart, Series, buckets_between, nice_ticks, spread
 from payouts.overview import conversion, cost_per, overview_funnels
 from verification.models import ActionClaim, ClaimStatus
-from verification.services import action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import action_reward
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Role
-from campaigns.services import brand_create, member_add
+from campaigns.services.brands import brand_create, member_add
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 
 from campaigns.models import Brand
 from campaigns.modes import brand_test_twin
-from campaigns.services import brand_create
+from campaigns.services.brands import brand_create
 from joyback.api.models import ApiKey
 from tests.campaigns.test_cross_brand import brand_scoped_patterns, url_for
 

@@ -4,15 +4,10 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Campaign
-from campaigns.services import (
-    CampaignError,
-    brand_deposit_record,
-    campaign_create,
-    campaign_fund,
-    campaign_launch_problems,
-    campaign_transition,
-    rule_save,
-)
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.refusals import CampaignError, campaign_launch_problems
+from campaigns.services.rules import rule_save
 from compliance.models import ComplianceDecision
 
 pytestmark = pytest.mark.django_db

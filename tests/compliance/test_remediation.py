@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from compliance.models import ComplianceDecision, RemediationCase
 from compliance.selectors import audit_chain_problems
 from joyback.ledger.models import Hold
@@ -18,7 +18,7 @@ from tests.verification.test_engagement import counts, share
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, SandboxTikTokUser
 from verification.sandbox.tiktok import video_post, video_share_url
-from verification.services import engagement_recheck, remediation_recheck
+from verification.services.shares import engagement_recheck, remediation_recheck
 
 pytestmark = pytest.mark.django_db
 

@@ -11,6 +11,8 @@ import pytest
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 860}}
+BROWSER_LOCALE = {"en": "en-US", "de": "de-DE", "es": "es-ES", "zh-hans": "zh-CN"}
 
 # Playwright's sync API keeps an event loop in the test's thread; the ORM calls the tests make
 # between page actions are still plain synchronous calls.
@@ -41,12 +43,34 @@ def browser():
 
 
 @pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 860}, locale="en-US")
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
+def open_page(browser):
+    """Opens a page as a person's own browser would be, at a size and in the language the browser
+    asks for (`options` go to the browser context: java_script_enabled, accept_downloads); every
+    context it opened is closed after the test."""
+    contexts = []
+
+    def opened(size="desktop", language="en", *, timeout=10_000, **options):
+        context = browser.new_context(
+            viewport=SIZES[size], locale=BROWSER_LOCALE[language], is_mobile=size == "phone", **options
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(timeout)
+        return page
+
+    yield opened
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(open_page):
+    return open_page()
+
+
+@pytest.fixture
+def phone(open_page):
+    return open_page("phone")
 
 
 @pytest.fixture
@@ -60,16 +84,55 @@ def screenshot():
 
 
 def sign_in(page, live_server, email, *, next_path="", secret=None):
-    """Sign in as a person does: email and password, then the authenticator app's code when the
-    account has a second factor (the personas' TOTP_SECRET unless given)."""
+    """Sign in as a person does, on the sign-in page (then at `next_path`, or the brand's pages)."""
+    page.goto(f"{live_server.url}/accounts/login/" + (f"?next={next_path}" if next_path else ""))
+    sign_in_here(page, email, secret=secret)
+
+
+def sign_in_here(page, email, *, secret=None):
+    """The sign-in form the page shows, whatever language it speaks: email and password, then the
+    authenticator app's code when the account has a second factor (the personas' TOTP_SECRET unless
+    given)."""
     from tests.conftest import PASSWORD, TOTP_SECRET, totp_code
 
-    page.goto(f"{live_server.url}/accounts/login/" + (f"?next={next_path}" if next_path else ""))
-    page.get_by_label("Email").fill(email)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
+    page.locator("input[name=login]").fill(email)
+    page.locator("input[name=password]").fill(PASSWORD)
+    page.locator("input[name=password]").press("Enter")
     page.wait_for_load_state()
     if "/accounts/2fa/authenticate/" in page.url:
-        page.get_by_label("Code").fill(totp_code(secret or TOTP_SECRET))
-        page.get_by_role("button", name="Sign In").click()
+        page.locator("input[name=code]").fill(totp_code(secret or TOTP_SECRET))
+        page.locator("input[name=code]").press("Enter")
         page.wait_for_load_state()
+
+
+def no_serious_violations(page) -> None:
+    """axe-core's check of the page as it is: no serious or critical accessibility violation."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    bad = [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert bad == [], "\n".join(bad)
+
+
+@pytest.fixture
+def creators(alpaca):
+    """Alpaca's live TikTok campaign for creators, funded with 100.00 of 500.00 EUR deposited."""
+    from campaigns.services.campaigns import campaign_create, campaign_transition
+    from campaigns.services.funding import brand_deposit_record, campaign_fund
+
+    brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-CREATORS")
+    campaign = campaign_create(
+        brand=alpaca,
+        name="Creators",
+        slug="creators",
+        package="tiktok_only",
+        currency="EUR",
+        countries=["DE"],
+        languages=["en"],
+    )
+    campaign_fund(campaign=campaign, amount=100_00)
+    return campaign_transition(campaign=campaign, to="live")

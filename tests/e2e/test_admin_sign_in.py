@@ -5,7 +5,7 @@ import pytest
 from django.contrib.admin.models import LogEntry
 from django.urls import reverse
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from payouts.models import Payout
 from tests.conftest import PASSWORD, SignedInClient, totp_code, totp_enable
 from tests.payouts.conftest import IBANS

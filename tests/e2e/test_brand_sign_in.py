@@ -2,7 +2,7 @@
 
 import pytest
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from tests.conftest import PASSWORD, totp_code
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -3,7 +3,8 @@ what to write instead and the rule, in German; Pat fixes the caption and checks 
 
 import pytest
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
 from compliance.models import RemediationCase
 from verification.models import SandboxTikTokUser, SandboxTikTokVideo
 from verification.sandbox.tiktok import video_post, video_share_url
@@ -29,10 +30,8 @@ def kaffee(alpaca):
     return campaign_transition(campaign=campaign, to="live")
 
 
-def test_a_creator_fixes_a_caption_from_the_reason_shown(live_server, browser, screenshot, kaffee):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="de-DE", is_mobile=True)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
+def test_a_creator_fixes_a_caption_from_the_reason_shown(live_server, open_page, screenshot, kaffee):
+    page = open_page("phone", "de")
     page.goto(f"{live_server.url}/c/kaffee/")
     page.get_by_role("button", name="TikTok verbinden").click()
     page.get_by_label("Sandbox TikTok user (display name)").fill("Pat Creator")
@@ -53,5 +52,4 @@ def test_a_creator_fixes_a_caption_from_the_reason_shown(live_server, browser, s
     page.get_by_role("button", name="Erledigt: bitte erneut prüfen").click()
     page.get_by_text("Danke, deine Werbekennzeichnung ist jetzt korrigiert.").wait_for()
     screenshot(page, "34-caption-fixed-de")
-    context.close()
     assert RemediationCase.objects.get().status == "fixed"

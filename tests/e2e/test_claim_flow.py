@@ -2,7 +2,8 @@
 
 import pytest
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
 from tests.e2e.conftest import sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -23,15 +24,6 @@ def live_campaign(alpaca):
     )
     campaign_fund(campaign=campaign, amount=100_00)
     return campaign_transition(campaign=campaign, to="live")
-
-
-@pytest.fixture
-def phone(browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
 
 
 # The status page polls its payout fragment every 10 s; a payout shown "Paid" may take one poll.

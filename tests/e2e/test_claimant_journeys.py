@@ -7,31 +7,19 @@ Each page is checked with axe-core: no serious or critical accessibility violati
 import re
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
+from tests.e2e.conftest import no_serious_violations
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 860}}
-BROWSER_LOCALE = {"en": "en-US", "de": "de-DE", "es": "es-ES", "zh-hans": "zh-CN"}
 # What each language says when the bank form is sent empty, and the step names it uses.
 SAID = {
     "de": {"check": "Bitte prüfe, was unten markiert ist", "send": "Mein Geld auszahlen", "iban": "IBAN"},
     "es": {"check": "Revisa lo que está marcado abajo", "send": None, "iban": "IBAN"},
     "zh-hans": {"check": "请检查下方标出的内容", "send": None, "iban": "IBAN"},
 }
-_axe = Axe()
-
-
-def no_serious_violations(page) -> None:
-    results = _axe.run(page)
-    bad = [
-        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-        for v in results.response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
-    assert bad == []
 
 
 def live(brand, *, slug, package, headline):
@@ -55,28 +43,6 @@ def summer(alpaca):
     return live(alpaca, slug="summer-glow", package="all_in_one", headline="Paid for loving our summer range")
 
 
-@pytest.fixture
-def visit(browser):
-    """A browser page at a size, in a language (as the browser asks for it), with or without JavaScript."""
-    contexts = []
-
-    def open_page(size="phone", language="en", javascript=True):
-        context = browser.new_context(
-            viewport=SIZES[size],
-            locale=BROWSER_LOCALE[language],
-            is_mobile=size == "phone",
-            java_script_enabled=javascript,
-        )
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        return page
-
-    yield open_page
-    for context in contexts:
-        context.close()
-
-
 def connect_tiktok(page, live_server, name="Pat Creator"):
     page.goto(f"{live_server.url}/c/summer-glow/")
     page.locator("#steps form[action*='/tiktok/'] button").click()
@@ -87,9 +53,9 @@ def connect_tiktok(page, live_server, name="Pat Creator"):
 
 @pytest.mark.parametrize(("language", "size"), [("de", "phone"), ("es", "desktop"), ("zh-hans", "phone")])
 def test_an_empty_bank_form_says_what_is_missing_in_the_readers_language(
-    live_server, visit, screenshot, summer, language, size
+    live_server, open_page, screenshot, summer, language, size
 ):
-    page = visit(size, language)
+    page = open_page(size, language)
     connect_tiktok(page, live_server)
     form = page.locator("#payee form")
     form.locator("input[name=name]").fill("Pat Example")
@@ -109,8 +75,8 @@ def test_an_empty_bank_form_says_what_is_missing_in_the_readers_language(
     no_serious_violations(page)
 
 
-def test_without_javascript_the_bank_form_still_shows_its_errors(live_server, visit, screenshot, summer):
-    page = visit("phone", "de", javascript=False)
+def test_without_javascript_the_bank_form_still_shows_its_errors(live_server, open_page, screenshot, summer):
+    page = open_page("phone", "de", java_script_enabled=False)
     page.goto(f"{live_server.url}/c/summer-glow/")
     page.get_by_role("link", name="Bankdaten angeben").click()
 
@@ -121,14 +87,14 @@ def test_without_javascript_the_bank_form_still_shows_its_errors(live_server, vi
     assert "Gib deinen Namen so ein, wie er bei deiner Bank hinterlegt ist." in page.content()
     screenshot(page, "31-bank-form-errors-no-javascript")
     # axe-core runs as a script, so it looks at the same answer in a page that runs scripts.
-    checker = visit("phone", "de")
+    checker = open_page("phone", "de")
     checker.goto(f"{live_server.url}/healthz/")
     checker.set_content(page.content())
     no_serious_violations(checker)
 
 
-def test_while_waiting_for_whatsapp_a_typed_video_link_stays(live_server, visit, screenshot, summer):
-    page = visit("desktop", "en")
+def test_while_waiting_for_whatsapp_a_typed_video_link_stays(live_server, open_page, screenshot, summer):
+    page = open_page("desktop", "en")
     connect_tiktok(page, live_server)
     page.get_by_role("button", name="Opt in on WhatsApp").click()
     page.get_by_text("Waiting for your message").wait_for()
@@ -153,8 +119,8 @@ def test_while_waiting_for_whatsapp_a_typed_video_link_stays(live_server, visit,
     no_serious_violations(page)
 
 
-def test_a_bad_video_link_is_explained_in_the_step_in_german(live_server, visit, screenshot, summer):
-    page = visit("phone", "de")
+def test_a_bad_video_link_is_explained_in_the_step_in_german(live_server, open_page, screenshot, summer):
+    page = open_page("phone", "de")
     connect_tiktok(page, live_server)
 
     page.locator("#video-url-ugc_share").fill("https://example.com/not-tiktok")
@@ -169,8 +135,8 @@ def test_a_bad_video_link_is_explained_in_the_step_in_german(live_server, visit,
     no_serious_violations(page)
 
 
-def test_the_demo_video_step_can_be_finished_in_the_sandbox(live_server, visit, screenshot, summer):
-    page = visit("desktop", "en")
+def test_the_demo_video_step_can_be_finished_in_the_sandbox(live_server, open_page, screenshot, summer):
+    page = open_page("desktop", "en")
     connect_tiktok(page, live_server)
 
     page.get_by_role("link", name="sandbox TikTok studio").click()
@@ -197,9 +163,9 @@ def test_the_demo_video_step_can_be_finished_in_the_sandbox(live_server, visit, 
 
 
 @pytest.mark.parametrize(("package", "language"), [("cashback", "es"), ("whatsapp_reward", "zh-hans")])
-def test_a_page_shows_only_its_packages_steps(live_server, visit, screenshot, alpaca, package, language):
+def test_a_page_shows_only_its_packages_steps(live_server, open_page, screenshot, alpaca, package, language):
     campaign = live(alpaca, slug=f"only-{package}".replace("_", "-"), package=package, headline="Only this")
-    page = visit("phone", language)
+    page = open_page("phone", language)
 
     page.goto(f"{live_server.url}/c/{campaign.slug}/")
     page.locator("#steps .step").first.wait_for()

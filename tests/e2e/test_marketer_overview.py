@@ -11,43 +11,15 @@ import io
 from datetime import timedelta
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from django.utils import timezone
 
 from campaigns.visits import landing_visit_add
-from tests.conftest import PASSWORD, TOTP_SECRET, totp_code
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import SCREENSHOTS, no_serious_violations, sign_in
 from verification.models import ActionClaim, ClaimStatus
-from verification.services import action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import action_reward
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 860}}
-BROWSER_LOCALE = {"en": "en-US", "de": "de-DE"}
-_axe = Axe()
-
-
-def no_serious_violations(page) -> None:
-    results = _axe.run(page)
-    bad = [
-        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-        for v in results.response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
-    assert bad == [], "\n".join(bad)
-
-
-def sign_in(page, live_server, email, *, next_path):
-    """Sign in as a person does, whatever language the page speaks: the form's own fields."""
-    page.goto(f"{live_server.url}/accounts/login/?next={next_path}")
-    page.locator("input[name=login]").fill(email)
-    page.locator("input[name=password]").fill(PASSWORD)
-    page.locator("input[name=password]").press("Enter")
-    page.wait_for_load_state()
-    if "/accounts/2fa/authenticate/" in page.url:
-        page.locator("input[name=code]").fill(totp_code(TOTP_SECRET))
-        page.locator("input[name=code]").press("Enter")
-        page.wait_for_load_state()
 
 
 def no_sideways_scroll(page) -> None:
@@ -88,24 +60,13 @@ def busy_summer(summer):
 
 
 @pytest.fixture
-def open_page(browser):
-    contexts = []
+def patient_page(open_page):
+    """Alice's pages wait longer: on a busy machine the overview's fragments take a while."""
 
     def opened(size="desktop", language="en"):
-        context = browser.new_context(
-            viewport=SIZES[size],
-            locale=BROWSER_LOCALE[language],
-            is_mobile=size == "phone",
-            accept_downloads=True,
-        )
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        return page
+        return open_page(size, language, timeout=15_000, accept_downloads=True)
 
-    yield opened
-    for context in contexts:
-        context.close()
+    return opened
 
 
 def overview_loaded(page):
@@ -120,9 +81,9 @@ def overview_loaded(page):
 
 @pytest.mark.parametrize(("size", "language"), [("desktop", "en"), ("phone", "de")])
 def test_the_overview_shows_what_the_money_bought(
-    live_server, open_page, screenshot, alice, busy_summer, size, language
+    live_server, patient_page, screenshot, alice, busy_summer, size, language
 ):
-    page = open_page(size, language)
+    page = patient_page(size, language)
     sign_in(page, live_server, alice.email, next_path="/brands/alpaca/")
 
     overview_loaded(page)
@@ -150,8 +111,8 @@ def test_the_overview_shows_what_the_money_bought(
         page.locator(f"#{part}").screenshot(path=str(SCREENSHOTS / f"marketer-{part}-{size}-{language}.png"))
 
 
-def test_the_overview_by_week_for_one_campaign(live_server, open_page, screenshot, alice, busy_summer):
-    page = open_page("desktop", "en")
+def test_the_overview_by_week_for_one_campaign(live_server, patient_page, screenshot, alice, busy_summer):
+    page = patient_page("desktop", "en")
     sign_in(page, live_server, alice.email, next_path="/brands/alpaca/")
     overview_loaded(page)
 
@@ -165,8 +126,10 @@ def test_the_overview_by_week_for_one_campaign(live_server, open_page, screensho
     screenshot(page, "marketer-overview-weekly")
 
 
-def test_the_claims_table_filters_pages_and_downloads(live_server, open_page, screenshot, alice, busy_summer):
-    page = open_page("desktop", "en")
+def test_the_claims_table_filters_pages_and_downloads(
+    live_server, patient_page, screenshot, alice, busy_summer
+):
+    page = patient_page("desktop", "en")
     sign_in(page, live_server, alice.email, next_path="/brands/alpaca/claims/")
 
     assert "1\u201325 of 32 rows" in page.locator(".pager").inner_text()
@@ -189,8 +152,8 @@ def test_the_claims_table_filters_pages_and_downloads(live_server, open_page, sc
     assert len(rows) == 3 and {row[5] for row in rows[1:]} == {"Pending"}
 
 
-def test_on_a_phone_the_claims_are_cards_in_german(live_server, open_page, screenshot, alice, busy_summer):
-    page = open_page("phone", "de")
+def test_on_a_phone_the_claims_are_cards_in_german(live_server, patient_page, screenshot, alice, busy_summer):
+    page = patient_page("phone", "de")
     sign_in(page, live_server, alice.email, next_path="/brands/alpaca/claims/")
 
     first = page.locator("tbody tr").first
@@ -208,9 +171,9 @@ def test_on_a_phone_the_claims_are_cards_in_german(live_server, open_page, scree
 
 @pytest.mark.parametrize(("size", "language"), [("desktop", "en"), ("phone", "de")])
 def test_the_people_and_payouts_tables(
-    live_server, open_page, screenshot, alice, busy_summer, size, language
+    live_server, patient_page, screenshot, alice, busy_summer, size, language
 ):
-    page = open_page(size, language)
+    page = patient_page(size, language)
     sign_in(page, live_server, alice.email, next_path="/brands/alpaca/people/")
 
     assert "Creator 29" in page.locator("main").inner_text()
@@ -226,9 +189,9 @@ def test_the_people_and_payouts_tables(
 
 @pytest.mark.parametrize(("size", "language"), [("desktop", "en"), ("phone", "de")])
 def test_the_campaign_page_draws_its_budget(
-    live_server, open_page, screenshot, alice, busy_summer, size, language
+    live_server, patient_page, screenshot, alice, busy_summer, size, language
 ):
-    page = open_page(size, language)
+    page = patient_page(size, language)
     sign_in(page, live_server, alice.email, next_path=f"/brands/alpaca/campaigns/{busy_summer.pk}/")
 
     page.locator("#chart-budget svg.chart-svg").wait_for()
@@ -243,8 +206,8 @@ def test_the_campaign_page_draws_its_budget(
     )
 
 
-def test_a_new_brand_is_offered_its_first_step(live_server, open_page, screenshot, alice, alpaca):
-    page = open_page("phone", "en")
+def test_a_new_brand_is_offered_its_first_step(live_server, patient_page, screenshot, alice, alpaca):
+    page = patient_page("phone", "en")
     sign_in(page, live_server, alice.email, next_path="/brands/alpaca/")
 
     assert page.get_by_role("link", name="Create your first campaign").is_visible()

@@ -7,7 +7,8 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Role
-from campaigns.services import brand_deposit_record, member_add
+from campaigns.services.brands import member_add
+from campaigns.services.funding import brand_deposit_record
 from payouts.models import Payout
 from tests.conftest import PASSWORD, SignedInClient, totp_code
 from tests.e2e.conftest import sign_in

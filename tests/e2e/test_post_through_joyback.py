@@ -5,9 +5,8 @@ step says why nothing was posted."""
 
 import pytest
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
 from verification.models import ActionClaim, SandboxTikTokPublish, TikTokPost
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -15,7 +14,7 @@ MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + b"\x00" * 40_000
 
 
 @pytest.fixture
-def live(alpaca, settings, tmp_path):
+def live(creators, settings, tmp_path):
     settings.STORAGES = {
         **settings.STORAGES,
         "video_uploads": {
@@ -23,25 +22,7 @@ def live(alpaca, settings, tmp_path):
             "OPTIONS": {"location": str(tmp_path / "uploads")},
         },
     }
-    brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-POST")
-    campaign = campaign_create(
-        brand=alpaca,
-        name="Creators",
-        slug="creators",
-        package="tiktok_only",
-        currency="EUR",
-        countries=["DE"],
-        languages=["en"],
-    )
-    campaign_fund(campaign=campaign, amount=100_00)
-    return campaign_transition(campaign=campaign, to="live")
-
-
-def phone(browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    return context, page
+    return creators
 
 
 def connect_and_allow_posting(page, live_server, screenshot=None):
@@ -71,8 +52,8 @@ def choose_and_post(page):
     page.get_by_label("Your caption (after the disclosure)").fill("Morning ritual with the new roast!")
 
 
-def test_a_creator_posts_through_joyback_with_the_label_on(live_server, browser, screenshot, live):
-    context, page = phone(browser)
+def test_a_creator_posts_through_joyback_with_the_label_on(live_server, open_page, screenshot, live):
+    page = open_page("phone", timeout=15_000)
     connect_and_allow_posting(page, live_server, screenshot)
     page.get_by_text("Your caption starts with:").wait_for()
     choose_and_post(page)
@@ -87,7 +68,7 @@ def test_a_creator_posts_through_joyback_with_the_label_on(live_server, browser,
     page.get_by_text("Posted through JoyBack with TikTok's “Paid partnership” label on.").wait_for()
     page.get_by_text("the reward is reserved for you").wait_for()
     screenshot(page, "37-posted-through-joyback")
-    context.close()
+    page.context.close()
 
     sent = SandboxTikTokPublish.objects.get()
     assert sent.post_info["brand_content_toggle"] is True
@@ -100,10 +81,10 @@ def test_a_creator_posts_through_joyback_with_the_label_on(live_server, browser,
 
 
 def test_an_unaudited_app_tells_the_creator_why_nothing_was_posted(
-    live_server, browser, screenshot, live, settings
+    live_server, open_page, screenshot, live, settings
 ):
     settings.SANDBOX_TIKTOK_UNAUDITED = True
-    context, page = phone(browser)
+    page = open_page("phone", timeout=15_000)
     connect_and_allow_posting(page, live_server)
     choose_and_post(page)
 
@@ -112,7 +93,7 @@ def test_an_unaudited_app_tells_the_creator_why_nothing_was_posted(
     page.get_by_role("button", name="Post it on TikTok").wait_for()  # they may choose again later
     page.get_by_label("Link to your TikTok video").wait_for()  # or post it themselves
     screenshot(page, "38-post-private-only")
-    context.close()
+    page.context.close()
 
     assert TikTokPost.objects.get().failure == "private_only"
     assert not ActionClaim.objects.filter(rule__trigger="ugc_share").exists()

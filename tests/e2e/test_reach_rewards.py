@@ -3,7 +3,6 @@ sandbox video's views, read after read; Alice sees the video in her content libr
 
 import pytest
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
 from tests.e2e.conftest import sign_in
 from verification.models import ActionClaim, SandboxTikTokUser, SandboxTikTokVideo
 from verification.sandbox.tiktok import video_post, video_share_url
@@ -11,24 +10,8 @@ from verification.sandbox.tiktok import video_post, video_share_url
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def creators(alpaca):
-    brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-REACH")
-    campaign = campaign_create(
-        brand=alpaca,
-        name="Creators",
-        slug="creators",
-        package="tiktok_only",
-        currency="EUR",
-        countries=["DE"],
-        languages=["en"],
-    )
-    campaign_fund(campaign=campaign, amount=100_00)
-    return campaign_transition(campaign=campaign, to="live")
-
-
 def test_a_brand_sets_tiers_and_a_creators_reward_grows_with_the_views(
-    live_server, page, browser, screenshot, alice, creators
+    live_server, page, open_page, screenshot, alice, creators
 ):
     sign_in(page, live_server, "alice@alpaca.example")
     page.goto(f"{live_server.url}/brands/{creators.brand.slug}/campaigns/{creators.pk}/")
@@ -45,9 +28,7 @@ def test_a_brand_sets_tiers_and_a_creators_reward_grows_with_the_views(
     screenshot(page, "80-reach-rule-set")
     assert creators.rules.get(trigger="ugc_share").reach_tiers == [[1000, 100], [10000, 500]]
 
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True)
-    cora = context.new_page()
-    cora.set_default_timeout(10_000)
+    cora = open_page("phone")
     cora.goto(f"{live_server.url}/c/creators/")
     cora.get_by_role("button", name="Connect TikTok").click()
     cora.get_by_label("Sandbox TikTok user (display name)").fill("Cora Creator")
@@ -76,7 +57,7 @@ def test_a_brand_sets_tiers_and_a_creators_reward_grows_with_the_views(
     cora.locator(".reach-paid", has_text="€5.00").wait_for()
     assert cora.locator(".reach-readings li").count() == 2
     screenshot(cora, "83-reach-second-tier")
-    context.close()
+    cora.context.close()
 
     claim = ActionClaim.objects.get(rule__trigger="ugc_share")
     assert (claim.status, claim.reach_paid) == ("pending", 5_00)

@@ -6,7 +6,7 @@ import pytest
 from joyback.ledger.models import Account, AccountKind
 from payouts.models import StatementImport
 from payouts.reconciliation.references import brand_deposit_reference
-from tests.conftest import PASSWORD, totp_code
+from tests.e2e.conftest import sign_in_here
 from tests.payouts.camt_fixtures import Ntry, camt053
 from tests.payouts.conftest import staff_user
 
@@ -14,18 +14,12 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 BANK_PERMISSIONS = ("statement_upload", "statement_approve", "exception_resolve")
 
 
-def admin_login(browser, live_server, email):
+def admin_login(open_page, live_server, email):
     """Staff open the admin, are sent to the product's sign-in, and give password and code."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
-    page = context.new_page()
-    page.set_default_timeout(10_000)
+    page = open_page()
     page.goto(f"{live_server.url}/admin/payouts/statementimport/")
     page.wait_for_url("**/accounts/login/**")
-    page.get_by_label("Email").fill(email)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
-    page.get_by_label("Code").fill(totp_code())
-    page.get_by_role("button", name="Sign In").click()
+    sign_in_here(page, email)
     page.wait_for_url(f"{live_server.url}/admin/payouts/statementimport/")
     return page
 
@@ -36,7 +30,7 @@ def funded(brand) -> int:
 
 
 def test_staff_upload_books_only_once_a_second_person_approves(
-    browser, live_server, screenshot, make_user, alpaca, tmp_path
+    open_page, live_server, screenshot, make_user, alpaca, tmp_path
 ):
     staff_user(make_user, "sam@joyback.example", *BANK_PERMISSIONS)
     staff_user(make_user, "tara@joyback.example", *BANK_PERMISSIONS)
@@ -52,7 +46,7 @@ def test_staff_upload_books_only_once_a_second_person_approves(
         )
     )
 
-    sam = admin_login(browser, live_server, "sam@joyback.example")
+    sam = admin_login(open_page, live_server, "sam@joyback.example")
     sam.get_by_role("link", name="Upload a bank statement").click()
     sam.locator("input[name=statement]").set_input_files(str(statement))
     sam.get_by_role("button", name="Upload for approval").click()
@@ -62,7 +56,7 @@ def test_staff_upload_books_only_once_a_second_person_approves(
     screenshot(sam, "bank-statement-01-uploaded-awaiting")
     assert funded(alpaca) == 0
 
-    tara = admin_login(browser, live_server, "tara@joyback.example")
+    tara = admin_login(open_page, live_server, "tara@joyback.example")
     tara.get_by_role("link", name="camt053-from-the-bank.xml").click()
     screenshot(tara, "bank-statement-02-second-person")
     tara.get_by_role("button", name="Approve and import").click()
@@ -77,5 +71,3 @@ def test_staff_upload_books_only_once_a_second_person_approves(
         "tara@joyback.example",
         "done",
     )
-    sam.context.close()
-    tara.context.close()

@@ -3,35 +3,17 @@
 import pytest
 from django.test import override_settings
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
 from tests.e2e.conftest import sign_in
 from verification.models import ActionClaim, SandboxTikTokUser
 from verification.sandbox.tiktok import video_post, video_share_url
-from verification.services import ClaimContext, action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import ClaimContext, action_reward
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def live(alpaca):
-    brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-SHARE")
-    campaign = campaign_create(
-        brand=alpaca,
-        name="Creators",
-        slug="creators",
-        package="tiktok_only",
-        currency="EUR",
-        countries=["DE"],
-        languages=["en"],
-    )
-    campaign_fund(campaign=campaign, amount=100_00)
-    return campaign_transition(campaign=campaign, to="live")
-
-
-def test_a_creator_submits_a_disclosed_video(live_server, browser, screenshot, live):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True)
-    page = context.new_page()
-    page.set_default_timeout(10_000)
+def test_a_creator_submits_a_disclosed_video(live_server, phone, screenshot, creators):
+    page = phone
     page.goto(f"{live_server.url}/c/creators/")
     page.get_by_role("button", name="Connect TikTok").click()
     page.get_by_label("Sandbox TikTok user (display name)").fill("Cora Creator")
@@ -48,17 +30,16 @@ def test_a_creator_submits_a_disclosed_video(live_server, browser, screenshot, l
     page.get_by_text("We check your video when its window closes").wait_for()
     page.get_by_text("the reward is reserved for you").wait_for()  # the steps fragment loads after the page
     screenshot(page, "30-share-submitted")
-    context.close()
     assert ActionClaim.objects.get(rule__trigger="ugc_share").status == "pending"
 
 
-def test_a_member_approves_a_held_claim(live_server, page, screenshot, alice, live):
+def test_a_member_approves_a_held_claim(live_server, page, screenshot, alice, creators):
     identity = identity_attach(
-        participant=participant_create(brand=live.brand), provider="tiktok", subject="oid-x"
+        participant=participant_create(brand=creators.brand), provider="tiktok", subject="oid-x"
     )
     with override_settings(FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR=0):
         held = action_reward(
-            rule=live.rules.get(trigger="tiktok_login"),
+            rule=creators.rules.get(trigger="tiktok_login"),
             identity=identity,
             context=ClaimContext(client_ip="192.0.2.44"),
         )

@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from campaigns.services import brand_deposit_record, campaign_create, campaign_fund, campaign_transition
-from tests.conftest import PASSWORD, totp_code
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
+from tests.e2e.conftest import sign_in
 from verification.cashback import purchase_confirm
 from verification.models import Purchase
 
@@ -35,14 +36,9 @@ def cashback(alpaca):
 
 
 def test_a_connected_sandbox_shops_order_earns_cashback_that_is_paid(
-    live_server, page, browser, screenshot, alice, cashback
+    live_server, page, phone, screenshot, alice, cashback
 ):
-    page.goto(f"{live_server.url}/accounts/login/?next=/brands/alpaca/shops/")
-    page.get_by_label("Email").fill("alice@alpaca.example")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
-    page.get_by_label("Code").fill(totp_code())  # Alice owns the brand: money needs her second factor
-    page.get_by_role("button", name="Sign In").click()
+    sign_in(page, live_server, "alice@alpaca.example", next_path="/brands/alpaca/shops/")
     page.wait_for_url(f"{live_server.url}/brands/alpaca/shops/")
 
     page.get_by_label("Shop", exact=True).select_option("shopify")
@@ -78,9 +74,6 @@ def test_a_connected_sandbox_shops_order_earns_cashback_that_is_paid(
     orders.get_by_text("Approved").wait_for()
     screenshot(page, "shops-04-orders")
 
-    buyer = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True)
-    phone = buyer.new_page()
-    phone.set_default_timeout(10_000)
     phone.goto(f"{live_server.url}{claim_link}")
     phone.get_by_label("Full name, as your bank knows it").fill("Pat Example")
     phone.get_by_label("Email").fill("pat@example.com")
@@ -93,4 +86,3 @@ def test_a_connected_sandbox_shops_order_earns_cashback_that_is_paid(
     phone.locator("#status-payout .badge").filter(has_text="Paid").wait_for(timeout=POLL_MS)
     assert phone.locator("#status-payout").get_by_text("€2.00").is_visible()  # 5 % of 40.00
     screenshot(phone, "shops-06-paid")
-    buyer.close()

@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from campaigns.services import brand_create, brand_deposit_record
+from campaigns.services.brands import brand_create
+from campaigns.services.funding import brand_deposit_record
 from joyback.api.models import ApiKey
 from tests.e2e.conftest import sign_in
 

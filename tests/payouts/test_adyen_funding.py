@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from schwifty import IBAN
 
 from campaigns.models import Membership, Role
-from campaigns.services import brand_create, brand_verify
+from campaigns.services.brands import brand_create, brand_verify
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts import psp
@@ -160,7 +160,7 @@ def test_the_adapter_reads_adyens_documented_answers_and_keys_each_step(monkeypa
         return httpx.Response(200, json=example(PLATFORM, name))
 
     client = httpx.Client(transport=httpx.MockTransport(handler))
-    monkeypatch.setattr(psp, "_client", lambda: client)
+    monkeypatch.setattr(psp, "psp_client", lambda: client)
 
     opened = adyen_funding.account_open(
         key="joyback-virtual-account-7",

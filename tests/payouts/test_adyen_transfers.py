@@ -124,7 +124,7 @@ def recording_client(monkeypatch, answer):
         return answer(request)
 
     client = httpx.Client(transport=httpx.MockTransport(handler))
-    monkeypatch.setattr(psp, "_client", lambda: client)
+    monkeypatch.setattr(psp, "psp_client", lambda: client)
     return sent
 
 

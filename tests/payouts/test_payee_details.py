@@ -132,7 +132,7 @@ def test_details_without_any_reward_are_refused(client, summer):
 
 @pytest.mark.parametrize("status", ["paused", "ended"])
 def test_a_closed_campaign_takes_no_details(client, summer, status):
-    from campaigns.services import campaign_transition
+    from campaigns.services.campaigns import campaign_transition
 
     rewarded_in_browser(client, summer)
     campaign_transition(campaign=summer, to=status)
@@ -144,7 +144,7 @@ def test_a_closed_campaign_takes_no_details(client, summer, status):
 
 
 def test_a_draft_campaign_has_no_public_page(client, alpaca):
-    from campaigns.services import campaign_create
+    from campaigns.services.campaigns import campaign_create
 
     campaign_create(
         brand=alpaca, name="Secret", package="cashback", currency="EUR", countries=["DE"], languages=[]

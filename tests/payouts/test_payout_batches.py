@@ -45,7 +45,7 @@ def own_iban(number: int, outcome: str = "settle") -> str:
 def ready_person(campaign, *, outcome: str = "settle", vop: bool = True):
     """A person with a verified WhatsApp identity and bank details of their own (name checked with
     their bank unless vop=False), not yet rewarded."""
-    from verification.services import identity_attach, participant_create
+    from verification.services.participants import identity_attach, participant_create
 
     number = next(NUMBERS)
     person = participant_create(brand=campaign.brand)
@@ -68,7 +68,7 @@ def ready_person(campaign, *, outcome: str = "settle", vop: bool = True):
 
 
 def approve(campaign, identity):
-    from verification.services import action_reward
+    from verification.services.rewards import action_reward
 
     claim = action_reward(rule=campaign.rules.get(trigger="whatsapp_optin"), identity=identity)
     assert claim.status == "approved", claim.reason
@@ -153,7 +153,7 @@ def test_a_person_whose_name_the_bank_was_never_asked_about_is_asked_once(club):
 
 
 def test_nothing_is_paid_to_a_person_held_for_review_or_without_bank_details(club):
-    from verification.services import identity_attach, participant_create, participants_flag
+    from verification.services.participants import identity_attach, participant_create, participants_flag
 
     held, held_identity = ready_person(club)
     approve(club, held_identity)
@@ -255,7 +255,8 @@ def test_any_interleaving_of_batches_and_crashes_pays_every_reward_exactly_once(
 
 def reward_again(campaign, person):
     from verification.models import ActionClaim
-    from verification.services import action_reward, identity_attach
+    from verification.services.participants import identity_attach
+    from verification.services.rewards import action_reward
 
     if ActionClaim.objects.filter(participant=person, rule__trigger="tiktok_login").exists():
         return
@@ -268,7 +269,7 @@ def reward_again(campaign, person):
 @pytest.mark.django_db(transaction=True)
 def test_workers_racing_over_the_same_people_never_submit_a_payout_twice(club, monkeypatch):
     # Set up without the inline pass a test's commit would run: the workers below take them.
-    monkeypatch.setattr("verification.services.standing_work_soon", lambda name: None)
+    monkeypatch.setattr("verification.services.rewards.standing_work_soon", lambda name: None)
     people = []
     for number in range(12):
         person, identity = ready_person(club, outcome="timeout" if number % 4 == 0 else "settle")

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from joyback.ledger.services import account_get_or_create, transfer_post
@@ -271,7 +271,7 @@ def test_accepted_payouts_always_fit_every_limit(make_user, limits, steps):
     """Each example: a fresh brand with 150 EUR confirmed, three bank accounts, random payouts. A
     payout goes through exactly when the model says it fits; it waits exactly when the model says a
     second person must approve it; the ledger never drifts."""
-    from campaigns.services import brand_create
+    from campaigns.services.brands import brand_create
 
     limits.PAYOUT_NEW_ACCOUNT_APPROVAL = True
     limits.PAYOUT_WINDOW_APPROVAL_THRESHOLD = 70_00

@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns.services import brand_deposit_record
+from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment, VopCheck
@@ -261,7 +261,8 @@ def test_pat_without_email_is_told_on_whatsapp(owed):
 def test_a_reward_taken_back_after_payout_is_netted_against_the_next(owed, summer):
     from payouts.submission.create import payout_for_participant
     from verification.models import ActionClaim
-    from verification.services import action_reward, claim_clawback, identity_attach
+    from verification.services.participants import identity_attach
+    from verification.services.rewards import action_reward, claim_clawback
 
     person = owed()
     login = ActionClaim.objects.get()
@@ -281,7 +282,7 @@ def test_a_reward_taken_back_after_payout_is_netted_against_the_next(owed, summe
 
 def test_a_reward_taken_back_before_payout_never_leaves(client, summer):
     from verification.models import ActionClaim
-    from verification.services import claim_clawback
+    from verification.services.rewards import claim_clawback
 
     person = rewarded_in_browser(client, summer)
     claim_clawback(claim=ActionClaim.objects.get(), reason="refund")

@@ -71,7 +71,8 @@ def test_a_settled_payout_queues_no_further_payout_when_nothing_more_is_owed(
 def test_money_that_arrived_while_a_payout_was_open_goes_out_when_it_settles(
     owed, summer, django_capture_on_commit_callbacks
 ):
-    from verification.services import action_reward, identity_attach
+    from verification.services.participants import identity_attach
+    from verification.services.rewards import action_reward
 
     person = owed(iban=IBANS["pending"])
     first = Payout.objects.get()
@@ -98,7 +99,8 @@ def test_a_reward_racing_the_settlement_of_the_open_payout_is_still_paid(client,
 
     from django.db import connection
 
-    from verification.services import action_reward, identity_attach
+    from verification.services.participants import identity_attach
+    from verification.services.rewards import action_reward
 
     person = rewarded_in_browser(client, summer)
     payee_details(client, summer, iban=IBANS["pending"])  # paid, accepted, not settled yet

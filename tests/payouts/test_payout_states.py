@@ -145,7 +145,8 @@ def test_an_unreachable_payee_bank_delays_without_blaming_pat(owed):
 
 
 def test_rewards_that_arrive_while_a_payout_is_open_go_in_the_next_one(owed, summer, client):
-    from verification.services import action_reward, identity_attach
+    from verification.services.participants import identity_attach
+    from verification.services.rewards import action_reward
 
     person = owed(iban=IBANS["pending"])
     first = Payout.objects.get()

@@ -91,21 +91,30 @@ def test_a_viewer_reads_but_cannot_compare(client, vic, alpaca):
     assert compare(client, alpaca, camt053([])).status_code == 403
 
 
-def test_the_table_filters_pages_by_seek_and_exports_csv(owed, client, vic, alpaca):
+def test_the_payouts_are_the_payouts_table_with_the_banks_evidence(owed, client, vic, alpaca):
     owed()
     payout = Payout.objects.get()
+    feed(camt053([paid(payout, ref="BANK-PAYOUT-7")]))
     client.force_login(vic)
 
-    found = client.get(page(alpaca), {"q": payout.end_to_end_id, "part": "table"}, HTTP_HX_REQUEST="true")
-    missing = client.get(page(alpaca), {"status": "returned", "part": "table"}, HTTP_HX_REQUEST="true")
-    bad = client.get(page(alpaca), {"date_from": "yesterday", "amount_min": "lots"})
+    body = client.get(page(alpaca)).content.decode()
+    found = client.get(page(alpaca), {"q": payout.end_to_end_id}, HTTP_HX_REQUEST="true")
+    missing = client.get(page(alpaca), {"status": "returned"}, HTTP_HX_REQUEST="true")
+    bad = client.get(page(alpaca), {"start": "yesterday", "amount_min": "lots"})
     csv = client.get(reverse("payouts:reconciliation_csv", args=[alpaca.slug]), {"status": "settled"})
 
-    assert payout.end_to_end_id in found.content.decode() and "<html" not in found.content.decode()
+    # The same filters, pages and CSV as the brand's table of all payouts, and the bank's line.
+    assert 'action="/brands/alpaca/reconciliation/"' in body and "Download these rows (CSV)" in body
+    assert "/brands/alpaca/reconciliation/payouts.csv" in body
+    assert "BANK-PAYOUT-7" in body
+    assert found.content.decode().lstrip().startswith('<div id="results">')
+    assert payout.end_to_end_id in found.content.decode() and "BANK-PAYOUT-7" in found.content.decode()
     assert payout.end_to_end_id not in missing.content.decode()
-    assert bad.status_code == 200 and "is not a date" in bad.content.decode()
-    rows = b"".join(csv.streaming_content).decode().splitlines()
-    assert rows[0].startswith("id,end_to_end_id") and payout.end_to_end_id in rows[1]
+    assert bad.status_code == 200 and "Enter a valid date." in bad.content.decode()
+    assert "Enter a number." in bad.content.decode()
+    rows = b"".join(csv.streaming_content).decode().lstrip("\ufeff").splitlines()
+    assert rows[0].startswith("EndToEndId,") and payout.end_to_end_id in rows[1]
+    assert "Status code" in rows[0] and ",settled," in rows[1]  # the code beside the words
 
 
 def test_another_brands_member_gets_404(client, bob, alpaca):

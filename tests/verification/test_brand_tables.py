@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from joyback.tables import csv_amount, csv_safe
 from verification.models import ActionClaim, ClaimStatus
-from verification.services import action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import action_reward
 
 pytestmark = pytest.mark.django_db
 

@@ -3,9 +3,12 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.services import brand_allowance_set, rule_save
+from campaigns.services.brands import brand_allowance_set
+from campaigns.services.rules import rule_save
 from verification.models import ActionClaim
-from verification.services import ClaimRefused, action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.refusals import ClaimRefused
+from verification.services.rewards import action_reward
 
 pytestmark = pytest.mark.django_db
 

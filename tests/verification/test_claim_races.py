@@ -9,17 +9,14 @@ from django.conf import settings
 from django.db import connection
 from django.test import Client
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from verification.models import ActionClaim, ProviderEvent
 from verification.providers.whatsapp import signature
 from verification.sandbox.whatsapp import message_envelope
-from verification.services import (
-    ClaimRefused,
-    action_reward,
-    identity_attach,
-    participant_create,
-    provider_events_process,
-)
+from verification.services.participants import identity_attach, participant_create
+from verification.services.provider_events import provider_events_process
+from verification.services.refusals import ClaimRefused
+from verification.services.rewards import action_reward
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -84,7 +81,7 @@ def test_a_budget_that_covers_n_rewards_pays_exactly_n(make_live_campaign):
 
 
 def test_the_same_webhook_delivered_ten_times_at_once_is_one_action_and_one_reward(make_live_campaign):
-    from verification.services import optin_code_get_or_create
+    from verification.services.provider_events import optin_code_get_or_create
 
     campaign = make_live_campaign(slug="club", package="whatsapp_reward")
     person = participant_create(brand=campaign.brand)
@@ -112,7 +109,7 @@ def test_the_same_webhook_delivered_ten_times_at_once_is_one_action_and_one_rewa
 def test_a_rules_lock_leaves_its_campaign_and_brand_free_for_the_brands_other_rewards(make_live_campaign):
     """Before, FOR UPDATE on the rule also locked the joined campaign and brand rows: every instant
     reward of a brand waited on every other, whatever its rule."""
-    from verification.services import _rule_lock
+    from verification.services.rewards import rule_lock
 
     campaign = make_live_campaign(package="whatsapp_reward", budget=100_00)
     rule = campaign.rules.get()
@@ -123,7 +120,7 @@ def test_a_rules_lock_leaves_its_campaign_and_brand_free_for_the_brands_other_re
 
         try:
             with transaction.atomic():
-                _rule_lock(rule)
+                rule_lock(rule)
                 held.set()
                 release.wait(10)
         finally:

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from campaigns.licence import licence_terms_publish
 from campaigns.models import Campaign
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from tests.verification.test_engagement import DISCLOSED, counts, share, shared_claim, steps_html
 from tests.verification.test_tiktok_login import authorize
 from verification.connectors import shop_connect
@@ -21,7 +21,7 @@ from verification.models import ActionClaim, LicenceGrant, SandboxTikTokUser, Sp
 from verification.reach import reach_recheck
 from verification.sandbox.shops import SandboxShop
 from verification.sandbox.tiktok import ad_code_generate, video_post, video_share_url
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 pytestmark = pytest.mark.django_db
 
@@ -148,7 +148,7 @@ def test_the_person_takes_the_licence_back_for_the_future_from_their_status_page
 def test_nobody_else_can_take_a_persons_licence_back(client, licensed, pat_video):
     share_with(client, licensed, pat_video, licence_accepted="on")
     grant = LicenceGrant.objects.get()
-    from verification.services import participant_create
+    from verification.services.participants import participant_create
 
     stranger = participant_create(brand=licensed.brand)
 

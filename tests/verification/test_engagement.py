@@ -5,13 +5,13 @@ from django.urls import reverse
 from django.utils import timezone
 from django_q.models import Schedule
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from joyback.ledger.selectors import ledger_drift
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, SandboxTikTokUser, SandboxTikTokVideo, TikTokToken
 from verification.sandbox.tiktok import video_post, video_share_url
-from verification.services import engagement_recheck
+from verification.services.shares import engagement_recheck
 
 pytestmark = pytest.mark.django_db
 

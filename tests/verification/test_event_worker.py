@@ -10,13 +10,13 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from verification import services
 from verification.models import ActionClaim, OptinCode, Provider, ProviderEvent
 from verification.providers.whatsapp import signature
 from verification.sandbox.whatsapp import message_envelope
-from verification.services import (
+from verification.services import provider_events
+from verification.services.participants import participant_create
+from verification.services.provider_events import (
     optin_code_get_or_create,
-    participant_create,
     provider_events_process,
     provider_events_store,
 )
@@ -115,16 +115,16 @@ def test_a_failing_event_is_tried_again_then_left_for_a_person(club, monkeypatch
     def broken(*, event_id):
         raise RuntimeError("the provider's payload changed shape")
 
-    monkeypatch.setitem(services.EVENT_PROCESSORS, Provider.WHATSAPP, broken)
+    monkeypatch.setitem(provider_events.EVENT_PROCESSORS, Provider.WHATSAPP, broken)
     (event_id,) = provider_events_store(provider=Provider.WHATSAPP, events=[("wamid.BAD", {})])
 
-    for _attempt in range(services.EVENT_MAX_ATTEMPTS):
+    for _attempt in range(provider_events.EVENT_MAX_ATTEMPTS):
         assert provider_events_process() == 1
         ProviderEvent.objects.filter(pk=event_id).update(claimed_until=timezone.now() - timedelta(seconds=1))
     assert provider_events_process() == 0  # given up: it stays unprocessed, visible in the admin
 
     event = ProviderEvent.objects.get(pk=event_id)
-    assert event.processed_at is None and event.attempts == services.EVENT_MAX_ATTEMPTS
+    assert event.processed_at is None and event.attempts == provider_events.EVENT_MAX_ATTEMPTS
     assert "could not be processed" in caplog.text
 
 
@@ -160,7 +160,7 @@ def test_racing_workers_process_each_stored_event_exactly_once(monkeypatch):
             processed.append(event_id)
         return "counted"
 
-    monkeypatch.setitem(services.EVENT_PROCESSORS, Provider.WHATSAPP, slow)
+    monkeypatch.setitem(provider_events.EVENT_PROCESSORS, Provider.WHATSAPP, slow)
     stored = provider_events_store(
         provider=Provider.WHATSAPP, events=[(f"wamid.R{n}", {"n": n}) for n in range(60)]
     )

@@ -3,12 +3,13 @@
 import pytest
 from django.test import override_settings
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from tests.conftest import rewarded_in_browser
 from tests.payouts.conftest import submissions_process
 from verification.models import ActionClaim
-from verification.services import ClaimContext, action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import ClaimContext, action_reward
 
 pytestmark = pytest.mark.django_db
 

@@ -8,11 +8,13 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from campaigns.services import brand_allowance_set, brand_create
+from campaigns.services.brands import brand_allowance_set, brand_create
 from joyback.ledger.models import Transaction
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, FraudSignal, Identity
-from verification.services import ClaimRefused, action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.refusals import ClaimRefused
+from verification.services.rewards import action_reward
 
 pytestmark = pytest.mark.django_db
 EXAMPLES = itertools.count()
@@ -99,7 +101,7 @@ def test_accounts_of_one_person_racing_for_one_reward_are_paid_once(summer):
 def test_one_buyers_purchases_racing_stay_within_the_default_cap(make_live_campaign, alpaca):
     """Cashback under the default per-person cap: Kim's purchases take turns on Kim's row, so
     together they never pass it (each earns 5.00; the cap of 12.00 lets two through)."""
-    from campaigns.services import brand_allowance_set
+    from campaigns.services.brands import brand_allowance_set
     from tests.verification.test_claim_races import race
     from verification.cashback import CashbackError, Customer, purchase_record
 

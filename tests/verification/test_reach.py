@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from campaigns.reach import reach_tiers_parse, reach_value
 from campaigns.selectors import campaign_dry_run
-from campaigns.services import campaign_budget_account, rule_save
+from campaigns.services.funding import campaign_budget_account
+from campaigns.services.rules import rule_save
 from joyback.ledger.models import Hold
 from joyback.ledger.selectors import ledger_drift
 from tests.verification.test_engagement import DISCLOSED, counts, share, shared_claim
@@ -17,7 +18,8 @@ from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, ReachTopUp, SandboxTikTokUser, VideoMetric
 from verification.reach import reach_recheck
 from verification.sandbox.tiktok import video_post, video_share_url
-from verification.services import claim_review, participant_payable_account
+from verification.services.participants import participant_payable_account
+from verification.services.review import claim_review
 
 pytestmark = pytest.mark.django_db
 

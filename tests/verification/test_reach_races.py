@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaigns.reach import reach_value
-from campaigns.services import campaign_budget_account, rule_save
+from campaigns.services.funding import campaign_budget_account
+from campaigns.services.rules import rule_save
 from joyback.ledger.models import Hold
 from joyback.ledger.selectors import ledger_drift
 from tests.verification.test_claim_races import race
@@ -18,7 +19,12 @@ from tests.verification.test_engagement import DISCLOSED
 from verification import reach
 from verification.models import ActionClaim, ReachTopUp
 from verification.providers.tiktok import TikTokVideo
-from verification.services import _hold_for, identity_attach, participant_create, participant_payable_account
+from verification.services.participants import (
+    identity_attach,
+    participant_create,
+    participant_payable_account,
+)
+from verification.services.rewards import claim_hold_reserve
 
 TIERS = [[1_000, 1_00], [10_000, 5_00], [100_000, 20_00]]
 
@@ -59,7 +65,7 @@ def reach_claim(campaign, rule, n):
         check_at=timezone.now() + timedelta(hours=72),
         next_check_at=timezone.now(),
     )
-    _hold_for(claim)
+    claim_hold_reserve(claim)
     return claim
 
 

@@ -4,11 +4,12 @@ import pytest
 from django.test import override_settings
 from django.urls import reverse
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from joyback.ledger.selectors import ledger_drift
 from verification.models import ActionClaim, ReviewDecision
-from verification.services import ClaimContext, action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import ClaimContext, action_reward
 
 pytestmark = pytest.mark.django_db
 
@@ -76,7 +77,7 @@ def test_rejecting_releases_the_held_reward(client, alice, flagged):
 
 
 def test_rejecting_a_reward_already_posted_takes_it_back(client, alice, summer):
-    from verification.services import participant_flag
+    from verification.services.participants import participant_flag
 
     person = participant_create(brand=summer.brand)
     identity = identity_attach(participant=person, provider="tiktok", subject="oid")

@@ -19,7 +19,7 @@ from verification.connectors import claim_signature, shop_connect
 from verification.models import ActionClaim, ProviderEvent, Purchase, ShopConnection
 from verification.providers.shops import signature
 from verification.sandbox.shops import SandboxShop, shopify_order
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 pytestmark = pytest.mark.django_db
 

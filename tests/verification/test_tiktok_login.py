@@ -70,7 +70,7 @@ def test_cancelling_on_tiktok_changes_nothing(client, summer):
 
 
 def test_a_paused_campaign_sends_people_back_without_signing_in(client, summer):
-    from campaigns.services import campaign_transition
+    from campaigns.services.campaigns import campaign_transition
 
     campaign_transition(campaign=summer, to="paused")
 

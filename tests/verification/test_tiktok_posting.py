@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django_q.models import Schedule
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from verification import posting
 from verification.models import (
@@ -25,7 +25,7 @@ from verification.models import (
 from verification.providers import tiktok
 from verification.sandbox import tiktok as sandbox
 from verification.selectors import participant_can_publish
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 pytestmark = pytest.mark.django_db
 
@@ -149,7 +149,7 @@ def test_a_posted_video_goes_out_labelled_and_its_claim_records_what_was_sent(
 def test_the_window_check_pays_a_posted_video_on_its_counts(
     client, summer, django_capture_on_commit_callbacks
 ):
-    from verification.services import engagement_recheck
+    from verification.services.shares import engagement_recheck
 
     connect(client, summer)
     posted(client, summer, django_capture_on_commit_callbacks)

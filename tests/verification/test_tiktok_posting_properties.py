@@ -8,13 +8,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from joyback.ledger.services import hold_reserve
 from verification import posting
 from verification.models import ActionClaim, TikTokPost
 from verification.providers.tiktok import PublishStatus
-from verification.services import identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
 
 pytestmark = pytest.mark.django_db
 

@@ -3,14 +3,14 @@ arriving at once make one claim, and one person posting twice at once gets one p
 
 import pytest
 
-from campaigns.services import campaign_budget_account
+from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from tests.verification.test_claim_races import race
 from tests.verification.test_tiktok_posting import connect, mp4
 from verification import posting
 from verification.models import ActionClaim, Identity, TikTokPost
 from verification.providers import tiktok
-from verification.services import ClaimRefused
+from verification.services.refusals import ClaimRefused
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

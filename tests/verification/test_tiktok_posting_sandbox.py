@@ -12,7 +12,7 @@ from tests.verification.test_tiktok_webhooks import post as webhook_post
 from tests.verification.test_tiktok_webhooks import signed
 from verification.models import ActionClaim, Identity, ProviderEvent, SandboxTikTokPublish, TikTokPost
 from verification.providers import tiktok
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 pytestmark = pytest.mark.django_db
 

@@ -95,7 +95,7 @@ def test_malformed_json_is_refused(client):
 
 def test_authorization_removed_kills_the_stored_tokens(client, summer):
     from tests.verification.test_tiktok_login import authorize
-    from verification.services import provider_events_process
+    from verification.services.provider_events import provider_events_process
 
     client.get(authorize(client, summer.slug))
     token = TikTokToken.objects.get()

@@ -8,7 +8,7 @@ from django.urls import reverse
 from verification.models import ActionClaim, OptinCode, ProviderEvent
 from verification.providers.whatsapp import signature
 from verification.sandbox.whatsapp import message_envelope
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 pytestmark = pytest.mark.django_db
 
@@ -139,7 +139,7 @@ def test_a_message_with_an_unknown_code_is_stored_and_pays_nothing(client, club,
 
 
 def test_an_opt_in_for_a_paused_campaign_pays_nothing(client, club, deliver):
-    from campaigns.services import campaign_transition
+    from campaigns.services.campaigns import campaign_transition
     from joyback.ledger.models import Transaction
 
     code = code_for(client, club)

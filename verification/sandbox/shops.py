@@ -21,7 +21,7 @@ from verification.models import ProviderEvent, ShopConnection
 from verification.providers.loopback import http_client
 from verification.providers.shops import signature
 from verification.selectors import shop_get_connected
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 
 def _now() -> str:

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from verification.models import Provider, ProviderEvent
 from verification.providers.loopback import http_client
 from verification.providers.whatsapp import signature
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 PHONE_NUMBER_ID = "106540352242922"
 WABA_ID = "102290129340398"

@@ -10,13 +10,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from campaigns.models import Brand, Campaign, Package, Role
-from campaigns.services import (
-    brand_create,
-    brand_legal_details_save,
-    brand_verify,
-    campaign_create,
-    member_add,
-)
+from campaigns.services.brands import brand_create, brand_legal_details_save, brand_verify, member_add
+from campaigns.services.campaigns import campaign_create
 
 DEMO_PASSWORD = "joyback-demo"  # noqa: S105 - printed by make run, demo data only
 ADMIN_EMAIL = "admin@joyback.localhost"

@@ -8,7 +8,8 @@ import time
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection
+
+from joyback import sql
 
 # Any fixed number: the same for every machine of an installation, used for nothing else.
 MIGRATE_LOCK = 0x4A6F794261636B  # "JoyBack"
@@ -25,16 +26,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, interactive=False, wait=600, **options):
         deadline = time.monotonic() + wait
-        with connection.cursor() as cursor:
-            while True:
-                cursor.execute("SELECT pg_try_advisory_lock(%s)", [MIGRATE_LOCK])
-                if cursor.fetchone()[0]:
-                    break
-                if time.monotonic() > deadline:
-                    raise CommandError(f"another machine held the migration lock for more than {wait:g} s")
-                self.stdout.write("another machine is migrating; waiting")
-                time.sleep(1)
-            try:
-                call_command("migrate", interactive=False, verbosity=options["verbosity"])
-            finally:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [MIGRATE_LOCK])
+        while not sql.advisory_lock_try(MIGRATE_LOCK):
+            if time.monotonic() > deadline:
+                raise CommandError(f"another machine held the migration lock for more than {wait:g} s")
+            self.stdout.write("another machine is migrating; waiting")
+            time.sleep(1)
+        try:
+            call_command("migrate", interactive=False, verbosity=options["verbosity"])
+        finally:
+            sql.advisory_unlock(MIGRATE_LOCK)

@@ -10,7 +10,8 @@ from django.core.management.base import BaseCommand
 
 from campaigns.management.commands.demo_seed import DEMO_BRAND_SLUG, DEMO_CAMPAIGNS
 from campaigns.models import Brand, Campaign, CampaignStatus
-from campaigns.services import campaign_fund, campaign_transition
+from campaigns.services.campaigns import campaign_transition
+from campaigns.services.funding import campaign_fund
 from payouts.funding.services import virtual_account_request, virtual_accounts_open
 from payouts.models import ProviderDeposit, VirtualAccountStatus
 from payouts.sandbox.funding import deposit_simulate, funding_webhooks_deliver

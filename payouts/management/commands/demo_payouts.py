@@ -11,7 +11,8 @@ from payouts.payees.services import payee_account_save, payee_onboard
 from payouts.rails import iban_check
 from payouts.submission.submit import payout_submit
 from payouts.submission.sweeps import payouts_sweep
-from verification.services import action_reward, identity_attach, participant_create
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import action_reward
 
 # Name, sandbox IBAN. The last four digits choose the bank's answer (see the README); the digits
 # before them (0888) are the demo's own, so no IBAN here is one a visitor types from the form's

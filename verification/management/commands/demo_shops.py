@@ -12,7 +12,7 @@ from campaigns.models import Brand, Campaign
 from verification.connectors import shop_connect
 from verification.models import ShopConnection
 from verification.sandbox.shops import SandboxShop, woocommerce_order
-from verification.services import provider_events_process
+from verification.services.provider_events import provider_events_process
 
 SHOPS = [("shopify", "demo-coffee.myshopify.com"), ("woocommerce", "shop.demo.localhost")]
 BUYER = "kim@demo.localhost"

@@ -1,0 +1,145 @@
+"""Brands: creating them, their members, their legal details and staff's verification, the most
+one person may earn."""
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
+from django.utils.translation import gettext
+
+from campaigns.models import (
+    Brand,
+    BrandVerification,
+    Membership,
+    Role,
+)
+from campaigns.selectors import (
+    brand_owner_verified_email,
+    brand_verification_missing,
+)
+from campaigns.services.funding import brand_funding_account
+from campaigns.services.refusals import CampaignError
+from joyback.money import currency_check
+from joyback.queue import enqueue_on_commit
+
+RESERVED_SLUGS = frozenset({"new"})  # taken by /brands/new/
+
+
+def _free_slug(name: str) -> str:
+    base = slugify(name)[:50] or "brand"
+    slug, n = base, 1
+    while slug in RESERVED_SLUGS or Brand.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+def brand_create(*, name: str, owner, slug: str = "", currency: str = "EUR") -> Brand:
+    currency_check(currency)
+    if "--" in slug:
+        # The address of test twins (campaigns.modes), which slugify never makes.
+        raise CampaignError(gettext("A brand's address may not contain two hyphens in a row."))
+    with transaction.atomic(durable=True):
+        brand = Brand.objects.create(name=name, slug=slug or _free_slug(name), default_currency=currency)
+        Membership.objects.create(brand=brand, user=owner, role=Role.OWNER)
+        brand_funding_account(brand=brand, currency=currency)
+    return brand
+
+
+def brand_legal_details_save(
+    *, brand: Brand, legal_name: str, registration_number: str, country: str
+) -> Brand:
+    """The owner says who the brand is in law. Changing it after verification withdraws the
+    verification: staff verified the details as they were."""
+    legal_name, registration_number = legal_name.strip(), registration_number.strip()
+    country = country.strip().upper()
+    if len(country) != 2 or not country.isalpha():
+        raise CampaignError(gettext("Choose the country the company is registered in."))
+    with transaction.atomic(durable=True):
+        locked = Brand.objects.select_for_update().get(pk=brand.pk)
+        changed = (locked.legal_name, locked.registration_number, locked.country) != (
+            legal_name,
+            registration_number,
+            country,
+        )
+        locked.legal_name, locked.registration_number, locked.country = (
+            legal_name,
+            registration_number,
+            country,
+        )
+        if changed and locked.verified_at is not None:
+            locked.verified_at, locked.verified_by = None, None
+        locked.save(
+            update_fields=["legal_name", "registration_number", "country", "verified_at", "verified_by"]
+        )
+    return locked
+
+
+def brand_verify(*, brand: Brand, actor, note: str = "") -> Brand:
+    """Platform staff confirm who the brand is: from now on it may fund campaigns and pay out.
+    Recorded with who, when and what they saw, in the same transaction."""
+    if not (actor.is_active and actor.is_staff):
+        raise CampaignError(gettext("Only platform staff verify brands."))
+    with transaction.atomic(durable=True):
+        locked = Brand.objects.select_for_update().get(pk=brand.pk)
+        if locked.memberships.filter(user=actor).exists():
+            raise CampaignError(gettext("Staff may not verify a brand they are a member of."))
+        missing = brand_verification_missing(brand=locked)
+        if missing:
+            raise CampaignError(
+                gettext("%(brand)s cannot be verified yet; missing: %(missing)s.")
+                % {"brand": locked.name, "missing": ", ".join(missing)}
+            )
+        if locked.verified_at is not None:
+            return locked
+        locked.verified_at, locked.verified_by = timezone.now(), actor
+        locked.save(update_fields=["verified_at", "verified_by"])
+        _verification_record(locked, action=BrandVerification.Action.VERIFIED, actor=actor, note=note)
+        # The brand's own account to fund by bank transfer, opened at the provider after commit.
+        if settings.BRAND_VERIFIED_TASK:
+            enqueue_on_commit(settings.BRAND_VERIFIED_TASK, locked.pk, locked.default_currency)
+    return locked
+
+
+def brand_verification_revoke(*, brand: Brand, actor, note: str) -> Brand:
+    """Staff withdraw a verification (a doubt about the company): funding and payouts stop."""
+    if not (actor.is_active and actor.is_staff):
+        raise CampaignError(gettext("Only platform staff verify brands."))
+    if not note.strip():
+        raise CampaignError(gettext("Say why the verification is withdrawn."))
+    with transaction.atomic(durable=True):
+        locked = Brand.objects.select_for_update().get(pk=brand.pk)
+        if locked.verified_at is None:
+            return locked
+        locked.verified_at, locked.verified_by = None, None
+        locked.save(update_fields=["verified_at", "verified_by"])
+        _verification_record(locked, action=BrandVerification.Action.REVOKED, actor=actor, note=note)
+    return locked
+
+
+def _verification_record(brand: Brand, *, action: str, actor, note: str) -> None:
+    BrandVerification.objects.create(
+        brand=brand,
+        action=action,
+        actor=actor,
+        legal_name=brand.legal_name,
+        registration_number=brand.registration_number,
+        country=brand.country,
+        owner_email=brand_owner_verified_email(brand=brand),
+        note=note,
+        at=timezone.now(),
+    )
+
+
+def member_add(*, brand: Brand, user, role: str) -> Membership:
+    membership, _ = Membership.objects.update_or_create(brand=brand, user=user, defaults={"role": Role(role)})
+    return membership
+
+
+def brand_allowance_set(*, brand: Brand, person_allowance: int | None) -> Brand:
+    """The most one person may earn across all of the brand's campaigns (None: no limit)."""
+    if person_allowance is not None and person_allowance <= 0:
+        raise CampaignError("The allowance must be more than zero, or empty for no limit.")
+    brand.person_allowance = person_allowance
+    brand.save(update_fields=["person_allowance"])
+    return brand

@@ -1,0 +1,84 @@
+"""A campaign's rewarded actions (rules): each package's defaults, and what a rule needs."""
+
+from django.db import transaction
+from django.utils.translation import gettext
+
+from campaigns.models import (
+    ActionRule,
+    Campaign,
+    CampaignStatus,
+    Package,
+    Trigger,
+    VerificationMode,
+)
+from campaigns.services.refusals import CampaignError, launch_problems_refuse
+
+LOGIN_RULE = dict(trigger=Trigger.TIKTOK_LOGIN, reward_amount=1_00)
+SHARE_RULE = dict(
+    trigger=Trigger.UGC_SHARE,
+    reward_amount=5_00,
+    verification_mode=VerificationMode.ENGAGEMENT,
+    window_hours=72,
+    min_views=500,
+)
+
+PACKAGE_RULES = {
+    Package.ALL_IN_ONE: [LOGIN_RULE, dict(trigger=Trigger.WHATSAPP_OPTIN, reward_amount=1_00), SHARE_RULE],
+    Package.TIKTOK_ONLY: [LOGIN_RULE, SHARE_RULE],
+    Package.WHATSAPP_REWARD: [dict(trigger=Trigger.WHATSAPP_OPTIN, reward_amount=2_00)],
+    Package.CASHBACK: [dict(trigger=Trigger.PURCHASE, reward_amount=5_00, return_window_days=14)],
+}
+
+
+# Engagement on a post can only be measured once the post exists, and the post is tied to the
+# TikTok identity: so every TikTok engagement action needs the login first.
+NEEDS_TIKTOK_LOGIN = frozenset({Trigger.UGC_SHARE, Trigger.LIKE, Trigger.COMMENT, Trigger.VIEW_THRESHOLD})
+
+# Likes and comments cost a bot nothing: they are only ever paid up to a cap the brand sets.
+ALWAYS_CAPPED = frozenset({Trigger.LIKE, Trigger.COMMENT})
+
+
+def rule_write(*, campaign: Campaign, trigger: str, reward_amount: int, position: int = 0, **fields):
+    if trigger in ALWAYS_CAPPED and not fields.get("total_cap"):
+        raise CampaignError(gettext("Likes and comments are cheap to fake: give their rule a total cap."))
+    if trigger in NEEDS_TIKTOK_LOGIN:
+        login = campaign.rules.filter(trigger=Trigger.TIKTOK_LOGIN).first()
+        if login is None:
+            raise CampaignError(
+                gettext("A %(action)s needs a TikTok login rule first.") % {"action": Trigger(trigger).label}
+            )
+        fields["prerequisite"] = login
+    if fields.get("verification_mode", VerificationMode.INSTANT) == VerificationMode.INSTANT:
+        fields["window_hours"] = 0
+    elif not fields.get("window_hours"):
+        raise CampaignError(gettext("An engagement rule needs a window of at least one hour."))
+    rule, _ = ActionRule.objects.update_or_create(
+        campaign=campaign,
+        trigger=trigger,
+        defaults={"reward_amount": reward_amount, "position": position, **fields},
+    )
+    return rule
+
+
+def rule_save(*, campaign: Campaign, trigger: str, reward_amount: int, **fields) -> ActionRule:
+    if campaign.status == CampaignStatus.ENDED:
+        raise CampaignError(gettext("An ended campaign cannot change."))
+    if reward_amount <= 0:
+        raise CampaignError(gettext("A reward must be more than zero."))
+    with transaction.atomic(durable=True):
+        position = fields.pop("position", campaign.rules.count())
+        rule = rule_write(
+            campaign=campaign, trigger=trigger, reward_amount=reward_amount, position=position, **fields
+        )
+        if campaign.status != CampaignStatus.DRAFT:
+            # Launched already: a rule change must pass what the launch had to pass.
+            launch_problems_refuse(campaign)
+        return rule
+
+
+def rule_delete(*, rule: ActionRule) -> None:
+    if rule.campaign.status != CampaignStatus.DRAFT:
+        raise CampaignError(gettext("Rules can only be removed while the campaign is a draft."))
+    if rule.dependants.exists():
+        raise CampaignError(gettext("Remove the actions that need this one first."))
+    rule.delete()

@@ -1,0 +1,146 @@
+"""Participants: creating them, their identities and ledger accounts, erasure and export, and
+flags raised after their claims were made."""
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from campaigns.models import Brand
+from joyback.crypto import fingerprint
+from joyback.ledger.models import Account, AccountKind
+from joyback.ledger.services import (
+    account_get_or_create,
+)
+from verification.models import (
+    ActionClaim,
+    ClaimStatus,
+    FraudSignal,
+    Identity,
+    Participant,
+    Provider,
+    TikTokToken,
+)
+
+
+def participant_payable_account(*, participant: Participant, currency: str) -> Account:
+    return account_get_or_create(
+        kind=AccountKind.PARTICIPANT_PAYABLE,
+        currency=currency,
+        brand_id=participant.brand_id,
+        subject=participant.ledger_subject,
+        name=f"Rewards owed to participant #{participant.pk}",
+    )
+
+
+def participant_receivable_account(*, participant: Participant, currency: str) -> Account:
+    return account_get_or_create(
+        kind=AccountKind.PARTICIPANT_RECEIVABLE,
+        currency=currency,
+        brand_id=participant.brand_id,
+        subject=participant.ledger_subject,
+        name=f"Clawbacks owed by participant #{participant.pk}",
+    )
+
+
+def participant_create(*, brand: Brand) -> Participant:
+    return Participant.objects.create(brand=brand)
+
+
+def identity_attach(
+    *, participant: Participant, provider: str, subject: str, display_name: str = ""
+) -> Identity:
+    """The verified identity, attached to this participant unless it already belongs to one.
+
+    An identity decides who the person is: the same TikTok account on a second phone is the same
+    participant, so the caller continues with identity.participant.
+    """
+    lookup = {"brand_id": participant.brand_id, "provider": Provider(provider), "subject": subject}
+    # An erased person's identity is kept under a pseudonym: the same account still earns once.
+    subjects = [subject, identity_pseudonym(provider=provider, subject=subject)]
+    existing = (
+        Identity.objects.filter(brand_id=participant.brand_id, provider=provider, subject__in=subjects)
+        .select_related("participant")
+        .first()
+    )
+    if existing:
+        return existing
+    try:
+        with transaction.atomic():
+            return Identity.objects.create(
+                participant=participant, display_name=display_name[:120], verified_at=timezone.now(), **lookup
+            )
+    except IntegrityError:
+        return Identity.objects.select_related("participant").get(**lookup)
+
+
+def identity_pseudonym(*, provider: str, subject: str) -> str:
+    return "erased:" + fingerprint(f"{provider}:{subject}")
+
+
+def participant_identities_erase(*, participant: Participant) -> None:
+    """Erasure, verification's part: account ids become pseudonyms (one reward per account still
+    holds), names and tokens go, and where the claims came from (address, browser) is forgotten.
+    Claims, their amounts and evidence stay: they are the records behind the ledger."""
+    for identity in Identity.objects.filter(participant=participant).exclude(subject__startswith="erased:"):
+        identity.subject = identity_pseudonym(provider=identity.provider, subject=identity.subject)
+        identity.display_name = ""
+        identity.save(update_fields=["subject", "display_name"])
+    TikTokToken.objects.filter(identity__participant=participant).delete()
+    ActionClaim.objects.filter(participant=participant).update(client_ip=None, device="")
+
+
+def participant_evidence_erase(*, participant: Participant) -> None:
+    """After the retention period: what was checked (captions, follower counts) goes too."""
+    ActionClaim.objects.filter(participant=participant).update(evidence={})
+
+
+def participant_export_claims(*, participant: Participant) -> list[dict]:
+    claims = ActionClaim.objects.filter(participant=participant).select_related(
+        "campaign", "rule", "identity"
+    )
+    return [
+        {
+            "campaign": claim.campaign.name,
+            "action": str(claim.rule),
+            "account": {"provider": claim.identity.provider, "id": claim.identity.subject},
+            "status": claim.status,
+            "amount_minor": claim.amount,
+            "currency": claim.currency,
+            "created_at": claim.created_at.isoformat(),
+            "decided_at": claim.decided_at.isoformat() if claim.decided_at else None,
+            "client_ip": claim.client_ip,
+            "evidence": claim.evidence,
+        }
+        for claim in claims.order_by("pk")
+    ]
+
+
+def participant_flag(*, participant: Participant, code: str, detail: str) -> int:
+    return participants_flag(flags=[(participant.pk, code, detail)])
+
+
+def participants_flag(*, flags: list[tuple[int, str, str]]) -> int:
+    """Signals found after the claims were made (shared bank details, say), as (participant id,
+    code, detail): those participants' claims go back to review; their rewards stay owed but are
+    not paid out until a person decides. All claims are locked at once, in id order, so two people
+    flagging each other at the same moment cannot deadlock."""
+    with transaction.atomic():
+        claims = list(
+            ActionClaim.objects.select_for_update()
+            .filter(
+                participant_id__in={participant_id for participant_id, _code, _detail in flags},
+                status__in=[ClaimStatus.APPROVED, ClaimStatus.NEEDS_REVIEW],
+            )
+            .order_by("pk")
+        )
+        for claim in claims:
+            for participant_id, code, detail in flags:
+                if participant_id == claim.participant_id:
+                    FraudSignal.objects.get_or_create(
+                        claim=claim, code=code, defaults={"detail": detail[:200]}
+                    )
+        flagged = {claim.participant_id for claim in claims}
+        ActionClaim.objects.filter(
+            pk__in=[claim.pk for claim in claims if claim.participant_id in flagged],
+            status=ClaimStatus.APPROVED,
+        ).update(status=ClaimStatus.NEEDS_REVIEW, reason=flags[0][1])
+    return len(claims)

@@ -1,0 +1,305 @@
+"""Rewards: the instant action's claim and its checks (caps, one per person, the rule's lock), posting a
+reward, holds on the budget, the clawback, and marking a person due for a payout."""
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+
+from django.db import transaction
+from django.db.models import Sum, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from campaigns.models import ActionRule
+from campaigns.selectors import campaign_claimability
+from campaigns.services.funding import campaign_budget_account
+from joyback.ledger.models import Account, Hold
+from joyback.ledger.services import (
+    InsufficientFunds,
+    Posting,
+    accounts_lock,
+    hold_commit,
+    hold_reserve,
+    hold_void,
+    posting_post,
+    transfer_post,
+)
+from joyback.queue import standing_work_soon
+from verification.events import claim_event_emit
+from verification.fraud import fraud_signals_at_claim
+from verification.models import (
+    ActionClaim,
+    ClaimStatus,
+    FraudSignal,
+    Identity,
+    Participant,
+    PostStatus,
+    TikTokPost,
+)
+from verification.services.participants import (
+    participant_payable_account,
+    participant_receivable_account,
+    participants_flag,
+)
+from verification.services.refusals import ClaimRefused, SecondAccount
+
+
+def claim_clawback(*, claim: ActionClaim, reason: str) -> ActionClaim:
+    """Take a reward back (a refunded purchase, a deleted post). Undecided: its hold is released.
+    Approved: the money returns to the campaign budget from what the person is still owed, and
+    whatever was already paid out becomes a debt netted against their next payout."""
+    with transaction.atomic(durable=True):
+        locked = ActionClaim.objects.select_for_update().select_related("campaign").get(pk=claim.pk)
+        if locked.status in (ClaimStatus.REJECTED, ClaimStatus.CLAWED_BACK):
+            return locked
+        if locked.reach_paid and locked.status != ClaimStatus.APPROVED:
+            # A reach share still counting: its hold goes back, and what its top-ups paid.
+            claim_hold_release(locked)
+            locked.amount = locked.reach_paid
+            ActionClaim.objects.filter(pk=locked.pk).update(amount=locked.amount, next_check_at=None)
+        if locked.ledger_transaction_id:
+            claim_reward_take_back(locked, reason=reason, idempotency_key=f"clawback:{locked.pk}")
+            ActionClaim.objects.filter(pk=locked.pk).update(
+                status=ClaimStatus.CLAWED_BACK, reason=reason[:40]
+            )
+        else:
+            claim_hold_release(locked)
+            ActionClaim.objects.filter(pk=locked.pk).update(
+                status=ClaimStatus.REJECTED, reason=reason[:40], decided_at=timezone.now()
+            )
+    claim.refresh_from_db()
+    return claim
+
+
+def claim_reward_take_back(claim: ActionClaim, *, reason: str, idempotency_key: str) -> None:
+    """A posted reward back to its budget: from the person's payable while it is still there,
+    the rest (already paid out) as a debt on their receivable."""
+    payable = participant_payable_account(participant=claim.participant, currency=claim.currency)
+    receivable = participant_receivable_account(participant=claim.participant, currency=claim.currency)
+    accounts = accounts_lock(account_ids=[payable.pk, receivable.pk])
+    from_payable = min(max(accounts[payable.pk].balance, 0), claim.amount)
+    legs = [(campaign_budget_account(campaign=claim.campaign), -claim.amount)]
+    if from_payable:
+        legs.append((accounts[payable.pk], from_payable))
+    if claim.amount - from_payable:
+        legs.append((accounts[receivable.pk], claim.amount - from_payable))
+    posting_post(
+        posting=Posting(
+            reason="clawback",
+            legs=tuple(legs),
+            idempotency_key=idempotency_key,
+            reference=f"claim:{claim.pk}",
+            description=f"Clawback: {reason}"[:200],
+        )
+    )
+
+
+# A video on its way to TikTok through JoyBack: its reward is held and its claim comes once it is
+# public, so it counts against the caps as a claim would.
+POSTS_UNDER_WAY = [PostStatus.STORED, PostStatus.UPLOADING, PostStatus.PROCESSING, PostStatus.PUBLISHED]
+
+
+def claim_caps_check(*, rule: ActionRule, identity: Identity) -> None:
+    campaign = rule.campaign
+    counted = [ClaimStatus.APPROVED, ClaimStatus.PENDING, ClaimStatus.NEEDS_REVIEW]
+    posts = TikTokPost.objects.filter(status__in=POSTS_UNDER_WAY)
+    if rule.total_cap is not None and (
+        ActionClaim.objects.filter(rule=rule, status__in=counted).count() + posts.filter(rule=rule).count()
+        >= rule.total_cap
+    ):
+        raise ClaimRefused("rule_cap")
+    if campaign.per_identity_period_cap:
+        since = timezone.now() - timezone.timedelta(days=campaign.per_identity_period_days)
+        recent = ActionClaim.objects.filter(
+            campaign=campaign, participant=identity.participant, status__in=counted, created_at__gte=since
+        ).count()
+        recent += posts.filter(campaign=campaign, participant=identity.participant).count()
+        if recent >= campaign.per_identity_period_cap:
+            raise ClaimRefused("period_cap")
+    allowance = campaign.brand.person_allowance
+    if allowance is not None:
+        earned = (
+            ActionClaim.objects.filter(
+                participant=identity.participant, status__in=counted, currency=campaign.currency
+            ).aggregate(total=Sum("amount"))["total"]
+            or 0
+        )
+        earned += (
+            posts.filter(participant=identity.participant, campaign__currency=campaign.currency).aggregate(
+                total=Sum("rule__reward_amount")
+            )["total"]
+            or 0
+        )
+        if earned + rule.reward_amount > allowance:
+            raise ClaimRefused("allowance")
+
+
+@dataclass(frozen=True)
+class ClaimContext:
+    """Where a claim came from: the network address and a hash of the browser's traits."""
+
+    client_ip: str | None = None
+    device: str = ""
+
+
+@contextmanager
+def second_accounts_flagged():
+    """Put outside the claim's transaction: the refused claim rolls back first, then the person's
+    earlier claims are flagged in a transaction of their own."""
+    try:
+        yield
+    except SecondAccount as second:
+        participants_flag(flags=[(second.participant_id, "second_account", second.detail)])
+        raise
+
+
+def rule_lock(rule: ActionRule) -> ActionRule:
+    # One lock per rule serialises its caps; the unique constraint still guards the one reward.
+    # Only the rule's row: FOR UPDATE would otherwise lock the joined campaign and brand rows too,
+    # and every instant reward of the brand would wait on every other.
+    return (
+        ActionRule.objects.select_for_update(of=("self",)).select_related("campaign__brand").get(pk=rule.pk)
+    )
+
+
+def claim_allowed_check(*, rule: ActionRule, identity: Identity) -> None:
+    claimability = campaign_claimability(campaign=rule.campaign)
+    if not claimability.open:
+        raise ClaimRefused(claimability.reason)
+    if ActionClaim.objects.filter(rule=rule, identity=identity).exists():
+        raise ClaimRefused("already_claimed")
+    earlier = ActionClaim.objects.filter(rule=rule, participant=identity.participant, purchase__isnull=True)
+    first = earlier.exclude(identity=identity).select_related("identity").first()
+    if first is not None:
+        raise SecondAccount(first=first, identity=identity)
+    if rule.prerequisite_id:
+        before = set(
+            ActionClaim.objects.filter(
+                rule_id=rule.prerequisite_id, participant=identity.participant
+            ).values_list("status", flat=True)
+        )
+        if ClaimStatus.APPROVED not in before:
+            # A step done but held for review (a second account, a shared bank account) is not a
+            # step left undone: say that it is being checked, not "do it first".
+            raise ClaimRefused(
+                "prerequisite_in_review" if ClaimStatus.NEEDS_REVIEW in before else "prerequisite"
+            )
+    claim_caps_check(rule=rule, identity=identity)
+
+
+def action_reward(
+    *,
+    rule: ActionRule,
+    identity: Identity,
+    context: ClaimContext = ClaimContext(),
+    evidence: dict | None = None,
+) -> ActionClaim:
+    """Instant verification: a verified identity's action is approved and paid at once, unless a
+    fraud signal sends it to the review queue with its reward held on the budget."""
+    # Made before the lock: creating the person's account would otherwise queue every claimer.
+    participant_payable_account(participant=identity.participant, currency=rule.campaign.currency)
+    with second_accounts_flagged(), transaction.atomic(durable=True):
+        rule = rule_lock(rule)
+        claim_allowed_check(rule=rule, identity=identity)
+        signals = fraud_signals_at_claim(
+            rule=rule, identity=identity, context=context, evidence=evidence or {}
+        )
+        claim = ActionClaim.objects.create(
+            campaign=rule.campaign,
+            rule=rule,
+            participant=identity.participant,
+            identity=identity,
+            status=ClaimStatus.NEEDS_REVIEW if signals else ClaimStatus.APPROVED,
+            reason=signals[0][0] if signals else "verified_identity",
+            amount=rule.reward_amount,
+            currency=rule.campaign.currency,
+            evidence=evidence or {},
+            client_ip=context.client_ip,
+            device=context.device,
+            decided_at=None if signals else timezone.now(),
+        )
+        if signals:
+            claim_hold_reserve(claim)
+            FraudSignal.objects.bulk_create(FraudSignal(claim=claim, code=c, detail=d) for c, d in signals)
+            claim_event_emit(claim, "action.verified")
+        else:
+            claim_reward_post(claim, due_now=True)
+            claim_event_emit(claim, "action.verified", "reward.approved")
+    return claim
+
+
+def claim_payable_account(claim: ActionClaim) -> Account:
+    return participant_payable_account(participant=claim.participant, currency=claim.currency)
+
+
+def claim_reward_post(claim: ActionClaim, *, due_now: bool = False) -> None:
+    """Budget -> the person's payable: committed from the claim's hold if it has one.
+
+    due_now: the caller holds no lock that comes after the person's in the lock order (a claim's),
+    so the person is marked due for a payout in this transaction, before the ledger's locks."""
+    if due_now:
+        participant_payout_due(participant_id=claim.participant_id)
+    else:
+        transaction.on_commit(partial(participant_payout_due, participant_id=claim.participant_id))
+    description = f"{claim.rule.get_trigger_display()} reward, {claim.campaign.name}"
+    try:
+        if claim.hold_id:
+            reward = hold_commit(
+                hold=Hold.objects.get(pk=claim.hold_id),
+                destination=claim_payable_account(claim),
+                reason="reward",
+                reference=f"claim:{claim.pk}",
+                description=description,
+            )
+        else:
+            reward = transfer_post(
+                source=campaign_budget_account(campaign=claim.campaign),
+                destination=claim_payable_account(claim),
+                amount=claim.amount,
+                reason="reward",
+                idempotency_key=f"reward:{claim.pk}",
+                reference=f"claim:{claim.pk}",
+                description=description,
+            )
+    except InsufficientFunds:
+        raise ClaimRefused("fully_claimed") from None
+    ActionClaim.objects.filter(pk=claim.pk).update(ledger_transaction_id=reward.pk)
+    claim.ledger_transaction_id = reward.pk
+
+
+PAYOUTS_DUE = "payouts due"  # the standing work the payouts app (to the right) registers
+
+
+def participant_payout_due(*, participant_id: int) -> None:
+    """Money is owed to the person: the payout pipeline takes them in its next batch. One statement
+    on the person's row (in the caller's transaction, or on its own), not a queued task per reward;
+    an earlier mark not yet taken is kept, so the oldest wait is what the pipeline sees.
+
+    Always a write, never skipped when a mark is there: a batch that holds the person and has
+    cleared their mark is waited for, so this reward is marked again rather than left to the sweep."""
+    Participant.objects.filter(pk=participant_id).update(
+        payout_due_at=Coalesce("payout_due_at", Value(timezone.now()))
+    )
+    standing_work_soon(PAYOUTS_DUE)
+
+
+def claim_hold_reserve(claim: ActionClaim) -> None:
+    """Reserve the reward on the budget while the claim waits, so the budget is never oversold."""
+    try:
+        hold = hold_reserve(
+            account=campaign_budget_account(campaign=claim.campaign),
+            amount=claim.amount,
+            idempotency_key=f"claim-hold:{claim.pk}",
+            reference=f"claim:{claim.pk}",
+        )
+    except InsufficientFunds:
+        raise ClaimRefused("fully_claimed") from None
+    ActionClaim.objects.filter(pk=claim.pk).update(hold_id=hold.pk)
+    claim.hold_id = hold.pk
+
+
+def claim_hold_release(claim: ActionClaim) -> None:
+    if claim.hold_id:
+        hold = Hold.objects.get(pk=claim.hold_id)
+        if hold.status == "reserved":
+            hold_void(hold=hold)
