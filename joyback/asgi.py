@@ -1,6 +1,7 @@
 import os
 
-from django.core.asgi import get_asgi_application
+from joyback.machine import asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "joyback.settings")
-application = get_asgi_application()
+# The machine endpoints by their own handler and middleware, everything else by Django's.
+application = asgi_application()

@@ -41,7 +41,7 @@ def json_loads(body, *, max_depth: int = JSON_MAX_DEPTH, **kwargs):
 class RequestSizeLimitMiddleware:
     """Refuses a body larger than settings.REQUEST_MAX_BYTES by its Content-Length, before anything
     reads it: no upload is written to a temporary file, no form is parsed, for a CSRF check or any
-    other. First in the chain, before the machine endpoints."""
+    other. Early in both chains, the browser's and the machine endpoints'."""
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -3,10 +3,12 @@ import os
 from importlib import import_module
 
 from django.conf import settings
-from django.core.wsgi import get_wsgi_application
+
+from joyback.machine import wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "joyback.settings")
-application = get_wsgi_application()
+# The machine endpoints by their own handler and middleware, everything else by Django's.
+application = wsgi_application()
 
 # What is loaded now (the apps, the URLconf and the views it imports) lives as long as the worker:
 # frozen, it is left out of the garbage collector's passes, which otherwise walk it again and again

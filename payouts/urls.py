@@ -57,6 +57,11 @@ sandbox_adyen_config_api = [
     path("paymentInstruments", sandbox_funding.payment_instruments, name="sandbox_adyen_payment_instruments"),
 ]
 
+# Called by Adyen: the machine handler answers it (joyback.machine_urls).
+machine_urlpatterns = [
+    path("webhooks/adyen/balance-platform/", submission_views.adyen_webhook, name="adyen_webhook"),
+]
+
 urlpatterns = [
     path("p/", include(claim_flow)),
     path("c/<slug:slug>/status/<str:token>/", payee_views.status_page, name="status_page"),
@@ -64,5 +69,5 @@ urlpatterns = [
     path("sandbox/bank/v1/", include(sandbox_bank_api)),
     path("sandbox/bank/btl/v4/", include(sandbox_adyen_api)),
     path("sandbox/bank/bcl/v2/", include(sandbox_adyen_config_api)),
-    path("webhooks/adyen/balance-platform/", submission_views.adyen_webhook, name="adyen_webhook"),
+    *machine_urlpatterns,
 ]

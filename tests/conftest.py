@@ -12,9 +12,11 @@ os.environ.setdefault("JOYBACK_ENV", "test")
 
 import pytest
 from django.test import Client
+from django.test.client import ClientHandler
 
 from campaigns.models import Role
 from campaigns.services.brands import brand_create, member_add
+from joyback.machine import MachineChain, machine_environ
 
 PASSWORD = "correct horse battery staple"
 
@@ -60,10 +62,31 @@ def totp_code(secret=TOTP_SECRET, *, at=None):
     return format_hotp_value(hotp_value(secret, int((at or time.time()) // 30)))
 
 
+class MachineClientHandler(MachineChain, ClientHandler):
+    pass
+
+
+class RoutedClientHandler:
+    """The test client's handler, routing as joyback.wsgi's application does: a machine endpoint's
+    request through settings.MACHINE_MIDDLEWARE, every other through settings.MIDDLEWARE."""
+
+    def __init__(self, enforce_csrf_checks):
+        self.browser = ClientHandler(enforce_csrf_checks)
+        self.machine = MachineClientHandler(enforce_csrf_checks)
+
+    def __call__(self, environ):
+        return (self.machine if machine_environ(environ) else self.browser)(environ)
+
+
 class SignedInClient(Client):
-    """force_login leaves the session as a sign-in through allauth followed by a fresh password
-    confirmation would: sensitive actions (API keys, approvals) go through without asking again.
-    Tests of re-authentication age or remove that record."""
+    """Routed as the WSGI application routes requests (RoutedClientHandler). force_login leaves the
+    session as a sign-in through allauth followed by a fresh password confirmation would: sensitive
+    actions (API keys, approvals) go through without asking again. Tests of re-authentication age
+    or remove that record."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.handler = RoutedClientHandler(self.handler.enforce_csrf_checks)
 
     def force_login(self, user, backend=None):
         import time

@@ -338,8 +338,11 @@ class ClaimDetailApi(ApiView):
         return Response(ClaimOutput(claim).data)
 
 
+# Called by brands' backends: the machine handler answers it (joyback.machine_urls).
+machine_urlpatterns = [path("events", events_endpoint, name="api_events")]
+
 urlpatterns = [
-    path("events", events_endpoint, name="api_events"),
+    *machine_urlpatterns,
     path("events/<uuid:event_id>", EventDetailApi.as_view(), name="api_event"),
     path("participants", ParticipantListApi.as_view(), name="api_participants"),
     path("participants/<int:participant_id>", ParticipantDetailApi.as_view(), name="api_participant"),

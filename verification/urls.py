@@ -18,8 +18,6 @@ claim_flow = [
     path("c/<slug:slug>/share/close-window/", views.share_window_close_view, name="share_window_close"),
     path("c/<slug:slug>/share/read-views/", content_views.reach_read_now_view, name="reach_read_now"),
     path("tiktok/callback/", views.tiktok_callback, name="tiktok_callback"),
-    path("webhooks/tiktok/", views.tiktok_webhook, name="tiktok_webhook"),
-    path("webhooks/whatsapp/", views.whatsapp_webhook, name="whatsapp_webhook"),
     path("status/<str:token>/actions/", views.status_actions, name="status_actions"),
     path(
         "status/<str:token>/licences/<int:grant_id>/revoke/",
@@ -86,8 +84,15 @@ sandbox = [
     ),
 ]
 
+# Called by TikTok's and Meta's servers: the machine handler answers them (joyback.machine_urls).
+machine_urlpatterns = [
+    path("v/webhooks/tiktok/", views.tiktok_webhook, name="tiktok_webhook"),
+    path("v/webhooks/whatsapp/", views.whatsapp_webhook, name="whatsapp_webhook"),
+]
+
 urlpatterns = [
     path("v/", include(claim_flow)),
     path("brands/<slug:brand_slug>/", include(brand_pages)),
     path("sandbox/", include(sandbox)),
+    *machine_urlpatterns,
 ]

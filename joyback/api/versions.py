@@ -20,8 +20,8 @@ def api_version_set(request, version: str) -> None:
 
 
 def api_version_middleware(get_response):
-    """Before the machine endpoints' shortcut, so that POST /api/v1/events is answered with the
-    header too. An unknown version is refused before any work is done."""
+    """In both chains, the browser's and the machine endpoints', so that POST /api/v1/events is
+    answered with the header too. An unknown version is refused before any work is done."""
 
     def middleware(request):
         if not request.path_info.startswith("/api/"):
