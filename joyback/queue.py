@@ -14,7 +14,7 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, close_old_connections, connections, transaction
 from django.db.models import Count, F, Min, Q, QuerySet
 from django.utils import timezone
 from django_q.brokers import get_broker
@@ -112,6 +112,10 @@ class StandingWork:
     max_attempts: int | None  # after these, a row waits for a person (standing_work_retry); None:
     # rows that count no attempts (a mark on a row that is itself the work, retried until done)
     arrived_field: str  # when a row was stored
+    # (seconds, count): rows that are cheaper to process many at once wait until the oldest has
+    # waited that long or that many are waiting, so a moderate trickle still fills a batch. Read at
+    # each look (settings may change in tests). None: every row is processed as soon as it is seen.
+    gather: Callable[[], tuple[float, int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -139,8 +143,11 @@ def standing_work_register(
     unfinished: QuerySet,
     max_attempts: int | None,
     arrived_field: str,
+    gather: Callable[[], tuple[float, int]] | None = None,
 ) -> None:
-    _standing_work[name] = StandingWork(name, claim_and_process, unfinished, max_attempts, arrived_field)
+    _standing_work[name] = StandingWork(
+        name, claim_and_process, unfinished, max_attempts, arrived_field, gather
+    )
 
 
 def standing_work_pass() -> dict[str, int]:
@@ -155,16 +162,56 @@ def standing_work_pass() -> dict[str, int]:
     return done
 
 
+def standing_work_run(
+    *, poll: float, once: bool = False, stopping: Callable[[], bool] = lambda: False
+) -> None:
+    """The standing worker's loop (`manage.py work`): passes back to back while they find work,
+    otherwise one statement a poll. once: passes until one finds nothing ready, then return."""
+    while not stopping():
+        if not connections[DEFAULT_DB_ALIAS].in_atomic_block:  # (a test's transaction)
+            close_old_connections()  # honours CONN_MAX_AGE and drops a broken connection
+        wait = None if once else standing_work_wait()
+        if wait != 0 and not once:
+            # Idle, or a gathering kind filling its batch: never longer than a poll, so the other
+            # kinds wait no longer than they would without gathering.
+            time.sleep(poll if wait is None else min(wait, poll))
+            continue
+        claimed = sum(standing_work_pass().values())
+        if once and not claimed:
+            return
+        if not claimed:
+            time.sleep(poll)
+
+
 def standing_work_waiting() -> bool:
-    """Whether any kind of standing work has rows to try, in one statement (an idle worker asks
-    this every poll instead of passing over every kind)."""
-    querysets = []
+    """Whether a pass would find work to do now (standing_work_wait in a yes or no)."""
+    return standing_work_wait() == 0
+
+
+def standing_work_wait(*, now=None) -> float | None:
+    """How long until a pass finds work, in one statement over every kind (an idle worker asks
+    this every poll instead of passing over every kind): 0 when rows are ready now, the seconds
+    until a gathering kind's oldest row has waited its window, None when nothing waits."""
+    querysets, gathered = [], []
     for work in _standing_work.values():
         rows = work.unfinished
         if work.max_attempts is not None:
             rows = rows.filter(attempts__lt=work.max_attempts)
-        querysets.append(rows)
-    return sql.querysets_any_exist(querysets=querysets)
+        if work.gather is None:
+            querysets.append(rows)
+        else:
+            gathered.append((rows, work.arrived_field, *work.gather()))
+    if not querysets and not gathered:
+        return None
+    return sql.standing_work_wait_seconds(querysets=querysets, gathered=gathered, now=now or timezone.now())
+
+
+def standing_work_ready(name: str, *, now=None) -> bool:
+    """Whether the gathering kind `name` has a batch ready: its oldest row has waited its window, or
+    enough rows wait (one statement, on the index of its unprocessed rows)."""
+    work = _standing_work[name]
+    gathered = [(work.unfinished, work.arrived_field, *work.gather())]
+    return sql.standing_work_wait_seconds(querysets=[], gathered=gathered, now=now or timezone.now()) == 0
 
 
 def standing_work_health(*, now=None) -> list[StandingWorkHealth]:

@@ -217,6 +217,10 @@ PAYOUT_STALE_SECONDS = int(os.environ.get("PAYOUT_STALE_SECONDS", "60"))
 # their own connection: sender threads would keep connections to the test database open).
 PAYOUT_BATCH_SIZE = int(os.environ.get("PAYOUT_BATCH_SIZE", "100"))
 PAYOUT_SEND_THREADS = int(os.environ.get("PAYOUT_SEND_THREADS", "1" if JOYBACK_ENV == "test" else "8"))
+# A batch is taken once the oldest person due has waited this long (or a full batch is due): at a
+# moderate rate batches fill instead of paying one or two people a pass, for this much latency
+# (0: at once, as the tests, which expect an approval's payout on commit, run).
+PAYOUT_GATHER_MS = int(os.environ.get("PAYOUT_GATHER_MS", "0" if JOYBACK_ENV == "test" else "200"))
 SANDBOX_BANK_RETURN_AFTER_SECONDS = int(os.environ.get("SANDBOX_BANK_RETURN_AFTER_SECONDS", "0"))
 # Only the bank's channel books money: its feed (fetched every minute; the sandbox bank's in the
 # sandbox) and the folder it drops statements in, when set. Staff uploads wait for a second person.

@@ -32,6 +32,38 @@ def querysets_any_exist(*, querysets) -> bool:
         return bool(cursor.fetchone()[0])
 
 
+def standing_work_wait_seconds(*, querysets, gathered, now) -> float | None:
+    """In one statement: 0 when any of `querysets` has a row; else the seconds until the first of
+    the `gathered` kinds has a batch, each given as (rows, arrived field, window seconds, batch
+    size): its oldest row due by `now` has waited the window, or a batch's worth are due (0 then);
+    None when nothing is due at all."""
+    # Why raw: as querysets_any_exist, one round trip for every kind; and the ORM cannot aggregate
+    # over a sliced queryset inside another statement's column list (each `sql` is the ORM's own,
+    # its values passed as parameters).
+    parts, params = [], []
+    for rows in querysets:
+        sql, part_params = rows.values("pk")[:1].query.sql_with_params()
+        parts.append(f"EXISTS ({sql})")
+        params.extend(part_params)
+    columns = [" OR ".join(parts) if parts else "false"]
+    for rows, arrived, seconds, count in gathered:
+        due = rows.filter(**{f"{arrived}__lte": now}).order_by(arrived).values(arrived)[: max(count, 1)]
+        sql, part_params = due.query.sql_with_params()
+        columns.append(
+            "(SELECT CASE WHEN count(*) >= %s THEN 0 "  # noqa: S608
+            "ELSE extract(epoch FROM min(due.arrived) - %s::timestamptz) + %s END "
+            f"FROM ({sql}) AS due(arrived))"
+        )
+        params.extend([count, now, seconds, *part_params])
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(columns), params)
+        any_ready, *waits = cursor.fetchone()
+    if any_ready:
+        return 0
+    waits = [max(0.0, float(wait)) for wait in waits if wait is not None]
+    return min(waits) if waits else None
+
+
 # Why raw (both): advisory locks are PostgreSQL functions with no ORM counterpart.
 def advisory_lock_try(key: int) -> bool:
     """A session lock on `key` unless another session holds it: held until advisory_unlock or the

@@ -18,7 +18,7 @@ class PayoutsConfig(AppConfig):
             max_attempts=SUBMISSION_MAX_ATTEMPTS,
             arrived_field="created_at",
         )
-        from payouts.pipeline import payouts_due_process
+        from payouts.pipeline import payouts_due_process, payouts_gather
         from verification.models import Participant
         from verification.services.rewards import PAYOUTS_DUE
 
@@ -28,6 +28,7 @@ class PayoutsConfig(AppConfig):
             unfinished=Participant.objects.filter(payout_due_at__isnull=False),
             max_attempts=None,
             arrived_field="payout_due_at",
+            gather=payouts_gather,
         )
         standing_work_register(
             name="payment provider webhooks",

@@ -5,13 +5,14 @@ import logging
 from functools import partial
 
 from django.conf import settings
-from django.core.mail import send_mail
+from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from joyback.money import money_format
+from payouts import sql
 from payouts.links import status_page_path
 from payouts.models import Notification, Payout
 from payouts.selectors import participant_latest_campaign
@@ -39,25 +40,32 @@ def reason_text(code: str) -> str:
     return str(REASON_TEXTS.get(code, REASON_TEXTS["MS03"]))
 
 
-def payout_notify(payout: Payout, *, kind: str) -> None:
-    payee = payout.payee
-    channels = [c for c, present in (("email", payee.email), ("whatsapp", payee.phone)) if present]
-    for channel in channels:
-        notification, created = Notification.objects.get_or_create(
-            key=f"{payout.pk}:{kind}:{channel}", defaults={"payout": payout, "kind": kind, "channel": channel}
-        )
-        if created:
-            # Sent by this process once the transition commits: a task of its own per message
-            # would cost the worker more than the payout. A crash or a failed send leaves the row
-            # unsent, and the standing sweep sends it.
-            transaction.on_commit(partial(notification_send_quietly, notification.pk))
+def payouts_notify(*, payouts: list[Payout], kind: str) -> None:
+    """Tell each person about their payout: one Notification row per payout, kind and channel,
+    written in the caller's transaction in one statement (the unique key makes a replayed
+    transition harmless: a row already there is not sent again), sent by this process once the
+    transaction commits. A task of its own per message would cost the worker more than the payout;
+    a crash or a failed send leaves the row unsent, and the standing sweep sends it."""
+    rows = [
+        (payout.pk, channel, f"{payout.pk}:{kind}:{channel}")
+        for payout in payouts
+        for channel, present in (("email", payout.payee.email), ("whatsapp", payout.payee.phone))
+        if present
+    ]
+    if not rows:
+        return
+    created = sql.notifications_insert(rows=rows, kind=kind, now=timezone.now())
+    if created:
+        by_id = {payout.pk: payout for payout in payouts}
+        ids = [row_id for row_id, _payout_id, _channel in created]
+        transaction.on_commit(partial(_notifications_send_quietly, ids, by_id))
 
 
-def notification_send_quietly(notification_id: int) -> None:
+def _notifications_send_quietly(ids: list[int], payouts: dict[int, Payout]) -> None:
     try:
-        notification_send(notification_id=notification_id)
+        notifications_send(ids=ids, payouts=payouts)
     except Exception:
-        logger.exception("notification %s not sent; the sweep tries again", notification_id)
+        logger.exception("payout notifications %s not all sent; the sweep tries again", ids)
 
 
 def _status_url(participant: Participant) -> str:
@@ -98,32 +106,47 @@ def notification_message(payout: Payout, kind: str) -> tuple[str, str, list[str]
     )
 
 
-def notification_send(*, notification_id: int) -> bool:
-    """Send one notification, once: the row is claimed before the message goes."""
-    claimed = Notification.objects.filter(pk=notification_id, sent_at__isnull=True).update(
-        sent_at=timezone.now()
-    )
+def notifications_send(*, ids: list[int], payouts: dict[int, Payout] | None = None) -> int:
+    """Send notifications, each once: claimed in one statement before any message goes (what
+    another process claimed is skipped), the mails over one connection, WhatsApp messages one by
+    one. `payouts` by id, when the caller holds them (else read in one query). What fails is
+    unclaimed for the sweep, and the first failure raised once the others are sent; how many went."""
+    claimed = sql.notifications_claim(ids=ids, now=timezone.now())
     if not claimed:
-        return False
-    notification = Notification.objects.select_related("payout__payee", "payout__participant").get(
-        pk=notification_id
-    )
-    payout = notification.payout
-    try:
-        with translation.override(payout.payee.language or settings.LANGUAGE_CODE):
-            subject, body, parameters = notification_message(payout, notification.kind)
-            if notification.channel == "email":
-                send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [payout.payee.email])
-            else:
+        return 0
+    payouts = dict(payouts or {})
+    missing = {payout_id for _id, payout_id, _kind, _channel in claimed} - payouts.keys()
+    if missing:
+        payouts |= Payout.objects.select_related("payee", "participant").in_bulk(missing)
+    mails, mail_ids, failures, sent = [], [], [], 0
+    for row_id, payout_id, kind, channel in claimed:
+        payout = payouts[payout_id]
+        try:
+            with translation.override(payout.payee.language or settings.LANGUAGE_CODE):
+                subject, body, parameters = notification_message(payout, kind)
+                if channel == "email":
+                    mails.append(
+                        EmailMessage(subject, body, settings.DEFAULT_FROM_EMAIL, [payout.payee.email])
+                    )
+                    mail_ids.append(row_id)
+                    continue
                 message_id = whatsapp.template_send(
                     to=payout.payee.phone,
-                    template=f"payout_{notification.kind}",
+                    template=f"payout_{kind}",
                     language=translation.get_language() or "en",
                     parameters=parameters,
                 )
-                Notification.objects.filter(pk=notification_id).update(provider_message_id=message_id)
-    except Exception:
-        # Unclaim, so the retry sends it; the error goes to the task log.
-        Notification.objects.filter(pk=notification_id).update(sent_at=None)
-        raise
-    return True
+            Notification.objects.filter(pk=row_id).update(provider_message_id=message_id)
+            sent += 1
+        except Exception as error:
+            Notification.objects.filter(pk=row_id).update(sent_at=None)  # the sweep's to send
+            failures.append(error)
+    if mails:
+        try:
+            sent += get_connection().send_messages(mails) or 0
+        except Exception as error:
+            Notification.objects.filter(pk__in=mail_ids).update(sent_at=None)
+            failures.append(error)
+    if failures:
+        raise failures[0]
+    return sent

@@ -8,6 +8,11 @@ as one batch and claims as submitted those whose name check is settled. Then it 
 provider concurrently (a small thread pool, each thread with its kept httpx client) and applies the
 answers: the settlements in one more transaction with one more ledger batch.
 
+A pass costs nearly the same for one person as for dozens, so people due are gathered: a batch is
+taken once its oldest mark has waited PAYOUT_GATHER_MS (or a full batch is due at once), and the
+idle worker sleeps until then (joyback.queue.standing_work_wait) instead of paying people one or
+two at a time as they trickle in.
+
 Crash safety is the single payout's: a payout is committed as submitted before its request leaves,
 so if the worker dies after that the sweep asks the provider about it (payout_status_check) and
 sends again, with the same Idempotency-Key, only what the provider never received. A batch that
@@ -17,22 +22,20 @@ fails is rolled back whole and its people are paid one by one through the single
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from functools import partial
 
 from django.conf import settings
-from django.core.mail import EmailMessage, get_connection
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
-from django.utils import timezone, translation
+from django.utils import timezone
 
 from joyback.api.models import WebhookEndpoint
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import accounts_of_kind
 from joyback.ledger.services import Posting, accounts_lock, postings_post, transfer
+from joyback.queue import standing_work_ready
 from payouts import psp, sql
 from payouts.models import (
     OPEN_STATUSES,
-    Notification,
     PayeeAccount,
     Payout,
     PayoutEvent,
@@ -41,7 +44,7 @@ from payouts.models import (
     Rail,
     VopCheck,
 )
-from payouts.notifications import notification_message, notification_send_quietly
+from payouts.notifications import payouts_notify
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import SimulatedCrash, crash_point
 from payouts.submission.create import payout_for_participant
@@ -56,6 +59,7 @@ from payouts.submission.states import (
 )
 from payouts.submission.submit import payout_payment_order, payout_status_apply, payout_submit
 from verification.models import ActionClaim, ClaimStatus, Participant
+from verification.services.rewards import PAYOUTS_DUE
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +102,13 @@ def _sender_start() -> None:
         sql.application_name_set("joyback-sandbox-bank")
 
 
+def payouts_gather() -> tuple[float, int]:
+    """How the people due are gathered into batches: taken once the oldest mark has waited
+    PAYOUT_GATHER_MS, or at once when a full batch is due. A pass costs about as much for one
+    person as for a few dozen, so at a moderate rate a short wait fills it (joyback.queue)."""
+    return settings.PAYOUT_GATHER_MS / 1000, settings.PAYOUT_BATCH_SIZE
+
+
 def payouts_due_process(*, limit: int | None = None) -> int:
     """One tick: claim up to `limit` people due, pay them; how many people were claimed."""
     limit = limit or settings.PAYOUT_BATCH_SIZE
@@ -126,8 +137,10 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
     path)."""
     global _idle
     now = timezone.now()
-    if _idle and not Participant.objects.filter(payout_due_at__lte=now).exists():
-        return 0, [], []  # the idle worker's usual answer: one statement, no transaction
+    if _idle and not standing_work_ready(PAYOUTS_DUE, now=now):
+        # The idle worker's usual answer, and a batch still filling (PAYOUT_GATHER_MS): one
+        # statement, no transaction.
+        return 0, [], []
     paused = payouts_paused()
     with transaction.atomic(durable=True):
         people = list(
@@ -449,7 +462,7 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
         failed = next((result.error for result in results if result.error), None)
         if failed is not None:
             raise failed
-        _notify(moved, kind="settled")
+        payouts_notify(payouts=moved, kind="settled")
         brands = {p.brand_id for p in moved}
         endpoints = WebhookEndpoint.objects.filter(brand_id__in=brands, enabled=True)
         listening = set(endpoints.values_list("brand_id", flat=True))
@@ -465,53 +478,6 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
         again = [int(subject.removeprefix("participant:")) for subject in owed]
         if again:
             Participant.objects.filter(pk__in=again, payout_due_at__isnull=True).update(payout_due_at=now)
-
-
-def _notify(payouts: list[Payout], *, kind: str) -> None:
-    """payouts.notifications.payout_notify for many payouts: the rows in one statement (the unique key
-    makes a replay harmless: a row already there is not sent again), sent by this process after the
-    commit; a crash leaves them to the sweep."""
-    rows = [
-        (payout.pk, channel, f"{payout.pk}:{kind}:{channel}")
-        for payout in payouts
-        for channel, present in (("email", payout.payee.email), ("whatsapp", payout.payee.phone))
-        if present
-    ]
-    if not rows:
-        return
-    created = sql.notifications_insert(rows=rows, kind=kind, now=timezone.now())
-    by_id = {payout.pk: payout for payout in payouts}
-    transaction.on_commit(
-        partial(
-            _notifications_send,
-            [(row_id, by_id[payout_id], channel) for row_id, payout_id, channel in created],
-            kind,
-        )
-    )
-
-
-def _notifications_send(created: list[tuple[int, Payout, str]], kind: str) -> None:
-    """payouts.notifications.notification_send for many: the mails claimed in one statement and
-    sent over one connection; WhatsApp messages one by one. What fails is unclaimed for the sweep."""
-    now = timezone.now()
-    mail_ids = [row_id for row_id, _payout, channel in created if channel == "email"]
-    claimed = set(sql.notifications_claim(ids=mail_ids, now=now))
-    messages = []
-    for row_id, payout, channel in created:
-        if channel != "email" or row_id not in claimed:
-            continue
-        with translation.override(payout.payee.language or settings.LANGUAGE_CODE):
-            subject, body, _parameters = notification_message(payout, kind)
-        messages.append(EmailMessage(subject, body, settings.DEFAULT_FROM_EMAIL, [payout.payee.email]))
-    try:
-        if messages:
-            get_connection().send_messages(messages)
-    except Exception:
-        logger.exception("%s payout mails not sent; the sweep tries again", len(messages))
-        Notification.objects.filter(pk__in=claimed, sent_at=now).update(sent_at=None)
-    for row_id, _payout, channel in created:
-        if channel != "email":
-            notification_send_quietly(row_id)
 
 
 def _one_by_one(*, limit: int) -> int:

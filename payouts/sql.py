@@ -168,13 +168,13 @@ def notifications_insert(*, rows, kind: str, now) -> list[tuple[int, int, str]]:
         return cursor.fetchall()
 
 
-def notifications_claim(*, ids, now) -> list[int]:
+def notifications_claim(*, ids, now) -> list[tuple[int, int, str, str]]:
     """An ORM update does not say which rows it changed: the unsent ones among `ids` marked sent
-    (claimed before the message goes, as notification_send does), their ids."""
+    (claimed before the message goes), as (id, payout id, kind, channel)."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {Notification._meta.db_table} SET sent_at = %s "  # noqa: S608
-            "WHERE id = ANY(%s) AND sent_at IS NULL RETURNING id",
+            "WHERE id = ANY(%s) AND sent_at IS NULL RETURNING id, payout_id, kind, channel",
             [now, list(ids)],
         )
-        return [row_id for (row_id,) in cursor.fetchall()]
+        return cursor.fetchall()

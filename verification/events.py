@@ -1,6 +1,6 @@
 """The webhook events verification emits about claims, in one shape for every flow."""
 
-from joyback.api.webhooks.delivery import webhook_event_emit
+from joyback.api.webhooks.delivery import webhook_events_emit
 from verification.models import ActionClaim
 
 
@@ -21,6 +21,4 @@ def claim_event_data(claim: ActionClaim) -> dict:
 
 def claim_event_emit(claim: ActionClaim, *types: str) -> None:
     """Emit each event type about this claim (in the caller's transaction)."""
-    data = claim_event_data(claim)
-    for event_type in types:
-        webhook_event_emit(brand_id=claim.campaign.brand_id, type=event_type, data=data)
+    webhook_events_emit(brand_id=claim.campaign.brand_id, types=list(types), data=claim_event_data(claim))

@@ -8,7 +8,7 @@ from joyback.ledger.models import AccountKind, Transaction
 from joyback.ledger.selectors import account_find
 from joyback.ledger.services import transaction_reverse, transfer_post
 from payouts.models import PayeeAccount, Payout, PayoutStatus
-from payouts.notifications import payout_notify
+from payouts.notifications import payouts_notify
 from payouts.submission.states import (
     PAYEE_DATA_CODES,
     SENT,
@@ -49,7 +49,7 @@ def payout_settle(*, payout: Payout, bank_reference: str = "") -> Payout:
         ):
             return payout
         _settlement_post(payout)
-        payout_notify(payout, kind="settled")
+        payouts_notify(payouts=[payout], kind="settled")
         payout_event_emit(payout, "payout.settled")
         owed = account_find(
             kind=AccountKind.PARTICIPANT_PAYABLE,
@@ -143,6 +143,6 @@ def payout_event_emit(payout: Payout, event_type: str) -> None:
 def _after_failure(payout: Payout, reason_code: str) -> None:
     if reason_code in PAYEE_DATA_CODES:
         PayeeAccount.objects.filter(pk=payout.payee_id, unusable_code="").update(unusable_code=reason_code)
-        payout_notify(payout, kind="fix_details")
+        payouts_notify(payouts=[payout], kind="fix_details")
     else:
-        payout_notify(payout, kind="delayed")
+        payouts_notify(payouts=[payout], kind="delayed")

@@ -10,7 +10,7 @@ from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import accounts_of_kind
 from payouts.batches import payment_batch_build
 from payouts.models import OPEN_STATUSES, Notification, PayeeAccount, Payout, PayoutStatus
-from payouts.notifications import notification_send
+from payouts.notifications import notifications_send
 from payouts.submission.create import payout_for_participant
 from payouts.submission.states import SENT
 from payouts.submission.submit import payout_status_check, payout_submit
@@ -51,10 +51,10 @@ def payouts_sweep(*, now=None) -> dict:
         done["created"] = done.get("created", 0) + bool(
             payout_for_participant(participant_id=participant_id, currency=currency)
         )
-    for notification_id in Notification.objects.filter(
+    unsent = Notification.objects.filter(
         sent_at__isnull=True, created_at__lte=(now or timezone.now()) - timedelta(minutes=1)
-    ).values_list("pk", flat=True)[:200]:
-        notification_send(notification_id=notification_id)
+    ).values_list("pk", flat=True)[:200]
+    notifications_send(ids=list(unsent))
     return done
 
 

@@ -31,9 +31,15 @@ product asks the bank when the details are entered (payee_onboard, enqueued by t
 when a reward is approved, so at approval time it is behind the person. A payout whose VoP is
 missing does the check inline (payouts.vop.payout_payee_verify); that is not the path here.
 
-Approvals come from one spawned process (its own interpreter and connection, as a web worker
-would be), paced at --payout-rate a second for --payout-seconds, then again at
---payout-high-rate (a "#" line); a few untimed approvals first let the workers connect.
+Approvals come from --payout-approvers (2) spawned processes at once (each its own interpreter
+and connection, as web workers would be, taking turns in the slots so that together they keep the
+pace: one process alone tops out below 50 a second), paced at --payout-rate a second for
+--payout-seconds, then again at --payout-high-rate (a "#" line); a few untimed approvals first let
+the workers connect. Each note says the rate achieved, which is what the results are for.
+
+The standing worker gathers people due into batches as in production (PAYOUT_GATHER_MS, 200 ms
+unless the environment sets it; PAYOUT_GATHER_MS=0 in the environment gives the pipeline without
+gathering, for a before/after on one checkout).
 
 The notes give the CPU one payout costs, counted from the first timed approval until the last
 one's settlement and notification are done: the standing worker and the task cluster (their
@@ -60,6 +66,7 @@ from tests.bench.server import BenchSetupError, Server, percentile
 P99_TARGET_MS = 1000.0
 CPU_TARGET_MS = 10.0
 SEND_THREADS = 8
+GATHER_MS = "200"  # PAYOUT_GATHER_MS's production default, unless the environment says otherwise
 # See reward.py: the campaign-velocity fraud signal (1000 claims a minute on one campaign by
 # default) would send the run's approvals to the review queue; 50 a second is 3000 a minute.
 VELOCITY_LIMIT = 10**9
@@ -275,9 +282,17 @@ def submitted_at(participant_ids) -> dict:
         return {pid: (float(created), float(received)) for pid, created, received in cursor.fetchall()}
 
 
-def approvals_run(*, rule_id, warmup_ids, timed_ids, rate: float, timed_start=None) -> Approvals:
+def approvals_run(
+    *, rule_id, warmup_ids, timed_ids, rate: float, timed_start=None, share=(0, 1), together=None
+) -> Approvals:
     """Approve the warm-up people, wait for their payments to reach the bank, then approve the
-    timed people at a steady rate, each call in its slot (late calls go at once, never bunched)."""
+    timed people at a steady rate, each call in its slot (late calls go at once, never bunched).
+
+    share (index, of): this process is one of `of` approving at once (as web workers are); it
+    takes every of-th person from `index` on, in the slots between the others' (`together`, a
+    barrier, starts their clocks at once)."""
+    index, of = share
+    warmup_ids, timed_ids = warmup_ids[index::of], timed_ids[index::of]
     from django.db import connection
 
     from verification.models import ActionRule, ClaimStatus, Identity
@@ -317,14 +332,16 @@ def approvals_run(*, rule_id, warmup_ids, timed_ids, rate: float, timed_start=No
     report.warmup_seconds = time.monotonic() - began
     time.sleep(1)  # the warm-up's follow-up tasks (notifications) out of the way
 
-    if timed_start is not None:
+    if together is not None:
+        together.wait(timeout=READY_TIMEOUT)
+    if timed_start is not None and index == 0:
         timed_start.set()  # the parent reads the CPU counters now
     report.started = time.time()
     start = time.monotonic()
     cpu = time.process_time()
     backend_cpu = (web._stat(backend) or ("", 0, 0.0))[2]
     for number, identity_id in enumerate(timed_ids):
-        slot = start + number / rate
+        slot = start + (index + number * of) / rate
         wait = slot - time.monotonic()
         if wait > 0:
             time.sleep(wait)
@@ -343,8 +360,28 @@ def approvals_run(*, rule_id, warmup_ids, timed_ids, rate: float, timed_start=No
     return report
 
 
-def approver_main(env: dict, rule_id, warmup_ids, timed_ids, rate, timed_start, results) -> None:
-    """Entry point of the spawned approving process."""
+def approvals_merge(reports: list[Approvals]) -> Approvals:
+    """The approving processes' reports as one: their timed runs overlap, so from the first start
+    to the last end, with their CPU added up."""
+    merged = Approvals(
+        started=min(r.started for r in reports),
+        ended=max(r.ended for r in reports),
+        warmup_seconds=max(r.warmup_seconds for r in reports),
+        cpu_seconds=sum(r.cpu_seconds for r in reports),
+        backend_cpu_seconds=sum(r.backend_cpu_seconds for r in reports),
+    )
+    for r in reports:
+        merged.approved_at.update(r.approved_at)
+        merged.call_ms += r.call_ms
+        merged.late_ms += r.late_ms
+        merged.not_approved += r.not_approved
+    return merged
+
+
+def approver_main(
+    env: dict, rule_id, warmup_ids, timed_ids, rate, timed_start, results, share, together
+) -> None:
+    """Entry point of a spawned approving process."""
     try:
         os.environ.update({key: value for key, value in env.items() if value is not None})
         for key in [key for key, value in env.items() if value is None]:
@@ -353,7 +390,13 @@ def approver_main(env: dict, rule_id, warmup_ids, timed_ids, rate, timed_start, 
 
         ledger.django_setup()
         report = approvals_run(
-            rule_id=rule_id, warmup_ids=warmup_ids, timed_ids=timed_ids, rate=rate, timed_start=timed_start
+            rule_id=rule_id,
+            warmup_ids=warmup_ids,
+            timed_ids=timed_ids,
+            rate=rate,
+            timed_start=timed_start,
+            share=share,
+            together=together,
         )
         from django.db import connections
 
@@ -450,35 +493,55 @@ def one_run(
     warmup_ids, timed_ids = plan.people[label]
     timed_ids = timed_ids[: max(1, round(rate * args.payout_seconds))]
     context = multiprocessing.get_context("spawn")
-    results, timed_start = context.Queue(), context.Event()
+    approvers = max(1, args.payout_approvers)
+    results, timed_start, together = context.Queue(), context.Event(), context.Barrier(approvers)
     cpu_before = None
+    reports = []
     with Cluster(env=env, log=tmp / f"qcluster-{label}.log") as cluster:
-        process = context.Process(
-            target=approver_main,
-            args=(approver_env, plan.rule_id, warmup_ids, timed_ids, rate, timed_start, results),
-            name=f"bench-payout-{label}",
-        )
-        process.start()
+        processes = [
+            context.Process(
+                target=approver_main,
+                args=(
+                    approver_env,
+                    plan.rule_id,
+                    warmup_ids,
+                    timed_ids,
+                    rate,
+                    timed_start,
+                    results,
+                    (index, approvers),
+                    together,
+                ),
+                name=f"bench-payout-{label}-{index}",
+            )
+            for index in range(approvers)
+        ]
+        for process in processes:
+            process.start()
         # A loaded machine may not keep the pace: room for two approvals a second at least.
         deadline = time.monotonic() + READY_TIMEOUT + args.payout_seconds * 3 + len(timed_ids) / 2 + 120
         try:
-            while True:
+            while len(reports) < approvers:
                 if cpu_before is None and timed_start.is_set():
                     cpu_before = (cluster.cpu(), backends_cpu(bench_db))
                 try:
-                    report = results.get(timeout=0.05 if cpu_before is None else 1)
-                    break
+                    reports.append(results.get(timeout=0.05 if cpu_before is None else 1))
+                    if isinstance(reports[-1], BaseException):
+                        break
                 except queues.Empty:
-                    if process.exitcode not in (None, 0):
-                        raise BenchSetupError(f"{process.name} exited with {process.exitcode}") from None
+                    for process in processes:
+                        if process.exitcode not in (None, 0):
+                            raise BenchSetupError(f"{process.name} exited with {process.exitcode}") from None
                     if not cluster.running():
                         raise BenchSetupError(f"a worker stopped during the run:\n{cluster.tail()}") from None
                     if time.monotonic() > deadline:
-                        raise BenchSetupError(f"{process.name} did not report back in time") from None
+                        raise BenchSetupError("the approving processes did not report back in time") from None
         finally:
-            process.join(timeout=10)
-            if process.is_alive():
-                process.terminate()
+            for process in processes:
+                process.join(timeout=10)
+                if process.is_alive():
+                    process.terminate()
+        report = next((r for r in reports if isinstance(r, BaseException)), None) or approvals_merge(reports)
         if isinstance(report, BaseException):
             raise BenchSetupError(f"the {label} approvals failed: {report!r}\n{cluster.tail()}")
         if cpu_before is None:
@@ -629,6 +692,7 @@ def measure(server: Server, bench_db: str, args, note) -> dict:
     env = web.server_env(database_url=server.url_for(bench_db), secret_key=settings.SECRET_KEY)
     env.update(SANDBOX="1", Q_WORKERS=str(args.payout_workers), PAYOUT_SEPA_MODE="instant")
     env.update(PAYOUT_SEND_THREADS=str(SEND_THREADS))  # as in production (JOYBACK_ENV=test sends in turn)
+    env.setdefault("PAYOUT_GATHER_MS", GATHER_MS)  # as in production (JOYBACK_ENV=test gathers none)
     env.pop("REDIS_URL", None)  # no broker on the payouts' path: the database's due index is the signal
     results = {}
     try:
@@ -689,7 +753,8 @@ def measure(server: Server, bench_db: str, args, note) -> dict:
                     f"(the worker's sender threads {cpu['bank']:.1f} ms, its database connections "
                     f"{cpu['bank_postgres']:.1f} ms), the approval itself {approval_ms:.1f} ms (approving "
                     f"process {cpu['approver']:.1f} ms, its backend {cpu['approver_postgres']:.1f} ms); "
-                    f"all of it {payout_ms + bank_ms + approval_ms:.1f} ms, at {rate:g}/s "
+                    f"all of it {payout_ms + bank_ms + approval_ms:.1f} ms ({payout_ms + bank_ms:.1f} ms "
+                    f"without the approval), at {rate:g}/s "
                     f"{(payout_ms + bank_ms + approval_ms) * rate / 1000:.2f} of this machine's "
                     f"{os.cpu_count()} CPUs"
                     + ("" if run["finished"] else " (counted before all the work was done: too low)")

@@ -185,6 +185,12 @@ def arguments(argv):
     parser.add_argument(
         "--payout-workers", type=int, default=4, help="workers of the payout run's task cluster (4)"
     )
+    parser.add_argument(
+        "--payout-approvers",
+        type=int,
+        default=2,
+        help="processes approving the payout runs' rewards at once, as web workers would (2)",
+    )
     parser.add_argument("--scale-seconds", type=float, default=20, help="each scale run (20)")
     parser.add_argument(
         "--scale-rate", type=float, default=5, help="approvals a second in the scale runs (5)"

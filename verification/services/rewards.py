@@ -197,7 +197,7 @@ def action_reward(
     """Instant verification: a verified identity's action is approved and paid at once, unless a
     fraud signal sends it to the review queue with its reward held on the budget."""
     # Made before the lock: creating the person's account would otherwise queue every claimer.
-    participant_payable_account(participant=identity.participant, currency=rule.campaign.currency)
+    payable = participant_payable_account(participant=identity.participant, currency=rule.campaign.currency)
     with second_accounts_flagged(), transaction.atomic(durable=True):
         rule = rule_lock(rule)
         claim_allowed_check(rule=rule, identity=identity)
@@ -223,7 +223,7 @@ def action_reward(
             FraudSignal.objects.bulk_create(FraudSignal(claim=claim, code=c, detail=d) for c, d in signals)
             claim_event_emit(claim, "action.verified")
         else:
-            claim_reward_post(claim, due_now=True)
+            claim_reward_post(claim, due_now=True, payable=payable)
             claim_event_emit(claim, "action.verified", "reward.approved")
     return claim
 
@@ -232,11 +232,14 @@ def claim_payable_account(claim: ActionClaim) -> Account:
     return participant_payable_account(participant=claim.participant, currency=claim.currency)
 
 
-def claim_reward_post(claim: ActionClaim, *, due_now: bool = False) -> None:
+def claim_reward_post(claim: ActionClaim, *, due_now: bool = False, payable: Account | None = None) -> None:
     """Budget -> the person's payable: committed from the claim's hold if it has one.
 
     due_now: the caller holds no lock that comes after the person's in the lock order (a claim's),
-    so the person is marked due for a payout in this transaction, before the ledger's locks."""
+    so the person is marked due for a payout in this transaction, before the ledger's locks.
+    payable: the person's payable account when the caller has it already (the posting locks and
+    reads it fresh either way), instead of looking it up again."""
+    payable = payable or claim_payable_account(claim)
     if due_now:
         participant_payout_due(participant_id=claim.participant_id)
     else:
@@ -246,7 +249,7 @@ def claim_reward_post(claim: ActionClaim, *, due_now: bool = False) -> None:
         if claim.hold_id:
             reward = hold_commit(
                 hold=Hold.objects.get(pk=claim.hold_id),
-                destination=claim_payable_account(claim),
+                destination=payable,
                 reason="reward",
                 reference=f"claim:{claim.pk}",
                 description=description,
@@ -254,7 +257,7 @@ def claim_reward_post(claim: ActionClaim, *, due_now: bool = False) -> None:
         else:
             reward = transfer_post(
                 source=campaign_budget_account(campaign=claim.campaign),
-                destination=claim_payable_account(claim),
+                destination=payable,
                 amount=claim.amount,
                 reason="reward",
                 idempotency_key=f"reward:{claim.pk}",

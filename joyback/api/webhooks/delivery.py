@@ -32,23 +32,31 @@ def webhook_event_emit(*, brand_id: int, type: str, data: dict) -> WebhookEvent 
     """The one way any app emits an event. Rows are written in the caller's transaction (so an
     event exists only if what it tells of was committed); each delivery is queued after commit.
     Nothing is stored when no endpoint of the brand listens for this type."""
-    EventType(type)
-    endpoints = [
-        endpoint
-        for endpoint in WebhookEndpoint.objects.filter(brand_id=brand_id, enabled=True).only("event_types")
-        if type in endpoint.event_types
-    ]
-    if not endpoints:
-        return None
-    event = WebhookEvent.objects.create(
-        brand_id=brand_id, type=type, data=data, livemode=brand_livemode(brand_id)
-    )
-    deliveries = WebhookDelivery.objects.bulk_create(
-        WebhookDelivery(event=event, endpoint=endpoint) for endpoint in endpoints
-    )
-    for delivery in deliveries:
-        enqueue_on_commit("joyback.api.tasks.webhook_deliver_task", delivery.pk)
-    return event
+    return webhook_events_emit(brand_id=brand_id, types=[type], data=data)[0]
+
+
+def webhook_events_emit(*, brand_id: int, types: list[str], data: dict) -> list[WebhookEvent | None]:
+    """webhook_event_emit for several types of one thing that happened (a reward verified and
+    approved): the brand's endpoints read once, not once per type (every instant approval emits two)."""
+    for type in types:
+        EventType(type)
+    endpoints = list(WebhookEndpoint.objects.filter(brand_id=brand_id, enabled=True).only("event_types"))
+    events = []
+    for type in types:
+        listening = [endpoint for endpoint in endpoints if type in endpoint.event_types]
+        if not listening:
+            events.append(None)
+            continue
+        event = WebhookEvent.objects.create(
+            brand_id=brand_id, type=type, data=data, livemode=brand_livemode(brand_id)
+        )
+        deliveries = WebhookDelivery.objects.bulk_create(
+            WebhookDelivery(event=event, endpoint=endpoint) for endpoint in listening
+        )
+        for delivery in deliveries:
+            enqueue_on_commit("joyback.api.tasks.webhook_deliver_task", delivery.pk)
+        events.append(event)
+    return events
 
 
 def webhook_payload(event: WebhookEvent) -> bytes:

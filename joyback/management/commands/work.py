@@ -7,12 +7,10 @@ the cluster's one-minute sweep catches up if none does.
 """
 
 import signal
-import time
 
 from django.core.management.base import BaseCommand
-from django.db import close_old_connections, connection
 
-from joyback.queue import standing_work_pass, standing_work_waiting
+from joyback.queue import standing_work_run
 
 
 class Command(BaseCommand):
@@ -25,14 +23,4 @@ class Command(BaseCommand):
     def handle(self, *args, poll: float, once: bool, **options):
         stopping = []
         signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
-        while not stopping:
-            if not connection.in_atomic_block:  # (a test's transaction)
-                close_old_connections()  # honours CONN_MAX_AGE and drops a broken connection
-            if not once and not standing_work_waiting():
-                time.sleep(poll)  # idle: one statement a poll, not a pass over every kind
-                continue
-            claimed = sum(standing_work_pass().values())
-            if once and not claimed:
-                return
-            if not claimed:
-                time.sleep(poll)
+        standing_work_run(poll=poll, once=once, stopping=lambda: bool(stopping))
