@@ -3,6 +3,9 @@
 Run after demo_seed (make run does); safe to run again.
 """
 
+import time
+
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from campaigns.models import Brand, Campaign
@@ -58,7 +61,9 @@ class Command(BaseCommand):
             # The workers may not run yet: do at once, in order, what they would do (the name
             # check marks the person due; the standing worker's batch pays them).
             payee_onboard(payee_id=payee.pk)
-            payouts_due_process()
+        time.sleep(settings.PAYOUT_GATHER_MS / 1000)  # the batch waits this long for more people
+        while payouts_due_process():
+            pass
         payouts_sweep()
         count = Payout.objects.filter(brand=brand).count()
         self.stdout.write(self.style.SUCCESS(f"Demo payouts ready ({count}): /brands/demo/payouts/"))
