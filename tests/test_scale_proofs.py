@@ -63,7 +63,7 @@ def test_a_batch_whose_worker_died_before_the_answers_is_asked_about_not_sent_ag
     from payouts.submission.crash import SimulatedCrash, _crash_at
     from payouts.submission.sweeps import payouts_sweep
     from verification.models import ActionRule, Identity
-    from verification.services import ClaimContext, action_reward
+    from verification.services.rewards import ClaimContext, action_reward
 
     plan = payout.setup(runs={"small": (0, 3)})
     rule = ActionRule.objects.select_related("campaign").get(pk=plan.rule_id)

@@ -12,6 +12,8 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from joyback.crypto import encrypt
+from joyback.ledger.models import AccountKind
+from joyback.ledger.selectors import account_find
 from joyback.queue import claim_and_process, enqueue_on_commit, standing_work_inline
 from payouts import sql
 from payouts.fingerprints import payee_fingerprints
@@ -20,9 +22,9 @@ from payouts.models import PayeeAccount, PayeeSubmission, Rail
 from payouts.payees.shared_details import shared_details_flag, shared_details_lock
 from payouts.rails import BankAccount
 from payouts.selectors import payee_submissions_unfinished
-from payouts.submission.create import payout_for_participant
 from payouts.vop import payee_vop_check, vop_current
 from verification.models import Participant
+from verification.services.rewards import participant_payout_due
 
 
 def payee_account_save(
@@ -188,10 +190,21 @@ def _status_mail(*, payee: PayeeAccount, status_url: str, campaign_name: str) ->
 
 
 def payee_onboard(*, payee_id: int) -> None:
-    """New bank details: check the name with the bank, then pay out whatever the person is owed."""
+    """New bank details: check the name with the bank, then mark the person due if they are owed,
+    so the payout pipeline pays them in its next batch (payouts.pipeline) rather than one payout
+    and one more queued task each. The check comes first so the batch finds its answer settled
+    (or waiting for the person's choice) instead of asking the bank again."""
     payee = PayeeAccount.objects.select_related("participant").get(pk=payee_id)
     if payee.replaced_at is not None:
         return
     if payee.rail == Rail.SEPA and vop_current(payee=payee) is None:
         payee_vop_check(payee=payee)
-    payout_for_participant(participant_id=payee.participant_id, currency=payee.currency)
+    owed = account_find(
+        kind=AccountKind.PARTICIPANT_PAYABLE,
+        currency=payee.currency,
+        subject=payee.participant.ledger_subject,
+        brand_id=payee.participant.brand_id,
+    )
+    # Nothing owed yet: the approval that brings the money marks them itself.
+    if owed is not None and owed.balance > 0:
+        participant_payout_due(participant_id=payee.participant_id)

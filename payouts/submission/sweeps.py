@@ -59,9 +59,14 @@ def payouts_sweep(*, now=None) -> dict:
 
 
 def participants_owed(*, limit: int) -> list[tuple[int, str]]:
-    """People with usable bank details, money owed and no payout under way: normally none, since
-    every reward and every new payee enqueues its payout; these are the ones a crash or a lost
-    task left behind."""
+    """People with usable bank details, money owed, no payout under way and not marked due: normally
+    none, since every reward and every new payee marks the person due for the payout pipeline's
+    batches; these are the ones a crash or a lost task left behind, and those a bank gave back.
+
+    People marked due are the batches' (payouts.pipeline): a mark is always taken, by the standing
+    worker or by the task cluster's standing-work sweep when none runs, and one a failed batch set
+    for later (RETRY_AFTER) is taken then. Paying them here, one at a time with a queued task
+    each, only raced the batches and made them wait behind the task queue."""
     subject = Concat(Value("participant:"), Cast("participant_id", CharField()))
     owed = accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE).filter(
         subject=OuterRef("subject"),
@@ -76,7 +81,10 @@ def participants_owed(*, limit: int) -> list[tuple[int, str]]:
     )
     return list(
         PayeeAccount.objects.filter(
-            replaced_at__isnull=True, unusable_code="", participant__brand__verified_at__isnull=False
+            replaced_at__isnull=True,
+            unusable_code="",
+            participant__brand__verified_at__isnull=False,
+            participant__payout_due_at__isnull=True,
         )
         .annotate(subject=subject)
         .filter(Exists(owed), ~Exists(under_way))

@@ -12,6 +12,7 @@ from django.utils import timezone
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts.models import Payout, SandboxBankPayment
+from payouts.pipeline import payouts_due_process
 from payouts.submission.crash import SimulatedCrash, _crash_at
 from payouts.submission.create import payout_for_participant
 from payouts.submission.submit import payout_submit
@@ -33,9 +34,12 @@ FINAL = {
 
 
 def restart():
-    """A new worker comes up later and runs its standing sweep until nothing is left to do."""
+    """A new worker comes up later and runs its standing work until nothing is left to do: the
+    batches take the people still marked due (a crash rolled their payout back), the sweep the
+    rest."""
     later = timezone.now() + timedelta(minutes=10)
     for _ in range(4):
+        payouts_due_process()
         payouts_sweep(now=later)
         later += timedelta(minutes=10)
 

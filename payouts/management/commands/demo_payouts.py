@@ -3,13 +3,16 @@
 Run after demo_seed (make run does); safe to run again.
 """
 
+import time
+
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from campaigns.models import Brand, Campaign
 from payouts.models import Payout
 from payouts.payees.services import payee_account_save, payee_onboard
+from payouts.pipeline import payouts_due_process
 from payouts.rails import iban_check
-from payouts.submission.submit import payout_submit
 from payouts.submission.sweeps import payouts_sweep
 from verification.services.participants import identity_attach, participant_create
 from verification.services.rewards import action_reward
@@ -55,11 +58,12 @@ class Command(BaseCommand):
                 consent_version="demo",
                 onboard=False,
             )
-            # The workers may not run yet: do at once, in order, what they would do.
+            # The workers may not run yet: do at once, in order, what they would do (the name
+            # check marks the person due; the standing worker's batch pays them).
             payee_onboard(payee_id=payee.pk)
-            payout = Payout.objects.filter(participant=person).first()
-            if payout is not None:
-                payout_submit(payout_id=payout.pk)
+        time.sleep(settings.PAYOUT_GATHER_MS / 1000)  # the batch waits this long for more people
+        while payouts_due_process():
+            pass
         payouts_sweep()
         count = Payout.objects.filter(brand=brand).count()
         self.stdout.write(self.style.SUCCESS(f"Demo payouts ready ({count}): /brands/demo/payouts/"))
