@@ -19,12 +19,14 @@ sends again, with the same Idempotency-Key, only what the provider never receive
 fails is rolled back whole and its people are paid one by one through the single-payout path.
 """
 
+import contextlib
 import logging
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import close_old_connections, connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -74,10 +76,15 @@ _idle = True
 SENDER_NAME = "payout-send"
 
 
-def _sender() -> ThreadPoolExecutor:
+def _sender(*, fresh: bool = False) -> ThreadPoolExecutor:
     """The process's senders: made on first use (after a fork), kept, so each thread keeps its
-    provider client and its connections (payouts.psp.psp_client) from one batch to the next."""
+    provider client and its connections (payouts.psp.psp_client) from one batch to the next.
+    fresh=True replaces a broken executor (one whose thread failed to start refuses all work for
+    the rest of its life)."""
     global _pool
+    if fresh and _pool is not None:
+        _pool.shutdown(wait=False)
+        _pool = None
     if _pool is None:
         _pool = ThreadPoolExecutor(
             max_workers=settings.PAYOUT_SEND_THREADS,
@@ -89,8 +96,8 @@ def _sender() -> ThreadPoolExecutor:
 
 def _sender_start() -> None:
     """The thread's name for the operating system too (top -H, /proc/<pid>/task/*/comm show where
-    a worker's CPU goes). In the sandbox the bank answers in these threads, on their own database
-    connections: those are named as well, so the bank's share of the database shows apart."""
+    a worker's CPU goes). Nothing here may touch the database: a failure in an initializer breaks
+    the executor for good."""
     try:
         import ctypes
 
@@ -98,8 +105,50 @@ def _sender_start() -> None:
         libc.prctl(15, SENDER_NAME.encode(), 0, 0, 0)  # PR_SET_NAME
     except (OSError, AttributeError):
         pass
-    if settings.SANDBOX:
-        sql.application_name_set("joyback-sandbox-bank")
+
+
+def payouts_senders_stop() -> None:
+    """The senders closed, each thread's database connection with it (a kept connection outlives
+    its thread otherwise): for a worker's orderly exit, and tests."""
+    global _pool
+    pool, _pool = _pool, None
+    if pool is None:
+        return
+    # One closing job per thread: each waits for the others, so no thread takes two.
+    together = threading.Barrier(settings.PAYOUT_SEND_THREADS)
+
+    def close() -> None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            together.wait(timeout=5)
+        connection.close()
+
+    with contextlib.suppress(BrokenExecutor, RuntimeError):
+        for _ in range(settings.PAYOUT_SEND_THREADS):
+            pool.submit(close)
+    pool.shutdown(wait=True)
+
+
+SANDBOX_BANK = "joyback-sandbox-bank"
+
+
+def _send(order: psp.PaymentOrder):
+    """_submit in a sender thread. In the sandbox the bank answers in this thread, on its own
+    database connection, named on connect so the bank's share of the database shows apart. The
+    connection is given back after each send, as a request's is: with Django's pool a sender
+    holding one between batches would starve the process's other threads."""
+    pooled = "pool" in connection.settings_dict["OPTIONS"]
+    try:
+        if settings.SANDBOX and connection.connection is None:
+            sql.application_name_set(SANDBOX_BANK)
+        return _submit(order)
+    finally:
+        if pooled and settings.SANDBOX and connection.connection is not None:
+            # The pool hands this connection to any thread next: not under the bank's name.
+            try:
+                sql.application_name_reset()
+            except Exception:
+                connection.close_if_unusable_or_obsolete()
+        close_old_connections()
 
 
 def payouts_gather() -> tuple[float, int]:
@@ -364,7 +413,7 @@ def _batch_send(payouts: list[Payout]) -> None:
     orders = [payout_payment_order(payout) for payout in payouts]
     # In a test's transaction the senders' own connections could not see the batch: send in turn.
     concurrent = settings.PAYOUT_SEND_THREADS > 1 and not connection.in_atomic_block
-    answers = _sender().map(_submit, orders) if concurrent else map(_submit, orders)
+    answers = _answers_concurrent(orders) if concurrent else map(_submit, orders)
     settled, others = [], []
     for number, (payout, answer) in enumerate(zip(payouts, answers, strict=True)):
         if number == 1:
@@ -381,6 +430,29 @@ def _batch_send(payouts: list[Payout]) -> None:
             _answer_apply(payout, answer)
         except Exception:
             logger.exception("the answer for payout %s was not applied; the sweep asks again", payout.pk)
+
+
+def _answers_concurrent(orders: list[psp.PaymentOrder]):
+    """The answers in order, sent from the sender threads. A broken executor is replaced before
+    anything is sent; one that breaks mid-batch leaves its unsent payouts as lost answers (the
+    sweep asks the provider and sends, with the same Idempotency-Key, what it never got)."""
+    pool, futures = _sender(), []
+    for order in orders:
+        try:
+            futures.append(pool.submit(_send, order))
+        except BrokenExecutor as error:
+            if futures:  # some may be on their way: the rest waits for the sweep
+                futures.append(error)
+                continue
+            logger.warning("the payout senders were broken; starting new ones")
+            pool = _sender(fresh=True)
+            futures.append(pool.submit(_send, order))
+    for future in futures:
+        try:
+            answer = future if isinstance(future, BrokenExecutor) else future.result()
+        except BrokenExecutor as error:
+            answer = error
+        yield psp.PspUnknown(f"not sent: {answer}") if isinstance(answer, BrokenExecutor) else answer
 
 
 def _answer_apply(payout: Payout, answer) -> None:
