@@ -266,8 +266,10 @@ def _paused() -> bool:
     later, which the daily statement's reconciliation that finds it does not notice. Not kept in
     a test's transaction, where each test opens or clears its own drift."""
     global _paused_read
+    if connection.in_atomic_block:
+        return payouts_paused()
     now = time.monotonic()
-    if connection.in_atomic_block or _paused_read is None or now - _paused_read[0] > PAUSED_READ_EVERY:
+    if _paused_read is None or now - _paused_read[0] > PAUSED_READ_EVERY:
         _paused_read = (now, payouts_paused())
     return _paused_read[1]
 

@@ -408,3 +408,27 @@ def test_a_broken_set_of_senders_is_replaced_and_the_next_batch_goes_to_the_bank
     assert_whole(people)
     assert set(Payout.objects.values_list("submissions", flat=True)) == {1}
     pipeline.payouts_senders_stop()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_pass_costs_the_same_statements_for_ten_people_as_for_one(club, monkeypatch, settings):
+    from django.test.utils import CaptureQueriesContext
+
+    settings.PAYOUT_SEND_THREADS = 2  # the sandbox bank answers on the senders' connections
+    monkeypatch.setattr("verification.services.rewards.standing_work_soon", lambda name: None)
+    monkeypatch.setattr(pipeline, "_paused_read", None)
+    monkeypatch.setattr(pipeline, "PAUSED_READ_EVERY", 3600)
+    counts, people = [], []
+    for size in (1, 1, 10):  # the first pass also makes the brand's in-transit account
+        for _ in range(size):
+            person, identity = ready_person(club)
+            approve(club, identity)
+            people.append((person, "settle"))
+        with CaptureQueriesContext(connection) as statements:
+            assert pipeline.payouts_due_process() == size
+        counts.append(len(statements))
+    pipeline.payouts_senders_stop()
+
+    assert counts[1] == counts[2] <= 37, counts
+    assert_whole(people)
