@@ -27,7 +27,7 @@ from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -138,22 +138,25 @@ SANDBOX_BANK = "joyback-sandbox-bank"
 
 def _send(order: psp.PaymentOrder):
     """_submit in a sender thread. In the sandbox the bank answers in this thread, on its own
-    database connection, named on connect so the bank's share of the database shows apart. The
-    connection is given back after each send, as a request's is: with Django's pool a sender
-    holding one between batches would starve the process's other threads."""
-    pooled = "pool" in connection.settings_dict["OPTIONS"]
+    database connection, named on connect so the bank's share of the database shows apart.
+    With Django's pool the connection is given back after each send: a sender holding one between
+    batches would starve the process's other threads. A direct connection is kept (a new backend
+    per payment would cost more than the payment), and dropped only once it has failed."""
     try:
         if settings.SANDBOX and connection.connection is None:
             sql.application_name_set(SANDBOX_BANK)
         return _submit(order)
     finally:
-        if pooled and settings.SANDBOX and connection.connection is not None:
-            # The pool hands this connection to any thread next: not under the bank's name.
-            try:
-                sql.application_name_reset()
-            except Exception:
-                connection.close_if_unusable_or_obsolete()
-        close_old_connections()
+        if "pool" in connection.settings_dict["OPTIONS"]:
+            if settings.SANDBOX and connection.connection is not None:
+                # The pool hands this connection to any thread next: not under the bank's name.
+                with contextlib.suppress(DatabaseError):
+                    sql.application_name_reset()
+            connection.close()
+        elif connection.errors_occurred:
+            # Not close_old_connections(): it would make the next send ask the server whether the
+            # connection still works (CONN_HEALTH_CHECKS), one more round trip per payment.
+            connection.close_if_unusable_or_obsolete()
 
 
 def payouts_gather() -> tuple[float, int]:
