@@ -19,12 +19,15 @@ sends again, with the same Idempotency-Key, only what the provider never receive
 fails is rolled back whole and its people are paid one by one through the single-payout path.
 """
 
+import contextlib
 import logging
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
+from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -67,17 +70,26 @@ logger = logging.getLogger(__name__)
 # not on every pass.
 RETRY_AFTER = timedelta(seconds=60)
 
+# How long a busy worker trusts its last reading of payouts_paused.
+PAUSED_READ_EVERY = 1.0
+
 _pool: ThreadPoolExecutor | None = None
+_paused_read: tuple[float, bool] | None = None
 _idle = True
 
 
 SENDER_NAME = "payout-send"
 
 
-def _sender() -> ThreadPoolExecutor:
+def _sender(*, fresh: bool = False) -> ThreadPoolExecutor:
     """The process's senders: made on first use (after a fork), kept, so each thread keeps its
-    provider client and its connections (payouts.psp.psp_client) from one batch to the next."""
+    provider client and its connections (payouts.psp.psp_client) from one batch to the next.
+    fresh=True replaces a broken executor (one whose thread failed to start refuses all work for
+    the rest of its life)."""
     global _pool
+    if fresh and _pool is not None:
+        _pool.shutdown(wait=False)
+        _pool = None
     if _pool is None:
         _pool = ThreadPoolExecutor(
             max_workers=settings.PAYOUT_SEND_THREADS,
@@ -89,8 +101,8 @@ def _sender() -> ThreadPoolExecutor:
 
 def _sender_start() -> None:
     """The thread's name for the operating system too (top -H, /proc/<pid>/task/*/comm show where
-    a worker's CPU goes). In the sandbox the bank answers in these threads, on their own database
-    connections: those are named as well, so the bank's share of the database shows apart."""
+    a worker's CPU goes). Nothing here may touch the database: a failure in an initializer breaks
+    the executor for good."""
     try:
         import ctypes
 
@@ -98,8 +110,53 @@ def _sender_start() -> None:
         libc.prctl(15, SENDER_NAME.encode(), 0, 0, 0)  # PR_SET_NAME
     except (OSError, AttributeError):
         pass
-    if settings.SANDBOX:
-        sql.application_name_set("joyback-sandbox-bank")
+
+
+def payouts_senders_stop() -> None:
+    """The senders closed, each thread's database connection with it (a kept connection outlives
+    its thread otherwise): for a worker's orderly exit, and tests."""
+    global _pool
+    pool, _pool = _pool, None
+    if pool is None:
+        return
+    # One closing job per thread: each waits for the others, so no thread takes two.
+    together = threading.Barrier(settings.PAYOUT_SEND_THREADS)
+
+    def close() -> None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            together.wait(timeout=5)
+        connection.close()
+
+    with contextlib.suppress(BrokenExecutor, RuntimeError):
+        for _ in range(settings.PAYOUT_SEND_THREADS):
+            pool.submit(close)
+    pool.shutdown(wait=True)
+
+
+SANDBOX_BANK = "joyback-sandbox-bank"
+
+
+def _send(order: psp.PaymentOrder):
+    """_submit in a sender thread. In the sandbox the bank answers in this thread, on its own
+    database connection, named on connect so the bank's share of the database shows apart.
+    With Django's pool the connection is given back after each send: a sender holding one between
+    batches would starve the process's other threads. A direct connection is kept (a new backend
+    per payment would cost more than the payment), and dropped only once it has failed."""
+    try:
+        if settings.SANDBOX and connection.connection is None:
+            sql.application_name_set(SANDBOX_BANK)
+        return _submit(order)
+    finally:
+        if "pool" in connection.settings_dict["OPTIONS"]:
+            if settings.SANDBOX and connection.connection is not None:
+                # The pool hands this connection to any thread next: not under the bank's name.
+                with contextlib.suppress(DatabaseError):
+                    sql.application_name_reset()
+            connection.close()
+        elif connection.errors_occurred:
+            # Not close_old_connections(): it would make the next send ask the server whether the
+            # connection still works (CONN_HEALTH_CHECKS), one more round trip per payment.
+            connection.close_if_unusable_or_obsolete()
 
 
 def payouts_gather() -> tuple[float, int]:
@@ -141,7 +198,7 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
         # The idle worker's usual answer, and a batch still filling (PAYOUT_GATHER_MS): one
         # statement, no transaction.
         return 0, [], []
-    paused = payouts_paused()
+    paused = _paused()
     with transaction.atomic(durable=True):
         people = list(
             Participant.objects.select_for_update(skip_locked=True, no_key=True, of=("self",))
@@ -181,7 +238,8 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
             Payout.objects.bulk_create(payouts)
         for payout in payouts:
             postings.append(_payout_posting(payout, accounts, netted=netted_of[payout.participant_id]))
-        results = postings_post(postings=postings) if postings else []
+        # A failure rolls the whole batch back: no savepoint to fall back to.
+        results = postings_post(postings=postings, savepoint=False) if postings else []
         failed = next((result.error for result in results if result.error), None)
         if failed is not None:
             raise failed
@@ -203,6 +261,20 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
     crash_point("batch_committed")
     to_send = [p for p in payouts if p.status == PayoutStatus.SUBMITTED]
     return len(people), to_send, [p.pk for p in payouts if p.status != PayoutStatus.SUBMITTED]
+
+
+def _paused() -> bool:
+    """payouts_paused, read at most once every PAUSED_READ_EVERY by a busy worker (a pass every
+    few hundred ms would otherwise ask each time). A drift found or cleared is acted on that much
+    later, which the daily statement's reconciliation that finds it does not notice. Not kept in
+    a test's transaction, where each test opens or clears its own drift."""
+    global _paused_read
+    if connection.in_atomic_block:
+        return payouts_paused()
+    now = time.monotonic()
+    if _paused_read is None or now - _paused_read[0] > PAUSED_READ_EVERY:
+        _paused_read = (now, payouts_paused())
+    return _paused_read[1]
 
 
 def _accounts_lock(payees: dict, brand_of: dict) -> dict:
@@ -366,7 +438,7 @@ def _batch_send(payouts: list[Payout]) -> None:
     orders = [payout_payment_order(payout) for payout in payouts]
     # In a test's transaction the senders' own connections could not see the batch: send in turn.
     concurrent = settings.PAYOUT_SEND_THREADS > 1 and not connection.in_atomic_block
-    answers = _sender().map(_submit, orders) if concurrent else map(_submit, orders)
+    answers = _answers_concurrent(orders) if concurrent else map(_submit, orders)
     settled, others = [], []
     for number, (payout, answer) in enumerate(zip(payouts, answers, strict=True)):
         if number == 1:
@@ -383,6 +455,29 @@ def _batch_send(payouts: list[Payout]) -> None:
             _answer_apply(payout, answer)
         except Exception:
             logger.exception("the answer for payout %s was not applied; the sweep asks again", payout.pk)
+
+
+def _answers_concurrent(orders: list[psp.PaymentOrder]):
+    """The answers in order, sent from the sender threads. A broken executor is replaced before
+    anything is sent; one that breaks mid-batch leaves its unsent payouts as lost answers (the
+    sweep asks the provider and sends, with the same Idempotency-Key, what it never got)."""
+    pool, futures = _sender(), []
+    for order in orders:
+        try:
+            futures.append(pool.submit(_send, order))
+        except BrokenExecutor as error:
+            if futures:  # some may be on their way: the rest waits for the sweep
+                futures.append(error)
+                continue
+            logger.warning("the payout senders were broken; starting new ones")
+            pool = _sender(fresh=True)
+            futures.append(pool.submit(_send, order))
+    for future in futures:
+        try:
+            answer = future if isinstance(future, BrokenExecutor) else future.result()
+        except BrokenExecutor as error:
+            answer = error
+        yield psp.PspUnknown(f"not sent: {answer}") if isinstance(answer, BrokenExecutor) else answer
 
 
 def _answer_apply(payout: Payout, answer) -> None:
@@ -465,7 +560,8 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
                     reference=f"payout:{p.end_to_end_id}",
                 )
                 for p in moved
-            ]
+            ],
+            savepoint=False,  # a failure rolls the whole settlement back
         )
         failed = next((result.error for result in results if result.error), None)
         if failed is not None:

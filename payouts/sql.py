@@ -132,6 +132,12 @@ def application_name_set(name: str) -> None:
         cursor.execute("SELECT set_config('application_name', %s, false)", [name])
 
 
+def application_name_reset() -> None:
+    """Back to the connection's own name (the one it was opened with)."""
+    with connection.cursor() as cursor:
+        cursor.execute("RESET application_name")
+
+
 def payouts_settle(*, ids, references, allowed_from, now) -> dict[int, str]:
     """A batch of payouts settled in one statement, each with the bank's own reference: an ORM
     update sets one value for all rows and cannot say what each row was before. Only rows still

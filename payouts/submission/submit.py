@@ -8,6 +8,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from joyback.modes import brand_livemode
 from payouts import psp
 from payouts.models import Payout, PayoutScheme, PayoutStatus, Rail
 from payouts.reconciliation.bank_health import payouts_paused
@@ -33,6 +34,7 @@ def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
         creditor_name=payout_creditor_name(payout, vop_current(payee=payout.payee)),
         account=account,
         remittance=f"JoyBack reward {payout.end_to_end_id}",
+        livemode=brand_livemode(payout.brand_id),
     )
 
 

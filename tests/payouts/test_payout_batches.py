@@ -375,3 +375,60 @@ def test_a_test_brands_batch_settles_against_the_sandbox_bank_and_leaves_the_liv
     amount = test_club.rules.get(trigger="whatsapp_optin").reward_amount
     assert platform_bank(currency="EUR", livemode=False).balance == test_bank - amount
     assert platform_bank(currency="EUR", livemode=True).balance == live_bank - amount
+
+
+def _broken_senders():
+    from concurrent.futures import ThreadPoolExecutor
+
+    def fail():
+        raise RuntimeError("no database connection for this thread")
+
+    broken = ThreadPoolExecutor(max_workers=1, initializer=fail)
+    with contextlib.suppress(Exception):
+        broken.submit(int).result()
+    return broken
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_broken_set_of_senders_is_replaced_and_the_next_batch_goes_to_the_bank(club, monkeypatch, settings):
+    settings.PAYOUT_SEND_THREADS = 2
+    monkeypatch.setattr("verification.services.rewards.standing_work_soon", lambda name: None)
+    broken = _broken_senders()
+    monkeypatch.setattr(pipeline, "_pool", broken)
+    people = []
+    for _ in range(3):
+        person, identity = ready_person(club)
+        approve(club, identity)
+        people.append((person, "settle"))
+
+    assert pipeline.payouts_due_process() == 3
+
+    assert pipeline._pool is not broken
+    assert_whole(people)
+    assert set(Payout.objects.values_list("submissions", flat=True)) == {1}
+    pipeline.payouts_senders_stop()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_pass_costs_the_same_statements_for_ten_people_as_for_one(club, monkeypatch, settings):
+    from django.test.utils import CaptureQueriesContext
+
+    settings.PAYOUT_SEND_THREADS = 2  # the sandbox bank answers on the senders' connections
+    monkeypatch.setattr("verification.services.rewards.standing_work_soon", lambda name: None)
+    monkeypatch.setattr(pipeline, "_paused_read", None)
+    monkeypatch.setattr(pipeline, "PAUSED_READ_EVERY", 3600)
+    counts, people = [], []
+    for size in (1, 1, 10):  # the first pass also makes the brand's in-transit account
+        for _ in range(size):
+            person, identity = ready_person(club)
+            approve(club, identity)
+            people.append((person, "settle"))
+        with CaptureQueriesContext(connection) as statements:
+            assert pipeline.payouts_due_process() == size
+        counts.append(len(statements))
+    pipeline.payouts_senders_stop()
+
+    assert counts[1] == counts[2] <= 37, counts
+    assert_whole(people)
