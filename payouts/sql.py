@@ -133,7 +133,7 @@ def application_name_set(name: str) -> None:
 
 
 def application_name_reset() -> None:
-    """Back to the connection's own name (the one it was opened with)."""
+    """The ORM cannot reset a session parameter: back to the name the connection was opened with."""
     with connection.cursor() as cursor:
         cursor.execute("RESET application_name")
 

@@ -93,7 +93,9 @@ def test_a_payout_sent_again_after_the_bank_had_it_is_found(paid_people):
 
     resent = Payout.objects.filter(participant_id=paid_people[0]).get()
     # The sweep found nothing at the bank and reopened it, though the bank had booked it before.
-    PayoutEvent.objects.create(payout=resent, from_status="submitted", to_status="payee_verified")
+    PayoutEvent.objects.create(
+        payout=resent, brand_id=resent.brand_id, from_status="submitted", to_status="payee_verified"
+    )
 
     assert "1 payouts sent again after the bank had them (queried was owed)" in found_wrong(paid_people)
 
