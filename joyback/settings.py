@@ -434,6 +434,9 @@ ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
 ACCOUNT_REAUTHENTICATION_TIMEOUT = int(os.environ.get("REAUTHENTICATION_SECONDS", "300"))
 MFA_SUPPORTED_TYPES = ["totp", "webauthn", "recovery_codes"]
 MFA_TOTP_ISSUER = "JoyBack"
+# A code typed in the last seconds of its 30 and sent in the next is still taken (RFC 6238 5.2's one
+# step back and forth); allauth then refuses the code again for the whole window, so it is not replayed.
+MFA_TOTP_TOLERANCE = 1
 # Passkeys need https, but for the development server on localhost.
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = not IS_PRODUCTION
 # Staff can change everything: their sessions end sooner than brand users' (two weeks).

@@ -157,6 +157,27 @@ def test_staff_with_totp_reach_the_admin_only_with_the_code(rita):
     assert client.get("/admin/payouts/payout/").status_code == 200
 
 
+def second_factor_answer(user, code):
+    client = SignedInClient()
+    client.post(reverse("account_login"), {"login": user.email, "password": PASSWORD})
+    response = client.post(reverse("mfa_authenticate"), {"code": code})
+    return response.status_code, "_auth_user_id" in client.session
+
+
+def test_a_code_typed_at_the_end_of_its_window_is_taken_once_but_an_older_one_is_not(rita):
+    totp_enable(rita)
+    if time.time() % 30 > 27:  # the three answers below come within one window
+        time.sleep(30 - time.time() % 30)
+    now = time.time()
+
+    # Read off the app at the end of its 30 seconds, sent in the next ones: taken.
+    assert second_factor_answer(rita, totp_code(at=now - 30)) == (302, True)
+    # The same code again, from a second browser within its window: refused.
+    assert second_factor_answer(rita, totp_code(at=now - 30)) == (200, False)
+    # A code a minute old is refused.
+    assert second_factor_answer(rita, totp_code(at=now - 60)) == (200, False)
+
+
 def test_staff_without_a_second_factor_read_the_admin_but_change_nothing(client, rita):
     client.force_login(rita)
 

@@ -97,12 +97,14 @@ def sign_in_here(page, email, *, secret=None):
 
     page.locator("input[name=login]").fill(email)
     page.locator("input[name=password]").fill(PASSWORD)
-    page.locator("input[name=password]").press("Enter")
-    page.wait_for_load_state()
+    # Waiting for the answer to this form, not for the load state: on a busy machine the load state
+    # is still the sign-in page's when it is asked, and the second factor's page came after.
+    with page.expect_navigation():
+        page.locator("input[name=password]").press("Enter")
     if "/accounts/2fa/authenticate/" in page.url:
         page.locator("input[name=code]").fill(totp_code(secret or TOTP_SECRET))
-        page.locator("input[name=code]").press("Enter")
-        page.wait_for_load_state()
+        with page.expect_navigation():
+            page.locator("input[name=code]").press("Enter")
 
 
 def no_serious_violations(page) -> None:
