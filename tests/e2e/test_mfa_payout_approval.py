@@ -55,27 +55,27 @@ def test_a_finance_member_sets_up_totp_and_approves_a_payout_with_it(
     assert waiting_payout.status == "awaiting_approval"
 
     page.get_by_role("link", name="Set up two-factor authentication").click()
-    page.get_by_role("link", name="Activate").first.click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.get_by_role("link", name="Activate").first.click()
     if "reauthenticate" in page.url:  # setting up a factor asks for the password once more
         page.get_by_label("Password").fill(PASSWORD)
         page.get_by_role("button", name="Confirm").click()
     secret = page.locator("#authenticator_secret").input_value()
     screenshot(page, "41-totp-activate")
     page.get_by_label("Authenticator code").fill(totp_code(secret))
-    page.get_by_role("button", name="Activate").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Activate").click()
     screenshot(page, "42-totp-active")
 
-    page.get_by_role("button", name="Sign out").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Sign out").click()
     next_totp_period()
     sign_in(page, live_server, "olga@alpaca.example", secret=secret)
     assert "/accounts/2fa/" not in page.url  # the code was asked for, and taken
 
     page.goto(detail)
-    page.get_by_role("button", name="Approve").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Approve").click()
     screenshot(page, "43-payout-approved")
 
     waiting_payout.refresh_from_db()
