@@ -2,9 +2,11 @@
 rows whose brand_id is not their parent's. Every test that used the database ends with this check
 (tests/conftest.py), so every flow the suite runs proves that its services write the column."""
 
+from collections import defaultdict
+
 from django.apps import apps
-from django.db.models import F, Max, Value
-from django.db.models.functions import Coalesce
+from django.db.models import F, Max, TextField, Value
+from django.db.models.functions import Cast, Coalesce
 
 # Each table and the path (Django lookups) to the row whose brand it carries. A transaction's is
 # the one brand among its entries' accounts (the platform's accounts name none); its entries carry
@@ -42,18 +44,22 @@ NONE = Value(-1)
 
 
 def brand_columns_wrong() -> list[str]:
-    """'label: ids' of the rows whose brand_id is missing or another than their parent's."""
-    wrong = []
+    """'label: ids' of the rows whose brand_id is missing or another than their parent's. One query
+    for all the tables (UNION ALL): it runs after every database test."""
+    checks = []
     for label, path in SCOPED_THROUGH.items():
         parent_brand = F(f"{path}__brand_id")
         if label in _MANY:
             parent_brand = Max(parent_brand)
-        rows = (
+        checks.append(
             apps.get_model(label)
             .objects.alias(mine=Coalesce("brand_id", NONE), theirs=Coalesce(parent_brand, NONE))
             .exclude(mine=F("theirs"))
+            .annotate(table=Value(label), row=Cast("pk", output_field=TextField()))
+            .values_list("table", "row")
+            .order_by()[:5]
         )
-        ids = list(rows.values_list("pk", flat=True)[:5])
-        if ids:
-            wrong.append(f"{label}: {ids}")
-    return wrong
+    wrong = defaultdict(list)
+    for label, pk in checks[0].union(*checks[1:], all=True):
+        wrong[label].append(pk)
+    return [f"{label}: [{', '.join(ids)}]" for label, ids in wrong.items()]
