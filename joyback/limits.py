@@ -50,9 +50,9 @@ class RequestSizeLimitMiddleware:
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
-            length = -1
-        if length < 0:
             return _refusal(request, 400, "bad_request", "The Content-Length header is not a number.")
+        if length < 0:
+            return _refusal(request, 400, "bad_request", "The Content-Length header is negative.")
         limit = _limit(request)
         if length > limit:
             return _refusal(

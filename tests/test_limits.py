@@ -112,3 +112,16 @@ def test_production_sends_hsts_with_preload():
 
     seconds, preload, subdomains = result.stdout.split()
     assert int(seconds) >= 31536000 and preload == "True" and subdomains == "True"
+
+
+@pytest.mark.parametrize(
+    ("length", "message"),
+    [
+        ("-5", "The Content-Length header is negative."),
+        ("five", "The Content-Length header is not a number."),
+    ],
+)
+def test_a_bad_content_length_is_refused_saying_what_is_wrong_with_it(client, length, message):
+    response = client.post("/api/v1/events", b"{}", content_type="application/json", CONTENT_LENGTH=length)
+
+    assert response.status_code == 400 and response.json()["error"]["message"] == message
