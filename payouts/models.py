@@ -4,11 +4,14 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Brand
 from joyback.crypto import EncryptedTextField
 from joyback.models import LeasedWork
+from joyback.money import money_format
 from verification.models import Participant
 
 
@@ -682,6 +685,21 @@ class ReconciliationException(models.Model):
     def __str__(self):
         return f"{self.reason} {self.status}"
 
+    @property
+    def detail_shown(self) -> str:
+        """The detail in the reader's language with amounts as money. Amounts differing and the
+        bank's drift are said again from the line, payout and statement, so rows stored with minor
+        units in their text ("150 minor units") read the same as new ones; anything else as stored."""
+        language = get_language() or "en"
+        if self.reason == ExceptionReason.AMOUNT_MISMATCH and self.line_id and self.payout_id:
+            return amount_mismatch_text(line=self.line, payout=self.payout, language=language)
+        statement = self.statement
+        if self.reason == ExceptionReason.BANK_DRIFT and statement and statement.closing_balance is not None:
+            return bank_drift_text(
+                statement=statement, ledger=statement.closing_balance + self.amount, language=language
+            )
+        return self.detail
+
 
 class ExceptionResolution(models.Model):
     """What a finance member did about an exception, with who and when; never edited."""
@@ -975,3 +993,18 @@ class ProviderBalanceCheck(models.Model):
     @property
     def drift(self) -> int:
         return self.ledger_balance - self.provider_balance
+
+
+def amount_mismatch_text(*, line: StatementLine, payout: Payout, language: str) -> str:
+    return gettext("The bank booked %(line)s; the payout is %(payout)s.") % {
+        "line": money_format(line.amount, line.currency, language),
+        "payout": money_format(payout.amount, payout.currency, language),
+    }
+
+
+def bank_drift_text(*, statement: Statement, ledger: int, language: str) -> str:
+    return gettext("On %(date)s the ledger's bank held %(ledger)s, the bank's statement %(bank)s.") % {
+        "date": date_format(statement.closing_date),
+        "ledger": money_format(ledger, statement.currency, language),
+        "bank": money_format(statement.closing_balance, statement.currency, language),
+    }

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaigns.models import Brand
+from joyback.admin import admin_money
 from payouts.iso20022.types import SchemaError
 from payouts.models import (
     ExceptionResolution,
@@ -202,15 +203,19 @@ class ReconciliationExceptionAdmin(admin.ModelAdmin):
         "id",
         "reason",
         "brand",
-        "amount",
-        "currency",
+        "amount_display",
         "status",
         "proposed_action",
         "proposed_by",
         "created_at",
     ]
     list_filter = ["status", "reason", "currency"]
-    readonly_fields = [f.name for f in ReconciliationException._meta.fields]
+    readonly_fields = [
+        "amount_display",
+        "detail_shown",
+        *(f.name for f in ReconciliationException._meta.fields if f.name not in ("amount", "detail")),
+    ]
+    exclude = ["amount", "detail"]
     inlines = [ExceptionResolutionInline]
     change_form_template = "admin/payouts/reconciliationexception/change_form.html"
 
@@ -220,6 +225,14 @@ class ReconciliationExceptionAdmin(admin.ModelAdmin):
             .get_queryset(request)
             .select_related("brand", "line", "payout", "statement", "proposed_by")
         )
+
+    @admin.display(description="Amount", ordering="amount")
+    def amount_display(self, exception):
+        return admin_money(exception.amount, exception.currency)
+
+    @admin.display(description="Detail")
+    def detail_shown(self, exception):
+        return exception.detail_shown
 
     def has_view_permission(self, request, obj=None):
         return _may_see(request, "view_reconciliationexception", "exception_resolve")

@@ -1,10 +1,11 @@
 """Integrity: the statements chain, and the ledger's bank agrees with the bank."""
 
 from django.db import transaction
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from payouts.models import ExceptionReason as Reason
-from payouts.models import ReconciliationException, Statement
+from payouts.models import ReconciliationException, Statement, bank_drift_text
 from payouts.reconciliation.bank_health import ledger_bank_balance
 
 
@@ -85,7 +86,6 @@ def bank_drift_check(*, statement: Statement) -> ReconciliationException | None:
         return _alert(
             statement,
             Reason.BANK_DRIFT,
-            _("On %(date)s the ledger's bank held %(ledger)s, the bank's statement %(bank)s (minor units).")
-            % {"date": statement.closing_date, "ledger": ledger, "bank": statement.closing_balance},
+            bank_drift_text(statement=statement, ledger=ledger, language=get_language() or "en"),
             amount=drift,
         )

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from campaigns.services.funding import brand_deposit_record
@@ -23,6 +24,7 @@ from payouts.models import (
     ReconciliationException,
     StatementImport,
     StatementLine,
+    amount_mismatch_text,
 )
 from payouts.models import ResolutionAction as Action
 from payouts.reconciliation.exceptions import exception_resolution_record
@@ -148,8 +150,7 @@ def _payout_line(line: StatementLine, payout: Payout) -> bool:
         return _exception(
             line,
             Reason.AMOUNT_MISMATCH,
-            _("The bank booked %(line)s minor units; the payout is %(payout)s.")
-            % {"line": line.amount, "payout": payout.amount},
+            amount_mismatch_text(line=line, payout=payout, language=get_language() or "en"),
             payout=payout,
         )
     earlier = (

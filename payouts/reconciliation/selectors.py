@@ -95,7 +95,7 @@ def summary_tiles(*, brand: Brand, money: BrandMoney | None = None) -> list[dict
 def exceptions_open(*, brand: Brand, limit: int = 50) -> list[ReconciliationException]:
     return list(
         ReconciliationException.objects.filter(brand=brand, status=ExceptionStatus.OPEN)
-        .select_related("line", "payout")
+        .select_related("line", "payout", "statement")
         .order_by("-pk")[:limit]
     )
 
@@ -103,7 +103,7 @@ def exceptions_open(*, brand: Brand, limit: int = 50) -> list[ReconciliationExce
 def exceptions_resolved(*, brand: Brand, limit: int = 20) -> list[ReconciliationException]:
     return list(
         ReconciliationException.objects.filter(brand=brand, status=ExceptionStatus.RESOLVED)
-        .select_related("line", "payout")
+        .select_related("line", "payout", "statement")
         .prefetch_related("resolutions__actor")
         .order_by("-resolved_at", "-pk")[:limit]
     )
@@ -112,7 +112,7 @@ def exceptions_resolved(*, brand: Brand, limit: int = 20) -> list[Reconciliation
 def exception_get_for_brand(*, brand: Brand, exception_id: int) -> ReconciliationException | None:
     return (
         ReconciliationException.objects.filter(brand=brand, pk=exception_id)
-        .select_related("line", "payout")
+        .select_related("line", "payout", "statement")
         .first()
     )
 

@@ -24,7 +24,7 @@ from payouts.reconciliation.statement_import import (
     statement_import_decline,
 )
 from payouts.sandbox.files import incoming_transfer_issue
-from tests.payouts.camt_fixtures import Ntry, camt053, camt054, paid, returned
+from tests.payouts.camt_fixtures import Ntry, Tx, camt053, camt054, paid, returned
 
 pytestmark = pytest.mark.django_db
 OTHER_ACCOUNT = "DE75512108001245126199"
@@ -413,3 +413,59 @@ def test_a_return_the_bank_reports_is_shown_with_its_line(owed, client, fiona, a
         lines.get(credit=True).entry_ref
         in client.get(f"/brands/{alpaca.slug}/reconciliation/").content.decode()
     )
+
+
+def test_an_amount_that_differs_is_said_as_money_on_the_brands_page_in_its_language(
+    owed, client, fiona, alpaca
+):
+    owed()
+    payout = Payout.objects.get()
+    assert payout.amount == 1_00
+    feed(
+        camt054(
+            [
+                Ntry(
+                    amount=payout.amount + 50,
+                    ref="MORE-1",
+                    txs=[Tx(payout.end_to_end_id, payout.amount + 50)],
+                )
+            ]
+        )
+    )
+    client.force_login(fiona)
+
+    english = client.get(f"/brands/{alpaca.slug}/reconciliation/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    german = client.get(f"/brands/{alpaca.slug}/reconciliation/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+
+    assert "The bank booked €1.50; the payout is €1.00." in english
+    assert "Die Bank hat 1,50\xa0€ gebucht; die Auszahlung beträgt 1,00\xa0€." in german
+    assert "minor units" not in english and "Währungseinheiten" not in german
+
+
+def test_an_amount_that_differs_stored_in_minor_units_reads_as_money_to_staff(owed, client, sam):
+    owed()
+    payout = Payout.objects.get()
+    assert payout.amount == 1_00
+    feed(
+        camt054(
+            [
+                Ntry(
+                    amount=payout.amount + 50,
+                    ref="MORE-1",
+                    txs=[Tx(payout.end_to_end_id, payout.amount + 50)],
+                )
+            ]
+        )
+    )
+    exception = ReconciliationException.objects.get()
+    # As rows made before amounts were said as money still read.
+    ReconciliationException.objects.filter(pk=exception.pk).update(
+        detail="The bank booked 150 minor units; the payout is 100."
+    )
+    client.force_login(sam)
+
+    listed = client.get("/admin/payouts/reconciliationexception/").content.decode()
+    shown = client.get(f"/admin/payouts/reconciliationexception/{exception.pk}/change/").content.decode()
+
+    assert "-€1.50" in listed and "-150" not in listed
+    assert "The bank booked €1.50; the payout is €1.00." in shown and "minor units" not in shown

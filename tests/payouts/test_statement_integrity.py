@@ -127,6 +127,16 @@ def test_staff_see_the_alert_in_the_admin(summer, client, sam):
     assert "BANK ALERT" in body and "bank_drift" in body
 
 
+def test_staff_read_the_drift_as_money(summer, client, sam):
+    feed(camt053([], msg_id="S1", seq=1, opening=0))
+    drift = ReconciliationException.objects.get(reason="bank_drift")
+    client.force_login(sam)
+
+    body = client.get(f"/admin/payouts/reconciliationexception/{drift.pk}/change/").content.decode()
+
+    assert "held €100.00" in body and "statement €0.00." in body and "minor units" not in body
+
+
 def test_an_alert_is_cleared_only_by_staff_with_a_reason_and_a_line_is_never_just_cleared(summer, sam, fiona):
     feed(camt053([Ntry(amount=5_00, credit=True, ref="X", remittance="?")], msg_id="S1", seq=1, opening=0))
     drift = ReconciliationException.objects.get(reason="bank_drift")
