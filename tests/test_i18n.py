@@ -277,6 +277,26 @@ def test_each_language_keeps_one_register(lang):
     assert mixed == []
 
 
+# Spanish rarely says "usted": the formal register shows in its verbs and in "su"/"sus" for "your".
+USTED = re.compile(
+    r"\b(Introduzca|Compruebe|Haga|Elija|Indique|Confirme|Use|Guarde|Escriba|Pulse|Revise|inténtelo|"
+    r"pídanos|verá|le enviamos|le enviaremos|al registrarse)\b"
+)
+USTED_YOUR = re.compile(r"\b(sus datos|su dirección|su nombre|su marca|su cuenta)\b")
+
+
+def test_spanish_speaks_to_the_reader_as_tu_in_its_verbs_and_possessives():
+    _, messages = catalog("es")
+
+    formal = [
+        text
+        for m in messages
+        for text in m["msgstr"].values()
+        if USTED.search(text) or (re.search(r"\b[Yy]our\b", m["msgid"]) and USTED_YOUR.search(text))
+    ]
+    assert formal == []
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_translations_keep_every_placeholder_and_brand_name(lang):
     _, messages = catalog(lang)
