@@ -233,8 +233,8 @@ BRAND_VERIFIED_TASK = "payouts.funding.tasks.virtual_account_request_task"
 SANDBOX_TEST_FUNDS = "payouts.sandbox_funding.sandbox_funds_add"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.
 RECONCILIATION_STALE_DAYS = int(os.environ.get("RECONCILIATION_STALE_DAYS", "3"))
-# Resolving an exception that moves money (link, suspense) above this many minor units needs a
-# second staff member's approval.
+# Booking an exception's line to suspense above this many minor units needs a second staff member's
+# approval (linking it to a payout or booking it as a brand's deposit always does).
 RECONCILIATION_SECOND_APPROVAL_MINOR = int(os.environ.get("RECONCILIATION_SECOND_APPROVAL_MINOR", "10000"))
 # The ledger's platform bank differing from the bank's closing balance by more than this many minor
 # units pauses every payout until staff clear the alert.

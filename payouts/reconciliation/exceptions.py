@@ -1,5 +1,6 @@
-"""Resolving reconciliation exceptions: platform staff only; what moves money needs a second person
-above RECONCILIATION_SECOND_APPROVAL_MINOR; each resolution keeps who, who approved and why."""
+"""Resolving reconciliation exceptions: platform staff only; money given to a brand or a person
+(link, deposit) needs a second person, booking to suspense only above
+RECONCILIATION_SECOND_APPROVAL_MINOR; each resolution keeps who, who approved and why."""
 
 from django.conf import settings
 from django.core.cache import cache
@@ -26,7 +27,12 @@ from payouts.submission.outcomes import payout_return, payout_settle
 ALERTS = (Reason.SEQUENCE_GAP, Reason.OPENING_MISMATCH, Reason.BANK_DRIFT)
 
 
-MONEY_MOVING = (Action.LINK, Action.SUSPENSE, Action.DEPOSIT)
+# Linking settles or returns a payout (money reaches a person, or goes back to a brand) and a
+# deposit credits a brand: staff decide whose money it is, so a second staff member confirms it
+# whatever the amount. Suspense only parks the bank's own line where no one can spend it: the bank's
+# message is the authority for that booking, so one person does it, and a second is asked only above
+# RECONCILIATION_SECOND_APPROVAL_MINOR.
+TO_SOMEONE = (Action.LINK, Action.DEPOSIT)
 
 
 def exception_resolution_record(
@@ -67,9 +73,10 @@ def exception_resolve(
     """Link the line to a payout, book it to suspense or as a brand's deposit (money that came in
     without the brand's reference), mark the payout re-paid, or clear an alert.
 
-    Platform staff only, and always with a reason. Linking or booking to suspense above the
-    second-approval amount is first proposed, then done when another staff member approves the
-    same thing; until then the exception stays open (its proposal shows who asked for what)."""
+    Platform staff only, and always with a reason. Linking, booking a deposit, and booking to
+    suspense above the second-approval amount are first proposed, then done when another staff
+    member approves the same thing; until then the exception stays open (its proposal shows who
+    asked for what)."""
     staff_permission_check(
         actor, "payouts.exception_resolve", _("Only platform staff resolve reconciliation exceptions.")
     )
@@ -87,13 +94,18 @@ def exception_resolve(
         raise ReconciliationRefused(_("Choose the brand whose money it is."))
     if action == Action.LINK and payout is None:
         raise ReconciliationRefused(_("Choose a payout of this brand to link the line to."))
+    if action == Action.DEPOSIT:
+        _deposit_refuse(line=exception.line, brand=brand)
+    if action == Action.LINK:
+        _link_refuse(exception, line=exception.line, payout=payout)
     if exception.proposed_by_id and action != exception.proposed_action:
         raise ReconciliationRefused(
             _("The second person approves what was proposed (%(action)s); nothing else.")
             % {"action": Action(exception.proposed_action).label}
         )
     try:
-        if action in MONEY_MOVING and abs(exception.amount) > settings.RECONCILIATION_SECOND_APPROVAL_MINOR:
+        large = abs(exception.amount) > settings.RECONCILIATION_SECOND_APPROVAL_MINOR
+        if action in TO_SOMEONE or (action == Action.SUSPENSE and large):
             return _second_person(
                 exception, action=action, actor=actor, payout=payout, brand=brand, note=note
             )
@@ -211,7 +223,7 @@ def _suspense_book(exception, line, source, destination, *, actor, note, approve
     )
 
 
-def _resolve_link(exception, *, line, payout, actor, note, approved_by=None):
+def _link_refuse(exception, *, line, payout) -> None:
     if line is None:
         raise ReconciliationRefused(_("There is no statement line to link."))
     # A line on the platform's statement names no brand until staff link it to a payout.
@@ -223,6 +235,10 @@ def _resolve_link(exception, *, line, payout, actor, note, approved_by=None):
             % {"line": line.currency, "payout": payout.currency}
         )
     _link_refuse_if_matched(line=line, payout=payout)
+
+
+def _resolve_link(exception, *, line, payout, actor, note, approved_by=None):
+    _link_refuse(exception, line=line, payout=payout)
     if line.credit and payout.status in (*SENT, PayoutStatus.SETTLED):
         payout = payout_return(
             payout=payout, reason_code=line.return_reason or "MS03", detail="linked by platform staff"
@@ -245,12 +261,7 @@ def _resolve_link(exception, *, line, payout, actor, note, approved_by=None):
 def _resolve_deposit(exception, *, line, brand, actor, note, approved_by=None):
     """Money that came in without a brand's reference, which staff found to be a brand's transfer
     (the bank's details, the brand's own statement): booked as its deposit, keyed like any other."""
-    if line is None or not line.credit or line.kind != Kind.DEPOSIT:
-        raise ReconciliationRefused(_("Only money that came in can be booked as a brand's deposit."))
-    if brand is None:
-        raise ReconciliationRefused(_("Choose the brand whose money it is."))
-    if not brand.livemode:
-        raise ReconciliationRefused(_("The bank's money is live: book it to the brand, not its test data."))
+    _deposit_refuse(line=line, brand=brand)
     posted = brand_deposit_record(
         brand=brand,
         amount=line.amount,
@@ -267,6 +278,15 @@ def _resolve_deposit(exception, *, line, brand, actor, note, approved_by=None):
         return exception_resolution_record(
             exception, action=Action.DEPOSIT, actor=actor, note=note, tx=posted.pk, approved_by=approved_by
         )
+
+
+def _deposit_refuse(*, line, brand) -> None:
+    if line is None or not line.credit or line.kind != Kind.DEPOSIT:
+        raise ReconciliationRefused(_("Only money that came in can be booked as a brand's deposit."))
+    if brand is None:
+        raise ReconciliationRefused(_("Choose the brand whose money it is."))
+    if not brand.livemode:
+        raise ReconciliationRefused(_("The bank's money is live: book it to the brand, not its test data."))
 
 
 def _link_refuse_if_matched(*, line, payout) -> None:

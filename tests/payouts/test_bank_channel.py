@@ -3,6 +3,7 @@ booked and nothing paid; the channels that do book (the bank's feed, its drop fo
 upload a second staff member approves); and deposits keyed by the account they reached."""
 
 import pytest
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from joyback.api.keys import api_key_create
@@ -25,6 +26,7 @@ from payouts.reconciliation.statement_import import (
 )
 from payouts.sandbox.files import incoming_transfer_issue
 from tests.payouts.camt_fixtures import Ntry, Tx, camt053, camt054, paid, returned
+from tests.payouts.conftest import IBANS
 
 pytestmark = pytest.mark.django_db
 OTHER_ACCOUNT = "DE75512108001245126199"
@@ -346,6 +348,45 @@ def test_a_small_resolution_is_one_staff_members_with_a_reason(sam, settings):
     assert done.status == "resolved" and done.resolutions.get().approved_by is None
 
 
+def test_linking_a_small_line_to_a_payout_pays_no_one_until_a_second_staff_member_confirms(owed, sam, tara):
+    owed(iban=IBANS["pending"])
+    payout = Payout.objects.get()
+    feed(camt054([Ntry(amount=payout.amount, ref="TYPO-1", txs=[Tx("JBTYPO", payout.amount)])]))
+    exception = ReconciliationException.objects.get()
+    assert abs(exception.amount) < settings.RECONCILIATION_SECOND_APPROVAL_MINOR
+
+    proposed = exception_resolve(exception=exception, action="link", actor=sam, payout=payout, note="typo")
+    payout.refresh_from_db()
+    assert proposed.status == "open" and payout.status != "settled"
+    with pytest.raises(ReconciliationRefused, match="A second person must approve a resolution you proposed"):
+        exception_resolve(exception=proposed, action="link", actor=sam, payout=payout, note="again")
+
+    done = exception_resolve(exception=proposed, action="link", actor=tara, payout=payout, note="agreed")
+
+    payout.refresh_from_db()
+    assert done.status == "resolved" and payout.status == "settled"
+    resolution = done.resolutions.get()
+    assert (resolution.actor, resolution.approved_by) == (sam, tara)
+
+
+def test_a_small_deposit_without_a_reference_is_booked_only_once_a_second_staff_member_confirms(
+    sam, tara, alpaca
+):
+    feed(camt054([Ntry(amount=5_00, credit=True, ref="NOREF-2", remittance="Alpaca")]))
+    exception = ReconciliationException.objects.get()
+
+    proposed = exception_resolve(
+        exception=exception, action="deposit", actor=sam, brand=alpaca, note="theirs"
+    )
+    assert proposed.status == "open" and funding(alpaca) == 0
+    with pytest.raises(ReconciliationRefused, match="A second person must approve a resolution you proposed"):
+        exception_resolve(exception=proposed, action="deposit", actor=sam, brand=alpaca, note="again")
+
+    done = exception_resolve(exception=proposed, action="deposit", actor=tara, brand=alpaca, note="agreed")
+
+    assert done.status == "resolved" and funding(alpaca) == 5_00
+
+
 def test_a_payout_paid_by_the_bank_is_on_the_brands_page_with_its_line(owed, client, fiona, alpaca):
     owed()
     payout = Payout.objects.get()
@@ -398,7 +439,6 @@ def test_money_that_went_out_is_never_booked_as_a_deposit(sam, alpaca):
 
 def test_a_return_the_bank_reports_is_shown_with_its_line(owed, client, fiona, alpaca):
     from payouts.sandbox.bank import returns_due
-    from tests.payouts.conftest import IBANS
 
     owed(iban=IBANS["return_AC04"])
     returns_due()

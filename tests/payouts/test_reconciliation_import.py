@@ -228,7 +228,7 @@ def test_every_payout_ends_matched_returned_or_an_exception(
         assert payout.status == "returned" or lines.exists() or payout.reconciliation_exceptions.exists()
 
 
-def test_platform_staff_resolve_exceptions_and_each_is_recorded(owed, sam):
+def test_platform_staff_resolve_exceptions_and_each_is_recorded(owed, sam, tara):
     owed(iban=IBANS["pending"])
     payout = Payout.objects.get()
     imported(
@@ -242,23 +242,24 @@ def test_platform_staff_resolve_exceptions_and_each_is_recorded(owed, sam):
     typo = ReconciliationException.objects.get(line__entry_ref="U1")
     stray = ReconciliationException.objects.get(line__entry_ref="U2")
 
-    exception_resolve(exception=typo, action="link", actor=sam, payout=payout, note="typo")
+    proposed = exception_resolve(exception=typo, action="link", actor=sam, payout=payout, note="typo")
+    exception_resolve(exception=proposed, action="link", actor=tara, payout=payout, note="agreed")
     exception_resolve(exception=stray, action="suspense", actor=sam, note="bank to explain")
 
     payout.refresh_from_db()
     assert payout.status == "settled"
     suspense = Account.objects.get(kind=AccountKind.SUSPENSE, brand_id=None)
     assert suspense.balance == 3_00
-    assert list(ExceptionResolution.objects.values_list("action", "actor", "note")) == [
-        ("link", sam.pk, "typo"),
-        ("suspense", sam.pk, "bank to explain"),
+    assert list(ExceptionResolution.objects.values_list("action", "actor", "approved_by", "note")) == [
+        ("link", sam.pk, tara.pk, "typo | agreed"),
+        ("suspense", sam.pk, None, "bank to explain"),
     ]
     with pytest.raises(ReconciliationRefused):
         exception_resolve(exception=stray, action="suspense", actor=sam, note="again")
     assert ledger_drift() == []
 
 
-def test_a_payout_already_matched_cannot_take_a_second_debit_line(owed, sam):
+def test_a_payout_already_matched_cannot_take_a_second_debit_line(owed, sam, tara):
     owed(iban=IBANS["pending"])
     payout = Payout.objects.get()
     imported(
@@ -272,6 +273,7 @@ def test_a_payout_already_matched_cannot_take_a_second_debit_line(owed, sam):
     first = ReconciliationException.objects.get(line__entry_ref="U1")
     second = ReconciliationException.objects.get(line__entry_ref="U3")
     exception_resolve(exception=first, action="link", actor=sam, payout=payout, note="typo")
+    exception_resolve(exception=first, action="link", actor=tara, payout=payout, note="agreed")
 
     with pytest.raises(ReconciliationRefused, match="already matched to the statement line U1"):
         exception_resolve(exception=second, action="link", actor=sam, payout=payout, note="typo")
