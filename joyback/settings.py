@@ -557,7 +557,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"PayoutStatusEnum": "payouts.models.PayoutStatus"},
+    "ENUM_NAME_OVERRIDES": {"PayoutStatusEnum": "payouts.models.payouts.PayoutStatus"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "joyback.api.schema.defaults_within_bounds",

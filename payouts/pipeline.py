@@ -37,16 +37,9 @@ from joyback.ledger.selectors import accounts_of_kind
 from joyback.ledger.services import Posting, accounts_lock, postings_post, transfer
 from joyback.queue import standing_work_ready
 from payouts import psp, sql
-from payouts.models import (
-    OPEN_STATUSES,
-    PayeeAccount,
-    Payout,
-    PayoutEvent,
-    PayoutScheme,
-    PayoutStatus,
-    Rail,
-    VopCheck,
-)
+from payouts.models import PayeeAccount, Payout, PayoutEvent, VopCheck
+from payouts.models.payees import Rail
+from payouts.models.payouts import OPEN_STATUSES, PayoutScheme, PayoutStatus
 from payouts.notifications import payouts_notify
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import SimulatedCrash, crash_point

@@ -5,7 +5,8 @@ from django.db import connection
 from django.utils import timezone
 
 from joyback.postgresql.prepared import prepared_fetchall
-from payouts.models import Notification, PayeeSubmission, Payout, PayoutStatus
+from payouts.models import Notification, PayeeSubmission, Payout
+from payouts.models.payouts import PayoutStatus
 from verification.models import ActionClaim, Participant
 
 _SUBMISSION_INSERT = (

@@ -3,8 +3,8 @@
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from payouts.models import ExceptionReason as Reason
 from payouts.models import ReconciliationException, Statement
+from payouts.models.reconciliation import ExceptionReason as Reason
 from payouts.reconciliation.bank_health import ledger_bank_balance
 
 

@@ -7,7 +7,8 @@ from joyback.api.webhooks.delivery import webhook_event_emit
 from joyback.ledger.models import AccountKind, Transaction
 from joyback.ledger.selectors import account_find
 from joyback.ledger.services import transaction_reverse, transfer_post
-from payouts.models import PayeeAccount, Payout, PayoutStatus
+from payouts.models import PayeeAccount, Payout
+from payouts.models.payouts import PayoutStatus
 from payouts.notifications import payouts_notify
 from payouts.submission.states import (
     PAYEE_DATA_CODES,
