@@ -266,8 +266,9 @@ INSTALLED_APPS = [
     "template_partials",
     "rest_framework",
     "drf_spectacular",
-    "django_q",
+    # Before django_q: its manage.py qcluster is joyback's, which stops cleanly on a TERM to the group.
     "joyback",  # the standing worker's command (manage.py work)
+    "django_q",
     "joyback.users",
     "joyback.ledger",
     "joyback.api",
