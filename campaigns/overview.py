@@ -10,10 +10,10 @@ from datetime import date, datetime, time, timedelta
 from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from campaigns.models import Brand, Campaign
 from joyback.charts import buckets_between
+from joyback.tables import date_range_fields
 
 PERIODS = [("day", _("Per day")), ("week", _("Per week"))]
 DEFAULT_DAYS = {"day": 30, "week": 12 * 7}
@@ -23,12 +23,7 @@ LONGEST_DAYS = 400
 class OverviewForm(forms.Form):
     campaign = forms.TypedChoiceField(label=_("Campaign"), coerce=int, required=False, empty_value=None)
     period = forms.ChoiceField(label=_("Show"), choices=PERIODS, required=False)
-    start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(
-        label=pgettext_lazy("the end of a date range", "To"),
-        required=False,
-        widget=forms.DateInput(attrs={"type": "date"}),
-    )
+    start, end = date_range_fields()
 
     def __init__(self, data, *, brand: Brand):
         super().__init__(data)
@@ -96,6 +91,10 @@ def overview_window(*, data, brand: Brand, today: date | None = None) -> Window:
     end = cleaned.get("end") if "end" not in form.errors else None
     start = cleaned.get("start") if not ({"start", "end"} & set(form.errors)) else None
     end = end or today
+    if start and (end - start).days > LONGEST_DAYS:
+        # A start alone is measured against today: years of days to count, one bucket each.
+        form.add_error("start", _("Choose at most 400 days."))
+        start = None
     start = start or end - timedelta(days=DEFAULT_DAYS[period] - 1)
     chosen = cleaned.get("campaign")
     campaign = next((c for c in form.campaigns if c.pk == chosen), None)

@@ -39,7 +39,7 @@ def json_loads(body, *, max_depth: int = JSON_MAX_DEPTH, **kwargs):
 
 
 class RequestSizeLimitMiddleware:
-    """Refuses a body larger than settings.REQUEST_MAX_BYTES by its Content-Length, before anything
+    """Refuses a body larger than it may be (_limit) by its Content-Length, before anything
     reads it: no upload is written to a temporary file, no form is parsed, for a CSRF check or any
     other. Early in both chains, the browser's and the machine endpoints'."""
 
@@ -53,12 +53,28 @@ class RequestSizeLimitMiddleware:
             length = -1
         if length < 0:
             return _refusal(request, 400, "bad_request", "The Content-Length header is not a number.")
-        if length > settings.REQUEST_MAX_BYTES:
-            limit_mb = settings.REQUEST_MAX_BYTES // (1024 * 1024)
+        limit = _limit(request)
+        if length > limit:
             return _refusal(
-                request, 413, "too_large", f"The request is larger than {limit_mb} MB, the most we accept."
+                request,
+                413,
+                "too_large",
+                f"The request is larger than {_megabytes(limit)} MB, the most we accept.",
             )
         return self.get_response(request)
+
+
+def _limit(request) -> int:
+    """The whole REQUEST_MAX_BYTES for a file upload. Any other body Django refuses beyond
+    DATA_UPLOAD_MAX_MEMORY_SIZE once a view reads it, as a 400 page even under /api/."""
+    if request.META.get("CONTENT_TYPE", "").startswith("multipart/form-data"):
+        return settings.REQUEST_MAX_BYTES
+    return min(settings.REQUEST_MAX_BYTES, settings.DATA_UPLOAD_MAX_MEMORY_SIZE or settings.REQUEST_MAX_BYTES)
+
+
+def _megabytes(size: int) -> str:
+    megabytes = size / 2**20
+    return f"{megabytes:.0f}" if megabytes >= 10 else f"{megabytes:.1f}".rstrip("0").rstrip(".")
 
 
 def _refusal(request, status: int, code: str, message: str):

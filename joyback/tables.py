@@ -4,11 +4,12 @@ spreadsheet)."""
 
 import csv
 import re
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 
 from babel.numbers import format_decimal, get_currency_precision, get_decimal_symbol
 from django import forms
 from django.core.paginator import Paginator
+from django.core.validators import MaxValueValidator
 from django.http import StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -84,16 +85,30 @@ def csv_response(*, filename: str, header: list, rows) -> StreamingHttpResponse:
     return response
 
 
+# A range ends at the start of the day after its last (an exclusive bound), so its last day must
+# have one after it: 31 December 9999, typed into a date field, was a server error.
+LAST_DAY = date.max - timedelta(days=1)
+
+
+def date_range_fields() -> tuple[forms.DateField, forms.DateField]:
+    """A date range's From and To, for the tables' filters and the overview."""
+
+    def field(label):
+        return forms.DateField(
+            label=label,
+            required=False,
+            widget=forms.DateInput(attrs={"type": "date"}),
+            validators=[MaxValueValidator(LAST_DAY)],
+        )
+
+    return field(_("From")), field(pgettext_lazy("the end of a date range", "To"))
+
+
 class DateRangeForm(forms.Form):
     """The filters every table has: words to search for, and a date range."""
 
     q = forms.CharField(label=_("Search"), required=False, max_length=100, strip=True)
-    start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(
-        label=pgettext_lazy("the end of a date range", "To"),
-        required=False,
-        widget=forms.DateInput(attrs={"type": "date"}),
-    )
+    start, end = date_range_fields()
 
     def clean(self):
         data = super().clean()

@@ -1,6 +1,7 @@
 """Content-Security-Policy: every page says where scripts may come from, and no page carries a script
 or handler the policy would refuse (inline ones only with this response's nonce)."""
 
+import json
 import re
 from pathlib import Path
 
@@ -32,6 +33,16 @@ def test_no_template_has_an_inline_handler_or_script_without_a_nonce():
         ]
         offenders += [f"{template.name}: javascript: URL" for _ in re.finditer(r"javascript:", text)]
     assert offenders == []
+
+
+@pytest.mark.parametrize("template", ["base.html", "public_base.html"])
+def test_htmx_is_told_not_to_add_its_indicator_styles_the_policy_would_refuse(template):
+    html = (TEMPLATES / template).read_text()
+
+    # htmx reads the first htmx-config meta alone: a second one is never read.
+    configs = re.findall(r'<meta name="htmx-config" content=\'([^\']+)\'', html)
+    assert json.loads(configs[0])["includeIndicatorStyles"] is False
+    assert len(configs) == 1
 
 
 def test_a_brand_page_sends_a_strict_policy(client, alice, alpaca):

@@ -1,5 +1,7 @@
 """Every error is JSON with a stable code, a message and the field; bad input stores nothing."""
 
+import json
+
 import pytest
 
 from joyback.api.models import InboundEvent
@@ -149,3 +151,15 @@ def test_a_deeply_nested_body_to_a_drf_endpoint_is_a_parse_error(make_api, alpac
 
     assert response.status_code == 400 and response.json()["error"]["code"] == "parse_error"
     assert not Payout.objects.exists()
+
+
+def test_an_event_larger_than_a_json_body_may_be_is_413_in_json(alpaca_api, shop, settings):
+    # Within the request limit a statement upload needs, beyond what a body that is not a file may be.
+    body = json.dumps({**purchase(), "note": "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)})
+    assert len(body) < settings.REQUEST_MAX_BYTES
+
+    response = alpaca_api.post("events", None, raw=body)
+
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "too_large"
+    assert nothing_stored()

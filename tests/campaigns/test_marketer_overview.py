@@ -204,6 +204,22 @@ def test_bad_dates_are_refused_with_a_message_and_the_defaults_kept(alpaca):
     assert (window.end - window.start).days == 29
 
 
+def test_the_last_day_a_date_field_takes_is_refused_not_a_server_error(client, alice, alpaca, summer):
+    client.force_login(alice)
+
+    response = client.get(reverse("brand_overview_traffic", args=["alpaca"]), {"end": "9999-12-31"})
+
+    assert response.status_code == 200
+    assert response.context["window"].end == timezone.localdate()
+
+
+def test_a_start_alone_years_back_is_refused_like_a_range_over_400_days(alpaca):
+    window = overview_window(data={"start": "0001-01-01"}, brand=alpaca)
+
+    assert "start" in window.form.errors
+    assert (window.end - window.start).days == 29
+
+
 # Reach
 
 

@@ -40,3 +40,15 @@ def test_an_amount_with_too_many_decimals_is_said_and_left_out(owed, client, fio
 
     assert "1.999 is not an amount." in response.content.decode()
     assert len(response.context["page"].object_list) == 1
+
+
+@pytest.mark.parametrize("table", ["payouts:payout_table", "payouts:reconciliation", "verification:claims"])
+def test_the_last_day_a_date_field_takes_is_said_and_left_out(owed, client, fiona, alpaca, table):
+    owed()
+    client.force_login(fiona)
+
+    response = client.get(reverse(table, args=["alpaca"]), {"end": "9999-12-31"})
+
+    assert response.status_code == 200
+    assert "less than or equal to" in response.content.decode()
+    assert len(response.context["page"].object_list) == 1
