@@ -46,22 +46,12 @@ demo: migrate
 	JOYBACK_ENV=development LOG_LEVEL=WARNING $(WITH_DB) $(BIN)/python manage.py demo_shops
 
 # Mails go to files in tmp/mails/ and the workers log warnings only, so the sign-ins printed last
-# stay on screen. Ctrl-C (or a TERM) stops every process started here: background jobs of a script
-# ignore SIGINT, so the trap sends them (and the web server's reloading child) TERM, and waits for them.
+# stay on screen. Ctrl-C (or a TERM to make or to its whole group) stops every process deploy/run.sh
+# started, each after what it is doing, and then the embedded PostgreSQL.
 run: demo
 	@mkdir -p tmp/mails
 	@JOYBACK_ENV=development EMAIL_BACKEND=django.core.mail.backends.filebased.EmailBackend \
-	EMAIL_FILE_PATH=tmp/mails $(WITH_DB) bash -c ' \
-		pids=""; web=""; \
-		stop() { trap - INT TERM EXIT; [ -n "$$web" ] && pkill -TERM -P $$web; kill $$pids 2>/dev/null; wait; exit 0; }; \
-		trap stop INT TERM EXIT; \
-		LOG_LEVEL=WARNING $(BIN)/python manage.py qcluster & pids="$$pids $$!"; \
-		LOG_LEVEL=WARNING $(BIN)/python manage.py work & pids="$$pids $$!"; \
-		$(BIN)/python manage.py runserver $(HOST):$(PORT) & web=$$!; pids="$$pids $$!"; \
-		for i in $$(seq 60); do $(BIN)/python -c "import urllib.request as u; u.urlopen(\"http://$(HOST):$(PORT)/healthz/live\")" 2>/dev/null && break; sleep 0.5; done; \
-		echo ""; echo "JoyBack runs on http://$(HOST):$(PORT)/  (mails: tmp/mails/, Ctrl-C stops everything)"; \
-		$(BIN)/python manage.py demo_seed --logins --site http://$(HOST):$(PORT); \
-		wait'
+	EMAIL_FILE_PATH=tmp/mails BIN=$(BIN) HOST=$(HOST) PORT=$(PORT) $(WITH_DB) deploy/run.sh
 
 # The production topology on this machine (deploy/cluster.py): a PostgreSQL primary and a streaming
 # replica of its own (the machine's PostgreSQL 15, data under tmp/cluster/), Redis, two gunicorn web

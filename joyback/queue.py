@@ -116,6 +116,8 @@ class StandingWork:
     # waited that long or that many are waiting, so a moderate trickle still fills a batch. Read at
     # each look (settings may change in tests). None: every row is processed as soon as it is seen.
     gather: Callable[[], tuple[float, int]] | None = None
+    # What the worker releases on its way out (threads, their connections), once, after its last pass.
+    stop: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -144,9 +146,10 @@ def standing_work_register(
     max_attempts: int | None,
     arrived_field: str,
     gather: Callable[[], tuple[float, int]] | None = None,
+    stop: Callable[[], None] | None = None,
 ) -> None:
     _standing_work[name] = StandingWork(
-        name, claim_and_process, unfinished, max_attempts, arrived_field, gather
+        name, claim_and_process, unfinished, max_attempts, arrived_field, gather, stop
     )
 
 
@@ -166,7 +169,17 @@ def standing_work_run(
     *, poll: float, once: bool = False, stopping: Callable[[], bool] = lambda: False
 ) -> None:
     """The standing worker's loop (`manage.py work`): passes back to back while they find work,
-    otherwise one statement a poll. once: passes until one finds nothing ready, then return."""
+    otherwise one statement a poll. once: passes until one finds nothing ready, then return.
+    stopping is asked between passes, never during one; each kind's stop runs on the way out."""
+    try:
+        _standing_work_loop(poll=poll, once=once, stopping=stopping)
+    finally:
+        for work in _standing_work.values():
+            if work.stop is not None:
+                work.stop()
+
+
+def _standing_work_loop(*, poll: float, once: bool, stopping: Callable[[], bool]) -> None:
     while not stopping():
         if not connections[DEFAULT_DB_ALIAS].in_atomic_block:  # (a test's transaction)
             close_old_connections()  # honours CONN_MAX_AGE and drops a broken connection

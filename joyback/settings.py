@@ -266,8 +266,9 @@ INSTALLED_APPS = [
     "template_partials",
     "rest_framework",
     "drf_spectacular",
-    "django_q",
+    # Before django_q: its manage.py qcluster is joyback's, which stops cleanly on a TERM to the group.
     "joyback",  # the standing worker's command (manage.py work)
+    "django_q",
     "joyback.users",
     "joyback.ledger",
     "joyback.api",
@@ -557,7 +558,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"PayoutStatusEnum": "payouts.models.PayoutStatus"},
+    "ENUM_NAME_OVERRIDES": {"PayoutStatusEnum": "payouts.models.payouts.PayoutStatus"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "joyback.api.schema.defaults_within_bounds",

@@ -17,7 +17,8 @@ from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import account_find
 from payouts.forms import PayeeForm
 from payouts.manual.services import payout_cancel, payout_manual_enter
-from payouts.models import Payout, PayoutStatus
+from payouts.models import Payout
+from payouts.models.payouts import PayoutStatus
 from payouts.rails import rail_for
 from payouts.reconciliation.selectors import summary_tiles
 from payouts.selectors import payout_get_for_brand, payout_history

@@ -18,7 +18,7 @@ class PayoutsConfig(AppConfig):
             max_attempts=SUBMISSION_MAX_ATTEMPTS,
             arrived_field="created_at",
         )
-        from payouts.pipeline import payouts_due_process, payouts_gather
+        from payouts.pipeline import payouts_due_process, payouts_gather, payouts_senders_stop
         from verification.models import Participant
         from verification.services.rewards import PAYOUTS_DUE
 
@@ -29,6 +29,7 @@ class PayoutsConfig(AppConfig):
             max_attempts=None,
             arrived_field="payout_due_at",
             gather=payouts_gather,
+            stop=payouts_senders_stop,
         )
         standing_work_register(
             name="payment provider webhooks",

@@ -16,7 +16,8 @@ from payouts import psp
 from payouts.iso20022.pain001 import pain001_files
 from payouts.iso20022.pain002 import pain002_parse
 from payouts.iso20022.types import CreditTransfer, Debtor
-from payouts.models import PaymentBatch, Payout, PayoutScheme, PayoutStatus
+from payouts.models import PaymentBatch, Payout
+from payouts.models.payouts import PayoutScheme, PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.states import PayoutRefused, payout_transition
 from payouts.submission.submit import payout_status_apply

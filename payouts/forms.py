@@ -6,7 +6,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from joyback.money import from_major
-from payouts.models import Rail
+from payouts.models.payees import Rail
 from payouts.rails import (
     AccountInvalid,
     iban_check,

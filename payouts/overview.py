@@ -19,7 +19,8 @@ from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.overview import Window, overview_window
 from campaigns.selectors import campaign_spend_by_campaign, landing_visits_by_campaign
-from payouts.models import Payout, PayoutStatus
+from payouts.models import Payout
+from payouts.models.payouts import PayoutStatus
 from verification.selectors import (
     rewarded_people_by_campaign,
     steps_started_by_campaign,

@@ -13,7 +13,8 @@ from joyback.crypto import fingerprint
 from joyback.money import MoneyError, from_major
 from joyback.tables import DateRangeForm, csv_amount, csv_response, csv_when, table_context, table_render
 from joyback.words import said
-from payouts.models import Payout, PayoutScheme, PayoutStatus
+from payouts.models import Payout
+from payouts.models.payouts import PayoutScheme, PayoutStatus
 from payouts.notifications import reason_text
 from verification.models import ActionClaim, Identity
 

@@ -2,11 +2,12 @@
 
 An approval marks the person due (verification.services.participant_payout_due: one column on
 their row, indexed while set), instead of queueing a task per reward. Each pass of `manage.py work`
-claims up to PAYOUT_BATCH_SIZE people due (FOR NO KEY UPDATE SKIP LOCKED, so workers racing each
-other take disjoint people) and, in one transaction, makes their payouts, posts them to the ledger
-as one batch and claims as submitted those whose name check is settled. Then it sends them to the
-provider concurrently (a small thread pool, each thread with its kept httpx client) and applies the
-answers: the settlements in one more transaction with one more ledger batch.
+claims up to PAYOUT_BATCH_SIZE people due, clearing their marks in the statement that locks them
+(FOR NO KEY UPDATE SKIP LOCKED, so workers racing each other take disjoint people), and, in one
+transaction, makes their payouts, posts them to the ledger as one batch and claims as submitted
+those whose name check is settled. Then it sends them to the provider concurrently (a small thread
+pool, each thread with its kept httpx client) and applies the answers: the settlements in one more
+transaction with one more ledger batch.
 
 A pass costs nearly the same for one person as for dozens, so people due are gathered: a batch is
 taken once its oldest mark has waited PAYOUT_GATHER_MS (or a full batch is due at once), and the
@@ -31,22 +32,15 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from joyback.api.models import WebhookEndpoint
+from joyback.api.selectors import webhook_endpoints_enabled
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import accounts_of_kind
 from joyback.ledger.services import Posting, accounts_lock, postings_post, transfer
 from joyback.queue import standing_work_ready
 from payouts import psp, sql
-from payouts.models import (
-    OPEN_STATUSES,
-    PayeeAccount,
-    Payout,
-    PayoutEvent,
-    PayoutScheme,
-    PayoutStatus,
-    Rail,
-    VopCheck,
-)
+from payouts.models import PayeeAccount, Payout, PayoutEvent, VopCheck
+from payouts.models.payees import Rail
+from payouts.models.payouts import OPEN_STATUSES, PayoutScheme, PayoutStatus
 from payouts.notifications import payouts_notify
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import SimulatedCrash, crash_point
@@ -200,16 +194,10 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
         return 0, [], []
     paused = _paused()
     with transaction.atomic(durable=True):
-        people = list(
-            Participant.objects.select_for_update(skip_locked=True, no_key=True, of=("self",))
-            .filter(payout_due_at__lte=now)
-            .order_by("payout_due_at")
-            .values_list("pk", "brand_id", "brand__verified_at")[:limit]
-        )
+        people = sql.participants_due_claim(now=now, limit=limit)
         _idle = len(people) < limit  # a full batch: more are likely waiting, no need to ask first
         if not people:
             return 0, [], []
-        Participant.objects.filter(pk__in=[pk for pk, _brand, _verified in people]).update(payout_due_at=None)
         crash_point("batch_claimed")
         # A brand whose verification staff withdrew pays nothing (the sweep pays it once verified).
         brand_of = {pk: brand_id for pk, brand_id, verified_at in people if verified_at is not None}
@@ -567,12 +555,11 @@ def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
         if failed is not None:
             raise failed
         payouts_notify(payouts=moved, kind="settled")
-        brands = {p.brand_id for p in moved}
-        endpoints = WebhookEndpoint.objects.filter(brand_id__in=brands, enabled=True)
-        listening = set(endpoints.values_list("brand_id", flat=True))
+        # Each brand's endpoints read once for the batch, not again for each of its payouts.
+        endpoints = webhook_endpoints_enabled(brand_ids={p.brand_id for p in moved})
         for payout in moved:
-            if payout.brand_id in listening:
-                payout_event_emit(payout, "payout.settled")
+            if endpoints[payout.brand_id]:
+                payout_event_emit(payout, "payout.settled", endpoints=endpoints[payout.brand_id])
         # What became owed while these payouts were open goes next (one payout at a time).
         owed = (
             accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE)

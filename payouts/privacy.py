@@ -21,16 +21,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from compliance.services import participant_cases_erase
-from payouts.models import (
-    OPEN_STATUSES,
-    Notification,
-    PayeeAccount,
-    PayeeSubmission,
-    Payout,
-    PrivacyKind,
-    PrivacyRequest,
-    VopCheck,
-)
+from payouts.models import Notification, PayeeAccount, PayeeSubmission, Payout, PrivacyRequest, VopCheck
+from payouts.models.payouts import OPEN_STATUSES
+from payouts.models.privacy import PrivacyKind
 from verification.models import Participant, ProviderEvent
 from verification.providers import whatsapp
 from verification.services.participants import (

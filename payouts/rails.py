@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from schwifty import BIC, IBAN
 from schwifty.exceptions import SchwiftyException
 
-from payouts.models import Rail
+from payouts.models.payees import Rail
 
 RAIL_FOR_CURRENCY = {"EUR": Rail.SEPA, "GBP": Rail.UK_FPS, "USD": Rail.US_ACH}
 

@@ -2,7 +2,8 @@ from django.db.models import Count, Exists, OuterRef, Q, Sum
 
 from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import accounts_of_kind
-from payouts.models import PayeeAccount, PayeeSubmission, Payout, PayoutEvent, PayoutStatus, VopCheck
+from payouts.models import PayeeAccount, PayeeSubmission, Payout, PayoutEvent, VopCheck
+from payouts.models.payouts import PayoutStatus
 from verification.models import ActionClaim, ClaimStatus, Participant
 
 
@@ -162,7 +163,8 @@ def payout_metrics(*, now=None):
     from django.utils import timezone
 
     from joyback.metrics import age_seconds, gauge
-    from payouts.models import OPEN_STATUSES, Notification
+    from payouts.models import Notification
+    from payouts.models.payouts import OPEN_STATUSES
 
     now = now or timezone.now()
     live = Payout.objects.filter(brand__livemode=True)  # test data never shows in live reports

@@ -4,8 +4,10 @@ The services call these; nothing else in payouts runs SQL of its own."""
 from django.db import connection
 from django.utils import timezone
 
+from campaigns.models import Brand
 from joyback.postgresql.prepared import prepared_fetchall
-from payouts.models import Notification, PayeeSubmission, Payout, PayoutStatus
+from payouts.models import Notification, PayeeSubmission, Payout
+from payouts.models.payouts import PayoutStatus
 from verification.models import ActionClaim, Participant
 
 _SUBMISSION_INSERT = (
@@ -184,3 +186,20 @@ def notifications_claim(*, ids, now) -> list[tuple[int, int, str, str]]:
             [now, list(ids)],
         )
         return cursor.fetchall()
+
+
+_DUE_CLAIM = (
+    f"WITH due AS (SELECT id FROM {Participant._meta.db_table} "  # noqa: S608
+    "WHERE payout_due_at <= %s ORDER BY payout_due_at LIMIT %s FOR NO KEY UPDATE SKIP LOCKED) "
+    f"UPDATE {Participant._meta.db_table} AS p SET payout_due_at = NULL "
+    f"FROM due, {Brand._meta.db_table} AS b WHERE p.id = due.id AND b.id = p.brand_id "
+    "RETURNING p.id, p.brand_id, b.verified_at"
+)
+
+
+def participants_due_claim(*, now, limit: int) -> list[tuple]:
+    """An ORM update neither takes its rows FOR NO KEY UPDATE SKIP LOCKED nor says which rows it
+    changed: up to `limit` people due by `now` that no other worker holds, oldest mark first, have
+    their mark cleared in one prepared statement, which answers (participant id, brand id, the
+    brand's verified_at) for each. Workers racing each other take disjoint people."""
+    return prepared_fetchall(_DUE_CLAIM, [now, limit])

@@ -10,7 +10,9 @@ from django.utils.translation import gettext as _
 from joyback.modes import brand_livemode
 from joyback.queue import enqueue_on_commit
 from payouts import psp
-from payouts.models import PayeeAccount, Payout, PayoutStatus, Rail, VopCheck, VopChoice, VopResult
+from payouts.models import PayeeAccount, Payout, VopCheck
+from payouts.models.payees import Rail, VopChoice, VopResult
+from payouts.models.payouts import PayoutStatus
 from payouts.selectors import vop_latest
 from payouts.submission.states import PayoutRefused, payout_transition
 

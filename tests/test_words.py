@@ -9,7 +9,7 @@ from django.conf import settings
 from django.utils import translation
 
 from joyback.words import CLAIM, KINDS, PAYOUT, said
-from payouts.models import PayoutStatus
+from payouts.models.payouts import PayoutStatus
 
 ROOT = Path(settings.BASE_DIR)
 

@@ -2,8 +2,13 @@ from django.urls import include, path, re_path
 
 from verification import brand_tables, content_views, shop_views, views
 from verification.sandbox import shops as sandbox_shops
-from verification.sandbox import tiktok as sandbox_tiktok
 from verification.sandbox import whatsapp as sandbox_whatsapp
+from verification.sandbox.tiktok import business as tiktok_business
+from verification.sandbox.tiktok import content_posting as tiktok_posting
+from verification.sandbox.tiktok import display_api as tiktok_display
+from verification.sandbox.tiktok import oauth as tiktok_oauth
+from verification.sandbox.tiktok import oembed as tiktok_oembed
+from verification.sandbox.tiktok import studio as tiktok_studio
 
 app_name = "verification"
 
@@ -52,29 +57,29 @@ brand_pages = [
 
 # The sandbox providers, at TikTok's and Meta's paths under /sandbox/ (with or without the slash).
 sandbox = [
-    re_path(r"^tiktok/v2/auth/authorize/?$", sandbox_tiktok.authorize, name="sandbox_tiktok_authorize"),
-    re_path(r"^tiktok/v2/oauth/token/?$", sandbox_tiktok.token, name="sandbox_tiktok_token"),
-    re_path(r"^tiktok/v2/user/info/?$", sandbox_tiktok.user_info, name="sandbox_tiktok_user_info"),
-    re_path(r"^tiktok/v2/video/query/?$", sandbox_tiktok.video_query, name="sandbox_tiktok_video_query"),
+    re_path(r"^tiktok/v2/auth/authorize/?$", tiktok_oauth.authorize, name="sandbox_tiktok_authorize"),
+    re_path(r"^tiktok/v2/oauth/token/?$", tiktok_oauth.token, name="sandbox_tiktok_token"),
+    re_path(r"^tiktok/v2/user/info/?$", tiktok_display.user_info, name="sandbox_tiktok_user_info"),
+    re_path(r"^tiktok/v2/video/query/?$", tiktok_display.video_query, name="sandbox_tiktok_video_query"),
     re_path(
         r"^tiktok/v2/post/publish/creator_info/query/?$",
-        sandbox_tiktok.creator_info,
+        tiktok_posting.creator_info,
         name="sandbox_tiktok_creator_info",
     ),
     re_path(
-        r"^tiktok/v2/post/publish/video/init/?$", sandbox_tiktok.video_init, name="sandbox_tiktok_video_init"
+        r"^tiktok/v2/post/publish/video/init/?$", tiktok_posting.video_init, name="sandbox_tiktok_video_init"
     ),
     re_path(
-        r"^tiktok/v2/post/publish/status/fetch/?$", sandbox_tiktok.status_fetch, name="sandbox_tiktok_status"
+        r"^tiktok/v2/post/publish/status/fetch/?$", tiktok_posting.status_fetch, name="sandbox_tiktok_status"
     ),
-    path("tiktok/upload/video/", sandbox_tiktok.upload, name="sandbox_tiktok_upload"),
-    re_path(r"^tiktok/oembed/?$", sandbox_tiktok.oembed, name="sandbox_tiktok_oembed"),
+    path("tiktok/upload/video/", tiktok_posting.upload, name="sandbox_tiktok_upload"),
+    re_path(r"^tiktok/oembed/?$", tiktok_oembed.oembed, name="sandbox_tiktok_oembed"),
     re_path(
         r"^tiktok/business/open_api/v1\.3/tt_video/info/?$",
-        sandbox_tiktok.ad_code_info,
+        tiktok_business.ad_code_info,
         name="sandbox_tiktok_ad_code_info",
     ),
-    path("tiktok/studio/", sandbox_tiktok.studio, name="sandbox_tiktok_studio"),
+    path("tiktok/studio/", tiktok_studio.studio, name="sandbox_tiktok_studio"),
     path("whatsapp/phone/", sandbox_whatsapp.phone, name="sandbox_whatsapp_phone"),
     path("shops/<str:public_id>/", sandbox_shops.shop_page, name="sandbox_shop"),
     path(

@@ -75,3 +75,14 @@ def webhook_metrics():
         ["status"],
         [(status, age_seconds(oldest)) for status, _n, oldest in rows],
     )
+
+
+def webhook_endpoints_enabled(*, brand_ids) -> dict[int, list[WebhookEndpoint]]:
+    """The enabled endpoints of each of these brands (none listed for a brand without any), read
+    once for a caller that emits events of many brands or many events of one (a payout batch)."""
+    by_brand: dict[int, list[WebhookEndpoint]] = {brand_id: [] for brand_id in brand_ids}
+    for endpoint in WebhookEndpoint.objects.filter(brand_id__in=by_brand, enabled=True).only(
+        "brand_id", "event_types"
+    ):
+        by_brand[endpoint.brand_id].append(endpoint)
+    return by_brand

@@ -2,7 +2,7 @@
 
 from django.db import connection, models
 
-from joyback.brand_columns import parent_update
+from joyback.brand_columns import BACKFILL_SETTING, parent_update
 
 # Why raw: one statement for a whole batch with its ids back in order (unnest of column arrays); the
 # ORM's bulk_create compiles SQL per object, which would run while the hot budget row is locked.
@@ -66,7 +66,35 @@ UPDATE ledger_transaction AS t SET brand_id = b.brand_id
 ENTRY_BRAND = parent_update(
     table="ledger_entry", parent_table="ledger_transaction", parent_column="transaction_id"
 )
-HOLD_BRAND = parent_update(table="ledger_hold", parent_table="ledger_account", parent_column="account_id")
+# Why raw: a trigger function, which the ORM has no word for. The fill trigger of ledger_entry
+# (joyback.brand_columns), for the postings of a machine still on the previous release: it inserts
+# the transaction first, then its entries, none with a brand. An entry takes its transaction's
+# brand; the first entry on a brand's account names it, and with it the transaction and the
+# entries inserted before it (a deposit's bank leg), as the backfill would (the append-only
+# triggers let it, under the backfill's setting, only where a brand is missing). A transaction so
+# needs no trigger of its own: it cannot know its brand before its entries. A platform posting's
+# entries look up their transaction and account and stay without one.
+ENTRY_FILL = f"""
+DECLARE
+    posting_brand bigint;
+    backfill text;
+BEGIN
+    SELECT brand_id INTO posting_brand FROM ledger_transaction WHERE id = NEW.transaction_id;
+    IF posting_brand IS NULL THEN
+        SELECT brand_id INTO posting_brand FROM ledger_account WHERE id = NEW.account_id;
+        IF posting_brand IS NULL THEN
+            RETURN NEW;
+        END IF;
+        backfill := current_setting('{BACKFILL_SETTING}', true);
+        PERFORM set_config('{BACKFILL_SETTING}', 'on', true);
+        UPDATE ledger_transaction SET brand_id = posting_brand WHERE id = NEW.transaction_id;
+        UPDATE ledger_entry SET brand_id = posting_brand
+         WHERE transaction_id = NEW.transaction_id AND brand_id IS NULL;
+        PERFORM set_config('{BACKFILL_SETTING}', coalesce(backfill, ''), true);
+    END IF;
+    NEW.brand_id := posting_brand;
+    RETURN NEW;
+END"""  # noqa: S608 (the setting's name is the project's, not input)
 
 
 def brand_id_field(*, null: bool) -> models.BigIntegerField:

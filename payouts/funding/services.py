@@ -29,16 +29,16 @@ from joyback.ledger.services import (
 )
 from joyback.queue import claim_and_process, standing_work_inline
 from payouts.models import (
-    ExceptionReason,
     ProviderBalanceCheck,
     ProviderDeposit,
     ProviderTransaction,
-    ProviderTransactionKind,
     ReconciliationException,
     VirtualAccount,
 )
-from payouts.models import ProviderDepositStatus as Deposit
-from payouts.models import VirtualAccountStatus as Status
+from payouts.models.funding import ProviderDepositStatus as Deposit
+from payouts.models.funding import ProviderTransactionKind
+from payouts.models.funding import VirtualAccountStatus as Status
+from payouts.models.reconciliation import ExceptionReason
 from payouts.providers import adyen_funding as provider
 from payouts.psp import PspError, PspUnknown
 

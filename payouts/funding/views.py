@@ -14,7 +14,7 @@ from campaigns.access import brand_member_required
 from campaigns.forms import AmountForm
 from payouts.funding import selectors
 from payouts.funding.services import FundingRefused, virtual_account_request
-from payouts.models import VirtualAccountStatus
+from payouts.models.funding import VirtualAccountStatus
 
 
 def _context(request) -> dict:

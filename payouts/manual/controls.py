@@ -14,7 +14,8 @@ from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import account_find
 from joyback.money import money_format
 from payouts import sql
-from payouts.models import HoldReason, PayoutAlert
+from payouts.models import PayoutAlert
+from payouts.models.payouts import HoldReason
 from payouts.selectors import (
     brand_confirmed_funds,
     brand_paid_account_before,

@@ -24,7 +24,8 @@ from payouts.manual.controls import (
     payout_limits_lock,
     payout_velocity_watch,
 )
-from payouts.models import PayeeAccount, Payout, PayoutEvent, PayoutStatus
+from payouts.models import PayeeAccount, Payout, PayoutEvent
+from payouts.models.payouts import PayoutStatus
 from payouts.payees.services import payee_account_save
 from payouts.rails import BankAccount
 from payouts.submission.create import payout_for_participant

@@ -18,7 +18,8 @@ from joyback.queue import claim_and_process, enqueue_on_commit, standing_work_in
 from payouts import sql
 from payouts.fingerprints import payee_fingerprints
 from payouts.links import status_page_path
-from payouts.models import PayeeAccount, PayeeSubmission, Rail
+from payouts.models import PayeeAccount, PayeeSubmission
+from payouts.models.payees import Rail
 from payouts.payees.shared_details import shared_details_flag, shared_details_lock
 from payouts.rails import BankAccount
 from payouts.selectors import payee_submissions_unfinished

@@ -17,7 +17,7 @@ from campaigns.selectors import campaign_public_cached, campaign_schedule_state
 from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, PayeeForm
 from payouts.links import status_page_path
-from payouts.models import PrivacyKind
+from payouts.models.privacy import PrivacyKind
 from payouts.notifications import reason_text
 from payouts.payees.services import payee_submission_accept
 from payouts.privacy import (

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from payouts.psp import PaymentOrder, PaymentStatus, PspError, adyen_api_base, http_request
 
-# The rail's scheme -> Adyen's priority (payouts.models.PayoutScheme values).
+# The rail's scheme -> Adyen's priority (payouts.models.payouts.PayoutScheme values).
 PRIORITY = {
     "sepa_instant": "instant",
     "sepa": "regular",

@@ -12,16 +12,8 @@ from django.views.decorators.http import require_POST
 from campaigns.models import Brand
 from joyback.admin import admin_money
 from payouts.iso20022.types import SchemaError
-from payouts.models import (
-    ExceptionResolution,
-    ExceptionStatus,
-    Payout,
-    ReconciliationException,
-    ResolutionAction,
-    Statement,
-    StatementImport,
-    StatementImportStatus,
-)
+from payouts.models import ExceptionResolution, Payout, ReconciliationException, Statement, StatementImport
+from payouts.models.reconciliation import ExceptionStatus, ResolutionAction, StatementImportStatus
 from payouts.reconciliation.bank_health import bank_alert_problems, payouts_paused
 from payouts.reconciliation.exceptions import exception_resolve
 from payouts.reconciliation.rules import ReconciliationRefused

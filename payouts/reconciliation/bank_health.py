@@ -9,7 +9,8 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from joyback.ledger.models import AccountKind, Entry
-from payouts.models import ExceptionReason, ExceptionStatus, ReconciliationException, Statement
+from payouts.models import ReconciliationException, Statement
+from payouts.models.reconciliation import ExceptionReason, ExceptionStatus
 
 
 def reconciliation_metrics():

@@ -12,13 +12,14 @@ from campaigns.models import Brand
 from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import AccountKind
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
-from payouts.models import ExceptionReason as Reason
 from payouts.models import ExceptionResolution as Resolution
-from payouts.models import ExceptionStatus as ExcStatus
-from payouts.models import LineKind as Kind
-from payouts.models import LineState as State
-from payouts.models import Payout, PayoutStatus, ReconciliationException, StatementLine
-from payouts.models import ResolutionAction as Action
+from payouts.models import Payout, ReconciliationException, StatementLine
+from payouts.models.payouts import PayoutStatus
+from payouts.models.reconciliation import ExceptionReason as Reason
+from payouts.models.reconciliation import ExceptionStatus as ExcStatus
+from payouts.models.reconciliation import LineKind as Kind
+from payouts.models.reconciliation import LineState as State
+from payouts.models.reconciliation import ResolutionAction as Action
 from payouts.reconciliation.rules import SENT, ReconciliationRefused, staff_permission_check
 from payouts.reconciliation.selectors import numbers_key
 from payouts.submission.outcomes import payout_return, payout_settle

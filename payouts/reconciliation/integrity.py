@@ -4,8 +4,9 @@ from django.db import transaction
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from payouts.models import ExceptionReason as Reason
-from payouts.models import ReconciliationException, Statement, bank_drift_text
+from payouts.models import ReconciliationException, Statement
+from payouts.models.reconciliation import ExceptionReason as Reason
+from payouts.models.reconciliation import bank_drift_text
 from payouts.reconciliation.bank_health import ledger_bank_balance
 
 

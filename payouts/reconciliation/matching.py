@@ -12,21 +12,15 @@ from django.utils.translation import gettext as _
 
 from campaigns.services.funding import brand_deposit_record
 from payouts import sql
-from payouts.models import ExceptionReason as Reason
 from payouts.models import ExceptionResolution as Resolution
-from payouts.models import ExceptionStatus as ExcStatus
-from payouts.models import LineKind as Kind
-from payouts.models import LineState as State
-from payouts.models import (
-    PaymentBatch,
-    Payout,
-    PayoutStatus,
-    ReconciliationException,
-    StatementImport,
-    StatementLine,
-    amount_mismatch_text,
-)
-from payouts.models import ResolutionAction as Action
+from payouts.models import PaymentBatch, Payout, ReconciliationException, StatementImport, StatementLine
+from payouts.models.payouts import PayoutStatus
+from payouts.models.reconciliation import ExceptionReason as Reason
+from payouts.models.reconciliation import ExceptionStatus as ExcStatus
+from payouts.models.reconciliation import LineKind as Kind
+from payouts.models.reconciliation import LineState as State
+from payouts.models.reconciliation import ResolutionAction as Action
+from payouts.models.reconciliation import amount_mismatch_text
 from payouts.reconciliation.exceptions import exception_resolution_record
 from payouts.reconciliation.references import brand_for_reference
 from payouts.reconciliation.rules import BOOKED, SENT

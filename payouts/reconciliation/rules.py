@@ -1,6 +1,6 @@
 """What reconciliation refuses, the staff check its channels share, and the payout states it reads."""
 
-from payouts.models import PayoutStatus
+from payouts.models.payouts import PayoutStatus
 
 SENT = (PayoutStatus.SUBMITTED, PayoutStatus.ACCEPTED, PayoutStatus.UNKNOWN)
 

@@ -12,9 +12,11 @@ from django.utils import timezone
 
 from campaigns.models import Brand, Campaign
 from joyback.ledger.models import Account, AccountKind, Entry, normal_sign
-from payouts.models import ExceptionStatus, Payout, PayoutStatus, ReconciliationException, StatementLine
-from payouts.models import LineKind as Kind
-from payouts.models import LineState as State
+from payouts.models import Payout, ReconciliationException, StatementLine
+from payouts.models.payouts import PayoutStatus
+from payouts.models.reconciliation import ExceptionStatus
+from payouts.models.reconciliation import LineKind as Kind
+from payouts.models.reconciliation import LineState as State
 from payouts.reconciliation.references import brand_for_reference
 from verification.models import ActionClaim, ClaimStatus
 

@@ -14,14 +14,9 @@ from joyback.queue import enqueue_on_commit
 from payouts import sql
 from payouts.iso20022.camt import camt_read, entry_count, message_detect
 from payouts.iso20022.types import SchemaError
-from payouts.models import LineState as State
-from payouts.models import (
-    SandboxBankMessage,
-    Statement,
-    StatementImport,
-    StatementImportStatus,
-    StatementLine,
-)
+from payouts.models import SandboxBankMessage, Statement, StatementImport, StatementLine
+from payouts.models.reconciliation import LineState as State
+from payouts.models.reconciliation import StatementImportStatus
 from payouts.reconciliation.exceptions import numbers_forget
 from payouts.reconciliation.integrity import bank_drift_check, statement_chain_check
 from payouts.reconciliation.matching import lines_match, payouts_unreconciled_flag

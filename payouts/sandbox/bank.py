@@ -24,14 +24,9 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from payouts.models import (
-    PspFeedCursor,
-    SandboxBankAccount,
-    SandboxBankEvent,
-    SandboxBankPayment,
-    SandboxOutcome,
-    VopResult,
-)
+from payouts.models import PspFeedCursor, SandboxBankAccount, SandboxBankEvent, SandboxBankPayment
+from payouts.models.payees import VopResult
+from payouts.models.sandbox import SandboxOutcome
 from payouts.providers import adyen
 from payouts.sandbox.files import notification_issue, pain001_receive
 from payouts.sandbox.transport import LOST_ANSWER_HEADER

@@ -10,7 +10,9 @@ from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import account_find
 from joyback.ledger.services import Posting, accounts_lock, posting_post
 from joyback.queue import enqueue_on_commit
-from payouts.models import OPEN_STATUSES, PayeeAccount, Payout, PayoutEvent, PayoutScheme, PayoutStatus, Rail
+from payouts.models import PayeeAccount, Payout, PayoutEvent
+from payouts.models.payees import Rail
+from payouts.models.payouts import OPEN_STATUSES, PayoutScheme, PayoutStatus
 from payouts.submission.crash import crash_point
 from payouts.submission.states import payout_event_record, payout_in_transit_account, scheme_for
 from payouts.submission.submit import payout_send, payout_submit

@@ -7,7 +7,8 @@ from joyback.api.webhooks.delivery import webhook_event_emit
 from joyback.ledger.models import AccountKind, Transaction
 from joyback.ledger.selectors import account_find
 from joyback.ledger.services import transaction_reverse, transfer_post
-from payouts.models import PayeeAccount, Payout, PayoutStatus
+from payouts.models import PayeeAccount, Payout
+from payouts.models.payouts import PayoutStatus
 from payouts.notifications import payouts_notify
 from payouts.submission.states import (
     PAYEE_DATA_CODES,
@@ -121,11 +122,13 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
     return payout
 
 
-def payout_event_emit(payout: Payout, event_type: str) -> None:
-    """The brand's webhook, in the transition's transaction; never the payee's details."""
+def payout_event_emit(payout: Payout, event_type: str, *, endpoints=None) -> None:
+    """The brand's webhook, in the transition's transaction; never the payee's details. A batch
+    passes the brand's enabled endpoints it read once for all its payouts."""
     webhook_event_emit(
         brand_id=payout.brand_id,
         type=event_type,
+        endpoints=endpoints,
         data={
             "payout_id": payout.pk,
             "participant_id": payout.participant_id,

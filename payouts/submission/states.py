@@ -8,7 +8,9 @@ from django.utils import timezone
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.services import account_for, platform_bank
 from joyback.modes import brand_livemode
-from payouts.models import PayeeAccount, Payout, PayoutEvent, PayoutScheme, PayoutStatus, Rail
+from payouts.models import PayeeAccount, Payout, PayoutEvent
+from payouts.models.payees import Rail
+from payouts.models.payouts import PayoutScheme, PayoutStatus
 
 PAYEE_DATA_CODES = frozenset(
     {"AC01", "AC02", "AC03", "AC04", "AC06", "AG01", "BE04", "MD07", "RR03", "RC01", "MS02"}

@@ -10,7 +10,9 @@ from django.utils import timezone
 
 from joyback.modes import brand_livemode
 from payouts import psp
-from payouts.models import Payout, PayoutScheme, PayoutStatus, Rail
+from payouts.models import Payout
+from payouts.models.payees import Rail
+from payouts.models.payouts import PayoutScheme, PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import crash_point
 from payouts.submission.outcomes import payout_reject, payout_return, payout_settle

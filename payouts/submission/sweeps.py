@@ -9,7 +9,8 @@ from django.utils import timezone
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import accounts_of_kind
 from payouts.batches import payment_batch_build
-from payouts.models import OPEN_STATUSES, Notification, PayeeAccount, Payout, PayoutStatus
+from payouts.models import Notification, PayeeAccount, Payout
+from payouts.models.payouts import OPEN_STATUSES, PayoutStatus
 from payouts.notifications import notifications_send
 from payouts.submission.create import payout_for_participant
 from payouts.submission.states import SENT

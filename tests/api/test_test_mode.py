@@ -318,7 +318,7 @@ def test_a_test_payout_goes_through_the_sandbox_bank_whatever_the_live_provider_
     import httpx
 
     from payouts.manual.services import payout_approve, payout_manual_enter
-    from payouts.models import PayoutStatus
+    from payouts.models.payouts import PayoutStatus
     from payouts.rails import iban_check
     from payouts.submission.submit import payout_submit
     from payouts.submission.sweeps import payouts_sweep

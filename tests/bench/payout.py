@@ -204,7 +204,7 @@ def setup(*, runs: dict) -> Setup:
     from campaigns.services.campaigns import campaign_create, campaign_transition
     from campaigns.services.funding import brand_deposit_record, campaign_fund
     from payouts.forms import CONSENT_VERSION
-    from payouts.models import VopResult
+    from payouts.models.payees import VopResult
     from payouts.payees.services import payee_account_save
     from payouts.vop import payee_vop_check
     from tests.conftest import verified

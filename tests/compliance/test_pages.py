@@ -12,7 +12,7 @@ from compliance.models import RemediationCase
 from tests.verification.test_engagement import share
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, SandboxTikTokUser
-from verification.sandbox.tiktok import video_post, video_share_url
+from verification.sandbox.tiktok.display_api import video_post, video_share_url
 
 pytestmark = pytest.mark.django_db
 

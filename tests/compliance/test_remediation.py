@@ -17,7 +17,7 @@ from joyback.ledger.selectors import ledger_drift
 from tests.verification.test_engagement import counts, share
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, SandboxTikTokUser
-from verification.sandbox.tiktok import video_post, video_share_url
+from verification.sandbox.tiktok.display_api import video_post, video_share_url
 from verification.services.shares import engagement_recheck, remediation_recheck
 
 pytestmark = pytest.mark.django_db

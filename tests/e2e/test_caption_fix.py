@@ -7,7 +7,7 @@ from campaigns.services.campaigns import campaign_create, campaign_transition
 from campaigns.services.funding import brand_deposit_record, campaign_fund
 from compliance.models import RemediationCase
 from verification.models import SandboxTikTokUser, SandboxTikTokVideo
-from verification.sandbox.tiktok import video_post, video_share_url
+from verification.sandbox.tiktok.display_api import video_post, video_share_url
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -5,7 +5,7 @@ import pytest
 
 from tests.e2e.conftest import sign_in
 from verification.models import ActionClaim, SandboxTikTokUser, SandboxTikTokVideo
-from verification.sandbox.tiktok import video_post, video_share_url
+from verification.sandbox.tiktok.display_api import video_post, video_share_url
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -5,7 +5,7 @@ from django.test import override_settings
 
 from tests.e2e.conftest import sign_in
 from verification.models import ActionClaim, SandboxTikTokUser
-from verification.sandbox.tiktok import video_post, video_share_url
+from verification.sandbox.tiktok.display_api import video_post, video_share_url
 from verification.services.participants import identity_attach, participant_create
 from verification.services.rewards import ClaimContext, action_reward
 

@@ -55,8 +55,11 @@ def test_a_ledger_in_use_gets_its_brands_and_the_migration_runs_back():
     # Append-only stays append-only: only the backfill may name a missing brand.
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
         Entry.objects.filter(transaction_id=unmatched).update(brand_id=7)
+    # A hold written without its brand (a machine still on the previous release) takes its
+    # account's; one on an account that names none has none to take.
+    assert Hold.objects.get(pk=Hold.objects.create(account_id=budget.pk, amount=1_00).pk).brand_id == 7
     with pytest.raises(DatabaseError, match="null value"), transaction.atomic():
-        Hold.objects.create(account_id=budget.pk, amount=1_00)
+        Hold.objects.create(account_id=bank.pk, amount=1_00)
 
     migrate(BEFORE)
     migrate(None)

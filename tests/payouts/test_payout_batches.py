@@ -430,5 +430,35 @@ def test_a_pass_costs_the_same_statements_for_ten_people_as_for_one(club, monkey
         counts.append(len(statements))
     pipeline.payouts_senders_stop()
 
-    assert counts[1] == counts[2] <= 37, counts
+    assert counts[1] == counts[2] <= 36, counts  # claiming the people due is one statement
     assert_whole(people)
+
+
+def test_a_batch_reads_its_brands_webhook_endpoints_once_however_many_payouts_it_settles(club):
+    from django.test.utils import CaptureQueriesContext
+
+    from joyback.api.models import WebhookEndpoint, WebhookEvent
+    from joyback.api.webhooks.endpoints import webhook_endpoint_create
+
+    webhook_endpoint_create(
+        brand_id=club.brand_id, url="https://club.example/hooks", event_types=["payout.settled"]
+    )
+    table = f'"{WebhookEndpoint._meta.db_table}"'
+    reads = []
+    for size in (1, 6):
+        people = [ready_person(club) for _ in range(size)]
+        for _person, identity in people:
+            approve(club, identity)
+        with CaptureQueriesContext(connection) as statements:
+            assert pipeline.payouts_due_process() == size
+        reads.append(sum(table in statement["sql"] for statement in statements))
+        # The brand still hears of every payout settled, one event each.
+        told = WebhookEvent.objects.filter(
+            brand_id=club.brand_id,
+            type="payout.settled",
+            data__participant_id__in=[person.pk for person, _identity in people],
+        )
+        assert told.count() == size
+        assert_whole([(person, "settle") for person, _identity in people])
+
+    assert reads == [1, 1]

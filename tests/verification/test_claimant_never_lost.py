@@ -16,7 +16,7 @@ from tests.verification.test_engagement import DISCLOSED, counts, share, steps_h
 from tests.verification.test_tiktok_login import authorize
 from tests.verification.test_whatsapp_optin import code_for, deliver  # noqa: F401 - a fixture
 from verification.models import ActionClaim, SandboxTikTokUser
-from verification.sandbox.tiktok import video_post, video_share_url
+from verification.sandbox.tiktok.display_api import video_post, video_share_url
 from verification.sandbox.whatsapp import message_envelope
 
 pytestmark = pytest.mark.django_db

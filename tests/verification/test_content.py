@@ -20,7 +20,8 @@ from verification.content import spark_codes_expire
 from verification.models import ActionClaim, LicenceGrant, SandboxTikTokUser, SparkAdsCode
 from verification.reach import reach_recheck
 from verification.sandbox.shops import SandboxShop
-from verification.sandbox.tiktok import ad_code_generate, video_post, video_share_url
+from verification.sandbox.tiktok.business import ad_code_generate
+from verification.sandbox.tiktok.display_api import video_post, video_share_url
 from verification.services.provider_events import provider_events_process
 
 pytestmark = pytest.mark.django_db

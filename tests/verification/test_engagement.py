@@ -10,7 +10,7 @@ from joyback.ledger.models import Hold
 from joyback.ledger.selectors import ledger_drift
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, SandboxTikTokUser, SandboxTikTokVideo, TikTokToken
-from verification.sandbox.tiktok import video_post, video_share_url
+from verification.sandbox.tiktok.display_api import video_post, video_share_url
 from verification.services.shares import engagement_recheck
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from tests.verification.test_engagement import DISCLOSED, counts, share, shared_
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, ReachTopUp, SandboxTikTokUser, VideoMetric
 from verification.reach import reach_recheck
-from verification.sandbox.tiktok import video_post, video_share_url
+from verification.sandbox.tiktok.display_api import video_post, video_share_url
 from verification.services.participants import participant_payable_account
 from verification.services.review import claim_review
 

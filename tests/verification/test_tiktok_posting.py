@@ -23,7 +23,7 @@ from verification.models import (
     TikTokPost,
 )
 from verification.providers import tiktok
-from verification.sandbox import tiktok as sandbox
+from verification.sandbox.tiktok import content_posting as sandbox
 from verification.selectors import participant_can_publish
 from verification.services.provider_events import provider_events_process
 

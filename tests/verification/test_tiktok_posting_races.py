@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def quiet_tiktok(monkeypatch):
     """TikTok's webhooks held back, so that the test decides when they arrive."""
-    from verification.sandbox import tiktok as sandbox
+    from verification.sandbox.tiktok import content_posting as sandbox
 
     monkeypatch.setattr(sandbox, "webhook_deliver", lambda **kwargs: 200)
 

@@ -165,7 +165,7 @@ def publish_event_body(publish_id, event="post.publish.publicly_available", post
 @pytest.fixture
 def processing_post(client, summer, monkeypatch, django_capture_on_commit_callbacks):
     """Pat's video is uploaded; TikTok's own webhooks are held back, the test sends them."""
-    from verification.sandbox import tiktok as sandbox
+    from verification.sandbox.tiktok import content_posting as sandbox
 
     monkeypatch.setattr(sandbox, "webhook_deliver", lambda **kwargs: 200)
     connect(client, summer)

@@ -9,7 +9,9 @@ from django.utils import timezone
 
 from verification.models import SandboxTikTokVideo
 from verification.providers import tiktok
-from verification.sandbox.tiktok import ad_code_generate, reported_views, sandbox_user_for, video_post
+from verification.sandbox.tiktok.business import ad_code_generate
+from verification.sandbox.tiktok.display_api import reported_views, video_post
+from verification.sandbox.tiktok.oauth import sandbox_user_for
 
 pytestmark = pytest.mark.django_db
 

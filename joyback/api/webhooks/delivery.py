@@ -28,19 +28,26 @@ SIGNATURE_HEADER = "JoyBack-Signature"
 RETRY_DELAYS = [60 * 4**n if 60 * 4**n < 86400 else 86400 for n in range(10)]
 
 
-def webhook_event_emit(*, brand_id: int, type: str, data: dict) -> WebhookEvent | None:
+def webhook_event_emit(
+    *, brand_id: int, type: str, data: dict, endpoints: list[WebhookEndpoint] | None = None
+) -> WebhookEvent | None:
     """The one way any app emits an event. Rows are written in the caller's transaction (so an
     event exists only if what it tells of was committed); each delivery is queued after commit.
     Nothing is stored when no endpoint of the brand listens for this type."""
-    return webhook_events_emit(brand_id=brand_id, types=[type], data=data)[0]
+    return webhook_events_emit(brand_id=brand_id, types=[type], data=data, endpoints=endpoints)[0]
 
 
-def webhook_events_emit(*, brand_id: int, types: list[str], data: dict) -> list[WebhookEvent | None]:
+def webhook_events_emit(
+    *, brand_id: int, types: list[str], data: dict, endpoints: list[WebhookEndpoint] | None = None
+) -> list[WebhookEvent | None]:
     """webhook_event_emit for several types of one thing that happened (a reward verified and
-    approved): the brand's endpoints read once, not once per type (every instant approval emits two)."""
+    approved): the brand's endpoints read once, not once per type (every instant approval emits two).
+    A caller emitting for many things at once passes the brand's enabled endpoints it already read
+    (joyback.api.selectors.webhook_endpoints_enabled), so they are not read again for each."""
     for type in types:
         EventType(type)
-    endpoints = list(WebhookEndpoint.objects.filter(brand_id=brand_id, enabled=True).only("event_types"))
+    if endpoints is None:
+        endpoints = list(WebhookEndpoint.objects.filter(brand_id=brand_id, enabled=True).only("event_types"))
     events = []
     for type in types:
         listening = [endpoint for endpoint in endpoints if type in endpoint.event_types]

@@ -3,12 +3,16 @@ docs/deploy.md): a transaction the one brand among its accounts, its entries the
 hold its account's. The platform's own postings (its bank, provider balance, suspense) name none.
 
 Entries and transactions are append-only and resolved holds fixed: their triggers let the backfill
-(joyback.brand_columns, under its setting) fill in a missing brand, and change nothing else."""
+(joyback.brand_columns, under its setting) fill in a missing brand, and change nothing else.
+
+A machine still on the previous release posts without brands meanwhile: a hold takes its
+account's on insert, an entry its transaction's or, the first on a brand's account, names the
+transaction's and its earlier entries' (joyback/ledger/sql.py, ENTRY_FILL)."""
 
 from django.db import migrations
 
 from joyback.brand_columns import BACKFILL_ALLOWED, brand_column_add
-from joyback.ledger.sql import ENTRY_BRAND, HOLD_BRAND, TRANSACTION_BRAND, brand_id_field
+from joyback.ledger.sql import ENTRY_BRAND, ENTRY_FILL, TRANSACTION_BRAND, brand_id_field
 
 TRIGGERS = f"""
 CREATE OR REPLACE FUNCTION ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -61,9 +65,16 @@ class Migration(migrations.Migration):
             update=TRANSACTION_BRAND,
         ),
         *brand_column_add(
-            model_name="entry", table="ledger_entry", field=brand_id_field(null=True), update=ENTRY_BRAND
+            model_name="entry",
+            table="ledger_entry",
+            field=brand_id_field(null=True),
+            update=ENTRY_BRAND,
+            insert_fill=ENTRY_FILL,
         ),
         *brand_column_add(
-            model_name="hold", table="ledger_hold", field=brand_id_field(null=True), update=HOLD_BRAND
+            model_name="hold",
+            table="ledger_hold",
+            field=brand_id_field(null=True),
+            parent=("ledger_account", "account_id"),
         ),
     ]

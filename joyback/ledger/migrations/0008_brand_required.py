@@ -6,7 +6,7 @@ from django.db import migrations
 
 from joyback.brand_columns import brand_column_require, brand_fill
 
-from joyback.ledger.sql import ENTRY_BRAND, HOLD_BRAND, TRANSACTION_BRAND, brand_id_field
+from joyback.ledger.sql import ENTRY_BRAND, TRANSACTION_BRAND, brand_id_field
 
 
 class Migration(migrations.Migration):
@@ -18,6 +18,9 @@ class Migration(migrations.Migration):
         brand_fill(table="ledger_transaction", update=TRANSACTION_BRAND),
         brand_fill(table="ledger_entry", update=ENTRY_BRAND),
         *brand_column_require(
-            model_name="hold", table="ledger_hold", field=brand_id_field(null=False), update=HOLD_BRAND
+            model_name="hold",
+            table="ledger_hold",
+            field=brand_id_field(null=False),
+            parent=("ledger_account", "account_id"),
         ),
     ]

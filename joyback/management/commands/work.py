@@ -21,6 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("--once", action="store_true", help="process what is waiting, then exit")
 
     def handle(self, *args, poll: float, once: bool, **options):
+        # TERM (a supervisor) or INT (Ctrl-C): the pass under way finishes (its payouts sent and
+        # settled), then the loop ends and the payout senders are closed; a second signal changes nothing.
         stopping = []
-        signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: stopping.append(True))
         standing_work_run(poll=poll, once=once, stopping=lambda: bool(stopping))

@@ -13,7 +13,8 @@ from campaigns.models import Brand, Campaign, CampaignStatus
 from campaigns.services.campaigns import campaign_transition
 from campaigns.services.funding import campaign_fund
 from payouts.funding.services import virtual_account_request, virtual_accounts_open
-from payouts.models import ProviderDeposit, VirtualAccountStatus
+from payouts.models import ProviderDeposit
+from payouts.models.funding import VirtualAccountStatus
 from payouts.sandbox.funding import deposit_simulate, funding_webhooks_deliver
 from payouts.submission.webhooks import transfer_events_process
 

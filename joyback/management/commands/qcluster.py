@@ -1,0 +1,79 @@
+"""The task cluster (django-q2's `manage.py qcluster`), made to stop in order on a TERM to its group.
+
+django-q2's sentinel and its workers die at once on SIGTERM while its main process, on the same
+signal, sets the sentinel's stop event. When the signal reaches the whole process group (Ctrl-C's
+TERM from `make run`, a supervisor killing the group), the sentinel dies asleep on that event and
+setting it blocks the main process for ever: a multiprocessing Condition waits for every sleeper
+to wake, dead or not. The pusher and the monitor die with it, so the workers' last results are lost.
+
+Here, as django-q2 already does for SIGINT, only the main process acts on TERM: the sentinel and
+what it starts ignore it, and stop in order when the main process sets the event (the pusher first,
+then each worker after its current task, then the monitor). A worker past the task timeout is still
+killed, with SIGKILL instead of the SIGTERM it now ignores; a TERM could not have been caught either.
+"""
+
+import contextlib
+import logging
+import os
+import signal
+
+from django.conf import settings
+from django_q import cluster
+from django_q.conf import Conf
+from django_q.management.commands.qcluster import Command as QclusterCommand
+
+logger = logging.getLogger(__name__)
+
+# How long the main process waits beyond the task timeout for the sentinel to stop its processes.
+STOP_GRACE_SECONDS = 10
+
+
+class Sentinel(cluster.Sentinel):
+    def start(self):
+        # Inherited by the pusher, the monitor and the workers, which are started from here.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        super().start()
+
+    def reincarnate(self, process):
+        if process in self.pool and process.timer.value == 0:
+            process.kill()  # past the timeout: it ignores the TERM django-q2 would send
+            process.join(timeout=5)
+        super().reincarnate(process)
+
+
+class Cluster(cluster.Cluster):
+    def stop(self) -> bool:
+        if self.sentinel is None or not self.sentinel.is_alive():
+            return False
+        self.stop_event.set()
+        self.sentinel.join(timeout=(self.timeout or Conf.TIMEOUT or 30) + STOP_GRACE_SECONDS)
+        if self.sentinel.is_alive():
+            logger.error("the task cluster did not stop in time: its processes are killed")
+            _kill_tree(self.sentinel.pid)
+            self.sentinel.join()
+        self.start_event = None
+        self.stop_event = None
+        return True
+
+
+def _kill_tree(pid: int) -> None:
+    import psutil
+
+    with contextlib.suppress(psutil.NoSuchProcess):
+        parent = psutil.Process(pid)
+        for process in [*parent.children(recursive=True), parent]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
+
+
+class Command(QclusterCommand):
+    def handle(self, *args, cluster_name=None, run_once=False, **options):
+        settings.SECRET_KEY  # noqa: B018 - django-q2's check: the tasks are signed with it
+        if cluster_name:
+            os.environ["Q_CLUSTER_NAME"] = cluster_name
+        # django-q2's Cluster.start spawns the module's Sentinel; this process runs nothing else.
+        cluster.Sentinel = Sentinel
+        tasks = Cluster()
+        tasks.start()
+        if run_once:
+            tasks.stop()

@@ -1,0 +1,157 @@
+"""The sandbox TikTok's Display API (/v2/user/info/, /v2/video/query/) and its videos: how one is
+posted, its share URL, and the views TikTok would report for it."""
+
+import json
+import secrets
+from datetime import timedelta
+
+from django.db.models import F
+from django.http import JsonResponse
+from django.utils import timezone
+from django.utils.text import slugify
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from verification.models import SandboxTikTokUser, SandboxTikTokVideo
+from verification.sandbox.tiktok.common import (
+    bearer_grant,
+    data_error,
+    invalid_token,
+    log_id_new,
+    sandbox_only,
+)
+
+FIELDS_BY_SCOPE = {
+    "user.info.basic": {"open_id", "union_id", "avatar_url", "display_name"},
+    "user.info.stats": {"follower_count", "following_count", "likes_count", "video_count"},
+}
+
+
+VIDEO_FIELDS = {
+    "id",
+    "create_time",
+    "share_url",
+    "video_description",
+    "duration",
+    "title",
+    "cover_image_url",
+    "embed_link",
+    "view_count",
+    "like_count",
+    "comment_count",
+    "share_count",
+}
+
+
+def user_info(request):
+    sandbox_only()
+    grant = bearer_grant(request)
+    if grant is None:
+        return invalid_token()
+    fields = [field for field in request.GET.get("fields", "").split(",") if field]
+    if not fields:
+        return data_error("invalid_params", "fields is required", 400)
+    allowed = set().union(*(FIELDS_BY_SCOPE.get(scope, set()) for scope in grant.scope.split(",")))
+    if not set(fields) <= allowed:
+        return data_error("scope_permission_missed", "Some fields need scopes the token lacks.", 400)
+    user = grant.user
+    values = {
+        "open_id": user.open_id,
+        "union_id": user.union_id,
+        "avatar_url": f"https://p16-sign.sandbox.localhost/{user.open_id}.jpeg",
+        "display_name": user.display_name,
+        "follower_count": user.follower_count,
+        "following_count": 80,
+        "likes_count": user.follower_count * 9,
+        "video_count": user.video_count,
+    }
+    log_id = log_id_new()
+    response = JsonResponse(
+        {
+            "data": {"user": {field: values[field] for field in fields}},
+            "error": {"code": "ok", "message": "", "log_id": log_id},
+        }
+    )
+    response["x-tt-logid"] = log_id
+    return response
+
+
+@csrf_exempt
+@require_POST
+def video_query(request):
+    """POST /v2/video/query/: the caller's own, live videos among the ids asked for."""
+    sandbox_only()
+    grant = bearer_grant(request)
+    if grant is None:
+        return invalid_token()
+    if "video.list" not in grant.scope.split(","):
+        return data_error("scope_not_authorized", "The user did not authorize the scope required.", 401)
+    fields = [field for field in request.GET.get("fields", "").split(",") if field]
+    if not fields or not set(fields) <= VIDEO_FIELDS:
+        return data_error("invalid_params", "fields is required and must name video fields", 400)
+    try:
+        ids = json.loads(request.body)["filters"]["video_ids"]
+    except (ValueError, KeyError, TypeError):
+        return data_error("invalid_params", 'body must be {"filters": {"video_ids": [...]}}', 400)
+    if not isinstance(ids, list) or len(ids) > 20 or not all(isinstance(i, str) for i in ids):
+        return data_error("invalid_params", "video_ids must be at most 20 strings", 400)
+    videos = list(SandboxTikTokVideo.objects.filter(user=grant.user, video_id__in=ids, deleted=False))
+    SandboxTikTokVideo.objects.filter(pk__in=[video.pk for video in videos]).update(reads=F("reads") + 1)
+    listed = []
+    for video in videos:
+        video.reads += 1
+        video.view_count = reported_views(video)
+        listed.append({field: _video_value(video, field) for field in fields})
+    log_id = log_id_new()
+    response = JsonResponse(
+        {
+            "data": {"videos": listed, "cursor": 0, "has_more": False},
+            "error": {"code": "ok", "message": "", "log_id": log_id},
+        }
+    )
+    response["x-tt-logid"] = log_id
+    return response
+
+
+def _video_value(video: SandboxTikTokVideo, field: str):
+    return {
+        "id": video.video_id,
+        "create_time": int(video.create_time.timestamp()),
+        "share_url": video_share_url(video),
+        "video_description": video.caption,
+        "title": video.caption[:150],
+        "duration": 21,
+        "cover_image_url": f"https://p16-sign.sandbox.localhost/{video.video_id}.jpeg",
+        "embed_link": f"https://www.tiktok.com/player/v1/{video.video_id}",
+        "view_count": video.view_count,
+        "like_count": video.like_count,
+        "comment_count": video.comment_count,
+        "share_count": video.share_count,
+    }[field]
+
+
+def reported_views(video: SandboxTikTokVideo, *, now=None) -> int:
+    """The views TikTok would report now: the set count plus its growth, as counted
+    report_lag_minutes ago, and on every dip_every-th read a recount a twentieth lower."""
+    now = now or timezone.now()
+    counted_at = now - timedelta(minutes=video.report_lag_minutes)
+    hours = max((counted_at - video.create_time).total_seconds(), 0) / 3600
+    views = video.view_count + int(video.views_per_hour * hours)
+    if video.dip_every and video.reads and video.reads % video.dip_every == 0:
+        views -= views // 20
+    return views
+
+
+def video_share_url(video: SandboxTikTokVideo) -> str:
+    # The same handle the studio page shows: the display name, slugified, without dashes.
+    handle = slugify(video.user.display_name).replace("-", "") or "user"
+    return f"https://www.tiktok.com/@{handle}/video/{video.video_id}"
+
+
+def video_post(*, user: SandboxTikTokUser, caption: str, **counts) -> SandboxTikTokVideo:
+    return SandboxTikTokVideo.objects.create(
+        user=user,
+        video_id=str(7_300_000_000_000_000_000 + secrets.randbelow(10**17)),
+        caption=caption,
+        **counts,
+    )
