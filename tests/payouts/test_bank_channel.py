@@ -455,23 +455,18 @@ def test_a_return_the_bank_reports_is_shown_with_its_line(owed, client, fiona, a
     )
 
 
-def test_an_amount_that_differs_is_said_as_money_on_the_brands_page_in_its_language(
-    owed, client, fiona, alpaca
-):
+def amount_differs_fed(owed) -> None:
+    """A payout of 1.00 that the bank's statement books as 1.50."""
     owed()
     payout = Payout.objects.get()
     assert payout.amount == 1_00
-    feed(
-        camt054(
-            [
-                Ntry(
-                    amount=payout.amount + 50,
-                    ref="MORE-1",
-                    txs=[Tx(payout.end_to_end_id, payout.amount + 50)],
-                )
-            ]
-        )
-    )
+    feed(camt054([Ntry(amount=150, ref="MORE-1", txs=[Tx(payout.end_to_end_id, 150)])]))
+
+
+def test_an_amount_that_differs_is_said_as_money_on_the_brands_page_in_its_language(
+    owed, client, fiona, alpaca
+):
+    amount_differs_fed(owed)
     client.force_login(fiona)
 
     english = client.get(f"/brands/{alpaca.slug}/reconciliation/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
@@ -483,20 +478,7 @@ def test_an_amount_that_differs_is_said_as_money_on_the_brands_page_in_its_langu
 
 
 def test_an_amount_that_differs_stored_in_minor_units_reads_as_money_to_staff(owed, client, sam):
-    owed()
-    payout = Payout.objects.get()
-    assert payout.amount == 1_00
-    feed(
-        camt054(
-            [
-                Ntry(
-                    amount=payout.amount + 50,
-                    ref="MORE-1",
-                    txs=[Tx(payout.end_to_end_id, payout.amount + 50)],
-                )
-            ]
-        )
-    )
+    amount_differs_fed(owed)
     exception = ReconciliationException.objects.get()
     # As rows made before amounts were said as money still read.
     ReconciliationException.objects.filter(pk=exception.pk).update(

@@ -71,15 +71,24 @@ def old_hold(account: Account) -> int:
         return cursor.fetchone()[0]
 
 
+def rows_to_copy(owed, summer):
+    """A person owed a reward: their claim, another rule of the campaign, a payout event, the
+    campaign's budget and the platform's bank account."""
+    owed()
+    claim = ActionClaim.objects.get()
+    return (
+        claim,
+        summer.rules.exclude(pk=claim.rule_id).first(),
+        PayoutEvent.objects.first(),
+        Account.objects.get(brand_id=summer.brand_id, kind="campaign_budget"),
+        account_for(kind="platform_bank", currency="EUR", brand_id=None, name="Platform bank"),
+    )
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db
 def test_rows_the_previous_release_writes_get_their_parents_brand(owed, summer):
-    owed()
-    claim = ActionClaim.objects.get()
-    other_rule = summer.rules.exclude(pk=claim.rule_id).first()
-    event = PayoutEvent.objects.first()
-    budget = Account.objects.get(brand_id=summer.brand_id, kind="campaign_budget")
-    bank = account_for(kind="platform_bank", currency="EUR", brand_id=None, name="Platform bank")
+    claim, other_rule, event, budget, bank = rows_to_copy(owed, summer)
     suspense = account_for(kind="suspense", currency="EUR", brand_id=None, name="Suspense")
 
     new_claim = old_insert("verification_actionclaim", like=claim.pk, rule_id=other_rule.pk)
@@ -130,12 +139,7 @@ def nullable(table: str) -> bool:
 def test_the_column_is_required_though_the_previous_release_writes_between_fill_and_check(
     owed, summer, monkeypatch
 ):
-    owed()
-    claim = ActionClaim.objects.get()
-    other_rule = summer.rules.exclude(pk=claim.rule_id).first()
-    event = PayoutEvent.objects.first()
-    budget = Account.objects.get(brand_id=summer.brand_id, kind="campaign_budget")
-    bank = account_for(kind="platform_bank", currency="EUR", brand_id=None, name="Platform bank")
+    claim, other_rule, event, budget, bank = rows_to_copy(owed, summer)
     migrate(COLUMNS_ADDED)
 
     # A machine on the previous release writes right after the second fill has read which rows it
