@@ -29,7 +29,7 @@ from lxml import etree
 
 from joyback.money import KNOWN_CURRENCIES
 from payouts.iso20022.types import SchemaError
-from payouts.iso20022.validate import MESSAGES, XSD_DIR, namespace, schema_for, xsd_parse
+from payouts.iso20022.validate import namespace, schema_for, xsd_parse
 
 STATEMENT_MESSAGES = ("camt.053.001.02", "camt.053.001.08", "camt.054.001.02", "camt.054.001.08")
 _NAMESPACE = re.compile(
@@ -241,7 +241,7 @@ class _Reader:
         children = _children(element)
         amount_element = self.first(children, "Amt")
         if amount_element is None:
-            # Only reachable without a schema (camt.054.001.02): the schema requires Amt.
+            # The schema requires Amt; kept so a schema edit cannot turn a missing amount into zero.
             _refuse(self.message, line_no, _("an entry without an amount."))
         currency = amount_element.get("Ccy", "")
         amount = _minor(amount_element.text, currency, self.message, line_no)
@@ -382,7 +382,9 @@ def camt_read(data: bytes, *, progress: Callable[[int], None] | None = None) -> 
         position = data.find(marker)
         if position >= 0:
             _refuse(message, _line_of(data, position), _("a document type declaration (DTD) is not allowed."))
-    schema = schema_for(message) if (XSD_DIR / f"{message}.xsd").is_file() and message in MESSAGES else None
+    # Every version read is validated against its official schema: a file the schema refuses is
+    # refused, and a version whose schema is missing cannot be read at all (schema_for says so).
+    schema = schema_for(message)
     reader = _Reader(message)
     ns = reader.ns
     statement_tag = ns + ("Stmt" if message.startswith("camt.053") else "Ntfctn")
@@ -432,7 +434,7 @@ def camt_read(data: bytes, *, progress: Callable[[int], None] | None = None) -> 
             elif tag == root_tag:
                 ended = True
     except etree.XMLSyntaxError as error:
-        if schema is not None and error.lineno in (0, None):
+        if error.lineno in (0, None):
             # The streaming validator gives no line number: read the bad file again, as a tree, for it.
             xsd_parse(data, message)
         _refuse(message, error.lineno, (error.msg or str(error)).replace(ns[:-1] + "}", ""))

@@ -1,6 +1,7 @@
 """Bank statements come in (camt.053 / camt.054, .02 and .08) and every payout ends matched,
 returned or an exception; bad files import nothing."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -109,13 +110,37 @@ def test_a_camt054_return_after_the_statement_counts_once(owed):
     assert payout.events.filter(to_status="returned").count() == 1
 
 
-def test_camt054_v02_is_read_without_a_schema(owed):
+def test_camt054_v02_is_read_against_its_official_schema(owed):
     owed(iban=IBANS["pending"])
     payout = Payout.objects.get()
 
     job = imported(camt054([paid(payout)], version="02"))
 
     assert (job.status, job.matched) == ("done", 1)
+
+
+@pytest.mark.parametrize(
+    "defect, reason",
+    [
+        # An element the 2009 notification does not have.
+        (lambda xml: xml.replace(b"<AddtlNtryInf>", b"<Surprise>x</Surprise><AddtlNtryInf>"), "Surprise"),
+        # The notification's creation time is required in .001.02.
+        (lambda xml: re.sub(rb"(<Ntfctn><Id>[^<]*</Id>)<CreDtTm>[^<]*</CreDtTm>", rb"\1", xml), "CreDtTm"),
+    ],
+)
+def test_a_camt054_v02_the_schema_refuses_is_refused_and_books_nothing(owed, defect, reason):
+    owed(iban=IBANS["pending"])
+    payout = Payout.objects.get()
+    data = defect(
+        camt054(
+            [Ntry(amount=payout.amount, ref="X", info="x", txs=[Tx(payout.end_to_end_id, payout.amount)])],
+            version="02",
+        )
+    )
+
+    with pytest.raises(SchemaError, match=rf"Not a valid camt.054.001.02 message: line \d+: .*{reason}"):
+        camt_read(data)
+    assert not StatementImport.objects.exists()
 
 
 def test_unknown_duplicate_and_mismatched_lines_become_exceptions(owed):
@@ -302,10 +327,10 @@ def test_a_large_file_goes_to_the_queue_and_reports_progress(
 
 
 @pytest.mark.parametrize("text", ["Infinity", "NaN"])
-def test_a_non_finite_amount_in_a_schemaless_file_is_refused(text):
+def test_a_non_finite_amount_is_refused(text):
     data = camt054([Ntry(amount=1_00, ref="X", info="x")], version="02").replace(
         b">1.00<", f">{text}<".encode()
     )
 
-    with pytest.raises(SchemaError, match="not an amount"):
+    with pytest.raises(SchemaError, match=r"Not a valid camt\.054\.001\.02 message"):
         camt_read(data)
