@@ -562,6 +562,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "joyback.api.schema.defaults_within_bounds",
+        "joyback.api.schema.request_bodies_required",
         "joyback.api.schema.livemode_documented",
     ],
 }

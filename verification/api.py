@@ -7,7 +7,12 @@ import json
 from django.http import Http404, HttpResponse
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 
@@ -42,6 +47,14 @@ class MinorUnitsField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$",
+        "description": "An ISO 4217 currency code in capitals, like EUR (a code ISO 4217 does not "
+        "list, such as 000 or XYZ, is refused with invalid_currency)",
+    }
+)
 class CurrencyField(serializers.CharField):
     default_error_messages = {"invalid_currency": _("Give an ISO 4217 currency code, like EUR.")}
 

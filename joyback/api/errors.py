@@ -59,7 +59,7 @@ CATALOGUE = (
             (
                 "version_unknown",
                 400,
-                "The `JoyBack-Version` header names no version of the API.",
+                "The `JoyBack-Version` header names no version of the API (or was sent empty).",
                 "Send one of the dated versions in docs/api-changelog.md, or leave the header out.",
             ),
         ),

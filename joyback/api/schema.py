@@ -83,6 +83,17 @@ def defaults_within_bounds(result, generator, request, public):
     return result
 
 
+def request_bodies_required(result, generator, request, public):
+    """Postprocessing hook: every operation that takes a body refuses a request without one (415 or
+    400), so the document says the body is required, as strict as the server is."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            body = operation.get("requestBody") if isinstance(operation, dict) else None
+            if body is not None:
+                body["required"] = True
+    return result
+
+
 LIVEMODE = {
     "type": "boolean",
     "readOnly": True,

@@ -26,8 +26,10 @@ def api_version_middleware(get_response):
     def middleware(request):
         if not request.path_info.startswith("/api/"):
             return get_response(request)
-        asked = request.headers.get(HEADER, "").strip()
-        if asked and asked not in VERSIONS:
+        sent = request.headers.get(HEADER)
+        asked = (sent or "").strip()
+        # A header sent empty is a client's bug (an unset variable), not a request for the default.
+        if sent is not None and asked not in VERSIONS:
             with translation.override(settings.LANGUAGE_CODE):  # as the machine endpoints answer
                 message = _("%(header)s is one of: %(versions)s.") % {
                     "header": HEADER,

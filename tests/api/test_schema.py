@@ -1,6 +1,7 @@
 """The OpenAPI schema: the committed docs/openapi.yaml is what the code says, and the API keeps
 its promises against it (schemathesis: no 5xx, every answer as documented)."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,25 @@ def test_no_default_is_refused_by_its_own_schema():
         for field, prop in schema.get("properties", {}).items():
             if isinstance(prop.get("default"), str):
                 assert len(prop["default"]) >= prop.get("minLength", 0), f"{name}.{field}"
+
+
+def test_a_body_the_server_requires_is_required_in_the_schema(client, alpaca):
+    committed = yaml.safe_load(COMMITTED.read_text())
+    secret = api_key_create(brand_id=alpaca.pk, name="k", scopes=["events", "payouts"]).secret
+    for path, operations in committed["paths"].items():
+        for method, operation in operations.items():
+            if "requestBody" not in operation:
+                continue
+            assert operation["requestBody"].get("required") is True, f"{method} {path}"
+            # ... because the server refuses the request without one.
+            answer = client.generic(method.upper(), path, headers={"Authorization": f"Bearer {secret}"})
+            assert answer.status_code in (400, 415), f"{method} {path}: {answer.status_code}"
+
+
+def test_a_currency_the_schema_allows_has_the_form_the_server_takes_and_000_does_not():
+    committed = yaml.safe_load(COMMITTED.read_text())
+    schemas = committed["components"]["schemas"]
+    for name in ("PurchaseEventInputRequest", "PayoutInputRequest"):
+        pattern = re.compile(schemas[name]["properties"]["currency"]["pattern"])
+        assert pattern.search("EUR") and pattern.search("JPY"), name
+        assert not any(pattern.search(code) for code in ("000", "eur", "EU", "EURO", "")), name

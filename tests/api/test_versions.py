@@ -75,3 +75,15 @@ def test_every_version_is_in_the_changelog():
     changelog = (Path(__file__).resolve().parents[2] / "docs" / "api-changelog.md").read_text()
     for version in versions.VERSIONS:
         assert f"## {version}" in changelog
+
+
+def test_an_empty_version_header_is_refused_not_taken_for_the_default(client, alpaca, shop):
+    secret = api_key_create(brand_id=alpaca.pk, name="k", scopes=["events"]).secret
+    answer = client.post(
+        "/api/v1/events",
+        purchase(),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {secret}", "JoyBack-Version": ""},
+    )
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == "version_unknown"
+    assert not InboundEvent.objects.exists()
