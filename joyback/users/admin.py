@@ -1,6 +1,7 @@
 from django.contrib import admin, messages
+from django.contrib.auth.admin import GroupAdmin as BaseGroupAdmin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group, Permission
 
 from joyback.users.four_eyes import (
     MONEY_PERMISSIONS,
@@ -112,6 +113,41 @@ class UserAdmin(BaseUserAdmin):
             access_change_record(
                 actor=request.user, subject=user, kind=AccessChangeKind.GROUP, detail=f"left {name}"
             )
+
+
+if admin.site.is_registered(Group):
+    admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class GroupAdmin(BaseGroupAdmin):
+    """A money permission added to a group everybody in it would hold at once, past the second
+    staff member each grant needs: it is refused while the group has members (people join a group
+    carrying one through a confirmed grant)."""
+
+    def save_related(self, request, form, formsets, change):
+        before = set(form.instance.permissions.values_list("pk", flat=True)) if change else set()
+        super().save_related(request, form, formsets, change)
+        group = form.instance
+        added = group.permissions.exclude(pk__in=before).select_related("content_type")
+        money = [p for p in added if f"{p.content_type.app_label}.{p.codename}" in MONEY_PERMISSIONS]
+        if money and group.user_set.exists():
+            group.permissions.remove(*money)
+            messages.error(
+                request,
+                "Money permissions are not added to a group that has members: "
+                + ", ".join(p.codename for p in money)
+                + ". Give them person by person (a second staff member confirms each).",
+            )
+        for permission in added:
+            if permission not in money or not group.user_set.exists():
+                for member in group.user_set.all():
+                    access_change_record(
+                        actor=request.user,
+                        subject=member,
+                        kind=AccessChangeKind.GROUP,
+                        detail=f"{group.name} now gives {permission.codename}",
+                    )
 
 
 @admin.register(StaffGrant)

@@ -4,6 +4,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class UserManager(BaseUserManager):
@@ -47,14 +48,14 @@ class User(AbstractUser):
 
 
 class AccessChangeKind(models.TextChoices):
-    ACCOUNT = "account", "account created"
-    MEMBERSHIP = "membership", "brand membership or role"
-    STAFF = "staff", "staff status"
-    SUPERUSER = "superuser", "superuser status"
-    PERMISSION = "permission", "permission"
-    GROUP = "group", "group"
-    GRANT_REQUESTED = "grant_requested", "money permission requested"
-    GRANT_CONFIRMED = "grant_confirmed", "money permission confirmed"
+    ACCOUNT = "account", _("account created")
+    MEMBERSHIP = "membership", _("brand membership or role")
+    STAFF = "staff", _("staff status")
+    SUPERUSER = "superuser", _("superuser status")
+    PERMISSION = "permission", _("permission")
+    GROUP = "group", _("group")
+    GRANT_REQUESTED = "grant_requested", _("money permission requested")
+    GRANT_CONFIRMED = "grant_confirmed", _("money permission confirmed")
 
 
 class AccessChange(models.Model):

@@ -375,3 +375,21 @@ def test_a_returned_manual_payout_is_paid_again_only_through_the_manual_controls
         payout_approve(payout=again, actor=alice)
     again.refresh_from_db()
     assert again.status == "settled"
+
+
+def test_a_money_permission_is_not_slipped_in_through_a_group_with_members(client, root, make_user):
+    from django.contrib.auth.models import Group
+
+    member = make_user("member@joyback.example", is_staff=True)
+    group = Group.objects.create(name="support")
+    member.groups.add(group)
+    approve = Permission.objects.get(codename="statement_approve")
+    client.force_login(root)
+
+    response = client.post(
+        f"/admin/auth/group/{group.pk}/change/", {"name": "support", "permissions": [approve.pk]}, follow=True
+    )
+
+    assert "Money permissions are not added to a group that has members" in response.content.decode()
+    assert not group.permissions.exists()
+    assert not type(member).objects.get(pk=member.pk).has_perm("payouts.statement_approve")
