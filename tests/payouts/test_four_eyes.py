@@ -393,3 +393,18 @@ def test_a_money_permission_is_not_slipped_in_through_a_group_with_members(clien
     assert "Money permissions are not added to a group that has members" in response.content.decode()
     assert not group.permissions.exists()
     assert not type(member).objects.get(pk=member.pk).has_perm("payouts.statement_approve")
+
+
+def test_the_admin_confirms_a_grant_only_from_a_second_staff_member(client, root, tara):
+    helper = admin_makes_staff(client, root, "helper@joyback.example", "exception_resolve")
+    grant = StaffGrant.objects.get(subject=helper)
+    confirm = {"action": "confirm", "_selected_action": [grant.pk]}
+
+    refused = client.post("/admin/users/staffgrant/", confirm, follow=True).content.decode()
+    assert "A second person must approve what you made yourself." in refused
+    assert StaffGrant.objects.get(pk=grant.pk).confirmed_at is None
+
+    client.force_login(tara)
+    client.post("/admin/users/staffgrant/", confirm, follow=True)
+    assert StaffGrant.objects.get(pk=grant.pk).confirmed_by == tara
+    assert type(helper).objects.get(pk=helper.pk).has_perm("payouts.exception_resolve")
