@@ -55,7 +55,13 @@ class ApiKey(models.Model):
     # makes needs someone else's approval. Keys made before this was kept have none, and their
     # payouts cannot be approved until the key is rotated by a known person.
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        # Never searched by: no index to build on a live table.
+        db_index=False,
     )
 
     class Meta:
