@@ -5,16 +5,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('api', '0012_api_key_created_by'),
-        ('payouts', '0018_brand_required'),
+        ("api", "0012_api_key_created_by"),
+        ("payouts", "0018_brand_required"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='payout',
-            name='api_key',
-            field=models.ForeignKey(blank=True, db_index=False, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='api.apikey'),
+            model_name="payout",
+            name="api_key",
+            field=models.ForeignKey(
+                blank=True,
+                db_index=False,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to="api.apikey",
+            ),
         ),
     ]
