@@ -20,7 +20,7 @@ from joyback.ledger.models import Account, AccountKind
 from joyback.users.four_eyes import SecondPersonRefused, staff_grant_confirm
 from joyback.users.models import AccessChange, StaffGrant
 from payouts.manual.services import payout_approve, payout_manual_enter, payout_retry
-from payouts.models import Payout, SandboxBankPayment, StatementImport
+from payouts.models import Payout, ReconciliationException, SandboxBankPayment, StatementImport
 from payouts.payees.services import payee_account_save, payee_onboard
 from payouts.pipeline import payouts_due_process
 from payouts.rails import iban_check
@@ -302,7 +302,7 @@ def test_a_reconciliation_proposal_is_not_confirmed_by_someone_the_proposer_set_
         channel="feed",
     )
     exception = exception_resolve(
-        exception=__import__("payouts.models", fromlist=["x"]).ReconciliationException.objects.get(),
+        exception=ReconciliationException.objects.get(),
         action="deposit",
         actor=root,
         brand=alpaca,
