@@ -2,7 +2,12 @@ from django.contrib import admin, messages
 
 from campaigns.models import ActionRule, Brand, BrandVerification, Campaign, LicenceTerms, Membership
 from campaigns.selectors import brand_verification_missing
-from campaigns.services.brands import brand_verification_revoke, brand_verify
+from campaigns.services.brands import (
+    brand_verification_revoke,
+    brand_verify,
+    member_add,
+    membership_remove_record,
+)
 from campaigns.services.refusals import CampaignError
 
 
@@ -10,6 +15,17 @@ class MembershipInline(admin.TabularInline):
     model = Membership
     extra = 0
     autocomplete_fields = ["user"]
+
+
+def _membership_save(request, membership: Membership) -> None:
+    """Through member_add, so who gave whom which role is recorded (joyback.users.four_eyes); a row
+    moved to another person or brand is the old membership removed and a new one given."""
+    stored = Membership.objects.filter(pk=membership.pk).first() if membership.pk else None
+    if stored is not None and (stored.user_id, stored.brand_id) != (membership.user_id, membership.brand_id):
+        membership_remove_record(membership=stored, actor=request.user)
+        stored.delete()
+    saved = member_add(brand=membership.brand, user=membership.user, role=membership.role, actor=request.user)
+    membership.pk = saved.pk
 
 
 class BrandVerificationInline(admin.TabularInline):
@@ -46,6 +62,17 @@ class BrandAdmin(admin.ModelAdmin):
     readonly_fields = ["verified_at", "verified_by", "still_missing", "livemode", "live_brand"]
     inlines = [MembershipInline, BrandVerificationInline]
     actions = ["verify"]
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is not Membership:
+            return super().save_formset(request, form, formset, change)
+        # Through member_add, so who gave whom which role is recorded (joyback.users.four_eyes).
+        memberships = formset.save(commit=False)
+        for removed in formset.deleted_objects:
+            membership_remove_record(membership=removed, actor=request.user)
+            removed.delete()
+        for membership in memberships:
+            _membership_save(request, membership)
 
     @admin.display(description="Missing for verification")
     def still_missing(self, brand):
@@ -85,6 +112,17 @@ class MembershipAdmin(admin.ModelAdmin):
     list_filter = ["role"]
     search_fields = ["user__email", "brand__name"]
     autocomplete_fields = ["user", "brand"]
+
+    def save_model(self, request, obj, form, change):
+        _membership_save(request, obj)
+
+    def delete_model(self, request, obj):
+        membership_remove_record(membership=obj, actor=request.user)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for membership in queryset.select_related("user", "brand"):
+            self.delete_model(request, membership)
 
 
 class ActionRuleInline(admin.TabularInline):

@@ -92,7 +92,10 @@ def api_key_new(request):
         return _developers_page(request, key_form=form, status=400)
     try:
         issued = api_key_create(
-            brand_id=request.brand.pk, name=form.cleaned_data["name"], scopes=form.cleaned_data["scopes"]
+            brand_id=request.brand.pk,
+            name=form.cleaned_data["name"],
+            scopes=form.cleaned_data["scopes"],
+            created_by=request.user,
         )
     except ApiKeyError as error:
         form.add_error(None, str(error))
@@ -117,7 +120,9 @@ def api_key_rotate_view(request, key_id: int):
         messages.error(request, refusal)
         return redirect("developers", brand_slug=request.brand.slug)
     try:
-        issued = api_key_rotate(api_key=api_key, grace_hours=form.cleaned_data["grace_hours"])
+        issued = api_key_rotate(
+            api_key=api_key, grace_hours=form.cleaned_data["grace_hours"], created_by=request.user
+        )
     except ApiKeyError as error:
         messages.error(request, str(error))
         return redirect("developers", brand_slug=request.brand.slug)

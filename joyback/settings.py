@@ -208,6 +208,10 @@ PAYOUT_BRAND_DAILY_LIMIT = int(os.environ.get("PAYOUT_BRAND_DAILY_LIMIT", "10000
 PAYOUT_ACCOUNT_DAILY_LIMIT = int(os.environ.get("PAYOUT_ACCOUNT_DAILY_LIMIT", "200000"))
 PAYOUT_WINDOW_APPROVAL_THRESHOLD = int(os.environ.get("PAYOUT_WINDOW_APPROVAL_THRESHOLD", "250000"))
 PAYOUT_NEW_ACCOUNT_APPROVAL = env_bool("PAYOUT_NEW_ACCOUNT_APPROVAL", True)
+# Four eyes are two people: for this many days after one person made another's account, gave them
+# a membership, role, permission or group (or confirmed one), neither may be the second approver of
+# what the other proposed (joyback.users.four_eyes).
+FOUR_EYES_COOLING_DAYS = int(os.environ.get("FOUR_EYES_COOLING_DAYS", "7"))
 PAYOUT_VELOCITY_ALERT_COUNT = int(os.environ.get("PAYOUT_VELOCITY_ALERT_COUNT", "20"))
 PAYOUT_VELOCITY_WINDOW_MINUTES = int(os.environ.get("PAYOUT_VELOCITY_WINDOW_MINUTES", "10"))
 # A submission with no answer for this long is asked about, never sent again blindly.

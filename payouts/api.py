@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from campaigns.models import Brand
 from campaigns.services.funding import BrandNotVerified, brand_money_allowed_check
 from joyback.api.exceptions import ApiError
+from joyback.api.models import ApiKey
 from joyback.api.pagination import LIST_PARAMETERS, list_envelope, paginated
 from joyback.api.views import ApiView
 from joyback.ledger.models import AccountKind
@@ -216,6 +217,7 @@ class PayoutListApi(ApiView):
             raise ApiError("brand_not_verified", str(refused), status_code=403) from None
         form = _payee_checked(data["payee"], currency)
         _funding_check(brand_id=request.auth.brand_id, currency=currency, amount=data["amount"])
+        api_key = ApiKey.objects.select_related("created_by").get(pk=request.auth.pk)
         try:
             payout = payout_manual_enter(
                 brand=brand,
@@ -225,7 +227,9 @@ class PayoutListApi(ApiView):
                 bank_account=form.bank_account,
                 currency=currency,
                 amount=data["amount"],
-                created_by=None,
+                # What a key does, the person who made it did: they cannot be its second approver.
+                created_by=api_key.created_by,
+                api_key=api_key,
             )
         except PayoutRefused as refused:
             raise ApiError("payout_refused", refused.message, status_code=409) from None

@@ -43,6 +43,7 @@ from payouts.models.payees import Rail
 from payouts.models.payouts import OPEN_STATUSES, PayoutScheme, PayoutStatus
 from payouts.notifications import payouts_notify
 from payouts.reconciliation.bank_health import payouts_paused
+from payouts.selectors import manual_payout_unpaid
 from payouts.submission.crash import SimulatedCrash, crash_point
 from payouts.submission.create import payout_for_participant
 from payouts.submission.outcomes import payout_event_emit
@@ -216,7 +217,12 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
             payee.participant_id: payee
             for payee in PayeeAccount.objects.filter(
                 participant_id__in=brand_of, replaced_at__isnull=True, unusable_code=""
-            ).filter(~Exists(in_review), ~Exists(under_way))
+            ).filter(
+                ~Exists(in_review),
+                ~Exists(under_way),
+                # A returned manual payout is paid again by hand, within the manual controls.
+                ~Exists(manual_payout_unpaid(OuterRef("participant_id"))),
+            )
         }
         if not payees:
             return len(people), [], []

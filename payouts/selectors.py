@@ -11,6 +11,19 @@ def payee_current(*, participant: Participant) -> PayeeAccount | None:
     return PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).first()
 
 
+def manual_payout_unpaid(participant_id):
+    """A payout made by hand that the bank rejected or returned, not yet paid again: its money is
+    paid again only by a person, through the manual payout's controls (payouts.manual.services.
+    payout_retry), never by the automatic payouts of what a person is owed. participant_id may be
+    an OuterRef."""
+    return Payout.objects.filter(
+        participant_id=participant_id,
+        manual=True,
+        status__in=[PayoutStatus.REJECTED, PayoutStatus.RETURNED],
+        repaid_by__isnull=True,
+    )
+
+
 def payee_submissions_unfinished():
     """Bank details not made a payee account yet, however often the standing worker tried."""
     return PayeeSubmission.objects.filter(processed_at__isnull=True)

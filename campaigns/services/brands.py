@@ -21,6 +21,8 @@ from campaigns.services.funding import brand_funding_account
 from campaigns.services.refusals import CampaignError
 from joyback.money import currency_check
 from joyback.queue import enqueue_on_commit
+from joyback.users.four_eyes import access_change_record
+from joyback.users.models import AccessChangeKind
 
 RESERVED_SLUGS = frozenset({"new"})  # taken by /brands/new/
 
@@ -41,7 +43,8 @@ def brand_create(*, name: str, owner, slug: str = "", currency: str = "EUR") -> 
         raise CampaignError(gettext("A brand's address may not contain two hyphens in a row."))
     with transaction.atomic(durable=True):
         brand = Brand.objects.create(name=name, slug=slug or _free_slug(name), default_currency=currency)
-        Membership.objects.create(brand=brand, user=owner, role=Role.OWNER)
+        membership = Membership.objects.create(brand=brand, user=owner, role=Role.OWNER)
+        membership_change_record(membership=membership, actor=owner, before="none")
         brand_funding_account(brand=brand, currency=currency)
     return brand
 
@@ -131,9 +134,39 @@ def _verification_record(brand: Brand, *, action: str, actor, note: str) -> None
     )
 
 
-def member_add(*, brand: Brand, user, role: str) -> Membership:
-    membership, _ = Membership.objects.update_or_create(brand=brand, user=user, defaults={"role": Role(role)})
+def member_add(*, brand: Brand, user, role: str, actor=None) -> Membership:
+    """A member added or given another role, recorded with who did it (the four-eyes rule reads it:
+    joyback.users.four_eyes)."""
+    with transaction.atomic():
+        before = Membership.objects.select_for_update().filter(brand=brand, user=user).first()
+        membership, _ = Membership.objects.update_or_create(
+            brand=brand, user=user, defaults={"role": Role(role)}
+        )
+        if before is None or before.role != membership.role:
+            membership_change_record(
+                membership=membership, actor=actor, before=before.role if before else "none"
+            )
     return membership
+
+
+def membership_remove_record(*, membership: Membership, actor) -> None:
+    access_change_record(
+        actor=actor,
+        subject=membership.user,
+        kind=AccessChangeKind.MEMBERSHIP,
+        detail=f"{membership.role} -> none in {membership.brand.slug}",
+        brand_id=membership.brand_id,
+    )
+
+
+def membership_change_record(*, membership: Membership, actor, before: str) -> None:
+    access_change_record(
+        actor=actor,
+        subject=membership.user,
+        kind=AccessChangeKind.MEMBERSHIP,
+        detail=f"{before} -> {membership.role} in {membership.brand.slug}",
+        brand_id=membership.brand_id,
+    )
 
 
 def brand_allowance_set(*, brand: Brand, person_allowance: int | None) -> Brand:

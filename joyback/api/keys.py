@@ -40,7 +40,7 @@ def _scopes_check(scopes) -> list[str]:
     return scopes
 
 
-def api_key_create(*, brand_id: int, name: str, scopes) -> IssuedKey:
+def api_key_create(*, brand_id: int, name: str, scopes, created_by=None) -> IssuedKey:
     """A new key: jb_live_<prefix>_<secret>, or jb_test_… for a brand's test twin. The prefix
     identifies it, the rest proves it."""
     scopes = _scopes_check(scopes)
@@ -55,6 +55,7 @@ def api_key_create(*, brand_id: int, name: str, scopes) -> IssuedKey:
         secret_hash=_hash(secret),
         scopes=scopes,
         livemode=livemode,
+        created_by=created_by,
     )
     return IssuedKey(api_key=api_key, secret=secret)
 
@@ -70,14 +71,16 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
     return api_key
 
 
-def api_key_rotate(*, api_key: ApiKey, grace_hours: int = 0) -> IssuedKey:
+def api_key_rotate(*, api_key: ApiKey, grace_hours: int = 0, created_by=None) -> IssuedKey:
     """A new key with the same name and scopes; the old one stops working after the grace period."""
     if api_key.revoked_at and api_key.revoked_at <= timezone.now():
         raise ApiKeyError("This key is revoked; create a new one instead.")
     if not 0 <= grace_hours <= 24 * 7:
         raise ApiKeyError("The grace period is between 0 and 168 hours.")
     with transaction.atomic(durable=True):
-        issued = api_key_create(brand_id=api_key.brand_id, name=api_key.name, scopes=api_key.scopes)
+        issued = api_key_create(
+            brand_id=api_key.brand_id, name=api_key.name, scopes=api_key.scopes, created_by=created_by
+        )
         ApiKey.objects.filter(pk=api_key.pk).update(
             revoked_at=timezone.now() + timedelta(hours=grace_hours), replaced_by=issued.api_key
         )

@@ -5,6 +5,7 @@ Like the ledger, this app imports none of the product apps: it knows a brand onl
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -50,6 +51,18 @@ class ApiKey(models.Model):
     # jb_test_… keys belong to a brand's test twin, jb_live_… to the brand; keys made before the
     # modes existed (jb_<hex>_…) are live, as they always were.
     livemode = models.BooleanField(default=True, db_default=True)
+    # The person who made it (or rotated it into being): what the key does, they did, so a payout it
+    # makes needs someone else's approval. Keys made before this was kept have none, and their
+    # payouts cannot be approved until the key is rotated by a known person.
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        # Never searched by: no index to build on a live table.
+        db_index=False,
+    )
 
     class Meta:
         verbose_name = "API key"

@@ -17,6 +17,7 @@ from joyback.ledger.services import (
     transaction_reverse,
 )
 from joyback.queue import enqueue_on_commit
+from joyback.users.four_eyes import second_person_refusal
 from payouts.fingerprints import payee_fingerprints
 from payouts.manual.controls import (
     brand_verified_check,
@@ -101,7 +102,14 @@ def payout_retry(*, payout: Payout, actor) -> Payout:
 
 
 def payout_manual_create(
-    *, brand, payee: PayeeAccount, amount: int, created_by, repays: Payout | None = None, funded: bool = False
+    *,
+    brand,
+    payee: PayeeAccount,
+    amount: int,
+    created_by,
+    repays: Payout | None = None,
+    funded: bool = False,
+    api_key=None,
 ) -> Payout:
     """A payout a person makes by hand, from the brand's funding, within the brand's payout limits;
     above the threshold, past the window's approval threshold, or to a bank account the brand never
@@ -131,6 +139,7 @@ def payout_manual_create(
             scheme=scheme_for(payee),
             manual=True,
             created_by=created_by,
+            api_key=api_key,
             repays=repays,
             hold_reasons=",".join(hold_reasons),
             status=PayoutStatus.AWAITING_APPROVAL if needs_approval else PayoutStatus.CREATED,
@@ -164,10 +173,26 @@ def payout_manual_create(
     return payout
 
 
-def payout_approve(*, payout: Payout, actor) -> Payout:
-    """The checker's half of maker-checker: never the person who made the payout."""
-    if payout.created_by_id == actor.pk:
+def payout_approver_check(*, payout: Payout, actor) -> None:
+    """The checker is a second person: never who made the payout (by hand or with an API key they
+    made), nor someone they set up or who set them up lately (joyback.users.four_eyes)."""
+    if payout.created_by_id is not None and payout.created_by_id == actor.pk:
         raise PayoutRefused(_("A second person must approve a payout you made yourself."))
+    if payout.api_key_id is not None and payout.created_by_id is None:
+        raise PayoutRefused(
+            _(
+                "This payout was made with an API key made before JoyBack kept who made each key, so "
+                "nobody can be its second person. Cancel it, rotate the key, and make the payout again."
+            )
+        )
+    refusal = second_person_refusal(first=payout.created_by, second=actor)
+    if refusal:
+        raise PayoutRefused(refusal)
+
+
+def payout_approve(*, payout: Payout, actor) -> Payout:
+    """The checker's half of maker-checker."""
+    payout_approver_check(payout=payout, actor=actor)
     brand_verified_check(payout.brand)
     with transaction.atomic(durable=True):
         if not payout_transition(
@@ -194,8 +219,10 @@ def payout_manual_enter(
     currency: str,
     amount: int,
     created_by,
+    api_key=None,
 ) -> Payout:
-    """A finance member pays someone by hand: a payee of the brand's own, then the payout."""
+    """A finance member pays someone by hand, or a brand's API key does (made by its key's maker):
+    a payee of the brand's own, then the payout."""
     if amount <= 0:
         raise PayoutRefused(_("Enter an amount above zero."))
     # Checked before the payee is stored, so a refused payout leaves nothing behind; checked again
@@ -220,4 +247,6 @@ def payout_manual_enter(
         consent_version="manual",
         onboard=False,
     )
-    return payout_manual_create(brand=brand, payee=payee, amount=amount, created_by=created_by)
+    return payout_manual_create(
+        brand=brand, payee=payee, amount=amount, created_by=created_by, api_key=api_key
+    )

@@ -84,6 +84,17 @@ class Payout(models.Model):
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    # A payout made through the API: the key, whose creator is created_by (what a key does, the
+    # person who made it did).
+    api_key = models.ForeignKey(
+        "api.ApiKey",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        # Never searched by: no index to build on a live table.
+        db_index=False,
+    )
     ledger_transaction_id = models.BigIntegerField(null=True, blank=True, help_text="Payable -> in transit")
     submissions = models.PositiveSmallIntegerField(default=0)
     submitted_at = models.DateTimeField(null=True, blank=True)

@@ -12,6 +12,7 @@ from campaigns.models import Brand
 from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import AccountKind
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
+from joyback.users.four_eyes import second_person_refusal
 from payouts.models import ExceptionResolution as Resolution
 from payouts.models import Payout, ReconciliationException, StatementLine
 from payouts.models.payouts import PayoutStatus
@@ -144,6 +145,9 @@ def _second_person(exception, *, action, actor, payout, brand, note) -> Reconcil
             return row
         if row.proposed_by_id == actor.pk:
             raise ReconciliationRefused(_("A second person must approve a resolution you proposed."))
+        refusal = second_person_refusal(first=row.proposed_by, second=actor)
+        if refusal:
+            raise ReconciliationRefused(refusal)
         asked = (action, payout.pk if payout else None, brand.pk if brand else None)
         if (row.proposed_action, row.proposed_payout_id, row.proposed_brand_id) != asked:
             raise ReconciliationRefused(

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from joyback.queue import enqueue_on_commit
+from joyback.users.four_eyes import second_person_refusal
 from payouts import sql
 from payouts.iso20022.camt import camt_read, entry_count, message_detect
 from payouts.iso20022.types import SchemaError
@@ -94,6 +95,9 @@ def statement_import_approve(*, import_id: int, approver) -> StatementImport:
         raise ReconciliationRefused(_("This statement is not waiting for approval."))
     if job.uploaded_by_id == approver.pk:
         raise ReconciliationRefused(_("A second person must approve a statement you uploaded yourself."))
+    refusal = second_person_refusal(first=job.uploaded_by, second=approver)
+    if refusal:
+        raise ReconciliationRefused(refusal)
     with transaction.atomic(durable=True):
         claimed = (
             StatementImport.objects.filter(pk=import_id, status=StatementImportStatus.AWAITING)

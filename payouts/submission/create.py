@@ -13,6 +13,7 @@ from joyback.queue import enqueue_on_commit
 from payouts.models import PayeeAccount, Payout, PayoutEvent
 from payouts.models.payees import Rail
 from payouts.models.payouts import OPEN_STATUSES, PayoutScheme, PayoutStatus
+from payouts.selectors import manual_payout_unpaid
 from payouts.submission.crash import crash_point
 from payouts.submission.states import payout_event_record, payout_in_transit_account, scheme_for
 from payouts.submission.submit import payout_send, payout_submit
@@ -59,6 +60,8 @@ def payout_for_participant(*, participant_id: int, currency: str, send_now: bool
             return None
         if participant.claims.filter(status=ClaimStatus.NEEDS_REVIEW).exists():
             return None  # flagged: nothing leaves until a person decides (the decision calls again)
+        if manual_payout_unpaid(participant.pk).exists():
+            return None  # a returned manual payout is paid again by hand, within the manual controls
         if Payout.objects.filter(
             participant=participant, currency=currency, manual=False, status__in=OPEN_STATUSES
         ).exists():

@@ -12,6 +12,7 @@ from payouts.batches import payment_batch_build
 from payouts.models import Notification, PayeeAccount, Payout
 from payouts.models.payouts import OPEN_STATUSES, PayoutStatus
 from payouts.notifications import notifications_send
+from payouts.selectors import manual_payout_unpaid
 from payouts.submission.create import payout_for_participant
 from payouts.submission.states import SENT
 from payouts.submission.submit import payout_status_check, payout_submit
@@ -88,7 +89,7 @@ def participants_owed(*, limit: int) -> list[tuple[int, str]]:
             participant__payout_due_at__isnull=True,
         )
         .annotate(subject=subject)
-        .filter(Exists(owed), ~Exists(under_way))
+        .filter(Exists(owed), ~Exists(under_way), ~Exists(manual_payout_unpaid(OuterRef("participant_id"))))
         .exclude(participant__claims__status=ClaimStatus.NEEDS_REVIEW)
         .values_list("participant_id", "currency")[:limit]
     )

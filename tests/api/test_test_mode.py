@@ -310,7 +310,7 @@ def test_a_live_statement_naming_a_twins_reference_books_nothing_to_test_data(tw
 
 
 def test_a_test_payout_goes_through_the_sandbox_bank_whatever_the_live_provider_is(
-    twin, fiona, settings, monkeypatch
+    twin, alice, fiona, settings, monkeypatch
 ):
     """A deployment whose payouts are live (no SANDBOX, Adyen's live API, a real bank channel):
     a test payout is still sent to, answered and settled by the sandbox bank inside the app, and
@@ -341,7 +341,7 @@ def test_a_test_payout_goes_through_the_sandbox_bank_whatever_the_live_provider_
         bank_account=iban_check("DE89370400440532013000"),
         currency="EUR",
         amount=12_00,
-        created_by=None,
+        created_by=alice,
     )
     assert payout.scheme == "sepa_instant"  # one by one to the provider, never in the bank's files
     if payout.status == PayoutStatus.AWAITING_APPROVAL:
