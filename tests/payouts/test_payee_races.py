@@ -24,11 +24,14 @@ def test_one_person_submitting_twice_at_once_keeps_one_current_account(summer):
 
     responses = race(6, lambda i: browser.post(f"/p/c/{summer.slug}/payee/", DETAILS))
 
-    assert [r.status_code for r in responses] == [302] * 6
+    # Those that came after details were kept are refused: a change needs the person's code
+    # (payouts.payees.changes); those that raced past that check are stored one after another,
+    # or superseded by a newer one a worker took first.
+    codes = [r.status_code for r in responses]
+    assert set(codes) <= {302, 403} and 302 in codes
     assert not PayeeSubmission.objects.filter(processed_at__isnull=True).exists()
     assert PayeeAccount.objects.filter(replaced_at__isnull=True).count() == 1
-    # Each was stored, or superseded by a newer one that a worker had taken first.
-    assert 1 <= PayeeAccount.objects.count() <= 6
+    assert 1 <= PayeeAccount.objects.count() <= codes.count(302)
 
 
 def test_people_sharing_one_iban_at_the_same_moment_are_all_flagged_without_deadlock(summer):
