@@ -103,7 +103,7 @@ def payee(request, slug):
         context["refusal"] = _(
             "Your bank details are on file. To change them, we first send a code to your email or WhatsApp."
         )
-        return render(request, template, context, status=403)
+        return render(request, template, context, status=409)  # swapped by htmx, as 400 is
     form = PayeeForm(request.POST, currency=campaign.currency)
     # Fully claimed is no reason to refuse: people who already earned a reward must still be paid.
     schedule = campaign_schedule_state(campaign=campaign)
@@ -253,6 +253,7 @@ def payee_change(request, token):
         proof = payee_change_code_check(participant=participant, code=request.POST.get("code", ""))
     except ChangeRefused as refused:
         context["code_error"] = refused.message
+        context["code_asked"] = refused.code != "no_contact"
         return render(request, template, {**context, "form": _form_kept(request, campaign)}, status=400)
     details = {**_submission_details(request, campaign, form), "proof": proof}
     accepted = payee_submission_accept(
@@ -271,6 +272,7 @@ def payee_change(request, token):
 def _form_kept(request, campaign):
     """What the person typed, shown again without marking it (a code was asked for or refused)."""
     kept = {name: request.POST.get(name, "") for name in PayeeForm.base_fields if name != "consent"}
+    kept["consent"] = request.POST.get("consent") == "on"
     return PayeeForm(initial=kept, currency=campaign.currency)
 
 

@@ -88,7 +88,7 @@ def test_a_shop_claim_link_cannot_change_details_on_file(client, summer, owed):
     submissions_process()
 
     assert PayeeAccount.objects.get(replaced_at__isnull=True).holder_name == "Pat Example"
-    assert response.status_code == 403
+    assert response.status_code == 409
     assert "we first send a code" in response.content.decode()
     assert change_url(pat) in page.content.decode() and 'name="iban"' not in page.content.decode()
 
