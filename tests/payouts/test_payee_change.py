@@ -18,7 +18,7 @@ from django.utils import timezone
 from payouts.models import PayeeAccount, PayeeChange, PayeeChangeCode, Payout
 from payouts.payees import changes
 from payouts.payees.changes import CODES_PER_HOUR
-from tests.conftest import browser_is
+from tests.conftest import SignedInClient, browser_is, totp_enable
 from tests.payouts.conftest import IBANS, submissions_process
 from verification.sessions import COOKIE
 
@@ -322,3 +322,24 @@ def test_the_change_page_is_usable_with_htmx(client, summer, owed, django_captur
 
     assert "<html" not in page and 'name="code"' in page
     assert response.status_code == 204 and response["HX-Redirect"] == status_url(summer, pat)
+
+
+def test_staff_read_the_trail_in_the_admin_and_cannot_edit_it(
+    client, summer, owed, django_user_model, django_capture_on_commit_callbacks
+):
+    pat = owed()
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+    change(client, pat, django_capture_on_commit_callbacks, code=code)
+    rita = totp_enable(django_user_model.objects.create_superuser(email="rita@joyback.example", password="x"))
+    admin = SignedInClient()
+    admin.force_login(rita)
+    trail = PayeeChange.objects.get()
+
+    listing = admin.get(reverse("admin:payouts_payeechange_changelist")).content.decode()
+    edit = admin.post(reverse("admin:payouts_payeechange_change", args=[trail.pk]), {"proof": "staff"})
+
+    assert "email code" in listing and "DE•• •••• 6199" in listing and "pat@example.com" not in listing
+    assert admin.get(reverse("admin:payouts_payeechange_add")).status_code == 403
+    assert edit.status_code == 403
+    trail.refresh_from_db()
+    assert trail.proof == "email code"
