@@ -66,14 +66,15 @@ class ChangeRefused(Exception):
         return str(REFUSALS[self.code]) % {"contact": self.contact}
 
 
-def payee_details_on_file(*, participant: Participant | None) -> bool:
+def payee_details_on_file(*, participant: Participant | None = None, participant_id=None) -> bool:
     """Details were given before (stored, or still being stored): from now on only the person,
     proven by a code, changes them."""
-    if participant is None:
+    participant_id = participant.pk if participant is not None else participant_id
+    if not participant_id:
         return False
     return (
-        PayeeAccount.objects.filter(participant=participant).exists()
-        or PayeeSubmission.objects.filter(participant=participant).exists()
+        PayeeAccount.objects.filter(participant_id=participant_id).exists()
+        or PayeeSubmission.objects.filter(participant_id=participant_id).exists()
     )
 
 

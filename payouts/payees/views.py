@@ -98,7 +98,7 @@ def payee(request, slug):
         )
         response["Retry-After"] = "60"
         return response
-    if payee_details_on_file(participant=browser_participant(request, campaign)):
+    if payee_details_on_file(participant_id=browser_participant_id(request, campaign)):
         context = _payee_context(request, campaign, None)
         context["refusal"] = _(
             "Your bank details are on file. To change them, we first send a code to your email or WhatsApp."
