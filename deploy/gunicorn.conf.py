@@ -6,6 +6,8 @@ and `make cluster`."""
 import multiprocessing
 import os
 
+from joyback.redact import gunicorn_logger_class
+
 bind = os.environ.get("GUNICORN_BIND", f"0.0.0.0:{os.environ.get('PORT', '8000')}")
 # Sync workers: a request holds its worker; the pages are short and CPU-bound, so two per CPU keep
 # the CPUs busy while one waits on PostgreSQL. Threads (GUNICORN_THREADS > 1) make them gthread
@@ -27,6 +29,8 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None  # noqa: S108
 # The proxy in front sets X-Forwarded-Proto; Django reads the client address from TRUSTED_PROXIES.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
+# The access log without the secrets of links (a status link's token, an OAuth code): joyback.redact.
+logger_class = gunicorn_logger_class()
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "warning")
 proc_name = os.environ.get("GUNICORN_PROC_NAME", "joyback-web")

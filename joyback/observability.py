@@ -12,6 +12,8 @@ from contextvars import ContextVar
 
 from prometheus_client import Counter, Histogram
 
+from joyback.redact import HIDDEN, secrets_redact
+
 _request_id: ContextVar[str] = ContextVar("request_id", default="")
 # A caller's own id (a load balancer's, a brand's) is kept when it looks like one; anything else
 # would let a request write what it likes into our logs.
@@ -117,4 +119,19 @@ def sentry_init(dsn: str, *, environment: str, traces_sample_rate: float = 0.0, 
         max_request_body_size="never",
         traces_sample_rate=traces_sample_rate,
         transport=transport,
+        before_send=_event_secrets_redact,
     )
+
+
+def _event_secrets_redact(event, hint):
+    """The request's address, query and referer without the secrets of links (joyback.redact)."""
+    request = event.get("request") or {}
+    if isinstance(request.get("url"), str):
+        request["url"] = secrets_redact(request["url"])
+    if request.get("query_string"):
+        request["query_string"] = HIDDEN
+    headers = request.get("headers") or {}
+    for name in list(headers):
+        if name.lower() == "referer" and isinstance(headers[name], str):
+            headers[name] = secrets_redact(headers[name])
+    return event

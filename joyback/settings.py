@@ -614,7 +614,10 @@ LOG_FORMAT = os.environ.get("LOG_FORMAT", "json" if IS_PRODUCTION else "text")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "joyback.observability.RequestIdFilter"}},
+    "filters": {
+        "request_id": {"()": "joyback.observability.RequestIdFilter"},
+        "secrets": {"()": "joyback.redact.SecretsRedactFilter"},
+    },
     "formatters": {
         "json": {"()": "joyback.observability.JsonFormatter"},
         "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
@@ -622,12 +625,20 @@ LOGGING = {
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "filters": ["request_id"],
+            "filters": ["request_id", "secrets"],
             "formatter": "json" if LOG_FORMAT == "json" else "text",
         }
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # Django's own handlers (a console one under DEBUG) write paths as they came: its records go
+        # to the root's handler, which redacts links' secrets (joyback.redact), and nowhere else.
+        "django": {"handlers": [], "propagate": True},
+        # runserver's request lines, through the handler that redacts links' secrets (joyback.redact)
+        # instead of Django's own, which writes the path as it came.
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }
 
 # GET /metrics (Prometheus): a scraper sends `Authorization: Bearer <METRICS_TOKEN>`; staff users

@@ -8,6 +8,7 @@ from payouts import privacy
 from payouts.manual.services import payout_approve, payout_cancel, payout_retry
 from payouts.models import (
     PayeeAccount,
+    PayeeChange,
     PayeeSubmission,
     PaymentBatch,
     Payout,
@@ -79,6 +80,38 @@ class PayeeAccountAdmin(admin.ModelAdmin):
     readonly_fields = fields
 
     def has_add_permission(self, request):
+        return False
+
+
+@admin.register(PayeeChange)
+class PayeeChangeAdmin(admin.ModelAdmin):
+    """Who changed a person's bank details, when, on what proof: masked, append-only (the database
+    refuses edits), so staff can answer "it was not me" from here."""
+
+    list_display = ["at", "participant", "proof", "changed", "account_before", "account_after"]
+    list_filter = ["proof"]
+    fields = [
+        "participant",
+        "at",
+        "proof",
+        "changed",
+        "account_before",
+        "account_after",
+        "contact_before",
+        "contact_after",
+        "previous",
+        "payee",
+    ]
+    readonly_fields = fields
+    list_select_related = ["participant"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False
 
 

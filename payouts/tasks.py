@@ -2,6 +2,7 @@
 
 from payouts.batches import payment_batch_transmit
 from payouts.models import PayeeAccount
+from payouts.payees.changes import payee_change_notice_send
 from payouts.payees.services import payee_onboard, payee_submission_process, status_link_send
 from payouts.submission.create import payout_for_participant
 from payouts.submission.submit import payout_submit
@@ -41,3 +42,7 @@ def privacy_retention_task() -> int:
     from payouts.privacy import privacy_retention_enforce
 
     return privacy_retention_enforce()
+
+
+def payee_change_notice_task(change_id: int) -> None:
+    payee_change_notice_send(change_id=change_id)

@@ -16,6 +16,7 @@ claim_flow = [
     path("c/<slug:slug>/payee/", payee_views.payee, name="payee"),
     path("iban/", payee_views.iban_feedback, name="iban_feedback"),
     path("status/<str:token>/", payee_views.status_payout, name="status_payout"),
+    path("status/<str:token>/change/", payee_views.payee_change, name="payee_change"),
     path("status/<str:token>/vop/", payee_views.status_vop_choose, name="status_vop_choose"),
     path("status/<str:token>/privacy/", payee_views.status_privacy, name="status_privacy"),
     path("privacy/<str:token>/", payee_views.privacy_confirm, name="privacy_confirm"),

@@ -32,6 +32,8 @@ SCOPED_THROUGH = {
     "verification.SparkAdsCode": "claim",
     "payouts.PayeeAccount": "participant",
     "payouts.PayeeSubmission": "participant",
+    "payouts.PayeeChangeCode": "participant",
+    "payouts.PayeeChange": "participant",
     "payouts.VopCheck": "payee",
     "payouts.PayoutEvent": "payout",
     "payouts.Notification": "payout",

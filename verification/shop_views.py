@@ -71,6 +71,9 @@ def shop_claim(request, public_id, order_id, signature):
     if purchase is None:
         # Not recorded yet (the shop's webhook may be on its way) or not a link we signed.
         return render(request, "verification/shop_claim_waiting.html", {"shop": shop}, status=404)
+    # The link is the buyer's claim: it lets this browser give bank details the first time.
+    # Details already on file change only with a code sent to the person (payouts.payees.changes),
+    # so a forwarded order mail can redirect nothing.
     browser_participant_set(request, purchase.identity.participant)
     return HttpResponseRedirect(reverse("payouts:payee", args=[shop.campaign.slug]))
 

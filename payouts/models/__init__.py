@@ -2,7 +2,7 @@
 
 from payouts.models.funding import ProviderBalanceCheck, ProviderDeposit, ProviderTransaction, VirtualAccount
 from payouts.models.notifications import Notification
-from payouts.models.payees import PayeeAccount, PayeeSubmission, VopCheck
+from payouts.models.payees import PayeeAccount, PayeeChange, PayeeChangeCode, PayeeSubmission, VopCheck
 from payouts.models.payouts import (
     PaymentBatch,
     Payout,
@@ -36,6 +36,8 @@ __all__ = [
     "ExceptionResolution",
     "Notification",
     "PayeeAccount",
+    "PayeeChange",
+    "PayeeChangeCode",
     "PayeeSubmission",
     "PaymentBatch",
     "Payout",

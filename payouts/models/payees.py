@@ -124,3 +124,47 @@ class VopCheck(models.Model):
     def settled(self) -> bool:
         """The payout may go: the name matched, or the person decided after the warning."""
         return self.result in (VopResult.MATCH, VopResult.NOT_POSSIBLE) or bool(self.choice)
+
+
+class PayeeChangeCode(models.Model):
+    """A one-time code sent to the contact on file before the person's bank details may change: a
+    status link, or a forwarded mail, is not proof of the person; their mailbox or phone is. Only
+    its keyed hash is kept; it is spent by the first answer, right or wrong (a wrong guess sends a
+    new one), so a code can be tried once."""
+
+    participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="payee_change_codes")
+    # Its participant's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
+    code_hash = models.CharField(max_length=64)
+    channel = models.CharField(max_length=10, help_text="email or whatsapp")
+    sent_to = models.CharField(max_length=80, help_text="The contact it went to, masked")
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    spent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["participant", "created_at"], name="payouts_change_code_recent")]
+
+    def __str__(self):
+        return f"Change code for participant #{self.participant_id} by {self.channel}"
+
+
+class PayeeChange(models.Model):
+    """Who changed a person's bank details, when, what, and on what proof: append-only (a trigger
+    refuses UPDATE and DELETE), and masked, so it outlives an erasure without holding the details."""
+
+    participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="payee_changes")
+    # Its participant's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
+    previous = models.ForeignKey(PayeeAccount, on_delete=models.PROTECT, related_name="+")
+    payee = models.ForeignKey(PayeeAccount, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField()
+    proof = models.CharField(max_length=40, help_text="The code's channel, or the staff member who decided")
+    changed = models.CharField(max_length=60, help_text="Which of name, email, phone, account changed")
+    account_before = models.CharField(max_length=40)
+    account_after = models.CharField(max_length=40)
+    contact_before = models.CharField(max_length=120, blank=True, default="")
+    contact_after = models.CharField(max_length=120, blank=True, default="")
+
+    def __str__(self):
+        return f"Bank details of participant #{self.participant_id} changed ({self.at:%Y-%m-%d %H:%M})"

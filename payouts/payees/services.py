@@ -2,6 +2,7 @@
 with the bank, and the private status link mailed."""
 
 import json
+import logging
 from datetime import timedelta
 from urllib.parse import urljoin
 
@@ -20,12 +21,15 @@ from payouts.fingerprints import payee_fingerprints
 from payouts.links import status_page_path
 from payouts.models import PayeeAccount, PayeeSubmission
 from payouts.models.payees import Rail
+from payouts.payees.changes import payee_change_record
 from payouts.payees.shared_details import shared_details_flag, shared_details_lock
 from payouts.rails import BankAccount
 from payouts.selectors import payee_submissions_unfinished
 from payouts.vop import payee_vop_check, vop_current
 from verification.models import Participant
 from verification.services.rewards import participant_payout_due
+
+logger = logging.getLogger(__name__)
 
 
 def payee_account_save(
@@ -42,10 +46,13 @@ def payee_account_save(
     status_url: str = "",
     campaign_name: str = "",
     submission: PayeeSubmission | None = None,
+    proof: str = "",
 ) -> PayeeAccount | None:
-    """The participant's bank details from now on; an earlier account is kept, marked replaced.
+    """The participant's bank details from now on; an earlier account is kept, marked replaced,
+    and the change recorded with its `proof` (payouts.payees.changes), the old contact told.
     With a status_url, the private status link is mailed to them once the details are stored.
-    From a submission: None when a newer submission of theirs was stored already."""
+    From a submission: None when a newer submission of theirs was stored already, or when it
+    would replace details on file without proof of the person."""
     with transaction.atomic(durable=True):
         # Two submissions of one person (a double click, two tabs) take turns here instead of
         # both replacing the current account and colliding on the one-current-payee constraint.
@@ -55,6 +62,12 @@ def payee_account_save(
         fingerprints = payee_fingerprints(account=json.dumps(bank_account.details), email=email, phone=phone)
         shared_details_lock(brand_id=participant.brand_id, fingerprints=fingerprints.values())
         now = timezone.now()
+        previous = PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).first()
+        if submission is not None and not proof and previous is not None:
+            # The form refuses this already (payouts.payees.views); a submission that raced past it
+            # changes nothing without the person's code.
+            logger.warning("bank details of participant %s not changed: no proof", participant.pk)
+            return None
         PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).update(replaced_at=now)
         payee = PayeeAccount.objects.create(
             participant=participant,
@@ -74,6 +87,8 @@ def payee_account_save(
             language=language,
         )
         shared_details_flag(payee)
+        if previous is not None:
+            payee_change_record(previous=previous, payee=payee, proof=proof, now=now)
         if onboard:
             enqueue_on_commit("payouts.tasks.payee_verify_task", payee.pk)
         if status_url:
@@ -163,6 +178,7 @@ def payee_submission_process(*, submission_id) -> PayeeAccount | None:
         status_url=urljoin(data["site"], status_path),
         campaign_name=data["campaign_name"],
         submission=submission,
+        proof=data.get("proof", ""),
     )
 
 

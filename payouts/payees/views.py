@@ -19,6 +19,14 @@ from payouts.forms import CONSENT_VERSION, PayeeForm
 from payouts.links import status_page_path
 from payouts.models.privacy import PrivacyKind
 from payouts.notifications import reason_text
+from payouts.payees.changes import (
+    ChangeRefused,
+    contact_masked,
+    payee_change_code_check,
+    payee_change_code_send,
+    payee_contact,
+    payee_details_on_file,
+)
 from payouts.payees.services import payee_submission_accept
 from payouts.privacy import (
     PrivacyRefused,
@@ -39,11 +47,7 @@ from payouts.selectors import (
 from payouts.submission.states import PayoutRefused
 from payouts.vop import vop_choose
 from verification.selectors import participant_get_by_token
-from verification.sessions import (
-    browser_participant,
-    browser_participant_id,
-    browser_participant_set,
-)
+from verification.sessions import browser_participant, browser_participant_id
 
 
 def _public_campaign(slug):
@@ -55,7 +59,11 @@ def _public_campaign(slug):
 
 def _payee_context(request, campaign, form):
     participant = browser_participant(request, campaign)
+    on_file = payee_details_on_file(participant=participant)
     return {
+        # Details on file are changed only with a code (payee_change): this browser may be one a
+        # claim link was opened in, which is no proof of the person.
+        "change_url": reverse("payouts:payee_change", args=[participant.token]) if on_file else "",
         "campaign": campaign,
         "form": form,
         "rail": rail_for(campaign.currency),
@@ -90,6 +98,12 @@ def payee(request, slug):
         )
         response["Retry-After"] = "60"
         return response
+    if payee_details_on_file(participant_id=browser_participant_id(request, campaign)):
+        context = _payee_context(request, campaign, None)
+        context["refusal"] = _(
+            "Your bank details are on file. To change them, we first send a code to your email or WhatsApp."
+        )
+        return render(request, template, context, status=409)  # swapped by htmx, as 400 is
     form = PayeeForm(request.POST, currency=campaign.currency)
     # Fully claimed is no reason to refuse: people who already earned a reward must still be paid.
     schedule = campaign_schedule_state(campaign=campaign)
@@ -170,9 +184,8 @@ def status_page(request, slug, token):
     participant = _status_participant(token)
     if participant.brand_id != campaign.brand_id:
         raise Http404("No such claim")
-    # The private link is the person's key: opened on another device (from the mail), it lets them
-    # correct their bank details there too.
-    browser_participant_set(request, participant)
+    # The link shows the status; it does not make this browser the person (links get forwarded
+    # and shared): changing their details takes a code sent to them (payee_change).
     return render(
         request,
         "payouts/status_page.html",
@@ -191,13 +204,76 @@ def _payout_context(participant):
         "payouts": participant_payouts(participant=participant),
         "fix_reason": reason_text(payee.unusable_code) if payee and payee.unusable_code else "",
         "token": participant.token,
-        "fix_url": _fix_url(participant),
+        "fix_url": reverse("payouts:payee_change", args=[participant.token]) if payee else "",
     }
 
 
-def _fix_url(participant) -> str:
+# Changing details on file: the form, a code sent to the contact on file, and the change once the
+# code is right (payouts.payees.changes).
+
+
+@sensitive_post_parameters(
+    "name", "email", "phone", "iban", "sort_code", "account_number", "routing_number", "code"
+)
+@require_http_methods(["GET", "POST"])
+def payee_change(request, token):
+    participant = _status_participant(token)
     campaign = participant_latest_campaign(participant=participant)
-    return reverse("payouts:payee", args=[campaign.slug]) if campaign else ""
+    if campaign is None or not payee_details_on_file(participant=participant):
+        raise Http404("No details to change")
+    htmx = bool(request.htmx)
+    template = "payouts/_payee_form.html" if htmx else "payouts/payee_change.html"
+    context = {
+        "campaign": campaign,
+        "rail": rail_for(campaign.currency),
+        "change": True,
+        "form_url": reverse("payouts:payee_change", args=[token]),
+        "contact": contact_masked(payee_contact(participant=participant)),
+        "token": token,
+    }
+    if request.method == "GET":
+        return render(request, template, {**context, "form": PayeeForm(currency=campaign.currency)})
+    limit = settings.PAYEE_SUBMISSIONS_PER_MINUTE
+    if rate_limit_hit(scope="payee_change", key=client_address(request), limit=limit, window_seconds=60):
+        context["refusal"] = _("Too many attempts from your connection. Please wait a minute and try again.")
+        response = render(request, template, {**context, "form": _form_kept(request, campaign)}, status=429)
+        response["Retry-After"] = "60"
+        return response
+    if request.POST.get("action") == "send":
+        try:
+            context["code_sent"] = payee_change_code_send(participant=participant)
+        except ChangeRefused as refused:
+            context["code_error"] = refused.message
+        status = 400 if "code_error" in context else 200
+        return render(request, template, {**context, "form": _form_kept(request, campaign)}, status=status)
+    form = PayeeForm(request.POST, currency=campaign.currency)
+    if not form.is_valid():
+        return render(request, template, {**context, "form": form}, status=400)
+    try:
+        proof = payee_change_code_check(participant=participant, code=request.POST.get("code", ""))
+    except ChangeRefused as refused:
+        context["code_error"] = refused.message
+        context["code_asked"] = refused.code != "no_contact"
+        return render(request, template, {**context, "form": _form_kept(request, campaign)}, status=400)
+    details = {**_submission_details(request, campaign, form), "proof": proof}
+    accepted = payee_submission_accept(
+        participant_id=participant.pk, brand_id=participant.brand_id, details=details
+    )
+    if accepted is None:
+        raise Http404("No such claim")
+    status_path = status_page_path(slug=campaign.slug, token=token)
+    if htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = status_path
+        return response
+    return HttpResponseRedirect(status_path)
+
+
+def _form_kept(request, campaign):
+    """What the person typed, shown again without marking it (a code was asked for or refused)."""
+    kept = {name: request.POST.get(name, "") for name in PayeeForm.base_fields if name != "consent"}
+    kept["consent"] = request.POST.get("consent") == "on"
+    return PayeeForm(initial=kept, currency=campaign.currency)
 
 
 @require_GET

@@ -1,10 +1,14 @@
+import re
+
 import pytest
+from django.core import mail
 from django.urls import reverse
 
 from payouts import batches, vop
 from payouts.manual import services as manual_services
 from payouts.models import PayeeSubmission
 from payouts.payees import services as payees_services
+from payouts.payees.changes import payee_details_on_file
 from payouts.payees.services import payee_submission_process
 from payouts.submission import create
 from payouts.submission.crash import _crash_at
@@ -44,6 +48,21 @@ def payee_details(client, campaign, *, iban=IBANS["settle"], name="Pat Example",
     return response
 
 
+def payee_details_change(client, person, capture, *, iban=IBANS["settle"], name="Pat Example", **changes):
+    """Details on file changed as the person changes them (payouts.payees.changes): a code sent to
+    the contact on file, then the form with it; what that sets off is run as the workers would."""
+    url = reverse("payouts:payee_change", args=[person.token])
+    with capture(execute=True):
+        client.post(url, {"action": "send"})
+    code = re.search(r"\b(\d{6})\b", [m for m in mail.outbox if "code" in m.subject.lower()][-1].body)[1]
+    details = {"name": name, "email": "pat@example.com", "phone": "", "iban": iban, "consent": "on"}
+    with capture(execute=True):
+        response = client.post(url, details | changes | {"action": "change", "code": code})
+        assert response.status_code == 302, response.content.decode()[:2000]
+        submissions_process()
+    return response
+
+
 def submissions_process():
     """The worker's part of a payee form: the request stored the details and queued their task,
     which a test's transaction never commits; run it here as the worker would (a queued run after
@@ -62,6 +81,9 @@ def owed(client, summer, django_capture_on_commit_callbacks):
     person = rewarded_in_browser(client, summer)
 
     def give(iban=IBANS["settle"], **changes):
+        if payee_details_on_file(participant=person):
+            payee_details_change(client, person, django_capture_on_commit_callbacks, iban=iban, **changes)
+            return person
         with django_capture_on_commit_callbacks(execute=True):
             payee_details(client, summer, iban=iban, **changes)
         return person

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from joyback.queue import standing_work_sweep
 from payouts.models import PayeeAccount, PayeeSubmission
+from payouts.payees import views as payee_views
 from payouts.payees.services import payee_submission_process, payee_submissions_process
 from tests.conftest import rewarded_in_browser
 
@@ -50,10 +51,16 @@ def test_the_details_wait_encrypted_and_the_status_page_says_they_are_being_save
     assert "DE•• •••• 3000" in saved and "are saving them" not in saved
 
 
-def test_older_details_taken_first_are_superseded_by_the_waiting_newer_ones(client, summer):
+def two_tabs_at_once(client, campaign, monkeypatch):
+    """Two tabs sent details at the same moment: both passed the form's check that none are on file
+    (payouts.payees.changes) before either was kept."""
+    monkeypatch.setattr(payee_views, "payee_details_on_file", lambda **kwargs: False)
+    return send(client, campaign, FIRST_IBAN), send(client, campaign, SECOND_IBAN)
+
+
+def test_older_details_taken_first_are_superseded_by_the_waiting_newer_ones(client, summer, monkeypatch):
     rewarded_in_browser(client, summer)
-    older = send(client, summer, FIRST_IBAN)
-    newer = send(client, summer, SECOND_IBAN)
+    older, newer = two_tabs_at_once(client, summer, monkeypatch)
 
     assert payee_submission_process(submission_id=older.pk) is None  # newer details are on their way
     assert not PayeeAccount.objects.exists()
@@ -63,10 +70,9 @@ def test_older_details_taken_first_are_superseded_by_the_waiting_newer_ones(clie
     assert not PayeeSubmission.objects.filter(processed_at__isnull=True).exists()
 
 
-def test_newer_details_taken_first_take_the_older_ones_with_them(client, summer):
+def test_newer_details_taken_first_take_the_older_ones_with_them(client, summer, monkeypatch):
     rewarded_in_browser(client, summer)
-    older = send(client, summer, FIRST_IBAN)
-    newer = send(client, summer, SECOND_IBAN)
+    older, newer = two_tabs_at_once(client, summer, monkeypatch)
 
     payee_submission_process(submission_id=newer.pk)
 

@@ -1,0 +1,345 @@
+"""Bank details on file change only on proof of the person: a code sent to the contact on file.
+
+The attack: whoever holds Pat's status link (a forwarded mail, a shared screen) or the shop's claim
+link from Pat's order mail opens it in their own browser and puts their name, email and IBAN where
+Pat's money goes. A link shows the status; it changes nothing.
+"""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.db import DatabaseError, transaction
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from payouts.models import PayeeAccount, PayeeChange, PayeeChangeCode, Payout
+from payouts.payees import changes
+from payouts.payees.changes import CODES_PER_HOUR
+from tests.conftest import SignedInClient, browser_is, totp_enable
+from tests.payouts.conftest import IBANS, submissions_process
+from verification.sessions import COOKIE
+
+pytestmark = pytest.mark.django_db
+
+MALLORY = {
+    "name": "Mallory Thief",
+    "email": "mallory@example.net",
+    "phone": "",
+    "iban": "GB29NWBK60161331926819",
+    "consent": "on",
+}
+MALLORY_SEPA = MALLORY | {"iban": "DE75512108001245126199"}
+
+
+def change_url(person):
+    return reverse("payouts:payee_change", args=[person.token])
+
+
+def status_url(campaign, person):
+    return reverse("payouts:status_page", args=[campaign.slug, person.token])
+
+
+def code_from_mail(to="pat@example.com"):
+    (message,) = [m for m in mail.outbox if to in m.to and "code" in m.subject.lower()][-1:]
+    return re.search(r"\b(\d{6})\b", message.body).group(1)
+
+
+def code_ask(client, person, capture):
+    mail.outbox.clear()
+    with capture(execute=True):
+        response = client.post(change_url(person), {"action": "send"})
+    assert response.status_code == 200, response.content.decode()[:2000]
+    return code_from_mail()
+
+
+def change(client, person, capture, details=MALLORY_SEPA, **extra):
+    with capture(execute=True):
+        response = client.post(change_url(person), details | {"action": "change"} | extra)
+        submissions_process()
+    return response
+
+
+def test_a_status_link_opened_in_another_browser_cannot_redirect_the_money(client, summer, owed):
+    pat = owed()
+    stranger = Client()
+
+    page = stranger.get(status_url(summer, pat))
+    response = stranger.post(reverse("payouts:payee", args=[summer.slug]), MALLORY_SEPA)
+    submissions_process()
+
+    payee = PayeeAccount.objects.get(replaced_at__isnull=True)
+    assert payee.holder_name == "Pat Example" and payee.email == "pat@example.com"
+    assert response.status_code == 400
+    assert page.status_code == 200 and "•••" in page.content.decode()  # the status, masked
+    assert COOKIE not in page.cookies  # the link does not make the browser Pat
+
+
+def test_a_shop_claim_link_cannot_change_details_on_file(client, summer, owed):
+    """The claim link's cookie (as the status link's was) is for a first entry, not a change."""
+    pat = owed()
+    stranger = Client()
+    browser_is(stranger, pat)  # what the shop's claim link does in the stranger's browser
+
+    page = stranger.get(reverse("payouts:payee", args=[summer.slug]))
+    response = stranger.post(reverse("payouts:payee", args=[summer.slug]), MALLORY_SEPA)
+    submissions_process()
+
+    assert PayeeAccount.objects.get(replaced_at__isnull=True).holder_name == "Pat Example"
+    assert response.status_code == 409
+    assert "we first send a code" in response.content.decode()
+    assert change_url(pat) in page.content.decode() and 'name="iban"' not in page.content.decode()
+
+
+def test_the_first_details_in_the_claiming_browser_need_no_code(client, summer, owed):
+    owed()
+
+    assert PayeeAccount.objects.get().holder_name == "Pat Example"
+    assert not PayeeChangeCode.objects.exists() and not PayeeChange.objects.exists()
+
+
+def test_with_the_code_from_pats_mailbox_the_details_change_and_the_old_contact_is_told(
+    client, summer, owed, django_capture_on_commit_callbacks
+):
+    pat = owed()
+    old = PayeeAccount.objects.get()
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+    new = MALLORY_SEPA | {"name": "Pat Example", "email": "pat@new.example"}
+    mail.outbox.clear()
+
+    response = change(client, pat, django_capture_on_commit_callbacks, details=new, code=code)
+
+    assert response.status_code == 302 and response["Location"] == status_url(summer, pat)
+    payee = PayeeAccount.objects.get(replaced_at__isnull=True)
+    assert payee.email == "pat@new.example" and payee.account_masked.endswith("6199")
+    trail = PayeeChange.objects.get()
+    assert (trail.previous, trail.payee, trail.proof) == (old, payee, "email code")
+    assert trail.changed == "email,account"
+    assert trail.contact_before == "p•••@example.com" and trail.contact_after == "p•••@new.example"
+    assert "pat@" not in trail.contact_before + trail.contact_after  # masked
+    (told,) = [m for m in mail.outbox if m.to == ["pat@example.com"]]
+    assert "changed" in told.subject and old.account_masked in told.body and "6199" in told.body
+
+
+def test_the_code_is_stored_hashed(client, summer, owed, django_capture_on_commit_callbacks):
+    pat = owed()
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+
+    row = PayeeChangeCode.objects.get()
+    assert code not in row.code_hash and len(row.code_hash) == 64
+    assert row.sent_to == "p•••@example.com" and row.expires_at - row.created_at == timedelta(minutes=10)
+
+
+def _unchanged():
+    payee = PayeeAccount.objects.get()
+    assert payee.holder_name == "Pat Example" and payee.email == "pat@example.com"
+    assert not PayeeChange.objects.exists()
+
+
+def test_a_wrong_code_is_refused_and_a_new_one_sent(client, summer, owed, django_capture_on_commit_callbacks):
+    pat = owed()
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+    wrong = f"{(int(code) + 1) % 10**6:06d}"
+    mail.outbox.clear()
+
+    response = change(client, pat, django_capture_on_commit_callbacks, code=wrong)
+
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "That code is wrong or expired; we sent a new one to p•••@example.com." in page
+    assert 'id="id_code"' in page and "autofocus" in page  # the person is taken to the error
+    _unchanged()
+    assert code_from_mail() != ""  # the new one
+    # The right old code is spent by the wrong answer: a code is tried once.
+    assert change(client, pat, django_capture_on_commit_callbacks, code=code).status_code == 400
+    _unchanged()
+
+
+def test_an_expired_code_is_refused(client, summer, owed, django_capture_on_commit_callbacks):
+    pat = owed()
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+    PayeeChangeCode.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+
+    response = change(client, pat, django_capture_on_commit_callbacks, code=code)
+
+    assert response.status_code == 400 and "wrong or expired" in response.content.decode()
+    _unchanged()
+
+
+def test_a_code_is_used_once(client, summer, owed, django_capture_on_commit_callbacks):
+    pat = owed()
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+    assert change(client, pat, django_capture_on_commit_callbacks, code=code).status_code == 302
+
+    again = change(client, pat, django_capture_on_commit_callbacks, details=MALLORY_SEPA, code=code)
+
+    assert again.status_code == 400 and "wrong or expired" in again.content.decode()
+    assert PayeeChange.objects.count() == 1
+
+
+def test_an_earlier_code_is_spent_by_asking_for_a_new_one(
+    client, summer, owed, django_capture_on_commit_callbacks
+):
+    pat = owed()
+    first = code_ask(client, pat, django_capture_on_commit_callbacks)
+    second = code_ask(client, pat, django_capture_on_commit_callbacks)
+    if first == second:
+        pytest.skip("the two random codes happen to be equal")
+
+    assert change(client, pat, django_capture_on_commit_callbacks, code=first).status_code == 400
+    _unchanged()
+
+
+def test_codes_are_rate_limited_per_person(client, summer, owed, django_capture_on_commit_callbacks):
+    pat = owed()
+    for _ in range(CODES_PER_HOUR):
+        code_ask(client, pat, django_capture_on_commit_callbacks)
+    mail.outbox.clear()
+
+    response = client.post(change_url(pat), {"action": "send"})
+    guess = change(client, pat, django_capture_on_commit_callbacks, code="000000")
+
+    assert response.status_code == 400 and "several codes" in response.content.decode()
+    assert not [m for m in mail.outbox if "code" in m.subject.lower()]
+    assert PayeeChangeCode.objects.count() == CODES_PER_HOUR
+    assert guess.status_code == 400 and "several codes" in guess.content.decode()
+    _unchanged()
+
+
+def test_without_a_code_nothing_changes(client, summer, owed, django_capture_on_commit_callbacks):
+    pat = owed()
+
+    response = change(client, pat, django_capture_on_commit_callbacks, code="")
+
+    assert response.status_code == 400 and "Enter the code we sent you" in response.content.decode()
+    _unchanged()
+
+
+def test_people_who_gave_only_whatsapp_get_the_code_there(
+    client, summer, owed, monkeypatch, django_capture_on_commit_callbacks
+):
+    pat = owed(email="", phone="+4915123456789")
+    sent = []
+    monkeypatch.setattr(changes.whatsapp, "template_send", lambda **m: sent.append(m) or "wamid.x")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(change_url(pat), {"action": "send"})
+    (message,) = sent
+    new = MALLORY_SEPA | {"name": "Pat Example", "email": "", "phone": "+4915123456789"}
+    code = message["parameters"][0]
+    changed = change(client, pat, django_capture_on_commit_callbacks, details=new, code=code)
+
+    assert "+•••6789" in response.content.decode() and message["template"] == "payee_change_code"
+    assert message["to"] == "+4915123456789"
+    assert changed.status_code == 302 and PayeeChange.objects.get().proof == "whatsapp code"
+    notice = sent[-1]
+    assert notice["template"] == "payee_details_changed" and notice["to"] == "+4915123456789"
+
+
+def test_without_any_contact_the_person_is_sent_to_support(client, summer, owed):
+    pat = owed()
+    PayeeAccount.objects.update(email=None, phone=None)
+
+    response = client.post(change_url(pat), {"action": "send"})
+
+    assert response.status_code == 400 and "support" in response.content.decode()
+    assert not PayeeChangeCode.objects.exists()
+
+
+def test_a_submission_without_proof_does_not_replace_details_on_file(client, summer, owed):
+    """The form refuses it; a submission that raced past the form is not stored either."""
+    from payouts.payees.services import payee_submission_accept
+
+    pat = owed()
+    details = {
+        "name": "Mallory Thief",
+        "email": "mallory@example.net",
+        "phone": "",
+        "bank_account": {
+            "rail": "sepa",
+            "country": "DE",
+            "details": {"iban": "DE75512108001245126199"},
+            "masked": "DE75 •••• 6199",
+            "bank_name": "",
+        },
+        "currency": "EUR",
+        "consent_version": "2026-11",
+        "language": "en",
+        "site": "http://testserver/",
+        "campaign_slug": summer.slug,
+        "campaign_name": summer.name,
+    }
+    payee_submission_accept(participant_id=pat.pk, brand_id=pat.brand_id, details=details)
+    submissions_process()
+
+    assert PayeeAccount.objects.get().holder_name == "Pat Example"
+
+
+def test_the_trail_cannot_be_edited(client, summer, owed, django_capture_on_commit_callbacks):
+    pat = owed()
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+    change(client, pat, django_capture_on_commit_callbacks, code=code)
+
+    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+        PayeeChange.objects.update(account_after="DE00")
+    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+        PayeeChange.objects.all().delete()
+
+
+def test_a_payout_made_before_the_change_still_goes_where_it_was_made_to(
+    client, summer, owed, django_capture_on_commit_callbacks
+):
+    """A payout names its payee: a change moves only money not yet in a payout."""
+    pat = owed(iban=IBANS["pending"])
+    made = Payout.objects.get()
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+
+    change(client, pat, django_capture_on_commit_callbacks, code=code)
+
+    made.refresh_from_db()
+    assert made.payee.replaced_at is not None and made.payee.holder_name == "Pat Example"
+    assert Payout.objects.count() == 1
+
+
+def test_another_persons_change_page_shows_nothing_of_pat(client, summer, owed):
+    owed()
+
+    assert client.get(reverse("payouts:payee_change", args=["not-a-token"])).status_code == 404
+
+
+def test_the_change_page_is_usable_with_htmx(client, summer, owed, django_capture_on_commit_callbacks):
+    pat = owed()
+    htmx = {"HX-Request": "true"}
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+
+    page = client.get(change_url(pat), headers=htmx).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            change_url(pat), MALLORY_SEPA | {"action": "change", "code": code}, headers=htmx
+        )
+
+    assert "<html" not in page and 'name="code"' in page
+    assert response.status_code == 204 and response["HX-Redirect"] == status_url(summer, pat)
+
+
+def test_staff_read_the_trail_in_the_admin_and_cannot_edit_it(
+    client, summer, owed, django_user_model, django_capture_on_commit_callbacks
+):
+    pat = owed()
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+    change(client, pat, django_capture_on_commit_callbacks, code=code)
+    rita = totp_enable(django_user_model.objects.create_superuser(email="rita@joyback.example", password="x"))
+    admin = SignedInClient()
+    admin.force_login(rita)
+    trail = PayeeChange.objects.get()
+
+    listing = admin.get(reverse("admin:payouts_payeechange_changelist")).content.decode()
+    edit = admin.post(reverse("admin:payouts_payeechange_change", args=[trail.pk]), {"proof": "staff"})
+
+    assert "email code" in listing and "DE•• •••• 6199" in listing and "pat@example.com" not in listing
+    assert admin.get(reverse("admin:payouts_payeechange_add")).status_code == 403
+    assert edit.status_code == 403
+    trail.refresh_from_db()
+    assert trail.proof == "email code"
