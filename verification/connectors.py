@@ -74,11 +74,23 @@ def shop_order_key(*, shop: ShopConnection, order_id: str) -> str:
 
 
 def shop_delivery_store(*, shop: ShopConnection, delivery: Delivery) -> int | None:
-    """Store a verified delivery unless it was stored before (a retry, a duplicate): its id, or
-    None. One statement; the standing worker processes it. Only what the cashback needs is kept,
-    not the shop's whole order (the buyer's address, the items)."""
-    payload = {"connection": shop.pk, "topic": delivery.topic, "order": delivery.order.as_dict()}
-    new = provider_events_store(provider=shop.kind, events=[(f"{shop.pk}:{delivery.delivery_id}", payload)])
+    """Store a verified delivery unless its event was stored before (a retry, a duplicate): its id,
+    or None. Stored once per event the delivery reports (Delivery.event_key), not per delivery id:
+    WooCommerce gives two deliveries within one second the same id. One statement; the standing
+    worker processes it. Only what the cashback needs is kept, not the shop's whole order (the
+    buyer's address, the items)."""
+    payload = {
+        "connection": shop.pk,
+        "topic": delivery.topic,
+        "delivery_id": delivery.delivery_id,
+        "order": delivery.order.as_dict(),
+    }
+    key = delivery.event_key or delivery.delivery_id
+    new = provider_events_store(provider=shop.kind, events=[(f"{shop.pk}:{key}"[:200], payload)])
+    if not new:
+        logger.info(
+            "%s delivery %s for %s: its event was stored before", shop.kind, delivery.delivery_id, key
+        )
     return new[0] if new else None
 
 
@@ -108,8 +120,14 @@ def shop_event_process(*, event_id: int) -> str:
     event = ProviderEvent.objects.get(pk=event_id)
     shop = ShopConnection.objects.select_related("brand").get(pk=event.payload["connection"])
     order = ShopOrder(**event.payload["order"])
-    if order.action not in (PAID, REFUND):
+    if order.test and shop.brand.livemode:
+        # A test order (Shopify's test gateway) never earns live money; the row says why.
+        outcome = "test_order_refused"
+    elif order.action not in (PAID, REFUND):
         outcome = "ignored"
+    else:
+        outcome = ""
+    if outcome:
         provider_event_processed(event_id=event.pk, outcome=outcome)
         return outcome
     key = shop_order_key(shop=shop, order_id=order.order_id)

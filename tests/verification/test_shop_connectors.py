@@ -373,7 +373,7 @@ def test_the_demo_connects_both_sandbox_shops_and_tells_their_story():
 def test_only_what_the_cashback_needs_is_kept_of_a_delivery(client, shopify):
     SandboxShop(shopify, client=client).order_paid(**PAID)
     stored = ProviderEvent.objects.get().payload
-    assert set(stored) == {"connection", "topic", "order"}
+    assert set(stored) == {"connection", "topic", "delivery_id", "order"}
     assert stored["order"]["email"] == "pat@example.com" and "financial_status" not in json.dumps(stored)
 
 

@@ -12,6 +12,7 @@ is the whole order, so what an order.updated means is read from the order's stat
 import base64
 import hashlib
 import hmac
+import json
 from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -39,6 +40,7 @@ class ShopOrder:
     customer_id: str = ""
     reason: str = ""
     products: tuple = ()  # SKUs (else product ids) of the order's lines
+    test: bool = False  # Shopify's test order (a test gateway, or the Bogus Gateway): no live money
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -88,8 +90,11 @@ def shopify_order(*, topic: str, payload: dict) -> ShopOrder:
     if topic == "refunds/create":
         return ShopOrder(REFUND, order_id=_order_id(payload.get("order_id")), reason="refund")
     order_id = _order_id(payload.get("id"))
+    test = payload.get("test") is True
     if action == REFUND:
-        return ShopOrder(REFUND, order_id=order_id, reason=f"cancelled: {payload.get('cancel_reason') or ''}")
+        return ShopOrder(
+            REFUND, order_id=order_id, reason=f"cancelled: {payload.get('cancel_reason') or ''}", test=test
+        )
     currency = str(payload.get("currency") or "")
     customer = payload.get("customer") or {}
     return ShopOrder(
@@ -101,6 +106,7 @@ def shopify_order(*, topic: str, payload: dict) -> ShopOrder:
         phone=str(payload.get("phone") or customer.get("phone") or ""),
         customer_id=str(customer.get("id") or ""),
         products=_products(payload),
+        test=test,
     )
 
 
@@ -134,6 +140,9 @@ class Delivery:
     delivery_id: str
     topic: str
     order: ShopOrder
+    # What identifies the event the delivery reports: deliveries with the same key are one event
+    # (a retry, or two topics for one change); any other delivery is stored and processed.
+    event_key: str = ""
 
 
 def shopify_delivery(*, headers, payload: dict, domain: str) -> Delivery:
@@ -143,7 +152,22 @@ def shopify_delivery(*, headers, payload: dict, domain: str) -> Delivery:
     topic = headers.get("X-Shopify-Topic", "").strip()
     if not delivery_id or not topic:
         raise DeliveryInvalid("X-Shopify-Webhook-Id and X-Shopify-Topic are required")
-    return Delivery(delivery_id[:100], topic, shopify_order(topic=topic, payload=payload))
+    # Shopify's webhook id is one per event, the same for each retry of it.
+    return Delivery(delivery_id[:100], topic, shopify_order(topic=topic, payload=payload), delivery_id[:100])
+
+
+def woocommerce_event_key(*, order: ShopOrder, payload: dict) -> str:
+    """WooCommerce's delivery id is a hash of the webhook id and the current second
+    (WC_Webhook::get_new_delivery_id), so two deliveries of one webhook within a second share it.
+    An event is the order as of its modification (date_modified_gmt) with what it says about the
+    money (status, total, refunds): order.created and order.updated for the same change are one
+    event, two changes within a second are two. Without a modification time, the whole body is."""
+    if not order.order_id or not payload.get("date_modified_gmt"):
+        body = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
+        return f"body:{hashlib.sha256(body).hexdigest()}"
+    said = json.dumps(order.as_dict(), sort_keys=True).encode()
+    modified = str(payload["date_modified_gmt"])[:32]
+    return f"order:{order.order_id}:{modified}:{hashlib.sha256(said).hexdigest()[:32]}"
 
 
 def woocommerce_delivery(*, headers, payload: dict, domain: str) -> Delivery:
@@ -151,7 +175,8 @@ def woocommerce_delivery(*, headers, payload: dict, domain: str) -> Delivery:
     topic = headers.get("X-WC-Webhook-Topic", "").strip()
     if not delivery_id or not topic:
         raise DeliveryInvalid("X-WC-Webhook-Delivery-ID and X-WC-Webhook-Topic are required")
-    return Delivery(delivery_id[:100], topic, woocommerce_order(topic=topic, payload=payload))
+    order = woocommerce_order(topic=topic, payload=payload)
+    return Delivery(delivery_id[:100], topic, order, woocommerce_event_key(order=order, payload=payload))
 
 
 SIGNATURE_HEADER = {"shopify": "X-Shopify-Hmac-Sha256", "woocommerce": "X-WC-Webhook-Signature"}

@@ -52,6 +52,7 @@ def shopify_order(*, order_id: int, amount: int, currency: str, email: str, canc
         "cancelled_at": _now() if cancelled else None,
         "cancel_reason": "customer" if cancelled else None,
         "created_at": _now(),
+        "test": False,
         "customer": {"id": order_id + 7, "email": email},
     }
 
@@ -73,6 +74,7 @@ def woocommerce_order(*, order_id: int, amount: int, currency: str, email: str, 
         "customer_id": 0,
         "billing": {"email": email, "first_name": "Sandbox", "last_name": "Buyer"},
         "date_created_gmt": _now(),
+        "date_modified_gmt": _now(),
         "date_paid_gmt": _now() if status in ("processing", "completed") else None,
     }
 
