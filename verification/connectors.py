@@ -17,15 +17,19 @@ import hmac
 import logging
 import secrets
 from contextlib import contextmanager
+from datetime import timedelta
 
+from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.models import Brand, Campaign
+from campaigns.models import Brand, Campaign, Membership
+from campaigns.modes import live_brand_of
+from campaigns.roles import MANAGE_API
 from verification import sql
 from verification.cashback import CashbackError, Customer, purchase_record, purchase_refund
-from verification.models import ProviderEvent, Purchase, ShopConnection, ShopKind
+from verification.models import ProviderEvent, Purchase, ShopConnection, ShopInstall, ShopKind
 from verification.providers.shops import PAID, REFUND, Delivery, ShopOrder
 from verification.services.provider_events import (
     EVENT_PROCESSORS,
@@ -41,9 +45,17 @@ class ShopRefused(Exception):
 
 
 def shop_connect(
-    *, brand: Brand, kind: str, domain: str, webhook_secret: str, campaign: Campaign
+    *,
+    brand: Brand,
+    kind: str,
+    domain: str,
+    webhook_secret: str,
+    campaign: Campaign,
+    proof: str = "",
+    api_credentials: str = "",
 ) -> ShopConnection:
-    """Connect a shop: its deliveries are taken from now on, for this campaign's cashback."""
+    """Connect a shop: its deliveries are taken from now on, for this campaign's cashback. The
+    brand's pages connect only with the shop's proof (shop_install_complete)."""
     if campaign.brand_id != brand.pk:
         raise ShopRefused(_("No such campaign."))
     try:
@@ -55,9 +67,121 @@ def shop_connect(
                 webhook_secret=webhook_secret,
                 claim_key=secrets.token_urlsafe(24),
                 campaign=campaign,
+                proven_at=timezone.now() if proof else None,
+                proof=proof,
+                api_credentials=api_credentials,
             )
     except IntegrityError:
         raise ShopRefused(_("This shop is connected already.")) from None
+
+
+INSTALL_VALID = timedelta(hours=1)
+
+
+def _connected_proven(*, kind: str, domain: str) -> bool:
+    return ShopConnection.objects.filter(
+        kind=kind, domain=domain, disconnected_at__isnull=True, proven_at__isnull=False
+    ).exists()
+
+
+def shop_install_start(
+    *, brand: Brand, user, kind: str, domain: str, webhook_secret: str, campaign: Campaign
+) -> ShopInstall:
+    """The owner is about to be sent to the shop to prove it is theirs; the state names this."""
+    if campaign.brand_id != brand.pk:
+        raise ShopRefused(_("No such campaign."))
+    if _connected_proven(kind=kind, domain=domain):
+        raise ShopRefused(_("This shop is connected already."))
+    return ShopInstall.objects.create(
+        brand=brand,
+        user=user,
+        kind=kind,
+        domain=domain,
+        webhook_secret=webhook_secret,
+        campaign=campaign,
+        state=secrets.token_urlsafe(32),
+    )
+
+
+def shop_install_pending(*, kind: str, state: str) -> ShopInstall | None:
+    """The install a shop's answer names, while it can still be completed."""
+    if not state:
+        return None
+    return (
+        ShopInstall.objects.filter(
+            kind=kind, state=state, connection__isnull=True, created_at__gt=timezone.now() - INSTALL_VALID
+        )
+        .exclude(outcome="connected")
+        .select_related("brand", "campaign")
+        .first()
+    )
+
+
+def shop_install_refused(*, install: ShopInstall, reason: str) -> None:
+    ShopInstall.objects.filter(pk=install.pk, connection__isnull=True).update(outcome=reason[:40])
+
+
+def shop_install_complete(*, install: ShopInstall, proof: str, api_credentials: str) -> ShopConnection:
+    """The shop proved it is the brand's: connected. A connection of the same shop made without
+    proof is retired (taken over) and its brand told; a proven one stays, and this is refused."""
+    try:
+        return _install_complete(install=install, proof=proof, api_credentials=api_credentials)
+    except IntegrityError:
+        # Another proof of the same shop committed first: that one is connected.
+        shop_install_refused(install=install, reason="connected_already")
+        raise ShopRefused(_("This shop is connected already.")) from None
+
+
+def _install_complete(*, install: ShopInstall, proof: str, api_credentials: str) -> ShopConnection:
+    with transaction.atomic(durable=True):
+        install = ShopInstall.objects.select_for_update().get(pk=install.pk)
+        if install.connection_id:
+            return install.connection
+        current = (
+            ShopConnection.objects.select_for_update()
+            .filter(kind=install.kind, domain=install.domain, disconnected_at__isnull=True)
+            .first()
+        )
+        if current is not None and current.proven_at is not None:
+            install.outcome = "connected_already"
+            install.save(update_fields=["outcome"])
+            raise ShopRefused(_("This shop is connected already."))
+        now = timezone.now()
+        if current is not None and current.brand_id == install.brand_id:
+            # The brand proves its own earlier connection: the same webhook address goes on.
+            connection = current
+        else:
+            if current is not None:
+                current.disconnected_at, current.retired_reason = now, "taken_over"
+                current.save(update_fields=["disconnected_at", "retired_reason"])
+                transaction.on_commit(lambda: shop_taken_over_tell(shop=current))
+            connection = ShopConnection(brand=install.brand, kind=install.kind, domain=install.domain)
+            connection.claim_key = secrets.token_urlsafe(24)
+        connection.webhook_secret = install.webhook_secret
+        connection.campaign = install.campaign
+        connection.proven_at, connection.proof, connection.api_credentials = now, proof, api_credentials
+        connection.save()
+        install.connection, install.outcome = connection, "connected"
+        install.save(update_fields=["connection", "outcome"])
+    return connection
+
+
+def shop_taken_over_tell(*, shop: ShopConnection) -> None:
+    """Mail the retired connection's brand owners: the shop's proven owner connected it."""
+    owners = Membership.objects.filter(brand=live_brand_of(shop.brand), role__in=MANAGE_API)
+    owners = list(owners.values_list("user__email", flat=True))
+    if not owners:
+        return
+    subject = _("Your shop connection %(domain)s was retired") % {"domain": shop.domain}
+    body = _(
+        "%(domain)s was connected to your brand without proof that it is your shop. Its owner has "
+        "now connected it by installing from the shop itself, so your connection no longer takes its "
+        "orders. If the shop is yours, connect it again from the shop's admin."
+    ) % {"domain": shop.domain}
+    try:
+        send_mail(subject, body, None, owners)
+    except Exception:  # the retirement stands; the shops page says it too
+        logger.exception("could not tell brand %s its shop %s was taken over", shop.brand_id, shop.domain)
 
 
 def shop_disconnect(*, shop: ShopConnection) -> None:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from campaigns.selectors import campaign_budget
 from tests.verification.test_claim_races import race
+from tests.verification.test_shop_ownership import query
 from verification.cashback import purchase_confirm
 from verification.connectors import claim_signature, shop_connect
 from verification.models import ActionClaim, ProviderEvent, Purchase, ShopConnection
@@ -244,7 +245,7 @@ def test_a_claim_link_signed_for_another_order_claims_nothing(client, shopify):
 
 def test_an_owner_connects_a_shop_with_its_secret_and_sees_how_to_set_it_up(client, alice, alpaca, cashback):
     client.force_login(alice)
-    response = client.post(
+    authorize = client.post(
         "/brands/alpaca/shops/",
         {
             "kind": "shopify",
@@ -252,7 +253,10 @@ def test_an_owner_connects_a_shop_with_its_secret_and_sees_how_to_set_it_up(clie
             "webhook_secret": SECRET,
             "campaign": cashback.pk,
         },
-    )
+    )["Location"]
+    assert "/sandbox/shop-hosts/alpaca.myshopify.com/admin/oauth/authorize?" in authorize
+    approved = client.post(authorize.split("?")[0], {**query(authorize), "decision": "approve"})
+    response = client.get(approved["Location"])
     shop = ShopConnection.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/brands/alpaca/shops/{shop.pk}/"
     assert (shop.domain, shop.webhook_secret, shop.campaign) == ("alpaca.myshopify.com", SECRET, cashback)
@@ -260,7 +264,7 @@ def test_an_owner_connects_a_shop_with_its_secret_and_sees_how_to_set_it_up(clie
     page = client.get(response["Location"]).content.decode()
     assert f"/v/shops/{shop.public_id}/webhook/" in page and "orders/paid" in page
     assert "hmac_sha256" in page and shop.claim_key in page
-    assert SECRET not in page
+    assert SECRET not in page and shop.api_credentials not in page
 
 
 @pytest.mark.parametrize(
@@ -280,6 +284,7 @@ def test_bad_shop_details_are_refused_with_a_clear_message(client, alice, cashba
 
 
 def test_a_shop_is_connected_once(client, alice, shopify, cashback):
+    ShopConnection.objects.filter(pk=shopify.pk).update(proven_at=timezone.now(), proof="shopify_oauth")
     client.force_login(alice)
     data = {"kind": "shopify", "domain": shopify.domain, "webhook_secret": SECRET, "campaign": cashback.pk}
     response = client.post("/brands/alpaca/shops/", data)
