@@ -29,7 +29,7 @@ from campaigns.modes import live_brand_of
 from campaigns.roles import MANAGE_API
 from verification import sql
 from verification.cashback import CashbackError, Customer, purchase_record, purchase_refund
-from verification.models import ProviderEvent, Purchase, ShopConnection, ShopInstall, ShopKind
+from verification.models import ProviderEvent, Purchase, PurchaseStatus, ShopConnection, ShopInstall, ShopKind
 from verification.providers.shops import PAID, REFUND, Delivery, ShopOrder
 from verification.services.provider_events import (
     EVENT_PROCESSORS,
@@ -229,14 +229,18 @@ def _order_lock(order_key: str):
         sql.order_lock_release(order_key)
 
 
-def _taken_back_before(*, event: ProviderEvent, shop: ShopConnection, order: ShopOrder) -> bool:
-    return ProviderEvent.objects.filter(
-        provider=event.provider,
-        payload__connection=shop.pk,
-        payload__order__order_id=order.order_id,
-        payload__order__action=REFUND,
-        processed_at__isnull=False,
-    ).exists()
+def _refunds_before(*, event: ProviderEvent, shop: ShopConnection, order: ShopOrder) -> list[dict]:
+    """The order's refunds processed before its payment, as their deliveries said them."""
+    return [
+        payload["order"]
+        for payload in ProviderEvent.objects.filter(
+            provider=event.provider,
+            payload__connection=shop.pk,
+            payload__order__order_id=order.order_id,
+            payload__order__action=REFUND,
+            processed_at__isnull=False,
+        ).values_list("payload", flat=True)
+    ]
 
 
 def shop_event_process(*, event_id: int) -> str:
@@ -264,8 +268,12 @@ def shop_event_process(*, event_id: int) -> str:
 
 
 def _paid(event: ProviderEvent, shop: ShopConnection, order: ShopOrder, key: str) -> str:
-    if _taken_back_before(event=event, shop=shop, order=order):
-        return "refunded_before_payment"
+    before = _refunds_before(event=event, shop=shop, order=order)
+    refunds = dict(order.refunds)
+    for refund in before:
+        refunds.update(dict(refund.get("refunds") or ()))
+    if any(not refund.get("refunds") for refund in before) or sum(refunds.values()) >= order.amount:
+        return "refunded_before_payment"  # taken back whole
     customer = Customer(
         id=f"{shop.kind}:{order.customer_id}" if order.customer_id else "",
         email=order.email,
@@ -283,12 +291,23 @@ def _paid(event: ProviderEvent, shop: ShopConnection, order: ShopOrder, key: str
         )
     except CashbackError as refusal:
         return refusal.code
+    # Partial refunds the order lists, or that came before it: the cashback is what is kept.
+    if refunds:
+        outcome = _refund(
+            shop, ShopOrder(REFUND, order_id=order.order_id, refunds=tuple(refunds.items())), key
+        )
+        if not created or outcome != "partially_refunded":
+            return outcome
     return "purchase_recorded" if created else "purchase_known"
 
 
 def _refund(shop: ShopConnection, order: ShopOrder, key: str) -> str:
+    refunds = {str(refund_id): int(amount) for refund_id, amount in order.refunds} if order.refunds else None
     try:
-        purchase_refund(brand=shop.brand, order_id=key, reason=order.reason)
+        purchase_refund(brand=shop.brand, order_id=key, reason=order.reason, refunds=refunds)
+        whole = Purchase.objects.filter(brand=shop.brand, order_id=key, status=PurchaseStatus.REFUNDED)
+        if refunds is not None and not whole.exists():
+            return "partially_refunded"
     except CashbackError as refusal:
         # No purchase yet: the payment is on its way or was never made. This row, processed,
         # is what stops the payment from earning cashback when it comes.

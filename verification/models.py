@@ -95,6 +95,9 @@ class Purchase(models.Model):
     # What was bought, as the shop names its products (SKUs, else product ids): a share's reward
     # may depend on it.
     products = models.JSONField(default=list, blank=True, db_default=[])
+    # Partial refunds the shop reported, by the shop's refund id: {refund id: minor units}. The
+    # cashback is what the amount kept (amount - their sum) earns.
+    refunds = models.JSONField(default=dict, blank=True, db_default={})
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -83,7 +83,7 @@ def test_a_paid_shopify_order_earns_cashback_held_through_the_return_window(clie
 def test_a_refund_in_the_return_window_releases_the_hold(client, shopify, cashback):
     shop = SandboxShop(shopify, client=client)
     shop.order_paid(**PAID)
-    shop.order_refunded(order_id=PAID["order_id"])
+    shop.order_refunded(order_id=PAID["order_id"], amount=PAID["amount"])
 
     assert outcomes(shopify) == ["purchase_recorded", "refunded"]
     claim = claim_of(shopify, PAID["order_id"])
@@ -98,7 +98,7 @@ def test_a_refund_after_the_return_window_claws_the_cashback_back(client, shopif
     claim = claim_of(shopify, PAID["order_id"])
     purchase_confirm(purchase_id=claim.purchase_id, now=timezone.now() + timedelta(days=15))
 
-    shop.order_refunded(order_id=PAID["order_id"])
+    shop.order_refunded(order_id=PAID["order_id"], amount=PAID["amount"])
 
     assert outcomes(shopify)[-1] == "refunded"
     claim.refresh_from_db()
@@ -154,7 +154,7 @@ def test_a_retried_or_duplicated_delivery_is_stored_once_and_pays_once(client, s
 
 def test_a_refund_before_its_payment_means_the_payment_earns_nothing(client, shopify, cashback):
     shop = SandboxShop(shopify, client=client)
-    shop.order_refunded(order_id=PAID["order_id"])
+    shop.order_refunded(order_id=PAID["order_id"], amount=PAID["amount"])
     assert outcomes(shopify) == ["refund_before_payment"]
 
     shop.order_paid(**PAID)
@@ -167,7 +167,7 @@ def test_a_refund_before_its_payment_means_the_payment_earns_nothing(client, sho
 def test_a_payment_and_its_refund_delivered_out_of_order_are_processed_in_either_order(client, shopify):
     shop = SandboxShop(shopify, client=client)
     shop.order_paid(**PAID)
-    shop.order_refunded(order_id=PAID["order_id"])
+    shop.order_refunded(order_id=PAID["order_id"], amount=PAID["amount"])
     refund = ProviderEvent.objects.order_by("pk").last()
     provider_events_process(ids=[refund.pk])  # the refund's worker is first
     provider_events_process()
@@ -343,7 +343,7 @@ def test_a_payment_and_its_refund_processed_at_once_never_leave_cashback_behind(
         order = {**PAID, "order_id": 1000 + attempt}
         shop = SandboxShop(shopify, client=client)
         shop.order_paid(**order)
-        shop.order_refunded(order_id=order["order_id"])
+        shop.order_refunded(order_id=order["order_id"], amount=order["amount"])
         events = list(ProviderEvent.objects.filter(processed_at__isnull=True).values_list("pk", flat=True))
 
         race(2, lambda i, events=events: provider_events_process(ids=[events[i]]))
@@ -438,7 +438,7 @@ def test_a_refunded_order_never_keeps_cashback_whatever_the_order_of_processing(
     first_paid = None
     for kind in sent:
         if kind == "refund":
-            shop.order_refunded(order_id=order_id)
+            shop.order_refunded(order_id=order_id, amount=40_00)
         elif kind == "cancel":
             shop.order_cancelled(order_id=order_id, amount=40_00, currency="EUR", email="pat@example.com")
         elif kind == "paid_retry" and first_paid:
