@@ -108,10 +108,14 @@ def shop_install_pending(*, kind: str, state: str) -> ShopInstall | None:
     if not state:
         return None
     return (
+        # Once: an install the shop's answer completed or failed is not tried again with its state.
         ShopInstall.objects.filter(
-            kind=kind, state=state, connection__isnull=True, created_at__gt=timezone.now() - INSTALL_VALID
+            kind=kind,
+            state=state,
+            connection__isnull=True,
+            outcome="",
+            created_at__gt=timezone.now() - INSTALL_VALID,
         )
-        .exclude(outcome="connected")
         .select_related("brand", "campaign")
         .first()
     )

@@ -99,6 +99,8 @@ def test_asking_to_connect_sends_the_owner_to_install_the_app_on_that_shop(owner
 
 def test_installing_the_app_on_the_shop_connects_it_proven(owner, cashback):
     response = install_shopify(owner, cashback)
+    replayed = owner.get(response.wsgi_request.get_full_path())
+    assert replayed.status_code == 400  # the callback once more: its state and code are spent
 
     shop = ShopConnection.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/brands/alpaca/shops/{shop.pk}/"
@@ -123,6 +125,11 @@ def test_a_callback_shopify_did_not_sign_connects_nothing(owner, cashback):
     assert not ShopConnection.objects.exists()
     install.refresh_from_db()
     assert install.outcome == "proof_refused"
+    # Its state is spent: even a callback Shopify signed connects nothing now.
+    signed = shopify_callback_params(
+        domain=VICTIM, code="any", state=install.state, secret=settings.SHOPIFY_API_SECRET
+    )
+    assert owner.get("/v/shops/shopify/callback/", signed).status_code == 400
 
 
 @pytest.mark.parametrize("shop", ["other-store.myshopify.com", "victim-store.myshopify.com.evil.example"])
