@@ -150,3 +150,38 @@ def test_a_shopify_refund_of_the_whole_order_still_takes_the_whole_cashback(clie
     claim = ActionClaim.objects.get()
     assert (claim.status, claim.purchase.status) == ("rejected", "refunded")
     assert campaign_budget(campaign=share).held == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_partial_refunds_and_the_window_closing_at_once_leave_the_cashback_of_what_was_kept(
+    alpaca, share
+):
+    """Two refunds of one order processed by two workers while the return window closes: whichever
+    goes first, the person ends with 5 % of the 25.10 EUR kept, and the budget gave no more."""
+    from django.test import Client
+
+    from tests.verification.test_claim_races import race
+
+    shop = connect(alpaca, share, "shopify")
+    deliver(Client(), shop, "orders/paid", shopify_order())
+    claim = ActionClaim.objects.get()
+    for refund in (SHIPPING_BACK, shopify_refund(refund_id=509562970, line_amount="10.00")):
+        post(Client(), shop, topic="refunds/create", payload=refund, secret=SECRET, delivery_id=next(ids))
+    refunds = list(ProviderEvent.objects.filter(processed_at__isnull=True).values_list("pk", flat=True))
+    later = timezone.now() + timedelta(days=15)
+
+    race(
+        3,
+        lambda i: (
+            provider_events_process(ids=[refunds[i]])
+            if i < 2
+            else purchase_confirm(purchase_id=claim.purchase_id, now=later)
+        ),
+    )
+    purchase_confirm(purchase_id=claim.purchase_id, now=later)
+
+    claim.refresh_from_db()
+    payable = participant_payable_account(participant=claim.participant, currency="EUR")
+    assert (claim.status, claim.amount, payable.balance) == ("approved", 1_25, 1_25)
+    assert campaign_budget(campaign=share).held == 0
