@@ -254,6 +254,20 @@ def test_the_shops_proven_owner_takes_over_a_domain_claimed_without_proof(
     assert "was retired" in bob_client.get("/brands/bison/shops/").content.decode()
 
 
+def test_a_connection_made_without_proof_tells_its_owner_to_prove_it(owner, cashback):
+    claimed = shop_connect(
+        brand=cashback.brand, kind="shopify", domain=VICTIM, webhook_secret=SECRET, campaign=cashback
+    )
+    assert 'data-testid="shop-unproven"' in owner.get(f"/brands/alpaca/shops/{claimed.pk}/").content.decode()
+
+    install_shopify(owner, cashback)  # the brand proves its own shop: the same connection goes on
+
+    claimed.refresh_from_db()
+    assert claimed.proven_at is not None and claimed.disconnected_at is None
+    assert ShopConnection.objects.count() == 1
+    assert "shop-unproven" not in owner.get(f"/brands/alpaca/shops/{claimed.pk}/").content.decode()
+
+
 def test_a_proven_connection_cannot_be_taken_over(owner, cashback, bob, bison, make_live_campaign):
     install_shopify(owner, cashback)
     bisons = make_live_campaign(slug="bikes-back", package="cashback", brand=bison)
