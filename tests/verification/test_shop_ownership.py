@@ -278,3 +278,13 @@ def test_a_proven_connection_cannot_be_taken_over(owner, cashback, bob, bison, m
 
     assert response.status_code == 400 and "connected already" in response.content.decode()
     assert ShopConnection.objects.get().brand.slug == "alpaca"
+
+
+@pytest.mark.parametrize("body", ["not json", '{"user_id": "x"}', "[]"])
+def test_a_callback_body_that_is_not_a_woocommerce_key_is_refused_and_nothing_changes(owner, cashback, body):
+    start(owner, cashback, kind="woocommerce", domain="shop.alpaca.example")
+
+    response = Client().post("/v/shops/woocommerce/callback/", body, content_type="application/json")
+
+    assert response.status_code == 400 and b"WooCommerce posts" in response.content
+    assert not ShopConnection.objects.exists() and ShopInstall.objects.get().outcome == ""
