@@ -126,6 +126,13 @@ TIKTOK_BUSINESS_API_BASE = os.environ.get(
 )
 TIKTOK_ADS_ACCESS_TOKEN = os.environ.get("TIKTOK_ADS_ACCESS_TOKEN", "sbx-ads-token" if SANDBOX else "")
 TIKTOK_ADVERTISER_ID = os.environ.get("TIKTOK_ADVERTISER_ID", "7000000000000000001" if SANDBOX else "")
+# Shops: JoyBack's Shopify app (its OAuth install proves a shop is the brand's), and where a shop's
+# own endpoints are: the shop itself, or in the sandbox the sandbox shops answering for any domain.
+SHOPIFY_API_KEY = os.environ.get("SHOPIFY_API_KEY", "sbx-joyback-shopify" if SANDBOX else "")
+SHOPIFY_API_SECRET = os.environ.get("SHOPIFY_API_SECRET", "sbx-shopify-secret" if SANDBOX else "")
+SHOP_HOST_BASE = os.environ.get(
+    "SHOP_HOST_BASE", "/sandbox/shop-hosts/{domain}" if SANDBOX else "https://{domain}"
+)
 # Posting through JoyBack (TikTok Direct Post): TikTok takes videos up to 4 GB. A chosen file is
 # stored here (streamed to disk, never held in memory) until a worker has sent it to TikTok.
 TIKTOK_POST_MAX_BYTES = int(os.environ.get("TIKTOK_POST_MAX_BYTES", str(4 * 1024**3)))

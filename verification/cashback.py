@@ -308,15 +308,37 @@ def purchases_due(*, now=None) -> list[int]:
     )
 
 
-def purchase_refund(*, brand: Brand, order_id: str, reason: str = "") -> ActionClaim:
+def purchase_reward_for_kept(*, claim: ActionClaim, purchase: Purchase, kept: int) -> int:
+    """What a purchase earns once part of it was refunded: what the amount kept would have earned
+    (a share of it, or the fixed sum in proportion), never more than the claim is worth now."""
+    if kept <= 0:
+        return 0
+    if claim.rule.cashback_basis_points:
+        earned = cashback_amount(rule=claim.rule, purchase_amount=kept)
+    else:
+        earned = claim.rule.reward_amount * kept // purchase.amount
+    return min(earned, claim.amount)
+
+
+def purchase_refund(
+    *, brand: Brand, order_id: str, reason: str = "", refunds: dict[str, int] | None = None
+) -> ActionClaim:
     """The order came back. In the return window the held cashback is released; once confirmed,
-    the reward is clawed back (netted against the person's next payout). Refunding twice is a no-op."""
+    the reward is clawed back (netted against the person's next payout). Refunding twice is a no-op.
+
+    refunds: part of it came back, {the shop's refund id: minor units}; reported again, a refund
+    counts once. The cashback becomes what the amount kept earns: the hold shrinks, or the
+    difference is clawed back; refunds adding up to the whole amount are the whole refund."""
     purchase = Purchase.objects.filter(brand=brand, order_id=order_id).first()
     if purchase is None:
         raise CashbackError(
             "order_unknown", _("No purchase with this order id."), field="order_id", status=404
         )
     reason = (reason or "refund")[:200]
+    if refunds is not None:
+        claim = _purchase_refund_part(purchase=purchase, refunds=refunds)
+        if claim is not None:
+            return claim
     with transaction.atomic(durable=True):
         locked = Purchase.objects.select_for_update().get(pk=purchase.pk)
         claim = ActionClaim.objects.select_related("rule", "campaign", "purchase").get(purchase=locked)
@@ -338,6 +360,50 @@ def purchase_refund(*, brand: Brand, order_id: str, reason: str = "") -> ActionC
         if locked.status != PurchaseStatus.REFUNDED:
             _purchase_refunded(locked, reason)
             claim_event_emit(claim, "purchase.refunded")
+    return claim
+
+
+def _purchase_refund_part(*, purchase: Purchase, refunds: dict[str, int]) -> ActionClaim | None:
+    """Record partial refunds and lower the cashback to what is kept; None when, together, they
+    take back the whole purchase (the caller refunds it whole)."""
+    from verification.services.rewards import claim_hold_reduce, claim_reward_take_back
+
+    with transaction.atomic(durable=True):
+        locked = Purchase.objects.select_for_update().get(pk=purchase.pk)
+        claim = ActionClaim.objects.select_related("rule", "campaign", "purchase").get(purchase=locked)
+        if locked.status == PurchaseStatus.REFUNDED:
+            return claim
+        merged = {**locked.refunds, **{str(key): int(value) for key, value in refunds.items() if value > 0}}
+        kept = locked.amount - sum(merged.values())
+        reward = purchase_reward_for_kept(claim=claim, purchase=locked, kept=kept)
+        if reward <= 0:
+            return None
+        if merged != locked.refunds:
+            locked.refunds = merged
+            locked.save(update_fields=["refunds"])
+        claim = (
+            ActionClaim.objects.select_for_update(of=("self",))
+            .select_related("rule", "campaign")
+            .get(pk=claim.pk)
+        )
+        less = claim.amount - reward
+        if less <= 0 or claim.status in (ClaimStatus.REJECTED, ClaimStatus.CLAWED_BACK):
+            return claim
+        if claim.ledger_transaction_id:
+            # Paid or owed already: the difference goes back through the clawback's own posting.
+            claim_reward_take_back(
+                claim,
+                reason="partially refunded",
+                amount=less,
+                idempotency_key=f"clawback:{claim.pk}:kept:{kept}",
+            )
+            ActionClaim.objects.filter(pk=claim.pk).update(amount=reward)
+            claim.amount = reward
+        elif claim.hold_id:
+            claim_hold_reduce(claim, amount=reward)
+        else:
+            ActionClaim.objects.filter(pk=claim.pk).update(amount=reward)
+            claim.amount = reward
     return claim
 
 

@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign, Trigger
 from verification.models import ShopKind
+from verification.providers.shop_auth import SHOPIFY_SHOP
 
 HOSTNAME = re.compile(r"^(?=.{4,80}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$")
 
@@ -50,7 +51,7 @@ class ShopConnectForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if data.get("kind") == ShopKind.SHOPIFY and not data.get("domain", "").endswith(".myshopify.com"):
+        if data.get("kind") == ShopKind.SHOPIFY and not SHOPIFY_SHOP.match(data.get("domain", "")):
             self.add_error(
                 "domain",
                 _("Shopify names the shop by its myshopify.com domain, like your-shop.myshopify.com."),

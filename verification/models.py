@@ -95,6 +95,9 @@ class Purchase(models.Model):
     # What was bought, as the shop names its products (SKUs, else product ids): a share's reward
     # may depend on it.
     products = models.JSONField(default=list, blank=True, db_default=[])
+    # Partial refunds the shop reported, by the shop's refund id: {refund id: minor units}. The
+    # cashback is what the amount kept (amount - their sum) earns.
+    refunds = models.JSONField(default=dict, blank=True, db_default={})
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -371,6 +374,15 @@ class ShopConnection(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     disconnected_at = models.DateTimeField(null=True, blank=True)
+    # The shop's own proof that its owner connected it: Shopify's OAuth install of our app on that
+    # shop, or a REST API key WooCommerce created in that store's admin. Without it (connections
+    # made before proofs were asked) the domain can be taken over by whoever proves it.
+    proven_at = models.DateTimeField(null=True, blank=True)
+    proof = models.CharField(max_length=20, blank=True, default="")
+    api_credentials = EncryptedTextField(blank=True, default="")
+    retired_reason = models.CharField(
+        max_length=20, blank=True, default="", help_text="'taken_over' when a proven owner connected the shop"
+    )
 
     class Meta:
         constraints = [
@@ -383,6 +395,27 @@ class ShopConnection(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()} {self.domain}"
+
+
+class ShopInstall(models.Model):
+    """A connection on its way: the owner asked to connect a shop and was sent to it to install our
+    app (Shopify) or approve a key (WooCommerce); the state names this row in the shop's answer."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=12, choices=ShopKind.choices)
+    domain = models.CharField(max_length=80)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    webhook_secret = EncryptedTextField()
+    state = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    connection = models.ForeignKey(
+        ShopConnection, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    outcome = models.CharField(max_length=40, blank=True, default="")
+
+    def __str__(self):
+        return f"{self.kind} {self.domain} for {self.brand_id}"
 
 
 class OptinCode(models.Model):

@@ -186,6 +186,13 @@ def shop_connections_for_brand(*, brand):
     return ShopConnection.objects.filter(brand=brand, disconnected_at__isnull=True).select_related("campaign")
 
 
+def shop_connections_retired(*, brand):
+    """Connections the shop's proven owner took over: the brand is told on its shops page."""
+    return ShopConnection.objects.filter(brand=brand, retired_reason="taken_over").order_by(
+        "-disconnected_at"
+    )[:10]
+
+
 def shop_get_for_brand(*, brand, shop_id: int) -> ShopConnection | None:
     return ShopConnection.objects.filter(brand=brand, pk=shop_id).select_related("campaign").first()
 

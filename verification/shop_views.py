@@ -3,8 +3,10 @@
 import json
 import logging
 
+from allauth.core.exceptions import ReauthenticationRequired
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -15,17 +17,33 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaigns import roles
 from campaigns.access import brand_member_required
+from campaigns.models import Membership
+from campaigns.modes import live_brand_of, test_slug
+from joyback.mfa import recently_authenticated
 from verification.connectors import (
     ShopRefused,
     shop_claim_purchase,
-    shop_connect,
     shop_delivery_store,
     shop_disconnect,
+    shop_install_complete,
+    shop_install_pending,
+    shop_install_refused,
+    shop_install_start,
 )
 from verification.forms import ShopConnectForm
+from verification.models import ShopInstall
+from verification.providers.shop_auth import (
+    ShopAuthFailed,
+    shopify_access_token,
+    shopify_authorize_url,
+    shopify_callback_verify,
+    woocommerce_authorize_url,
+    woocommerce_key_verify,
+)
 from verification.providers.shops import DELIVERY_READERS, SIGNATURE_HEADER, DeliveryInvalid, signature_valid
 from verification.selectors import (
     shop_connections_for_brand,
+    shop_connections_retired,
     shop_deliveries_recent,
     shop_get_connected,
     shop_get_for_brand,
@@ -98,29 +116,154 @@ def claim_link_template(request, shop) -> dict:
     }
 
 
-@brand_member_required()
+@brand_member_required(money=True)
 @require_http_methods(["GET", "POST"])
 def shops(request):
+    """The brand's shops; an owner connects one here by proving it in the shop itself: with the
+    second factor set up and the password asked again, they are sent to install our Shopify app or
+    approve a WooCommerce key, and the shop's answer connects it."""
     form = ShopConnectForm(request.POST or None, brand=request.brand)
     if request.method == "POST":
         if request.membership.role not in roles.MANAGE_API:
             raise PermissionDenied("Your role in this brand does not allow this.")
+        if not recently_authenticated(request):
+            raise ReauthenticationRequired()
         if form.is_valid():
             try:
-                shop = shop_connect(brand=request.brand, **form.cleaned_data)
+                install = shop_install_start(brand=request.brand, user=request.user, **form.cleaned_data)
             except ShopRefused as refusal:
                 form.add_error("domain", str(refusal))
             else:
-                messages.success(request, _("Connected. Now add the webhooks in your shop, as shown below."))
-                return redirect("verification:shop_detail", brand_slug=request.brand.slug, shop_id=shop.pk)
+                return HttpResponseRedirect(_authorize_url(request, install))
     context = {
         "brand": request.brand,
         "membership": request.membership,
         "roles": roles,
         "form": form,
         "shops": shop_connections_for_brand(brand=request.brand),
+        "retired": shop_connections_retired(brand=request.brand),
     }
     return render(request, "verification/shops.html", context, status=400 if form.errors else 200)
+
+
+def _authorize_url(request, install) -> str:
+    if install.kind == "shopify":
+        return shopify_authorize_url(
+            domain=install.domain,
+            state=install.state,
+            redirect_uri=request.build_absolute_uri(reverse("verification:shopify_callback")),
+        )
+    return woocommerce_authorize_url(
+        domain=install.domain,
+        state=install.state,
+        return_url=request.build_absolute_uri(reverse("verification:woocommerce_return")),
+        callback_url=request.build_absolute_uri(reverse("verification:woocommerce_callback")),
+    )
+
+
+def _brand_slug(brand) -> str:
+    return brand.slug if brand.livemode else test_slug(live_brand_of(brand))
+
+
+def _install_for_user(request, *, kind: str, state: str):
+    """The pending install the shop's answer names, if it is this owner's and they still own the brand."""
+    install = shop_install_pending(kind=kind, state=state)
+    if install is None or install.user_id != request.user.pk:
+        return None
+    owner = Membership.objects.filter(
+        brand=live_brand_of(install.brand), user=request.user, role__in=roles.MANAGE_API
+    ).exists()
+    return install if owner else None
+
+
+def _install_failed(request, status=400):
+    return render(request, "verification/shop_install_failed.html", status=status)
+
+
+def _connected(request, install, connection):
+    messages.success(request, _("Connected. Now add the webhooks in your shop, as shown below."))
+    return redirect("verification:shop_detail", brand_slug=_brand_slug(install.brand), shop_id=connection.pk)
+
+
+@login_required
+@require_GET
+def shopify_callback(request):
+    """Shopify sends the owner back here once they installed our app on their shop."""
+    params = request.GET.dict()
+    install = _install_for_user(request, kind="shopify", state=params.get("state", ""))
+    if install is None:
+        return _install_failed(request)
+    try:
+        shop = shopify_callback_verify(params=params)
+        if shop != install.domain:
+            raise ShopAuthFailed(f"installed on {shop}, not {install.domain}")
+        token = shopify_access_token(domain=shop, code=params.get("code", ""))
+    except ShopAuthFailed as failure:
+        logger.warning("Shopify install of %s refused: %s", install.domain, failure)
+        shop_install_refused(install=install, reason="proof_refused")
+        return _install_failed(request)
+    try:
+        connection = shop_install_complete(install=install, proof="shopify_oauth", api_credentials=token)
+    except ShopRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect("verification:shops", brand_slug=_brand_slug(install.brand))
+    return _connected(request, install, connection)
+
+
+@csrf_exempt
+@require_POST
+def woocommerce_callback(request):
+    """The store POSTs the key its admin just approved. It counts once the store's REST API takes it."""
+    try:
+        key = json.loads(request.body)
+        state, consumer_key, consumer_secret = (
+            str(key["user_id"]),
+            str(key["consumer_key"]),
+            str(key["consumer_secret"]),
+        )
+    except (ValueError, KeyError, TypeError):
+        return HttpResponseBadRequest("expected the key as WooCommerce posts it", content_type="text/plain")
+    install = shop_install_pending(kind="woocommerce", state=state)
+    if install is None:
+        return HttpResponseBadRequest("no such authorization", content_type="text/plain")
+    try:
+        woocommerce_key_verify(
+            domain=install.domain, consumer_key=consumer_key, consumer_secret=consumer_secret
+        )
+    except ShopAuthFailed as failure:
+        logger.warning("WooCommerce key for %s refused: %s", install.domain, failure)
+        shop_install_refused(install=install, reason="proof_refused")
+        return HttpResponseBadRequest("the key does not work on this store", content_type="text/plain")
+    try:
+        shop_install_complete(
+            install=install,
+            proof="woocommerce_key",
+            api_credentials=json.dumps({"consumer_key": consumer_key, "consumer_secret": consumer_secret}),
+        )
+    except ShopRefused:
+        return HttpResponse("connected already", status=409, content_type="text/plain")
+    return HttpResponse("ok", content_type="text/plain")
+
+
+@login_required
+@require_GET
+def woocommerce_return(request):
+    """The store sends the owner back here; its callback has connected the shop, or not."""
+    state = request.GET.get("user_id", "")
+    install = (
+        ShopInstall.objects.filter(kind="woocommerce", state=state, user=request.user).first()
+        if state
+        else None
+    )
+    if install is None:
+        return _install_failed(request)
+    if install.connection_id:
+        return _connected(request, install, install.connection)
+    if request.GET.get("success") == "0":
+        messages.error(request, _("The store was not connected: the key was not approved."))
+    else:
+        messages.error(request, _("The store did not send us its key. Connect it again."))
+    return redirect("verification:shops", brand_slug=_brand_slug(install.brand))
 
 
 @brand_member_required()

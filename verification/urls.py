@@ -1,6 +1,7 @@
 from django.urls import include, path, re_path
 
 from verification import brand_tables, content_views, shop_views, views
+from verification.sandbox import shop_hosts
 from verification.sandbox import shops as sandbox_shops
 from verification.sandbox import whatsapp as sandbox_whatsapp
 from verification.sandbox.tiktok import business as tiktok_business
@@ -29,6 +30,9 @@ claim_flow = [
         content_views.licence_revoke_view,
         name="licence_revoke",
     ),
+    path("shops/shopify/callback/", shop_views.shopify_callback, name="shopify_callback"),
+    path("shops/woocommerce/callback/", shop_views.woocommerce_callback, name="woocommerce_callback"),
+    path("shops/woocommerce/return/", shop_views.woocommerce_return, name="woocommerce_return"),
     path("shops/<str:public_id>/webhook/", shop_views.shop_webhook, name="shop_webhook"),
     path(
         "shops/<str:public_id>/claim/<str:order_id>/<str:signature>/",
@@ -82,6 +86,26 @@ sandbox = [
     path("tiktok/studio/", tiktok_studio.studio, name="sandbox_tiktok_studio"),
     path("whatsapp/phone/", sandbox_whatsapp.phone, name="sandbox_whatsapp_phone"),
     path("shops/<str:public_id>/", sandbox_shops.shop_page, name="sandbox_shop"),
+    re_path(
+        r"^shop-hosts/(?P<domain>[a-z0-9.-]+)/admin/oauth/authorize/?$",
+        shop_hosts.shopify_authorize,
+        name="sandbox_shopify_authorize",
+    ),
+    re_path(
+        r"^shop-hosts/(?P<domain>[a-z0-9.-]+)/admin/oauth/access_token/?$",
+        shop_hosts.shopify_access_token,
+        name="sandbox_shopify_access_token",
+    ),
+    re_path(
+        r"^shop-hosts/(?P<domain>[a-z0-9.-]+)/wc-auth/v1/authorize/?$",
+        shop_hosts.woocommerce_authorize,
+        name="sandbox_woocommerce_authorize",
+    ),
+    re_path(
+        r"^shop-hosts/(?P<domain>[a-z0-9.-]+)/wp-json/wc/v3/orders/?$",
+        shop_hosts.woocommerce_orders,
+        name="sandbox_woocommerce_orders",
+    ),
     path(
         "whatsapp/graph/v21.0/<str:phone_number_id>/messages",
         sandbox_whatsapp.graph_messages,

@@ -47,6 +47,9 @@ def test_a_connected_sandbox_shops_order_earns_cashback_that_is_paid(
     page.get_by_label("Cashback campaign").select_option(label="Cashback Week")
     screenshot(page, "shops-01-connect")
     page.get_by_role("button", name="Connect", exact=True).click()
+    # The shop's own admin: installing the app there is the proof the shop is Alpaca's.
+    page.get_by_text("Install JoyBack on alpaca-coffee.myshopify.com").wait_for()
+    page.get_by_role("button", name="Install app").click()
     page.get_by_text("Connected. Now add the webhooks in your shop").wait_for()
     assert "hmac_sha256" in page.get_by_test_id("claim-link-template").inner_text()
     screenshot(page, "shops-02-connected")

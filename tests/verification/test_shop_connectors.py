@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from campaigns.selectors import campaign_budget
 from tests.verification.test_claim_races import race
+from tests.verification.test_shop_ownership import query
 from verification.cashback import purchase_confirm
 from verification.connectors import claim_signature, shop_connect
 from verification.models import ActionClaim, ProviderEvent, Purchase, ShopConnection
@@ -82,7 +83,7 @@ def test_a_paid_shopify_order_earns_cashback_held_through_the_return_window(clie
 def test_a_refund_in_the_return_window_releases_the_hold(client, shopify, cashback):
     shop = SandboxShop(shopify, client=client)
     shop.order_paid(**PAID)
-    shop.order_refunded(order_id=PAID["order_id"])
+    shop.order_refunded(order_id=PAID["order_id"], amount=PAID["amount"])
 
     assert outcomes(shopify) == ["purchase_recorded", "refunded"]
     claim = claim_of(shopify, PAID["order_id"])
@@ -97,7 +98,7 @@ def test_a_refund_after_the_return_window_claws_the_cashback_back(client, shopif
     claim = claim_of(shopify, PAID["order_id"])
     purchase_confirm(purchase_id=claim.purchase_id, now=timezone.now() + timedelta(days=15))
 
-    shop.order_refunded(order_id=PAID["order_id"])
+    shop.order_refunded(order_id=PAID["order_id"], amount=PAID["amount"])
 
     assert outcomes(shopify)[-1] == "refunded"
     claim.refresh_from_db()
@@ -153,7 +154,7 @@ def test_a_retried_or_duplicated_delivery_is_stored_once_and_pays_once(client, s
 
 def test_a_refund_before_its_payment_means_the_payment_earns_nothing(client, shopify, cashback):
     shop = SandboxShop(shopify, client=client)
-    shop.order_refunded(order_id=PAID["order_id"])
+    shop.order_refunded(order_id=PAID["order_id"], amount=PAID["amount"])
     assert outcomes(shopify) == ["refund_before_payment"]
 
     shop.order_paid(**PAID)
@@ -166,7 +167,7 @@ def test_a_refund_before_its_payment_means_the_payment_earns_nothing(client, sho
 def test_a_payment_and_its_refund_delivered_out_of_order_are_processed_in_either_order(client, shopify):
     shop = SandboxShop(shopify, client=client)
     shop.order_paid(**PAID)
-    shop.order_refunded(order_id=PAID["order_id"])
+    shop.order_refunded(order_id=PAID["order_id"], amount=PAID["amount"])
     refund = ProviderEvent.objects.order_by("pk").last()
     provider_events_process(ids=[refund.pk])  # the refund's worker is first
     provider_events_process()
@@ -244,7 +245,7 @@ def test_a_claim_link_signed_for_another_order_claims_nothing(client, shopify):
 
 def test_an_owner_connects_a_shop_with_its_secret_and_sees_how_to_set_it_up(client, alice, alpaca, cashback):
     client.force_login(alice)
-    response = client.post(
+    authorize = client.post(
         "/brands/alpaca/shops/",
         {
             "kind": "shopify",
@@ -252,7 +253,10 @@ def test_an_owner_connects_a_shop_with_its_secret_and_sees_how_to_set_it_up(clie
             "webhook_secret": SECRET,
             "campaign": cashback.pk,
         },
-    )
+    )["Location"]
+    assert "/sandbox/shop-hosts/alpaca.myshopify.com/admin/oauth/authorize?" in authorize
+    approved = client.post(authorize.split("?")[0], {**query(authorize), "decision": "approve"})
+    response = client.get(approved["Location"])
     shop = ShopConnection.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/brands/alpaca/shops/{shop.pk}/"
     assert (shop.domain, shop.webhook_secret, shop.campaign) == ("alpaca.myshopify.com", SECRET, cashback)
@@ -260,7 +264,7 @@ def test_an_owner_connects_a_shop_with_its_secret_and_sees_how_to_set_it_up(clie
     page = client.get(response["Location"]).content.decode()
     assert f"/v/shops/{shop.public_id}/webhook/" in page and "orders/paid" in page
     assert "hmac_sha256" in page and shop.claim_key in page
-    assert SECRET not in page
+    assert SECRET not in page and shop.api_credentials not in page
 
 
 @pytest.mark.parametrize(
@@ -280,6 +284,7 @@ def test_bad_shop_details_are_refused_with_a_clear_message(client, alice, cashba
 
 
 def test_a_shop_is_connected_once(client, alice, shopify, cashback):
+    ShopConnection.objects.filter(pk=shopify.pk).update(proven_at=timezone.now(), proof="shopify_oauth")
     client.force_login(alice)
     data = {"kind": "shopify", "domain": shopify.domain, "webhook_secret": SECRET, "campaign": cashback.pk}
     response = client.post("/brands/alpaca/shops/", data)
@@ -338,7 +343,7 @@ def test_a_payment_and_its_refund_processed_at_once_never_leave_cashback_behind(
         order = {**PAID, "order_id": 1000 + attempt}
         shop = SandboxShop(shopify, client=client)
         shop.order_paid(**order)
-        shop.order_refunded(order_id=order["order_id"])
+        shop.order_refunded(order_id=order["order_id"], amount=order["amount"])
         events = list(ProviderEvent.objects.filter(processed_at__isnull=True).values_list("pk", flat=True))
 
         race(2, lambda i, events=events: provider_events_process(ids=[events[i]]))
@@ -373,7 +378,7 @@ def test_the_demo_connects_both_sandbox_shops_and_tells_their_story():
 def test_only_what_the_cashback_needs_is_kept_of_a_delivery(client, shopify):
     SandboxShop(shopify, client=client).order_paid(**PAID)
     stored = ProviderEvent.objects.get().payload
-    assert set(stored) == {"connection", "topic", "order"}
+    assert set(stored) == {"connection", "topic", "delivery_id", "order"}
     assert stored["order"]["email"] == "pat@example.com" and "financial_status" not in json.dumps(stored)
 
 
@@ -433,7 +438,7 @@ def test_a_refunded_order_never_keeps_cashback_whatever_the_order_of_processing(
     first_paid = None
     for kind in sent:
         if kind == "refund":
-            shop.order_refunded(order_id=order_id)
+            shop.order_refunded(order_id=order_id, amount=40_00)
         elif kind == "cancel":
             shop.order_cancelled(order_id=order_id, amount=40_00, currency="EUR", email="pat@example.com")
         elif kind == "paid_retry" and first_paid:

@@ -52,12 +52,37 @@ def shopify_order(*, order_id: int, amount: int, currency: str, email: str, canc
         "cancelled_at": _now() if cancelled else None,
         "cancel_reason": "customer" if cancelled else None,
         "created_at": _now(),
+        "test": False,
         "customer": {"id": order_id + 7, "email": email},
     }
 
 
-def shopify_refund(*, order_id: int) -> dict:
-    return {"id": order_id + 11, "order_id": order_id, "created_at": _now(), "note": "Returned"}
+def shopify_refund(*, order_id: int, amount: int, currency: str, refund_id: int | None = None) -> dict:
+    """Shopify's refund resource (refunds/create): the money sent back is its refund transaction."""
+    refund_id = refund_id or order_id + 11
+    return {
+        "id": refund_id,
+        "order_id": order_id,
+        "admin_graphql_api_id": f"gid://shopify/Refund/{refund_id}",
+        "created_at": _now(),
+        "processed_at": _now(),
+        "note": "Returned",
+        "restock": True,
+        "refund_line_items": [],
+        "order_adjustments": [],
+        "transactions": [
+            {
+                "id": refund_id + 1,
+                "order_id": order_id,
+                "kind": "refund",
+                "status": "success",
+                "gateway": "bogus",
+                "amount": str(to_major(amount, currency)),
+                "currency": currency,
+                "test": False,
+            }
+        ],
+    }
 
 
 def woocommerce_order(*, order_id: int, amount: int, currency: str, email: str, status: str, skus=()) -> dict:
@@ -73,6 +98,7 @@ def woocommerce_order(*, order_id: int, amount: int, currency: str, email: str, 
         "customer_id": 0,
         "billing": {"email": email, "first_name": "Sandbox", "last_name": "Buyer"},
         "date_created_gmt": _now(),
+        "date_modified_gmt": _now(),
         "date_paid_gmt": _now() if status in ("processing", "completed") else None,
     }
 
@@ -131,9 +157,11 @@ class SandboxShop:
         )
         return self.deliver("order.updated", payload, **options)
 
-    def order_refunded(self, *, order_id: int, amount: int = 1, currency: str = "EUR", email="", **options):
+    def order_refunded(self, *, order_id: int, amount: int, currency: str = "EUR", email="", **options):
+        """The whole order refunded (amount is the order's total)."""
         if self.shop.kind == "shopify":
-            return self.deliver("refunds/create", shopify_refund(order_id=order_id), **options)
+            refund = shopify_refund(order_id=order_id, amount=amount, currency=currency)
+            return self.deliver("refunds/create", refund, **options)
         payload = woocommerce_order(
             order_id=order_id, amount=amount, currency=currency, email=email, status="refunded"
         )
@@ -179,7 +207,14 @@ def shop_page(request, public_id):
         email = request.POST.get("email", "").strip()[:254] or "buyer@example.com"
         if request.POST.get("action") == "refund":
             order_id = int(request.POST.get("order_id", "0") or 0)
-            sandbox.order_refunded(order_id=order_id, currency=currency, amount=1, email=email)
+            paid = ProviderEvent.objects.filter(
+                provider=shop.kind,
+                payload__connection=shop.pk,
+                payload__order__order_id=str(order_id),
+                payload__order__action="paid",
+            ).first()
+            amount = paid.payload["order"]["amount"] if paid else 1
+            sandbox.order_refunded(order_id=order_id, currency=currency, amount=amount or 1, email=email)
         else:
             try:
                 amount = round(float(request.POST.get("amount", "40")) * 100)

@@ -71,18 +71,22 @@ def claim_clawback(*, claim: ActionClaim, reason: str) -> ActionClaim:
     return claim
 
 
-def claim_reward_take_back(claim: ActionClaim, *, reason: str, idempotency_key: str) -> None:
+def claim_reward_take_back(
+    claim: ActionClaim, *, reason: str, idempotency_key: str, amount: int | None = None
+) -> None:
     """A posted reward back to its budget: from the person's payable while it is still there,
-    the rest (already paid out) as a debt on their receivable."""
+    the rest (already paid out) as a debt on their receivable. amount: only part of it (a
+    partial refund), else the whole claim amount."""
+    amount = claim.amount if amount is None else amount
     payable = participant_payable_account(participant=claim.participant, currency=claim.currency)
     receivable = participant_receivable_account(participant=claim.participant, currency=claim.currency)
     accounts = accounts_lock(account_ids=[payable.pk, receivable.pk])
-    from_payable = min(max(accounts[payable.pk].balance, 0), claim.amount)
-    legs = [(campaign_budget_account(campaign=claim.campaign), -claim.amount)]
+    from_payable = min(max(accounts[payable.pk].balance, 0), amount)
+    legs = [(campaign_budget_account(campaign=claim.campaign), -amount)]
     if from_payable:
         legs.append((accounts[payable.pk], from_payable))
-    if claim.amount - from_payable:
-        legs.append((accounts[receivable.pk], claim.amount - from_payable))
+    if amount - from_payable:
+        legs.append((accounts[receivable.pk], amount - from_payable))
     posting_post(
         posting=Posting(
             reason="clawback",
@@ -302,6 +306,20 @@ def claim_hold_reserve(claim: ActionClaim) -> None:
         raise ClaimRefused("fully_claimed") from None
     ActionClaim.objects.filter(pk=claim.pk).update(hold_id=hold.pk)
     claim.hold_id = hold.pk
+
+
+def claim_hold_reduce(claim: ActionClaim, *, amount: int) -> None:
+    """The waiting claim is now worth less (a partial refund): its hold is swapped for one of the
+    new amount, in the caller's transaction (the budget is never short in between)."""
+    claim_hold_release(claim)
+    hold = hold_reserve(
+        account=campaign_budget_account(campaign=claim.campaign),
+        amount=amount,
+        idempotency_key=f"claim-hold:{claim.pk}:{amount}",
+        reference=f"claim:{claim.pk}",
+    )
+    ActionClaim.objects.filter(pk=claim.pk).update(hold_id=hold.pk, amount=amount)
+    claim.hold_id, claim.amount = hold.pk, amount
 
 
 def claim_hold_release(claim: ActionClaim) -> None:

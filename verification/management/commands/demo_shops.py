@@ -42,7 +42,9 @@ class Command(BaseCommand):
         shop.order_paid(order_id=5_100_000_001, delivery_id=delivery, **order)  # the shop's retry
         shop.order_paid(order_id=5_100_000_002, **order)
         shop.order_paid(order_id=5_100_000_002, **order)  # the same order, another delivery
-        shop.order_refunded(order_id=5_100_000_003)  # before its payment, as deliveries may come
+        shop.order_refunded(
+            order_id=5_100_000_003, amount=order["amount"]
+        )  # before its payment, as deliveries may come
         provider_events_process()
         shop.order_paid(order_id=5_100_000_003, **order)
 
