@@ -24,6 +24,7 @@ from compliance.selectors import disclosure_for
 from joyback.limits import json_loads
 from joyback.machine import machine_endpoint
 from joyback.mfa import reauthentication_required
+from joyback.modes import provider_routed_for
 from joyback.ratelimit import client_address
 from verification import posting
 from verification.models import Provider
@@ -182,10 +183,11 @@ def tiktok_callback(request):
         messages.info(request, _("TikTok sign-in was cancelled. You can try again whenever you like."))
         return redirect(landing)
     try:
-        user = tiktok.login_complete(
-            code=request.GET.get("code", ""),
-            redirect_uri=request.build_absolute_uri(reverse("verification:tiktok_callback")),
-        )
+        with provider_routed_for(livemode=campaign.brand.livemode):
+            user = tiktok.login_complete(
+                code=request.GET.get("code", ""),
+                redirect_uri=request.build_absolute_uri(reverse("verification:tiktok_callback")),
+            )
     except tiktok.TikTokError:
         messages.error(request, _("TikTok could not confirm your sign-in. Please try again."))
         return redirect(landing)
