@@ -492,3 +492,33 @@ def test_staff_see_the_drift_amounts_on_healthz(client, drifts, make_user):
 
     assert any("PROVIDER DRIFT" in line and "-5000012" in line for line in body["bank"])
     assert any("7,777.77" in line for line in body["bank"])
+
+
+# What held before stays: the sandboxes are closed to the network in production, test payouts stay.
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/sandbox/tiktok/v2/oauth/token/",
+        "/sandbox/tiktok/v2/video/query/",
+        "/sandbox/tiktok/oembed",
+        "/sandbox/whatsapp/graph/v21.0/106540352242922/messages",
+        "/sandbox/bank/bcl/v2/balanceAccounts",
+        "/sandbox/bank/btl/v4/transfers",
+    ],
+)
+def test_the_sandboxes_are_404_from_the_network_in_production(client, production, path):
+    assert client.post(path, {}).status_code == 404
+    assert client.get(path).status_code in (404, 405)
+
+
+def test_a_test_payout_in_production_goes_to_the_sandbox_bank(production):
+    reached, sandboxed = production
+
+    status = psp.payment_submit(
+        psp.PaymentOrder(**{**ORDER.__dict__, "end_to_end_id": "JBTESTTWIN0002", "livemode": False})
+    )
+
+    assert reached == [] and sandboxed[0].startswith("/sandbox/bank/btl/v4/transfers")
+    assert status.status
