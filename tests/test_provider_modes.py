@@ -100,6 +100,35 @@ def provider_call_sites() -> set[str]:
     return found
 
 
+# Where an HTTP client is made or a request sent without one of the exits, and why that is safe.
+HTTPX_HOMES = {
+    "payouts.psp.psp_client": "an exit: the mode's routing picks its transport",
+    "verification.providers.loopback.http_client": "an exit: the mode's routing picks its transport",
+    "joyback.api.webhooks.transport.http_client": "a brand's own endpoint, pinned to public addresses",
+    "joyback.health._payment_provider": "the uptime monitor's reachability probe, for no brand",
+}
+
+
+SENDS = {"get", "post", "put", "patch", "delete", "request", "stream", "Client", "AsyncClient"}
+
+
+def test_no_request_leaves_but_through_the_routed_exits():
+    made = set()
+    for module, tree in _sources():
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and getattr(node.func.value, "id", None) == "httpx"
+                    and node.func.attr in SENDS
+                ):
+                    made.add(f"{module}.{function.name}")
+    assert made == set(HTTPX_HOMES)
+
+
 # The adapters: their functions that reach a provider may be called only inside the mode's routing.
 ADAPTERS = {
     "payouts.providers.adyen",

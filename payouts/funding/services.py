@@ -183,12 +183,12 @@ def provider_transfer_apply(payload: dict) -> str | None:
     )
     if account is None:
         return "not_a_virtual_account"
-    if found.status != "booked" or found.amount <= 0:
-        if found.kind == "sweep":
-            return f"sweep {found.status}"
-    elif not account.brand.livemode:
-        # Live money on an account a test brand holds: the ledger keeps modes apart, staff decide.
-        return _transfer_park(account, found)
+    if not account.brand.livemode:
+        # Money on an account a test brand holds at the provider (opened before twins were refused
+        # one): the ledger keeps modes apart, so staff decide; nothing is booked either way.
+        if found.status == "booked" and found.amount > 0:
+            return _transfer_park(account, found)
+        return f"{found.kind} {found.status} of test data"
     if found.kind == "sweep":
         return _sweep_apply(account, found)
     return _deposit_apply(account, found)
@@ -209,7 +209,8 @@ def _exception_raise(account: VirtualAccount, found: provider.IncomingTransfer) 
     raised = ReconciliationException.objects.filter(
         brand_id=account.brand_id,
         reason=ExceptionReason.PROVIDER_UNMATCHED,
-        detail__contains=f" {found.transfer_id} ",
+        currency=found.currency,
+        detail__contains=found.transfer_id,
     ).exists()
     if raised:
         return
@@ -306,6 +307,8 @@ def _deposit_reverse(deposit: ProviderDeposit) -> Transaction | None:
 
 def _sweep_apply(account: VirtualAccount, found: provider.IncomingTransfer) -> str:
     """The provider moved a virtual account's money on to the platform's balance account."""
+    if found.status != "booked" or found.amount <= 0:
+        return f"sweep {found.status}"
     try:
         with transaction.atomic(durable=True):
             transfer_post(
