@@ -11,11 +11,13 @@ code is run for a test brand against that stub.
 import ast
 import contextlib
 import io
+import threading
 from pathlib import Path
 
 import httpx
 import pytest
 from django.conf import settings as django_settings
+from django.db import connection
 from django.urls import reverse
 
 from campaigns.models import Brand
@@ -452,6 +454,31 @@ def test_a_sweep_from_an_account_the_ledger_cannot_book_is_parked_and_books_no_d
     assert event.outcome == "sweep_parked"
     assert Transaction.objects.count() == booked_before
     assert ReconciliationException.objects.get().amount == -50_000_00
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deliveries_of_one_unbookable_transfer_racing_raise_one_exception(twin_account):
+    payload = _transfer_event(twin_account, "TRLIVE0003").payload
+    barrier = threading.Barrier(4)
+    outcomes, errors = [], []
+
+    def worker():
+        try:
+            barrier.wait()
+            outcomes.append(funding.provider_transfer_apply(payload))
+        except Exception as error:  # a race's failure is the test's finding
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == [] and outcomes == ["deposit_parked"] * 4
+    assert ReconciliationException.objects.count() == 1
 
 
 def test_a_deposit_the_ledger_refuses_is_parked(alpaca, monkeypatch):
