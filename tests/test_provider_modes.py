@@ -31,7 +31,7 @@ from payouts.models import ProviderBalanceCheck, ReconciliationException, Transf
 from payouts.providers import adyen, adyen_funding
 from payouts.sandbox_funding import TEST_ACCOUNT_IBAN
 from payouts.submission.webhooks import transfer_events_process
-from tests.conftest import totp_enable
+from tests.conftest import PASSWORD
 from verification.providers import loopback, tiktok, whatsapp
 
 pytestmark = pytest.mark.django_db
@@ -338,11 +338,14 @@ def test_a_live_brands_call_goes_to_the_live_provider(production):
 
 
 @pytest.fixture
-def mallory(client, make_user):
-    """Signed up a minute ago: no confirmed email, nothing verified by staff."""
-    user = totp_enable(make_user("mallory@example.com", first_name="Mallory"))
-    client.force_login(user)
-    return user
+def mallory(client):
+    """Signed up a minute ago through the form: no confirmed email, no second factor."""
+    signed_up = client.post(
+        reverse("account_signup"),
+        {"email": "mallory@example.com", "password1": PASSWORD, "password2": PASSWORD},
+    )
+    assert signed_up.status_code == 302, signed_up.content[:500]
+    return signed_up
 
 
 def test_a_test_twins_funding_page_opens_nothing_at_the_live_provider(
