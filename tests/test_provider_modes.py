@@ -54,6 +54,7 @@ def production(settings, monkeypatch):
     settings.ADYEN_API_BASE = f"{LIVE}/btl/v4"
     settings.ADYEN_BALANCE_PLATFORM_API_BASE = f"{LIVE}/bcl/v2"
     settings.PSP_API_BASE = f"{LIVE}/bank"
+    settings.TIKTOK_AUTHORIZE_URL = f"{LIVE}/tiktok/v2/auth/authorize/"
     settings.TIKTOK_API_BASE = f"{LIVE}/tiktok"
     settings.TIKTOK_OEMBED_URL = f"{LIVE}/tiktok/oembed"
     settings.TIKTOK_BUSINESS_API_BASE = f"{LIVE}/tiktok-business"
@@ -393,6 +394,21 @@ def test_a_live_brand_staff_have_not_verified_opens_no_account(client, mallory, 
     assert client.get(f"/brands/{brand.slug}/funding/").status_code == 200
 
     assert reached == [] and not VirtualAccount.objects.exists()
+
+
+def test_a_test_campaigns_tiktok_sign_in_never_sends_the_person_to_tiktok(
+    client, alpaca, make_live_campaign, production
+):
+    make_live_campaign(brand=brand_test_twin(brand=alpaca), slug="twin-glow")
+
+    started = client.post(reverse("verification:tiktok_start", args=["twin-glow"]))
+
+    assert started.status_code == 302
+    assert started["Location"].startswith("/sandbox/tiktok/v2/auth/authorize/"), started["Location"]
+    assert client.get(started["Location"]).status_code == 404  # closed to the network here
+    make_live_campaign(slug="live-glow")  # a live campaign's person goes to TikTok itself
+    live = client.post(reverse("verification:tiktok_start", args=["live-glow"]))
+    assert live["Location"].startswith(f"{LIVE}/tiktok/v2/auth/authorize/")
 
 
 # What arrives on an account the ledger cannot book into.

@@ -167,7 +167,11 @@ def tiktok_start(request, slug):
     state = secrets.token_urlsafe(24)
     request.session[TIKTOK_STATE] = {"state": state, "campaign": campaign.slug, "publish": publish}
     redirect_uri = request.build_absolute_uri(reverse("verification:tiktok_callback"))
-    return redirect(tiktok.authorize_url(state=state, redirect_uri=redirect_uri, publish=publish))
+    # A test campaign's person is sent to the sandbox's consent page, never to TikTok's with the
+    # live app's key (where the sandbox is off, that page is closed: the sign-in fails closed).
+    with provider_routed_for(livemode=campaign.brand.livemode):
+        consent = tiktok.authorize_url(state=state, redirect_uri=redirect_uri, publish=publish)
+    return redirect(consent)
 
 
 @require_GET

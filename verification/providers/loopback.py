@@ -39,6 +39,7 @@ class LoopbackTransport(httpx.BaseTransport):
 
 # Where the sandbox providers answer in this app: a test brand's calls go here on every deployment.
 SANDBOX_BASES = {
+    "TIKTOK_AUTHORIZE_URL": "/sandbox/tiktok/v2/auth/authorize/",
     "TIKTOK_API_BASE": "/sandbox/tiktok",
     "TIKTOK_OEMBED_URL": "/sandbox/tiktok/oembed",
     "TIKTOK_BUSINESS_API_BASE": "/sandbox/tiktok/business",

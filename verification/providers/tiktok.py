@@ -63,7 +63,7 @@ def authorize_url(*, state: str, redirect_uri: str, publish: bool = False) -> st
             "state": state,
         }
     )
-    return f"{settings.TIKTOK_AUTHORIZE_URL}?{query}"
+    return f"{provider_url('TIKTOK_AUTHORIZE_URL')}?{query}"
 
 
 def _json(response) -> dict:
