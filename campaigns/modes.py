@@ -4,7 +4,9 @@ campaigns, participants, ledger accounts, API keys and webhooks.
 The twin is addressed as /brands/<slug>--test/: slugify never makes "--", so no live brand can
 take that address, and every page that finds its brand by slug shows the twin's data with the
 members and roles of the live brand. A twin moves only play money (the sandbox bank's), so it needs
-no verification by staff: a developer integrates before the brand is verified.
+no verification by staff: a developer integrates before the brand is verified. Its verification is
+for play money alone: nothing live (an account at the provider, a live key) ever takes it for the
+live brand's, and every provider call it makes goes to the sandbox (joyback.modes).
 """
 
 from django.db import IntegrityError, transaction
@@ -67,6 +69,7 @@ def brand_test_twin(*, brand: Brand) -> Brand:
                 livemode=False,
                 live_brand=brand,
                 # Play money only: funding and payouts in test mode need no staff verification.
+                # Never read for anything live (payouts.funding refuses twins an account).
                 verified_at=timezone.now(),
             )
             brand_funding_account(brand=twin, currency=twin.default_currency)

@@ -6,7 +6,9 @@ the left of campaigns (the ledger, the API) know a brand only by its id: they as
 that id is in, and campaigns answers (registered when the app is ready).
 """
 
+import contextvars
 from collections.abc import Callable
+from contextlib import contextmanager
 
 _resolver: Callable[[int], bool | None] | None = None
 # A brand's mode is fixed when the brand is made (test twins are made as such and never change):
@@ -36,3 +38,33 @@ def brand_livemode(brand_id: int | None) -> bool:
 def brand_livemode_forget() -> None:
     """Forget what was learnt: a brand rolled back (a test's) may leave its id to another."""
     _known.clear()
+
+
+# Where a provider call goes is the mode's: a test brand's calls are answered by the sandbox
+# providers inside this app on every deployment, whatever the live provider settings say. Set by
+# provider_routed_for around a call made for a brand; read by the two HTTP clients the adapters use
+# (payouts.psp.psp_client, verification.providers.loopback.http_client) and the base addresses.
+_test_routed = contextvars.ContextVar("provider_test_routed", default=False)
+
+
+@contextmanager
+def provider_routed_for(*, livemode: bool):
+    """Within: calls go where `livemode` says. Once inside a test brand's call, a nested live one
+    stays in the sandbox: a test brand never reaches a live provider."""
+    token = _test_routed.set(_test_routed.get() or not livemode)
+    try:
+        yield
+    finally:
+        _test_routed.reset(token)
+
+
+def provider_test_routed() -> bool:
+    """Inside a test brand's call: its provider requests go to the sandbox."""
+    return _test_routed.get()
+
+
+def provider_sandboxed() -> bool:
+    """Provider requests go to the in-app sandbox: on a sandbox deployment, or for a test brand."""
+    from django.conf import settings
+
+    return settings.SANDBOX or _test_routed.get()

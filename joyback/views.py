@@ -4,7 +4,7 @@ from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.utils.module_loading import import_string
 
-from joyback.health import readiness
+from joyback.health import monitoring, readiness
 from joyback.queue import standing_work_health
 
 
@@ -25,39 +25,49 @@ def healthz_live(request):
 
 
 def healthz_ready(request):
-    """For the load balancer: whether this process can serve (the database, Redis, the payment
-    provider, the standing worker's backlog), each named with what is wrong. 503 while any is down;
-    Redis down alone is "degraded" and still 200, as pages, sign-in and the API answer from the
-    database meanwhile. Bank alerts are listed but fail nothing here: taking web nodes out of
-    service would not mend a drift, and payouts already pause on it."""
-    return _health_answer(bank_fails=False)
+    """For the load balancer: whether this process can serve (its database and Redis), each named
+    with what is wrong. 503 while the database is down; Redis down alone is "degraded" and still
+    200, as pages, sign-in and the API answer from the database meanwhile. Nothing about money or
+    providers: it is the same on every node, so failing here would take them all out of rotation
+    and mend nothing (the uptime monitor's /healthz/ tells a person)."""
+    return _health_answer(readiness(), bank=[], show_details=True)
 
 
 def healthz(request):
-    """For the uptime monitor: readiness, and the ledger's bank against the bank's statements; an
-    open bank alert (a drift, a broken statement chain) is a 503 until staff clear it."""
-    return _health_answer(bank_fails=True)
-
-
-def _health_answer(*, bank_fails: bool) -> JsonResponse:
-    checks = readiness()
-    down = [check.name for check in checks if not check.ok]
+    """For the uptime monitor: readiness, the payment provider, the standing worker's backlog, and
+    the ledger's bank and provider balance against theirs; an open alert (a drift, a broken statement
+    chain) is a 503 until staff clear it. Only staff see what is wrong: the amounts are the
+    platform's money, and an anonymous caller learns the words alone."""
+    checks = monitoring()
     bank = []
-    if "database" not in down:
+    if checks[0].ok:
         for path in settings.HEALTH_CHECKS:
             bank += import_string(path)()
-    if not down and not (bank and bank_fails):
+    return _health_answer(checks, bank=bank, show_details=request.user.is_staff)
+
+
+def _health_answer(checks, *, bank: list[str], show_details: bool) -> JsonResponse:
+    down = [check.name for check in checks if not check.ok]
+    if not down and not bank:
         status, code = "ok", 200
-    elif down == ["redis"] and not (bank and bank_fails):
+    elif down == ["redis"] and not bank:
         status, code = "degraded", 200
     else:
         status, code = "failing", 503
-    body = {
-        "status": status,
-        "down": down,
-        "checks": {check.name: {"ok": check.ok, "detail": check.detail} for check in checks},
-        "bank": bank,
-    }
+    if show_details:
+        body = {
+            "status": status,
+            "down": down,
+            "checks": {check.name: {"ok": check.ok, "detail": check.detail} for check in checks},
+            "bank": bank,
+        }
+    else:
+        body = {
+            "status": status,
+            "down": down,
+            "checks": {check.name: {"ok": check.ok} for check in checks},
+            "bank": "failing" if bank else "ok",
+        }
     response = JsonResponse(body, status=code)
     if code == 503:
         response["Retry-After"] = "30"

@@ -11,6 +11,8 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from joyback.modes import brand_livemode
+from joyback.modes import provider_routed_for as routed_for
 from joyback.money import money_format
 from payouts import sql
 from payouts.links import status_page_path
@@ -130,12 +132,13 @@ def notifications_send(*, ids: list[int], payouts: dict[int, Payout] | None = No
                     )
                     mail_ids.append(row_id)
                     continue
-                message_id = whatsapp.template_send(
-                    to=payout.payee.phone,
-                    template=f"payout_{kind}",
-                    language=translation.get_language() or "en",
-                    parameters=parameters,
-                )
+                with routed_for(livemode=brand_livemode(payout.brand_id)):
+                    message_id = whatsapp.template_send(
+                        to=payout.payee.phone,
+                        template=f"payout_{kind}",
+                        language=translation.get_language() or "en",
+                        parameters=parameters,
+                    )
             Notification.objects.filter(pk=row_id).update(provider_message_id=message_id)
             sent += 1
         except Exception as error:

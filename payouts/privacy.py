@@ -21,6 +21,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from compliance.services import participant_cases_erase
+from joyback.modes import brand_livemode
+from joyback.modes import provider_routed_for as routed_for
 from payouts.models import Notification, PayeeAccount, PayeeSubmission, Payout, PrivacyRequest, VopCheck
 from payouts.models.payouts import OPEN_STATUSES
 from payouts.models.privacy import PrivacyKind
@@ -111,12 +113,13 @@ def privacy_confirmation_send(*, request_id: int, url: str) -> None:
         if request.channel == "email":
             send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [payee.email])
         else:
-            whatsapp.template_send(
-                to=payee.phone,
-                template=f"privacy_{request.kind}",
-                language=translation.get_language() or "en",
-                parameters=[url],
-            )
+            with routed_for(livemode=brand_livemode(request.participant.brand_id)):
+                whatsapp.template_send(
+                    to=payee.phone,
+                    template=f"privacy_{request.kind}",
+                    language=translation.get_language() or "en",
+                    parameters=[url],
+                )
     PrivacyRequest.objects.filter(pk=request_id).update(sent_at=timezone.now())
 
 

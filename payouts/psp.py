@@ -10,13 +10,13 @@ build and contract-test against.
 In the sandbox every one of these is answered in-process by the sandbox bank (payouts/sandbox/).
 """
 
-import contextvars
 import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import httpx
 from django.conf import settings
+
+from joyback.modes import provider_routed_for, provider_sandboxed, provider_test_routed
 
 SETTLED = frozenset({"ACSC", "ACCC"})
 
@@ -68,30 +68,32 @@ class VopAnswer:
 _local = threading.local()
 
 
-# Test-mode payouts go to the sandbox bank inside the app whatever the live provider is: set
-# while one of theirs is being sent, asked about or its payee verified.
-_sandbox_routed = contextvars.ContextVar("psp_sandbox_routed", default=False)
-# Where the sandbox bank answers Adyen's Transfers API and the bank's own channel, in-process.
+# Where the sandbox bank answers Adyen's Transfers API, its balance platform and the bank's own
+# channel, in-process: a test brand's calls go here on every deployment (joyback.modes).
 SANDBOX_ADYEN_API_BASE = "http://sandbox.localhost/sandbox/bank/btl/v4"
+SANDBOX_ADYEN_BALANCE_PLATFORM_API_BASE = "http://sandbox.localhost/sandbox/bank/bcl/v2"
 SANDBOX_PSP_API_BASE = "http://sandbox.localhost/sandbox/bank"
+
+# The one routing point, under the name the payouts know it by.
+routed_for = provider_routed_for
 
 
 def sandbox_routed() -> bool:
-    return settings.SANDBOX or _sandbox_routed.get()
-
-
-@contextmanager
-def routed_for(*, livemode: bool):
-    """Within: a test-mode request goes to the sandbox bank, a live one where the settings say."""
-    token = _sandbox_routed.set(not livemode)
-    try:
-        yield
-    finally:
-        _sandbox_routed.reset(token)
+    return provider_sandboxed()
 
 
 def adyen_api_base() -> str:
-    return settings.ADYEN_API_BASE if not _sandbox_routed.get() else SANDBOX_ADYEN_API_BASE
+    return SANDBOX_ADYEN_API_BASE if provider_test_routed() else settings.ADYEN_API_BASE
+
+
+def adyen_balance_platform_api_base() -> str:
+    if provider_test_routed():
+        return SANDBOX_ADYEN_BALANCE_PLATFORM_API_BASE
+    return settings.ADYEN_BALANCE_PLATFORM_API_BASE
+
+
+def psp_api_base() -> str:
+    return SANDBOX_PSP_API_BASE if provider_test_routed() else settings.PSP_API_BASE
 
 
 def psp_client() -> httpx.Client:
@@ -125,7 +127,7 @@ def http_request(method: str, url: str, **kwargs) -> httpx.Response:
 def _provider():
     from payouts.providers import provider
 
-    if _sandbox_routed.get():
+    if provider_test_routed():
         # The sandbox bank speaks Adyen's Transfers API, whatever PAYOUT_PROVIDER says.
         from payouts.providers import adyen
 
@@ -164,11 +166,10 @@ def payee_verify(*, iban: str, name: str, livemode: bool = True) -> VopAnswer:
 
 
 def _payee_verify(*, iban: str, name: str) -> VopAnswer:
-    base = SANDBOX_PSP_API_BASE if _sandbox_routed.get() else settings.PSP_API_BASE
     try:
         response = http_request(
             "POST",
-            f"{base}/v1/payee-verifications",
+            f"{psp_api_base()}/v1/payee-verifications",
             json={"iban": iban, "name": name},
             headers=_bank_headers(),
         )
@@ -184,7 +185,7 @@ def payment_file_send(*, xml: bytes) -> bytes:
     """Upload a pain.001 file; the answer is the bank's pain.002 acknowledgement."""
     response = http_request(
         "POST",
-        f"{settings.PSP_API_BASE}/v1/payment-files",
+        f"{psp_api_base()}/v1/payment-files",
         content=xml,
         headers={**_bank_headers(), "Content-Type": "application/xml"},
     )

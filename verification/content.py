@@ -13,6 +13,7 @@ from django.utils import timezone
 from campaigns.licence import licence_terms_current
 from campaigns.models import POSTING_TRIGGERS, ActionRule, Brand, Campaign, LicenceTerms
 from compliance.selectors import disclosure_status_for_claims
+from joyback.modes import provider_routed_for
 from verification.models import (
     ActionClaim,
     LicenceGrant,
@@ -107,14 +108,15 @@ def licence_revoke(*, participant: Participant, grant_id: int) -> LicenceGrant:
 # Spark Ads authorisation codes.
 
 
-def spark_code_check(*, code: str, days: int | None, video_id: str) -> tiktok.AdCode:
+def spark_code_check(*, code: str, days: int | None, video_id: str, livemode: bool) -> tiktok.AdCode:
     """TikTok's word on the code: it must be authorised for this very video."""
     if days not in SPARK_DAYS:
         raise ClaimRefused("spark_days")
     if not tiktok.AD_CODE_PATTERN.fullmatch(code.strip()):
         raise ClaimRefused("spark_code")
     try:
-        answer = tiktok.ad_code_info(auth_code=code.strip())
+        with provider_routed_for(livemode=livemode):
+            answer = tiktok.ad_code_info(auth_code=code.strip())
     except tiktok.TikTokError:
         raise ClaimRefused("spark_code") from None
     if answer.item_id != video_id or answer.status != "AUTHORIZED":
@@ -294,14 +296,16 @@ def _csv_safe(value):
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
-def video_embed(*, url: str) -> tiktok.Embed | None:
-    """TikTok's oEmbed card for a shared video, cached as long as its cover image lives."""
-    key = f"tiktok-oembed:{url}"
+def video_embed(*, url: str, livemode: bool) -> tiktok.Embed | None:
+    """TikTok's oEmbed card for a shared video, cached as long as its cover image lives (apart per
+    mode: a test brand's card comes from the sandbox)."""
+    key = f"tiktok-oembed:{'live' if livemode else 'test'}:{url}"
     cached = cache.get(key)
     if cached is not None:
         return cached or None
     try:
-        embed = tiktok.oembed(url=url)
+        with provider_routed_for(livemode=livemode):
+            embed = tiktok.oembed(url=url)
     except tiktok.TikTokError:
         return None
     cache.set(key, embed or "", EMBED_CACHE_SECONDS)

@@ -76,7 +76,7 @@ def library_item(request, share_id):
         "brand": request.brand,
         "membership": request.membership,
         "claim": claim,
-        "embed": video_embed(url=url) if url else None,
+        "embed": video_embed(url=url, livemode=request.brand.livemode) if url else None,
         "video_url": url,
         "now": timezone.now(),
     }

@@ -34,6 +34,7 @@ from compliance.selectors import caption_verdict, disclosure_for
 from compliance.services import caption_check_record
 from joyback.ledger.models import Hold
 from joyback.ledger.services import InsufficientFunds, hold_reserve, hold_void
+from joyback.modes import brand_livemode, provider_routed_for
 from joyback.queue import enqueue_on_commit, task_schedule_once
 from verification.models import ActionClaim, ClaimStatus, Identity, PostStatus, TikTokPost, TikTokToken
 from verification.providers import tiktok
@@ -247,6 +248,11 @@ def tiktok_post_upload(*, post_id: int) -> TikTokPost:
     token = publish_token(identity=post.identity)
     if token is None:
         return _post_fail(post, "publish_consent")
+    with provider_routed_for(livemode=brand_livemode(post.brand_id)):
+        return _post_upload(post, token)
+
+
+def _post_upload(post: TikTokPost, token: TikTokToken) -> TikTokPost:
     try:
         token = _fresh_token(token)
         creator = tiktok.creator_info_query(access_token=token.access_token)
@@ -430,9 +436,10 @@ def tiktok_post_poll(*, post_id: int) -> str:
     if token is None:
         return "no_token"
     try:
-        status = tiktok.publish_status_fetch(
-            access_token=_fresh_token(token).access_token, publish_id=post.publish_id
-        )
+        with provider_routed_for(livemode=brand_livemode(post.brand_id)):
+            status = tiktok.publish_status_fetch(
+                access_token=_fresh_token(token).access_token, publish_id=post.publish_id
+            )
     except (tiktok.TikTokError, httpx.HTTPError) as error:
         logger.info("tiktok post %s: status/fetch failed: %s", post.pk, error)
         outcome = "poll_failed"

@@ -24,6 +24,7 @@ from compliance.selectors import disclosure_for
 from joyback.limits import json_loads
 from joyback.machine import machine_endpoint
 from joyback.mfa import reauthentication_required
+from joyback.modes import provider_routed_for
 from joyback.ratelimit import client_address
 from verification import posting
 from verification.models import Provider
@@ -166,7 +167,11 @@ def tiktok_start(request, slug):
     state = secrets.token_urlsafe(24)
     request.session[TIKTOK_STATE] = {"state": state, "campaign": campaign.slug, "publish": publish}
     redirect_uri = request.build_absolute_uri(reverse("verification:tiktok_callback"))
-    return redirect(tiktok.authorize_url(state=state, redirect_uri=redirect_uri, publish=publish))
+    # A test campaign's person is sent to the sandbox's consent page, never to TikTok's with the
+    # live app's key (where the sandbox is off, that page is closed: the sign-in fails closed).
+    with provider_routed_for(livemode=campaign.brand.livemode):
+        consent = tiktok.authorize_url(state=state, redirect_uri=redirect_uri, publish=publish)
+    return redirect(consent)
 
 
 @require_GET
@@ -182,10 +187,11 @@ def tiktok_callback(request):
         messages.info(request, _("TikTok sign-in was cancelled. You can try again whenever you like."))
         return redirect(landing)
     try:
-        user = tiktok.login_complete(
-            code=request.GET.get("code", ""),
-            redirect_uri=request.build_absolute_uri(reverse("verification:tiktok_callback")),
-        )
+        with provider_routed_for(livemode=campaign.brand.livemode):
+            user = tiktok.login_complete(
+                code=request.GET.get("code", ""),
+                redirect_uri=request.build_absolute_uri(reverse("verification:tiktok_callback")),
+            )
     except tiktok.TikTokError:
         messages.error(request, _("TikTok could not confirm your sign-in. Please try again."))
         return redirect(landing)

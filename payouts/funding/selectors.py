@@ -9,7 +9,8 @@ from payouts.models import ProviderBalanceCheck, ProviderDeposit, ProviderTransa
 
 
 def virtual_account_for_brand(*, brand: Brand, currency: str) -> VirtualAccount | None:
-    return VirtualAccount.objects.filter(brand=brand, currency=currency).first()
+    # A test twin has none: its play money comes from the sandbox bank (payouts.sandbox_funding).
+    return VirtualAccount.objects.filter(brand=brand, currency=currency, brand__livemode=True).first()
 
 
 def deposits_for_brand(*, brand: Brand, limit: int = 50) -> list[ProviderDeposit]:

@@ -22,6 +22,7 @@ from joyback.ledger.models import Transaction
 from joyback.ledger.selectors import transaction_amount_on, transaction_by_key
 from joyback.ledger.services import (
     InsufficientFunds,
+    LedgerError,
     platform_bank,
     provider_balance,
     transaction_reverse,
@@ -40,7 +41,7 @@ from payouts.models.funding import ProviderTransactionKind
 from payouts.models.funding import VirtualAccountStatus as Status
 from payouts.models.reconciliation import ExceptionReason
 from payouts.providers import adyen_funding as provider
-from payouts.psp import PspError, PspUnknown
+from payouts.psp import PspError, PspUnknown, routed_for
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +76,16 @@ def _sweep_key(transfer_id: str) -> str:
 
 def virtual_account_request(*, brand: Brand, currency: str) -> VirtualAccount:
     """The brand's virtual account in `currency`: found, or requested once (a second request, a
-    retry, a race all find the one row); the provider is asked after commit."""
+    retry, a race all find the one row); the provider is asked after commit. Only a live brand
+    staff verified has one: a test twin's play money comes from the sandbox bank, and a twin's own
+    verification (play money needs none) never stands for the live brand's."""
+    if not brand.livemode:
+        raise FundingRefused(
+            _(
+                "Test data has no account at the payment provider: add test funds instead, they come "
+                "from the sandbox bank."
+            )
+        )
     try:
         brand_money_allowed_check(brand=brand)
     except BrandNotVerified as refused:
@@ -114,20 +124,27 @@ def _virtual_account_open(account_id: int) -> None:
     account = VirtualAccount.objects.select_related("brand").get(pk=account_id)
     if account.status != Status.REQUESTED:
         return
-    try:
-        opened = provider.account_open(
-            key=f"joyback-virtual-account-{account.pk}",
-            currency=account.currency,
-            reference=f"brand-{account.brand_id}-{account.currency}",
-            description=f"{account.brand.name} funding {account.currency}",
-            opened=provider.OpenedAccount(
-                account.balance_account_id,
-                account.payment_instrument_id,
-                account.sweep_id,
-                account.iban,
-                account.bic,
-            ),
+    if not (account.brand.livemode and account.brand.verified):
+        # Asked for a test twin before twins were refused: never opened at the provider.
+        VirtualAccount.objects.filter(pk=account_id, status=Status.REQUESTED).update(
+            status=Status.FAILED, error="not a live brand staff verified", claimed_until=None
         )
+        return
+    try:
+        with routed_for(livemode=account.brand.livemode):
+            opened = provider.account_open(
+                key=f"joyback-virtual-account-{account.pk}",
+                currency=account.currency,
+                reference=f"brand-{account.brand_id}-{account.currency}",
+                description=f"{account.brand.name} funding {account.currency}",
+                opened=provider.OpenedAccount(
+                    account.balance_account_id,
+                    account.payment_instrument_id,
+                    account.sweep_id,
+                    account.iban,
+                    account.bic,
+                ),
+            )
     except PspUnknown:
         raise  # the lease ends, another pass asks again with the same keys: a replay at the provider
     except PspError as refused:
@@ -159,14 +176,55 @@ def provider_transfer_apply(payload: dict) -> str | None:
     found = provider.webhook_incoming(payload)
     if found is None:
         return None
-    account = VirtualAccount.objects.filter(
-        provider=provider.NAME, balance_account_id=found.balance_account_id
-    ).first()
+    account = (
+        VirtualAccount.objects.filter(provider=provider.NAME, balance_account_id=found.balance_account_id)
+        .select_related("brand")
+        .first()
+    )
     if account is None:
         return "not_a_virtual_account"
+    if not account.brand.livemode:
+        # Money on an account a test brand holds at the provider (opened before twins were refused
+        # one): the ledger keeps modes apart, so staff decide; nothing is booked either way.
+        if found.status == "booked" and found.amount > 0:
+            return _transfer_park(account, found)
+        return f"{found.kind} {found.status} of test data"
     if found.kind == "sweep":
-        return _sweep_apply(found)
+        return _sweep_apply(account, found)
     return _deposit_apply(account, found)
+
+
+def _transfer_park(account: VirtualAccount, found: provider.IncomingTransfer) -> str:
+    """A booked transfer the ledger cannot book (a test brand's account, modes that do not mix)
+    becomes one exception for staff, never a retry: retrying cannot change what it is."""
+    with transaction.atomic(durable=True):
+        _exception_raise(account, found)
+    return f"{found.kind}_parked"
+
+
+def _exception_raise(account: VirtualAccount, found: provider.IncomingTransfer) -> None:
+    """The exception of a transfer nothing booked, once: the account's row keeps two deliveries of
+    one transfer from raising it twice."""
+    VirtualAccount.objects.select_for_update().filter(pk=account.pk).first()
+    raised = ReconciliationException.objects.filter(
+        brand_id=account.brand_id,
+        reason=ExceptionReason.PROVIDER_UNMATCHED,
+        currency=found.currency,
+        detail__contains=found.transfer_id,
+    ).exists()
+    if raised:
+        return
+    detail = _(
+        "The provider booked %(kind)s %(id)s on this account, and the ledger cannot book it here: "
+        "nothing was booked; staff decide."
+    ) % {"kind": ProviderTransactionKind(found.kind).label.lower(), "id": found.transfer_id}
+    ReconciliationException.objects.create(
+        brand_id=account.brand_id,
+        reason=ExceptionReason.PROVIDER_UNMATCHED,
+        detail=detail[:300],
+        amount=found.amount if found.kind == "deposit" else -found.amount,
+        currency=found.currency,
+    )
 
 
 def _deposit_apply(account: VirtualAccount, found: provider.IncomingTransfer) -> str:
@@ -190,15 +248,20 @@ def _deposit_apply(account: VirtualAccount, found: provider.IncomingTransfer) ->
             provider=provider.NAME, transfer_id=found.transfer_id
         )
         if found.status == "booked" and deposit.status == Deposit.RECEIVED:
-            posted = transfer_post(
-                source=provider_balance(provider=provider.NAME, currency=deposit.currency),
-                destination=brand_funding_account(brand=account.brand, currency=deposit.currency),
-                amount=deposit.amount,
-                reason="deposit",
-                idempotency_key=_deposit_key(deposit.transfer_id),
-                reference=f"brand:{deposit.brand_id}",
-                description=f"Deposit {deposit.transfer_id} to the virtual account",
-            )
+            try:
+                with transaction.atomic():
+                    posted = transfer_post(
+                        source=provider_balance(provider=provider.NAME, currency=deposit.currency),
+                        destination=brand_funding_account(brand=account.brand, currency=deposit.currency),
+                        amount=deposit.amount,
+                        reason="deposit",
+                        idempotency_key=_deposit_key(deposit.transfer_id),
+                        reference=f"brand:{deposit.brand_id}",
+                        description=f"Deposit {deposit.transfer_id} to the virtual account",
+                    )
+            except LedgerError:
+                _exception_raise(account, found)
+                return "deposit_parked"
             _deposit_update(deposit, status=Deposit.BOOKED, ledger_transaction_id=posted.pk)
             return "deposit_booked"
         if found.status in GONE and deposit.status != Deposit.RETURNED:
@@ -242,20 +305,23 @@ def _deposit_reverse(deposit: ProviderDeposit) -> Transaction | None:
         return None
 
 
-def _sweep_apply(found: provider.IncomingTransfer) -> str:
+def _sweep_apply(account: VirtualAccount, found: provider.IncomingTransfer) -> str:
     """The provider moved a virtual account's money on to the platform's balance account."""
     if found.status != "booked" or found.amount <= 0:
         return f"sweep {found.status}"
-    with transaction.atomic(durable=True):
-        transfer_post(
-            source=platform_bank(currency=found.currency),
-            destination=provider_balance(provider=provider.NAME, currency=found.currency),
-            amount=found.amount,
-            reason="provider_sweep",
-            idempotency_key=_sweep_key(found.transfer_id),
-            reference=f"provider:{found.balance_account_id}",
-            description=f"Sweep {found.transfer_id} from the virtual account",
-        )
+    try:
+        with transaction.atomic(durable=True):
+            transfer_post(
+                source=platform_bank(currency=found.currency),
+                destination=provider_balance(provider=provider.NAME, currency=found.currency),
+                amount=found.amount,
+                reason="provider_sweep",
+                idempotency_key=_sweep_key(found.transfer_id),
+                reference=f"provider:{found.balance_account_id}",
+                description=f"Sweep {found.transfer_id} from the virtual account",
+            )
+    except LedgerError:
+        return _transfer_park(account, found)
     return "sweep_booked"
 
 
@@ -268,14 +334,19 @@ def provider_transactions_reconcile(*, now=None, days: int = 7, grace: timedelta
     of, and the provider's balances compared with the ledger's provider balance."""
     now = now or timezone.now()
     done = {"matched": 0, "exceptions": 0, "waiting": 0}
-    accounts = list(VirtualAccount.objects.filter(status=Status.OPEN, provider=provider.NAME))
+    accounts = list(
+        VirtualAccount.objects.filter(status=Status.OPEN, provider=provider.NAME, brand__livemode=True)
+    )
     for account in accounts:
-        for booked in provider.transactions_list(
-            balance_account_id=account.balance_account_id,
-            since=now - timedelta(days=days),
-            # Adyen takes whole seconds; a moment ahead keeps this second's bookings in.
-            until=now + timedelta(minutes=1),
-        ):
+        # The live brands' accounts only: the provider balance and its drift are live money.
+        with routed_for(livemode=True):
+            booked_list = provider.transactions_list(
+                balance_account_id=account.balance_account_id,
+                since=now - timedelta(days=days),
+                # Adyen takes whole seconds; a moment ahead keeps this second's bookings in.
+                until=now + timedelta(minutes=1),
+            )
+        for booked in booked_list:
             done[_transaction_reconcile(account, booked, now=now, grace=grace)] += 1
     provider_balances_check(accounts=accounts, now=now)
     return done
@@ -361,12 +432,16 @@ def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceC
     ledger's provider balance: what /healthz/ and the metrics report as drift."""
     now = now or timezone.now()
     if accounts is None:
-        accounts = list(VirtualAccount.objects.filter(status=Status.OPEN, provider=provider.NAME))
+        accounts = list(
+            VirtualAccount.objects.filter(status=Status.OPEN, provider=provider.NAME, brand__livemode=True)
+        )
     totals: dict[str, int] = {}
     for account in accounts:
-        totals[account.currency] = totals.get(account.currency, 0) + provider.balance_get(
-            balance_account_id=account.balance_account_id, currency=account.currency
-        )
+        with routed_for(livemode=True):
+            balance = provider.balance_get(
+                balance_account_id=account.balance_account_id, currency=account.currency
+            )
+        totals[account.currency] = totals.get(account.currency, 0) + balance
     checks = []
     for currency, total in sorted(totals.items()):
         ledger = provider_balance(provider=provider.NAME, currency=currency)

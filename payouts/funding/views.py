@@ -15,10 +15,21 @@ from campaigns.forms import AmountForm
 from payouts.funding import selectors
 from payouts.funding.services import FundingRefused, virtual_account_request
 from payouts.models.funding import VirtualAccountStatus
+from payouts.sandbox_funding import TEST_ACCOUNT_IBAN
 
 
 def _context(request) -> dict:
     brand = request.brand
+    if not brand.livemode:
+        # Test data shows the sandbox bank's test account only: no account at the live provider.
+        return {
+            "brand": brand,
+            "membership": request.membership,
+            "test_account_iban": TEST_ACCOUNT_IBAN,
+            "can_fund": request.membership.role in roles.FUND,
+            "funders": selectors.funders_of(brand=brand),
+            "deposits": [],
+        }
     account = selectors.virtual_account_for_brand(brand=brand, currency=brand.default_currency)
     if account is None and brand.verified:
         try:

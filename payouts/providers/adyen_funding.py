@@ -27,7 +27,7 @@ from datetime import datetime
 from django.conf import settings
 from django.utils.dateparse import parse_datetime
 
-from payouts.psp import PspError, http_request
+from payouts.psp import PspError, adyen_api_base, adyen_balance_platform_api_base, http_request
 
 NAME = "adyen"
 
@@ -73,7 +73,7 @@ def _headers(extra: dict | None = None) -> dict:
 def _post(path: str, body: dict, key: str) -> dict:
     response = http_request(
         "POST",
-        f"{settings.ADYEN_BALANCE_PLATFORM_API_BASE}{path}",
+        f"{adyen_balance_platform_api_base()}{path}",
         json=body,
         headers=_headers({"Idempotency-Key": key}),
     )
@@ -157,7 +157,7 @@ def balance_get(*, balance_account_id: str, currency: str) -> int:
     """The balance account's balance in `currency` (minor units), as Adyen holds it now."""
     response = http_request(
         "GET",
-        f"{settings.ADYEN_BALANCE_PLATFORM_API_BASE}/balanceAccounts/{balance_account_id}",
+        f"{adyen_balance_platform_api_base()}/balanceAccounts/{balance_account_id}",
         headers=_headers(),
     )
     if response.status_code != 200:
@@ -180,9 +180,7 @@ def transactions_list(
         "limit": 100,
     }
     while True:
-        response = http_request(
-            "GET", f"{settings.ADYEN_API_BASE}/transactions", params=params, headers=_headers()
-        )
+        response = http_request("GET", f"{adyen_api_base()}/transactions", params=params, headers=_headers())
         if response.status_code != 200:
             raise PspError(
                 f"transactions of {balance_account_id}: {response.status_code} {response.text[:200]}"

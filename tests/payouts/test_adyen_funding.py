@@ -533,7 +533,7 @@ def test_every_provider_transaction_matches_its_ledger_booking(alpaca, opened):
 
 
 def test_what_the_ledger_lacks_or_books_differently_is_an_exception_for_finance(
-    client, alice, alpaca, opened
+    client, alice, alpaca, opened, sam
 ):
     lost = sandbox.deposit_simulate(iban=opened.iban, amount=80_00)  # its webhooks never came
     differs = sandbox.deposit_simulate(iban=opened.iban, amount=20_00, returned=True)
@@ -555,6 +555,7 @@ def test_what_the_ledger_lacks_or_books_differently_is_an_exception_for_finance(
     assert "The provider booked another amount than the ledger" in page
     # The provider's balance is 80.00 more than the ledger's: drift, for /healthz/ and metrics.
     assert funding_selectors.provider_drift_problems()[0].startswith("PROVIDER DRIFT adyen EUR")
+    client.force_login(sam)
     health = client.get("/healthz/")
     assert health.status_code == 503 and b"PROVIDER DRIFT" in health.content
     metrics = "".join(str(m) for m in funding_selectors.provider_metrics())

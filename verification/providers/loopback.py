@@ -9,6 +9,8 @@ import httpx
 from django.test import RequestFactory
 from django.urls import resolve
 
+from joyback.modes import provider_sandboxed, provider_test_routed
+
 HOP_HEADERS = {"host", "content-length", "content-type", "connection", "accept-encoding"}
 
 
@@ -35,10 +37,26 @@ class LoopbackTransport(httpx.BaseTransport):
         )
 
 
-def http_client() -> httpx.Client:
-    """The client adapters use: the real network in production, the loopback in the sandbox."""
+# Where the sandbox providers answer in this app: a test brand's calls go here on every deployment.
+SANDBOX_BASES = {
+    "TIKTOK_AUTHORIZE_URL": "/sandbox/tiktok/v2/auth/authorize/",
+    "TIKTOK_API_BASE": "/sandbox/tiktok",
+    "TIKTOK_OEMBED_URL": "/sandbox/tiktok/oembed",
+    "TIKTOK_BUSINESS_API_BASE": "/sandbox/tiktok/business",
+    "WHATSAPP_API_BASE": "/sandbox/whatsapp/graph",
+}
+
+
+def provider_url(name: str) -> str:
+    """The provider address setting `name`, or the sandbox's for a test brand's call."""
     from django.conf import settings
 
-    if settings.SANDBOX:
+    return SANDBOX_BASES[name] if provider_test_routed() else getattr(settings, name)
+
+
+def http_client() -> httpx.Client:
+    """The client adapters use: the real network in production, the loopback in the sandbox and
+    for a test brand's calls (joyback.modes.provider_routed_for)."""
+    if provider_sandboxed():
         return httpx.Client(transport=LoopbackTransport(), base_url="http://sandbox.localhost", timeout=10)
     return httpx.Client(timeout=10)

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 
-from verification.providers.loopback import http_client
+from verification.providers.loopback import http_client, provider_url
 
 SCOPE = "user.info.basic,user.info.stats,video.list"
 BASIC_FIELDS = "open_id,union_id,avatar_url,display_name"
@@ -63,7 +63,7 @@ def authorize_url(*, state: str, redirect_uri: str, publish: bool = False) -> st
             "state": state,
         }
     )
-    return f"{settings.TIKTOK_AUTHORIZE_URL}?{query}"
+    return f"{provider_url('TIKTOK_AUTHORIZE_URL')}?{query}"
 
 
 def _json(response) -> dict:
@@ -76,7 +76,7 @@ def _json(response) -> dict:
 def _token_request(form: dict) -> dict:
     with http_client() as client:
         response = client.post(
-            f"{settings.TIKTOK_API_BASE}/v2/oauth/token/",
+            f"{provider_url('TIKTOK_API_BASE')}/v2/oauth/token/",
             data={
                 "client_key": settings.TIKTOK_CLIENT_KEY,
                 "client_secret": settings.TIKTOK_CLIENT_SECRET,
@@ -109,7 +109,7 @@ def _data(response) -> dict:
 def user_info(*, access_token: str, fields: str) -> dict:
     with http_client() as client:
         response = client.get(
-            f"{settings.TIKTOK_API_BASE}/v2/user/info/",
+            f"{provider_url('TIKTOK_API_BASE')}/v2/user/info/",
             params={"fields": fields},
             headers={"Authorization": f"Bearer {access_token}"},
         )
@@ -120,7 +120,7 @@ def videos_query(*, access_token: str, video_ids: list[str]) -> dict[str, TikTok
     """The user's own videos among video_ids; others and deleted ones are silently absent."""
     with http_client() as client:
         response = client.post(
-            f"{settings.TIKTOK_API_BASE}/v2/video/query/",
+            f"{provider_url('TIKTOK_API_BASE')}/v2/video/query/",
             params={"fields": VIDEO_FIELDS},
             json={"filters": {"video_ids": video_ids[:20]}},
             headers={"Authorization": f"Bearer {access_token}"},
@@ -231,7 +231,8 @@ def creator_info_query(*, access_token: str) -> dict:
     stitches are off on their account."""
     with http_client() as client:
         response = client.post(
-            f"{settings.TIKTOK_API_BASE}/v2/post/publish/creator_info/query/", headers=_bearer(access_token)
+            f"{provider_url('TIKTOK_API_BASE')}/v2/post/publish/creator_info/query/",
+            headers=_bearer(access_token),
         )
     return _data(response)
 
@@ -265,7 +266,7 @@ def video_init(*, access_token: str, body: dict) -> tuple[str, str]:
     """Start a Direct Post: (publish_id, upload_url). The upload_url is valid for one hour."""
     with http_client() as client:
         response = client.post(
-            f"{settings.TIKTOK_API_BASE}/v2/post/publish/video/init/",
+            f"{provider_url('TIKTOK_API_BASE')}/v2/post/publish/video/init/",
             content=json.dumps(body).encode(),
             headers=_bearer(access_token),
         )
@@ -302,7 +303,7 @@ def video_upload(*, upload_url: str, file, video_size: int, content_type: str, s
 def publish_status_fetch(*, access_token: str, publish_id: str) -> PublishStatus:
     with http_client() as client:
         response = client.post(
-            f"{settings.TIKTOK_API_BASE}/v2/post/publish/status/fetch/",
+            f"{provider_url('TIKTOK_API_BASE')}/v2/post/publish/status/fetch/",
             content=json.dumps({"publish_id": publish_id}).encode(),
             headers=_bearer(access_token),
         )
@@ -364,7 +365,7 @@ class Embed:
 def oembed(*, url: str) -> Embed | None:
     """The oEmbed answer for a video link, or None for a video TikTok does not show (deleted, private)."""
     with http_client() as client:
-        response = client.get(settings.TIKTOK_OEMBED_URL, params={"url": url})
+        response = client.get(provider_url("TIKTOK_OEMBED_URL"), params={"url": url})
     if response.status_code != 200:
         return None
     body = _json(response)
@@ -397,7 +398,7 @@ class AdCode:
 def ad_code_info(*, auth_code: str) -> AdCode:
     with http_client() as client:
         response = client.get(
-            f"{settings.TIKTOK_BUSINESS_API_BASE}/open_api/v1.3/tt_video/info/",
+            f"{provider_url('TIKTOK_BUSINESS_API_BASE')}/open_api/v1.3/tt_video/info/",
             params={"advertiser_id": settings.TIKTOK_ADVERTISER_ID, "auth_code": auth_code},
             headers={"Access-Token": settings.TIKTOK_ADS_ACCESS_TOKEN},
         )

@@ -75,7 +75,7 @@ def template_send(*, to: str, template: str, language: str, parameters: list[str
     returns Meta's message id."""
     from django.conf import settings
 
-    from verification.providers.loopback import http_client
+    from verification.providers.loopback import http_client, provider_url
 
     body = {
         "messaging_product": "whatsapp",
@@ -92,7 +92,7 @@ def template_send(*, to: str, template: str, language: str, parameters: list[str
     }
     with http_client() as client:
         response = client.post(
-            f"{settings.WHATSAPP_API_BASE}/v21.0/{settings.WHATSAPP_PHONE_NUMBER_ID}/messages",
+            f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{settings.WHATSAPP_PHONE_NUMBER_ID}/messages",
             json=body,
             headers={"Authorization": f"Bearer {settings.WHATSAPP_ACCESS_TOKEN}"},
         )

@@ -11,6 +11,7 @@ from compliance.checker import NEEDS_REVIEW
 from compliance.models import CaseStatus
 from compliance.selectors import caption_verdict, case_for_claim, unresolved_claim_ids
 from compliance.services import caption_check_record, case_open, case_recheck
+from joyback.modes import brand_livemode, provider_routed_for
 from joyback.queue import task_schedule_once
 from verification.events import claim_event_emit
 from verification.fraud import engagement_signals
@@ -74,7 +75,11 @@ def share_submit(
     if video is None:
         raise ClaimRefused("video_not_found")
     ad_code = (
-        content.spark_code_check(code=spark_code, days=spark_days, video_id=video_id) if spark_code else None
+        content.spark_code_check(
+            code=spark_code, days=spark_days, video_id=video_id, livemode=rule.campaign.brand.livemode
+        )
+        if spark_code
+        else None
     )
     verdict = caption_verdict(campaign=rule.campaign, caption=video.caption, platform="tiktok")
     # TikTok cannot report its paid-partnership label back: the person's word is the evidence.
@@ -143,10 +148,11 @@ def share_submit(
 
 def tiktok_video_fetch(*, token: TikTokToken, video_id: str):
     """The video through the person's own token, refreshing the token when it has expired."""
-    if token.access_expires_at <= timezone.now() + timedelta(minutes=1):
-        tokens = tiktok.token_refresh(refresh_token=token.refresh_token)
-        token = tiktok_tokens_store(identity=token.identity, tokens=tokens)
-    return tiktok.videos_query(access_token=token.access_token, video_ids=[video_id]).get(video_id)
+    with provider_routed_for(livemode=brand_livemode(token.brand_id)):
+        if token.access_expires_at <= timezone.now() + timedelta(minutes=1):
+            tokens = tiktok.token_refresh(refresh_token=token.refresh_token)
+            token = tiktok_tokens_store(identity=token.identity, tokens=tokens)
+        return tiktok.videos_query(access_token=token.access_token, video_ids=[video_id]).get(video_id)
 
 
 def engagement_recheck_schedule(*, claim: ActionClaim) -> None:

@@ -29,7 +29,7 @@ def _business_error(code: int, message: str) -> JsonResponse:
 
 def ad_code_info(request):
     """GET /open_api/v1.3/tt_video/info/: what a Spark Ads authorisation code is for, and until when."""
-    sandbox_only()
+    sandbox_only(request)
     if request.headers.get("Access-Token", "") != SANDBOX_ADS_TOKEN:
         return _business_error(40105, "Access token is incorrect or has been revoked.")
     if not request.GET.get("advertiser_id"):

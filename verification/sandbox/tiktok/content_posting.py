@@ -78,7 +78,7 @@ def _rate_limited() -> JsonResponse:
 @csrf_exempt
 @require_POST
 def creator_info(request):
-    sandbox_only()
+    sandbox_only(request)
     grant, refused = _publishing_grant(request)
     if refused:
         return refused
@@ -121,7 +121,7 @@ def _source_problem(source: dict) -> str:
 @require_POST
 def video_init(request):
     """POST /v2/post/publish/video/init/: checks the post_info, then hands out an upload URL."""
-    sandbox_only()
+    sandbox_only(request)
     grant, refused = _publishing_grant(request)
     if refused:
         return refused
@@ -183,7 +183,7 @@ def _expected_range(publish: SandboxTikTokPublish) -> tuple[int, int]:
 @require_http_methods(["PUT"])
 def upload(request):
     """The upload URL: chunks PUT in order with Content-Range; 206 until the last, then 201."""
-    sandbox_only()
+    sandbox_only(request)
     publish = SandboxTikTokPublish.objects.filter(
         pk=request.GET.get("upload_id") if str(request.GET.get("upload_id", "")).isdigit() else 0,
         upload_token=request.GET.get("upload_token", ""),
@@ -246,7 +246,7 @@ def publish_moderated(publish: SandboxTikTokPublish) -> None:
 @csrf_exempt
 @require_POST
 def status_fetch(request):
-    sandbox_only()
+    sandbox_only(request)
     grant = bearer_grant(request)
     if grant is None:
         return invalid_token()

@@ -44,7 +44,7 @@ VIDEO_FIELDS = {
 
 
 def user_info(request):
-    sandbox_only()
+    sandbox_only(request)
     grant = bearer_grant(request)
     if grant is None:
         return invalid_token()
@@ -80,7 +80,7 @@ def user_info(request):
 @require_POST
 def video_query(request):
     """POST /v2/video/query/: the caller's own, live videos among the ids asked for."""
-    sandbox_only()
+    sandbox_only(request)
     grant = bearer_grant(request)
     if grant is None:
         return invalid_token()

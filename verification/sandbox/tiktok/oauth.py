@@ -71,7 +71,7 @@ def _scope_words(scope: str) -> list[tuple[str, str]]:
 
 @require_http_methods(["GET", "POST"])
 def authorize(request):
-    sandbox_only()
+    sandbox_only(request)
     params = request.GET
     problems = []
     if params.get("client_key") != settings.TIKTOK_CLIENT_KEY:
@@ -128,7 +128,7 @@ def authorize(request):
 @csrf_exempt
 @require_POST
 def token(request):
-    sandbox_only()
+    sandbox_only(request)
     if request.content_type != "application/x-www-form-urlencoded":
         return _oauth_error("invalid_request", "The request body must be form-encoded.")
     form = request.POST

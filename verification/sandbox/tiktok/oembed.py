@@ -10,7 +10,7 @@ from verification.sandbox.tiktok.display_api import video_share_url
 
 def oembed(request):
     """GET https://www.tiktok.com/oembed?url=...: a public video's embed card, as TikTok serves it."""
-    sandbox_only()
+    sandbox_only(request)
     url = request.GET.get("url", "")
     video_id = (
         "".join(ch for ch in url.rsplit("/video/", 1)[-1].split("?")[0] if ch.isdigit())

@@ -22,7 +22,7 @@ from verification.sandbox.tiktok.display_api import video_post
 @require_http_methods(["GET", "POST"])
 def studio(request):
     """The tester's side of TikTok: post videos, set their counts, delete them, revoke access."""
-    sandbox_only()
+    sandbox_only(request)
     if request.method == "POST":
         action = request.POST.get("action")
         if action == "post":
