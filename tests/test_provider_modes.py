@@ -32,7 +32,7 @@ from payouts.providers import adyen, adyen_funding
 from payouts.sandbox_funding import TEST_ACCOUNT_IBAN
 from payouts.submission.webhooks import transfer_events_process
 from tests.conftest import PASSWORD
-from verification.providers import loopback, tiktok, whatsapp
+from verification.providers import loopback, shop_auth, tiktok, whatsapp
 
 pytestmark = pytest.mark.django_db
 
@@ -138,6 +138,7 @@ ADAPTERS = {
     "payouts.providers.adyen_funding",
     "verification.providers.tiktok",
     "verification.providers.whatsapp",
+    "verification.providers.shop_auth",
 }
 ROUTING = {"routed_for", "provider_routed_for"}
 # payouts.psp is the routing point for the payouts: it routes each call by its payout's mode itself.
@@ -288,6 +289,12 @@ CALLS = {
     "verification.providers.tiktok.ad_code_info": lambda: tiktok.ad_code_info(auth_code="#abc"),
     "verification.providers.whatsapp.template_send": lambda: whatsapp.template_send(
         to="+491512345678", template="payout_sent", language="en", parameters=["1"]
+    ),
+    "verification.providers.shop_auth.shopify_access_token": lambda: shop_auth.shopify_access_token(
+        domain="victim-store.myshopify.com", code="c"
+    ),
+    "verification.providers.shop_auth.woocommerce_key_verify": lambda: shop_auth.woocommerce_key_verify(
+        domain="shop.example", consumer_key="ck_x", consumer_secret="cs_x"
     ),
 }
 

@@ -20,6 +20,7 @@ from campaigns.access import brand_member_required
 from campaigns.models import Membership
 from campaigns.modes import live_brand_of, test_slug
 from joyback.mfa import recently_authenticated
+from joyback.modes import provider_routed_for
 from verification.connectors import (
     ShopRefused,
     shop_claim_purchase,
@@ -147,18 +148,20 @@ def shops(request):
 
 
 def _authorize_url(request, install) -> str:
-    if install.kind == "shopify":
-        return shopify_authorize_url(
+    # A test brand's install goes to the sandbox shops, never to a real shop (joyback.modes).
+    with provider_routed_for(livemode=install.brand.livemode):
+        if install.kind == "shopify":
+            return shopify_authorize_url(
+                domain=install.domain,
+                state=install.state,
+                redirect_uri=request.build_absolute_uri(reverse("verification:shopify_callback")),
+            )
+        return woocommerce_authorize_url(
             domain=install.domain,
             state=install.state,
-            redirect_uri=request.build_absolute_uri(reverse("verification:shopify_callback")),
+            return_url=request.build_absolute_uri(reverse("verification:woocommerce_return")),
+            callback_url=request.build_absolute_uri(reverse("verification:woocommerce_callback")),
         )
-    return woocommerce_authorize_url(
-        domain=install.domain,
-        state=install.state,
-        return_url=request.build_absolute_uri(reverse("verification:woocommerce_return")),
-        callback_url=request.build_absolute_uri(reverse("verification:woocommerce_callback")),
-    )
 
 
 def _brand_slug(brand) -> str:
@@ -197,7 +200,8 @@ def shopify_callback(request):
         shop = shopify_callback_verify(params=params)
         if shop != install.domain:
             raise ShopAuthFailed(f"installed on {shop}, not {install.domain}")
-        token = shopify_access_token(domain=shop, code=params.get("code", ""))
+        with provider_routed_for(livemode=install.brand.livemode):
+            token = shopify_access_token(domain=shop, code=params.get("code", ""))
     except ShopAuthFailed as failure:
         logger.warning("Shopify install of %s refused: %s", install.domain, failure)
         shop_install_refused(install=install, reason="proof_refused")
@@ -227,9 +231,10 @@ def woocommerce_callback(request):
     if install is None:
         return HttpResponseBadRequest("no such authorization", content_type="text/plain")
     try:
-        woocommerce_key_verify(
-            domain=install.domain, consumer_key=consumer_key, consumer_secret=consumer_secret
-        )
+        with provider_routed_for(livemode=install.brand.livemode):
+            woocommerce_key_verify(
+                domain=install.domain, consumer_key=consumer_key, consumer_secret=consumer_secret
+            )
     except ShopAuthFailed as failure:
         logger.warning("WooCommerce key for %s refused: %s", install.domain, failure)
         shop_install_refused(install=install, reason="proof_refused")

@@ -26,6 +26,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from joyback.modes import brand_livemode, provider_routed_for
 from joyback.queue import enqueue_on_commit
 from payouts.models import PayeeAccount, PayeeChange, PayeeChangeCode, PayeeSubmission
 from verification.models import Participant
@@ -156,12 +157,13 @@ def _code_send(*, payee: PayeeAccount, channel: str, code: str) -> None:
                 [payee.email],
             )
         else:
-            whatsapp.template_send(
-                to=payee.phone,
-                template="payee_change_code",
-                language=translation.get_language() or "en",
-                parameters=[code],
-            )
+            with provider_routed_for(livemode=brand_livemode(payee.brand_id)):
+                whatsapp.template_send(
+                    to=payee.phone,
+                    template="payee_change_code",
+                    language=translation.get_language() or "en",
+                    parameters=[code],
+                )
 
 
 def payee_change_code_check(*, participant: Participant, code: str, now=None) -> str:
@@ -259,9 +261,10 @@ def payee_change_notice_send(*, change_id: int) -> None:
                 [old.email],
             )
         if old.phone:
-            whatsapp.template_send(
-                to=old.phone,
-                template="payee_details_changed",
-                language=translation.get_language() or "en",
-                parameters=[when, change.account_after, change.account_before],
-            )
+            with provider_routed_for(livemode=brand_livemode(old.brand_id)):
+                whatsapp.template_send(
+                    to=old.phone,
+                    template="payee_details_changed",
+                    language=translation.get_language() or "en",
+                    parameters=[when, change.account_after, change.account_before],
+                )

@@ -44,6 +44,7 @@ SANDBOX_BASES = {
     "TIKTOK_OEMBED_URL": "/sandbox/tiktok/oembed",
     "TIKTOK_BUSINESS_API_BASE": "/sandbox/tiktok/business",
     "WHATSAPP_API_BASE": "/sandbox/whatsapp/graph",
+    "SHOP_HOST_BASE": "/sandbox/shop-hosts/{domain}",
 }
 
 

@@ -26,7 +26,7 @@ from urllib.parse import urlencode
 import httpx
 from django.conf import settings
 
-from verification.providers.loopback import http_client
+from verification.providers.loopback import http_client, provider_url
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ class ShopAuthFailed(Exception):
 
 
 def shop_base(domain: str) -> str:
-    return settings.SHOP_HOST_BASE.format(domain=domain)
+    return provider_url("SHOP_HOST_BASE").format(domain=domain)
 
 
 def shopify_authorize_url(*, domain: str, state: str, redirect_uri: str) -> str:
