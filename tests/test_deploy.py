@@ -26,6 +26,7 @@ PRODUCTION = {
     "SECRET_KEY": "s3cret",
     "DATABASE_URL": "postgres://joyback@db.internal:5432/joyback",
     "ALLOWED_HOSTS": "joyback.example",
+    "SITE_URL": "https://joyback.example",
     "PAYEE_ENCRYPTION_KEYS": "a2V5",
     "PAYEE_FINGERPRINT_KEY": "fingerprints",
     "ADYEN_API_KEY": "key",
@@ -106,7 +107,7 @@ def test_a_failed_migration_starts_nothing(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "missing", ["SECRET_KEY", "DATABASE_URL", "PAYEE_ENCRYPTION_KEYS", "ADYEN_HMAC_KEYS"]
+    "missing", ["SECRET_KEY", "DATABASE_URL", "SITE_URL", "PAYEE_ENCRYPTION_KEYS", "ADYEN_HMAC_KEYS"]
 )
 def test_it_refuses_to_start_without_a_setting_production_needs(tmp_path, missing):
     env = {key: value for key, value in PRODUCTION.items() if key != missing}
@@ -121,9 +122,20 @@ def test_it_refuses_to_start_without_a_setting_production_needs(tmp_path, missin
 def test_the_sandbox_needs_no_payment_provider_keys(tmp_path):
     env = {key: value for key, value in PRODUCTION.items() if not key.startswith(("ADYEN", "PAYOUT"))}
 
-    code, err, _ran = entrypoint(tmp_path, "standing", env={**env, "SANDBOX": "1"})
+    code, err, _ran = entrypoint(
+        tmp_path, "standing", env={**env, "SANDBOX": "1", "JOYBACK_ENV": "development"}
+    )
 
     assert code == 0, err
+
+
+@pytest.mark.parametrize("sandbox", ["1", "true", "ON"])
+def test_the_sandbox_is_refused_in_production(tmp_path, sandbox):
+    code, err, ran = entrypoint(tmp_path, "web", env={**PRODUCTION, "SANDBOX": sandbox})
+
+    assert code == 78
+    assert "SANDBOX is on in production (unset it)" in err
+    assert ran == []
 
 
 def test_an_unknown_role_is_refused(tmp_path):
@@ -243,6 +255,8 @@ def test_the_images_static_files_are_collected_as_production_serves_them(tmp_pat
         "SECRET_KEY": "build-only",
         "PAYEE_ENCRYPTION_KEYS": "YnVpbGQtb25seS1idWlsZC1vbmx5LWJ1aWxkLW9ubHk=",
         "PAYEE_FINGERPRINT_KEY": "build-only",
+        "ADYEN_HMAC_KEYS": "build-only",
+        "SITE_URL": "https://build.invalid",
         "STATIC_ROOT": str(tmp_path),
     }
     done = subprocess.run(
