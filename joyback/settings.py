@@ -93,6 +93,9 @@ PAYEE_SUBMISSIONS_PER_MINUTE = int(os.environ.get("PAYEE_SUBMISSIONS_PER_MINUTE"
 # Fraud signals: past these, a claim goes to the brand's review queue instead of being paid at once.
 FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR = int(os.environ.get("FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR", "10"))
 FRAUD_PEOPLE_PER_DEVICE = int(os.environ.get("FRAUD_PEOPLE_PER_DEVICE", "3"))
+# A browser given its device cookie less than this long ago is new: its claim goes to review when
+# someone else claimed the campaign from the same address within a day.
+FRAUD_NEW_DEVICE_MINUTES = int(os.environ.get("FRAUD_NEW_DEVICE_MINUTES", "60"))
 FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE = int(os.environ.get("FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE", "1000"))
 FRAUD_MAX_LIKES_PER_VIEW = float(os.environ.get("FRAUD_MAX_LIKES_PER_VIEW", "0.4"))
 FRAUD_MAX_COMMENTS_PER_VIEW = float(os.environ.get("FRAUD_MAX_COMMENTS_PER_VIEW", "0.1"))
@@ -306,6 +309,7 @@ MIDDLEWARE = [
     "joyback.api.versions.api_version_middleware",  # JoyBack-Version on every API answer
     "django.contrib.sessions.middleware.SessionMiddleware",
     "verification.sessions.participant_cookie_middleware",  # which participant a browser is
+    "verification.device.device_cookie_middleware",  # which browser it is (fraud signals)
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -147,10 +147,12 @@ def claim_caps_check(*, rule: ActionRule, identity: Identity) -> None:
 
 @dataclass(frozen=True)
 class ClaimContext:
-    """Where a claim came from: the network address and a hash of the browser's traits."""
+    """Where a claim came from: the network address, the hash of the browser's device cookie and
+    whether that browser is new (verification/device.py)."""
 
     client_ip: str | None = None
     device: str = ""
+    device_new: bool = False
 
 
 @contextmanager
