@@ -18,8 +18,15 @@ PYTHON="${PYTHON:-python}"
 role="${1:-web}"
 [ "$#" -gt 0 ] && shift
 
-required="SECRET_KEY DATABASE_URL ALLOWED_HOSTS PAYEE_ENCRYPTION_KEYS PAYEE_FINGERPRINT_KEY"
-if [ "${SANDBOX:-0}" != "1" ]; then
+# The same rules as the settings' startup checks (joyback/safety.py), said before anything runs.
+required="SECRET_KEY DATABASE_URL ALLOWED_HOSTS SITE_URL PAYEE_ENCRYPTION_KEYS PAYEE_FINGERPRINT_KEY"
+sandbox="$(printf '%s' "${SANDBOX:-}" | tr '[:upper:]' '[:lower:]')"
+case "$sandbox" in 1 | true | yes | on) sandbox=1 ;; *) sandbox=0 ;; esac
+if [ "${JOYBACK_ENV:-production}" = "production" ]; then
+    if [ "$sandbox" = "1" ]; then
+        echo "joyback: refusing to start the $role role: SANDBOX is on in production (unset it)" >&2
+        exit 78
+    fi
     # Real money leaves through the payment provider, whose webhooks are signed.
     required="$required ADYEN_API_KEY ADYEN_BALANCE_ACCOUNT_ID ADYEN_HMAC_KEYS PAYOUT_DEBTOR_IBAN"
 fi

@@ -2,9 +2,13 @@
 Django's own admin login form is never shown."""
 
 from allauth.account.decorators import secure_admin_login
+from django.contrib import messages
 from django.contrib.admin import AdminSite
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.translation import gettext
 
-from joyback.mfa import mfa_enabled, mfa_setup_required
+from joyback.mfa import mfa_enabled
 
 
 class JoyBackAdminSite(AdminSite):
@@ -19,15 +23,27 @@ class JoyBackAdminSite(AdminSite):
         inner = super().admin_view(view, cacheable)
 
         def view_with_second_factor(request, *args, **kwargs):
-            # Staff read without a second factor, but change nothing (actions, saves) until it is set up.
+            # Every admin page shows people's details, bank accounts or keys: staff read none of it
+            # until a second factor is set up (signing out stays possible).
             if (
-                request.method == "POST"
-                and request.user.is_authenticated
+                request.user.is_authenticated
                 and request.user.is_staff
                 and not mfa_enabled(request.user)
+                and request.path != reverse("admin:logout", current_app=self.name)
             ):
-                return mfa_setup_required(request)
+                return staff_mfa_setup_redirect(request)
             return inner(request, *args, **kwargs)
 
         view_with_second_factor.admin_site = self
         return view_with_second_factor
+
+
+def staff_mfa_setup_redirect(request):
+    messages.warning(
+        request,
+        gettext(
+            "Set up two-factor authentication before you open the admin: it shows people's details, "
+            "bank accounts and keys."
+        ),
+    )
+    return redirect("mfa_index")

@@ -10,6 +10,8 @@ class JoyBackConfig(AppConfig):
 
         from joyback import deploy_checks  # noqa: F401 (registers manage.py check --deploy's checks)
         from joyback.observability import task_request_id_attach, task_request_id_restore
+        from joyback.safety import production_refuse_unsafe
 
+        production_refuse_unsafe()
         pre_enqueue.connect(task_request_id_attach, dispatch_uid="joyback_request_id_attach")
         pre_execute.connect(task_request_id_restore, dispatch_uid="joyback_request_id_restore")

@@ -48,7 +48,29 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 # The sandbox providers and bank stand in for TikTok, WhatsApp and the banks: on by default outside
 # production, and never on in production unless said so.
 SANDBOX = env_bool("SANDBOX", not IS_PRODUCTION)
-SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000")
+# The address people reach the site at (links in messages, provider redirects); production must say it.
+SITE_URL = os.environ.get("SITE_URL", "" if IS_PRODUCTION else "http://localhost:8000")
+
+# The sandbox's own secrets, published in this file: the defaults outside production, and a startup
+# error in production (joyback.safety), whether left to default or copied into the environment.
+SANDBOX_SECRETS = {
+    "TIKTOK_CLIENT_SECRET": "sbx-tiktok-secret",
+    "TIKTOK_ADS_ACCESS_TOKEN": "sbx-ads-token",
+    "WHATSAPP_APP_SECRET": "sbx-meta-app-secret",
+    "WHATSAPP_VERIFY_TOKEN": "sbx-verify-token",
+    "WHATSAPP_ACCESS_TOKEN": "sbx-whatsapp-token",
+    "PSP_API_KEY": "sbx-psp-key",
+    "ADYEN_API_KEY": "sbx-adyen-api-key",
+    "ADYEN_HMAC_KEYS": "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056",
+}
+
+
+def _secret(name: str) -> str:
+    return os.environ.get(name, SANDBOX_SECRETS[name] if SANDBOX else "")
+
+
+# The sandbox bank's own account: the only one it ever reports money arriving on.
+SANDBOX_BANK_IBAN = "DE02100100100006820101"
 
 # The public landing page is the same for every visitor: its body is cached this long.
 LANDING_CACHE_SECONDS = int(os.environ.get("LANDING_CACHE_SECONDS", "10"))
@@ -71,6 +93,9 @@ PAYEE_SUBMISSIONS_PER_MINUTE = int(os.environ.get("PAYEE_SUBMISSIONS_PER_MINUTE"
 # Fraud signals: past these, a claim goes to the brand's review queue instead of being paid at once.
 FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR = int(os.environ.get("FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR", "10"))
 FRAUD_PEOPLE_PER_DEVICE = int(os.environ.get("FRAUD_PEOPLE_PER_DEVICE", "3"))
+# A browser given its device cookie less than this long ago is new: its claim goes to review when
+# someone else claimed the campaign from the same address within a day.
+FRAUD_NEW_DEVICE_MINUTES = int(os.environ.get("FRAUD_NEW_DEVICE_MINUTES", "60"))
 FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE = int(os.environ.get("FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE", "1000"))
 FRAUD_MAX_LIKES_PER_VIEW = float(os.environ.get("FRAUD_MAX_LIKES_PER_VIEW", "0.4"))
 FRAUD_MAX_COMMENTS_PER_VIEW = float(os.environ.get("FRAUD_MAX_COMMENTS_PER_VIEW", "0.1"))
@@ -107,7 +132,7 @@ if not PAYEE_FINGERPRINT_KEY:
 
 # Providers. In the sandbox the adapters reach the app's own sandbox endpoints (same wire format).
 TIKTOK_CLIENT_KEY = os.environ.get("TIKTOK_CLIENT_KEY", "sbx-joyback" if SANDBOX else "")
-TIKTOK_CLIENT_SECRET = os.environ.get("TIKTOK_CLIENT_SECRET", "sbx-tiktok-secret" if SANDBOX else "")
+TIKTOK_CLIENT_SECRET = _secret("TIKTOK_CLIENT_SECRET")
 TIKTOK_AUTHORIZE_URL = os.environ.get(
     "TIKTOK_AUTHORIZE_URL",
     "/sandbox/tiktok/v2/auth/authorize/" if SANDBOX else "https://www.tiktok.com/v2/auth/authorize/",
@@ -124,7 +149,7 @@ TIKTOK_BUSINESS_API_BASE = os.environ.get(
     "TIKTOK_BUSINESS_API_BASE",
     "/sandbox/tiktok/business" if SANDBOX else "https://business-api.tiktok.com",
 )
-TIKTOK_ADS_ACCESS_TOKEN = os.environ.get("TIKTOK_ADS_ACCESS_TOKEN", "sbx-ads-token" if SANDBOX else "")
+TIKTOK_ADS_ACCESS_TOKEN = _secret("TIKTOK_ADS_ACCESS_TOKEN")
 TIKTOK_ADVERTISER_ID = os.environ.get("TIKTOK_ADVERTISER_ID", "7000000000000000001" if SANDBOX else "")
 # Shops: JoyBack's Shopify app (its OAuth install proves a shop is the brand's), and where a shop's
 # own endpoints are: the shop itself, or in the sandbox the sandbox shops answering for any domain.
@@ -143,19 +168,19 @@ SANDBOX_TIKTOK_UNAUDITED = env_bool("SANDBOX_TIKTOK_UNAUDITED", False)
 SANDBOX_TIKTOK_POSTS_PER_DAY = int(os.environ.get("SANDBOX_TIKTOK_POSTS_PER_DAY", "15"))
 # Posts through the API wait in the studio until a tester passes moderation (else public at once).
 SANDBOX_TIKTOK_HOLD_MODERATION = env_bool("SANDBOX_TIKTOK_HOLD_MODERATION", False)
-WHATSAPP_APP_SECRET = os.environ.get("WHATSAPP_APP_SECRET", "sbx-meta-app-secret" if SANDBOX else "")
-WHATSAPP_VERIFY_TOKEN = os.environ.get("WHATSAPP_VERIFY_TOKEN", "sbx-verify-token" if SANDBOX else "")
+WHATSAPP_APP_SECRET = _secret("WHATSAPP_APP_SECRET")
+WHATSAPP_VERIFY_TOKEN = _secret("WHATSAPP_VERIFY_TOKEN")
 WHATSAPP_BUSINESS_NUMBER = os.environ.get("WHATSAPP_BUSINESS_NUMBER", "15550783881")
 WHATSAPP_API_BASE = os.environ.get(
     "WHATSAPP_API_BASE", "/sandbox/whatsapp/graph" if SANDBOX else "https://graph.facebook.com"
 )
 WHATSAPP_PHONE_NUMBER_ID = os.environ.get("WHATSAPP_PHONE_NUMBER_ID", "106540352242922" if SANDBOX else "")
-WHATSAPP_ACCESS_TOKEN = os.environ.get("WHATSAPP_ACCESS_TOKEN", "sbx-whatsapp-token" if SANDBOX else "")
+WHATSAPP_ACCESS_TOKEN = _secret("WHATSAPP_ACCESS_TOKEN")
 
 # The bank's own channel: Verification of Payee and the pain.001 file upload (the sandbox bank
 # inside the app unless configured); single payouts go through PAYOUT_PROVIDER below.
 PSP_API_BASE = os.environ.get("PSP_API_BASE", "http://sandbox.localhost/sandbox/bank" if SANDBOX else "")
-PSP_API_KEY = os.environ.get("PSP_API_KEY", "sbx-psp-key" if SANDBOX else "")
+PSP_API_KEY = _secret("PSP_API_KEY")
 PSP_TIMEOUT_SECONDS = float(os.environ.get("PSP_TIMEOUT_SECONDS", "7"))
 # The provider single payouts go through (payouts/providers/), and Adyen's balance platform: the
 # Transfers API base, the API key, the platform's balance account the payouts leave from, and the
@@ -167,13 +192,11 @@ ADYEN_API_BASE = os.environ.get(
     if SANDBOX
     else "https://balanceplatform-api-live.adyen.com/btl/v4",
 )
-ADYEN_API_KEY = os.environ.get("ADYEN_API_KEY", "sbx-adyen-api-key" if SANDBOX else "")
+ADYEN_API_KEY = _secret("ADYEN_API_KEY")
 ADYEN_BALANCE_ACCOUNT_ID = os.environ.get(
     "ADYEN_BALANCE_ACCOUNT_ID", "BA00000000000000000JOYBACK" if SANDBOX else ""
 )
-ADYEN_HMAC_KEYS = env_list("ADYEN_HMAC_KEYS") or (
-    ["44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"] if SANDBOX else []
-)
+ADYEN_HMAC_KEYS = env_list("ADYEN_HMAC_KEYS") or ([SANDBOX_SECRETS["ADYEN_HMAC_KEYS"]] if SANDBOX else [])
 # Funding by virtual IBAN (payouts/funding/): the Balance Platform API (configuration) base, the
 # platform's account holder each brand's balance account is opened under, and the country of the
 # virtual IBANs Adyen issues (DE or FR, on its NL account).
@@ -196,7 +219,7 @@ SANDBOX_BANK_HMAC_KEY = os.environ.get("SANDBOX_BANK_HMAC_KEY", "")
 ADYEN_QUERY_DAYS = int(os.environ.get("ADYEN_QUERY_DAYS", "30"))
 # The platform's own account the payouts leave from (the debtor of pain.001 files).
 PAYOUT_DEBTOR_NAME = os.environ.get("PAYOUT_DEBTOR_NAME", "JoyBack Payouts")
-PAYOUT_DEBTOR_IBAN = os.environ.get("PAYOUT_DEBTOR_IBAN", "DE02100100100006820101" if SANDBOX else "")
+PAYOUT_DEBTOR_IBAN = os.environ.get("PAYOUT_DEBTOR_IBAN", SANDBOX_BANK_IBAN if SANDBOX else "")
 PAYOUT_DEBTOR_BIC = os.environ.get("PAYOUT_DEBTOR_BIC", "PBNKDEFFXXX" if SANDBOX else "")
 # SEPA payouts go instant unless "batch": then they wait for the next pain.001 file.
 PAYOUT_SEPA_MODE = os.environ.get("PAYOUT_SEPA_MODE", "instant")
@@ -297,6 +320,7 @@ MIDDLEWARE = [
     "joyback.api.versions.api_version_middleware",  # JoyBack-Version on every API answer
     "django.contrib.sessions.middleware.SessionMiddleware",
     "verification.sessions.participant_cookie_middleware",  # which participant a browser is
+    "verification.device.device_cookie_middleware",  # which browser it is (fraud signals)
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

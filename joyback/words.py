@@ -32,6 +32,7 @@ CLAIM = {
     # fraud signals that hold a claim for review
     "ip_velocity": _("Many claims from one internet address"),
     "device_shared": _("Several people claimed from one browser"),
+    "device_new_at_address": _("A new browser at an address someone else claimed from"),
     "campaign_velocity": _("Unusually many claims on the campaign at once"),
     "empty_account": _("An account with no followers and no videos"),
     "engagement_ratio": _("Far more likes per view than real audiences give"),

@@ -10,13 +10,15 @@ from collections.abc import Callable
 from django.db import transaction
 
 from joyback.crypto import fingerprint
+from joyback.emails import email_canonical
 from payouts.rails import account_identity
 
 
 def payee_fingerprints(*, account: str, email: str | None, phone: str | None) -> dict[str, str]:
     return {
         "account_fingerprint": fingerprint(account_identity(json.loads(account))),
-        "email_fingerprint": fingerprint(email.strip().lower()) if email else "",
+        # One mailbox written several ways (a +tag, Gmail's dots, upper case) is one person.
+        "email_fingerprint": fingerprint(email_canonical(email)) if email else "",
         "phone_fingerprint": fingerprint(phone) if phone else "",
     }
 

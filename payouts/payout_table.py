@@ -10,6 +10,7 @@ from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.models import Campaign
 from joyback.crypto import fingerprint
+from joyback.emails import email_canonical
 from joyback.money import MoneyError, from_major
 from joyback.tables import DateRangeForm, csv_amount, csv_response, csv_when, table_context, table_render
 from joyback.words import said
@@ -73,7 +74,7 @@ def payouts_filtered(*, brand, filters: dict):
             Q(end_to_end_id__icontains=text)
             | Q(payee__account_masked__icontains=text)
             | Q(psp_reference=text)
-            | Q(payee__email_fingerprint=fingerprint(text.lower()))
+            | Q(payee__email_fingerprint=fingerprint(email_canonical(text)))
             | Q(Exists(person))
         )
     if status := filters.get("status"):

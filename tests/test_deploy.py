@@ -4,6 +4,7 @@ refuses to start without the settings production needs; the image's files are al
 The entrypoint runs for real (sh), with PYTHON pointing at a stand-in that records what it was
 asked to run, so each role's command is what the test reads."""
 
+import base64
 import os
 import re
 import stat
@@ -26,6 +27,7 @@ PRODUCTION = {
     "SECRET_KEY": "s3cret",
     "DATABASE_URL": "postgres://joyback@db.internal:5432/joyback",
     "ALLOWED_HOSTS": "joyback.example",
+    "SITE_URL": "https://joyback.example",
     "PAYEE_ENCRYPTION_KEYS": "a2V5",
     "PAYEE_FINGERPRINT_KEY": "fingerprints",
     "ADYEN_API_KEY": "key",
@@ -106,7 +108,7 @@ def test_a_failed_migration_starts_nothing(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "missing", ["SECRET_KEY", "DATABASE_URL", "PAYEE_ENCRYPTION_KEYS", "ADYEN_HMAC_KEYS"]
+    "missing", ["SECRET_KEY", "DATABASE_URL", "SITE_URL", "PAYEE_ENCRYPTION_KEYS", "ADYEN_HMAC_KEYS"]
 )
 def test_it_refuses_to_start_without_a_setting_production_needs(tmp_path, missing):
     env = {key: value for key, value in PRODUCTION.items() if key != missing}
@@ -121,9 +123,20 @@ def test_it_refuses_to_start_without_a_setting_production_needs(tmp_path, missin
 def test_the_sandbox_needs_no_payment_provider_keys(tmp_path):
     env = {key: value for key, value in PRODUCTION.items() if not key.startswith(("ADYEN", "PAYOUT"))}
 
-    code, err, _ran = entrypoint(tmp_path, "standing", env={**env, "SANDBOX": "1"})
+    code, err, _ran = entrypoint(
+        tmp_path, "standing", env={**env, "SANDBOX": "1", "JOYBACK_ENV": "development"}
+    )
 
     assert code == 0, err
+
+
+@pytest.mark.parametrize("sandbox", ["1", "true", "ON"])
+def test_the_sandbox_is_refused_in_production(tmp_path, sandbox):
+    code, err, ran = entrypoint(tmp_path, "web", env={**PRODUCTION, "SANDBOX": sandbox})
+
+    assert code == 78
+    assert "SANDBOX is on in production (unset it)" in err
+    assert ran == []
 
 
 def test_an_unknown_role_is_refused(tmp_path):
@@ -240,9 +253,12 @@ def test_the_images_static_files_are_collected_as_production_serves_them(tmp_pat
     env = {
         **{key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "DATABASE"))},
         "JOYBACK_ENV": "production",
-        "SECRET_KEY": "build-only",
-        "PAYEE_ENCRYPTION_KEYS": "YnVpbGQtb25seS1idWlsZC1vbmx5LWJ1aWxkLW9ubHk=",
-        "PAYEE_FINGERPRINT_KEY": "build-only",
+        # Random, as the Containerfile's key() makes them.
+        **{
+            name: base64.urlsafe_b64encode(os.urandom(32)).decode()
+            for name in ("SECRET_KEY", "PAYEE_ENCRYPTION_KEYS", "PAYEE_FINGERPRINT_KEY", "ADYEN_HMAC_KEYS")
+        },
+        "SITE_URL": "https://build.invalid",
         "STATIC_ROOT": str(tmp_path),
     }
     done = subprocess.run(
@@ -256,7 +272,5 @@ def test_the_images_static_files_are_collected_as_production_serves_them(tmp_pat
 
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / "staticfiles.json").exists()
-    assert (
-        "PAYEE_ENCRYPTION_KEYS=YnVpbGQtb25seS1idWlsZC1vbmx5LWJ1aWxkLW9ubHk="
-        in (ROOT / "deploy" / "Containerfile").read_text()
-    )
+    containerfile = (ROOT / "deploy" / "Containerfile").read_text()
+    assert 'PAYEE_ENCRYPTION_KEYS="$(key)"' in containerfile and "build-only" not in containerfile

@@ -81,6 +81,8 @@ def production_env(**extra):
         PAYEE_ENCRYPTION_KEYS="yXwP0h1bq2mPn3v4Yt5Kq6Lr7Ws8Ez9Aa0Bc1Dd2Ee4=",
         PAYEE_FINGERPRINT_KEY="a-separate-fingerprint-secret-" + "z1x2c3v4b5" * 2,
         ALLOWED_HOSTS="joyback.example",
+        SITE_URL="https://joyback.example",
+        ADYEN_HMAC_KEYS="a1b2c3d4" * 8,
         # The upload folder mounted on every machine (joyback.deploy_checks warns otherwise).
         SHARED_FOLDERS="1",
         **extra,

@@ -178,13 +178,40 @@ def test_a_code_typed_at_the_end_of_its_window_is_taken_once_but_an_older_one_is
     assert second_factor_answer(rita, totp_code(at=now - 60)) == (200, False)
 
 
-def test_staff_without_a_second_factor_read_the_admin_but_change_nothing(client, rita):
+@pytest.mark.parametrize(
+    "page", ["/admin/", "/admin/payouts/payout/", "/admin/verification/providerevent/", "/admin/auth/group/"]
+)
+def test_staff_without_a_second_factor_read_nothing_in_the_admin(client, rita, page):
     client.force_login(rita)
 
-    assert client.get("/admin/").status_code == 200
+    response = client.get(page)
+
+    assert response.status_code == 302 and response["Location"] == reverse("mfa_index")
+    setup = client.get(response["Location"])
+    assert setup.status_code == 200
+    assert "Set up two-factor authentication before you open the admin" in setup.content.decode()
+
+
+def test_staff_without_a_second_factor_change_nothing_in_the_admin(client, rita):
+    client.force_login(rita)
+
     response = client.post("/admin/payouts/payout/", {"action": "approve", "_selected_action": ["1"]})
 
-    assert response.status_code == 403 and SETUP_PAGE in response.content.decode()
+    assert response.status_code == 302 and response["Location"] == reverse("mfa_index")
+
+
+def test_the_admin_opens_once_the_second_factor_is_set_up(client, rita):
+    client.force_login(rita)
+    assert client.get(reverse("mfa_activate_totp")).status_code == 200  # the setup page itself opens
+    totp_enable(rita)
+
+    assert client.get("/admin/").status_code == 200
+
+
+def test_the_admin_sign_in_stays_reachable(client, rita):
+    assert client.get("/admin/login/").status_code == 302  # to allauth's sign-in, as before
+    client.force_login(rita)
+    assert client.post("/admin/logout/").status_code == 200  # signing out needs no second factor
 
 
 @pytest.mark.postgres

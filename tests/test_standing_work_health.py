@@ -159,6 +159,7 @@ def test_staff_who_may_only_look_cannot_have_rows_tried_again(
     viewer.is_staff = True
     viewer.save()
     viewer.user_permissions.add(Permission.objects.get(codename="view_payeesubmission"))
+    totp_enable(viewer)  # staff open the admin only with a second factor
     client.force_login(viewer)
 
     listing = client.get(reverse("admin:payouts_payeesubmission_changelist"))

@@ -223,8 +223,7 @@ def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context,
             claim_caps_check(rule=rule, identity=identity)
         elif campaign.brand.person_allowance:
             # The per-person allowance (on by default) only counts this person's claims: their
-            # purchases take turns, other people's do not wait.
-            Participant.objects.select_for_update().filter(pk=identity.participant_id).first()
+            # purchases take turns on the person's row (claim_caps_check), other people's do not wait.
             claim_caps_check(rule=rule, identity=identity)
         # Open by status and dates; whether the budget suffices the hold itself says (fully_claimed).
         claimability = campaign_schedule_state(campaign=rule.campaign)

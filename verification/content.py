@@ -102,6 +102,10 @@ def licence_revoke(*, participant: Participant, grant_id: int) -> LicenceGrant:
             raise ClaimRefused("licence_revoked")
         grant.revoked_at = timezone.now()
         grant.save(update_fields=["revoked_at"])
+        # A Spark Ads code lets the brand run the video as an ad: without the licence it may not.
+        SparkAdsCode.objects.filter(claim_id=grant.claim_id, expired_at__isnull=True).update(
+            expired_at=grant.revoked_at
+        )
     return grant
 
 
@@ -144,12 +148,13 @@ def spark_code_record(*, claim: ActionClaim, code: str, days: int, answer: tikto
 
 
 def spark_codes_expire(*, now=None) -> int:
-    """Codes past their validity are marked expired (a conditional update: run twice, counted once)."""
+    """Codes past their validity, or whose licence was taken back, are marked expired (a
+    conditional update: run twice, counted once)."""
     now = now or timezone.now()
     with transaction.atomic(durable=True):
-        return SparkAdsCode.objects.filter(expired_at__isnull=True, expires_at__lte=now).update(
-            expired_at=now
-        )
+        return SparkAdsCode.objects.filter(
+            Q(expires_at__lte=now) | Q(claim__licence__revoked_at__isnull=False), expired_at__isnull=True
+        ).update(expired_at=now)
 
 
 # The content library: every shared video of the brand, what may be done with it, how it did.
@@ -183,10 +188,17 @@ def content_library(*, brand: Brand, filters: dict | None = None, claim_id: int 
     code = filters.get("code") or ""
     if code == "valid":
         claims = claims.filter(
-            spark_code__isnull=False, spark_code__expired_at__isnull=True, spark_code__expires_at__gt=now
+            spark_code__isnull=False,
+            spark_code__expired_at__isnull=True,
+            spark_code__expires_at__gt=now,
+            licence__revoked_at__isnull=True,
         )
     elif code == "expired":
-        claims = claims.filter(Q(spark_code__expired_at__isnull=False) | Q(spark_code__expires_at__lte=now))
+        claims = claims.filter(
+            Q(spark_code__expired_at__isnull=False)
+            | Q(spark_code__expires_at__lte=now)
+            | Q(spark_code__isnull=False, licence__revoked_at__isnull=False)
+        )
     rows = list(claims[:500])
     statuses = disclosure_status_for_claims(claim_ids=[claim.pk for claim in rows])
     disclosure = filters.get("disclosure") or ""
@@ -194,7 +206,12 @@ def content_library(*, brand: Brand, filters: dict | None = None, claim_id: int 
         claim.disclosure = statuses.get(claim.pk, {})
         claim.licence_grant = getattr(claim, "licence", None) if _has(claim, "licence") else None
         claim.code = claim.spark_code if _has(claim, "spark_code") else None
-        claim.code_valid = bool(claim.code and claim.code.expired_at is None and claim.code.expires_at > now)
+        claim.code_valid = bool(
+            claim.code
+            and claim.code.expired_at is None
+            and claim.code.expires_at > now
+            and not (claim.licence_grant and claim.licence_grant.revoked_at)
+        )
         claim.metric_rows = [metric for metric in claim.metrics.all() if metric.found]
         claim.views_now = (
             claim.metric_rows[-1].views

@@ -24,13 +24,11 @@ def fraud_signals_at_claim(*, rule, identity, context, evidence: dict) -> list[t
             signals.append(
                 ("ip_velocity", f"{recent} earlier claims from {context.client_ip} in the last hour")
             )
-    if context.device and context.client_ip:
+    if context.device:
+        # The device cookie is the browser itself, whatever address it comes from today.
         others = (
             ActionClaim.objects.filter(
-                campaign=campaign,
-                device=context.device,
-                client_ip=context.client_ip,
-                created_at__gte=now - timedelta(days=1),
+                campaign=campaign, device=context.device, created_at__gte=now - timedelta(days=1)
             )
             .exclude(participant=identity.participant)
             .values("participant")
@@ -38,8 +36,22 @@ def fraud_signals_at_claim(*, rule, identity, context, evidence: dict) -> list[t
             .count()
         )
         if others >= settings.FRAUD_PEOPLE_PER_DEVICE - 1:
+            signals.append(("device_shared", f"{others + 1} people claimed from one browser today"))
+    if context.device_new and context.client_ip:
+        # A fresh, cookie-less browser per claim is how a farm at one address looks like many people.
+        earlier = (
+            ActionClaim.objects.filter(
+                campaign=campaign, client_ip=context.client_ip, created_at__gte=now - timedelta(days=1)
+            )
+            .exclude(participant=identity.participant)
+            .exists()
+        )
+        if earlier:
             signals.append(
-                ("device_shared", f"{others + 1} people claimed from one browser and address today")
+                (
+                    "device_new_at_address",
+                    f"a browser new to us, at {context.client_ip}, where someone else claimed today",
+                )
             )
     per_minute = ActionClaim.objects.filter(
         campaign=campaign, created_at__gte=now - timedelta(minutes=1)

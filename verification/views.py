@@ -1,4 +1,3 @@
-import hashlib
 import logging
 import secrets
 import time
@@ -27,6 +26,7 @@ from joyback.mfa import reauthentication_required
 from joyback.modes import provider_routed_for
 from joyback.ratelimit import client_address
 from verification import posting
+from verification.device import browser_device
 from verification.models import Provider
 from verification.providers import tiktok, whatsapp
 from verification.selectors import (
@@ -64,10 +64,8 @@ logger = logging.getLogger(__name__)
 
 
 def claim_context(request) -> ClaimContext:
-    traits = "|".join(request.headers.get(name, "") for name in ("User-Agent", "Accept-Language"))
-    return ClaimContext(
-        client_ip=client_address(request), device=hashlib.sha256(traits.encode()).hexdigest()[:32]
-    )
+    device, new = browser_device(request)
+    return ClaimContext(client_ip=client_address(request), device=device, device_new=new)
 
 
 def public_campaign_or_404(slug):

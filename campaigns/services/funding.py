@@ -15,6 +15,7 @@ from campaigns.services.landing import landing_cache_clear
 from campaigns.services.refusals import CampaignError
 from joyback.ledger.models import Account, AccountKind, Transaction
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
+from joyback.safety import sandbox_bank_live_refusal
 
 
 def brand_funding_account(*, brand: Brand, currency: str) -> Account:
@@ -83,7 +84,7 @@ def brand_topup_sandbox(*, brand: Brand, amount: int, currency: str) -> None:
     if not brand.livemode:
         import_string(settings.SANDBOX_TEST_FUNDS)(brand=brand, amount=amount)
         return
-    if not settings.SANDBOX:
+    if not settings.SANDBOX or sandbox_bank_live_refusal():
         raise CampaignError(
             gettext("Top ups are simulated only in the sandbox; send a bank transfer instead.")
         )

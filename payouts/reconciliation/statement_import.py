@@ -2,6 +2,7 @@
 staff member approves; read whole, then written line by line keyed by the bank's reference."""
 
 import hashlib
+import logging
 from pathlib import Path
 
 from django.conf import settings
@@ -12,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from joyback.queue import enqueue_on_commit
 from joyback.users.four_eyes import second_person_refusal
+from joyback.safety import sandbox_bank_live_refusal
 from payouts import sql
 from payouts.iso20022.camt import camt_read, entry_count, message_detect
 from payouts.iso20022.types import SchemaError
@@ -22,6 +24,8 @@ from payouts.reconciliation.exceptions import numbers_forget
 from payouts.reconciliation.integrity import bank_drift_check, statement_chain_check
 from payouts.reconciliation.matching import lines_match, payouts_unreconciled_flag
 from payouts.reconciliation.rules import ReconciliationRefused, staff_permission_check
+
+logger = logging.getLogger(__name__)
 
 
 class Channel:
@@ -325,7 +329,10 @@ def bank_statements_fetch() -> list[StatementImport]:
     the bank dropped in BANK_DROP_FOLDER, imported as the platform's own. A file seen before is
     skipped by its hash (and its lines would be known anyway)."""
     jobs = []
-    if settings.SANDBOX:
+    refusal = sandbox_bank_live_refusal() if settings.SANDBOX else ""
+    if refusal:
+        logger.error("sandbox bank feed not read: %s", refusal)
+    if settings.SANDBOX and not refusal:
         done = set(StatementImport.objects.filter(source=Channel.FEED).values_list("sha256", flat=True))
         for message in SandboxBankMessage.objects.filter(kind__startswith="camt.").order_by("pk"):
             data = bytes(message.xml)

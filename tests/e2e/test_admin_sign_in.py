@@ -62,3 +62,21 @@ def test_staff_sign_in_to_the_admin_with_their_code_and_approve_with_a_reason(
     assert waiting_payout.approved_by == rita
     entry = LogEntry.objects.get(object_id=str(waiting_payout.pk))
     assert entry.user == rita and "Confirmed with Fiona by phone" in entry.get_change_message()
+
+
+def test_staff_without_a_second_factor_are_sent_to_set_one_up_before_the_admin_opens(
+    live_server, page, screenshot, django_user_model
+):
+    django_user_model.objects.create_superuser(email="nora@joyback.example", password=PASSWORD)
+
+    page.goto(f"{live_server.url}/admin/payouts/payout/")
+    page.wait_for_url("**/accounts/login/**")
+    page.get_by_label("Email").fill("nora@joyback.example")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    page.wait_for_url(f"{live_server.url}{reverse('mfa_index')}")
+
+    assert page.get_by_text("Set up two-factor authentication before you open the admin").is_visible()
+    screenshot(page, "52-admin-needs-a-second-factor")
+    page.goto(f"{live_server.url}/admin/")
+    page.wait_for_url(f"{live_server.url}{reverse('mfa_index')}")

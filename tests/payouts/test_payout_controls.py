@@ -25,7 +25,7 @@ from payouts.manual.services import payout_approve, payout_manual_enter
 from payouts.models import PayeeAccount, Payout, PayoutAlert, SandboxBankPayment
 from payouts.rails import iban_check
 from payouts.submission.states import PayoutRefused
-from tests.conftest import verified
+from tests.conftest import totp_enable, verified
 from tests.verification.test_claim_races import race
 from verification.models import Participant
 
@@ -231,7 +231,8 @@ def test_once_the_windows_total_passes_the_threshold_every_further_payout_waits(
     assert "passed the approval threshold" in after.hold_texts[0]
 
 
-def test_the_admin_lists_held_payouts_with_the_reason(admin_client, funded, fiona):
+def test_the_admin_lists_held_payouts_with_the_reason(admin_client, admin_user, funded, fiona):
+    totp_enable(admin_user)  # staff open the admin only with a second factor
     pay(funded, 25_00, iban=new_iban(), by=fiona)
     page = admin_client.get("/admin/payouts/payout/?status__exact=awaiting_approval").content.decode()
     assert "It is the first payout to this bank account." in page

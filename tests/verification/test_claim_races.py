@@ -1,5 +1,6 @@
 """Rewards under concurrency, on PostgreSQL: duplicate deliveries and a budget raced to zero."""
 
+import contextlib
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -138,3 +139,34 @@ def test_a_rules_lock_leaves_its_campaign_and_brand_free_for_the_brands_other_re
     finally:
         release.set()
         holder.join()
+
+
+def test_one_persons_claims_on_two_rules_at_once_stay_within_the_allowance(make_live_campaign, monkeypatch):
+    """Each claim holds its own rule's lock: before, both read what the person had earned before
+    either committed, and both were paid past the allowance."""
+    from campaigns.services.brands import brand_allowance_set
+    from verification.services import rewards
+
+    first = make_live_campaign(slug="first", package="whatsapp_reward", budget=100_00)
+    second = make_live_campaign(slug="second", package="whatsapp_reward", budget=100_00)
+    brand_allowance_set(brand=first.brand, person_allowance=3_00)  # room for one 2.00 reward
+    pat = whatsapp_person(first, "491")
+    # Each claim waits after its checks for the other to have checked too: with the person's lock
+    # the second never gets there while the first holds it, and the first goes on alone.
+    checked = threading.Barrier(2)
+    signals = rewards.fraud_signals_at_claim
+
+    def after_the_checks(**kwargs):
+        with contextlib.suppress(threading.BrokenBarrierError):
+            checked.wait(timeout=3)
+        return signals(**kwargs)
+
+    monkeypatch.setattr(rewards, "fraud_signals_at_claim", after_the_checks)
+    rules = [first.rules.get(), second.rules.get()]
+
+    outcomes = race(2, lambda i: action_reward(rule=rules[i], identity=pat))
+
+    paid = [o for o in outcomes if isinstance(o, ActionClaim)]
+    refused = [o for o in outcomes if isinstance(o, ClaimRefused)]
+    assert len(paid) == 1 and [r.code for r in refused] == ["allowance"], outcomes
+    assert ActionClaim.objects.filter(participant=pat.participant).count() == 1

@@ -428,3 +428,27 @@ def test_a_standing_schedule_expires_codes_every_few_minutes(client, licensed, p
     assert (schedule.func, schedule.minutes) == ("verification.tasks.spark_codes_expire", 5)
     assert tasks.spark_codes_expire() == 1
     assert SparkAdsCode.objects.get().expired_at is not None
+
+
+def test_taking_the_licence_back_voids_the_spark_ads_code(client, alice, licensed, pat_video):
+    code = ad_code_generate(video=pat_video, days=30)
+    share_with(client, licensed, pat_video, licence_accepted="on", spark_code=code.code, spark_days="30")
+    claim = ActionClaim.objects.get(rule__trigger="ugc_share")
+    client.post(reverse("verification:licence_revoke", args=[claim.participant.token, claim.licence.pk]))
+
+    assert SparkAdsCode.objects.get().expired_at is not None
+    client.force_login(alice)
+    library = reverse("verification:content_library", args=[licensed.brand.slug])
+    page = client.get(library).content.decode()
+    assert code.code not in page and "Expired" in page
+    assert "No videos yet." in client.get(library, {"code": "valid"}).content.decode()
+    assert code.code not in client.get(library.replace("content/", "content/export.csv")).content.decode()
+
+
+def test_a_code_whose_licence_was_taken_back_earlier_is_voided_by_the_sweep(client, licensed, pat_video):
+    code = ad_code_generate(video=pat_video, days=30)
+    share_with(client, licensed, pat_video, licence_accepted="on", spark_code=code.code, spark_days="30")
+    LicenceGrant.objects.update(revoked_at=timezone.now())  # taken back before codes were voided with it
+
+    assert spark_codes_expire() == 1
+    assert SparkAdsCode.objects.get().expired_at is not None

@@ -1,7 +1,7 @@
 """Each fraud signal sends a claim to review with its reward held, instead of paying it at once."""
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
@@ -38,15 +38,77 @@ def test_many_claims_from_one_address_go_to_review(club):
 
 
 @override_settings(FRAUD_PEOPLE_PER_DEVICE=2)
-def test_several_people_on_one_browser_go_to_review(club):
-    device = ClaimContext(client_ip="198.51.100.7", device="abc123")
-
-    first = whatsapp_claim(club, "491", device)
-    second = whatsapp_claim(club, "492", device)
+def test_several_people_on_one_browser_go_to_review_from_any_address(club):
+    first = whatsapp_claim(club, "491", ClaimContext(client_ip="198.51.100.7", device="abc123"))
+    second = whatsapp_claim(club, "492", ClaimContext(client_ip="198.51.100.7", device="abc123"))
     elsewhere = whatsapp_claim(club, "493", ClaimContext(client_ip="198.51.100.8", device="abc123"))
+    other_browser = whatsapp_claim(club, "494", ClaimContext(client_ip="198.51.100.9", device="def456"))
 
-    assert (first.status, second.status, elsewhere.status) == ("approved", "needs_review", "approved")
+    assert (first.status, second.status) == ("approved", "needs_review")
     assert second.signals.get().code == "device_shared"
+    assert elsewhere.status == "needs_review"  # the same browser on another network
+    assert other_browser.status == "approved"
+
+
+def browser(agent, language):
+    """A browser of its own (its own cookies), on the same network as the others."""
+    return Client(headers={"User-Agent": agent, "Accept-Language": language}, REMOTE_ADDR="203.0.113.50")
+
+
+def test_fresh_browsers_at_one_address_go_to_review_whatever_headers_they_send(summer):
+    """Four browsers, one address, four sets of headers: before, four people paid at once."""
+    from tests.verification.test_tiktok_login import authorize
+
+    browsers = [
+        browser("Mozilla/5.0 (Windows NT 10.0) Chrome/120", "de-DE"),
+        browser("Mozilla/5.0 (Macintosh) Safari/17", "en-US"),
+        browser("Mozilla/5.0 (X11; Linux) Firefox/121", "es-ES"),
+        browser("Mozilla/5.0 (iPhone) Mobile Safari", "fr-FR"),
+    ]
+    for number, each in enumerate(browsers):
+        each.get(authorize(each, summer.slug, display_name=f"Creator {number}"))
+
+    claims = list(ActionClaim.objects.filter(rule__trigger="tiktok_login").order_by("pk"))
+    assert [claim.status for claim in claims] == ["approved", "needs_review", "needs_review", "needs_review"]
+    codes = {signal.code for claim in claims[1:] for signal in claim.signals.all()}
+    assert codes == {"device_new_at_address"}
+    assert len({claim.device for claim in claims}) == 4  # each browser its own cookie
+
+
+def test_a_browser_known_for_a_while_at_a_shared_address_is_paid(summer, settings):
+    from tests.verification.test_tiktok_login import authorize
+
+    flatmate, pat = browser("Firefox", "de-DE"), browser("Firefox", "de-DE")
+    flatmate.get(authorize(flatmate, summer.slug, display_name="Flatmate"))
+    pat.get(f"/c/{summer.slug}/")  # Pat's browser was given its cookie on an earlier visit
+    settings.FRAUD_NEW_DEVICE_MINUTES = 0  # ...long enough ago
+
+    pat.get(authorize(pat, summer.slug, display_name="Pat"))
+
+    assert [claim.status for claim in ActionClaim.objects.order_by("pk")] == ["approved", "approved"]
+
+
+def test_the_device_cookie_is_signed_long_lived_and_out_of_scripts_reach(client, summer):
+    from verification.device import COOKIE, MAX_AGE
+
+    response = client.post(f"/c/{summer.slug}/tiktok/")
+    cookie = response.cookies[COOKIE]
+
+    assert cookie["httponly"] and cookie["samesite"] == "Lax" and cookie["max-age"] == MAX_AGE
+    assert client.get(f"/c/{summer.slug}/").cookies.get(COOKIE) is None  # kept, not handed out again
+
+
+def test_a_forged_device_cookie_counts_as_no_cookie(summer):
+    from tests.verification.test_tiktok_login import authorize
+    from verification.device import COOKIE
+
+    first, forger = browser("Firefox", "de-DE"), browser("Firefox", "de-DE")
+    first.get(authorize(first, summer.slug, display_name="First"))
+    forger.cookies[COOKIE] = "some-id.1000000000:forged"
+
+    forger.get(authorize(forger, summer.slug, display_name="Forger"))
+
+    assert ActionClaim.objects.order_by("pk").last().status == "needs_review"
 
 
 @override_settings(FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE=2)

@@ -220,7 +220,7 @@ def test_views_growing_faster_than_an_audience_can_wait_for_a_person(client, tie
 
 
 def _second_person_shares(client, campaign, name="Sam Creator"):
-    other = type(client)()
+    other = type(client)(REMOTE_ADDR="198.51.100.23")  # another household: not a new browser at Pat's
     other.get(authorize(other, campaign.slug, display_name=name))
     video = video_post(user=SandboxTikTokUser.objects.get(display_name=name), caption=DISCLOSED)
     share(other, campaign, video_share_url(video))

@@ -573,7 +573,7 @@ def test_a_post_on_its_way_counts_against_the_rules_cap(client, summer, uploads)
     ActionRule.objects.filter(campaign=summer, trigger="ugc_share").update(total_cap=1)
     connect(client, summer)
     post_video(client, summer, mp4())  # Pat's video is on its way (its task not run yet)
-    quinn = type(client)()
+    quinn = type(client)(REMOTE_ADDR="198.51.100.23")  # another household: not a new browser at Pat's
     connect(quinn, summer, display_name="Quinn Other")
 
     response = post_video(quinn, summer, mp4())

@@ -103,8 +103,19 @@ def claim_reward_take_back(
 POSTS_UNDER_WAY = [PostStatus.STORED, PostStatus.UPLOADING, PostStatus.PROCESSING, PostStatus.PUBLISHED]
 
 
+def person_caps_lock(*, participant_id: int) -> None:
+    """The caps that count one person's claims across rules (the period cap over a campaign's rules,
+    the allowance over the brand's campaigns): their claims take turns on the person's row, taken
+    after the rule's lock (docs/design.md, lock order). Two claims on two rules hold two different
+    rule locks, so the rule's lock alone would let both pass. NO KEY: rows that merely point at the
+    person (their claims, their payee details) are still written meanwhile."""
+    Participant.objects.select_for_update(no_key=True).filter(pk=participant_id).values("pk").first()
+
+
 def claim_caps_check(*, rule: ActionRule, identity: Identity) -> None:
     campaign = rule.campaign
+    if campaign.per_identity_period_cap or campaign.brand.person_allowance is not None:
+        person_caps_lock(participant_id=identity.participant_id)
     counted = [ClaimStatus.APPROVED, ClaimStatus.PENDING, ClaimStatus.NEEDS_REVIEW]
     posts = TikTokPost.objects.filter(status__in=POSTS_UNDER_WAY)
     if rule.total_cap is not None and (
@@ -140,10 +151,12 @@ def claim_caps_check(*, rule: ActionRule, identity: Identity) -> None:
 
 @dataclass(frozen=True)
 class ClaimContext:
-    """Where a claim came from: the network address and a hash of the browser's traits."""
+    """Where a claim came from: the network address, the hash of the browser's device cookie and
+    whether that browser is new (verification/device.py)."""
 
     client_ip: str | None = None
     device: str = ""
+    device_new: bool = False
 
 
 @contextmanager
