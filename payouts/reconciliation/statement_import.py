@@ -12,8 +12,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from joyback.queue import enqueue_on_commit
-from joyback.users.four_eyes import second_person_refusal
 from joyback.safety import sandbox_bank_live_refusal
+from joyback.users.four_eyes import second_person_refusal
 from payouts import sql
 from payouts.iso20022.camt import camt_read, entry_count, message_detect
 from payouts.iso20022.types import SchemaError
