@@ -29,7 +29,7 @@ def test_every_fraud_signal_and_claim_reason_the_code_writes_has_words():
         reasons |= codes_written(path, r'ClaimStatus\.[A-Z_]+, "([a-z_]+)"')
         # a reason chosen by a condition: reason="a" if ... else "b"
         for first, second in re.findall(
-            r'reason="([a-z_]+)"(?: if [^,\n]+ else "([a-z_]+)")?', (ROOT / path).read_text()
+            r'(?<![a-z_])reason="([a-z_]+)"(?: if [^,\n]+ else "([a-z_]+)")?', (ROOT / path).read_text()
         ):
             reasons |= {first, second} - {""}
     reasons -= {"reward"}  # a ledger posting's reason, not a claim's

@@ -121,8 +121,8 @@ def shop_install_pending(*, kind: str, state: str) -> ShopInstall | None:
     )
 
 
-def shop_install_refused(*, install: ShopInstall, reason: str) -> None:
-    ShopInstall.objects.filter(pk=install.pk, connection__isnull=True).update(outcome=reason[:40])
+def shop_install_refused(*, install: ShopInstall, outcome: str) -> None:
+    ShopInstall.objects.filter(pk=install.pk, connection__isnull=True).update(outcome=outcome[:40])
 
 
 def shop_install_complete(*, install: ShopInstall, proof: str, api_credentials: str) -> ShopConnection:
@@ -132,7 +132,7 @@ def shop_install_complete(*, install: ShopInstall, proof: str, api_credentials: 
         return _install_complete(install=install, proof=proof, api_credentials=api_credentials)
     except IntegrityError:
         # Another proof of the same shop committed first: that one is connected.
-        shop_install_refused(install=install, reason="connected_already")
+        shop_install_refused(install=install, outcome="connected_already")
         raise ShopRefused(_("This shop is connected already.")) from None
 
 

@@ -204,7 +204,7 @@ def shopify_callback(request):
             token = shopify_access_token(domain=shop, code=params.get("code", ""))
     except ShopAuthFailed as failure:
         logger.warning("Shopify install of %s refused: %s", install.domain, failure)
-        shop_install_refused(install=install, reason="proof_refused")
+        shop_install_refused(install=install, outcome="proof_refused")
         return _install_failed(request)
     try:
         connection = shop_install_complete(install=install, proof="shopify_oauth", api_credentials=token)
@@ -237,7 +237,7 @@ def woocommerce_callback(request):
             )
     except ShopAuthFailed as failure:
         logger.warning("WooCommerce key for %s refused: %s", install.domain, failure)
-        shop_install_refused(install=install, reason="proof_refused")
+        shop_install_refused(install=install, outcome="proof_refused")
         return HttpResponseBadRequest("the key does not work on this store", content_type="text/plain")
     try:
         shop_install_complete(
