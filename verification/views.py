@@ -85,11 +85,12 @@ def steps(request, slug):
     optin = optin_pending(campaign=campaign, participant=participant)
     landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
     steps = campaign_steps(campaign=campaign, participant=participant)
-    for step in steps:
-        if step.post is not None and not step.claim and request.htmx:
-            # The page asks while the person watches: TikTok's publish status, not just its webhooks.
-            posting.tiktok_post_refresh(post=step.post)
-            step.post.refresh_from_db()
+    under_way = [step.post for step in steps if step.post is not None and not step.claim]
+    if under_way and request.htmx:
+        # The page asks while the person watches: TikTok's publish status, not only its webhooks.
+        for post in under_way:
+            posting.tiktok_post_refresh(post=post)
+        steps = campaign_steps(campaign=campaign, participant=participant)
     can_publish = participant_can_publish(participant=participant)
     context = {
         "campaign": campaign,

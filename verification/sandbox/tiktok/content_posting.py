@@ -138,7 +138,7 @@ def creator_info(request):
     avatar = reverse("verification:sandbox_tiktok_avatar", args=[user.open_id])
     return _ok(
         {
-            "creator_avatar_url": request.build_absolute_uri(avatar),
+            "creator_avatar_url": f"http://sandbox.localhost{avatar}",  # as upload_url: the sandbox's host
             "creator_username": slugify(user.display_name).replace("-", "") or "user",
             "creator_nickname": user.display_name,
             "privacy_level_options": PRIVACY_OPTIONS,
