@@ -240,7 +240,7 @@ def privacy_choices(*, creator: dict) -> list[dict]:
     choices = []
     for level in [level for level in tiktok.PRIVACY_LEVELS if level in offered]:
         if level == tiktok.PRIVATE:
-            why = REFUSALS["privacy_branded_private"]
+            why = gettext_lazy("Branded content cannot be private.")
         elif level != tiktok.PUBLIC:
             why = gettext_lazy("Only a video everyone can see earns this reward.")
         else:

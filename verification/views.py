@@ -477,8 +477,8 @@ def _tiktok_post(request, slug):
         messages.success(
             request,
             _(
-                "Your video is on its way to TikTok, with the “Paid partnership” label on. "
-                "This page updates by itself."
+                "Your video is on its way to TikTok, with the “Paid partnership” label on. It may take a "
+                "few minutes to appear on your TikTok profile. This page updates by itself."
             ),
         )
     return redirect(landing)

@@ -114,7 +114,7 @@ def test_only_me_is_greyed_out_for_branded_content_and_refused(client, summer, u
     connect(client, summer)
     html = screen(client, summer)
     assert "disabled" in tag(html, "privacy_level", "SELF_ONLY")
-    assert "Branded content cannot be private on TikTok" in html
+    assert "Branded content cannot be private." in html
 
     response = post_video(client, summer, mp4(), privacy="SELF_ONLY")
 
@@ -357,3 +357,26 @@ def test_the_login_step_no_longer_says_joyback_never_posts(client, summer):
 
     assert "We never post for you" not in steps
     assert "only the video you choose, when you press Post" in steps
+
+
+@pytest.mark.parametrize(
+    ("accept_language", "said"),
+    [
+        ("de", ["Wer dieses Video sehen kann", "Videoinhalt offenlegen", "Bestätigung zur Musiknutzung"]),
+        (
+            "es",
+            [
+                "Quién puede ver este vídeo",
+                "Declarar el contenido del vídeo",
+                "Confirmación de uso de música",
+            ],
+        ),
+        ("zh-CN", ["谁可以观看此视频", "披露视频内容", "音乐使用确认"]),
+    ],
+)
+def test_the_posting_screen_speaks_the_persons_language(client, summer, accept_language, said):
+    connect(client, summer)
+
+    html = screen(client, summer, **{"Accept-Language": accept_language})
+
+    assert all(words in html for words in said)
