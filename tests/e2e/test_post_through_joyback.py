@@ -63,7 +63,7 @@ def test_a_creator_posts_through_joyback_with_the_label_on(live_server, open_pag
 
     page.get_by_role("button", name="Post it on TikTok").click()
     page.get_by_text("Your video is on its way to TikTok").wait_for()
-    page.get_by_text("TikTok is processing your video").wait_for()
+    page.get_by_text("It may take a few minutes to appear on your TikTok profile.").wait_for()
     screenshot(page, "36-post-processing")
 
     provider_events_process()  # the standing worker's pass over TikTok's post.publish webhooks
