@@ -98,3 +98,19 @@ def test_the_posting_screen_step_by_step(live_server, open_page, live, size):
         True,
         True,
     )
+
+
+def test_an_account_tiktok_will_not_let_post_is_told_why_and_offered_the_link(
+    live_server, open_page, live, settings
+):
+    settings.SANDBOX_TIKTOK_CREATOR = "banned"
+    page = open_page("phone", timeout=15_000)
+    connect_and_allow_posting(page, live_server)
+
+    page.get_by_text("TikTok does not let this account post through apps at the moment").wait_for()
+    assert page.get_by_role("button", name="Post it on TikTok").count() == 0
+    page.get_by_role("link", name="Paste a link to a video posted in the app").click()
+    assert page.evaluate("location.hash") == "#video-url-ugc_share"
+    page.get_by_label("Link to your TikTok video").wait_for()
+    shot(page, "phone-6-cannot-post-now")
+    assert not TikTokPost.objects.exists()
