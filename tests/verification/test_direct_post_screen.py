@@ -4,7 +4,10 @@ stitches off unless switched on, the account's longest video, the branded-conten
 JoyBack's campaigns keep on, the caption as it will go out (counted as TikTok counts it), the status
 after posting, and what to do when TikTok will not let the account post now."""
 
+import io
+import random
 import re
+import struct
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -12,6 +15,7 @@ from django.urls import reverse
 
 from campaigns.services.funding import campaign_budget_account
 from tests.verification.test_tiktok_posting import DISCLOSURE, connect, mp4, post_video, posted, stored_files
+from verification import posting
 from verification.models import ActionClaim, SandboxTikTokPublish, TikTokPost
 
 pytestmark = pytest.mark.django_db
@@ -380,3 +384,34 @@ def test_the_posting_screen_speaks_the_persons_language(client, summer, accept_l
     html = screen(client, summer, **{"Accept-Language": accept_language})
 
     assert all(words in html for words in said)
+
+
+# The length read from the file: MP4 and MOV keep it in the movie header, wherever that is.
+
+
+def box(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I4s", 8 + len(body), kind) + body
+
+
+def test_a_movie_header_after_the_media_and_in_version_1_is_read():
+    mvhd_v1 = b"\x01\x00\x00\x00" + b"\x00" * 16 + struct.pack(">IQ", 600, 600 * 42) + b"\x00" * 80
+    file = io.BytesIO(
+        box(b"ftyp", b"qt  " * 4) + box(b"mdat", b"\x00" * 5000) + box(b"moov", box(b"mvhd", mvhd_v1))
+    )
+
+    assert posting.mp4_duration(file) == 42.0
+    assert file.tell() == 0  # left where the upload reads it from
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\x00\x00\x00\x01mdat",
+        b"\x1aE\xdf\xa3" * 40,
+        box(b"moov", b"\x00\x00\x00\x04free"),
+        random.Random(7).randbytes(3000),
+    ],
+)
+def test_a_file_without_a_readable_movie_header_has_no_length(data):
+    assert posting.mp4_duration(io.BytesIO(data)) is None
