@@ -166,6 +166,10 @@ VIDEO_UPLOAD_ROOT = os.environ.get("VIDEO_UPLOAD_ROOT", str(BASE_DIR / "var" / "
 SANDBOX_TIKTOK_UNAUDITED = env_bool("SANDBOX_TIKTOK_UNAUDITED", False)
 # Posts a creator may publish through apps in a day before TikTok answers spam_risk_too_many_posts.
 SANDBOX_TIKTOK_POSTS_PER_DAY = int(os.environ.get("SANDBOX_TIKTOK_POSTS_PER_DAY", "15"))
+# What the sandbox TikTok's creator_info says of every creator: "" (each as their display name
+# says: one with "limited" in it has comments and duets off and 15-second posts, "banned" cannot
+# post, "capped" meets the app's daily user cap), or "limited", "banned", "capped" for all of them.
+SANDBOX_TIKTOK_CREATOR = os.environ.get("SANDBOX_TIKTOK_CREATOR", "")
 # Posts through the API wait in the studio until a tester passes moderation (else public at once).
 SANDBOX_TIKTOK_HOLD_MODERATION = env_bool("SANDBOX_TIKTOK_HOLD_MODERATION", False)
 WHATSAPP_APP_SECRET = _secret("WHATSAPP_APP_SECRET")
@@ -631,7 +635,9 @@ CONTENT_SECURITY_POLICY = {
         "script-src": [SELF, NONCE],
         "style-src": [SELF, NONCE],
         "style-src-attr": ["'unsafe-inline'"],
-        "img-src": [SELF, "data:"],  # the authenticator app's QR code is a data: image
+        # data: the authenticator app's QR code; TikTok's CDN: the creator's picture on the posting screen.
+        "img-src": [SELF, "data:", "https://*.tiktokcdn.com", "https://*.tiktokcdn-us.com"],
+        "media-src": [SELF, "blob:"],  # the preview of the video chosen for posting, before it is sent
         "connect-src": [SELF],
         "object-src": [NONE],
         "base-uri": [SELF],

@@ -472,6 +472,9 @@ class TikTokPost(models.Model):
     )
     caption = models.CharField(max_length=2200, help_text="Exactly as sent: the disclosure first")
     sent = models.JSONField(default=dict, blank=True, help_text="The video/init body as sent")
+    chosen = models.JSONField(
+        default=dict, blank=True, help_text="The privacy and interaction settings the person picked"
+    )
     file_name = models.CharField(max_length=200, blank=True, default="", help_text="Until TikTok has it")
     content_type = models.CharField(max_length=40, default="video/mp4")
     video_size = models.BigIntegerField()

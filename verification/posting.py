@@ -11,18 +11,26 @@ chunk. TikTok's status (its post.publish.* webhooks, or status/fetch when they a
 post on; the claim is made once the post is public, because its post_id is what the engagement
 check reads. A post that fails releases the hold, deletes the file and tells the person why.
 
+Before anything is stored, TikTok is asked who is posting (creator_info): the person sees that
+account, picks the privacy from the options it offers (none preselected), switches comments, duets
+and stitches on if they want them (off unless they do, and never where the account has them off),
+and the video must fit the account's longest allowed post. The branded-content disclosure is on and
+cannot be switched off: JoyBack pays for the post.
+
 A post TikTok would only publish privately (an app it has not audited yet, or a private account)
 is not made at all: TikTok's rules forbid private branded content, and a private video reaches
 nobody, so it could never earn a reach reward. The person is told so and can post it themselves.
 """
 
 import logging
+import struct
 import uuid
 from datetime import timedelta
 from pathlib import PurePath
 
 import httpx
 from django.conf import settings
+from django.core.cache import cache
 from django.core.files.storage import storages
 from django.db import transaction
 from django.utils import timezone
@@ -92,7 +100,12 @@ FAILURES = {
         "We could not get your video to TikTok after several tries. Please choose it again in a while."
     ),
     "already_claimed": gettext_lazy("This account has already claimed this reward."),
+    "privacy_changed": gettext_lazy(
+        "Your TikTok account no longer offers the privacy you picked, so we did not post it. "
+        "Please choose again."
+    ),
 }
+FAILURES["unaudited_client_can_only_post_to_private_accounts"] = FAILURES["private_only"]
 DEFAULT_FAILURE = gettext_lazy("TikTok did not publish your video. Please try again, or post it yourself.")
 
 # Why a chosen file or caption is refused before anything is stored.
@@ -101,7 +114,29 @@ REFUSALS = {
     "video_missing": gettext_lazy("Choose your video file."),
     "video_type": gettext_lazy("Choose an MP4, MOV or WebM video."),
     "video_too_large": gettext_lazy("This video is larger than TikTok takes (4 GB)."),
-    "caption_too_long": gettext_lazy("Your caption is too long for TikTok: keep it under 2,000 characters."),
+    "caption_too_long": gettext_lazy(
+        "Your caption is too long for TikTok: with the disclosure it may have at most 2,200 characters, "
+        "and an emoji counts as 2."
+    ),
+    "creator_unavailable": gettext_lazy("TikTok did not answer. Please try again in a moment."),
+    "privacy_missing": gettext_lazy("Choose who can see your video."),
+    "privacy_not_offered": gettext_lazy(
+        "Your TikTok account does not offer this privacy setting. Choose one of those listed."
+    ),
+    "privacy_branded_private": gettext_lazy(
+        "Branded content cannot be private on TikTok, so “Only me” is not available. Choose who can see it."
+    ),
+    "privacy_not_rewarded": gettext_lazy(
+        "Only a video everyone can see can earn this reward. Choose “Everyone”."
+    ),
+    "video_too_long": gettext_lazy(
+        "This video is %(length)s seconds long; your TikTok account can post videos of up to %(seconds)s "
+        "seconds. Please choose a shorter one."
+    ),
+    "video_length_unknown": gettext_lazy(
+        "We could not read how long this video is. Please choose an MP4, MOV or WebM video "
+        "that plays on your phone."
+    ),
     "caption_fails": gettext_lazy(
         "With these words the caption would not pass the disclosure check (another brand named as "
         "sponsor, say). Please change them."
@@ -113,10 +148,53 @@ def failure_text(code: str) -> str:
     return str(FAILURES.get(code, DEFAULT_FAILURE))
 
 
+# Which field of the posting screen a refusal is about, so the page can point at it.
+REFUSAL_FIELDS = {
+    "privacy_missing": "privacy",
+    "privacy_not_offered": "privacy",
+    "privacy_branded_private": "privacy",
+    "privacy_not_rewarded": "privacy",
+    "video_missing": "video",
+    "video_type": "video",
+    "video_too_large": "video",
+    "video_too_long": "video",
+    "video_length_unknown": "video",
+    "caption_too_long": "caption",
+    "caption_fails": "caption",
+}
+
+# How each of TikTok's privacy levels reads on the posting screen.
+PRIVACY_LABELS = {
+    "PUBLIC_TO_EVERYONE": gettext_lazy("Everyone"),
+    "MUTUAL_FOLLOW_FRIENDS": gettext_lazy("Friends (followers you follow back)"),
+    "FOLLOWER_OF_CREATOR": gettext_lazy("Followers"),
+    "SELF_ONLY": gettext_lazy("Only me"),
+}
+
+
 class PostRefused(ClaimRefused):
+    def __init__(self, code: str, **params):
+        super().__init__(code)
+        self.params = params
+
     @property
     def message(self) -> str:
-        return str(REFUSALS.get(self.code) or super().message)
+        text = REFUSALS.get(self.code)
+        if text is None:
+            return super().message
+        return str(text) % self.params if self.params else str(text)
+
+    @property
+    def field(self) -> str:
+        return REFUSAL_FIELDS.get(self.code, "")
+
+
+class CannotPostNow(PostRefused):
+    """creator_info says this creator cannot post through an app now (TikTok's can_post errors)."""
+
+    @property
+    def message(self) -> str:
+        return failure_text(self.code)
 
 
 def _storage():
@@ -138,6 +216,129 @@ def caption_compose(*, campaign, text: str, language: str) -> str:
     return f"{wording} {text}".strip() if text else wording
 
 
+def creator_info_get(*, identity: Identity) -> dict:
+    """Who would post, and what their account allows, from TikTok's creator_info: asked before the
+    posting screen is shown and again when the person presses Post."""
+    token = publish_token(identity=identity)
+    if token is None:
+        raise PostRefused("publish_consent")
+    try:
+        return tiktok.creator_info_query(access_token=_fresh_token(token).access_token)
+    except tiktok.TikTokError as error:
+        if error.code in tiktok.CANNOT_POST:
+            raise CannotPostNow(error.code) from None
+        if error.code in ("scope_not_authorized", "access_token_invalid"):
+            raise PostRefused("publish_consent") from None
+        raise PostRefused("creator_unavailable") from None
+    except httpx.HTTPError:
+        raise PostRefused("creator_unavailable") from None
+
+
+def privacy_choices(*, creator: dict) -> list[dict]:
+    """The privacy levels the creator's account offers, in TikTok's order, each with why it cannot
+    be picked here (or "")."""
+    offered = creator.get("privacy_level_options") or []
+    choices = []
+    for level in [level for level in tiktok.PRIVACY_LEVELS if level in offered]:
+        if level == tiktok.PRIVATE:
+            why = gettext_lazy("Branded content cannot be private.")
+        elif level != tiktok.PUBLIC:
+            why = gettext_lazy("Only a video everyone can see earns this reward.")
+        else:
+            why = ""
+        choices.append({"value": level, "label": PRIVACY_LABELS[level], "why_not": why})
+    return choices
+
+
+def post_choices_check(
+    *,
+    creator: dict,
+    privacy_level: str,
+    allow_comment: bool,
+    allow_duet: bool,
+    allow_stitch: bool,
+    your_brand: bool,
+) -> dict:
+    """What the person picked, checked against what their account offers. Nothing is preselected:
+    no privacy is no post. An interaction the account has switched off stays off."""
+    if not privacy_level:
+        raise PostRefused("privacy_missing")
+    if privacy_level not in (creator.get("privacy_level_options") or []):
+        raise PostRefused("privacy_not_offered")
+    if privacy_level == tiktok.PRIVATE:
+        raise PostRefused("privacy_branded_private")
+    if privacy_level != tiktok.PUBLIC:
+        raise PostRefused("privacy_not_rewarded")
+    return {
+        "privacy_level": privacy_level,
+        "allow_comment": bool(allow_comment) and not creator.get("comment_disabled", False),
+        "allow_duet": bool(allow_duet) and not creator.get("duet_disabled", False),
+        "allow_stitch": bool(allow_stitch) and not creator.get("stitch_disabled", False),
+        "your_brand": bool(your_brand),
+        "branded_content": True,  # JoyBack pays for the post: the disclosure cannot be switched off
+    }
+
+
+def mp4_duration(file) -> float | None:
+    """An MP4 or MOV file's length in seconds, from its movie header (moov/mvhd), or None."""
+    try:
+        file.seek(0)
+        end = None
+        for _ in range(64):
+            header = file.read(8)
+            if len(header) < 8:
+                return None
+            size, kind = struct.unpack(">I4s", header)
+            skip = 8
+            if size == 1:
+                size, skip = struct.unpack(">Q", file.read(8))[0], 16
+            if kind == b"moov":
+                end = file.tell() - skip + size if size else None
+                break
+            if size < skip:
+                return None
+            file.seek(size - skip, 1)
+        else:
+            return None
+        for _ in range(64):
+            if end is not None and file.tell() >= end:
+                return None
+            header = file.read(8)
+            if len(header) < 8:
+                return None
+            size, kind = struct.unpack(">I4s", header)
+            if kind == b"mvhd":
+                version = file.read(4)[0]
+                if version == 1:
+                    file.read(16)
+                    timescale, duration = struct.unpack(">IQ", file.read(12))
+                else:
+                    file.read(8)
+                    timescale, duration = struct.unpack(">II", file.read(8))
+                return duration / timescale if timescale else None
+            if size < 8:
+                return None
+            file.seek(size - 8, 1)
+        return None
+    except (OSError, struct.error, IndexError, ValueError):
+        return None
+    finally:
+        file.seek(0)
+
+
+def video_duration(*, upload, reported: str) -> float | None:
+    """How long the chosen video is: read from the file where it is an MP4 or MOV, else what the
+    person's browser measured while showing the preview (WebM). None when neither is known."""
+    measured = mp4_duration(upload)
+    if measured is not None:
+        return measured
+    try:
+        seconds = float(reported)
+    except (TypeError, ValueError):
+        return None
+    return seconds if 0 < seconds < 24 * 3600 else None
+
+
 def tiktok_post_start(
     *,
     rule: ActionRule,
@@ -146,6 +347,12 @@ def tiktok_post_start(
     text: str,
     language: str = "en",
     licence_accepted: bool = False,
+    privacy_level: str = "",
+    allow_comment: bool = False,
+    allow_duet: bool = False,
+    allow_stitch: bool = False,
+    your_brand: bool = False,
+    duration_reported: str = "",
 ) -> TikTokPost:
     """Store the chosen file and hold the reward; a worker sends it to TikTok after the commit."""
     from verification.content import licence_terms_for_share, purchase_gate, share_reward
@@ -155,6 +362,15 @@ def tiktok_post_start(
         raise PostRefused("publish_consent")
     purchases = purchase_gate(rule=rule, participant=identity.participant)  # a buyers-only step stays closed
     terms = licence_terms_for_share(campaign=rule.campaign, accepted=licence_accepted)
+    creator = creator_info_get(identity=identity)
+    chosen = post_choices_check(
+        creator=creator,
+        privacy_level=privacy_level,
+        allow_comment=allow_comment,
+        allow_duet=allow_duet,
+        allow_stitch=allow_stitch,
+        your_brand=your_brand,
+    )
     if upload is None or not upload.size:
         raise PostRefused("video_missing")
     if upload.size > settings.TIKTOK_POST_MAX_BYTES:
@@ -162,8 +378,16 @@ def tiktok_post_start(
     content_type = (upload.content_type or "").split(";")[0].strip().lower()
     if content_type not in VIDEO_TYPES:
         raise PostRefused("video_type")
+    # Refused here, before the upload, rather than by TikTok's duration check after it.
+    length = video_duration(upload=upload, reported=duration_reported)
+    if length is None:
+        raise PostRefused("video_length_unknown")
+    longest = int(creator.get("max_video_post_duration_sec") or 0)
+    if longest and length > longest:
+        raise PostRefused("video_too_long", length=int(length + 0.999), seconds=longest)
+    chosen["duration_sec"] = round(length, 2)
     caption = caption_compose(campaign=rule.campaign, text=text, language=language)
-    if len(caption) > tiktok.CAPTION_MAX:
+    if tiktok.utf16_length(caption) > tiktok.CAPTION_MAX:
         raise PostRefused("caption_too_long")
     # The label is on by construction; the caption must still pass as it will appear.
     verdict = caption_verdict(campaign=rule.campaign, caption=caption, platform="tiktok", label_on=True)
@@ -192,6 +416,7 @@ def tiktok_post_start(
                 file_name=file_name,
                 content_type=content_type,
                 video_size=upload.size,
+                chosen=chosen,
                 licence_terms_id=terms.pk if terms else None,
                 licence_language=(language or "")[:10] if terms else "",
             )
@@ -256,10 +481,18 @@ def _post_upload(post: TikTokPost, token: TikTokToken) -> TikTokPost:
     try:
         token = _fresh_token(token)
         creator = tiktok.creator_info_query(access_token=token.access_token)
-        if tiktok.PUBLIC not in (creator.get("privacy_level_options") or []):
+        options = creator.get("privacy_level_options") or []
+        if tiktok.PUBLIC not in options:
             return _post_fail(post, "private_only")
+        privacy = (post.chosen or {}).get("privacy_level", tiktok.PUBLIC)
+        if privacy not in options:
+            return _post_fail(post, "privacy_changed")
         body = tiktok.direct_post_body(
-            caption=post.caption, privacy_level=tiktok.PUBLIC, video_size=post.video_size, creator=creator
+            caption=post.caption,
+            privacy_level=privacy,
+            video_size=post.video_size,
+            creator=creator,
+            choices=post.chosen,
         )
         publish_id, upload_url = tiktok.video_init(access_token=token.access_token, body=body)
         # Kept before the file goes: TikTok's webhooks name the post by this publish_id.
@@ -452,6 +685,29 @@ def tiktok_post_poll(*, post_id: int) -> str:
     ):
         _poll_schedule(post)
     return outcome
+
+
+REFRESH_EVERY = 10  # seconds; status/fetch allows 30 a minute per token, the page asks every 3
+
+
+def tiktok_post_refresh(*, post: TikTokPost) -> None:
+    """While the person watches the step: TikTok's publish status (status/fetch), at most every
+    REFRESH_EVERY seconds a post, moves it on without waiting for the webhooks or the poll task."""
+    if post.status not in (PostStatus.PROCESSING, PostStatus.PUBLISHED) or not post.publish_id:
+        return
+    if not cache.add(f"tiktok-post-refresh:{post.pk}", 1, REFRESH_EVERY):
+        return
+    token = TikTokToken.objects.filter(identity_id=post.identity_id, revoked_at__isnull=True).first()
+    if token is None:
+        return
+    try:
+        status = tiktok.publish_status_fetch(
+            access_token=_fresh_token(token).access_token, publish_id=post.publish_id
+        )
+    except (tiktok.TikTokError, httpx.HTTPError) as error:
+        logger.info("tiktok post %s: status/fetch failed: %s", post.pk, error)
+        return
+    tiktok_post_status(publish_id=post.publish_id, status=status)
 
 
 def tiktok_post_event(*, payload: dict) -> str:

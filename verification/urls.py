@@ -20,6 +20,8 @@ claim_flow = [
     path("c/<slug:slug>/whatsapp/", views.whatsapp_start, name="whatsapp_start"),
     path("c/<slug:slug>/share/", views.share_submit_view, name="share_submit"),
     path("c/<slug:slug>/share/post/", views.tiktok_post_view, name="tiktok_post"),
+    path("c/<slug:slug>/share/post/new/", views.tiktok_post_compose_view, name="tiktok_post_compose"),
+    path("c/<slug:slug>/share/post/caption/", views.tiktok_post_caption_view, name="tiktok_post_caption"),
     path("c/<slug:slug>/share/recheck/", views.share_recheck_view, name="share_recheck"),
     path("c/<slug:slug>/share/close-window/", views.share_window_close_view, name="share_window_close"),
     path("c/<slug:slug>/share/read-views/", content_views.reach_read_now_view, name="reach_read_now"),
@@ -77,6 +79,7 @@ sandbox = [
         r"^tiktok/v2/post/publish/status/fetch/?$", tiktok_posting.status_fetch, name="sandbox_tiktok_status"
     ),
     path("tiktok/upload/video/", tiktok_posting.upload, name="sandbox_tiktok_upload"),
+    path("tiktok/avatar/<str:open_id>.svg", tiktok_posting.avatar, name="sandbox_tiktok_avatar"),
     re_path(r"^tiktok/oembed/?$", tiktok_oembed.oembed, name="sandbox_tiktok_oembed"),
     re_path(
         r"^tiktok/business/open_api/v1\.3/tt_video/info/?$",

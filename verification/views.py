@@ -10,7 +10,7 @@ from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpRespo
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.datastructures import MultiValueDict
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -84,6 +84,12 @@ def steps(request, slug):
     optin = optin_pending(campaign=campaign, participant=participant)
     landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
     steps = campaign_steps(campaign=campaign, participant=participant)
+    under_way = [step.post for step in steps if step.post is not None and not step.claim]
+    if under_way and request.htmx:
+        # The page asks while the person watches: TikTok's publish status, not only its webhooks.
+        for post in under_way:
+            posting.tiktok_post_refresh(post=post)
+        steps = campaign_steps(campaign=campaign, participant=participant)
     can_publish = participant_can_publish(participant=participant)
     context = {
         "campaign": campaign,
@@ -447,26 +453,139 @@ def _tiktok_post(request, slug):
     if getattr(request, "upload_too_large", False):
         messages.error(request, str(posting.REFUSALS["video_too_large"]))
         return redirect(landing)
+    form = request.POST
     try:
         posting.tiktok_post_start(
             rule=rule,
             identity=identity,
             upload=request.FILES.get("video"),
-            text=request.POST.get("caption", "")[:2200],
+            text=form.get("caption", "")[:2200],
             language=get_language(),
-            licence_accepted=request.POST.get("licence_accepted") == "on",
+            licence_accepted=form.get("licence_accepted") == "on",
+            privacy_level=form.get("privacy_level", ""),
+            allow_comment=form.get("allow_comment") == "on",
+            allow_duet=form.get("allow_duet") == "on",
+            allow_stitch=form.get("allow_stitch") == "on",
+            your_brand=form.get("your_brand") == "on",
+            duration_reported=form.get("duration", ""),
         )
+    except posting.PostRefused as refusal:
+        if refusal.code == "publish_consent":
+            messages.error(request, refusal.message)
+            return redirect(landing)
+        # The posting screen again, with what was picked and the refusal next to its field.
+        return _compose_render(request, campaign=campaign, rule=rule, identity=identity, refusal=refusal)
     except ClaimRefused as refusal:
         messages.error(request, refusal.message)
     else:
         messages.success(
             request,
             _(
-                "Your video is on its way to TikTok, with the “Paid partnership” label on. "
-                "This page updates by itself."
+                "Your video is on its way to TikTok, with the “Paid partnership” label on. It may take a "
+                "few minutes to appear on your TikTok profile. This page updates by itself."
             ),
         )
     return redirect(landing)
+
+
+def _compose_render(request, *, campaign, rule, identity, refusal=None):
+    """The posting screen: who will post (TikTok's creator_info), the privacy to pick, comments,
+    duets and stitches, the disclosure that stays on, and the caption as it will go out. A
+    fragment for htmx, a page of its own otherwise."""
+    from campaigns.licence import licence_terms_current
+
+    values = request.POST if request.method == "POST" else QueryDict()
+    context = {
+        "campaign": campaign,
+        "rule": rule,
+        "refusal": refusal,
+        "error_field": getattr(refusal, "field", ""),
+        "values": values,
+        "landing": reverse("campaign_landing", args=[campaign.slug]) + "#steps",
+        "post_max_bytes": settings.TIKTOK_POST_MAX_BYTES,
+        "disclosure": disclosure_for(campaign=campaign, language=get_language()),
+        "licence_terms": licence_terms_current(campaign=campaign),
+        "caption_max": tiktok.CAPTION_MAX,
+        "sandbox": settings.SANDBOX,
+    }
+    try:
+        creator = posting.creator_info_get(identity=identity)
+    except posting.CannotPostNow as cannot:
+        context["cannot_post"] = cannot.message
+    except posting.PostRefused as problem:
+        context["cannot_post"] = problem.message
+    else:
+        if tiktok.PUBLIC not in (creator.get("privacy_level_options") or []):
+            context["cannot_post"] = posting.failure_text("private_only")
+        context |= {
+            "creator": creator,
+            "avatar_src": _avatar_src(creator.get("creator_avatar_url", "")),
+            "privacy_choices": posting.privacy_choices(creator=creator),
+            "interactions": [
+                {
+                    "name": name,
+                    "label": label,
+                    "off": bool(creator.get(f"{name}_disabled")),
+                    "on": values.get(f"allow_{name}") == "on",
+                }
+                for name, label in INTERACTIONS
+            ],
+        }
+    context |= _caption_preview_context(campaign=campaign, text=values.get("caption", ""))
+    context["trigger"] = rule.trigger
+    status = 400 if refusal is not None else 200
+    if request.htmx:
+        return render(request, "verification/_post_compose.html", context, status=status)
+    return render(request, "verification/post_compose_page.html", context, status=status)
+
+
+# The interactions TikTok lets a poster allow, as its posting screens name them.
+INTERACTIONS = (
+    ("comment", gettext_lazy("Allow comment")),
+    ("duet", gettext_lazy("Duet")),
+    ("stitch", gettext_lazy("Stitch")),
+)
+
+
+def _avatar_src(url: str) -> str:
+    """The creator's picture as the browser loads it: TikTok's https URL; the sandbox TikTok's is
+    on this site."""
+    if settings.SANDBOX and url.startswith("http://sandbox.localhost/"):
+        return url.removeprefix("http://sandbox.localhost")
+    return url if url.startswith("https://") else ""
+
+
+def _caption_preview_context(*, campaign, text: str) -> dict:
+    caption = posting.caption_compose(campaign=campaign, text=text[:2200], language=get_language())
+    length = tiktok.utf16_length(caption)
+    return {"caption_preview": caption, "caption_length": length, "caption_over": length > tiktok.CAPTION_MAX}
+
+
+@require_GET
+def tiktok_post_compose_view(request, slug):
+    """ "Post it through JoyBack": the posting screen for one video step."""
+    campaign = public_campaign_or_404(slug)
+    landing = reverse("campaign_landing", args=[campaign.slug]) + "#steps"
+    participant = browser_participant(request, campaign)
+    trigger = request.GET.get("trigger", Trigger.UGC_SHARE)
+    rule = campaign.rules.filter(trigger=trigger).first() if trigger in SHARE_TRIGGERS else None
+    identity = publishing_identity(participant=participant)
+    if rule is None or identity is None or not participant_can_publish(participant=participant):
+        if request.htmx:
+            return HttpResponse(status=204)
+        messages.error(request, _("Connect TikTok first, then share your video."))
+        return redirect(landing)
+    return _compose_render(request, campaign=campaign, rule=rule, identity=identity)
+
+
+@require_GET
+def tiktok_post_caption_view(request, slug):
+    """The caption exactly as it will be posted, and its length as TikTok counts it, while typing."""
+    campaign = public_campaign_or_404(slug)
+    context = _caption_preview_context(campaign=campaign, text=request.GET.get("caption", ""))
+    trigger = request.GET.get("trigger", "")
+    context |= {"caption_max": tiktok.CAPTION_MAX, "trigger": trigger if trigger in SHARE_TRIGGERS else ""}
+    return render(request, "verification/_caption_preview.html", context)
 
 
 @require_POST

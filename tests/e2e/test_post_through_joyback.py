@@ -5,12 +5,13 @@ step says why nothing was posted."""
 
 import pytest
 
+from tests.verification.test_tiktok_posting import mp4_bytes
 from verification.models import ActionClaim, SandboxTikTokPublish, TikTokPost
 from verification.services.provider_events import provider_events_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + b"\x00" * 40_000
+MP4 = mp4_bytes(40_000, seconds=12)
 
 
 @pytest.fixture
@@ -46,22 +47,23 @@ def connect_and_allow_posting(page, live_server, screenshot=None):
 
 
 def choose_and_post(page):
+    page.get_by_text("Posting to TikTok as").wait_for()
     page.get_by_label("Your video (MP4, MOV or WebM, up to 4.0 GB)").set_input_files(
         files=[{"name": "morning.mp4", "mimeType": "video/mp4", "buffer": MP4}]
     )
     page.get_by_label("Your caption (after the disclosure)").fill("Morning ritual with the new roast!")
+    page.get_by_role("radio", name="Everyone", exact=True).check()
 
 
 def test_a_creator_posts_through_joyback_with_the_label_on(live_server, open_page, screenshot, live):
     page = open_page("phone", timeout=15_000)
     connect_and_allow_posting(page, live_server, screenshot)
-    page.get_by_text("Your caption starts with:").wait_for()
     choose_and_post(page)
     screenshot(page, "35-post-form-filled")
 
     page.get_by_role("button", name="Post it on TikTok").click()
     page.get_by_text("Your video is on its way to TikTok").wait_for()
-    page.get_by_text("TikTok is processing your video").wait_for()
+    page.get_by_text("It may take a few minutes to appear on your TikTok profile.").wait_for()
     screenshot(page, "36-post-processing")
 
     provider_events_process()  # the standing worker's pass over TikTok's post.publish webhooks

@@ -407,7 +407,16 @@ def test_a_video_posted_through_joyback_records_the_licence_once_public(
     assert "agree to it to share your video" in refused.content.decode()
 
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(url, {"trigger": "ugc_share", "caption": "Hi", "video": mp4(), "licence_accepted": "on"})
+        client.post(
+            url,
+            {
+                "trigger": "ugc_share",
+                "caption": "Hi",
+                "video": mp4(),
+                "licence_accepted": "on",
+                "privacy_level": "PUBLIC_TO_EVERYONE",
+            },
+        )
     with django_capture_on_commit_callbacks(execute=True):
         provider_events_process()
 

@@ -83,6 +83,8 @@ def test_video_init_sends_the_documented_direct_post_body(tiktok_api):
         privacy_level="PUBLIC_TO_EVERYONE",
         video_size=50000123,
         creator={"comment_disabled": True},
+        # The person switched comments and duets on; the account has comments off.
+        choices={"allow_comment": True, "allow_duet": True, "your_brand": True},
     )
 
     publish_id, upload_url = tiktok.video_init(access_token="act.pat", body=body)
@@ -96,12 +98,12 @@ def test_video_init_sends_the_documented_direct_post_body(tiktok_api):
         "post_info": {
             "title": "Ad · Paid partnership with Alpaca Coffee #morning",
             "privacy_level": "PUBLIC_TO_EVERYONE",
-            "disable_duet": False,
-            "disable_comment": True,  # the creator's own setting is kept
-            "disable_stitch": False,
+            "disable_duet": False,  # switched on by the person
+            "disable_comment": True,  # the creator's own setting wins
+            "disable_stitch": True,  # off unless the person switches it on
             "video_cover_timestamp_ms": 1000,
             "brand_content_toggle": True,
-            "brand_organic_toggle": False,
+            "brand_organic_toggle": True,  # "Your brand" ticked as well
             "is_aigc": False,
         },
         "source_info": {

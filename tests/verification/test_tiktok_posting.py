@@ -2,6 +2,7 @@
 the disclosure first, through the real adapter against the sandbox TikTok's Content Posting API."""
 
 import json
+import struct
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -49,10 +50,21 @@ def stored_files(uploads: Path) -> list[Path]:
     return [path for path in uploads.rglob("*") if path.is_file()] if uploads.exists() else []
 
 
-def mp4(size=2048, name="clip.mp4", content_type="video/mp4"):
-    """Bytes that start like an MP4 file (an ftyp box), as the sandbox's format check wants."""
-    head = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
-    return SimpleUploadedFile(name, head + b"\x00" * (size - len(head)), content_type=content_type)
+def mp4_bytes(size=2048, seconds=12):
+    """Bytes that start like an MP4 file (an ftyp box, as the sandbox's format check wants), with a
+    movie header saying how long it is."""
+    ftyp = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+    mvhd_body = (
+        b"\x00\x00\x00\x00" + b"\x00" * 8 + struct.pack(">II", 1000, int(seconds * 1000)) + b"\x00" * 80
+    )
+    mvhd = struct.pack(">I4s", 8 + len(mvhd_body), b"mvhd") + mvhd_body
+    moov = struct.pack(">I4s", 8 + len(mvhd), b"moov") + mvhd
+    head = ftyp + moov
+    return head + b"\x00" * (size - len(head))
+
+
+def mp4(size=2048, name="clip.mp4", content_type="video/mp4", seconds=12):
+    return SimpleUploadedFile(name, mp4_bytes(size, seconds), content_type=content_type)
 
 
 def connect(client, campaign, *, publish=True, allow_publish=True, display_name="Pat Creator"):
@@ -67,10 +79,24 @@ def connect(client, campaign, *, publish=True, allow_publish=True, display_name=
     return start["Location"], client.get(consent["Location"], follow=True)
 
 
-def post_video(client, campaign, video=None, caption="Morning ritual with the new roast!"):
+def post_video(
+    client,
+    campaign,
+    video=None,
+    caption="Morning ritual with the new roast!",
+    privacy="PUBLIC_TO_EVERYONE",
+    **form,
+):
+    """Pat presses Post on the posting screen, having picked who can see the video."""
     return client.post(
         reverse("verification:tiktok_post", args=[campaign.slug]),
-        {"trigger": "ugc_share", "caption": caption, **({"video": video} if video is not None else {})},
+        {
+            "trigger": "ugc_share",
+            "caption": caption,
+            "privacy_level": privacy,
+            **({"video": video} if video is not None else {}),
+            **form,
+        },
         follow=True,
     )
 
@@ -100,7 +126,11 @@ def test_granting_video_publish_opens_the_upload_form(client, summer):
 
     assert "JoyBack may now post your video on TikTok" in page.content.decode()
     steps = client.get(reverse("verification:steps", args=[summer.slug])).content.decode()
-    assert 'name="video"' in steps and DISCLOSURE in steps and "Paid partnership" in steps
+    assert reverse("verification:tiktok_post_compose", args=[summer.slug]) in steps
+    screen = client.get(
+        reverse("verification:tiktok_post_compose", args=[summer.slug]), {"trigger": "ugc_share"}
+    ).content.decode()
+    assert 'name="video"' in screen and DISCLOSURE in screen and "Paid partnership" in screen
     assert participant_can_publish(participant=Identity.objects.get().participant)
 
 
@@ -184,24 +214,21 @@ def test_the_disclosure_toggles_are_never_read_back(client, summer, django_captu
 # What goes wrong, and what the person is told.
 
 
-def test_a_daily_post_cap_at_tiktok_fails_the_post_in_words_and_releases_the_hold(
+def test_a_daily_post_cap_at_tiktok_is_said_in_words_before_anything_is_stored(
     client, summer, settings, uploads, django_capture_on_commit_callbacks
 ):
     settings.SANDBOX_TIKTOK_POSTS_PER_DAY = 0
     connect(client, summer)
 
-    posted(client, summer, django_capture_on_commit_callbacks)
+    response = posted(client, summer, django_capture_on_commit_callbacks)
 
-    post = TikTokPost.objects.get()
-    assert (post.status, post.failure) == ("failed", "spam_risk_too_many_posts")
-    assert Hold.objects.get(pk=post.hold_id).status == "voided"
+    assert not TikTokPost.objects.exists() and not Hold.objects.exists()
     assert campaign_budget_account(campaign=summer).held == 0
-    assert not ActionClaim.objects.filter(rule__trigger="ugc_share").exists()
     assert not stored_files(uploads)
-    steps = client.get(reverse("verification:steps", args=[summer.slug])).content.decode()
-    assert "posted through apps as often as it allows today" in steps
-    assert 'name="video"' in steps  # they can choose again tomorrow, or post it themselves
-    assert 'name="video_url"' in steps
+    page = response.content.decode()
+    assert "posted through apps as often as it allows today" in page
+    assert "Paste a link to a video posted in the app" in page  # the other way stays open
+    assert not SandboxTikTokPublish.objects.exists()
 
 
 def test_an_unaudited_app_posts_nothing_privately_and_says_why(
@@ -226,9 +253,10 @@ def test_a_creator_tiktok_offers_only_private_posting_is_not_posted_at_all(
     monkeypatch.setattr(sandbox, "PRIVACY_OPTIONS", ["FOLLOWER_OF_CREATOR", "SELF_ONLY"])
     connect(client, summer)
 
-    posted(client, summer, django_capture_on_commit_callbacks)
+    response = posted(client, summer, django_capture_on_commit_callbacks)
 
-    assert TikTokPost.objects.get().failure == "private_only"
+    assert not TikTokPost.objects.exists()
+    assert "A private video reaches nobody" in response.content.decode()
     assert not SandboxTikTokPublish.objects.exists()  # video/init was never called
 
 
@@ -238,7 +266,8 @@ def test_a_file_tiktok_cannot_read_fails_after_upload_through_the_webhook(
     connect(client, summer)
     not_a_video = SimpleUploadedFile("clip.mp4", b"PK\x03\x04" + b"\x00" * 4000, content_type="video/mp4")
 
-    posted(client, summer, django_capture_on_commit_callbacks, video=not_a_video)
+    # The browser could not play it either; it measured a length all the same.
+    posted(client, summer, django_capture_on_commit_callbacks, video=not_a_video, duration="8")
 
     post = TikTokPost.objects.get()
     assert (post.status, post.failure) == ("failed", "file_format_check_failed")

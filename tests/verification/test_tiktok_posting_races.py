@@ -36,7 +36,11 @@ def test_webhooks_and_polls_racing_on_a_public_post_make_one_claim(
     connect(client, summer)
     identity = Identity.objects.get()
     post = posting.tiktok_post_start(
-        rule=summer.rules.get(trigger="ugc_share"), identity=identity, upload=mp4(), text=""
+        rule=summer.rules.get(trigger="ugc_share"),
+        identity=identity,
+        upload=mp4(),
+        text="",
+        privacy_level="PUBLIC_TO_EVERYONE",
     )
     post.refresh_from_db()  # the upload ran after the commit (Q_SYNC)
     assert post.status == "processing"
@@ -63,7 +67,9 @@ def test_one_person_posting_twice_at_once_gets_one_post(client, summer, quiet_ti
     rule = summer.rules.get(trigger="ugc_share")
 
     def start(i):
-        return posting.tiktok_post_start(rule=rule, identity=identity, upload=mp4(), text=f"take {i}")
+        return posting.tiktok_post_start(
+            rule=rule, identity=identity, upload=mp4(), text=f"take {i}", privacy_level="PUBLIC_TO_EVERYONE"
+        )
 
     outcomes = race(4, start)
 

@@ -62,6 +62,7 @@ def test_creator_info_lists_the_privacy_options(client, pat_token):
     assert response.json()["data"]["privacy_level_options"] == [
         "PUBLIC_TO_EVERYONE",
         "MUTUAL_FOLLOW_FRIENDS",
+        "FOLLOWER_OF_CREATOR",
         "SELF_ONLY",
     ]
     assert response["x-tt-logid"] == response.json()["error"]["log_id"]

@@ -195,7 +195,20 @@ CHUNK_MIN = 5 * 1024 * 1024
 CHUNK_SIZE = 10 * 1024 * 1024
 CHUNK_MAX = 64 * 1024 * 1024
 CHUNK_COUNT_MAX = 1000
-CAPTION_MAX = 2200  # post_info.title, in characters
+CAPTION_MAX = 2200  # post_info.title, in UTF-16 code units (an emoji counts 2)
+PRIVACY_LEVELS = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY")
+# creator_info's refusals: this creator cannot post through an app now, whatever they choose.
+CANNOT_POST = (
+    "spam_risk_too_many_posts",
+    "spam_risk_user_banned_from_posting",
+    "reached_active_user_cap",
+    "unaudited_client_can_only_post_to_private_accounts",
+)
+
+
+def utf16_length(text: str) -> int:
+    """A caption's length as TikTok counts it: UTF-16 code units, so an emoji counts 2."""
+    return len(text.encode("utf-16-le")) // 2
 
 
 @dataclass(frozen=True)
@@ -237,20 +250,28 @@ def creator_info_query(*, access_token: str) -> dict:
     return _data(response)
 
 
-def direct_post_body(*, caption: str, privacy_level: str, video_size: int, creator: dict) -> dict:
+def direct_post_body(
+    *, caption: str, privacy_level: str, video_size: int, creator: dict, choices: dict | None = None
+) -> dict:
     """The video/init body: the disclosure label on (paid partnership for the brand), the caption
-    as given (it starts with the disclosure), and the creator's own interaction settings kept."""
+    as given (it starts with the disclosure), the privacy the person picked, and comments, duets and
+    stitches only where the person switched them on and the creator's account allows them."""
+    choices = choices or {}
     chunk_size, total_chunk_count = chunk_plan(video_size)
+
+    def disabled(name: str) -> bool:
+        return bool(creator.get(f"{name}_disabled", False)) or not choices.get(f"allow_{name}", False)
+
     return {
         "post_info": {
             "title": caption,
             "privacy_level": privacy_level,
-            "disable_duet": bool(creator.get("duet_disabled", False)),
-            "disable_comment": bool(creator.get("comment_disabled", False)),
-            "disable_stitch": bool(creator.get("stitch_disabled", False)),
+            "disable_duet": disabled("duet"),
+            "disable_comment": disabled("comment"),
+            "disable_stitch": disabled("stitch"),
             "video_cover_timestamp_ms": 1000,
             "brand_content_toggle": True,
-            "brand_organic_toggle": False,
+            "brand_organic_toggle": bool(choices.get("your_brand", False)),
             "is_aigc": False,
         },
         "source_info": {

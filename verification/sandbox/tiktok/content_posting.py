@@ -15,11 +15,12 @@ from django.db import transaction
 from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import escape
 from django.utils.text import slugify
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
-from verification.models import SandboxTikTokGrant, SandboxTikTokPublish
+from verification.models import SandboxTikTokGrant, SandboxTikTokPublish, SandboxTikTokUser
 from verification.sandbox.tiktok.common import (
     bearer_grant,
     data_error,
@@ -30,7 +31,35 @@ from verification.sandbox.tiktok.common import (
 )
 from verification.sandbox.tiktok.display_api import video_post
 
-PRIVACY_OPTIONS = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"]
+PRIVACY_OPTIONS = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
+TITLE_MAX_UTF16 = 2200
+
+# creator_info's answers, by the variant a creator is in (SANDBOX_TIKTOK_CREATOR, or a word in
+# their display name): what a real account can look like.
+CREATOR_SETTINGS = {
+    "": {
+        "comment_disabled": False,
+        "duet_disabled": False,
+        "stitch_disabled": True,
+        "max_video_post_duration_sec": 600,
+    },
+    "limited": {
+        "comment_disabled": True,
+        "duet_disabled": True,
+        "stitch_disabled": True,
+        "max_video_post_duration_sec": 15,
+    },
+}
+CANNOT_POST = {
+    "banned": (
+        "spam_risk_user_banned_from_posting",
+        "The user is banned from making new posts.",
+    ),
+    "capped": (
+        "reached_active_user_cap",
+        "The daily quota for active publishing users from your client is reached.",
+    ),
+}
 
 
 UPLOAD_TTL = timedelta(hours=1)
@@ -75,26 +104,64 @@ def _rate_limited() -> JsonResponse:
     return data_error("rate_limit_exceeded", "Too many requests. Please try again later.", 429)
 
 
+def creator_variant(user: SandboxTikTokUser) -> str:
+    """ "limited", "banned", "capped" or "" for this creator (the setting wins over the name)."""
+    if settings.SANDBOX_TIKTOK_CREATOR:
+        return settings.SANDBOX_TIKTOK_CREATOR
+    words = user.display_name.lower()
+    return next((variant for variant in ("limited", "banned", "capped") if variant in words), "")
+
+
+def _posted_today(user: SandboxTikTokUser) -> int:
+    return SandboxTikTokPublish.objects.filter(
+        grant__user=user, created_at__gte=timezone.now() - timedelta(days=1)
+    ).count()
+
+
 @csrf_exempt
 @require_POST
 def creator_info(request):
+    """POST /v2/post/publish/creator_info/query/: who is posting and what their account allows,
+    or why they cannot post now."""
     sandbox_only(request)
     grant, refused = _publishing_grant(request)
     if refused:
         return refused
     user = grant.user
+    variant = creator_variant(user)
+    if variant in CANNOT_POST:
+        return data_error(*CANNOT_POST[variant], 403)
+    if _posted_today(user) >= settings.SANDBOX_TIKTOK_POSTS_PER_DAY:
+        return data_error(
+            "spam_risk_too_many_posts", "The user has reached the daily post cap for this app.", 403
+        )
+    avatar = reverse("verification:sandbox_tiktok_avatar", args=[user.open_id])
     return _ok(
         {
-            "creator_avatar_url": f"https://p16-sign.sandbox.localhost/{user.open_id}.jpeg",
+            "creator_avatar_url": f"http://sandbox.localhost{avatar}",  # as upload_url: the sandbox's host
             "creator_username": slugify(user.display_name).replace("-", "") or "user",
             "creator_nickname": user.display_name,
             "privacy_level_options": PRIVACY_OPTIONS,
-            "comment_disabled": False,
-            "duet_disabled": False,
-            "stitch_disabled": True,
-            "max_video_post_duration_sec": 600,
+            **CREATOR_SETTINGS.get(variant, CREATOR_SETTINGS[""]),
         }
     )
+
+
+AVATAR = """<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" width="64" height="64">
+<rect width="64" height="64" rx="32" fill="hsl({hue},60%,45%)"/>
+<text x="32" y="41" font-family="sans-serif" font-size="26" fill="#fff" text-anchor="middle">{letter}</text>
+</svg>"""
+
+
+@require_http_methods(["GET"])
+def avatar(request, open_id):
+    """The sandbox creator's profile picture: their initial on a colour of their own."""
+    sandbox_only()
+    user = SandboxTikTokUser.objects.filter(open_id=open_id).first()
+    letter = (user.display_name[:1] if user else "?").upper()
+    hue = int(hashlib.sha256(open_id.encode()).hexdigest()[:4], 16) % 360
+    svg = AVATAR.format(hue=hue, letter=escape(letter))
+    return HttpResponse(svg, content_type="image/svg+xml")
 
 
 def _source_problem(source: dict) -> str:
@@ -135,8 +202,9 @@ def video_init(request):
         return data_error("invalid_params", "post_info.privacy_level and source_info are required", 400)
     if privacy not in PRIVACY_OPTIONS:
         return data_error("privacy_level_option_mismatch", "privacy_level is not among the options", 403)
-    if len(str(post_info.get("title", ""))) > 2200:
-        return data_error("invalid_params", "title is longer than 2200 characters", 400)
+    title = str(post_info.get("title", ""))
+    if len(title.encode("utf-16-le")) // 2 > TITLE_MAX_UTF16:
+        return data_error("invalid_params", "title is longer than 2200 UTF-16 code units", 400)
     if problem := _source_problem(source):
         return data_error("invalid_params", problem, 400)
     if settings.SANDBOX_TIKTOK_UNAUDITED and privacy != "SELF_ONLY":
@@ -148,10 +216,7 @@ def video_init(request):
     if post_info.get("brand_content_toggle") and privacy == "SELF_ONLY":
         # TikTok's rule for posting screens: branded content cannot be private.
         return data_error("invalid_params", "branded content cannot be posted with SELF_ONLY", 400)
-    posted_today = SandboxTikTokPublish.objects.filter(
-        grant__user=grant.user, created_at__gte=timezone.now() - timedelta(days=1)
-    ).count()
-    if posted_today >= settings.SANDBOX_TIKTOK_POSTS_PER_DAY:
+    if _posted_today(grant.user) >= settings.SANDBOX_TIKTOK_POSTS_PER_DAY:
         return data_error(
             "spam_risk_too_many_posts", "The user has reached the daily post cap for this app.", 403
         )
