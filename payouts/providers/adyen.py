@@ -72,6 +72,60 @@ ADYEN_REASON_FOR = {
 }
 
 
+class AdyenRefused(PspError):
+    """Adyen refused the request and made nothing (a 4xx answer): its errorCode and words, as its
+    RestServiceError (RFC 7807: type, title, status, detail, errorCode, invalidFields) or, for a
+    401, its ServiceError (errorCode, message) carries them."""
+
+    def __init__(
+        self, *, what: str, status: int, error_code: str, title: str, detail: str, invalid_fields=()
+    ):
+        self.status = status
+        self.error_code = error_code
+        self.title = title
+        self.detail = detail
+        self.invalid_fields = tuple(invalid_fields)  # (name, value, message) each
+        fields = "; ".join(f"{name}: {message}" for name, _value, message in self.invalid_fields)
+        words = " ".join(part for part in (title, detail, fields) if part)
+        super().__init__(f"{what} refused: {status} {error_code} {words}"[:500])
+
+
+class AdyenRateLimited(AdyenRefused):
+    """429: Adyen asks us to wait `retry_after` seconds (its Retry-After header) before asking again;
+    the request made nothing, so the same request with the same Idempotency-Key may go again."""
+
+    def __init__(self, *, retry_after: int | None, **refusal):
+        self.retry_after = retry_after
+        super().__init__(**refusal)
+
+
+def refusal(response, what: str) -> AdyenRefused:
+    """Adyen's refusal of a request, typed, from its documented error bodies."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = {}
+    if not isinstance(body, dict):
+        body = {}
+    invalid = [
+        (str(item.get("name", "")), str(item.get("value", "")), str(item.get("message", "")))
+        for item in body.get("invalidFields") or []
+        if isinstance(item, dict)
+    ]
+    refusal = {
+        "what": what,
+        "status": response.status_code,
+        "error_code": str(body.get("errorCode") or ""),
+        "title": str(body.get("title") or body.get("errorType") or ""),
+        "detail": str(body.get("detail") or body.get("message") or ("" if body else response.text[:200])),
+        "invalid_fields": invalid,
+    }
+    if response.status_code == 429:
+        retry_after = response.headers.get("Retry-After", "")
+        return AdyenRateLimited(retry_after=int(retry_after) if retry_after.isdigit() else None, **refusal)
+    return AdyenRefused(**refusal)
+
+
 def idempotency_key(end_to_end_id: str) -> str:
     """The same for every attempt of one payout, so Adyen treats a retry as a replay."""
     return f"joyback-payout-{end_to_end_id}"
@@ -125,9 +179,7 @@ def transfer_submit(order: PaymentOrder) -> PaymentStatus:
         headers=_headers({"Idempotency-Key": idempotency_key(order.end_to_end_id)}),
     )
     if response.status_code not in (200, 202):
-        raise PspError(
-            f"transfer {order.end_to_end_id} refused: {response.status_code} {response.text[:200]}"
-        )
+        raise refusal(response, f"transfer {order.end_to_end_id}")
     return transfer_status(response.json())
 
 
@@ -148,7 +200,7 @@ def transfer_find(end_to_end_id: str) -> PaymentStatus | None:
         headers=_headers(),
     )
     if response.status_code != 200:
-        raise PspError(f"transfers of {end_to_end_id}: {response.status_code} {response.text[:200]}")
+        raise refusal(response, f"transfers of {end_to_end_id}")
     found = [item for item in response.json().get("data", []) if item.get("reference") == end_to_end_id]
     if not found:
         return None

@@ -31,6 +31,7 @@ from datetime import datetime
 from django.conf import settings
 from django.utils.dateparse import parse_datetime
 
+from payouts.providers.adyen import refusal
 from payouts.psp import PspError, http_request
 
 NAME = "adyen"
@@ -86,7 +87,7 @@ def _post(path: str, body: dict, key: str) -> dict:
         headers=_headers({"Idempotency-Key": key}),
     )
     if response.status_code not in (200, 201, 202):
-        raise PspError(f"POST {path}: {response.status_code} {response.text[:200]}")
+        raise refusal(response, f"POST {path}")
     return response.json()
 
 
@@ -169,7 +170,7 @@ def balance_get(*, balance_account_id: str, currency: str) -> int:
         headers=_headers(),
     )
     if response.status_code != 200:
-        raise PspError(f"balance account {balance_account_id}: {response.status_code} {response.text[:200]}")
+        raise refusal(response, f"balance account {balance_account_id}")
     for balance in response.json().get("balances", []):
         if balance.get("currency") == currency:
             return int(balance.get("balance", 0))
@@ -192,9 +193,7 @@ def transactions_list(
             "GET", f"{settings.ADYEN_API_BASE}/transactions", params=params, headers=_headers()
         )
         if response.status_code != 200:
-            raise PspError(
-                f"transactions of {balance_account_id}: {response.status_code} {response.text[:200]}"
-            )
+            raise refusal(response, f"transactions of {balance_account_id}")
         body = response.json()
         for item in body.get("data", []):
             if item.get("status") != "booked":
