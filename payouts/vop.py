@@ -97,7 +97,8 @@ def vop_choose(*, check: VopCheck, choice: str) -> VopCheck:
 def payout_creditor_name(payout: Payout, check: VopCheck | None) -> str:
     if check and check.choice == VopChoice.BANK_NAME and check.bank_name_returned:
         return check.bank_name_returned
-    return payout.payee.holder_name
+    # A name in another script goes as the Latin spelling the person's bank holds, when given.
+    return payout.payee.holder_name_latin or payout.payee.holder_name
 
 
 def payout_payee_verify(payout: Payout) -> bool:

@@ -194,6 +194,8 @@ def payout_manual_enter(
     currency: str,
     amount: int,
     created_by,
+    name_latin: str = "",
+    address: dict | None = None,
 ) -> Payout:
     """A finance member pays someone by hand: a payee of the brand's own, then the payout."""
     if amount <= 0:
@@ -219,5 +221,7 @@ def payout_manual_enter(
         currency=currency,
         consent_version="manual",
         onboard=False,
+        name_latin=name_latin,
+        address=address,
     )
     return payout_manual_create(brand=brand, payee=payee, amount=amount, created_by=created_by)
