@@ -277,3 +277,37 @@ def test_details_the_bank_cannot_be_sent_wait_with_the_reason(client, summer, ow
     assert payout_for_participant(participant_id=participant.pk, currency="EUR") is None
     page = client.get(reverse("payouts:status_page", args=[summer.slug, participant.token])).content.decode()
     assert "Latin letters" in page
+
+
+def test_swift_payees_stored_before_the_address_was_asked_for_need_it(alpaca):
+    """The migration's one UPDATE: a current SWIFT payee is marked as needing the address; other rails
+    are left alone."""
+    import importlib
+
+    from django.db import connection
+    from django.utils import timezone
+
+    from verification.services.participants import participant_create
+
+    def stored(rail):
+        return PayeeAccount.objects.create(
+            participant=participant_create(brand=alpaca),
+            brand=alpaca,
+            holder_name="Pat",
+            rail=rail,
+            currency="EUR",
+            country="DE",
+            account="{}",
+            account_masked="x",
+            account_fingerprint="f",
+            consent_at=timezone.now(),
+            consent_version="t",
+        )
+
+    migration = importlib.import_module("payouts.migrations.0022_swift_payees_need_an_address")
+    swift, sepa = stored("swift"), stored("sepa")
+    with connection.cursor() as cursor:
+        cursor.execute(migration.MARK)
+    swift.refresh_from_db()
+    sepa.refresh_from_db()
+    assert (swift.unusable_code, sepa.unusable_code) == ("BE04", "")
