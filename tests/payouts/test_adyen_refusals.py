@@ -112,3 +112,23 @@ def test_funding_calls_refuse_with_the_same_typed_refusal(monkeypatch):
         )
     assert refused.value.error_code == "30_011"
     assert refused.value.invalid_fields == (("description", "x", "Too long"),)
+
+
+def test_the_sandbox_refuses_what_adyens_descriptions_forbid_as_adyen_does(client):
+    """The request the adapter used to send: a 32-character beneficiary reference to a UK account,
+    an untransliterated name, a cross-border transfer with no address."""
+    body = adyen.transfer_request(order("swift"))
+    body["referenceForBeneficiary"] = "JB0123456789ABCDEF0123456789ABCD"
+    body["counterparty"]["bankAccount"]["accountHolder"] = {"fullName": "Zoë Łukasiewicz"}
+
+    response = sandbox_post(client, body)
+
+    assert response.status_code == 422
+    assert spec_errors(TRANSFERS, "TransferServiceRestServiceError", response.json()) == []
+    assert {field["name"] for field in response.json()["invalidFields"]} == {
+        "referenceForBeneficiary",
+        "counterparty.bankAccount.accountHolder.fullName",
+        "counterparty.bankAccount.accountHolder.address",
+    }
+    assert not SandboxBankPayment.objects.exists()
+    assert sandbox_post(client, adyen.transfer_request(order("swift"))).status_code == 202
