@@ -55,6 +55,7 @@ from payouts.submission.states import (
     scheme_for,
 )
 from payouts.submission.submit import payout_payment_order, payout_status_apply, payout_submit
+from payouts.vop import payee_unpayable_mark
 from verification.models import ActionClaim, ClaimStatus, Participant
 from verification.services.rewards import PAYOUTS_DUE
 
@@ -218,6 +219,9 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
                 participant_id__in=brand_of, replaced_at__isnull=True, unusable_code=""
             ).filter(~Exists(in_review), ~Exists(under_way))
         }
+        # Details the bank would refuse (stored before a name's Latin spelling or an international
+        # transfer's address was asked for) are marked, and their person asked, instead of paid.
+        payees = {key: payee for key, payee in payees.items() if not payee_unpayable_mark(payee)}
         if not payees:
             return len(people), [], []
         accounts = _accounts_lock(payees, brand_of)

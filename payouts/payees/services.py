@@ -17,15 +17,13 @@ from joyback.ledger.selectors import account_find
 from joyback.queue import claim_and_process, enqueue_on_commit, standing_work_inline
 from payouts import sql
 from payouts.fingerprints import payee_fingerprints
-from payouts.iso20022.text import name_text
 from payouts.links import status_page_path
 from payouts.models import PayeeAccount, PayeeSubmission
 from payouts.models.payees import Rail
 from payouts.payees.shared_details import shared_details_flag, shared_details_lock
-from payouts.providers import adyen
 from payouts.rails import BankAccount
 from payouts.selectors import payee_submissions_unfinished
-from payouts.vop import payee_vop_check, vop_current
+from payouts.vop import payee_details_missing, payee_vop_check, vop_current
 from verification.models import Participant
 from verification.services.rewards import participant_payout_due
 
@@ -78,7 +76,7 @@ def payee_account_save(
             consent_at=now,
             consent_version=consent_version,
             language=language,
-            unusable_code=payee_unpayable_code(
+            unusable_code=payee_details_missing(
                 name=name, name_latin=name_latin, rail=bank_account.rail, address=address
             ),
         )
@@ -92,18 +90,6 @@ def payee_account_save(
                 "payouts.tasks.status_link_send_task", payee.pk, status_url, campaign_name, language
             )
     return payee
-
-
-def payee_unpayable_code(*, name: str, name_latin: str, rail: str, address: dict | None) -> str:
-    """Why the bank could not be sent these details, as the payee's unusable code (no payout is made
-    for them until the person gives what is missing, and their status page says what): a name with
-    no Latin spelling ("NAME"; we never guess one), an international transfer with no address
-    ("BE04", the ISO code for a missing creditor address)."""
-    if not name_text(name_latin or name, 140):
-        return "NAME"
-    if rail == Rail.SWIFT and not adyen.address_complete(adyen.counterparty_address(address or {})):
-        return "BE04"
-    return ""
 
 
 def _submission_claim(submission: PayeeSubmission) -> bool:

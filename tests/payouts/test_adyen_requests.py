@@ -311,3 +311,37 @@ def test_swift_payees_stored_before_the_address_was_asked_for_need_it(alpaca):
     swift.refresh_from_db()
     sepa.refresh_from_db()
     assert (swift.unusable_code, sepa.unusable_code) == ("BE04", "")
+
+
+@pytest.mark.parametrize("path", ["pipeline", "one_payout"])
+def test_details_stored_before_the_latin_spelling_was_asked_wait_with_the_reason(client, summer, owed, path):
+    """A name in another script stored without its Latin spelling (as details were before): no payout
+    is sent with a guessed reading; the details are marked and the person's status page asks."""
+    from payouts.pipeline import payouts_due_process
+    from payouts.submission.create import payout_for_participant
+    from verification.models import Participant
+    from verification.services.rewards import participant_payout_due
+
+    participant = Participant.objects.get()
+    payee = payee_account_save(
+        participant=participant,
+        name="山田太郎",
+        email="taro@example.com",
+        phone="",
+        bank_account=iban_check("DE89370400440532013000"),
+        currency="EUR",
+        consent_version="2026-11",
+        onboard=False,
+    )
+    PayeeAccount.objects.filter(pk=payee.pk).update(unusable_code="")  # as stored before the rule
+    if path == "pipeline":
+        participant_payout_due(participant_id=participant.pk)
+        payouts_due_process()
+    else:
+        assert payout_for_participant(participant_id=participant.pk, currency="EUR") is None
+
+    assert not Payout.objects.exists()
+    payee.refresh_from_db()
+    assert payee.unusable_code == "NAME"
+    page = client.get(reverse("payouts:status_page", args=[summer.slug, participant.token])).content.decode()
+    assert "Latin letters" in page
