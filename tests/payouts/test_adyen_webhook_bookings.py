@@ -163,3 +163,55 @@ def test_a_transfer_out_of_a_brands_account_is_never_taken_for_a_payout(
     with django_capture_on_commit_callbacks(execute=True):
         deliver(client, body)
     assert TransferEvent.objects.get().outcome == "movement_exception"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_direct_debits_webhooks_racing_in_four_workers_raise_one_exception_and_book_nothing(alpaca):
+    """Adyen's direct debit example, booked and cancelled, each delivered twice at once to four
+    workers that each apply what they stored: one exception for staff, no money in."""
+    import json
+    import threading
+
+    from django.db import connection
+
+    from payouts.funding import services as funding
+    from payouts.models import VirtualAccount
+    from payouts.submission.webhooks import transfer_events_process, transfer_webhook_receive
+    from tests.payouts.test_adyen_transfers import sign
+
+    funding.virtual_account_request(brand=alpaca, currency="EUR")
+    account = VirtualAccount.objects.get()
+    booked = on_brand_account(documented("updated-05.directDebit-booked"), account)
+    cancelled = on_brand_account(documented("updated-07.directDebit-failed"), account)
+    cancelled["data"]["id"] = booked["data"]["id"]
+    cancelled["data"]["sequenceNumber"] = 9
+    bodies = [json.dumps(body).encode() for body in (booked, booked, cancelled, cancelled)]
+    barrier = threading.Barrier(len(bodies))
+    errors = []
+
+    def worker(raw):
+        try:
+            barrier.wait()
+            transfer_webhook_receive(body=raw, headers={"HmacSignature": sign(raw)})
+        except Exception as error:  # a race's failure is the test's finding
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(raw,)) for raw in bodies]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    transfer_events_process()
+
+    assert errors == []
+    assert TransferEvent.objects.count() == 2
+    assert sorted(TransferEvent.objects.values_list("outcome", flat=True)) == [
+        "movement_exception",
+        "movement_known",
+    ]
+    assert ReconciliationException.objects.get().provider_transfer_id == booked["data"]["id"]
+    assert funding_balance(alpaca) == 0 and not ProviderDeposit.objects.exists()
+    assert ledger_drift() == []
