@@ -42,6 +42,21 @@ class PayeeInput(serializers.Serializer):
     account_number = serializers.CharField(max_length=34, required=False, allow_blank=True)
     routing_number = serializers.CharField(max_length=12, required=False, allow_blank=True)
     bic = serializers.CharField(max_length=11, required=False, allow_blank=True)
+    name_latin = serializers.CharField(
+        max_length=140,
+        required=False,
+        allow_blank=True,
+        help_text="The name as the payee's bank writes it in Latin letters, when `name` is not in them",
+    )
+    address_line = serializers.CharField(
+        max_length=70, required=False, allow_blank=True, help_text="SWIFT currencies: street and number"
+    )
+    address_city = serializers.CharField(max_length=70, required=False, allow_blank=True)
+    address_postal_code = serializers.CharField(max_length=10, required=False, allow_blank=True)
+    address_region = serializers.CharField(
+        max_length=3, required=False, allow_blank=True, help_text="State or province (US and Canada)"
+    )
+    address_country = serializers.CharField(max_length=2, required=False, allow_blank=True)
 
 
 class PayoutInput(serializers.Serializer):
@@ -230,6 +245,8 @@ class PayoutListApi(ApiView):
                 # What a key does, the person who made it did: they cannot be its second approver.
                 created_by=api_key.created_by,
                 api_key=api_key,
+                name_latin=form.cleaned_data.get("name_latin", ""),
+                address=form.address,
             )
         except PayoutRefused as refused:
             raise ApiError("payout_refused", refused.message, status_code=409) from None

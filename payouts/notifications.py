@@ -31,6 +31,7 @@ REASON_TEXTS = {
     "AG01": gettext_lazy("the bank does not allow this kind of payment to the account"),
     "MD07": gettext_lazy("the bank reports that the account holder has died"),
     "BE04": gettext_lazy("the bank needs the account holder's address"),
+    "NAME": gettext_lazy("the bank needs your name as it writes it, in Latin letters"),
     "AM04": gettext_lazy("a problem on our side, which we are fixing"),
     "AM05": gettext_lazy("the bank saw it as a duplicate"),
     "AB05": gettext_lazy("the receiving bank did not answer in time"),

@@ -63,7 +63,7 @@ class PayoutFilterForm(DateRangeForm):
 
 def payouts_filtered(*, brand, filters: dict):
     """The brand's payouts the filters of PayoutFilterForm leave, newest first. The search finds a
-    payout by its EndToEndId, account or provider reference, or the person by their exact e-mail
+    payout by its EndToEndId, account, provider or beneficiary reference, or the person by their exact e-mail
     (its keyed hash: names and e-mails are encrypted) or a verified account's handle or id."""
     payouts = Payout.objects.filter(brand=brand).select_related("payee")
     if text := filters.get("q"):
@@ -74,6 +74,7 @@ def payouts_filtered(*, brand, filters: dict):
             Q(end_to_end_id__icontains=text)
             | Q(payee__account_masked__icontains=text)
             | Q(psp_reference=text)
+            | Q(beneficiary_reference=text.upper())
             | Q(payee__email_fingerprint=fingerprint(email_canonical(text)))
             | Q(Exists(person))
         )

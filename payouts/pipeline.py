@@ -56,6 +56,7 @@ from payouts.submission.states import (
     scheme_for,
 )
 from payouts.submission.submit import payout_payment_order, payout_status_apply, payout_submit
+from payouts.vop import payee_unpayable_mark
 from verification.models import ActionClaim, ClaimStatus, Participant
 from verification.services.rewards import PAYOUTS_DUE
 
@@ -224,6 +225,9 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
                 ~Exists(manual_payout_unpaid(OuterRef("participant_id"))),
             )
         }
+        # Details the bank would refuse (stored before a name's Latin spelling or an international
+        # transfer's address was asked for) are marked, and their person asked, instead of paid.
+        payees = {key: payee for key, payee in payees.items() if not payee_unpayable_mark(payee)}
         if not payees:
             return len(people), [], []
         accounts = _accounts_lock(payees, brand_of)

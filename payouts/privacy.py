@@ -159,6 +159,8 @@ def participant_export(*, participant: Participant) -> dict:
         "bank_details": [
             {
                 "holder_name": p.holder_name,
+                "holder_name_latin": p.holder_name_latin,
+                "address": json.loads(p.address) if p.address else None,
                 "email": p.email,
                 "phone": p.phone,
                 "account": json.loads(p.account),
@@ -213,8 +215,9 @@ def participant_erase(
             # No payout goes to erased details again; holder and account stay with the payouts.
             payee.email = None
             payee.phone = None
+            payee.address = ""  # what the bank needed to send; nothing is sent to these details again
             payee.replaced_at = payee.replaced_at or now
-            payee.save(update_fields=["email", "phone", "replaced_at"])
+            payee.save(update_fields=["email", "phone", "address", "replaced_at"])
         PayeeAccount.objects.filter(participant=participant).update(
             email_fingerprint="", phone_fingerprint=""
         )
@@ -241,8 +244,9 @@ def privacy_retention_enforce(*, now=None, batch: int = 200) -> int:
         with transaction.atomic():
             for payee in PayeeAccount.objects.filter(participant=request.participant):
                 payee.holder_name = ERASED
+                payee.holder_name_latin = ""
                 payee.account = json.dumps({ERASED: True})
-                payee.save(update_fields=["holder_name", "account"])
+                payee.save(update_fields=["holder_name", "holder_name_latin", "account"])
             PayeeAccount.objects.filter(participant=request.participant).update(account_fingerprint="")
             participant_evidence_erase(participant=request.participant)
             participant_cases_erase(participant_id=request.participant_id)

@@ -38,6 +38,11 @@ class PaymentOrder:
     creditor_name: str
     account: dict
     remittance: str = ""
+    # The payout's short reference for rails that take no EndToEndId-long one (Payout's).
+    beneficiary_reference: str = ""
+    # The payee's address where the rail needs one: line1, line2, city, postalCode, stateOrProvince,
+    # country (Adyen's Address).
+    address: dict | None = None
     # The payout's brand's mode when the caller knows it (saves a read per payment); None: read it.
     livemode: bool | None = None
 

@@ -10,9 +10,11 @@ from django.utils.translation import gettext as _
 from joyback.modes import brand_livemode
 from joyback.queue import enqueue_on_commit
 from payouts import psp
+from payouts.iso20022.text import name_text
 from payouts.models import PayeeAccount, Payout, VopCheck
 from payouts.models.payees import Rail, VopChoice, VopResult
 from payouts.models.payouts import PayoutStatus
+from payouts.providers import adyen
 from payouts.selectors import vop_latest
 from payouts.submission.states import PayoutRefused, payout_transition
 
@@ -94,10 +96,37 @@ def vop_choose(*, check: VopCheck, choice: str) -> VopCheck:
     return check
 
 
+def payee_details_missing(*, name: str, name_latin: str, rail: str, address: str | dict | None) -> str:
+    """What the bank would need and the details lack, as the payee's unusable code (no payout is
+    made for them until the person gives it, and their status page says what): the Latin spelling
+    of a name in another script ("NAME"; we never guess one), or an international transfer's
+    address ("BE04", the ISO code for a missing creditor address); "" when nothing is missing."""
+    if not name_text(name_latin or name, 140):
+        return "NAME"
+    if isinstance(address, str):
+        address = json.loads(address) if address else None
+    if rail == Rail.SWIFT and not adyen.address_complete(adyen.counterparty_address(address or {})):
+        return "BE04"
+    return ""
+
+
+def payee_unpayable_mark(payee: PayeeAccount) -> str:
+    """Details stored before these were asked for: marked with what is missing, in the caller's
+    transaction, so no payout is made for them and the person is asked. The code, or ""."""
+    code = payee_details_missing(
+        name=payee.holder_name, name_latin=payee.holder_name_latin, rail=payee.rail, address=payee.address
+    )
+    if code:
+        PayeeAccount.objects.filter(pk=payee.pk, unusable_code="").update(unusable_code=code)
+        payee.unusable_code = code
+    return code
+
+
 def payout_creditor_name(payout: Payout, check: VopCheck | None) -> str:
     if check and check.choice == VopChoice.BANK_NAME and check.bank_name_returned:
         return check.bank_name_returned
-    return payout.payee.holder_name
+    # A name in another script goes as the Latin spelling the person's bank holds, when given.
+    return payout.payee.holder_name_latin or payout.payee.holder_name
 
 
 def payout_payee_verify(payout: Payout) -> bool:

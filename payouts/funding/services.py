@@ -12,7 +12,7 @@ import logging
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -171,8 +171,8 @@ def _virtual_account_open(account_id: int) -> None:
 
 
 def provider_transfer_apply(payload: dict) -> str | None:
-    """A stored transfer webhook about a brand's virtual account, applied; what it did, or None
-    when it is not about one (the payouts' own transfers)."""
+    """A stored transfer webhook about a brand's virtual account, applied by what the money did;
+    what it did, or None when it is not about one (the payouts' own transfers)."""
     found = provider.webhook_incoming(payload)
     if found is None:
         return None
@@ -182,7 +182,7 @@ def provider_transfer_apply(payload: dict) -> str | None:
         .first()
     )
     if account is None:
-        return "not_a_virtual_account"
+        return None
     if not account.brand.livemode:
         # Money on an account a test brand holds at the provider (opened before twins were refused
         # one): the ledger keeps modes apart, so staff decide; nothing is booked either way.
@@ -191,6 +191,8 @@ def provider_transfer_apply(payload: dict) -> str | None:
         return f"{found.kind} {found.status} of test data"
     if found.kind == "sweep":
         return _sweep_apply(account, found)
+    if found.kind == "unexplained":
+        return _movement_report(account, found)
     return _deposit_apply(account, found)
 
 
@@ -225,6 +227,41 @@ def _exception_raise(account: VirtualAccount, found: provider.IncomingTransfer) 
         amount=found.amount if found.kind == "deposit" else -found.amount,
         currency=found.currency,
     )
+
+
+def _movement_report(account: VirtualAccount, found: provider.IncomingTransfer) -> str:
+    """Money moved on a brand's virtual account that is neither a deposit nor its sweep (a direct
+    debit, a transfer out, a credit whose balances went down): never booked as money in; one
+    exception per transfer for staff, whatever its webhooks say later."""
+    if found.movement:
+        signed = found.movement
+    elif found.direction == "outgoing" or "DirectDebit" in found.type:
+        signed = -found.amount
+    else:
+        signed = found.amount
+    detail = _(
+        "The provider reports %(type)s %(id)s (%(category)s, %(direction)s, %(status)s) on the brand's "
+        "virtual account. It is not a deposit and was not booked."
+    ) % {
+        "type": found.type or _("a transfer"),
+        "id": found.transfer_id,
+        "category": found.category or "?",
+        "direction": found.direction or "?",
+        "status": found.status or "?",
+    }
+    try:
+        with transaction.atomic(durable=True):
+            ReconciliationException.objects.create(
+                brand_id=account.brand_id,
+                reason=ExceptionReason.PROVIDER_MOVEMENT,
+                provider_transfer_id=found.transfer_id,
+                detail=detail[:300],
+                amount=signed,
+                currency=found.currency,
+            )
+    except IntegrityError:  # the transfer's question is already open (or answered)
+        return "movement_known"
+    return "movement_exception"
 
 
 def _deposit_apply(account: VirtualAccount, found: provider.IncomingTransfer) -> str:

@@ -22,6 +22,7 @@ from payouts.iso20022.text import (
     bic_check,
     country_check,
     identifier_check,
+    name_text,
     sepa_iban,
     sepa_text,
     xml_escape,
@@ -214,7 +215,7 @@ def _transaction(transfer: CreditTransfer, seen: set[str]) -> tuple[str, int, st
             _("the amount must be between 0.01 and 999999999.99 EUR, not %(amount)s cents.")
             % {"amount": amount}
         )
-    name = sepa_text(transfer.creditor_name, NAME_MAX) if isinstance(transfer.creditor_name, str) else ""
+    name = name_text(transfer.creditor_name, NAME_MAX) if isinstance(transfer.creditor_name, str) else ""
     if not name:
         raise Iso20022Error(
             _("the creditor name %(name)r has nothing left in the SEPA character set.")

@@ -31,19 +31,53 @@ _SPELLED = str.maketrans(
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
 
 
+# The character sets of the rails (each a pattern of what is NOT allowed), for rail_text. The EPC
+# set is also inside what Adyen documents for a holder's name ([a-z] [A-Z] [0-9] , . ; : - / \ + &
+# ! ? @ ( ) " ' and space) and for a transfer's description.
+SEPA_CHARSET = _NOT_TEXT
+# Adyen's address lines: [a-z] [A-Z] [0-9] . - / # , ( ) : ; [ ] & \ | and space (no + ? or ').
+ADDRESS_CHARSET = re.compile(r"[^a-zA-Z0-9.\-/#,():;\[\]&\\| ]+")
+# Adyen's postal code: letters, digits and space.
+POSTAL_CHARSET = re.compile(r"[^a-zA-Z0-9 ]+")
+
+
 def sepa_text(value: str, max_length: int) -> str:
-    """`value` in the SEPA Latin set, whitespace collapsed, cut to `max_length` characters.
+    """`value` in the SEPA Latin set, whitespace collapsed, cut to `max_length` characters."""
+    return rail_text(value, max_length)
+
+
+def rail_text(value: str, max_length: int, charset: re.Pattern = SEPA_CHARSET) -> str:
+    """`value` in a rail's Latin character set, whitespace collapsed, cut to `max_length`: the one
+    transliteration of every outgoing payment, pain.001 and the provider's API alike.
 
     Transliterated first and cut after, because transliteration can lengthen text ("ß" -> "ss").
-    The original stays in the database; only the outgoing file carries this form.
+    The original stays in the database; only the outgoing message carries this form.
     """
     if value.isascii() and _TEXT_OK.fullmatch(value) and "  " not in value:
         text = value.strip()
     else:
         text = _transliterated(value)
+    if charset is not SEPA_CHARSET:
+        text = _SPACES.sub(" ", charset.sub(" ", text)).strip()
     if len(text) > max_length:
         text = text[:max_length].rstrip()
     return text
+
+
+def name_latin(value: str) -> bool:
+    """True when every letter of the name is a Latin letter (accents and all): a name a bank holds
+    in Latin letters can be spelled in a rail's set; one in another script (山田太郎, Иванов) has
+    no spelling we may guess, because a reading made up here is not the name the bank holds."""
+    for char in unicodedata.normalize("NFKD", value):
+        if char.isalpha() and not unicodedata.name(char, "").startswith("LATIN"):
+            return False
+    return True
+
+
+def name_text(value: str, max_length: int, charset: re.Pattern = SEPA_CHARSET) -> str:
+    """A person's name in the rail's set; "" when it is not written in Latin letters (never a
+    guessed reading): the payment must then use the Latin spelling the person's bank holds."""
+    return rail_text(value, max_length, charset) if name_latin(value) else ""
 
 
 @lru_cache(maxsize=8192)

@@ -220,6 +220,8 @@ def payout_manual_enter(
     amount: int,
     created_by,
     api_key=None,
+    name_latin: str = "",
+    address: dict | None = None,
 ) -> Payout:
     """A finance member pays someone by hand, or a brand's API key does (made by its key's maker):
     a payee of the brand's own, then the payout."""
@@ -246,6 +248,8 @@ def payout_manual_enter(
         currency=currency,
         consent_version="manual",
         onboard=False,
+        name_latin=name_latin,
+        address=address,
     )
     return payout_manual_create(
         brand=brand, payee=payee, amount=amount, created_by=created_by, api_key=api_key

@@ -25,6 +25,11 @@ class PayeeAccount(models.Model):
     # Its participant's: the column it is sharded by (docs/deploy.md).
     brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     holder_name = EncryptedTextField()
+    # The Latin spelling the person's bank holds, for a name in another script (never guessed).
+    holder_name_latin = EncryptedTextField(blank=True, default="")
+    # JSON of Adyen's Address (line1, city, postalCode, stateOrProvince, country), for the rails
+    # whose payee bank abroad needs it (SWIFT).
+    address = EncryptedTextField(blank=True, default="")
     email = EncryptedTextField(null=True, blank=True)
     phone = EncryptedTextField(null=True, blank=True, help_text="E.164, for WhatsApp")
     rail = models.CharField(max_length=8, choices=Rail.choices)

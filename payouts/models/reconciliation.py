@@ -166,6 +166,7 @@ class ExceptionReason(models.TextChoices):
     BANK_DRIFT = "bank_drift", _("The ledger's bank balance differs from the bank's")
     PROVIDER_UNMATCHED = "provider_unmatched", _("Booked by the payment provider, not in the ledger")
     PROVIDER_AMOUNT = "provider_amount", _("The provider booked another amount than the ledger")
+    PROVIDER_MOVEMENT = "provider_movement", _("Money moved on a virtual account that is not a deposit")
 
 
 class ExceptionStatus(models.TextChoices):
@@ -216,10 +217,18 @@ class ReconciliationException(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     proposed_at = models.DateTimeField(null=True, blank=True)
+    # The provider's transfer a movement on a brand's virtual account came from: one question each,
+    # however often its webhooks arrive.
+    provider_transfer_id = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         permissions = [("exception_resolve", "Can resolve reconciliation exceptions (platform staff)")]
         constraints = [
+            models.UniqueConstraint(
+                fields=["provider_transfer_id"],
+                condition=~Q(provider_transfer_id=""),
+                name="payouts_recexc_one_per_provider_transfer",
+            ),
             # One open question per line, and per payout with no line: a re-import or a second
             # sweep finds the existing one instead of a copy.
             models.UniqueConstraint(

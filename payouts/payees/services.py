@@ -25,7 +25,7 @@ from payouts.payees.changes import payee_change_record
 from payouts.payees.shared_details import shared_details_flag, shared_details_lock
 from payouts.rails import BankAccount
 from payouts.selectors import payee_submissions_unfinished
-from payouts.vop import payee_vop_check, vop_current
+from payouts.vop import payee_details_missing, payee_vop_check, vop_current
 from verification.models import Participant
 from verification.services.rewards import participant_payout_due
 
@@ -47,6 +47,8 @@ def payee_account_save(
     campaign_name: str = "",
     submission: PayeeSubmission | None = None,
     proof: str = "",
+    name_latin: str = "",
+    address: dict | None = None,
 ) -> PayeeAccount | None:
     """The participant's bank details from now on; an earlier account is kept, marked replaced,
     and the change recorded with its `proof` (payouts.payees.changes), the old contact told.
@@ -73,6 +75,8 @@ def payee_account_save(
             participant=participant,
             brand_id=participant.brand_id,
             holder_name=name,
+            holder_name_latin=name_latin,
+            address=json.dumps(address) if address else "",
             email=email or None,
             phone=phone or None,
             rail=bank_account.rail,
@@ -85,6 +89,9 @@ def payee_account_save(
             consent_at=now,
             consent_version=consent_version,
             language=language,
+            unusable_code=payee_details_missing(
+                name=name, name_latin=name_latin, rail=bank_account.rail, address=address
+            ),
         )
         shared_details_flag(payee)
         if previous is not None:
@@ -179,6 +186,8 @@ def payee_submission_process(*, submission_id) -> PayeeAccount | None:
         campaign_name=data["campaign_name"],
         submission=submission,
         proof=data.get("proof", ""),
+        name_latin=data.get("name_latin", ""),
+        address=data.get("address"),
     )
 
 

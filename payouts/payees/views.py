@@ -128,6 +128,8 @@ def _submission_details(request, campaign, form) -> dict:
     data = form.cleaned_data
     return {
         "name": data["name"],
+        "name_latin": data.get("name_latin", ""),
+        "address": form.address,
         "email": data["email"],
         "phone": data["phone"],
         "bank_account": vars(form.bank_account),

@@ -21,6 +21,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from payouts.iso20022.text import ADDRESS_CHARSET, POSTAL_CHARSET, name_text, rail_text
 from payouts.psp import PaymentOrder, PaymentStatus, PspError, adyen_api_base, http_request
 
 # The rail's scheme -> Adyen's priority (payouts.models.payouts.PayoutScheme values).
@@ -72,6 +73,60 @@ ADYEN_REASON_FOR = {
 }
 
 
+class AdyenRefused(PspError):
+    """Adyen refused the request and made nothing (a 4xx answer): its errorCode and words, as its
+    RestServiceError (RFC 7807: type, title, status, detail, errorCode, invalidFields) or, for a
+    401, its ServiceError (errorCode, message) carries them."""
+
+    def __init__(
+        self, *, what: str, status: int, error_code: str, title: str, detail: str, invalid_fields=()
+    ):
+        self.status = status
+        self.error_code = error_code
+        self.title = title
+        self.detail = detail
+        self.invalid_fields = tuple(invalid_fields)  # (name, value, message) each
+        fields = "; ".join(f"{name}: {message}" for name, _value, message in self.invalid_fields)
+        words = " ".join(part for part in (title, detail, fields) if part)
+        super().__init__(f"{what} refused: {status} {error_code} {words}"[:500])
+
+
+class AdyenRateLimited(AdyenRefused):
+    """429: Adyen asks us to wait `retry_after` seconds (its Retry-After header) before asking again;
+    the request made nothing, so the same request with the same Idempotency-Key may go again."""
+
+    def __init__(self, *, retry_after: int | None, **refusal):
+        self.retry_after = retry_after
+        super().__init__(**refusal)
+
+
+def refusal(response, what: str) -> AdyenRefused:
+    """Adyen's refusal of a request, typed, from its documented error bodies."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = {}
+    if not isinstance(body, dict):
+        body = {}
+    invalid = [
+        (str(item.get("name", "")), str(item.get("value", "")), str(item.get("message", "")))
+        for item in body.get("invalidFields") or []
+        if isinstance(item, dict)
+    ]
+    refusal = {
+        "what": what,
+        "status": response.status_code,
+        "error_code": str(body.get("errorCode") or ""),
+        "title": str(body.get("title") or body.get("errorType") or ""),
+        "detail": str(body.get("detail") or body.get("message") or ("" if body else response.text[:200])),
+        "invalid_fields": invalid,
+    }
+    if response.status_code == 429:
+        retry_after = response.headers.get("Retry-After", "")
+        return AdyenRateLimited(retry_after=int(retry_after) if retry_after.isdigit() else None, **refusal)
+    return AdyenRefused(**refusal)
+
+
 def idempotency_key(end_to_end_id: str) -> str:
     """The same for every attempt of one payout, so Adyen treats a retry as a replay."""
     return f"joyback-payout-{end_to_end_id}"
@@ -94,19 +149,102 @@ def account_identification(account: dict) -> dict:
     return {"type": "numberAndBic", "accountNumber": account["accountNumber"], "bic": account["bic"]}
 
 
+# What Adyen documents in prose for a bank transfer (TransferInfo, PartyIdentification, Address)
+# beyond what its schema enforces: referenceForBeneficiary takes letters and digits, 35 of them to an
+# IBAN and 15 to any other account; a holder's name and an address line have their own sets.
+BENEFICIARY_REFERENCE_MAX = {"iban": 35}
+BENEFICIARY_REFERENCE_OTHER_MAX = 15
+NAME_MAX = 140
+DESCRIPTION_MAX = 140
+ADDRESS_LINE_MAX = 70  # the ISO 20022 postal address's line, which Adyen hands on
+# Priorities whose payee bank is abroad and wants the holder's address (Adyen refuses with
+# counterpartyAddressRequired otherwise; its cross-border example carries one).
+ADDRESS_PRIORITIES = frozenset({"crossBorder", "wire"})
+
+
+class TransferNotBuildable(PspError):
+    """The transfer cannot be sent as it stands (a name with no Latin spelling, an address the rail
+    needs and the payee has not given): nothing left, and nothing was guessed."""
+
+    def __init__(self, *, code: str, message: str):
+        self.code = code
+        super().__init__(message)
+
+
+def beneficiary_reference(order: PaymentOrder, kind: str) -> str:
+    """The reference the payee's statement shows, as long as the account's rail takes: the
+    EndToEndId to an IBAN, the payout's own short reference elsewhere."""
+    if kind in BENEFICIARY_REFERENCE_MAX:
+        return order.end_to_end_id[: BENEFICIARY_REFERENCE_MAX[kind]]
+    short = order.beneficiary_reference or derived_beneficiary_reference(order.end_to_end_id)
+    return short[:BENEFICIARY_REFERENCE_OTHER_MAX]
+
+
+def derived_beneficiary_reference(end_to_end_id: str) -> str:
+    """A payout made before its short reference was stored: the same one the migration gave it."""
+    return "JB" + hashlib.md5(end_to_end_id.encode(), usedforsecurity=False).hexdigest()[:13].upper()
+
+
+def account_holder(order: PaymentOrder, priority: str) -> dict:
+    name = name_text(order.creditor_name, NAME_MAX)
+    if not name:
+        raise TransferNotBuildable(
+            code="name_not_latin",
+            message=f"transfer {order.end_to_end_id}: the payee's name has no Latin spelling to send",
+        )
+    holder = {"fullName": name}
+    if priority in ADDRESS_PRIORITIES or order.address:
+        address = counterparty_address(order.address or {})
+        if priority in ADDRESS_PRIORITIES and not address_complete(address):
+            raise TransferNotBuildable(
+                code="address_missing",
+                message=f"transfer {order.end_to_end_id}: a cross-border payee's address is missing",
+            )
+        if address:
+            holder["address"] = address
+    return holder
+
+
+def counterparty_address(address: dict) -> dict:
+    """Our payee's address in Adyen's Address, each field in the set Adyen documents for it."""
+    found = {
+        "line1": rail_text(address.get("line1") or "", ADDRESS_LINE_MAX, ADDRESS_CHARSET),
+        "line2": rail_text(address.get("line2") or "", ADDRESS_LINE_MAX, ADDRESS_CHARSET),
+        "city": rail_text(address.get("city") or "", ADDRESS_LINE_MAX, ADDRESS_CHARSET),
+        "postalCode": rail_text(address.get("postalCode") or "", 10, POSTAL_CHARSET),
+        "stateOrProvince": rail_text(address.get("stateOrProvince") or "", 3, POSTAL_CHARSET).upper(),
+        "country": (address.get("country") or "").upper()[:2],
+    }
+    return {key: value for key, value in found.items() if value}
+
+
+def address_complete(address: dict) -> bool:
+    """What a payee bank abroad needs: a street line, a city of 3 or more letters (Adyen's
+    minLength) and a country; a state for the US and Canada, as Adyen documents."""
+    needs_state = address.get("country") in ("US", "CA")
+    return bool(
+        address.get("line1")
+        and len(address.get("city", "")) >= 3
+        and len(address.get("country", "")) == 2
+        and (address.get("stateOrProvince") or not needs_state)
+    )
+
+
 def transfer_request(order: PaymentOrder) -> dict:
+    identification = account_identification(order.account)
+    priority = PRIORITY[order.scheme]
     return {
         "amount": {"currency": order.currency, "value": order.amount},
         "balanceAccountId": settings.ADYEN_BALANCE_ACCOUNT_ID,
         "category": "bank",
-        "priority": PRIORITY[order.scheme],
+        "priority": priority,
         "reference": order.end_to_end_id,
-        "referenceForBeneficiary": order.end_to_end_id,
-        "description": order.remittance[:140],
+        "referenceForBeneficiary": beneficiary_reference(order, identification["type"]),
+        "description": rail_text(order.remittance, DESCRIPTION_MAX),
         "counterparty": {
             "bankAccount": {
-                "accountHolder": {"fullName": order.creditor_name[:140]},
-                "accountIdentification": account_identification(order.account),
+                "accountHolder": account_holder(order, priority),
+                "accountIdentification": identification,
             }
         },
     }
@@ -125,9 +263,7 @@ def transfer_submit(order: PaymentOrder) -> PaymentStatus:
         headers=_headers({"Idempotency-Key": idempotency_key(order.end_to_end_id)}),
     )
     if response.status_code not in (200, 202):
-        raise PspError(
-            f"transfer {order.end_to_end_id} refused: {response.status_code} {response.text[:200]}"
-        )
+        raise refusal(response, f"transfer {order.end_to_end_id}")
     return transfer_status(response.json())
 
 
@@ -148,7 +284,7 @@ def transfer_find(end_to_end_id: str) -> PaymentStatus | None:
         headers=_headers(),
     )
     if response.status_code != 200:
-        raise PspError(f"transfers of {end_to_end_id}: {response.status_code} {response.text[:200]}")
+        raise refusal(response, f"transfers of {end_to_end_id}")
     found = [item for item in response.json().get("data", []) if item.get("reference") == end_to_end_id]
     if not found:
         return None

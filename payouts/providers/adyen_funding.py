@@ -12,8 +12,12 @@ validate against.
 - A push sweep of schedule "balance" (POST /balanceAccounts/{id}/sweeps) moves whatever arrives on
   to the platform's balance account, the one payouts leave from.
 - An incoming bank transfer is reported by balancePlatform.transfer.created/updated webhooks with
-  category bank and direction incoming (received -> booked, perhaps returned); a sweep by the same
-  webhooks with category internal, direction outgoing from the brand's balance account.
+  category bank, direction incoming and type bankTransfer (received -> booked, perhaps returned),
+  its balances crediting the account; a sweep by the same webhooks with category internal, type
+  internalTransfer, direction outgoing from the brand's balance account. "Incoming" is not "money
+  in": Adyen reports a direct debit pulled from the account as an incoming bankDirectDebit whose
+  balances go down, so a booking reads the type and the sign, and anything else that moves money
+  on a brand's account is for staff to explain.
 - GET /transactions lists the booked transactions of a balance account, for reconciliation; GET
   /balanceAccounts/{id} its balance, for the drift check.
 
@@ -27,6 +31,7 @@ from datetime import datetime
 from django.conf import settings
 from django.utils.dateparse import parse_datetime
 
+from payouts.providers.adyen import refusal
 from payouts.psp import PspError, adyen_api_base, adyen_balance_platform_api_base, http_request
 
 NAME = "adyen"
@@ -47,13 +52,17 @@ class IncomingTransfer:
 
     transfer_id: str
     balance_account_id: str
-    kind: str  # "deposit" (a bank transfer in) or "sweep" (moved on to the platform's account)
+    kind: str  # "deposit" (a bank transfer in), "sweep" (moved on to the platform's account), "unexplained"
     status: str  # received, booked, returned, failed, ...
     amount: int
     currency: str
     sequence: int
     payer_name: str = ""
     reason: str = ""
+    type: str = ""  # Adyen's: bankTransfer, bankDirectDebit, internalTransfer, ...
+    category: str = ""
+    direction: str = ""
+    movement: int | None = None  # signed, as the webhook's balances say; None when it has none
 
 
 @dataclass(frozen=True)
@@ -78,7 +87,7 @@ def _post(path: str, body: dict, key: str) -> dict:
         headers=_headers({"Idempotency-Key": key}),
     )
     if response.status_code not in (200, 201, 202):
-        raise PspError(f"POST {path}: {response.status_code} {response.text[:200]}")
+        raise refusal(response, f"POST {path}")
     return response.json()
 
 
@@ -161,7 +170,7 @@ def balance_get(*, balance_account_id: str, currency: str) -> int:
         headers=_headers(),
     )
     if response.status_code != 200:
-        raise PspError(f"balance account {balance_account_id}: {response.status_code} {response.text[:200]}")
+        raise refusal(response, f"balance account {balance_account_id}")
     for balance in response.json().get("balances", []):
         if balance.get("currency") == currency:
             return int(balance.get("balance", 0))
@@ -182,9 +191,7 @@ def transactions_list(
     while True:
         response = http_request("GET", f"{adyen_api_base()}/transactions", params=params, headers=_headers())
         if response.status_code != 200:
-            raise PspError(
-                f"transactions of {balance_account_id}: {response.status_code} {response.text[:200]}"
-            )
+            raise refusal(response, f"transactions of {balance_account_id}")
         body = response.json()
         for item in body.get("data", []):
             if item.get("status") != "booked":
@@ -213,21 +220,56 @@ def _cursor_of(href: str) -> str:
     return parse_qs(urlparse(href).query).get("cursor", [""])[0]
 
 
+# What a transfer did on a balance account, by Adyen's words for it (TransferData.type,
+# category, direction) and by the sign of its balances: only a bank transfer that credits the
+# account is a deposit, and only an internal transfer out to the platform's account is its sweep.
+DEPOSIT_TYPE = "bankTransfer"
+SWEEP_TYPE = "internalTransfer"
+# A deposit's statuses that take nothing back, and those that say it did not stay.
+DEPOSIT_GONE = frozenset({"returned", "failed", "refused", "rejected", "cancelled", "expired", "error"})
+
+
+def balance_movement(data: dict) -> int | None:
+    """What the transfer did to the balance account in its own currency, summed over Adyen's
+    registers (balance, received, reserved); None when the webhook carries no balances."""
+    currency = (data.get("amount") or {}).get("currency")
+    found = [item for item in data.get("balances") or [] if item.get("currency") == currency]
+    if not found:
+        return None
+    registers = ("balance", "received", "reserved")
+    return sum(int(item.get(register) or 0) for item in found for register in registers)
+
+
+def transfer_kind(data: dict) -> str:
+    """deposit, sweep, or unexplained: any other movement on a brand's balance account (a direct
+    debit, a transfer out, a top-up, an incoming bank transfer that took money away)."""
+    category, direction, kind = data.get("category"), data.get("direction"), data.get("type")
+    movement = balance_movement(data)
+    status = str(data.get("status") or "")
+    if category == "bank" and direction == "incoming" and kind == DEPOSIT_TYPE:
+        # A return or a failure only ever takes back what was booked; anything that would book
+        # must show the credit itself, or it is not booked (a check that cannot tell fails closed).
+        if status in DEPOSIT_GONE:
+            return "deposit"
+        value = int((data.get("amount") or {}).get("value") or 0)
+        credits = movement is not None and movement > 0 and (status != "booked" or movement == value)
+        return "deposit" if credits else "unexplained"
+    if category == "internal" and direction == "outgoing" and kind == SWEEP_TYPE:
+        counterparty = (data.get("counterparty") or {}).get("balanceAccountId")
+        to_platform = counterparty == settings.ADYEN_BALANCE_ACCOUNT_ID
+        if to_platform and (status != "booked" or (movement is not None and movement < 0)):
+            return "sweep"
+    return "unexplained"
+
+
 def webhook_incoming(payload: dict) -> IncomingTransfer | None:
-    """A transfer webhook about a brand's balance account: a bank transfer coming in, or the sweep
-    moving money on to the platform's balance account. None for anything else (payouts included)."""
+    """A transfer webhook about a balance account, as what it did there: a bank transfer coming in
+    (deposit), the sweep moving money on to the platform's balance account (sweep), or anything
+    else (unexplained), which on a brand's account only staff may explain. None when it names no
+    balance account or amount."""
     if payload.get("type") not in ("balancePlatform.transfer.created", "balancePlatform.transfer.updated"):
         return None
     data = payload.get("data") or {}
-    category, direction = data.get("category"), data.get("direction")
-    if category == "bank" and direction == "incoming":
-        kind = "deposit"
-    elif category == "internal" and direction == "outgoing":
-        if (data.get("counterparty") or {}).get("balanceAccountId") != settings.ADYEN_BALANCE_ACCOUNT_ID:
-            return None
-        kind = "sweep"
-    else:
-        return None
     account = (data.get("balanceAccount") or {}).get("id", "")
     amount = data.get("amount") or {}
     if not (data.get("id") and account and amount.get("currency")):
@@ -236,11 +278,15 @@ def webhook_incoming(payload: dict) -> IncomingTransfer | None:
     return IncomingTransfer(
         transfer_id=str(data["id"])[:64],
         balance_account_id=account,
-        kind=kind,
+        kind=transfer_kind(data),
         status=str(data.get("status") or ""),
         amount=abs(int(amount.get("value") or 0)),
         currency=str(amount["currency"]),
         sequence=int(data.get("sequenceNumber") or 0),
         payer_name=str(payer.get("fullName") or "")[:140],
         reason=str(data.get("reason") or "")[:60],
+        type=str(data.get("type") or "")[:40],
+        category=str(data.get("category") or "")[:20],
+        direction=str(data.get("direction") or "")[:10],
+        movement=balance_movement(data),
     )

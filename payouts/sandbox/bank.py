@@ -12,6 +12,7 @@ IBANs that end in them). Every other account settles at once and its holder's na
 """
 
 import json
+import re
 import secrets
 from datetime import timedelta
 from difflib import SequenceMatcher
@@ -123,6 +124,105 @@ def adyen_error_response(status: int, code: str, title: str, detail: str) -> Jso
         },
         status=status,
     )
+
+
+# Adyen's refusals on demand, as Adyen's and Stripe's test values do: a transfer of one of these
+# amounts (minor units), or to a payee named "Sandbox error <status>", is answered with that error
+# and makes nothing (README lists them).
+MAGIC_ERROR_AMOUNTS = {4_01: 401, 4_03: 403, 4_22: 422, 4_29: 429, 5_03: 500, 5_04: 504}
+MAGIC_ERROR_NAME = re.compile(r"sandbox error (\d{3})", re.IGNORECASE)
+RETRY_AFTER_SECONDS = 30
+
+
+def magic_error(body: dict) -> int | None:
+    amount = (body.get("amount") or {}).get("value")
+    holder = ((body.get("counterparty") or {}).get("bankAccount") or {}).get("accountHolder") or {}
+    named = MAGIC_ERROR_NAME.search(str(holder.get("fullName") or ""))
+    status = int(named.group(1)) if named else MAGIC_ERROR_AMOUNTS.get(amount)
+    return status if status in set(MAGIC_ERROR_AMOUNTS.values()) else None
+
+
+def magic_error_response(status: int, body: dict) -> JsonResponse:
+    """The error Adyen documents for `status`, in its shape for that status."""
+    if status == 401:
+        # The authentication layer answers with Adyen's ServiceError, not a RestServiceError.
+        return JsonResponse(
+            {
+                "status": 401,
+                "errorCode": "000",
+                "message": "HTTP Status Response - Unauthorized",
+                "errorType": "security",
+            },
+            status=401,
+        )
+    if status == 403:
+        return adyen_error_response(
+            403, "00_403", "Forbidden", "Not allowed to make transfers from this balance account"
+        )
+    if status == 422:
+        holder = body["counterparty"]["bankAccount"]["accountHolder"]
+        response = adyen_error_response(
+            422, "30_112", "Invalid transfer information provided", "Invalid counterparty details"
+        )
+        problem = json.loads(response.content)
+        problem["invalidFields"] = [
+            {
+                "name": "counterparty.bankAccount.accountHolder.fullName",
+                "value": str(holder.get("fullName", "")),
+                "message": "Contains characters that are not supported",
+            }
+        ]
+        return JsonResponse(problem, status=422)
+    if status == 429:
+        response = adyen_error_response(429, "00_429", "Too Many Requests", "Rate limit exceeded")
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
+    response = adyen_error_response(500, "00_500", "Internal Server Error", "Try again later")
+    if status == 504:
+        response[LOST_ANSWER_HEADER] = "1"  # no answer at all: the caller's read times out
+    return response
+
+
+# What Adyen's field descriptions document beyond its schema, refused here as Adyen refuses it.
+_REFERENCE_OK = re.compile(r"[a-zA-Z0-9]*")
+_FULL_NAME_OK = re.compile(r"[a-zA-Z0-9,.;:\-\u2014/\\+&!?@()\"' ]*")
+
+
+def transfer_invalid_fields(body: dict) -> list[dict]:
+    """Adyen's invalidFields for what its descriptions forbid: a beneficiary reference too long for
+    the account or not letters and digits, a holder's name outside its set, a cross-border transfer
+    without the holder's address."""
+    invalid = []
+    bank_account = body["counterparty"]["bankAccount"]
+    kind = bank_account["accountIdentification"]["type"]
+    reference = str(body.get("referenceForBeneficiary") or "")
+    longest = 35 if kind == "iban" else 15
+    if len(reference) > longest or not _REFERENCE_OK.fullmatch(reference):
+        invalid.append(
+            {
+                "name": "referenceForBeneficiary",
+                "value": reference,
+                "message": f"Must be at most {longest} alphanumeric characters for a {kind} account",
+            }
+        )
+    holder = bank_account.get("accountHolder") or {}
+    if not _FULL_NAME_OK.fullmatch(str(holder.get("fullName") or "")):
+        invalid.append(
+            {
+                "name": "counterparty.bankAccount.accountHolder.fullName",
+                "value": str(holder.get("fullName")),
+                "message": "Contains characters that are not supported",
+            }
+        )
+    if body.get("priority") in ("crossBorder", "wire") and not holder.get("address"):
+        invalid.append(
+            {
+                "name": "counterparty.bankAccount.accountHolder.address",
+                "value": "",
+                "message": "Required for cross-border transfers",
+            }
+        )
+    return invalid
 
 
 ADYEN_STATUS = {"ACSP": "authorised", "ACSC": "booked", "RJCT": "failed"}
@@ -238,6 +338,13 @@ def transfers(request):
         return adyen_error_response(
             422, "30_112", "Invalid transfer information", f"Malformed transfer: {error}"
         )
+    if (error := magic_error(body)) is not None:
+        return magic_error_response(error, body)
+    if invalid := transfer_invalid_fields(body):
+        response = adyen_error_response(
+            422, "30_112", "Invalid transfer information provided", "Invalid transfer details"
+        )
+        return JsonResponse({**json.loads(response.content), "invalidFields": invalid}, status=422)
     existing = SandboxBankPayment.objects.filter(idempotency_key=key).first() if key else None
     if existing is not None:
         if existing.end_to_end_id != order["end_to_end_id"] or existing.amount != order["amount"]:

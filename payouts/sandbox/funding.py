@@ -323,6 +323,7 @@ def _webhook(event: SandboxFundingEvent, sequence: int) -> dict:
         "sequenceNumber": sequence,
         "status": event.status,
         "updatedAt": event.created_at.isoformat(timespec="seconds"),
+        "balances": [_balances(transfer, event.status)],
     }
     if transfer.category == "bank":
         data["type"] = "bankTransfer"
@@ -343,6 +344,17 @@ def _webhook(event: SandboxFundingEvent, sequence: int) -> dict:
         "timestamp": event.created_at.isoformat(timespec="seconds"),
         "type": "balancePlatform.transfer.created" if sequence == 1 else "balancePlatform.transfer.updated",
     }
+
+
+def _balances(transfer: SandboxFundingTransfer, status: str) -> dict:
+    """Adyen's BalanceMutation: where the transfer's amount stands on each register, signed."""
+    signed = transfer.amount if transfer.direction == "incoming" else -transfer.amount
+    if status == "received":
+        return {"currency": transfer.currency, "received": signed}
+    if status in ("booked", "returned"):
+        balance = signed if status == "booked" else -signed
+        return {"currency": transfer.currency, "balance": balance, "received": 0, "reserved": 0}
+    return {"currency": transfer.currency, "received": 0}
 
 
 def webhook_bodies(events: list[SandboxFundingEvent]) -> list[dict]:

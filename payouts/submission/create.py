@@ -17,7 +17,7 @@ from payouts.selectors import manual_payout_unpaid
 from payouts.submission.crash import crash_point
 from payouts.submission.states import payout_event_record, payout_in_transit_account, scheme_for
 from payouts.submission.submit import payout_send, payout_submit
-from payouts.vop import vop_current
+from payouts.vop import payee_unpayable_mark, vop_current
 from verification.models import ClaimStatus, Participant
 from verification.services.participants import participant_payable_account
 
@@ -58,6 +58,8 @@ def payout_for_participant(*, participant_id: int, currency: str, send_now: bool
         payee = PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).first()
         if payee is None or payee.unusable_code or payee.currency != currency:
             return None
+        if payee_unpayable_mark(payee):
+            return None  # the bank would need what the details lack: the person is asked for it
         if participant.claims.filter(status=ClaimStatus.NEEDS_REVIEW).exists():
             return None  # flagged: nothing leaves until a person decides (the decision calls again)
         if manual_payout_unpaid(participant.pk).exists():

@@ -36,6 +36,8 @@ def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
         creditor_name=payout_creditor_name(payout, vop_current(payee=payout.payee)),
         account=account,
         remittance=f"JoyBack reward {payout.end_to_end_id}",
+        beneficiary_reference=payout.beneficiary_reference or "",
+        address=json.loads(payout.payee.address) if payout.payee.address else None,
         livemode=brand_livemode(payout.brand_id),
     )
 

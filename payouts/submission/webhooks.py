@@ -60,20 +60,27 @@ def transfer_events_process(*, limit: int = 200, ids: list[int] | None = None) -
 
 
 def _transfer_event_apply(event_id: int) -> None:
-    event = TransferEvent.objects.get(pk=event_id)
-    found = provider().webhook_transfer(event.payload)
-    outcome = "not_a_payout"
-    if found is None:  # money coming in on a brand's virtual account, or swept on from it
-        from payouts.funding.services import provider_transfer_apply
+    from payouts.funding.services import provider_transfer_apply
 
-        outcome = provider_transfer_apply(event.payload) or outcome
-    else:
-        reference, status = found
-        payout = Payout.objects.filter(end_to_end_id=reference).first()
-        if payout is not None:
-            before = payout.status
-            payout = payout_status_apply(payout=payout, status=status)
-            outcome = f"{before}->{payout.status}" if payout.status != before else f"kept {payout.status}"
+    event = TransferEvent.objects.get(pk=event_id)
+    # Whatever moves on a brand's virtual account is funding's to book or to report, before any
+    # reading of it as a payout: a transfer out of a brand's account is never a payout of ours.
+    outcome = provider_transfer_apply(event.payload) or _payout_apply(event.payload)
     TransferEvent.objects.filter(pk=event_id, processed_at__isnull=True).update(
         processed_at=timezone.now(), outcome=outcome[:40], claimed_until=None
     )
+
+
+def _payout_apply(payload: dict) -> str:
+    found = provider().webhook_transfer(payload)
+    if found is None:
+        data = payload.get("data") or {}
+        moved_in = data.get("direction") == "incoming" or data.get("category") == "internal"
+        return "not_a_virtual_account" if moved_in else "not_a_payout"
+    reference, status = found
+    payout = Payout.objects.filter(end_to_end_id=reference).first()
+    if payout is None:
+        return "not_a_payout"
+    before = payout.status
+    payout = payout_status_apply(payout=payout, status=status)
+    return f"{before}->{payout.status}" if payout.status != before else f"kept {payout.status}"

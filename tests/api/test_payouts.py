@@ -36,6 +36,16 @@ def payout_body(amount=25_00, currency="EUR", **payee):
     }
 
 
+# A payee abroad's address: international transfers carry it.
+TORONTO = {
+    "address_line": "200 Bay Street",
+    "address_city": "Toronto",
+    "address_postal_code": "M5J 2J5",
+    "address_region": "ON",
+    "address_country": "CA",
+}
+
+
 def funding(brand):
     return Account.objects.get(kind=AccountKind.BRAND_FUNDING, brand_id=brand.pk, currency="EUR").balance
 
@@ -101,14 +111,15 @@ def test_above_the_threshold_it_waits_for_approval_in_the_dashboard(api, setting
     [
         ("GBP", {"iban": "", "sort_code": "12-34-56", "account_number": "31926819"}, None),
         ("USD", {"iban": "", "routing_number": "011000015", "account_number": "123456789"}, None),
-        ("CAD", {"iban": "", "bic": "ROYCCAT2", "account_number": "12345678"}, None),
+        ("CAD", {"iban": "", "bic": "ROYCCAT2", "account_number": "12345678", **TORONTO}, None),
+        ("CAD", {"iban": "", "bic": "ROYCCAT2", "account_number": "12345678"}, "payee.address_line"),
         ("GBP", {"iban": "", "sort_code": "1234", "account_number": "31926819"}, "payee.sort_code"),
         (
             "USD",
             {"iban": "", "routing_number": "011000016", "account_number": "1234"},
             "payee.routing_number",
         ),
-        ("CAD", {"iban": "", "bic": "NOPE", "account_number": "12345678"}, "payee.bic"),
+        ("CAD", {"iban": "", "bic": "NOPE", "account_number": "12345678", **TORONTO}, "payee.bic"),
     ],
 )
 def test_each_rail_takes_its_own_bank_details(api, funded, currency, payee, field):

@@ -79,6 +79,15 @@ def opened(alpaca, django_capture_on_commit_callbacks):
     return account
 
 
+def credit_balances(status: str, amount: int) -> dict:
+    """Adyen's balances of a credit in each status, as its documented examples carry them."""
+    if status == "booked":
+        return {"currency": "EUR", "balance": amount, "received": 0, "reserved": 0}
+    if status == "returned":
+        return {"currency": "EUR", "balance": -amount, "received": 0, "reserved": 0}
+    return {"currency": "EUR", "received": amount}
+
+
 def incoming_webhook(account, transfer_id, status, sequence, amount=250_00, **data) -> dict:
     """Adyen's documented incoming-transfer webhook, as a bank transfer to the brand's virtual
     account; validated against the published schema before it is used."""
@@ -104,6 +113,7 @@ def incoming_webhook(account, transfer_id, status, sequence, amount=250_00, **da
             "reference": "Top-up",
             "sequenceNumber": sequence,
             "status": status,
+            "balances": [credit_balances(status, amount)],
             **data,
         },
         "environment": "test",

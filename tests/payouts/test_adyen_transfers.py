@@ -78,8 +78,16 @@ def order(scheme: str, **changes) -> psp.PaymentOrder:
         creditor_name="Zoë Łukasiewicz",
         account=ORDERS[scheme],
         remittance="JoyBack reward JB0123456789ABCDEF0123456789ABCD",
+        beneficiary_reference="JBK7M2P9Q4R8T3V",
+        address=ADDRESSES.get(scheme),
     )
     return psp.PaymentOrder(**(fields | changes))
+
+
+# A payee abroad's address, as the payee form collects it for international transfers.
+ADDRESSES = {
+    "swift": {"line1": "12 George Street", "city": "Sydney", "postalCode": "2000", "country": "AU"},
+}
 
 
 # Contract: what the adapter sends is what Adyen's schema accepts.

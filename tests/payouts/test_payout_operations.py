@@ -313,7 +313,18 @@ def test_swift_pays_where_no_local_rail_reaches(
     assert not PayeeAccount.objects.exists()
 
     with django_capture_on_commit_callbacks(execute=True):
-        payee_details(client, loonies, iban="", bic="TDOMCATTTOR", account_number="0012345678")
+        payee_details(
+            client,
+            loonies,
+            iban="",
+            bic="TDOMCATTTOR",
+            account_number="0012345678",
+            address_line="100 King Street West",
+            address_city="Toronto",
+            address_postal_code="M5X 1A9",
+            address_region="ON",
+            address_country="ca",
+        )
 
     payout = Payout.objects.get()
     assert (payout.scheme, payout.status, payout.payee.rail) == ("swift", "accepted", "swift")

@@ -52,3 +52,15 @@ def test_the_last_day_a_date_field_takes_is_said_and_left_out(owed, client, fion
     assert response.status_code == 200
     assert "less than or equal to" in response.content.decode()
     assert len(response.context["page"].object_list) == 1
+
+
+def test_a_payout_is_found_by_the_reference_on_the_payees_statement(owed, client, fiona, alpaca):
+    """Outside IBAN rails the payee's bank shows the payout's short reference: finance finds the
+    payout by it, and its page shows it."""
+    owed()
+    payout = Payout.objects.get()
+    client.force_login(fiona)
+
+    assert shown(client, q=payout.beneficiary_reference.lower()) == [payout.end_to_end_id]
+    page = client.get(reverse("payouts:payout_detail", args=["alpaca", payout.pk])).content.decode()
+    assert payout.beneficiary_reference in page

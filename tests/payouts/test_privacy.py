@@ -207,3 +207,21 @@ def test_staff_download_and_erase_from_the_admin(admin_client, admin_user, pat):
     erased = PrivacyRequest.objects.get(kind="erase")
     assert erased.channel == "admin" and erased.requested_by.is_superuser
     assert Participant.objects.get().privacy_requests.count() == 1
+
+
+def test_the_latin_spelling_and_the_address_are_exported_and_erased(owed, settings):
+    """The details the bank needed (a name's Latin spelling, an address abroad) are the person's
+    data too: in their download, the address gone at erasure, the spelling after the retention."""
+    person = owed(name="山田太郎", name_latin="YAMADA TARO")
+    PayeeAccount.objects.update(address=json.dumps({"line1": "1 Chome", "city": "Tokyo", "country": "JP"}))
+
+    bank_details = privacy.participant_export(participant=person)["bank_details"][0]
+    assert bank_details["holder_name_latin"] == "YAMADA TARO"
+    assert bank_details["address"]["city"] == "Tokyo"
+
+    privacy.participant_erase(participant=person)
+    payee = PayeeAccount.objects.get()
+    assert payee.address == "" and payee.holder_name_latin == "YAMADA TARO"
+    privacy_retention_enforce(now=timezone.now() + timedelta(days=settings.PRIVACY_RETENTION_DAYS + 1))
+    payee.refresh_from_db()
+    assert (payee.holder_name, payee.holder_name_latin) == ("erased", "")
