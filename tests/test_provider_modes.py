@@ -422,13 +422,17 @@ def test_a_test_campaigns_tiktok_sign_in_never_sends_the_person_to_tiktok(
 
 
 def _transfer_event(account, transfer_id, *, category="bank", direction="incoming", amount=50_000_00):
+    # As Adyen sends them: the transfer's type, and the balances it moved on the account.
+    moved = amount if direction == "incoming" else -amount
     data = {
         "id": transfer_id,
         "category": category,
         "direction": direction,
+        "type": "bankTransfer" if category == "bank" else "internalTransfer",
         "status": "booked",
         "amount": {"currency": "EUR", "value": amount},
         "balanceAccount": {"id": account.balance_account_id},
+        "balances": [{"currency": "EUR", "balance": moved, "received": 0, "reserved": 0}],
         "sequenceNumber": 2,
     }
     if category == "internal":

@@ -223,7 +223,8 @@ def creator_info_get(*, identity: Identity) -> dict:
     if token is None:
         raise PostRefused("publish_consent")
     try:
-        return tiktok.creator_info_query(access_token=_fresh_token(token).access_token)
+        with provider_routed_for(livemode=brand_livemode(identity.brand_id)):
+            return tiktok.creator_info_query(access_token=_fresh_token(token).access_token)
     except tiktok.TikTokError as error:
         if error.code in tiktok.CANNOT_POST:
             raise CannotPostNow(error.code) from None
@@ -457,7 +458,8 @@ def _budget(rule: ActionRule):
 
 def _fresh_token(token: TikTokToken) -> TikTokToken:
     if token.access_expires_at <= timezone.now() + timedelta(minutes=1):
-        tokens = tiktok.token_refresh(refresh_token=token.refresh_token)
+        with provider_routed_for(livemode=brand_livemode(token.identity.brand_id)):
+            tokens = tiktok.token_refresh(refresh_token=token.refresh_token)
         token = tiktok_tokens_store(identity=token.identity, tokens=tokens)
     return token
 
@@ -701,9 +703,10 @@ def tiktok_post_refresh(*, post: TikTokPost) -> None:
     if token is None:
         return
     try:
-        status = tiktok.publish_status_fetch(
-            access_token=_fresh_token(token).access_token, publish_id=post.publish_id
-        )
+        with provider_routed_for(livemode=brand_livemode(post.brand_id)):
+            status = tiktok.publish_status_fetch(
+                access_token=_fresh_token(token).access_token, publish_id=post.publish_id
+            )
     except (tiktok.TikTokError, httpx.HTTPError) as error:
         logger.info("tiktok post %s: status/fetch failed: %s", post.pk, error)
         return

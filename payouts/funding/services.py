@@ -219,14 +219,22 @@ def _exception_raise(account: VirtualAccount, found: provider.IncomingTransfer) 
     detail = _(
         "The provider booked %(kind)s %(id)s on this account, and the ledger cannot book it here: "
         "nothing was booked; staff decide."
-    ) % {"kind": ProviderTransactionKind(found.kind).label.lower(), "id": found.transfer_id}
+    ) % {"kind": _kind_words(found), "id": found.transfer_id}
     ReconciliationException.objects.create(
         brand_id=account.brand_id,
         reason=ExceptionReason.PROVIDER_UNMATCHED,
         detail=detail[:300],
-        amount=found.amount if found.kind == "deposit" else -found.amount,
+        amount=found.movement
+        if found.movement is not None
+        else (found.amount if found.kind == "deposit" else -found.amount),
         currency=found.currency,
     )
+
+
+def _kind_words(found: provider.IncomingTransfer) -> str:
+    if found.kind in ProviderTransactionKind.values:
+        return str(ProviderTransactionKind(found.kind).label).lower()
+    return found.type or _("a transfer")
 
 
 def _movement_report(account: VirtualAccount, found: provider.IncomingTransfer) -> str:
