@@ -1,0 +1,110 @@
+# ruff: noqa: RUF001 - Chinese punctuation is part of the captions
+"""Fail closed: a caption is paid automatically only when its disclosure has a shape the policies
+accept and nothing in it could change what it means. What the checker cannot show to be compliant
+goes to the brand's review (or back to the person with what to fix), never to "compliant"."""
+
+import pytest
+from django.urls import reverse
+
+from compliance.checker import caption_check, compiled, policies_for_countries, policies_from_source
+from compliance.models import RemediationCase
+from tests.verification.test_engagement import share
+from tests.verification.test_tiktok_login import authorize
+from verification.models import ActionClaim, SandboxTikTokUser
+from verification.sandbox.tiktok.display_api import video_post, video_share_url
+
+POLICIES = [compiled(code=p["code"], version=1, data=p) for p in policies_from_source()]
+WHERE = {"en": "US", "de": "DE", "es": "ES", "zh-hans": "CN"}
+
+
+def check(caption, language):
+    return caption_check(
+        caption,
+        policies=policies_for_countries(POLICIES, [WHERE[language]]),
+        languages=[language],
+        brand="Alpaca Coffee",
+        brand_names=("@drinkalpaca", "羊驼咖啡"),
+    )
+
+
+# Each passed as "compliant" before: the negation list lacked the wording, the word meant something
+# else, the disclosure pointed elsewhere or named someone else, or China's mark was missing.
+TRAPS = [
+    ("en", "denial", "This isn't an ad, I just love Alpaca Coffee #ad"),
+    ("en", "denial", "Is this an ad? No. Just my coffee #ad"),
+    ("de", "denial", "Werbung? Nö, einfach mein Kaffee"),
+    ("es", "denial", "#publi? qué va, lo pago yo"),
+    ("zh-hans", "denial", "不打广告，真心推荐羊驼咖啡"),
+    ("en", "other_sense", "Filed a police report about the ad on my car lol"),
+    ("de", "other_sense", "Anzeige erstattet wegen Fahrraddiebstahl"),
+    ("en", "other_sense", "Ad agency job open: we're hiring"),
+    ("es", "other_sense", "Estudio publicidad en la uni"),
+    ("en", "other_sense", "Saw this ad on the subway, had to try it"),
+    ("zh-hans", "other_sense", "电视上的广告太洗脑了 买来试试"),
+    ("en", "other_sense", "I work in advertising and this is my cup"),
+    ("en", "elsewhere", "Ad - details in the comments"),
+    ("de", "elsewhere", "#werbung steht in meinem Profil"),
+    ("en", "other_company", "Ad: Oatly paid for this video, Alpaca Coffee is my own pick"),
+    ("en", "other_company", "#ad @kitchenking blender review with my Alpaca Coffee"),
+    ("de", "other_company", "Werbung für FitFuel, dazu mein Alpaca Coffee"),
+    ("zh-hans", "shopping_link", "商业合作｜这款咖啡测评，链接在小黄车"),
+]
+
+
+@pytest.mark.parametrize(("language", "kind", "caption"), TRAPS)
+def test_a_caption_that_could_mean_otherwise_is_never_compliant(language, kind, caption):
+    assert check(caption, language).verdict != "compliant", kind
+
+
+ACCEPTED = [
+    ("en", "Ad · Paid partnership with Alpaca Coffee. my new morning cold brew"),
+    ("en", "#ad oat milk latte time"),
+    ("en", "Sponsored post | Alpaca Café oat cortado"),
+    ("en", "my new morning cold brew #ad"),
+    ("de", "Werbung · Bezahlte Partnerschaft mit Alpaca Coffee"),
+    ("de", "Anzeige (bezahlt von Alpaca Coffee): mein Morgen"),
+    ("es", "#publi el nuevo cold brew ya está aquí"),
+    ("es", "Publicidad · Colaboración pagada con @drinkalpaca"),
+    ("zh-hans", "【广告】Alpaca Coffee冷萃"),
+    ("zh-hans", "广告 上海街头试喝羊驼咖啡"),
+]
+
+
+@pytest.mark.parametrize(("language", "caption"), ACCEPTED)
+def test_the_accepted_shapes_are_still_paid_without_a_look(language, caption):
+    verdict = check(caption, language)
+
+    assert verdict.verdict == "compliant", verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("language", "caption", "reason"),
+    [
+        ("de", "Bezahlte Kooperation mit Alpaca Coffee: mein Morgen", "not_the_mark"),
+        ("zh-hans", "商业合作 | 早上的咖啡", "not_the_mark"),
+        ("en", "This is an #ad for Alpaca Coffee", "not_up_front"),
+        ("en", "#ad what do you think of this blend? not sure yet", "doubtful_context"),
+    ],
+)
+def test_what_the_checker_cannot_show_goes_to_a_persons_review(language, caption, reason):
+    verdict = check(caption, language)
+
+    assert verdict.verdict == "needs_review" and reason in verdict.reasons
+
+
+@pytest.mark.django_db
+def test_a_doubtful_share_waits_in_the_brands_queue_with_the_reason(client, summer, alice):
+    client.get(authorize(client, summer.slug, display_name="Pat Creator"))
+    pat = SandboxTikTokUser.objects.get(display_name="Pat Creator")
+    video = video_post(
+        user=pat, caption="Ad: my pick, freely chosen. Alpaca Coffee cold brew", view_count=900
+    )
+    share(client, summer, video_share_url(video))
+
+    claim = ActionClaim.objects.get(rule__trigger="ugc_share")
+    case = RemediationCase.objects.get(claim_id=claim.pk)
+    assert (claim.status, claim.reason, case.status) == ("pending", "compliance_review", "review")
+    assert "doubtful_context" in case.reasons
+    client.force_login(alice)
+    queue = client.get(reverse("compliance:queue", args=["alpaca"])).content.decode()
+    assert "Words near the disclosure may contradict it" in queue
