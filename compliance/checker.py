@@ -445,6 +445,7 @@ def _findings(
     brand: str,
     brand_names: Sequence[str],
     label_on: bool | None,
+    label_read: bool = False,
     contest: bool,
     elsewhere: Sequence[str],
     details: dict,
@@ -497,8 +498,9 @@ def _findings(
     if all(text.startswith("#", hit_start) for hit_start, _, _ in found):
         advisories.append("bare_hashtag")
     if label_on is False:
-        # Where the law asks only for a clear caption, a label switched off is advice, not a failure.
-        (reasons if policy.label_required else advisories).append("label_off")
+        # Where the law asks only for a clear caption, a label a provider reports off is advice, not
+        # a failure; read from the platform's own record, the platform's rules ask for it: a fix.
+        (reasons if policy.label_required or label_read else advisories).append("label_off")
     elif label_on is None:
         advisories.append("label_unverified")
     if denials:
@@ -655,14 +657,16 @@ def caption_check(
     brand: str = "",
     brand_names: Sequence[str] = (),
     label_on: bool | None = None,
+    label_read: bool = False,
     contest: bool = False,
     elsewhere: Sequence[str] = (),
 ) -> CaptionVerdict:
     """The verdict of every policy in force, the strictest winning.
 
     `label_on` is the platform's paid-partnership label as the provider reports it (None when it
-    cannot say); `elsewhere` is text outside the post (a comment, the profile), where a disclosure
-    does not count; `brand_names` are the other names and handles the brand goes by.
+    cannot say), `label_read` whether it was read from the platform's own record of the post;
+    `elsewhere` is text outside the post (a comment, the profile), where a disclosure does not
+    count; `brand_names` are the other names and handles the brand goes by.
     """
     text, shown = _lowered(caption)
     reasons: dict[str, None] = {}
@@ -679,6 +683,7 @@ def caption_check(
             brand=brand,
             brand_names=brand_names,
             label_on=label_on,
+            label_read=label_read,
             contest=contest,
             elsewhere=elsewhere,
             details=details,

@@ -82,7 +82,12 @@ def campaign_contest(*, campaign: Campaign, policies=None) -> bool:
 
 
 def caption_verdict(
-    *, campaign: Campaign, caption: str, platform: str = "tiktok", label_on: bool | None = None
+    *,
+    campaign: Campaign,
+    caption: str,
+    platform: str = "tiktok",
+    label_on: bool | None = None,
+    label_read: bool = False,
 ) -> CaptionVerdict:
     policies = campaign_policies(campaign=campaign)
     return caption_check(
@@ -93,6 +98,7 @@ def caption_verdict(
         brand=campaign.brand.name,
         brand_names=campaign.brand.sponsor_names,
         label_on=label_on,
+        label_read=label_read,
         contest=campaign_contest(campaign=campaign, policies=policies),
     )
 
