@@ -169,6 +169,17 @@ class Matcher:
     shopping: re.Pattern | None = None
 
 
+def _cues_compile(patterns: Sequence[str]) -> re.Pattern:
+    """One pattern of many cues. Those that start at a word boundary share it: the engine then
+    tries them only where a word starts, not at every character of a 2,200-character caption."""
+    words = [p.removeprefix(r"\b") for p in dict.fromkeys(patterns) if p.startswith(r"\b")]
+    others = [p for p in dict.fromkeys(patterns) if not p.startswith(r"\b")]
+    parts = ([r"\b(?:" + "|".join(f"(?:{p})" for p in words) + ")"] if words else []) + [
+        f"(?:{p})" for p in others
+    ]
+    return re.compile("|".join(parts))
+
+
 @dataclass
 class CompiledPolicy:
     code: str
@@ -278,7 +289,7 @@ class CompiledPolicy:
             connector_words=connector_words,
             handle_only=frozenset(word.lower() for word in terms("handle_only_connectors", mine)),
             doubts=tuple(
-                (kind, re.compile("|".join(f"(?:{p})" for p in patterns)))
+                (kind, _cues_compile(patterns))
                 for kind in ("negation", "denial", "question", "other_sense", "elsewhere", "free_choice")
                 if (patterns := terms(f"doubt_{kind}", tables.values()))
             ),

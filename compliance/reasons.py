@@ -47,7 +47,7 @@ FIX = {
         "nothing that says otherwise."
     ),
     "other_company": _("Your caption names another company as paying: name the brand of this campaign."),
-    "not_the_mark": _("Here the disclosure must say “广告” (advertisement): use the wording below."),
+    "not_the_mark": _("Here the disclosure must use the word the law asks for: use the wording below."),
     "mark_with_link": _(
         "A review with a shopping link must say “广告” (advertisement): use the wording below."
     ),
@@ -77,7 +77,9 @@ EXPLAIN = {
     ),
     "doubtful_context": _("Words near the disclosure may contradict it or use it in another sense."),
     "other_company": _("The caption names another company as paying."),
-    "not_the_mark": _("The policy asks for the mark “广告”; another disclosure word is used."),
+    "not_the_mark": _(
+        "The policy asks for its own mark (“Werbung”, “广告”); another disclosure word is used."
+    ),
     "mark_with_link": _("A review with a shopping link without the mark “广告”."),
 }
 
@@ -109,7 +111,7 @@ WHAT = {
         "“%(found)s” in your caption may make people doubt that this is an ad, so a person checks it first."
     ),
     "other_company": _("Your caption says “%(found)s” pays, but this campaign is paid by %(brand)s."),
-    "not_the_mark": _("“%(found)s” is not the mark the law asks for here: a paid post says “广告”."),
+    "not_the_mark": _("“%(found)s” is not the mark the law asks for here."),
     "mark_with_link": _("With a shopping link, “%(found)s” is not enough: the law asks for “广告”."),
 }
 
