@@ -160,8 +160,10 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
             for kind in ("sentiment", "fake_engagement"):
                 found[kind] += [Negatable(re.compile(p), negation) for p in table.get(kind, [])]
             # These say a negation themselves ("nothing negative", "不要提广告"): only one before counts.
-            found["deceptive"] += [
-                NegatableAnyScript(re.compile(p), negation) for p in table.get("deceptive", [])
+            deceptive = table.get("deceptive", []) + table.get("deceptive_more", [])
+            found["deceptive"] += [NegatableAnyScript(re.compile(p), negation) for p in deceptive]
+            found["sentiment"] += [
+                NegatableAnyScript(re.compile(p), negation) for p in table.get("sentiment_extra", [])
             ]
             found["sentiment"] += [
                 NegatableAnyScript(re.compile(p), negation) for p in table.get("sentiment_more", [])
@@ -169,9 +171,11 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
             found["fake_engagement"] += [
                 NegatableAnyScript(re.compile(p), negation) for p in table.get("fake_engagement_more", [])
             ]
-            words.update(word.casefold() for word in table.get("allowed_words", []))
-            phrases.update(table.get("allowed_phrases", []))
-            shapes += table.get("allowed_shapes", [])
+            words.update(
+                w.casefold() for w in table.get("allowed_words", []) + table.get("allowed_words_more", [])
+            )
+            phrases.update(table.get("allowed_phrases", []) + table.get("allowed_phrases_more", []))
+            shapes += table.get("allowed_shapes", []) + table.get("allowed_shapes_more", [])
             found["sentiment"].append(_pair(language, table, "condition", "praise"))
             found["fake_engagement"].append(_pair(language, table, "engagement_verbs", "engagement_objects"))
             contest_terms += table.get("contest", []) + table.get("contest_unclear", [])
@@ -211,9 +215,10 @@ def not_understood(text: str, patterns: dict, names: Sequence[str] = ()) -> str 
     out, or None. Fail closed: such a sentence goes to JoyBack's review before launch."""
     for sentence in re.split(r"[.!?;:\n。！？；：]+", text):
         rest = _TAGS.sub(" ", sentence)
-        for name in names:
-            if name:
-                rest = rest.replace(normalize(name), " ")
+        for words in (_WORDS.findall(normalize(name)) for name in names if name):
+            if words:
+                # The brand as written, and its words joined any way ("Alpaca-Coffee-Dose").
+                rest = re.sub(r"[\s_.-]*".join(map(re.escape, words)), " ", rest)
         if patterns["shapes"] is not None:
             rest = patterns["shapes"].sub(" ", rest)
         if patterns["phrases"] is not None:

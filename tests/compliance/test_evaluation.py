@@ -13,9 +13,9 @@ LANGUAGES = {"en", "de", "es", "zh-hans"}
 # The rules' floors are low on purpose: free text beyond the rule's settings goes to JoyBack's
 # review before launch, and a rule expected "allow" that goes there counts as a disagreement.
 FLOORS = [
-    ("own", 95.0, 75.0, 10.0, 60.0),
-    ("blind_dev", 90.0, 35.0, 15.0, 85.0),
-    ("blind_holdout", 85.0, 30.0, 15.0, 85.0),
+    ("own", 95.0, 75.0, 10.0, 55.0),
+    ("blind_dev", 90.0, 75.0, 15.0, 45.0),
+    ("blind_holdout", 88.0, 45.0, 10.0, 75.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 

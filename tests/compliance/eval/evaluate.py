@@ -152,6 +152,7 @@ def rules_evaluate(policies=None, *, part: str = "own") -> Result:
             min_comments=0,
             verification_mode="engagement",
             get_trigger_display=lambda: "UGC share",
+            campaign=SimpleNamespace(brand=SimpleNamespace(name=BRAND)),
         )
         findings = rules_lint([rule], policies_for_countries(policies, row["countries"].split(",")))
         outcome = rule_outcome(findings)
