@@ -108,3 +108,18 @@ def test_a_doubtful_share_waits_in_the_brands_queue_with_the_reason(client, summ
     client.force_login(alice)
     queue = client.get(reverse("compliance:queue", args=["alpaca"])).content.decode()
     assert "Words near the disclosure may contradict it" in queue
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=[p.code for p in POLICIES])
+def test_the_wording_people_are_told_to_use_is_itself_paid_without_a_look(policy):
+    for language in policy.allowed_languages(["en"]) + tuple(policy.data.get("national_languages", [])):
+        for contest in (False, True):
+            wording = policy.wording(language=language, brand="Alpaca Coffee", contest=contest)
+            verdict = caption_check(
+                f"{wording}. Morning cup",
+                policies=[policy],
+                languages=[language],
+                brand="Alpaca Coffee",
+                contest=contest,
+            )
+            assert verdict.verdict == "compliant", (language, wording, verdict.reasons)

@@ -220,3 +220,25 @@ def test_the_campaign_page_shows_the_problem_and_refuses_going_live(client, alic
     assert "Blocks going live" in saved and "say you love" in saved
     assert "conditions the reward on a sentiment" in live.content.decode()
     assert Campaign.objects.get(pk=draft.pk).status == "draft"
+
+
+def test_staff_list_and_approve_waiting_instructions_from_the_command_line(draft, make_user):
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    rule = share_instructions(draft, HONEST)
+    make_user("staff@joyback.example", is_staff=True)
+    listed = StringIO()
+    call_command("compliance_instructions_review", stdout=listed)
+    with pytest.raises(CommandError, match="Say why"):
+        call_command(
+            "compliance_instructions_review", approve=rule.pk, staff="staff@joyback.example", note=" "
+        )
+    call_command(
+        "compliance_instructions_review", approve=rule.pk, staff="staff@joyback.example", note="honest brief"
+    )
+
+    assert f"{rule.pk}\tAlpaca Coffee" in listed.getvalue() and HONEST in listed.getvalue()
+    assert instructions_awaiting_review() == []
