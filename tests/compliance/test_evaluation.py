@@ -14,8 +14,8 @@ LANGUAGES = {"en", "de", "es", "zh-hans"}
 # review before launch, and a rule expected "allow" that goes there counts as a disagreement.
 FLOORS = [
     ("own", 95.0, 75.0, 10.0, 55.0),
-    ("blind_dev", 90.0, 75.0, 15.0, 45.0),
-    ("blind_holdout", 88.0, 45.0, 10.0, 75.0),
+    ("blind_dev", 92.0, 75.0, 10.0, 45.0),
+    ("blind_holdout", 89.0, 45.0, 10.0, 75.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 
