@@ -242,3 +242,24 @@ def test_staff_list_and_approve_waiting_instructions_from_the_command_line(draft
 
     assert f"{rule.pk}\tAlpaca Coffee" in listed.getvalue() and HONEST in listed.getvalue()
     assert instructions_awaiting_review() == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Keep it natural",
+        "Show only good sides",
+        "只展示好的",
+        "Make them crave it",
+        "Sag nur Gutes",
+        "Muestra solo lo bueno",
+    ],
+)
+def test_free_text_no_pattern_blocks_still_waits_for_review_rather_than_going_live(draft, text):
+    share_instructions(draft, text)
+
+    assert [p.code for p in campaign_launch_problems(campaign=draft) if p.blocking] in (
+        ["instructions_review"],
+        ["sentiment_conditioned"],
+        ["deceptive_instruction"],
+    )
