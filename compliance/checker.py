@@ -555,7 +555,14 @@ def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int) -> bool:
                 return True
     if not _lead_words_are_tags(text, start):
         return False
-    if term.startswith("#") or term.split()[-1] in m.connector_words:
+    if term.split()[-1] in m.connector_words:
+        # "En colaboración con el ayuntamiento", "Paid partnership with my sister": a connector that
+        # does not lead to the brand leaves the disclosure about someone else, or no one.
+        # "Sponsored by my friends at Alpaca Coffee": the brand within a few words still names it.
+        if who == "" or m.brand_at is None:
+            return who == ""
+        return bool(re.match(rf"\s*(?:[^\W\d_][\w'’]*\s+){{0,4}}?(?:{m.brand_at.pattern})", text[end:]))
+    if term.startswith("#"):
         return True
     if _SEPARATOR.match(text, end) or (_cjk(term) and text[end : end + 1].isspace()):
         return True

@@ -48,6 +48,22 @@ TRAPS = [
     ("en", "other_company", "#ad @kitchenking blender review with my Alpaca Coffee"),
     ("de", "other_company", "Werbung für FitFuel, dazu mein Alpaca Coffee"),
     ("zh-hans", "shopping_link", "商业合作｜这款咖啡测评，链接在小黄车"),
+    # Spanish, a disclosure word up front in another sense: the profession, the degree, a police
+    # report, a spot seen elsewhere, the word as a noun in the sentence, a "with" naming no brand.
+    ("es", "other_sense", "Publicidad, mi profesión desde hace 10 años. Alpaca Coffee mi combustible"),
+    ("es", "other_sense", "Publicidad: soy creativa publicitaria y esto es lo que bebo: Alpaca Coffee"),
+    ("es", "other_sense", "Publicidad: licenciada en Publicidad por fin 🎓 y lo celebro con Alpaca Coffee"),
+    ("es", "other_sense", "Publicidad: mi TFG va de publicidad exterior. Alpaca Coffee me acompaña"),
+    ("es", "other_sense", "Publicidad: hoy me han dado el título 🎓 Alpaca Coffee para celebrar"),
+    ("es", "other_sense", "Publicidad: aprobé Publicidad y Relaciones Públicas 🎉 con Alpaca Coffee"),
+    ("es", "other_sense", "Publicidad: atestado de la Guardia Civil por el accidente, y un Alpaca Coffee"),
+    ("es", "other_sense", "Publicidad: mi madre trabaja en esto desde siempre. Hoy probamos Alpaca Coffee"),
+    ("es", "other_sense", "Publi: el anuncio del concierto ya salió, y yo con mi Alpaca Coffee"),
+    ("es", "other_sense", "Publicidad: odio la que sale en YouTube, pero Alpaca Coffee me encanta"),
+    ("es", "other_sense", "Publicidad: la del cine antes de la peli, y yo con Alpaca Coffee"),
+    ("es", "other_company", "En colaboración con el ayuntamiento, la feria. Yo llevo Alpaca Coffee"),
+    ("es", "other_company", "Patrocinado por la beca Erasmus, desayunando Alpaca Coffee en Roma"),
+    ("en", "other_company", "Paid partnership with my sister, we tried Alpaca Coffee"),
 ]
 
 
@@ -65,6 +81,8 @@ ACCEPTED = [
     ("de", "Anzeige (bezahlt von Alpaca Coffee): mein Morgen"),
     ("es", "#publi el nuevo cold brew ya está aquí"),
     ("es", "Publicidad · Colaboración pagada con @drinkalpaca"),
+    ("es", "Publicidad: Alpaca Coffee caramelo, mi favorito 🦙"),
+    ("en", "Sponsored by my friends at Alpaca Coffee"),
     ("zh-hans", "【广告】Alpaca Coffee冷萃"),
     ("zh-hans", "广告 上海街头试喝羊驼咖啡"),
 ]
