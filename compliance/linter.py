@@ -106,6 +106,20 @@ def _pair(language: str, table: dict, first: str, then: str) -> WordPair | None:
     )
 
 
+# "No need to give it five stars", "Du musst keine 5 Sterne geben", "不需要打五星": a rating or a
+# sentiment the rule says is NOT required is what a brand may say; what follows must still be understood.
+_NOT_REQUIRED = re.compile(
+    r"(?:\bno need to|\b(?:don'?t|do not|doesn'?t|does not) (?:need|have) to|\bnot (?:necessary|required) to"
+    r"|\b(?:musst|müssen|müsst|brauchst)\s+(?:du\s+|sie\s+|ihr\s+)?(?:nicht|kein\w*)|\bno hace falta(?: que)?"
+    r"|\bno (?:tienes|tiene|necesitas|necesita) que|\bno es necesario(?: que)?)(?:\W+\w+){0,3}\W*$"
+    r"|(?:不需要|不用|不必|无需|没必要)(?:非得|一定)?[^。！？.!?,，]{0,2}$"
+)
+
+
+def not_required(text: str, start: int) -> bool:
+    return bool(_NOT_REQUIRED.search(text, max(0, start - 40), start))
+
+
 @dataclass(frozen=True)
 class Negatable:
     """A pattern that does not count right after a negation ("不要买赞", "never buy likes")."""
@@ -116,7 +130,9 @@ class Negatable:
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
             around = text[max(0, match.start() - 6) : match.end()]
-            if self.negation is None or not self.negation.search(around):
+            if (self.negation is None or not self.negation.search(around)) and not not_required(
+                text, match.start()
+            ):
                 return match.group(0)
         return None
 
@@ -135,6 +151,8 @@ class NegatableAnyScript(Negatable):
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
             if _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start()):
+                continue
+            if not_required(text, match.start()):
                 continue
             if self.negation is not None and self.negation.search(
                 text, max(0, match.start() - 6), match.start()
