@@ -10,12 +10,13 @@ from tests.compliance.eval.evaluate import HERE, blind_present, captions_evaluat
 
 LANGUAGES = {"en", "de", "es", "zh-hans"}
 # (part, captions agreement floor, rules agreement floor, most review cost of captions, of rules), %.
-# The rules' floors are low on purpose: free text beyond the rule's settings goes to JoyBack's
-# review before launch, and a rule expected "allow" that goes there counts as a disagreement.
+# The holdout's rules floor is low on purpose: free text beyond what the linter understands goes to
+# JoyBack's review before launch, and a rule expected "allow" (or "block") that goes there counts as
+# a disagreement. The dev half's floor is high because its kinds were read (docs/disclosure-checking.md).
 FLOORS = [
-    ("own", 95.0, 75.0, 10.0, 55.0),
-    ("blind_dev", 92.0, 75.0, 10.0, 45.0),
-    ("blind_holdout", 89.0, 45.0, 10.0, 75.0),
+    ("own", 95.0, 78.0, 10.0, 50.0),
+    ("blind_dev", 92.0, 95.0, 10.0, 10.0),
+    ("blind_holdout", 89.0, 53.0, 10.0, 60.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 
