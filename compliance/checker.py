@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CHECKER_VERSION = "caption-checker/1.0"
+CHECKER_VERSION = "caption-checker/2.0"
 SOURCE = Path(__file__).parent / "policies" / "policies.toml"
 LANGUAGES = ("en", "de", "es", "zh-hans")
 
@@ -39,8 +39,16 @@ FAILING = frozenset(
         # (UCPD annex I no. 22). A caption that discloses and also denies ("negated") goes to the
         # brand's review instead.
         "denied",
+        # China: a review with a shopping link is marked "广告" itself (Internet Advertising Measures
+        # 2023, art. 9); "商业合作" there is no disclosure.
+        "mark_with_link",
     }
 )
+
+# Fail closed: a caption is paid automatically only when its disclosure has a shape every policy in
+# force accepts and nothing else in the caption could change what it means. These reasons send a
+# caption the checker cannot show to be compliant to the brand's review, never to "compliant".
+DOUBTS = frozenset({"not_up_front", "doubtful_context", "other_company", "not_the_mark"})
 
 
 def policies_from_source(path: Path = SOURCE) -> list[dict]:
@@ -115,6 +123,8 @@ def _lowered(caption: str) -> tuple[str, str]:
 
 
 _HANDLE = re.compile(r"@[\w.]+")
+# A platform handle is Latin letters, digits, "_" and "."; "@两位好友" is "tag two friends".
+_ASCII_HANDLE = re.compile(r"@[A-Za-z0-9_.]+")
 _ALSO = re.compile(r"\s*(?:,|&|\+|and|und|y|e|x)\s*")
 # A name runs over spaces and "&" between capitalised words, not over the point that ends a sentence.
 _NAME = re.compile(rf"[A-ZÀ-ÖØ-Þ]{_L}*(?:(?:[ &'’-]|\.(?! ))+[A-ZÀ-ÖØ-Þ]{_L}*)*")
@@ -148,6 +158,28 @@ class Matcher:
     by_terms: tuple
     connector_words: frozenset
     handle_only: frozenset
+    # What may change a disclosure's meaning: a denial, a question, the word in another sense, a
+    # pointer elsewhere, someone else said to pay (policy data: `doubt_*`).
+    doubts: tuple = ()
+    paid_by: re.Pattern | None = None
+    # The only marks this policy accepts without a person's look ("广告"); empty: any disclosure.
+    marks: re.Pattern | None = None
+    # The disclosure terms of the policy's national languages: `marks` apply to these only (an
+    # English "Ad" in an English-language campaign in Germany is judged as English).
+    national: re.Pattern | None = None
+    # A purchase link or cart ("小黄车"): then only the mark will do, and another word fails.
+    shopping: re.Pattern | None = None
+
+
+def _cues_compile(patterns: Sequence[str]) -> re.Pattern:
+    """One pattern of many cues. Those that start at a word boundary share it: the engine then
+    tries them only where a word starts, not at every character of a 2,200-character caption."""
+    words = [p.removeprefix(r"\b") for p in dict.fromkeys(patterns) if p.startswith(r"\b")]
+    others = [p for p in dict.fromkeys(patterns) if not p.startswith(r"\b")]
+    parts = ([r"\b(?:" + "|".join(f"(?:{p})" for p in words) + ")"] if words else []) + [
+        f"(?:{p})" for p in others
+    ]
+    return re.compile("|".join(parts))
 
 
 @dataclass
@@ -258,6 +290,21 @@ class CompiledPolicy:
             ),
             connector_words=connector_words,
             handle_only=frozenset(word.lower() for word in terms("handle_only_connectors", mine)),
+            doubts=tuple(
+                (kind, _cues_compile(patterns))
+                for kind in ("negation", "denial", "question", "other_sense", "elsewhere", "free_choice")
+                if (patterns := terms(f"doubt_{kind}", tables.values()))
+            ),
+            paid_by=term_pattern_compile(terms("paid_by", tables.values())),
+            marks=term_pattern_compile(self.data["marks"]) if self.data.get("marks") else None,
+            national=term_pattern_compile(
+                terms(
+                    "disclosures", [tables[c] for c in self.data.get("national_languages", []) if c in tables]
+                )
+            ),
+            shopping=re.compile("|".join(terms("shopping_cues", tables.values())))
+            if terms("shopping_cues", tables.values())
+            else None,
         )
 
     def wording(self, *, language: str, brand: str, contest: bool = False) -> str:
@@ -411,6 +458,7 @@ def _findings(
     brand: str,
     brand_names: Sequence[str],
     label_on: bool | None,
+    label_read: bool = False,
     contest: bool,
     elsewhere: Sequence[str],
     details: dict,
@@ -463,13 +511,165 @@ def _findings(
     if all(text.startswith("#", hit_start) for hit_start, _, _ in found):
         advisories.append("bare_hashtag")
     if label_on is False:
-        # Where the law asks only for a clear caption, a label switched off is advice, not a failure.
-        (reasons if policy.label_required else advisories).append("label_off")
+        # Where the law asks only for a clear caption, a label a provider reports off is advice, not
+        # a failure; read from the platform's own record, the platform's rules ask for it: a fix.
+        (reasons if policy.label_required or label_read else advisories).append("label_off")
     elif label_on is None:
         advisories.append("label_unverified")
     if denials:
         reasons.append("negated")
+    if not reasons:
+        reasons += _doubts(policy, m, text, shown, found, details)
     return reasons, advisories
+
+
+# After a disclosure at the start: a separator, the end, a connector or the brand; not a sentence
+# going on ("Anzeige erstattet", "Advertising is my job").
+_SEPARATOR = re.compile(
+    r"\s*(?:$|[:·|.,;!()*。，、！：；\]】）」』〕—–\-/•#@]|[\U0001F300-\U0001FAFF\u2600-\u27BF])"
+)
+# Before a Chinese "由<brand>赞助" at the start: "本视频" (this video) and the like.
+_CJK_LEAD = re.compile(r"[\W_]*(?:本视频|本期视频|本期|这期视频|这期|这条视频|本条视频|本条)?\s*$")
+_CJK_BY = re.compile(r"[由与和跟]")
+
+
+def _lead_words_are_tags(text: str, end: int) -> bool:
+    """Only punctuation, emoji and hashtags before `end`: the start of the caption or its leading
+    block of hashtags."""
+    return all(token.startswith("#") or not _FIRST_WORD.search(token) for token in text[:end].split())
+
+
+def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int) -> bool:
+    """One disclosure in a shape the policies accept: first in the caption (or in its leading
+    hashtags) and followed by a separator, a connector or the brand; "由<brand>赞助" at the start; or a
+    hashtag in the short run of hashtags that ends the caption."""
+    start, end, who = hit
+    if text.startswith("#", start) and start >= trailing_start:
+        return True
+    term = text[start:end]
+    if _cjk(term) and who == "":
+        before = _CJK_SPONSOR_BEFORE.search(text, max(0, start - 40), start)
+        if before:
+            by = _CJK_BY.search(text, before.start(), before.start(1))
+            if by and _CJK_LEAD.fullmatch(text, 0, by.start()):
+                return True
+    if not _lead_words_are_tags(text, start):
+        return False
+    if term.split()[-1] in m.connector_words:
+        # "En colaboración con el ayuntamiento", "Paid partnership with my sister": a connector that
+        # does not lead to the brand leaves the disclosure about someone else, or no one.
+        # "Sponsored by my friends at Alpaca Coffee": the brand within a few words still names it.
+        if who == "" or m.brand_at is None:
+            return who == ""
+        return bool(re.match(rf"\s*(?:[^\W\d_][\w'’]*\s+){{0,4}}?(?:{m.brand_at.pattern})", text[end:]))
+    if term.startswith("#"):
+        return True
+    if _SEPARATOR.match(text, end) or (_cjk(term) and text[end : end + 1].isspace()):
+        return True
+    rest = text[end:].lstrip()
+    noun = re.match(r"(?:post|video|content|beitrag|vídeo|contenido|视频)\b", rest)
+    if noun and _SEPARATOR.match(rest, noun.end()):
+        return True  # "Sponsored post |"
+    if m.brand_at is not None and m.brand_at.match(rest):
+        return True
+    word = re.match(r"\w+", rest)
+    return bool(word and word.group(0) in m.connector_words)
+
+
+def _near(pattern: re.Pattern | None, text: str, found: list, *, before: int, after: int) -> re.Match | None:
+    for start, end, _who in found if pattern is not None else ():
+        said = pattern.search(text, max(0, start - before), min(len(text), end + after))
+        if said:
+            return said
+    return None
+
+
+def _doubts(
+    policy: CompiledPolicy, m: Matcher, text: str, shown: str, found: list, details: dict
+) -> list[str]:
+    """What keeps a disclosure the other checks accept from being paid without a person's look, or
+    what shows it is no disclosure at all ("Ad? nah", "#ad in bio", "saw the ad on the subway")."""
+    cues = dict(m.doubts)
+
+    def said(code: str, match: re.Match) -> None:
+        details.setdefault(code, shown[match.start() : match.end()].strip())
+
+    # Denied right at the disclosure: "isn't an ad", "不打广告", "Werbung? Nein!", "¿patrocinado? no".
+    for start, end, _who in found:
+        denial = cues.get("negation") and cues["negation"].search(text, max(0, start - 8), start)
+        question = cues.get("question") and cues["question"].match(text, end, min(len(text), end + 3))
+        if question:
+            denial = denial or (cues.get("negation") and cues["negation"].search(text, end, end + 25))
+        if denial:
+            said("denied", denial)
+            return ["denied"]
+    strong = cues.get("denial") and cues["denial"].search(text)
+    if strong:
+        said("denied", strong)
+        return ["denied"]
+    # Right after it: Chinese says as much in a few characters ("#广告 见主页") as others in thirty.
+    pointer = None
+    for start, end, who in found:
+        after = 8 if _cjk(text[start:end]) else 30
+        pointer = pointer or _near(cues.get("elsewhere"), text, [(start, end, who)], before=0, after=after)
+    if pointer:
+        said("not_in_post", pointer)
+        return ["not_in_post"]
+    trailing_start, _count = _trailing_hashtags(text)
+    accepted = [hit for hit in found if _up_front(m, text, hit, trailing_start)]
+    up_front = bool(accepted)
+    other = cues.get("other_sense")
+    # A closing "#publicidad" says nothing of what the text above it is about: another sense of the
+    # word anywhere in the caption counts then, as it does when no disclosure is up front.
+    lead = [hit for hit in accepted if hit[0] < trailing_start]
+    sense = _near(other, text, lead, before=80, after=80) if lead else (other.search(text) if other else None)
+    if sense and not up_front:
+        # The word stands in another sense (a police report, a job advert, an ad seen on the subway).
+        said("missing", sense)
+        return ["missing"]
+    doubts = [] if up_front else ["not_up_front"]
+    in_national = [hit for hit in found if m.national is not None and m.national.search(text, hit[0], hit[1])]
+    if (
+        m.marks is not None
+        and in_national
+        and not any(m.marks.search(text, start, end) for start, end, _who in found)
+    ):
+        shop = m.shopping.search(text) if m.shopping else None
+        code = "mark_with_link" if shop else "not_the_mark"
+        doubts.append(code)
+        details.setdefault(code, shown[found[0][0] : found[0][1]].strip())
+    doubt = (
+        sense
+        or _near(cues.get("question"), text, found, before=3, after=6)
+        or _near(cues.get("negation"), text, found, before=40, after=40)
+        or (cues.get("free_choice") and cues["free_choice"].search(text))
+    )
+    if doubt:
+        doubts.append("doubtful_context")
+        said("doubtful_context", doubt)
+    others = [who for _start, _end, who in found if who]
+    # After a connector, any capitalised name but the brand ("Werbung für FitFuel"): German
+    # capitalises nouns, so `_named` leaves it unnamed, and unnamed is not sure enough to pay.
+    for _start, end, _who in found:
+        link = m.connector.match(text, end) if m.connector else None
+        if link:
+            who = _name_at(m, text, shown, link.end(), capital=True)
+            if who:
+                others.append(who)
+    # Any other handle: "#ad @kitchenking blender review" may disclose someone else's deal.
+    others += [
+        handle.group(0)
+        for handle in _ASCII_HANDLE.finditer(text)
+        if not (m.brand_at is not None and m.brand_at.fullmatch(text, handle.start(), handle.end()))
+    ]
+    for paid in m.paid_by.finditer(text) if m.paid_by else ():
+        who = _name_at(m, text, shown, paid.end(), capital=True)
+        if who:
+            others.append(who)
+    if others:
+        doubts.append("other_company")
+        details.setdefault("other_company", others[0])
+    return doubts
 
 
 def caption_check(
@@ -481,14 +681,16 @@ def caption_check(
     brand: str = "",
     brand_names: Sequence[str] = (),
     label_on: bool | None = None,
+    label_read: bool = False,
     contest: bool = False,
     elsewhere: Sequence[str] = (),
 ) -> CaptionVerdict:
     """The verdict of every policy in force, the strictest winning.
 
     `label_on` is the platform's paid-partnership label as the provider reports it (None when it
-    cannot say); `elsewhere` is text outside the post (a comment, the profile), where a disclosure
-    does not count; `brand_names` are the other names and handles the brand goes by.
+    cannot say), `label_read` whether it was read from the platform's own record of the post;
+    `elsewhere` is text outside the post (a comment, the profile), where a disclosure does not
+    count; `brand_names` are the other names and handles the brand goes by.
     """
     text, shown = _lowered(caption)
     reasons: dict[str, None] = {}
@@ -505,6 +707,7 @@ def caption_check(
             brand=brand,
             brand_names=brand_names,
             label_on=label_on,
+            label_read=label_read,
             contest=contest,
             elsewhere=elsewhere,
             details=details,

@@ -106,6 +106,20 @@ def _pair(language: str, table: dict, first: str, then: str) -> WordPair | None:
     )
 
 
+# "No need to give it five stars", "Du musst keine 5 Sterne geben", "不需要打五星": a rating or a
+# sentiment the rule says is NOT required is what a brand may say; what follows must still be understood.
+_NOT_REQUIRED = re.compile(
+    r"(?:\bno need to|\b(?:don'?t|do not|doesn'?t|does not) (?:need|have) to|\bnot (?:necessary|required) to"
+    r"|\b(?:musst|müssen|müsst|brauchst)\s+(?:du\s+|sie\s+|ihr\s+)?(?:nicht|kein\w*)|\bno hace falta(?: que)?"
+    r"|\bno (?:tienes|tiene|necesitas|necesita) que|\bno es necesario(?: que)?)(?:\W+\w+){0,3}\W*$"
+    r"|(?:不需要|不用|不必|无需|没必要)(?:非得|一定)?[^。！？.!?,，]{0,2}$"
+)
+
+
+def not_required(text: str, start: int) -> bool:
+    return bool(_NOT_REQUIRED.search(text, max(0, start - 40), start))
+
+
 @dataclass(frozen=True)
 class Negatable:
     """A pattern that does not count right after a negation ("不要买赞", "never buy likes")."""
@@ -116,8 +130,35 @@ class Negatable:
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
             around = text[max(0, match.start() - 6) : match.end()]
-            if self.negation is None or not self.negation.search(around):
+            if (self.negation is None or not self.negation.search(around)) and not not_required(
+                text, match.start()
+            ):
                 return match.group(0)
+        return None
+
+
+# A negation in the few words before ("never use several accounts"), in any of the four languages.
+_LATIN_NEGATION = re.compile(
+    r"\b(?:not|don'?t|never|no|without|nicht|kein\w*|nie|niemals|ohne|nunca|sin|ni|jamás)\b(?:\W+\w+){0,3}\W*$"
+)
+
+
+@dataclass(frozen=True)
+class NegatableAnyScript(Negatable):
+    """Not after a negation in the words just before it ("please don't remove the #ad", "发布后不要删掉
+    广告标识"); a negation inside the match is part of what it says ("不要标注广告")."""
+
+    def search(self, text: str) -> str | None:
+        for match in self.pattern.finditer(text):
+            if _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start()):
+                continue
+            if not_required(text, match.start()):
+                continue
+            if self.negation is not None and self.negation.search(
+                text, max(0, match.start() - 6), match.start()
+            ):
+                continue
+            return match.group(0)
         return None
 
 
@@ -125,7 +166,8 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
     key = tuple(policy.label for policy in policies)
     found = _COMPILED.get(key)
     if found is None:
-        found = {"sentiment": [], "fake_engagement": [], "contest": []}
+        found = {"sentiment": [], "fake_engagement": [], "contest": [], "deceptive": []}
+        words, phrases, shapes = set(), set(), []
         contest_terms = []
         languages = {}
         for policy in policies:
@@ -135,12 +177,33 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
             negation = re.compile("|".join(negations)) if negations else None
             for kind in ("sentiment", "fake_engagement"):
                 found[kind] += [Negatable(re.compile(p), negation) for p in table.get(kind, [])]
+            # These say a negation themselves ("nothing negative", "不要提广告"): only one before counts.
+            deceptive = table.get("deceptive", []) + table.get("deceptive_more", [])
+            found["deceptive"] += [NegatableAnyScript(re.compile(p), negation) for p in deceptive]
+            found["sentiment"] += [
+                NegatableAnyScript(re.compile(p), negation) for p in table.get("sentiment_extra", [])
+            ]
+            found["sentiment"] += [
+                NegatableAnyScript(re.compile(p), negation) for p in table.get("sentiment_more", [])
+            ]
+            found["fake_engagement"] += [
+                NegatableAnyScript(re.compile(p), negation) for p in table.get("fake_engagement_more", [])
+            ]
+            words.update(
+                w.casefold() for w in table.get("allowed_words", []) + table.get("allowed_words_more", [])
+            )
+            phrases.update(table.get("allowed_phrases", []) + table.get("allowed_phrases_more", []))
+            shapes += table.get("allowed_shapes", []) + table.get("allowed_shapes_more", [])
             found["sentiment"].append(_pair(language, table, "condition", "praise"))
             found["fake_engagement"].append(_pair(language, table, "engagement_verbs", "engagement_objects"))
             contest_terms += table.get("contest", []) + table.get("contest_unclear", [])
         found["sentiment"] = [p for p in found["sentiment"] if p is not None]
         found["fake_engagement"] = [p for p in found["fake_engagement"] if p is not None]
         found["contest"] = term_pattern_compile(contest_terms)
+        found["words"] = frozenset(words)
+        ordered = sorted(phrases, key=len, reverse=True)
+        found["phrases"] = re.compile("|".join(re.escape(p) for p in ordered)) if ordered else None
+        found["shapes"] = re.compile("|".join(f"(?:{p})" for p in shapes)) if shapes else None
         _COMPILED[key] = found
     return found
 
@@ -159,12 +222,59 @@ def is_contest(rules, policies: Sequence[CompiledPolicy]) -> bool:
     return bool(pattern) and any(pattern.search(normalize(rule.instructions)) for rule in rules)
 
 
-def rules_lint(rules, policies: Sequence[CompiledPolicy]) -> list[Finding]:
+# Handles name people and brands; a hashtag can be the disclosure ("#ad") and is read as a word.
+_TAGS = re.compile(r"@[\w.]+")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def not_understood(text: str, patterns: dict, names: Sequence[str] = ()) -> str | None:
+    """The first sentence of a rule's free text not made only of what a brand may ask (show the
+    product, tag, post within hours, keep public, disclose) once the allowed shapes in it are taken
+    out, or None. Fail closed: such a sentence goes to JoyBack's review before launch."""
+    for sentence in re.split(r"[.!?;:\n。！？；：]+", text):
+        rest = _TAGS.sub(" ", sentence)
+        for words in (_WORDS.findall(normalize(name)) for name in names if name):
+            if words:
+                # The brand as written, and its words joined any way ("Alpaca-Coffee-Dose").
+                rest = re.sub(r"[\s_.-]*".join(map(re.escape, words)), " ", rest)
+        if patterns["shapes"] is not None:
+            rest = patterns["shapes"].sub(" ", rest)
+        if patterns["phrases"] is not None:
+            rest = patterns["phrases"].sub(" ", rest)
+        if _CJK.search(rest) or any(
+            not w.isdigit() and w not in patterns["words"] for w in _WORDS.findall(rest)
+        ):
+            return sentence.strip()
+    return None
+
+
+def rules_lint(
+    rules, policies: Sequence[CompiledPolicy], *, approved: frozenset = frozenset()
+) -> list[Finding]:
+    """What each rule's settings and free text say. `approved` holds the instructions (as written)
+    a JoyBack reviewer approved; free text not understood otherwise is a blocking
+    `instructions_review` until then."""
     patterns = _patterns(policies)
     findings = []
     for rule in rules:
+        before = len(findings)
         name = rule.get_trigger_display()
         text = normalize(rule.instructions)
+        hidden = _first_match(patterns["deceptive"], text) if text else None
+        if hidden:
+            findings.append(
+                Finding(
+                    "deceptive_instruction",
+                    True,
+                    rule.pk,
+                    _(
+                        "Rule “%(rule)s” asks people to hide that they are paid or to say something untrue "
+                        "(“%(said)s”). A paid post must say so, and a testimony must be the person's own "
+                        "(FTC 16 CFR 255 and 465, EU UCPD): remove it."
+                    )
+                    % {"rule": name, "said": hidden},
+                )
+            )
         said = _first_match(patterns["sentiment"], text) if text else None
         if said:
             findings.append(
@@ -224,6 +334,23 @@ def rules_lint(rules, policies: Sequence[CompiledPolicy]) -> list[Finding]:
                         % {"rule": name},
                     )
                 )
+        blocked = any(finding.blocking for finding in findings[before:])
+        brand = getattr(getattr(getattr(rule, "campaign", None), "brand", None), "name", "")
+        unclear = not_understood(text, patterns, [brand]) if text and not blocked else None
+        if unclear and rule.instructions.strip() not in approved:
+            findings.append(
+                Finding(
+                    "instructions_review",
+                    True,
+                    rule.pk,
+                    _(
+                        "Rule “%(rule)s” says more than JoyBack can check on its own (“%(said)s”). Use the "
+                        "rule's settings for what people must do, or keep the text: JoyBack's team reviews "
+                        "it before the campaign can go live, and tells you what to change."
+                    )
+                    % {"rule": name, "said": unclear[:120]},
+                )
+            )
         if text and "review" in text and not said:
             findings.append(
                 Finding(

@@ -39,6 +39,18 @@ FIX = {
     "denied": _("Your caption says it is not an ad, but it is: start it with the wording below."),
     "other_sponsor": _("Your disclosure names another sponsor: name the brand of this campaign."),
     "inside_word": _("A disclosure word inside another word does not count: use the wording below."),
+    "not_up_front": _(
+        "Put the disclosure at the very start of your caption, on its own: use the wording below."
+    ),
+    "doubtful_context": _(
+        "Something in your caption may contradict or blur the disclosure: keep the wording below and "
+        "nothing that says otherwise."
+    ),
+    "other_company": _("Your caption names another company as paying: name the brand of this campaign."),
+    "not_the_mark": _("Here the disclosure must use the word the law asks for: use the wording below."),
+    "mark_with_link": _(
+        "A review with a shopping link must say “广告” (advertisement): use the wording below."
+    ),
 }
 
 # Shown to the brand: why the verdict.
@@ -60,6 +72,15 @@ EXPLAIN = {
     "label_unverified": _("The platform cannot report its label; the person's word is recorded."),
     "other_sponsor": _("The disclosure names a different sponsor than the brand."),
     "inside_word": _("A disclosure word only inside another word (“ad-free”, “广告牌”)."),
+    "not_up_front": _(
+        "The disclosure is not in a position the checker accepts on its own (first or a closing hashtag)."
+    ),
+    "doubtful_context": _("Words near the disclosure may contradict it or use it in another sense."),
+    "other_company": _("The caption names another company as paying."),
+    "not_the_mark": _(
+        "The policy asks for its own mark (“Werbung”, “广告”); another disclosure word is used."
+    ),
+    "mark_with_link": _("A review with a shopping link without the mark “广告”."),
 }
 
 # What is wrong, said to the person; %(found)s is what the checker found, %(brand)s the brand.
@@ -85,6 +106,13 @@ WHAT = {
     "inside_word": _(
         "“%(found)s” is not a disclosure: the word is part of another word that means something else."
     ),
+    "not_up_front": _("Your disclosure is not at the start of your caption, where people see it first."),
+    "doubtful_context": _(
+        "“%(found)s” in your caption may make people doubt that this is an ad, so a person checks it first."
+    ),
+    "other_company": _("Your caption says “%(found)s” pays, but this campaign is paid by %(brand)s."),
+    "not_the_mark": _("“%(found)s” is not the mark the law asks for here."),
+    "mark_with_link": _("With a shopping link, “%(found)s” is not enough: the law asks for “广告”."),
 }
 
 # What to write instead; %(wording)s is the campaign's disclosure in the person's language.
@@ -106,6 +134,11 @@ INSTEAD = {
     "denied": _("Remove “not an ad” and start your caption with “%(wording)s”."),
     "other_sponsor": _("Write “%(wording)s”, naming %(brand)s."),
     "inside_word": _("Write the disclosure as its own words: “%(wording)s”."),
+    "not_up_front": _("Start your caption with “%(wording)s”."),
+    "doubtful_context": _("Start your caption with “%(wording)s” and remove what says otherwise."),
+    "other_company": _("Write “%(wording)s”, naming %(brand)s."),
+    "not_the_mark": _("Start your caption with “%(wording)s”."),
+    "mark_with_link": _("Start your caption with “%(wording)s”."),
 }
 
 # The policies, as a person should read their names.

@@ -50,12 +50,44 @@ def campaign_policies(*, campaign: Campaign) -> list[CompiledPolicy]:
     return policies_for_countries(current, campaign.countries)
 
 
+def instructions_approved(*, campaign: Campaign) -> frozenset:
+    """The rule instructions (exact words) JoyBack staff approved for this campaign."""
+    found = ComplianceDecision.objects.filter(
+        campaign=campaign,
+        kind=DecisionKind.LAUNCH_LINT,
+        decided_by__isnull=False,
+        evidence__has_key="approved_instructions",
+    ).values_list("evidence", flat=True)
+    return frozenset(evidence["approved_instructions"] for evidence in found)
+
+
+def instructions_awaiting_review() -> list:
+    """Draft and live campaigns' rules whose free text waits for JoyBack's review."""
+    from campaigns.models import ActionRule
+
+    waiting = []
+    rules = ActionRule.objects.exclude(instructions="").exclude(campaign__status="ended")
+    for rule in rules.select_related("campaign__brand"):
+        from compliance.linter import rules_lint
+
+        policies = campaign_policies(campaign=rule.campaign)
+        approved = instructions_approved(campaign=rule.campaign)
+        if any(f.code == "instructions_review" for f in rules_lint([rule], policies, approved=approved)):
+            waiting.append(rule)
+    return waiting
+
+
 def campaign_contest(*, campaign: Campaign, policies=None) -> bool:
     return is_contest(campaign.rules.all(), policies or campaign_policies(campaign=campaign))
 
 
 def caption_verdict(
-    *, campaign: Campaign, caption: str, platform: str = "tiktok", label_on: bool | None = None
+    *,
+    campaign: Campaign,
+    caption: str,
+    platform: str = "tiktok",
+    label_on: bool | None = None,
+    label_read: bool = False,
 ) -> CaptionVerdict:
     policies = campaign_policies(campaign=campaign)
     return caption_check(
@@ -66,6 +98,7 @@ def caption_verdict(
         brand=campaign.brand.name,
         brand_names=campaign.brand.sponsor_names,
         label_on=label_on,
+        label_read=label_read,
         contest=campaign_contest(campaign=campaign, policies=policies),
     )
 

@@ -13,7 +13,13 @@ from campaigns.services.refusals import LaunchProblem
 from compliance.checker import CHECKER_VERSION, NEEDS_REVIEW, CaptionVerdict
 from compliance.linter import rules_lint
 from compliance.models import CaseStatus, ComplianceDecision, DecisionKind, Policy, RemediationCase
-from compliance.selectors import GENESIS, campaign_policies, decision_hash, disclosure_for
+from compliance.selectors import (
+    GENESIS,
+    campaign_policies,
+    decision_hash,
+    disclosure_for,
+    instructions_approved,
+)
 from compliance.sql import decision_chain_lock
 from joyback.queue import enqueue_on_commit
 
@@ -256,12 +262,14 @@ def case_brand_decide(*, case: RemediationCase, decided_by, decision: str, note:
 
 def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[LaunchProblem]:
     """The launch check the campaigns app runs (settings.CAMPAIGN_LAUNCH_CHECKS). At launch, a
-    campaign that passes has that recorded, in the transaction that takes it live."""
+    campaign that passes has that recorded, in the transaction that takes it live. Free text the
+    linter cannot read as allowed blocks until JoyBack staff approved those exact words."""
     policies = campaign_policies(campaign=campaign)
     rules = list(campaign.rules.all())
+    approved = instructions_approved(campaign=campaign)
     problems = [
         LaunchProblem(code=f.code, message=f.message, blocking=f.blocking, rule_id=f.rule_id)
-        for f in rules_lint(rules, policies)
+        for f in rules_lint(rules, policies, approved=approved)
     ]
     if campaign.disclosure_text:
         # disclosure_for falls back to the policy's wording when the brand's own fails the checker.
@@ -283,6 +291,31 @@ def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[Launch
             campaign_id=campaign.pk,
         )
     return problems
+
+
+def instructions_approve(*, rule, approved_by, note: str, text: str | None = None) -> ComplianceDecision:
+    """JoyBack staff read a rule's free text the linter could not and found it lawful: those exact
+    words (the rule's, or the change a live campaign's brand proposes) may go live. Recorded with
+    who approved it and why; different words need a new approval."""
+    if not getattr(approved_by, "is_staff", False):
+        raise ComplianceError(_("Only JoyBack staff approve a rule's instructions."))
+    if not note.strip():
+        raise ComplianceError(_("Say why: the note is kept with the decision."))
+    words = (rule.instructions if text is None else text).strip()
+    if not words:
+        raise ComplianceError(_("This rule has no instructions to approve."))
+    campaign = rule.campaign
+    with transaction.atomic(durable=True):
+        return decision_record(
+            brand_id=campaign.brand_id,
+            kind=DecisionKind.LAUNCH_LINT,
+            verdict="compliant",
+            reasons=["instructions_review"],
+            evidence={"rule_id": rule.pk, "approved_instructions": words, "note": note[:300]},
+            policy_versions=[p.label for p in campaign_policies(campaign=campaign)],
+            campaign_id=campaign.pk,
+            decided_by=approved_by,
+        )
 
 
 def policy_revise(*, policy: Policy, data: dict, name: str, countries: list, notes: str, user) -> Policy:

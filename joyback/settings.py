@@ -149,6 +149,9 @@ TIKTOK_BUSINESS_API_BASE = os.environ.get(
     "TIKTOK_BUSINESS_API_BASE",
     "/sandbox/tiktok/business" if SANDBOX else "https://business-api.tiktok.com",
 )
+# Read the "Paid partnership" label back through TikTok's Commercial Content API (a research product:
+# on only with an approved client) for shares whose campaign's audience is in the EEA.
+TIKTOK_COMMERCIAL_CONTENT = env_bool("TIKTOK_COMMERCIAL_CONTENT", SANDBOX)
 TIKTOK_ADS_ACCESS_TOKEN = _secret("TIKTOK_ADS_ACCESS_TOKEN")
 TIKTOK_ADVERTISER_ID = os.environ.get("TIKTOK_ADVERTISER_ID", "7000000000000000001" if SANDBOX else "")
 # Shops: JoyBack's Shopify app (its OAuth install proves a shop is the brand's), and where a shop's

@@ -287,6 +287,9 @@ CALLS = {
     ),
     "verification.providers.tiktok.oembed": lambda: tiktok.oembed(url="https://www.tiktok.com/@a/video/1"),
     "verification.providers.tiktok.ad_code_info": lambda: tiktok.ad_code_info(auth_code="#abc"),
+    "verification.providers.tiktok.commercial_content_query": lambda: tiktok.commercial_content_query(
+        username="creator", date_min="20261201", date_max="20261203"
+    ),
     "verification.providers.whatsapp.template_send": lambda: whatsapp.template_send(
         to="+491512345678", template="payout_sent", language="en", parameters=["1"]
     ),

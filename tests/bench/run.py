@@ -40,8 +40,10 @@
    check against that 1 ms target (tests/bench/caption.py). No database, no HTTP: `--only caption`
    runs without DATABASE_URL. compliance_agreement: the labelled captions and campaign rules of
    tests/compliance/eval/ checked as the claim flow and the launch check them, the share whose
-   verdict is the expected one, against the 97 % target; compliance_unsafe_passes: how many that
-   must fail (or be blocked) passed, target 0; compliance_check_p99: one check of those captions.
+   verdict is the expected one; compliance_unsafe_passes: how many that must fail (or be blocked)
+   passed, target 0; compliance_review_cost_*: the share of what is fine that failing closed sends
+   to a person; the same per part of the blind set (compliance_blind_dev_*, _blind_holdout_*,
+   _blind_*, _whole_*, with its safe rate) against the 95 % target; compliance_check_p99: one check.
 
 Lines starting with "#" are context. Needs DATABASE_URL=postgres://...; works in the scratch
 databases <dbname>_bench and <dbname>_pgbench on that server and drops them at the end.
@@ -394,17 +396,33 @@ def caption_lines(checked: dict) -> list[str]:
 
 def compliance_lines(evaluated: dict) -> list[str]:
     target = caption.AGREEMENT_TARGET
-    met = evaluated["agreement"] >= target and evaluated["unsafe"] == 0
+    judged = evaluated["parts"].get("blind", evaluated)
+    met = judged["agreement"] >= target and judged["unsafe"] == 0
     note(
-        f"targets: compliance agreement >= {target:g} % and no unsafe pass: {'met' if met else 'MISSED'} "
-        f"({evaluated['agreement']:.1f} %, {evaluated['unsafe']} unsafe)"
+        f"targets: compliance agreement on the blind set >= {target:g} % and no unsafe pass: "
+        f"{'met' if met else 'MISSED'} ({judged['agreement']:.1f} %, {judged['unsafe']} unsafe)"
     )
-    return [
+    lines = [
         line("compliance_agreement", evaluated["agreement"], "%", "target", target, "%"),
         # The target is zero: a ratio to it would mean nothing, so the count stands alone.
         f"bench compliance_unsafe_passes {evaluated['unsafe']} rows vs target 0 rows",
-        line("compliance_check_p99", evaluated["check_p99_ms"], "ms", "target", caption.P99_TARGET_MS, "ms"),
+        # Failing closed has a price: the share of the own set's compliant captions and allowed
+        # rules that now go to a person's review.
+        f"bench compliance_review_cost_captions {evaluated['caption_review_cost']:.1f} %",
+        f"bench compliance_review_cost_rules {evaluated['rule_review_cost']:.1f} %",
     ]
+    for part, scored in evaluated["parts"].items():
+        if part == "own":
+            continue
+        lines += [
+            line(f"compliance_{part}_agreement", scored["agreement"], "%", "target", target, "%"),
+            f"bench compliance_{part}_unsafe_passes {scored['unsafe']} rows vs target 0 rows",
+            f"bench compliance_{part}_safe_rate {scored['safe_rate']:.1f} %",
+        ]
+    lines.append(
+        line("compliance_check_p99", evaluated["check_p99_ms"], "ms", "target", caption.P99_TARGET_MS, "ms")
+    )
+    return lines
 
 
 def caption_only(args) -> int:

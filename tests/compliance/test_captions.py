@@ -120,7 +120,16 @@ CASES = [
     # China, Simplified Chinese
     ("CN", "zh-hans", "tiktok", "广告 · 与Alpaca Coffee的付费合作", {}, C, ()),
     ("CN", "zh-hans", "tiktok", "#广告 早上的咖啡", {}, C, ()),
-    ("CN", "zh-hans", "tiktok", "早上的咖啡 赞助：Alpaca Coffee", {}, C, ()),
+    # Fail closed: not at the start, and not the mark "广告": a person looks first.
+    (
+        "CN",
+        "zh-hans",
+        "tiktok",
+        "早上的咖啡 赞助：Alpaca Coffee",
+        {},
+        "needs_review",
+        ("not_up_front", "not_the_mark"),
+    ),
     ("CN", "zh-hans", "tiktok", "与Alpaca Coffee合作", {}, N, ("ambiguous_only",)),
     ("CN", "zh-hans", "tiktok", "感谢Alpaca Coffee", {}, N, ("ambiguous_only",)),
     ("CN", "zh-hans", "tiktok", "不是广告，真心推荐", {}, N, ("denied",)),

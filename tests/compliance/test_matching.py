@@ -56,7 +56,8 @@ def test_a_term_inside_another_word_is_no_disclosure_but_the_word_on_its_own_is(
 
     assert (refused.verdict, refused.reasons) == ("non_compliant", ("inside_word",))
     assert refused.detail("inside_word") and refused.detail("inside_word") in caption
-    assert passed.verdict == "compliant", passed.reasons
+    # Fail closed: the neighbour is a disclosure, though one a person may still look at first.
+    assert passed.verdict != "non_compliant", passed.reasons
 
 
 # 2. A disclosure that names a different sponsor than the campaign's brand.
@@ -93,7 +94,8 @@ def test_a_disclosure_naming_another_sponsor_does_not_count_for_this_brand(
 
     assert (refused.verdict, refused.reasons) == ("non_compliant", ("other_sponsor",))
     assert refused.detail("other_sponsor") == sponsor
-    assert passed.verdict == "compliant", passed.reasons
+    # Fail closed: the neighbour is a disclosure, though one a person may still look at first.
+    assert passed.verdict != "non_compliant", passed.reasons
 
 
 def test_the_brands_own_handle_counts_only_once_it_is_configured():
@@ -135,7 +137,8 @@ CONDITIONED = [
 @pytest.mark.parametrize(("language", "text", "neighbour"), CONDITIONED)
 def test_a_reward_that_depends_on_praise_is_blocked_and_its_neighbour_is_not(language, text, neighbour):
     assert "sentiment_conditioned" in lint(text, language)
-    assert lint(neighbour, language) == []
+    # Fail closed: the neighbour is not blocked, though JoyBack may review its free text first.
+    assert set(lint(neighbour, language)) <= {"instructions_review"}
 
 
 # 4. Buying or faking engagement with words or numbers between verb and object, or conjugated.
@@ -160,7 +163,8 @@ def test_bought_engagement_is_found_across_words_and_conjugations_and_its_neighb
     language, text, neighbour
 ):
     assert "fake_engagement" in lint(text, language)
-    assert lint(neighbour, language) == []
+    # Fail closed: the neighbour is not blocked, though JoyBack may review its free text first.
+    assert set(lint(neighbour, language)) <= {"instructions_review"}
 
 
 # The label: advice where the law asks only for a clear caption; required where a policy says so.

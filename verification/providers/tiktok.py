@@ -435,3 +435,86 @@ def ad_code_info(*, auth_code: str) -> AdCode:
         auth_start_time=int(auth.get("auth_start_time") or 0),
         auth_end_time=int(auth.get("auth_end_time") or 0),
     )
+
+
+# The Commercial Content API (a research product: a client token with research.adlib.basic, granted to
+# approved clients only) lists the branded content of creators in the EEA, each with its label. It is
+# the one way to read the "Paid partnership" label back; elsewhere the platform cannot say.
+COMMERCIAL_FIELDS = "id,create_timestamp,create_date,label,brand_names,creator,videos"
+EEA = frozenset(
+    [
+        "AT",
+        "BE",
+        "BG",
+        "HR",
+        "CY",
+        "CZ",
+        "DK",
+        "EE",
+        "FI",
+        "FR",
+        "DE",
+        "GR",
+        "HU",
+        "IE",
+        "IT",
+        "LV",
+        "LT",
+        "LU",
+        "MT",
+        "NL",
+        "PL",
+        "PT",
+        "RO",
+        "SK",
+        "SI",
+        "ES",
+        "SE",
+        "IS",
+        "LI",
+        "NO",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class CommercialContent:
+    content_id: str
+    label: str
+    brand_names: tuple[str, ...]
+    video_ids: tuple[str, ...]
+
+
+def client_token() -> str:
+    return _token_request({"grant_type": "client_credentials"})["access_token"]
+
+
+def commercial_content_query(*, username: str, date_min: str, date_max: str) -> list[CommercialContent]:
+    """A creator's branded content published between two days (YYYYMMDD), label and videos."""
+    with http_client() as client:
+        response = client.post(
+            f"{provider_url('TIKTOK_API_BASE')}/v2/research/adlib/commercial_content/query/",
+            params={"fields": COMMERCIAL_FIELDS},
+            json={
+                "filters": {
+                    "content_published_date_range": {"min": date_min, "max": date_max},
+                    "creator_usernames": [username],
+                },
+                "max_count": 50,
+            },
+            headers={"Authorization": f"Bearer {client_token()}"},
+        )
+    return [
+        CommercialContent(
+            content_id=str(row.get("id", "")),
+            label=str(row.get("label") or ""),
+            brand_names=tuple(row.get("brand_names") or ()),
+            video_ids=tuple(str(video.get("id", "")) for video in row.get("videos") or ()),
+        )
+        for row in _data(response).get("commercial_contents") or []
+    ]
+
+
+def username_from_url(url: str) -> str | None:
+    found = re.search(r"tiktok\.com/@([\w.]+)/video/\d+", url or "")
+    return found.group(1) if found else None

@@ -1,8 +1,10 @@
 """Shared videos: the submit, the engagement window's re-check and the disclosure's remediation."""
 
 from dataclasses import asdict
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
+import httpx
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -81,9 +83,10 @@ def share_submit(
         if spark_code
         else None
     )
-    verdict = caption_verdict(campaign=rule.campaign, caption=video.caption, platform="tiktok")
-    # TikTok cannot report its paid-partnership label back: the person's word is the evidence.
-    label_state = "attested_on" if label_attested else "not_attested"
+    verdict, label_state = share_verdict(campaign=rule.campaign, video=video)
+    if label_state == "unknown":
+        # TikTok cannot report its paid-partnership label back here: the person's word is the evidence.
+        label_state = "attested_on" if label_attested else "not_attested"
     if verdict.passed:
         reason = "awaiting_window"
     else:
@@ -146,6 +149,43 @@ def share_submit(
     return claim
 
 
+def platform_label(*, campaign, video) -> bool | None:
+    """The post's "Paid partnership" label as TikTok's Commercial Content API lists it: for
+    campaigns whose audience is in the EEA (the API's coverage) and only where JoyBack has that
+    access; None where it cannot say (another country, the API unreachable or refusing)."""
+    countries = {country.upper() for country in campaign.countries or []}
+    if not settings.TIKTOK_COMMERCIAL_CONTENT or not countries & tiktok.EEA:
+        return None
+    username = tiktok.username_from_url(video.share_url)
+    if username is None:
+        return None
+    published = datetime.fromtimestamp(video.create_time, UTC)
+    try:
+        with provider_routed_for(livemode=campaign.brand.livemode):
+            contents = tiktok.commercial_content_query(
+                username=username,
+                date_min=(published - timedelta(days=1)).strftime("%Y%m%d"),
+                date_max=(published + timedelta(days=1)).strftime("%Y%m%d"),
+            )
+    except (tiktok.TikTokError, httpx.HTTPError):
+        return None
+    return any(video.video_id in content.video_ids and content.label for content in contents)
+
+
+def share_verdict(*, campaign, video):
+    """(the caption's verdict with the label as the platform reports it, the label's state). A label
+    the platform reports off fails like a missing disclosure: the person is asked to switch it on."""
+    label = platform_label(campaign=campaign, video=video)
+    verdict = caption_verdict(
+        campaign=campaign,
+        caption=video.caption,
+        platform="tiktok",
+        label_on=label,
+        label_read=label is not None,
+    )
+    return verdict, {True: "platform_on", False: "platform_off", None: "unknown"}[label]
+
+
 def tiktok_video_fetch(*, token: TikTokToken, video_id: str):
     """The video through the person's own token, refreshing the token when it has expired."""
     with provider_routed_for(livemode=brand_livemode(token.brand_id)):
@@ -188,7 +228,7 @@ def engagement_recheck(*, claim_id: int) -> ActionClaim:
     video = tiktok_video_fetch(token=token, video_id=video_id) if token else None
     rule = claim.rule
     signals = []
-    verdict = caption_verdict(campaign=claim.campaign, caption=video.caption) if video else None
+    verdict = share_verdict(campaign=claim.campaign, video=video)[0] if video else None
     if token is None:
         outcome = (ClaimStatus.REJECTED, "tiktok_disconnected")
     elif video is None:
@@ -306,7 +346,11 @@ def remediation_recheck(*, claim_id: int) -> ActionClaim:
     video_id = claim.evidence.get("video", {}).get("video_id", "")
     video = tiktok_video_fetch(token=token, video_id=video_id) if token else None
     caption = video.caption if video else ""
-    verdict = caption_verdict(campaign=claim.campaign, caption=caption)
+    verdict = (
+        share_verdict(campaign=claim.campaign, video=video)[0]
+        if video
+        else caption_verdict(campaign=claim.campaign, caption=caption)
+    )
     window_closed = False
     with transaction.atomic(durable=True):
         locked = ActionClaim.objects.select_for_update().get(pk=claim.pk)

@@ -1,13 +1,22 @@
-"""The labelled evaluation set, run as the claim flow runs the checker and the launch the linter.
+"""The labelled evaluation sets, run as the claim flow runs the checker and the launch the linter.
 
-captions.csv: a caption, the campaign's countries and language, whether the campaign is a contest,
-the verdict it must get and why (with the rule it comes from). rules.csv: a campaign rule's
+captions*.csv: a caption, the campaign's countries and language, whether the campaign is a contest,
+the verdict it must get and why (with the rule it comes from). rules*.csv: a campaign rule's
 instructions, whether it must be blocked, and why. The checker is called as a claim calls it:
 TikTok cannot report its paid-partnership label, so `label_on` is unknown; the brand is "Alpaca
 Coffee", configured with its other name and handle (`BRAND_NAMES`).
 
-Agreement is the share of rows whose verdict is the expected one; an unsafe pass is a caption that
-must fail judged compliant, or a rule that must be blocked allowed.
+Two sets, scored apart and together (`PARTS`): the one written beside the checker (`captions.csv`,
+`rules.csv`, "own") and the blind one in `blind/`, written by a reviewer who never read the checker
+(its README says how), in a dev half and a holdout half.
+
+Scoring, the same for every part:
+- agreement: the verdict is exactly the expected one. `needs_review` for an expected `non_compliant`
+  (and a rule sent to review that must be blocked) is safe but counts as a disagreement.
+- unsafe pass: a caption that must not be paid (expected `non_compliant` or `needs_review`) judged
+  `compliant`, or a rule that must be blocked allowed.
+- safe rate: the share of rows that are not unsafe passes.
+- review cost: the share of rows expected `compliant` (rules: `allow`) that went to review instead.
 """
 
 import csv
@@ -19,11 +28,33 @@ from types import SimpleNamespace
 HERE = Path(__file__).parent
 BRAND = "Alpaca Coffee"
 BRAND_NAMES = ("Alpaca Café", "@drinkalpaca", "羊驼咖啡")
+# Part -> (caption files, rule files), relative to HERE. A blind file not (yet) there is skipped.
+PARTS = {
+    "own": (("captions.csv",), ("rules.csv",)),
+    "blind_dev": (("blind/captions_dev.csv",), ("blind/rules_dev.csv",)),
+    "blind_holdout": (("blind/captions_holdout.csv",), ("blind/rules_holdout.csv",)),
+    "blind": (
+        ("blind/captions_dev.csv", "blind/captions_holdout.csv"),
+        ("blind/rules_dev.csv", "blind/rules_holdout.csv"),
+    ),
+    "whole": (
+        ("captions.csv", "blind/captions_dev.csv", "blind/captions_holdout.csv"),
+        ("rules.csv", "blind/rules_dev.csv", "blind/rules_holdout.csv"),
+    ),
+}
 
 
-def rows(name: str) -> list[dict]:
-    with open(HERE / name, newline="", encoding="utf-8") as source:
-        return list(csv.DictReader(source))
+def rows(*names: str) -> list[dict]:
+    found = []
+    for name in names:
+        if (HERE / name).exists():
+            with open(HERE / name, newline="", encoding="utf-8") as source:
+                found += list(csv.DictReader(source))
+    return found
+
+
+def blind_present() -> bool:
+    return all((HERE / name).exists() for names in PARTS["blind"] for name in names)
 
 
 @dataclass
@@ -33,10 +64,27 @@ class Result:
     unsafe: list = field(default_factory=list)
     wrong: list = field(default_factory=list)
     timings_ms: list = field(default_factory=list)
+    expected_fine: int = 0  # rows expected compliant / allow
+    reviewed_fine: int = 0  # ... of which went to review
 
     @property
     def agreement(self) -> float:
         return 100.0 * self.agreed / self.total if self.total else 0.0
+
+    @property
+    def safe_rate(self) -> float:
+        return 100.0 * (self.total - len(self.unsafe)) / self.total if self.total else 0.0
+
+    @property
+    def review_cost(self) -> float:
+        return 100.0 * self.reviewed_fine / self.expected_fine if self.expected_fine else 0.0
+
+    def summary(self) -> str:
+        return (
+            f"{self.agreed}/{self.total} agree ({self.agreement:.1f} %), {len(self.unsafe)} unsafe passes, "
+            f"safe {self.safe_rate:.1f} %, review cost {self.reviewed_fine}/{self.expected_fine} "
+            f"({self.review_cost:.1f} %)"
+        )
 
 
 def _policies():
@@ -45,13 +93,13 @@ def _policies():
     return [compiled(code=p["code"], version=1, data=p) for p in policies_from_source()]
 
 
-def captions_evaluate(policies=None) -> Result:
-    from compliance.checker import COMPLIANT, caption_check, policies_for_countries
+def captions_evaluate(policies=None, *, part: str = "own") -> Result:
+    from compliance.checker import COMPLIANT, NEEDS_REVIEW, caption_check, policies_for_countries
 
     policies = policies or _policies()
     result = Result()
     clock = time.perf_counter
-    for row in rows("captions.csv"):
+    for row in rows(*PARTS[part][0]):
         in_force = policies_for_countries(policies, row["countries"].split(","))
         arguments = dict(
             policies=in_force,
@@ -67,6 +115,9 @@ def captions_evaluate(policies=None) -> Result:
         verdict = caption_check(row["caption"], **arguments)
         result.timings_ms.append((clock() - start) * 1000)
         result.total += 1
+        if row["expect"] == COMPLIANT:
+            result.expected_fine += 1
+            result.reviewed_fine += verdict.verdict == NEEDS_REVIEW
         if verdict.verdict == row["expect"]:
             result.agreed += 1
         else:
@@ -78,13 +129,21 @@ def captions_evaluate(policies=None) -> Result:
     return result
 
 
-def rules_evaluate(policies=None) -> Result:
+def rule_outcome(findings) -> str:
+    """'block' (a blocking finding), 'review' (only JoyBack's review stands before launch), 'allow'."""
+    blocking = {finding.code for finding in findings if finding.blocking}
+    if blocking - {"instructions_review"}:
+        return "block"
+    return "review" if blocking else "allow"
+
+
+def rules_evaluate(policies=None, *, part: str = "own") -> Result:
     from compliance.checker import policies_for_countries
     from compliance.linter import rules_lint
 
     policies = policies or _policies()
     result = Result()
-    for row in rows("rules.csv"):
+    for row in rows(*PARTS[part][1]):
         rule = SimpleNamespace(
             pk=None,
             instructions=row["text"],
@@ -93,17 +152,26 @@ def rules_evaluate(policies=None) -> Result:
             min_comments=0,
             verification_mode="engagement",
             get_trigger_display=lambda: "UGC share",
+            campaign=SimpleNamespace(brand=SimpleNamespace(name=BRAND)),
         )
         findings = rules_lint([rule], policies_for_countries(policies, row["countries"].split(",")))
-        blocked = any(finding.blocking for finding in findings)
+        outcome = rule_outcome(findings)
         result.total += 1
-        if blocked == (row["expect"] == "block"):
+        if row["expect"] == "allow":
+            result.expected_fine += 1
+            result.reviewed_fine += outcome == "review"
+        if outcome == row["expect"]:
             result.agreed += 1
         else:
-            result.wrong.append((row["text"], row["expect"], [f.code for f in findings]))
-            if not blocked:
+            result.wrong.append((row["text"], row["expect"], outcome, [f.code for f in findings]))
+            if outcome == "allow":
                 result.unsafe.append(row)
     return result
+
+
+def report(part: str, policies=None) -> tuple[Result, Result]:
+    policies = policies or _policies()
+    return captions_evaluate(policies, part=part), rules_evaluate(policies, part=part)
 
 
 def percentile(values, share: float) -> float:

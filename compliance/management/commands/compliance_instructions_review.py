@@ -1,0 +1,37 @@
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from campaigns.models import ActionRule
+from compliance.selectors import instructions_awaiting_review
+from compliance.services import ComplianceError, instructions_approve
+
+
+class Command(BaseCommand):
+    help = (
+        "JoyBack's review of rule instructions the linter could not read as allowed: without --approve, "
+        "list the rules waiting; with --approve RULE_ID --staff EMAIL --note WHY, approve that rule's "
+        "current words (or --text, the change a live campaign's brand proposes)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--approve", type=int)
+        parser.add_argument("--staff", default="")
+        parser.add_argument("--note", default="")
+        parser.add_argument("--text", default=None)
+
+    def handle(self, *args, approve=None, staff="", note="", text=None, **options):
+        if approve is None:
+            for rule in instructions_awaiting_review():
+                self.stdout.write(
+                    f"{rule.pk}\t{rule.campaign.brand.name}\t{rule.campaign}\t{rule.instructions}"
+                )
+            return
+        user = get_user_model().objects.filter(email=staff).first()
+        rule = ActionRule.objects.select_related("campaign").filter(pk=approve).first()
+        if user is None or rule is None:
+            raise CommandError("No such staff member or rule.")
+        try:
+            instructions_approve(rule=rule, approved_by=user, note=note, text=text)
+        except ComplianceError as refused:
+            raise CommandError(str(refused)) from refused
+        self.stdout.write(f"approved the instructions of rule {rule.pk}")
