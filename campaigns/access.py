@@ -19,15 +19,16 @@ from joyback.mfa import mfa_enabled, mfa_setup_required
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
-def _second_factor_missing(request, membership) -> bool:
-    needs = request.user.is_staff or membership.role in roles.NEEDS_MFA
-    return needs and not mfa_enabled(request.user)
+def _second_factor_missing(request) -> bool:
+    # Whoever moves money (a held reward released in review included) or changes bank or API
+    # settings proves it is them twice, whatever their role.
+    return not mfa_enabled(request.user)
 
 
 def brand_member_required(capability=READ, *, money: bool | None = None):
     """money: the view moves money or changes bank or API settings (by default, the FUND and
-    MANAGE_API capabilities): then an owner, finance member or staff member without a second factor
-    is shown how to set one up instead of the change."""
+    MANAGE_API capabilities): then a member without a second factor is shown how to set one up
+    instead of the change."""
     if money is None:
         money = capability in (roles.FUND, roles.MANAGE_API)
 
@@ -49,7 +50,7 @@ def brand_member_required(capability=READ, *, money: bool | None = None):
                 raise Http404("No test data yet")
             request.brand = brand
             request.live_brand = membership.brand
-            if money and request.method not in SAFE_METHODS and _second_factor_missing(request, membership):
+            if money and request.method not in SAFE_METHODS and _second_factor_missing(request):
                 return mfa_setup_required(request)
             return view(request, *args, **kwargs)
 

@@ -1,14 +1,19 @@
 from django.contrib import admin, messages
+from django.shortcuts import redirect
 
+from campaigns import roles
 from campaigns.models import ActionRule, Brand, BrandVerification, Campaign, LicenceTerms, Membership
 from campaigns.selectors import brand_verification_missing
 from campaigns.services.brands import (
     brand_verification_revoke,
     brand_verify,
     member_add,
+    membership_grant_value,
     membership_remove_record,
 )
 from campaigns.services.refusals import CampaignError
+from joyback.users.four_eyes import staff_grant_request
+from joyback.users.models import AccessChangeKind
 
 
 class MembershipInline(admin.TabularInline):
@@ -19,8 +24,30 @@ class MembershipInline(admin.TabularInline):
 
 def _membership_save(request, membership: Membership) -> None:
     """Through member_add, so who gave whom which role is recorded (joyback.users.four_eyes); a row
-    moved to another person or brand is the old membership removed and a new one given."""
+    moved to another person or brand is the old membership removed and a new one given. A role that
+    moves money (owner, finance) one staff member gives waits for a second staff member to confirm
+    it (a StaffGrant), as a money permission does: else one staff member could make an accomplice
+    the second approver of a brand's payouts."""
     stored = Membership.objects.filter(pk=membership.pk).first() if membership.pk else None
+    unchanged = stored is not None and (stored.user_id, stored.brand_id, stored.role) == (
+        membership.user_id,
+        membership.brand_id,
+        membership.role,
+    )
+    if membership.role in roles.FUND and not unchanged:
+        staff_grant_request(
+            actor=request.user,
+            subject=membership.user,
+            kind=AccessChangeKind.MEMBERSHIP,
+            value=membership_grant_value(brand=membership.brand, role=membership.role),
+        )
+        messages.warning(
+            request,
+            f"{membership.user} as {membership.role} of {membership.brand} waits for a second staff "
+            "member to confirm it (Staff grants).",
+        )
+        membership.pk = stored.pk if stored is not None else None
+        return
     if stored is not None and (stored.user_id, stored.brand_id) != (membership.user_id, membership.brand_id):
         membership_remove_record(membership=stored, actor=request.user)
         stored.delete()
@@ -115,6 +142,20 @@ class MembershipAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         _membership_save(request, obj)
+
+    def log_addition(self, request, obj, message):
+        if obj.pk is not None:  # a role that waits for a second staff member was not added yet
+            super().log_addition(request, obj, message)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        if obj.pk is None:
+            return redirect("admin:users_staffgrant_changelist")
+        return super().response_add(request, obj, post_url_continue)
+
+    def response_change(self, request, obj):
+        if not Membership.objects.filter(pk=obj.pk, role=obj.role).exists():
+            return redirect("admin:users_staffgrant_changelist")
+        return super().response_change(request, obj)
 
     def delete_model(self, request, obj):
         membership_remove_record(membership=obj, actor=request.user)

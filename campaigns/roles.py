@@ -11,7 +11,6 @@ MANAGE_MEMBERS = frozenset({Role.OWNER})
 MANAGE_API = frozenset({Role.OWNER})
 REVIEW = frozenset({Role.OWNER, Role.MARKETER})
 # Who must set up a second factor before moving money (staff too, whatever their role).
-NEEDS_MFA = frozenset({Role.OWNER, Role.FINANCE})
 
 # Said where a member works: what their role lets them do here, and who does the rest.
 WHAT_YOU_CAN_DO = {

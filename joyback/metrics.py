@@ -19,6 +19,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from joyback.mfa import mfa_enabled
 from joyback.queue import standing_work_health
 
 
@@ -34,7 +35,8 @@ def _allowed(request) -> bool:
     if token and hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
         return True
     user = getattr(request, "user", None)
-    return bool(user and user.is_active and user.is_staff)
+    # Staff read it only with their second factor set up, as every admin page (payout counts, drift).
+    return bool(user and user.is_active and user.is_staff and mfa_enabled(user))
 
 
 def _process_registry():

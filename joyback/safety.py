@@ -8,6 +8,7 @@ already minted money."""
 
 import base64
 import hashlib
+import ipaddress
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -39,19 +40,38 @@ def _error(msg: str, hint: str, number: int) -> checks.Error:
     return checks.Error(msg, hint=hint, id=f"joyback.E{number:03d}")
 
 
+def _host_not_public(host: str) -> bool:
+    """An address of this machine or of a private network: people's links would lead nowhere."""
+    if host in LOCAL_HOSTS or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return "." not in host  # a bare name ("joy") resolves only inside some network
+    return not address.is_global
+
+
 def _site_url_problem() -> checks.Error | None:
     url = settings.SITE_URL.strip()
-    host = (urlsplit(url).hostname or "") if url else ""
-    if not host:
+    if not url:
         return _error(
             "SITE_URL is not set.",
             "Set SITE_URL to the address people reach the site at, e.g. https://joyback.example.",
             103,
         )
-    if host in LOCAL_HOSTS or host.endswith(".localhost"):
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if host and _host_not_public(host):
         return _error(
-            f"SITE_URL is {url}, an address on this machine: links in messages would lead nowhere.",
+            f"SITE_URL is {url}, an address on this machine or a private network: links in messages "
+            "would lead nowhere.",
             "Set SITE_URL to the address people reach the site at, e.g. https://joyback.example.",
+            103,
+        )
+    if parts.scheme != "https" or not host:
+        return _error(
+            f"SITE_URL is {url}: it must be an https:// address (links in messages carry secrets).",
+            "Set SITE_URL to the https address people reach the site at, e.g. https://joyback.example.",
             103,
         )
     return None

@@ -181,7 +181,7 @@ class PayoutAdmin(admin.ModelAdmin):
     def amount_display(self, payout):
         return admin_money(payout.amount, payout.currency)
 
-    @admin.action(description="Approve (maker-checker)")
+    @admin.action(description="Approve (maker-checker)", permissions=["change"])
     def approve(self, request, queryset):
         _each(
             self,
@@ -191,7 +191,7 @@ class PayoutAdmin(admin.ModelAdmin):
             "approved",
         )
 
-    @admin.action(description="Cancel (only before it is sent)")
+    @admin.action(description="Cancel (only before it is sent)", permissions=["change"])
     def cancel(self, request, queryset):
         _each(
             self,
@@ -201,7 +201,7 @@ class PayoutAdmin(admin.ModelAdmin):
             "cancelled",
         )
 
-    @admin.action(description="Pay again (rejected or returned, details fixed)")
+    @admin.action(description="Pay again (rejected or returned, details fixed)", permissions=["change"])
     def retry(self, request, queryset):
         _each(
             self,

@@ -30,6 +30,7 @@ from joyback.observability import (
 )
 from joyback.queue import claim_and_process
 from payouts.models import Notification, Payout, Statement, StatementImport
+from tests.conftest import totp_enable
 from tests.payouts.conftest import owed  # noqa: F401  (the fixture)
 from verification.models import ProviderEvent
 from verification.selectors import provider_events_unfinished
@@ -67,7 +68,11 @@ def test_a_brand_owner_may_not_read_them_but_staff_may(client, alice, make_user)
     client.force_login(alice)
     assert scrape(client).status_code == 401
 
-    client.force_login(make_user("ops@joyback.example", is_staff=True))
+    ops = make_user("ops@joyback.example", is_staff=True)
+    client.force_login(ops)
+    assert scrape(client).status_code == 401  # staff without their second factor, as in the admin
+
+    client.force_login(totp_enable(ops))
     assert scrape(client).status_code == 200
 
 

@@ -140,12 +140,30 @@ def test_keys_derived_from_the_published_secret_key_are_refused(production):
 
 
 @pytest.mark.parametrize(
-    "site_url", ["", "http://localhost:8000", "http://127.0.0.1", "https://app.localhost"]
+    "site_url",
+    [
+        "",
+        "http://localhost:8000",
+        "http://127.0.0.1",
+        "https://app.localhost",
+        # Found from outside: other loopback and private addresses, plain http, a bare name.
+        "https://127.0.0.2",
+        "https://10.0.0.5",
+        "https://[::1]",
+        "http://joy.example.com",
+        "joy",
+    ],
 )
 def test_a_site_address_that_is_not_the_sites_is_refused(production, site_url):
     production.SITE_URL = site_url
 
     assert ids(production_problems()) == ["joyback.E103"]
+
+
+def test_a_public_https_site_address_is_taken(production):
+    production.SITE_URL = "https://joyback.example"
+
+    assert "joyback.E103" not in ids(production_problems())
 
 
 def test_outside_production_the_sandbox_and_its_secrets_are_fine(settings):

@@ -149,6 +149,16 @@ def member_add(*, brand: Brand, user, role: str, actor=None) -> Membership:
     return membership
 
 
+def membership_grant_value(*, brand: Brand, role: str) -> str:
+    return f"{brand.pk}:{role}"
+
+
+def membership_grant_apply(*, subject, value: str, actor) -> Membership:
+    """A role that moves money, asked for by one staff member, given once a second confirmed it."""
+    brand_id, role = value.split(":", 1)
+    return member_add(brand=Brand.objects.get(pk=int(brand_id)), user=subject, role=role, actor=actor)
+
+
 def membership_remove_record(*, membership: Membership, actor) -> None:
     access_change_record(
         actor=actor,

@@ -103,6 +103,16 @@ def second_person_check(*, first, second) -> None:
         raise SecondPersonRefused(refusal)
 
 
+# Grants the apps to the right give effect to themselves (a brand's owner or finance role: campaigns
+# knows memberships, this module does not), registered at start by kind.
+_grant_appliers: dict = {}
+
+
+def staff_grant_applier_register(kind: str, apply) -> None:
+    """apply(subject=..., value=..., actor=...) gives what a confirmed grant of `kind` asked for."""
+    _grant_appliers[kind] = apply
+
+
 def staff_grant_request(*, actor, subject, kind: str, value: str) -> StaffGrant:
     """A money permission asked for: recorded, and nothing given until a second person confirms."""
     with transaction.atomic():
@@ -136,7 +146,9 @@ def staff_grant_confirm(*, grant_id: int, actor) -> StaffGrant:
             raise SecondPersonRefused(_("Nobody confirms a permission for themselves."))
         second_person_check(first=grant.requested_by, second=actor)
         subject = grant.subject
-        if grant.kind == AccessChangeKind.SUPERUSER:
+        if grant.kind in _grant_appliers:
+            _grant_appliers[grant.kind](subject=subject, value=grant.value, actor=actor)
+        elif grant.kind == AccessChangeKind.SUPERUSER:
             type(subject).objects.filter(pk=subject.pk).update(is_superuser=True, is_staff=True)
         elif grant.kind == AccessChangeKind.GROUP:
             subject.groups.add(Group.objects.get(name=grant.value))

@@ -8,6 +8,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from campaigns import roles
+from campaigns.models import Membership
+from campaigns.modes import live_brand_of
 from joyback.ledger.models import AccountKind, Transaction
 from joyback.ledger.services import (
     InsufficientFunds,
@@ -175,7 +178,19 @@ def payout_manual_create(
 
 def payout_approver_check(*, payout: Payout, actor) -> None:
     """The checker is a second person: never who made the payout (by hand or with an API key they
-    made), nor someone they set up or who set them up lately (joyback.users.four_eyes)."""
+    made), nor someone they set up or who set them up lately (joyback.users.four_eyes); and one
+    whose place lets them approve money: the brand's owner or finance member, or staff holding the
+    payouts' change permission (a money permission two staff members grant)."""
+    member = Membership.objects.filter(
+        brand=live_brand_of(payout.brand), user_id=actor.pk, role__in=roles.FUND
+    ).exists()
+    if not member and not (actor.is_active and actor.is_staff and actor.has_perm("payouts.change_payout")):
+        raise PayoutRefused(
+            _(
+                "Only the brand's owner or finance members, or staff allowed to change payouts, "
+                "approve a payout."
+            )
+        )
     if payout.created_by_id is not None and payout.created_by_id == actor.pk:
         raise PayoutRefused(_("A second person must approve a payout you made yourself."))
     if payout.api_key_id is not None and payout.created_by_id is None:

@@ -408,3 +408,70 @@ def test_the_admin_confirms_a_grant_only_from_a_second_staff_member(client, root
     client.post("/admin/users/staffgrant/", confirm, follow=True)
     assert StaffGrant.objects.get(pk=grant.pk).confirmed_by == tara
     assert type(helper).objects.get(pk=helper.pk).has_perm("payouts.exception_resolve")
+
+
+# Found from outside after the above: a staff member allowed only to read payouts approved one from
+# the admin, and one superuser alone made a stranger a brand's finance member who then approved.
+
+
+def owners_payout(funded, alice):
+    return payout_manual_enter(
+        brand=funded,
+        name="Mallory",
+        email="m@example.com",
+        phone="",
+        bank_account=iban_check(NEW_IBAN),
+        currency="EUR",
+        amount=1_500_00,
+        created_by=alice,
+    )
+
+
+def test_staff_who_may_only_read_payouts_cannot_approve_one_in_the_admin(client, funded, alice, make_user):
+    payout = owners_payout(funded, alice)
+    assert payout.status == "awaiting_approval"
+    gina = staff_user(make_user, "gina@joyback.example", "view_payout")
+    client.force_login(gina)
+
+    page = client.get("/admin/payouts/payout/").content.decode()
+    client.post("/admin/payouts/payout/", {"action": "approve", "_selected_action": [payout.pk]}, follow=True)
+
+    assert 'value="approve"' not in page
+    assert Payout.objects.get(pk=payout.pk).status == "awaiting_approval"
+    with pytest.raises(PayoutRefused, match="Only the brand's owner or finance members"):
+        payout_approve(payout=payout, actor=gina)
+
+
+def test_one_superuser_cannot_make_a_stranger_a_finance_member_alone(
+    client, funded, alice, root, tara, make_user
+):
+    payout = owners_payout(funded, alice)
+    frank = totp_enable(make_user("frank@attacker.example"))
+    client.force_login(root)
+
+    client.post(
+        "/admin/campaigns/membership/add/",
+        {"user": frank.pk, "brand": funded.pk, "role": "finance"},
+        follow=True,
+    )
+
+    assert not funded.memberships.filter(user=frank).exists()
+    with pytest.raises(PayoutRefused):
+        payout_approve(payout=payout, actor=frank)
+    assert Payout.objects.get(pk=payout.pk).status == "awaiting_approval"
+    grant = StaffGrant.objects.get(subject=frank, confirmed_at__isnull=True)
+    with pytest.raises(SecondPersonRefused):
+        staff_grant_confirm(grant_id=grant.pk, actor=root)
+
+    staff_grant_confirm(grant_id=grant.pk, actor=tara)
+
+    assert funded.memberships.get(user=frank).role == "finance"
+
+
+def test_a_viewer_role_is_given_by_one_staff_member(client, funded, root, make_user):
+    vera = make_user("vera@example.com")
+    client.force_login(root)
+
+    client.post("/admin/campaigns/membership/add/", {"user": vera.pk, "brand": funded.pk, "role": "viewer"})
+
+    assert funded.memberships.get(user=vera).role == "viewer"

@@ -121,3 +121,20 @@ def test_viewers_and_finance_read_the_queue_but_do_not_decide(client, request, f
     assert client.get(reverse("verification:review_queue", args=["alpaca"])).status_code == 200
     assert decide(client, flagged, "approve").status_code == 403
     assert ActionClaim.objects.get(pk=flagged.pk).status == "needs_review"
+
+
+def test_a_marketer_without_a_second_factor_releases_no_held_reward(client, alpaca, flagged, make_user):
+    """Approving a held claim pays it: whoever decides proves it is them twice, marketers too."""
+    from campaigns.models import Role
+    from campaigns.services.brands import member_add
+
+    mia = make_user("mia@alpaca.example", first_name="Mia")
+    member_add(brand=alpaca, user=mia, role=Role.MARKETER)
+    client.force_login(mia)
+
+    decide(client, flagged, "approve")
+
+    flagged.refresh_from_db()
+    assert flagged.status == "needs_review"
+    assert Hold.objects.get(pk=flagged.hold_id).status == "reserved"
+    assert not ReviewDecision.objects.exists()
