@@ -147,10 +147,25 @@ def _payout_livemode(end_to_end_id: str) -> bool:
 
 
 def payment_submit(order: PaymentOrder) -> PaymentStatus:
-    """Send one payment. Raises PspUnknown when the answer is lost: the caller must then query."""
+    """Send one payment. Raises PspUnknown when the answer is lost: the caller must then query.
+
+    A provider that refuses the payment for what it says (an account, a name, an address it will
+    not take) made nothing and would refuse the same request again: that is the payment's answer,
+    rejected with the refusal's ISO 20022 reason, so every path that sends (one payout or a batch)
+    rejects it once, gives the money back to the person and tells them, and never sends it again. A
+    refusal about us instead (credentials) stays an error for the operators; one that asks us to
+    wait (rate limit) is a request that made nothing, sent again later with the same key."""
     livemode = order.livemode if order.livemode is not None else _payout_livemode(order.end_to_end_id)
     with routed_for(livemode=livemode):
-        return _provider().transfer_submit(order)
+        try:
+            return _provider().transfer_submit(order)
+        except PspError as refused:
+            if getattr(refused, "retry_after", False) is not False:
+                raise PspUnknown(f"not made, to send again later: {refused}") from None
+            reason_code = getattr(refused, "payment_reason_code", None)
+            if reason_code is None:
+                raise
+            return PaymentStatus(status="RJCT", reason_code=reason_code, provider_status=str(refused)[:200])
 
 
 def payment_status(end_to_end_id: str) -> PaymentStatus | None:

@@ -90,6 +90,26 @@ class AdyenRefused(PspError):
         words = " ".join(part for part in (title, detail, fields) if part)
         super().__init__(f"{what} refused: {status} {error_code} {words}"[:500])
 
+    @property
+    def payment_reason_code(self) -> str | None:
+        """The ISO 20022 reason a payout is rejected with when Adyen will not make the transfer for
+        what the request says (its invalid fields name what); None when the refusal is about us
+        (our key or permissions: 401, 403) and says nothing of the payment."""
+        if self.status in (401, 403) or self.status >= 500:
+            return None
+        names = " ".join(name for name, _value, _message in self.invalid_fields).lower()
+        if "address" in names:
+            return "BE04"
+        if any(
+            part in names for part in ("iban", "accountnumber", "accountidentification", "bic", "routing")
+        ):
+            return "AC01"
+        if "accountholder" in names or "fullname" in names:
+            return "NAME"
+        # Refused for something it does not name: not to be sent as it is again, so the person is
+        # asked for details that work (a code that marks them, not one that pays again at once).
+        return "AG01"
+
 
 class AdyenRateLimited(AdyenRefused):
     """429: Adyen asks us to wait `retry_after` seconds (its Retry-After header) before asking again;

@@ -13,7 +13,7 @@ from payouts.models.payees import Rail
 from payouts.models.payouts import PayoutScheme, PayoutStatus
 
 PAYEE_DATA_CODES = frozenset(
-    {"AC01", "AC02", "AC03", "AC04", "AC06", "AG01", "BE04", "MD07", "RR03", "RC01", "MS02"}
+    {"AC01", "AC02", "AC03", "AC04", "AC06", "AG01", "BE04", "MD07", "RR03", "RC01", "MS02", "NAME"}
 )
 
 

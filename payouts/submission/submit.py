@@ -100,7 +100,9 @@ def payout_status_apply(*, payout: Payout, status: psp.PaymentStatus) -> Payout:
     if status.settled:
         return payout_settle(payout=payout, bank_reference=status.bank_reference)
     if status.rejected:
-        return payout_reject(payout=payout, reason_code=status.reason_code or "MS03")
+        return payout_reject(
+            payout=payout, reason_code=status.reason_code or "MS03", detail=status.provider_status
+        )
     with transaction.atomic(durable=True):
         payout_transition(
             payout,

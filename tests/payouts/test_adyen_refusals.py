@@ -3,7 +3,7 @@
 The sandbox answers a transfer of a magic amount (or to a payee named "Sandbox error <status>")
 with the error Adyen documents for that status, in Adyen's shapes (validated against the published
 schemas). The adapter raises a typed refusal carrying Adyen's errorCode and words; what the payout's
-lifecycle does with it is not this file's business.
+lifecycle does with it is tests/payouts/test_adyen_refusal_outcomes.py's business.
 """
 
 import httpx
@@ -51,7 +51,7 @@ def test_the_sandbox_answers_each_magic_amount_with_adyens_documented_error(clie
 @pytest.mark.parametrize("scheme", ["sepa_instant", "fps", "ach", "swift"])
 def test_an_invalid_field_is_a_typed_refusal_with_adyens_code_and_words(scheme):
     with pytest.raises(adyen.AdyenRefused) as refused:
-        psp.payment_submit(order(scheme, amount=4_22))
+        adyen.transfer_submit(order(scheme, amount=4_22))
 
     error = refused.value
     assert isinstance(error, psp.PspError)  # the payout's lifecycle sees what it always saw
@@ -77,7 +77,7 @@ def test_a_wrong_key_is_a_typed_refusal_in_adyens_service_error_words():
 
 def test_too_many_requests_says_how_long_to_wait():
     with pytest.raises(adyen.AdyenRateLimited) as refused:
-        psp.payment_submit(order("ach", amount=4_29))
+        adyen.transfer_submit(order("ach", amount=4_29))
     assert refused.value.status == 429 and refused.value.retry_after == RETRY_AFTER_SECONDS
     assert not SandboxBankPayment.objects.exists()
 

@@ -167,11 +167,17 @@ def test_a_query_finds_the_transfer_by_reference_in_adyens_documented_list(monke
     assert status.settled and status.bank_reference == listing["data"][0]["id"]
 
 
-def test_a_refused_request_is_an_error_not_an_outcome(monkeypatch):
+def test_a_refused_request_is_the_payments_answer_not_a_loop(monkeypatch):
+    """Adyen made nothing and would refuse the same request again: the payment is rejected (it was
+    an error that left the payout submitted and sent again every sweep)."""
     problem = {"type": "x", "title": "Invalid", "status": 422, "errorCode": "30_112"}
     recording_client(monkeypatch, lambda request: httpx.Response(422, json=problem))
     with pytest.raises(psp.PspError, match="422"):
-        psp.payment_submit(order("fps"))
+        adyen.transfer_submit(order("fps"))
+
+    answer = psp.payment_submit(order("fps"))
+
+    assert answer.rejected and answer.reason_code == "AG01" and "30_112" in answer.provider_status
 
 
 def test_a_lost_answer_is_unknown(monkeypatch):
