@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.modes import live_key_refusal
+from campaigns.services.twin_start import twin_cashback_campaign_ensure
 from joyback.api.keys import ApiKeyError, api_key_create, api_key_revoke, api_key_rotate
 from joyback.api.models import EventType, Scope
 from joyback.api.selectors import (
@@ -100,6 +101,9 @@ def api_key_new(request):
     except ApiKeyError as error:
         form.add_error(None, str(error))
         return _developers_page(request, key_form=form, status=400)
+    if not request.brand.livemode:
+        # The quickstart's first purchase needs a live campaign to earn on: a test key brings one.
+        twin_cashback_campaign_ensure(brand=request.brand)
     # Shown in this answer only: it is stored as a hash.
     return _developers_page(request, new_secret=issued)
 
