@@ -32,7 +32,13 @@ class Command(BaseCommand):
             return
         shopify, woo = (
             shop_connect(
-                brand=brand, kind=kind, domain=domain, webhook_secret=f"demo-{kind}-secret", campaign=campaign
+                brand=brand,
+                kind=kind,
+                domain=domain,
+                webhook_secret=f"demo-{kind}-secret",
+                campaign=campaign,
+                # The sandbox's own shops, made for this brand here: nobody else can claim them.
+                proof="sandbox_demo",
             )
             for kind, domain in SHOPS
         )
