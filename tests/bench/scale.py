@@ -50,6 +50,8 @@ P99_TARGET_MS = 100.0
 PAYOUT_P99_TARGET_MS = 1000.0
 SAMPLE_SECONDS = 0.1
 CLAIMANT_IBANS = 500_000
+# Each run's and node's claimants their own IBAN numbers (beyond the approved people's).
+_claim_numbers = iter(range(0, 10**9, 10**6))
 # Up to this long after the load for every payout to reach the bank (a late one counts with its
 # whole latency); the task cluster's sweep (every minute) asks about the payouts a killed worker
 # held once they are PAYOUT_STALE_SECONDS (60) old.
@@ -276,30 +278,6 @@ def setup(cluster, *, people: int, runs: dict, note) -> tuple:
     return clients, plan, owner_session()
 
 
-def forms_write(prefix: Path, people: list, *, connections: int) -> Path:
-    """The claimants' payee forms, dealt round-robin to PREFIX-<n>.tsv, n = 1..connections (wrk.lua's
-    forms: mode): each person their own IBAN and email (shared details are a fraud signal)."""
-    from urllib.parse import urlencode
-
-    lines = [[] for _ in range(connections)]
-    for position, (number, client) in enumerate(people):
-        body = urlencode(
-            {
-                "csrfmiddlewaretoken": client.form_token,
-                "name": f"Bench Person {number}",
-                "email": f"person{number}@bench.example",
-                "phone": "",
-                # Apart from the IBANs of the people approved (payout.bank_account counts from 0).
-                "iban": web.iban(CLAIMANT_IBANS + number),
-                "consent": "on",
-            }
-        )
-        lines[position % connections].append(f"{client.cookie}; csrftoken={client.csrftoken}\t{body}")
-    for n, chunk in enumerate(lines, 1):
-        Path(f"{prefix}-{n}.tsv").write_text("\n".join(chunk) + "\n")
-    return prefix
-
-
 def owner_session() -> str:
     """The Cookie header of the bench brand's owner, signed in (a session as a sign-in leaves it)."""
     from django.conf import settings
@@ -333,7 +311,7 @@ def one_run(
 
     from django.conf import settings
 
-    from verification.services import EVENT_LEASE
+    from verification.services.provider_events import EVENT_LEASE
 
     nodes = list(range(1, run.nodes + 1))
     if not tokens:  # the CSRF cookie and form token of each claimant, valid on every node
@@ -346,12 +324,15 @@ def one_run(
     }
     files = {}
     for node in nodes:
-        files[("claim", node)] = "forms:" + str(
-            forms_write(
-                tmp / f"{run.label}-claims-{node}",
-                [(number, client) for number, client in enumerate(tokens) if number % run.nodes == node - 1],
-                connections=per_node["claim"],
-            )
+        # People who have not given bank details yet, one a request (a person's second POST is a 409:
+        # details on file change only with a code sent to them), apart from the approved people's IBANs.
+        files[("claim", node)] = web.claim_forms_files(
+            template=tokens[0],
+            connections=per_node["claim"],
+            seconds=args.scale_seconds + 30,  # the run's warm-up and drain included
+            per_second=100,  # a connection's claims per second on a loaded cluster, with room
+            prefix=tmp / f"{run.label}-claims-{node}",
+            start=CLAIMANT_IBANS + next(_claim_numbers),
         )
         prefix = tmp / f"{run.label}-hooks-{node}"
         webhook.deliveries_write(
@@ -389,9 +370,21 @@ def one_run(
         "REDIS_URL": cluster.redis_url,
         "PGAPPNAME": "approver",
     }
+    alone = context.Barrier(1)  # kept here until the process has it (a lost one fails its start)
     approver = context.Process(
         target=payout.approver_main,
-        args=(approver_env, plan.rule_id, warmup_ids, timed_ids, args.scale_rate, timed_start, results),
+        # One approving process: all of the people (its share, 0 of 1), no one else to wait for.
+        args=(
+            approver_env,
+            plan.rule_id,
+            warmup_ids,
+            timed_ids,
+            args.scale_rate,
+            timed_start,
+            results,
+            (0, 1),
+            alone,
+        ),
         name=f"bench-scale-{run.label}",
     )
     approver.start()

@@ -8,7 +8,8 @@ of what the same server does with a request that has no work in it:
 - django_hello: GET /bench/hello/ (expects 200), before and after each round of product pages;
   a round's reference is the mean of the two runs around it.
 - landing_get: GET /c/<slug>/, the public page of a live, funded campaign (expects 200).
-- claim_post: POST /p/c/<slug>/payee/, a person's bank details (expects 302 to the status page).
+- claim_post: POST /p/c/<slug>/payee/, a person's bank details (expects 302 to the status page), a
+  person who has not given them yet in every request.
   Each connection is a different participant with an approved reward, its own participant cookie
   and its CSRF cookie and token, got from the payee form page as a browser would.
 
@@ -333,23 +334,85 @@ def iban(number: int) -> str:
     return str(IBAN.generate("DE", bank_code="37040044", account_code=f"{532013000 + number:010d}"))
 
 
-def clients_file(clients: list[Client], path: Path) -> Path:
-    """One line per wrk thread: the Cookie header, a tab, the form body."""
-    lines = []
-    for number, client in enumerate(clients):
-        body = urlencode(
-            {
-                "csrfmiddlewaretoken": client.form_token,
-                "name": f"Bench Person {number}",
-                "email": f"person{number}@bench.example",
-                "phone": "",
-                "iban": iban(number),
-                "consent": "on",
-            }
+# People a claim POST's wrk run sends per connection, per second of the run: one new person per
+# request (details a person already gave change only with a code sent to them, payouts.payees.changes,
+# so a person's second POST is a 409, not what this line measures), with room for a fast machine.
+PEOPLE_PER_CONNECTION_SECOND = 250
+
+
+def claim_forms_files(
+    *,
+    template: Client,
+    connections: int,
+    seconds: float,
+    prefix: Path,
+    start: int,
+    per_second: int = PEOPLE_PER_CONNECTION_SECOND,
+) -> str:
+    """For one wrk run of claim_post: per connection a file of people who have not given bank details
+    yet, each a participant of the bench brand with their own cookie, IBAN and email (the form's CSRF
+    cookie and token are the template browser's: they name no person). "forms:<prefix>" for wrk.lua.
+
+    The people are made in one statement; what a claim's reward costs is the reward's benchmark."""
+    from django.db import connections as db_connections
+
+    from verification.models import ActionClaim, Identity, Participant
+    from verification.sessions import COOKIE, participant_cookie_value
+
+    # A person gives bank details once they have a claim (payouts.sql._SUBMISSION_ACCEPT): each gets
+    # a twin of the template person's TikTok login claim, rejected: no money moves for these people.
+    claim = ActionClaim.objects.filter(participant_id=template.participant_id).first()
+    brand_id = claim.brand_id
+    each = max(50, int(per_second * seconds))
+    people = Participant.objects.bulk_create(
+        Participant(brand_id=brand_id) for _ in range(each * connections)
+    )
+    identities = Identity.objects.bulk_create(
+        Identity(
+            brand_id=brand_id,
+            participant=person,
+            provider="tiktok",
+            subject=f"bench-{start}-{n}",
+            verified_at=claim.created_at,
         )
-        lines.append(f"{client.cookie}; csrftoken={client.csrftoken}\t{body}")
-    path.write_text("\n".join(lines) + "\n")
-    return path
+        for n, person in enumerate(people)
+    )
+    ActionClaim.objects.bulk_create(
+        ActionClaim(
+            campaign_id=claim.campaign_id,
+            brand_id=brand_id,
+            rule_id=claim.rule_id,
+            participant=person,
+            identity=identity,
+            status="rejected",
+            reason="bench",
+            amount=claim.amount,
+            currency=claim.currency,
+            decided_at=claim.created_at,
+        )
+        for person, identity in zip(people, identities, strict=True)
+    )
+    for connection_number in range(connections):
+        lines = []
+        for offset, person in enumerate(people[connection_number * each : (connection_number + 1) * each]):
+            number = start + connection_number * each + offset
+            cookie = (
+                f"{COOKIE}={participant_cookie_value({brand_id: person.pk})}; csrftoken={template.csrftoken}"
+            )
+            body = urlencode(
+                {
+                    "csrfmiddlewaretoken": template.form_token,
+                    "name": f"Bench Person {number}",
+                    "email": f"person{number}@bench.example",
+                    "phone": "",
+                    "iban": iban(number),
+                    "consent": "on",
+                }
+            )
+            lines.append(f"{cookie}\t{body}")
+        Path(f"{prefix}-{connection_number + 1}.tsv").write_text("\n".join(lines) + "\n")
+    db_connections.close_all()
+    return f"forms:{prefix}"
 
 
 def wrk_run(
@@ -458,7 +521,18 @@ def measure(server: Server, bench_db: str, args, note) -> list[dict]:
         Gunicorn(workers=args.http_workers, worker_class="sync", env=env, log_dir=Path(tmp)) as gunicorn,
     ):
         clients = [client_tokens(gunicorn.port, client) for client in clients]
-        posts = clients_file(clients, Path(tmp) / "clients.tsv")
+        made = iter(range(len(clients), 10**9, 10**6))  # each run's people get numbers of their own
+
+        def posts(seconds: float) -> str:
+            run = next(made)
+            return claim_forms_files(
+                template=clients[0],
+                connections=args.http_connections,
+                seconds=seconds,
+                prefix=Path(tmp) / f"claims-{run}",
+                start=run,
+            )
+
         urls = {
             "django_hello": ("/bench/hello/", 200, None),
             "landing_get": (f"/c/{SLUG}/", 200, None),
@@ -466,12 +540,14 @@ def measure(server: Server, bench_db: str, args, note) -> list[dict]:
         }
         warm = {}
         for name, (path, expected, post_clients) in urls.items():
-            common = dict(expected=expected, connections=args.http_connections, clients=post_clients)
+            people = post_clients(args.http_warmup) if post_clients else None
+            common = dict(expected=expected, connections=args.http_connections, clients=people)
             warm[name] = wrk_run(gunicorn.base + path, seconds=args.http_warmup, **common)
 
         def timed(name: str, label: str) -> Load:
             path, expected, post_clients = urls[name]
-            common = dict(expected=expected, connections=args.http_connections, clients=post_clients)
+            people = post_clients(args.http_round_seconds) if post_clients else None
+            common = dict(expected=expected, connections=args.http_connections, clients=people)
             before = Cpu.now(gunicorn.process.pid)
             load = wrk_run(gunicorn.base + path, seconds=args.http_round_seconds, **common)
             cpu = before.per_request(Cpu.now(gunicorn.process.pid), load.requests)
