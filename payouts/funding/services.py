@@ -205,30 +205,11 @@ def _transfer_park(account: VirtualAccount, found: provider.IncomingTransfer) ->
 
 
 def _exception_raise(account: VirtualAccount, found: provider.IncomingTransfer) -> None:
-    """The exception of a transfer nothing booked, once: the account's row keeps two deliveries of
-    one transfer from raising it twice."""
-    VirtualAccount.objects.select_for_update().filter(pk=account.pk).first()
-    raised = ReconciliationException.objects.filter(
-        brand_id=account.brand_id,
-        reason=ExceptionReason.PROVIDER_UNMATCHED,
-        currency=found.currency,
-        detail__contains=found.transfer_id,
-    ).exists()
-    if raised:
-        return
     detail = _(
         "The provider booked %(kind)s %(id)s on this account, and the ledger cannot book it here: "
         "nothing was booked; staff decide."
     ) % {"kind": _kind_words(found), "id": found.transfer_id}
-    ReconciliationException.objects.create(
-        brand_id=account.brand_id,
-        reason=ExceptionReason.PROVIDER_UNMATCHED,
-        detail=detail[:300],
-        amount=found.movement
-        if found.movement is not None
-        else (found.amount if found.kind == "deposit" else -found.amount),
-        currency=found.currency,
-    )
+    _transfer_exception(account, found, reason=ExceptionReason.PROVIDER_UNMATCHED, detail=detail)
 
 
 def _kind_words(found: provider.IncomingTransfer) -> str:
@@ -237,16 +218,35 @@ def _kind_words(found: provider.IncomingTransfer) -> str:
     return found.type or _("a transfer")
 
 
+def _transfer_exception(account: VirtualAccount, found: provider.IncomingTransfer, *, reason, detail) -> bool:
+    """The one exception for staff of a provider transfer nothing booked, in the caller's
+    transaction: the unique provider transfer id makes deliveries of one transfer (twice, or at
+    once by two workers) raise it once. Whether this call raised it."""
+    if found.movement is not None:
+        signed = found.movement
+    elif found.kind == "deposit" or (found.direction == "incoming" and "DirectDebit" not in found.type):
+        signed = found.amount
+    else:
+        signed = -found.amount
+    try:
+        with transaction.atomic():
+            ReconciliationException.objects.create(
+                brand_id=account.brand_id,
+                reason=reason,
+                provider_transfer_id=found.transfer_id,
+                detail=detail[:300],
+                amount=signed,
+                currency=found.currency,
+            )
+    except IntegrityError:  # the transfer's question is already open (or answered)
+        return False
+    return True
+
+
 def _movement_report(account: VirtualAccount, found: provider.IncomingTransfer) -> str:
     """Money moved on a brand's virtual account that is neither a deposit nor its sweep (a direct
     debit, a transfer out, a credit whose balances went down): never booked as money in; one
     exception per transfer for staff, whatever its webhooks say later."""
-    if found.movement:
-        signed = found.movement
-    elif found.direction == "outgoing" or "DirectDebit" in found.type:
-        signed = -found.amount
-    else:
-        signed = found.amount
     detail = _(
         "The provider reports %(type)s %(id)s (%(category)s, %(direction)s, %(status)s) on the brand's "
         "virtual account. It is not a deposit and was not booked."
@@ -257,19 +257,9 @@ def _movement_report(account: VirtualAccount, found: provider.IncomingTransfer) 
         "direction": found.direction or "?",
         "status": found.status or "?",
     }
-    try:
-        with transaction.atomic(durable=True):
-            ReconciliationException.objects.create(
-                brand_id=account.brand_id,
-                reason=ExceptionReason.PROVIDER_MOVEMENT,
-                provider_transfer_id=found.transfer_id,
-                detail=detail[:300],
-                amount=signed,
-                currency=found.currency,
-            )
-    except IntegrityError:  # the transfer's question is already open (or answered)
-        return "movement_known"
-    return "movement_exception"
+    with transaction.atomic(durable=True):
+        raised = _transfer_exception(account, found, reason=ExceptionReason.PROVIDER_MOVEMENT, detail=detail)
+    return "movement_exception" if raised else "movement_known"
 
 
 def _deposit_apply(account: VirtualAccount, found: provider.IncomingTransfer) -> str:
