@@ -87,6 +87,10 @@ def _page(client, url) -> tuple[list[float], int]:
     return timings, len(executed)
 
 
+def _scaled(size: int, args) -> int:
+    return max(100, round(size * args.recon_scale))
+
+
 def measure(server, bench_db: str, args, note) -> dict:
     from tests.bench import web
 
@@ -130,13 +134,15 @@ def measure(server, bench_db: str, args, note) -> dict:
     owner = {"brand_id": brand.pk, "participant_id": participant.pk, "payee_id": payee.pk}
     _payouts_insert(**owner, first=0, count=1)
     small_timings, small_queries = _page(client, url)
-    _payouts_insert(**owner, first=1, count=PAYOUTS)
-    ledger.accounts_setup(participants=1000, history=LEDGER_TRANSACTIONS)  # brand 1: this brand
+    payouts, transactions = _scaled(PAYOUTS, args), _scaled(LEDGER_TRANSACTIONS, args)
+    small, large = _scaled(10_000, args), _scaled(100_000, args)
+    _payouts_insert(**owner, first=1, count=payouts)
+    ledger.accounts_setup(participants=min(1000, transactions), history=transactions)  # brand 1: this brand
     note(
-        f"recon setup: {PAYOUTS} settled payouts and {2 * LEDGER_TRANSACTIONS} ledger entries by SQL, "
+        f"recon setup: {payouts} settled payouts and {2 * transactions} ledger entries by SQL, "
         f"{time.monotonic() - began:.1f} s"
     )
-    small_file, large_file = _statement(1, 10_000), _statement(10_001, 100_000)
+    small_file, large_file = _statement(1, small), _statement(small + 1, large)
     small_seconds, small_job = _import_seconds(small_file, brand)
     large_seconds, large_job = _import_seconds(large_file, brand)
     note(
@@ -155,6 +161,8 @@ def measure(server, bench_db: str, args, note) -> dict:
         "small_p95": percentile(small_timings, 0.95),
         "queries": queries,
         "small_queries": small_queries,
+        "payouts": payouts,
+        "ledger_entries": 2 * transactions,
     }
 
 
@@ -169,7 +177,7 @@ def lines(results: dict, *, note, line) -> list[str]:
     )
     note(
         f"recon page: p50 {results['p50']:.1f} ms, p95 {results['p95']:.1f} ms over {PAGE_REQUESTS} requests "
-        f"with {PAYOUTS} payouts and {2 * LEDGER_TRANSACTIONS} ledger entries (one payout: p95 "
+        f"with {results['payouts']} payouts and {results['ledger_entries']} ledger entries (one payout: p95 "
         f"{results['small_p95']:.1f} ms)"
     )
     return [

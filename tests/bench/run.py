@@ -211,7 +211,62 @@ def arguments(argv):
     parser.add_argument(
         "--captions", type=int, default=100_000, help="captions the caption checker checks (100000)"
     )
-    return parser.parse_args(argv)
+    parser.add_argument(
+        "--recon-scale",
+        type=float,
+        default=1.0,
+        help="the recon part's sizes (100,000 entries, 200,000 payouts, 1,000,000 ledger entries) "
+        "times this (1)",
+    )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="every part at a size of seconds, to prove it still runs (make test does); "
+        "its figures mean nothing",
+    )
+    args = parser.parse_args(argv)
+    if args.smoke:
+        for name, value in SMOKE.items():
+            setattr(args, name, value)
+    return args
+
+
+# Sizes that run every part in seconds: what the suite runs so that no change breaks a part unseen.
+SMOKE = {
+    "seconds": 1,
+    "pgbench_seconds": 1,
+    "workers": 2,
+    "batch": 20,
+    "latency_calls": 20,
+    "participants": 40,
+    "history": 200,
+    "http_seconds": 1,
+    "http_warmup": 0.2,
+    "http_rounds": 1,
+    "http_round_seconds": 1,
+    "http_connections": 2,
+    "http_workers": 2,
+    "webhook_deliveries": 500,
+    "webhook_redis_url": "",
+    "reward_calls": 20,
+    "pain001_count": 200,
+    "payout_rate": 5,
+    "payout_high_rate": 0,
+    "payout_seconds": 2,
+    "payout_backlog": 10,
+    "payout_workers": 1,
+    "payout_approvers": 1,
+    "scale_seconds": 2,
+    "scale_rate": 2,
+    "scale_landing": 1,
+    "scale_claim": 1,
+    "scale_claimants": 20,
+    "scale_webhook": 1,
+    "scale_deliveries": 200,
+    "scale_web_workers": 1,
+    "captions": 500,
+    "recon_scale": 0.001,
+}
 
 
 def server_from_env() -> Server | None:
@@ -351,6 +406,7 @@ def main(argv=None) -> int:
 
             connections.close_all()
         server.database_drop(bench_db)
+        server.database_drop(web.migrated_template(bench_db))
         server.database_drop(pgbench_db)
 
     lines = ledger_lines(results) if ledger_part else []
@@ -602,13 +658,9 @@ def measure(server: Server, bench_db: str, pgbench_db: str, args) -> dict:
     )
 
     # 2. JoyBack's database, migrated like production, with one funded campaign budget.
-    server.database_create(bench_db)
-    os.environ["DATABASE_URL"] = server.url_for(bench_db)
-    ledger.django_setup()
-    from django.core.management import call_command
+    web.database_prepare(server, bench_db)
     from django.db import connections
 
-    call_command("migrate", interactive=False, verbosity=0)
     setup_began = time.monotonic()
     accounts = ledger.accounts_setup(participants=args.participants, history=args.history)
     connections.close_all()

@@ -69,10 +69,19 @@ class Server:
         with self.connect_admin() as conn:
             return conn.execute(sql.SQL("SHOW {}").format(sql.Identifier(name))).fetchone()[0]
 
-    def database_create(self, dbname: str) -> None:
+    def database_create(self, dbname: str, *, template: str = "") -> None:
         self.database_drop(dbname)
+        statement = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname))
+        if template:
+            statement += sql.SQL(" TEMPLATE {}").format(sql.Identifier(template))
         with self.connect_admin() as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+            conn.execute(statement)
+
+    def database_exists(self, dbname: str) -> bool:
+        with self.connect_admin() as conn:
+            return (
+                conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [dbname]).fetchone() is not None
+            )
 
     def database_drop(self, dbname: str) -> None:
         with self.connect_admin() as conn:

@@ -1,0 +1,72 @@
+"""Every part of `make bench` still runs: the suite runs each at a size of seconds (`--smoke`), so a
+change to the code a part drives (a column, a service's arguments, a worker) cannot break it unseen.
+The figures of a smoke run mean nothing; what is checked is that every part sets up, runs and prints
+its lines.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PARTS_LINES = (
+    "ledger_batched_rewards",
+    "ledger_per_row_rewards",
+    "ledger_unbatched_p99",
+    "landing_get",
+    "claim_post",
+    "webhook_intake",
+    "instant_reward_p99",
+    "api_events",
+    "api_replay_p99",
+    "payout_approval_to_submission_p99",
+    "payout_cpu_per_payout",
+    "recon_import_100k",
+    "recon_page_queries",
+    "caption_checker_p99",
+    "compliance_blind_agreement",
+)
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("wrk") is None, reason="the HTTP parts need wrk (apt-get install wrk; .ci/run installs it)"
+)
+
+
+def _bench(*args: str) -> str:
+    base = urlsplit(os.environ["DATABASE_URL"])
+    smoke_db = base._replace(path=f"{base.path.rstrip('/')}_smoke")
+    env = {**os.environ, "DATABASE_URL": urlunsplit(smoke_db), "JOYBACK_ENV": "test"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)  # the bench chooses its own
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.bench.run", "--smoke", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, f"the bench failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+    return done.stdout
+
+
+def test_every_part_of_the_bench_runs():
+    printed = _bench()
+    names = {line.split()[1] for line in printed.splitlines() if line.startswith("bench ")}
+    assert set(PARTS_LINES) <= names, f"missing: {sorted(set(PARTS_LINES) - names)}\n{printed[-3000:]}"
+
+
+def test_the_scale_part_runs_and_its_proofs_hold():
+    runs = "1-node,2-nodes,1-node-django-pool,chaos"
+    if shutil.which("pgbouncer") or Path("/usr/sbin/pgbouncer").exists():
+        runs += ",1-node-pgbouncer"
+    printed = _bench("--only", "scale", "--scale-runs", runs)
+    lines = [line for line in printed.splitlines() if line.startswith("bench ")]
+    assert any(line.startswith("bench scale_2nodes_requests") for line in lines), printed[-3000:]
+    chaos = [line for line in lines if line.startswith("bench chaos_lost_or_doubled ")]
+    assert chaos and chaos[0].split()[2] == "0", printed[-3000:]
