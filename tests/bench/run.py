@@ -124,6 +124,8 @@ def arguments(argv):
     parser = argparse.ArgumentParser(prog="python -m tests.bench.run", description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=10, help="each ledger throughput run (10)")
     parser.add_argument("--pgbench-seconds", type=int, default=10, help="each of the two pgbench runs (10)")
+    parser.add_argument("--pgbench-scale", type=int, default=8, help="pgbench's scale factor (8)")
+    parser.add_argument("--pgbench-scale", type=int, default=8, help="pgbench's scale factor (8)")
     parser.add_argument("--workers", type=int, default=8, help="clients and worker processes (8)")
     parser.add_argument("--batch", type=int, default=500, help="postings per postings_post() call (500)")
     parser.add_argument("--latency-calls", type=int, default=2000, help="unbatched postings timed (2000)")
@@ -235,6 +237,7 @@ def arguments(argv):
 SMOKE = {
     "seconds": 1,
     "pgbench_seconds": 1,
+    "pgbench_scale": 1,
     "workers": 2,
     "batch": 20,
     "latency_calls": 20,
@@ -358,7 +361,8 @@ def main(argv=None) -> int:
     )
     if ledger_part:
         note(
-            f"runs: pgbench tpcb-like -s 8 -c {args.workers} -j 2 -T {args.pgbench_seconds}, before and "
+            f"runs: pgbench tpcb-like -s {args.pgbench_scale} -c {args.workers} -j 2 "
+            f"-T {args.pgbench_seconds}, before and "
             f"after the ledger runs; ledger {args.workers} worker processes x {args.seconds:g} s per mode, "
             f"batch {args.batch}; unbatched latency over {args.latency_calls} sequential calls"
         )
@@ -647,7 +651,7 @@ def measure(server: Server, bench_db: str, pgbench_db: str, args) -> dict:
     eight = ["-c", str(args.workers), "-j", "2", "-T", str(args.pgbench_seconds)]
 
     # 1. The reference: what this server does with pgbench's own small durable transactions.
-    pgbench_init(server, pgbench_db, scale=8)
+    pgbench_init(server, pgbench_db, scale=args.pgbench_scale)
     before = pgbench_run(server, pgbench_db, *eight)
     single = pgbench_run(server, pgbench_db, "-c", "1", "-j", "1", "-t", str(args.latency_calls), log=True)
     results["pgbench_1client_p99"] = single.percentile(0.99)
