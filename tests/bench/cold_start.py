@@ -15,11 +15,12 @@ runs on it, which is why its output starts with the load average.
 import argparse
 import contextlib
 import os
-import selectors
+import queue
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -77,16 +78,19 @@ def main(argv=None) -> int:
 
 
 def _phases(make, *, began: float, timeout: float):
+    # A thread reads make's lines as they come: select() on a buffered pipe misses lines already read
+    # into the buffer.
+    lines = queue.Queue()
+    threading.Thread(
+        target=lambda: [lines.put(text) for text in make.stdout] + [lines.put(None)], daemon=True
+    ).start()
     marks, pending = [], list(PHASES)
-    selector = selectors.DefaultSelector()
-    selector.register(make.stdout, selectors.EVENT_READ)
     while time.monotonic() - began < timeout:
-        if not selector.select(timeout=1):
-            if make.poll() is not None:
-                return marks, None
+        try:
+            text = lines.get(timeout=1)
+        except queue.Empty:
             continue
-        text = make.stdout.readline()
-        if not text:
+        if text is None:
             return marks, None
         now = time.monotonic() - began
         while pending and pending[0][1] in text:

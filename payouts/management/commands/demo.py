@@ -1,0 +1,19 @@
+"""The whole demo in one process: brands and campaigns, their funding, payouts with each bank
+outcome, and the sandbox shops' orders (make run does this). Safe to run again.
+
+One process instead of four: each would start Django anew, and on a busy machine that start is a
+good part of a cold `make run`.
+"""
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+STEPS = ("demo_seed", "demo_funding", "demo_payouts", "demo_shops")
+
+
+class Command(BaseCommand):
+    help = "Seed the whole demo: " + ", ".join(STEPS) + " (idempotent)."
+
+    def handle(self, *args, **options):
+        for step in STEPS:
+            call_command(step, stdout=self.stdout, stderr=self.stderr)
