@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Every dependency, pinned with its hashes (make lock); installs take exactly these files. Nothing is
 # compiled ahead: Python compiles each module the first time it is imported, so a cold start pays
-# only for what it uses.
+# only for what it uses. deploy/venv.py keeps the first venv made from a lock in ~/.cache/joyback and
+# gives the next fresh clone with the same lock a linked copy of it.
 LOCK := requirements.lock
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -15,8 +16,7 @@ WITH_DB := $(BIN)/python -m joyback.embedded_db
 .PHONY: run test lint format bench migrate demo clean lock audit cluster
 
 $(STAMP): pyproject.toml $(LOCK)
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --no-compile --require-hashes -r $(LOCK)
+	$(PYTHON) deploy/venv.py $(VENV) $(LOCK)
 	$(BIN)/pip install --quiet --no-compile --no-deps -e .
 	touch $(STAMP)
 
