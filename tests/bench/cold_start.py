@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # What make prints as each phase begins, in order; the first line that contains a marker ends the
 # phase before it.
 PHASES = (
+    ("venv", "deploy/venv.py"),
     ("install", "pip install"),
     ("migrate", "manage.py migrate"),
     ("seed and start", "manage.py demo_seed"),
@@ -84,14 +85,16 @@ def _phases(make, *, began: float, timeout: float):
     threading.Thread(
         target=lambda: [lines.put(text) for text in make.stdout] + [lines.put(None)], daemon=True
     ).start()
-    marks, pending = [], list(PHASES)
+    marks, pending, printed = [], list(PHASES), []
     while time.monotonic() - began < timeout:
         try:
             text = lines.get(timeout=1)
         except queue.Empty:
             continue
         if text is None:
+            print("".join(f"# make: {seen}" for seen in printed[-40:]), end="")
             return marks, None
+        printed.append(text)
         now = time.monotonic() - began
         while pending and pending[0][1] in text:
             marks.append((pending.pop(0)[0], now))
