@@ -100,6 +100,7 @@ def _phases(make, *, began: float, timeout: float):
             marks.append((pending.pop(0)[0], now))
         if marks and marks[-1][0] == "sign-ins" and DONE_MARKER in text:
             return marks, now
+    print("".join(f"# make: {seen}" for seen in printed[-40:]), end="")
     return marks, None
 
 
