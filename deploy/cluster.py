@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -453,8 +454,6 @@ class Cluster:
         return group
 
     def _wait_port(self, port: int, name: str, timeout: float = 20) -> None:
-        import socket
-
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with socket.socket() as probe:

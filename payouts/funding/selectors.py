@@ -5,6 +5,7 @@ from django.db.models import Count
 
 from campaigns import roles
 from campaigns.models import Brand, Membership
+from joyback.metrics import gauge
 from payouts.models import ProviderBalanceCheck, ProviderDeposit, ProviderTransaction, VirtualAccount
 
 
@@ -47,8 +48,6 @@ def provider_drift_problems() -> list[str]:
 
 def provider_metrics():
     """For GET /metrics: the provider balance drift per currency, and the brands' virtual accounts."""
-    from joyback.metrics import gauge
-
     yield gauge(
         "joyback_provider_drift_minor",
         "The ledger's provider balance minus the provider's balances of the virtual accounts (minor units)",
