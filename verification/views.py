@@ -255,6 +255,10 @@ def whatsapp_webhook(request):
 @require_POST
 def tiktok_webhook(request):
     """TikTok's webhook: Tiktok-Signature over "t.body", fresh within the tolerance, stored once."""
+    if not settings.TIKTOK_CLIENT_SECRET:
+        # Anyone can sign with an empty key: without the secret nothing is genuine (as WhatsApp's).
+        logger.warning("tiktok webhook refused: TIKTOK_CLIENT_SECRET is not set")
+        return HttpResponse(status=401)
     try:
         tiktok.webhook_verify(
             body=request.body,
