@@ -124,12 +124,6 @@ def whatsapp_event_process(*, event_id: int) -> str:
     return outcome
 
 
-def whatsapp_messages_record(*, messages: list[InboundMessage]) -> int:
-    """Store and process at once (the sandbox phone and tests); the webhook only stores."""
-    new = whatsapp_messages_store(messages=messages)
-    return provider_events_process(ids=new) if new else 0
-
-
 def _whatsapp_optin(*, optin: OptinCode, message: InboundMessage) -> str:
     identity = identity_attach(
         participant=optin.participant,
