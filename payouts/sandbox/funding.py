@@ -475,7 +475,7 @@ def play_money_transfer_notify(*, brand: Brand, amount: int) -> tuple[bytes, str
 def play_money_notification_book(*, xml: bytes, signature: str) -> list[Transaction]:
     """Book the deposits a signed sandbox-bank notification reports, to test twins only."""
     if not hmac.compare_digest(play_money_signature(xml), signature or ""):
-        raise PlayMoneyRefused(_("The notification is not signed by the sandbox bank; nothing was booked."))
+        raise PlayMoneyRefused(_("The notification is not signed by the test-mode bank; nothing was booked."))
     try:
         parsed = camt_read(xml)
     except (Iso20022Error, SchemaError) as error:
@@ -483,7 +483,7 @@ def play_money_notification_book(*, xml: bytes, signature: str) -> list[Transact
     booked = []
     for block in parsed.statements:
         if block.account.replace(" ", "") != TEST_ACCOUNT_IBAN:
-            raise PlayMoneyRefused(_("Test funds arrive only on the sandbox bank's test account."))
+            raise PlayMoneyRefused(_("Test funds arrive only on the test-mode bank's account."))
         for line in block.lines:
             brand = brand_for_reference(line.reference, livemode=False) if line.credit else None
             if brand is None:

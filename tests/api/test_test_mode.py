@@ -284,7 +284,7 @@ def test_test_funds_come_from_the_sandbox_banks_signed_message_only(twin, alpaca
     xml, signature = play_money_transfer_notify(brand=twin, amount=50_00)
     before = Account.objects.get(brand_id=twin.pk, kind=AccountKind.BRAND_FUNDING).balance
     tampered = xml.replace(b"50.00", b"5000.00")
-    with pytest.raises(PlayMoneyRefused, match="not signed by the sandbox bank"):
+    with pytest.raises(PlayMoneyRefused, match="not signed by the test-mode bank"):
         play_money_notification_book(xml=tampered, signature=signature)
     assert Account.objects.get(brand_id=twin.pk, kind=AccountKind.BRAND_FUNDING).balance == before
     play_money_notification_book(xml=xml, signature=signature)
