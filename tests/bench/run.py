@@ -347,6 +347,7 @@ def main(argv=None) -> int:
         return 1
     finally:
         if "django.apps" in sys.modules and sys.modules["django.apps"].apps.ready:
+            # deferred: the bench sets Django up (its settings, per process) before importing apps
             from django.db import connections
 
             connections.close_all()
@@ -605,6 +606,7 @@ def measure(server: Server, bench_db: str, pgbench_db: str, args) -> dict:
     server.database_create(bench_db)
     os.environ["DATABASE_URL"] = server.url_for(bench_db)
     ledger.django_setup()
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.core.management import call_command
     from django.db import connections
 
