@@ -2,9 +2,9 @@
 
 In production the sandbox bank (payouts.sandbox) is the bank of every brand's test data: a test
 brand's payouts, deposits and play money go to it in-process, never to a real bank. This module is
-the one door into it from production code (tests/test_layers.py and the import contracts in
-pyproject.toml hold that): the provider port (payouts.psp) routes a test brand's requests to its
-transport, the URLconf mounts its views, and everything else asks this module.
+the one door into it from production code (an import contract in pyproject.toml holds that): the
+provider port (payouts.psp) routes a test brand's requests to its transport, the URLconf mounts its
+views, and everything else asks this module.
 """
 
 from payouts.sandbox.bank import payment_return
