@@ -66,6 +66,7 @@ cluster: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 	JOYBACK_ENV=test $(WITH_DB) $(BIN)/python manage.py makemigrations --check --dry-run
 
 format: $(STAMP)

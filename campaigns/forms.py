@@ -5,6 +5,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Package, Trigger, VerificationMode
+from campaigns.reach import TiersInvalid, reach_tiers_parse
 
 CURRENCIES = [("EUR", _("EUR — Euro")), ("GBP", _("GBP — Pound sterling")), ("USD", _("USD — US dollar"))]
 
@@ -177,8 +178,6 @@ class RuleForm(forms.Form):
     )
 
     def clean_reach_tiers(self):
-        from campaigns.reach import TiersInvalid, reach_tiers_parse
-
         try:
             return reach_tiers_parse(self.cleaned_data.get("reach_tiers", ""))
         except TiersInvalid as error:

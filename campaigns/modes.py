@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from campaigns.models import Brand
+from campaigns.services.funding import brand_funding_account
 
 TEST_SUFFIX = "--test"
 
@@ -53,7 +54,6 @@ def brand_test_twin(*, brand: Brand) -> Brand:
     twin = brand_test_twin_get(brand=brand)
     if twin is not None:
         return twin
-    from campaigns.services.funding import brand_funding_account
 
     try:
         with transaction.atomic():

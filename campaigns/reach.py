@@ -67,12 +67,6 @@ def reach_tiers_parse(text: str, *, exponent: int = 2) -> list[list[int]]:
     return tiers
 
 
-def reach_tiers_text(tiers, *, exponent: int = 2) -> str:
-    return "\n".join(
-        f"{views} = {Decimal(minor) / (10**exponent):.{exponent}f}" for views, minor in tiers or []
-    )
-
-
 @dataclass(frozen=True)
 class ReachTierRow:
     views: int

@@ -4,6 +4,7 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
+from allauth.account.models import EmailAddress
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import CharField, OuterRef, Subquery, Sum, Value
@@ -286,8 +287,6 @@ _local_pages: dict[str, tuple[float, bytes]] = {}
 
 def brand_owner_verified_email(*, brand: Brand) -> str:
     """The email of an owner of the brand that its owner has confirmed (allauth), or ""."""
-    from allauth.account.models import EmailAddress
-
     address = (
         EmailAddress.objects.filter(
             verified=True, user__memberships__brand=brand, user__memberships__role="owner"

@@ -26,7 +26,7 @@ from campaigns.forms import (
     LicenceForm,
     RuleForm,
 )
-from campaigns.licence import licence_terms_current
+from campaigns.licence import licence_terms_current, licence_terms_publish
 from campaigns.mode_views import brand_slug_in_chosen_mode
 from campaigns.models import POSTING_TRIGGERS, ActionRule, CampaignStatus
 from campaigns.overview import overview_window
@@ -475,8 +475,6 @@ def licence_form_initial(campaign) -> LicenceForm:
 @brand_member_required(roles.EDIT_CAMPAIGNS)
 @require_POST
 def campaign_licence_save(request, campaign_id):
-    from campaigns.licence import licence_terms_publish
-
     campaign = _campaign(request, campaign_id)
     return _campaign_form_submit(
         request,

@@ -7,7 +7,7 @@ import json
 from django.core.cache import cache
 from django.db.models import Max, QuerySet
 
-from campaigns.models import Brand, Campaign
+from campaigns.models import ActionRule, Brand, Campaign
 from compliance.checker import (
     CaptionVerdict,
     CompiledPolicy,
@@ -17,7 +17,7 @@ from compliance.checker import (
     policies_from_source,
     wording_language,
 )
-from compliance.linter import is_contest
+from compliance.linter import is_contest, rules_lint
 from compliance.models import UNRESOLVED, ComplianceDecision, DecisionKind, Policy, RemediationCase
 
 PLATFORM_LABELS = {
@@ -63,13 +63,9 @@ def instructions_approved(*, campaign: Campaign) -> frozenset:
 
 def instructions_awaiting_review() -> list:
     """Draft and live campaigns' rules whose free text waits for JoyBack's review."""
-    from campaigns.models import ActionRule
-
     waiting = []
     rules = ActionRule.objects.exclude(instructions="").exclude(campaign__status="ended")
     for rule in rules.select_related("campaign__brand"):
-        from compliance.linter import rules_lint
-
         policies = campaign_policies(campaign=rule.campaign)
         approved = instructions_approved(campaign=rule.campaign)
         if any(f.code == "instructions_review" for f in rules_lint([rule], policies, approved=approved)):

@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django_q.models import Schedule
 
 from campaigns.models import Campaign
 from campaigns.services.refusals import LaunchProblem
@@ -157,8 +158,6 @@ def case_open(
 
 def remediation_schedule(*, case: RemediationCase) -> None:
     """The re-check at the deadline; the claim's side of it belongs to the verification app."""
-    from django_q.models import Schedule
-
     Schedule.objects.update_or_create(
         name=f"remediation-recheck-{case.claim_id}",
         defaults={

@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -263,10 +264,6 @@ class Cluster:
             raise ClusterError(f"{statement}: {done.stderr}")
         return done.stdout.strip()
 
-    def replication_lag_bytes(self) -> int | None:
-        out = self._admin("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn) FROM pg_stat_replication")
-        return int(float(out.splitlines()[0])) if out else None
-
     # -- PgBouncer and Redis ------------------------------------------------------------------
 
     def pgbouncer_start(self) -> None:
@@ -453,8 +450,6 @@ class Cluster:
         return group
 
     def _wait_port(self, port: int, name: str, timeout: float = 20) -> None:
-        import socket
-
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with socket.socket() as probe:

@@ -6,8 +6,10 @@ class JoyBackConfig(AppConfig):
     verbose_name = "JoyBack"
 
     def ready(self):
+        # deferred: ready() runs once every app's models are loaded
         from django_q.signals import pre_enqueue, pre_execute
 
+        # deferred: ready() runs once every app's models are loaded
         from joyback import deploy_checks  # noqa: F401 (registers manage.py check --deploy's checks)
         from joyback.observability import task_request_id_attach, task_request_id_restore
         from joyback.safety import production_refuse_unsafe

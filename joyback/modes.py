@@ -10,6 +10,8 @@ import contextvars
 from collections.abc import Callable
 from contextlib import contextmanager
 
+from django.conf import settings
+
 _resolver: Callable[[int], bool | None] | None = None
 # A brand's mode is fixed when the brand is made (test twins are made as such and never change):
 # what this process learnt once stays true.
@@ -65,6 +67,4 @@ def provider_test_routed() -> bool:
 
 def provider_sandboxed() -> bool:
     """Provider requests go to the in-app sandbox: on a sandbox deployment, or for a test brand."""
-    from django.conf import settings
-
     return settings.SANDBOX or _test_routed.get()

@@ -66,7 +66,7 @@ def request_id_middleware(get_response):
 
 
 def _sentry_tag(rid: str) -> None:
-    import sentry_sdk
+    import sentry_sdk  # deferred: loaded only when SENTRY_DSN turns error reports on
 
     if sentry_sdk.get_client().is_active():
         sentry_sdk.get_isolation_scope().set_tag("request_id", rid)
@@ -109,8 +109,10 @@ def task_request_id_restore(sender, func, task, **kwargs):
 def sentry_init(dsn: str, *, environment: str, traces_sample_rate: float = 0.0, transport=None) -> None:
     """Error reports to Sentry (settings call this when SENTRY_DSN is set). No personal data is
     sent: payee details are encrypted and masked, and request bodies and users stay out."""
-    import sentry_sdk
-    from sentry_sdk.integrations.django import DjangoIntegration
+    import sentry_sdk  # deferred: loaded only when SENTRY_DSN turns error reports on
+    from sentry_sdk.integrations.django import (
+        DjangoIntegration,  # deferred: loaded only when SENTRY_DSN turns error reports on
+    )
 
     sentry_sdk.init(
         dsn=dsn,

@@ -19,6 +19,7 @@ from django.db.models import Count, F, Min, Q, QuerySet
 from django.utils import timezone
 from django_q.brokers import get_broker
 from django_q.conf import Conf
+from django_q.models import Schedule
 from django_q.tasks import async_task
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -54,8 +55,6 @@ def enqueue_on_commit(func: str, *args) -> None:
 def task_schedule_once(*, name: str, func: str, arg, at) -> None:
     """func(arg) run by a worker at `at`: a one-off schedule, kept in the database whatever the
     broker (the cluster's scheduler queues it when it is due)."""
-    from django_q.models import Schedule
-
     Schedule.objects.create(
         name=name, func=func, args=str(arg), schedule_type=Schedule.ONCE, next_run=at, repeats=1
     )
@@ -84,8 +83,6 @@ def _enqueue(func: str, *args) -> None:
 
 
 def _task_keep_in_database(func: str, args: tuple) -> None:
-    from django_q.models import Schedule
-
     Schedule.objects.create(
         name=f"redis-down:{func}:{time.time_ns()}",
         func=func,

@@ -37,7 +37,9 @@ class SecretsRedactFilter(logging.Filter):
 
 def gunicorn_logger_class():
     """gunicorn's logger with the access log's request line, path, query and referer redacted."""
-    from gunicorn.glogging import Logger
+    from gunicorn.glogging import (
+        Logger,  # deferred: only gunicorn's config calls this; other processes never load gunicorn
+    )
 
     class RedactingLogger(Logger):
         def atoms(self, resp, req, environ, request_time):

@@ -267,11 +267,11 @@ SANDBOX_BANK_RETURN_AFTER_SECONDS = int(os.environ.get("SANDBOX_BANK_RETURN_AFTE
 # sandbox) and the folder it drops statements in, when set. Staff uploads wait for a second person.
 BANK_DROP_FOLDER = os.environ.get("BANK_DROP_FOLDER", "")
 # The sandbox's stand-in for a brand's bank transfer (a brand's "top up" in the sandbox).
-SANDBOX_BANK_TRANSFER = "payouts.sandbox.files.brand_transfer_arrive"
+SANDBOX_BANK_TRANSFER = "payouts.providers.test_mode_bank.brand_transfer_arrive"
 # Run (queued, after commit) when staff verify a brand: its virtual account is requested.
 BRAND_VERIFIED_TASK = "payouts.funding.tasks.virtual_account_request_task"
 # Test mode's play money: the sandbox bank's test account, kept apart from the live bank channel.
-SANDBOX_TEST_FUNDS = "payouts.sandbox_funding.sandbox_funds_add"
+SANDBOX_TEST_FUNDS = "payouts.providers.test_mode_bank.play_money_add"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.
 RECONCILIATION_STALE_DAYS = int(os.environ.get("RECONCILIATION_STALE_DAYS", "3"))
 # Booking an exception's line to suspense above this many minor units needs a second staff member's

@@ -22,6 +22,7 @@ from payouts.models import (
 )
 
 # The bank channel's admin registers itself on import; Django looks only for payouts.admin.
+from payouts.providers.test_mode_bank import payment_return
 from payouts.reconciliation import admin as reconciliation_admin  # noqa: F401
 from payouts.reconciliation.admin import bank_alerts_warn
 from payouts.submission.states import PayoutRefused
@@ -285,8 +286,6 @@ class SandboxBankPaymentAdmin(admin.ModelAdmin):
 
     @admin.action(description="Return it now (AC04, account closed)")
     def return_now(self, request, queryset):
-        from payouts.sandbox.bank import payment_return
-
         for payment in queryset:
             payment_return(payment=payment, reason_code="AC04")
         messages.success(request, "The bank will report the returns on its next feed read.")

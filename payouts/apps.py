@@ -5,6 +5,7 @@ class PayoutsConfig(AppConfig):
     name = "payouts"
 
     def ready(self):
+        # deferred: ready() runs once every app's models are loaded
         from joyback.queue import standing_work_register
         from payouts.models import TransferEvent
         from payouts.payees.services import SUBMISSION_MAX_ATTEMPTS, payee_submissions_process
@@ -18,6 +19,7 @@ class PayoutsConfig(AppConfig):
             max_attempts=SUBMISSION_MAX_ATTEMPTS,
             arrived_field="created_at",
         )
+        # deferred: ready() runs once every app's models are loaded
         from payouts.pipeline import payouts_due_process, payouts_gather, payouts_senders_stop
         from verification.models import Participant
         from verification.services.rewards import PAYOUTS_DUE
@@ -38,6 +40,7 @@ class PayoutsConfig(AppConfig):
             max_attempts=TRANSFER_EVENT_MAX_ATTEMPTS,
             arrived_field="received_at",
         )
+        # deferred: ready() runs once every app's models are loaded
         from payouts.funding.services import VIRTUAL_ACCOUNT_MAX_ATTEMPTS, virtual_accounts_open
         from payouts.models import VirtualAccount
 

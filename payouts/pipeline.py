@@ -100,7 +100,7 @@ def _sender_start() -> None:
     a worker's CPU goes). Nothing here may touch the database: a failure in an initializer breaks
     the executor for good."""
     try:
-        import ctypes
+        import ctypes  # deferred: only naming threads needs it, and a failure must not escape
 
         libc = ctypes.CDLL(None)
         libc.prctl(15, SENDER_NAME.encode(), 0, 0, 0)  # PR_SET_NAME

@@ -1,9 +1,13 @@
-from django.db.models import Count, Exists, OuterRef, Q, Sum
+from datetime import timedelta
+
+from django.db.models import Count, Exists, Min, OuterRef, Q, Sum
+from django.utils import timezone
 
 from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import accounts_of_kind
-from payouts.models import PayeeAccount, PayeeSubmission, Payout, PayoutEvent, VopCheck
-from payouts.models.payouts import PayoutStatus
+from joyback.metrics import age_seconds, gauge
+from payouts.models import Notification, PayeeAccount, PayeeSubmission, Payout, PayoutEvent, VopCheck
+from payouts.models.payouts import OPEN_STATUSES, PayoutStatus
 from verification.models import ActionClaim, ClaimStatus, Participant
 
 
@@ -170,15 +174,6 @@ def manual_payouts_count_since(*, brand_id: int, since) -> int:
 def payout_metrics(*, now=None):
     """For GET /metrics: payouts still moving by status and the age of the oldest in each, what
     ended in the last day, and messages to people that did not go out."""
-    from datetime import timedelta
-
-    from django.db.models import Min
-    from django.utils import timezone
-
-    from joyback.metrics import age_seconds, gauge
-    from payouts.models import Notification
-    from payouts.models.payouts import OPEN_STATUSES
-
     now = now or timezone.now()
     live = Payout.objects.filter(brand__livemode=True)  # test data never shows in live reports
     moving = list(

@@ -4,6 +4,7 @@ from payouts.batches import payment_batch_transmit
 from payouts.models import PayeeAccount
 from payouts.payees.changes import payee_change_notice_send
 from payouts.payees.services import payee_onboard, payee_submission_process, status_link_send
+from payouts.privacy import privacy_retention_enforce
 from payouts.submission.create import payout_for_participant
 from payouts.submission.submit import payout_submit
 from payouts.submission.sweeps import payouts_sweep
@@ -39,8 +40,6 @@ def payment_batch_transmit_task(batch_id: int) -> None:
 
 
 def privacy_retention_task() -> int:
-    from payouts.privacy import privacy_retention_enforce
-
     return privacy_retention_enforce()
 
 

@@ -10,22 +10,34 @@ import os
 
 os.environ.setdefault("JOYBACK_ENV", "test")
 
+import time
+
 import pytest
+from allauth.mfa.totp.internal.auth import TOTP, format_hotp_value, hotp_value
+from django.core.cache import cache
+from django.db import connection
 from django.test import Client
 from django.test.client import ClientHandler
+from django.utils import timezone
+from psycopg.pq import TransactionStatus
 
-from campaigns.models import Role
+from campaigns.models import Brand, Role
 from campaigns.services.brands import brand_create, member_add
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
+from joyback.ledger.services import _shared_accounts
 from joyback.machine import MachineChain, machine_environ
+from joyback.modes import brand_livemode_forget
+from tests.brand_columns import brand_columns_wrong
+from verification.services.participants import identity_attach, participant_create
+from verification.services.rewards import action_reward
+from verification.sessions import COOKIE, participant_cookie_value, participants_from_cookie
 
 PASSWORD = "correct horse battery staple"
 
 
 def rewarded_in_browser(client, campaign, subject="open-id-pat"):
     """The browser of `client` belongs to a participant whose TikTok login was rewarded."""
-    from verification.services.participants import identity_attach, participant_create
-    from verification.services.rewards import action_reward
-
     person = participant_create(brand=campaign.brand)
     identity = identity_attach(participant=person, provider="tiktok", subject=subject, display_name="Pat")
     action_reward(rule=campaign.rules.get(trigger="tiktok_login"), identity=identity)
@@ -35,8 +47,6 @@ def rewarded_in_browser(client, campaign, subject="open-id-pat"):
 
 def browser_is(client, person):
     """The browser of `client` is `person` for their brand, as after their sign-in (the cookie)."""
-    from verification.sessions import COOKIE, participant_cookie_value, participants_from_cookie
-
     held = client.cookies.get(COOKIE)
     participants = participants_from_cookie(held.value if held else "")
     client.cookies[COOKIE] = participant_cookie_value({**participants, person.brand_id: person.pk})
@@ -47,18 +57,12 @@ TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
 
 def totp_enable(user, secret=TOTP_SECRET):
     """user set up an authenticator app (the second factor money needs)."""
-    from allauth.mfa.totp.internal.auth import TOTP
-
     TOTP.activate(user, secret)
     return user
 
 
 def totp_code(secret=TOTP_SECRET, *, at=None):
     """The code the authenticator app shows now (or at `at`, a Unix time)."""
-    import time
-
-    from allauth.mfa.totp.internal.auth import format_hotp_value, hotp_value
-
     return format_hotp_value(hotp_value(secret, int((at or time.time()) // 30)))
 
 
@@ -89,8 +93,6 @@ class SignedInClient(Client):
         self.handler = RoutedClientHandler(self.handler.enforce_csrf_checks)
 
     def force_login(self, user, backend=None):
-        import time
-
         super().force_login(user, backend)
         session = self.session
         session["account_authentication_methods"] = [
@@ -129,10 +131,6 @@ def bob(make_user):
 def verified(brand):
     """The brand as platform staff left it after checking who it is (campaigns.services.brands.
     brand_verify, tested in tests/campaigns/test_brand_verification.py): funding and payouts are open."""
-    from django.utils import timezone
-
-    from campaigns.models import Brand
-
     Brand.objects.filter(pk=brand.pk).update(
         legal_name=f"{brand.name} GmbH",
         registration_number="HRB 12345",
@@ -170,8 +168,6 @@ def vic(make_user, alpaca):
 @pytest.fixture
 def make_live_campaign(alpaca):
     """A live campaign of Alpaca's (or the brand given), funded from a sandbox deposit."""
-    from campaigns.services.campaigns import campaign_create, campaign_transition
-    from campaigns.services.funding import brand_deposit_record, campaign_fund
 
     def make(*, slug="summer-glow", package="all_in_one", currency="EUR", budget=100_00, brand=None, **extra):
         brand = brand or alpaca
@@ -198,8 +194,6 @@ def summer(make_live_campaign):
 
 
 def _transaction_failed(connection) -> bool:
-    from psycopg.pq import TransactionStatus
-
     raw = connection.connection
     return raw is not None and raw.info.transaction_status == TransactionStatus.INERROR
 
@@ -215,11 +209,9 @@ def _brand_columns_named(request, django_db_blocker):
         request.fixturenames
     ):
         return
-    from django.db import connection
 
     if connection.needs_rollback or _transaction_failed(connection):
         return  # the test ended on a refused statement: its transaction reads nothing more
-    from tests.brand_columns import brand_columns_wrong
 
     with django_db_blocker.unblock():
         wrong = brand_columns_wrong()
@@ -229,11 +221,6 @@ def _brand_columns_named(request, django_db_blocker):
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Rate limits and one-time codes live in the cache; each test starts without them."""
-    from django.core.cache import cache
-
-    from joyback.ledger.services import _shared_accounts
-    from joyback.modes import brand_livemode_forget
-
     cache.clear()
     _shared_accounts.clear()  # account ids of a rolled-back test would be remembered otherwise
     brand_livemode_forget()  # and so would the modes of its brands

@@ -29,7 +29,7 @@ from payouts import psp
 from payouts.funding import services as funding
 from payouts.models import ProviderBalanceCheck, ReconciliationException, TransferEvent, VirtualAccount
 from payouts.providers import adyen, adyen_funding
-from payouts.sandbox_funding import TEST_ACCOUNT_IBAN
+from payouts.sandbox.funding import TEST_ACCOUNT_IBAN
 from payouts.submission.webhooks import transfer_events_process
 from tests.conftest import PASSWORD
 from verification.providers import loopback, shop_auth, tiktok, whatsapp

@@ -5,6 +5,7 @@ class VerificationConfig(AppConfig):
     name = "verification"
 
     def ready(self):
+        # deferred: ready() runs once every app's models are loaded
         import verification.connectors  # noqa: F401  (registers the shops' delivery processors)
         from joyback.api.selectors import inbound_events_unfinished
         from joyback.queue import standing_work_register

@@ -32,9 +32,12 @@ from verification.services.rewards import (
     ClaimContext,
     action_reward,
     claim_caps_check,
+    claim_clawback,
+    claim_hold_reduce,
     claim_hold_release,
     claim_hold_reserve,
     claim_reward_post,
+    claim_reward_take_back,
     rule_lock,
 )
 
@@ -351,7 +354,6 @@ def purchase_refund(
             claim_event_emit(claim, "purchase.refunded", "claim.rejected")
             return claim
     # Confirmed: the clawback is the ledger's own write, with its own transaction.
-    from verification.services.rewards import claim_clawback
 
     claim = claim_clawback(claim=claim, reason="refunded")
     with transaction.atomic(durable=True):
@@ -365,8 +367,6 @@ def purchase_refund(
 def _purchase_refund_part(*, purchase: Purchase, refunds: dict[str, int]) -> ActionClaim | None:
     """Record partial refunds and lower the cashback to what is kept; None when, together, they
     take back the whole purchase (the caller refunds it whole)."""
-    from verification.services.rewards import claim_hold_reduce, claim_reward_take_back
-
     with transaction.atomic(durable=True):
         locked = Purchase.objects.select_for_update().get(pk=purchase.pk)
         claim = ActionClaim.objects.select_related("rule", "campaign", "purchase").get(purchase=locked)

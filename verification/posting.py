@@ -36,7 +36,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
-from campaigns.models import ActionRule
+from campaigns.models import ActionRule, LicenceTerms
 from campaigns.services.funding import campaign_budget_account
 from compliance.selectors import caption_verdict, disclosure_for
 from compliance.services import caption_check_record
@@ -44,9 +44,11 @@ from joyback.ledger.models import Hold
 from joyback.ledger.services import InsufficientFunds, hold_reserve, hold_void
 from joyback.modes import brand_livemode, provider_routed_for
 from joyback.queue import enqueue_on_commit, task_schedule_once
+from verification.content import licence_grant_record, licence_terms_for_share, purchase_gate, share_reward
 from verification.models import ActionClaim, ClaimStatus, Identity, PostStatus, TikTokPost, TikTokToken
 from verification.providers import tiktok
-from verification.services.provider_events import tiktok_tokens_store
+from verification.reach import reach_ceiling
+from verification.services.participants import tiktok_tokens_store
 from verification.services.refusals import ClaimRefused
 from verification.services.rewards import claim_allowed_check, rule_lock
 from verification.services.shares import engagement_recheck_schedule
@@ -356,9 +358,6 @@ def tiktok_post_start(
     duration_reported: str = "",
 ) -> TikTokPost:
     """Store the chosen file and hold the reward; a worker sends it to TikTok after the commit."""
-    from verification.content import licence_terms_for_share, purchase_gate, share_reward
-    from verification.reach import reach_ceiling
-
     if publish_token(identity=identity) is None:
         raise PostRefused("publish_consent")
     purchases = purchase_gate(rule=rule, participant=identity.participant)  # a buyers-only step stays closed
@@ -641,9 +640,6 @@ def tiktok_post_public(*, post_id: int, video_id: str) -> str:
             check_at=timezone.now() + timedelta(hours=rule.window_hours),
         )
         if post.licence_terms_id:
-            from campaigns.models import LicenceTerms
-            from verification.content import licence_grant_record
-
             terms = LicenceTerms.objects.get(pk=post.licence_terms_id)
             licence_grant_record(claim=claim, terms=terms, language=post.licence_language)
         post.status, post.post_id, post.claim = PostStatus.PUBLIC, video_id, claim

@@ -36,7 +36,13 @@ from verification.models import (
     TikTokToken,
     VideoMetric,
 )
-from verification.services.rewards import participant_payout_due
+from verification.services.rewards import (
+    claim_hold_release,
+    claim_payable_account,
+    claim_reward_take_back,
+    participant_payout_due,
+)
+from verification.services.videos import share_remediation_open, tiktok_video_fetch
 
 COUNTED = [ClaimStatus.PENDING, ClaimStatus.APPROVED, ClaimStatus.NEEDS_REVIEW]
 # A video on its way to TikTok through JoyBack (verification.services.rewards.POSTS_UNDER_WAY).
@@ -105,10 +111,6 @@ def reach_claims_due(*, now=None) -> list[int]:
 
 
 def _video_read(claim: ActionClaim):
-    from verification.services.shares import (
-        tiktok_video_fetch,  # the token refresh lives with the share services
-    )
-
     token = TikTokToken.objects.filter(identity=claim.identity, revoked_at__isnull=True).first()
     video_id = claim.evidence.get("video", {}).get("video_id", "")
     return token, (tiktok_video_fetch(token=token, video_id=video_id) if token else None)
@@ -146,8 +148,6 @@ def reach_recheck(*, claim_id: int) -> ActionClaim:
         cleared = case is not None and case.status == CaseStatus.CLEARED and video.caption == case.caption
         if not verdict.passed and not cleared:
             if case is None:
-                from verification.services.shares import share_remediation_open
-
                 return share_remediation_open(claim=claim, verdict=verdict, caption=video.caption)
             video, outcome = None, "disclosure_missing"
         else:
@@ -222,8 +222,6 @@ def _reach_top_up(claim: ActionClaim, *, views: int) -> int:
     if top_up <= 0:
         return 0
     hold = Hold.objects.get(pk=claim.hold_id)
-    from verification.services.rewards import claim_payable_account
-
     posted = hold_commit(
         hold=hold,
         destination=claim_payable_account(claim),
@@ -259,15 +257,9 @@ def _reach_top_up(claim: ActionClaim, *, views: int) -> int:
     return top_up
 
 
-def _hold_release(claim: ActionClaim) -> None:
-    from verification.services.rewards import claim_hold_release as release
-
-    release(claim)
-
-
 def _reach_settle(claim: ActionClaim, *, reason_if_nothing: str) -> None:
     """The window's end: the hold goes back to the budget, the claim comes to what it was paid."""
-    _hold_release(claim)
+    claim_hold_release(claim)
     claim.next_check_at = None
     claim.decided_at = timezone.now()
     if claim.reach_paid:
@@ -299,10 +291,8 @@ def reach_review_decide(*, locked: ActionClaim, decision: str) -> None:
             locked.save(update_fields=["next_check_at"])
             transaction.on_commit(lambda: reach_schedule(claim=locked))
         return
-    _hold_release(locked)
+    claim_hold_release(locked)
     if locked.reach_paid:
-        from verification.services.rewards import claim_reward_take_back
-
         locked.amount = locked.reach_paid
         claim_reward_take_back(
             locked,

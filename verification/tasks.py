@@ -1,8 +1,13 @@
 """Work the task queue runs: thin wrappers that call one service each."""
 
 from joyback.queue import standing_work_sweep
+from verification.cashback import purchase_confirm, purchases_due
+from verification.content import spark_codes_expire as expire
+from verification.posting import tiktok_post_poll, tiktok_post_upload, tiktok_posts_stalled
+from verification.reach import reach_claims_due
 from verification.services.provider_events import tiktok_event_process, whatsapp_event_process
-from verification.services.shares import claims_due_recheck, engagement_recheck
+from verification.services.review import compliance_cleared
+from verification.services.shares import claims_due_recheck, engagement_recheck, remediation_recheck
 
 
 def engagement_recheck_task(claim_id) -> str:
@@ -12,9 +17,6 @@ def engagement_recheck_task(claim_id) -> str:
 def recheck_due() -> int:
     """Safety net: re-check every share whose window closed but whose schedule did not run, and
     take up posts through JoyBack that a lost task or a dead worker left waiting."""
-    from verification.posting import tiktok_posts_stalled
-    from verification.reach import reach_claims_due
-
     due = sorted(set(claims_due_recheck()) | set(reach_claims_due()))
     for claim_id in due:
         engagement_recheck(claim_id=claim_id)
@@ -24,21 +26,15 @@ def recheck_due() -> int:
 def spark_codes_expire() -> int:
     """Scheduled: Spark Ads codes past their validity are marked expired, so the brand stops
     seeing them as usable on time."""
-    from verification.content import spark_codes_expire as expire
-
     return expire()
 
 
 def purchase_confirm_task(purchase_id) -> str:
-    from verification.cashback import purchase_confirm
-
     return purchase_confirm(purchase_id=int(purchase_id)).status
 
 
 def purchases_confirm_due() -> int:
     """Safety net: confirm every purchase whose return window closed but whose schedule did not run."""
-    from verification.cashback import purchase_confirm, purchases_due
-
     due = purchases_due()
     for purchase_id in due:
         purchase_confirm(purchase_id=purchase_id)
@@ -60,24 +56,16 @@ def tiktok_event_task(event_id) -> str:
 
 
 def remediation_recheck_task(claim_id) -> str:
-    from verification.services.shares import remediation_recheck
-
     return remediation_recheck(claim_id=int(claim_id)).status
 
 
 def compliance_cleared_task(claim_id) -> str:
-    from verification.services.review import compliance_cleared
-
     return compliance_cleared(claim_id=int(claim_id)).status
 
 
 def tiktok_post_upload_task(post_id) -> str:
-    from verification.posting import tiktok_post_upload
-
     return tiktok_post_upload(post_id=int(post_id)).status
 
 
 def tiktok_post_poll_task(post_id) -> str:
-    from verification.posting import tiktok_post_poll
-
     return tiktok_post_poll(post_id=int(post_id))

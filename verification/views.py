@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaigns import roles
 from campaigns.access import brand_member_required
+from campaigns.licence import licence_terms_current
 from campaigns.models import Trigger
 from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
 from compliance.selectors import disclosure_for
@@ -26,8 +27,9 @@ from joyback.mfa import reauthentication_required
 from joyback.modes import provider_routed_for
 from joyback.ratelimit import client_address
 from verification import posting
+from verification.content import SPARK_DAYS, purchase_gate_refusal
 from verification.device import browser_device
-from verification.models import Provider
+from verification.models import LicenceGrant, Provider
 from verification.providers import tiktok, whatsapp
 from verification.selectors import (
     campaign_funnel,
@@ -123,9 +125,6 @@ def steps(request, slug):
 def _share_extras(*, campaign, participant, steps) -> dict:
     """What the video steps show besides the form: the licence to agree to, the purchase gate,
     the Spark Ads periods, and a reach share's readings so far."""
-    from campaigns.licence import licence_terms_current
-    from verification.content import SPARK_DAYS, purchase_gate_refusal
-
     gates = {
         step.rule.trigger: purchase_gate_refusal(rule=step.rule, participant=participant)
         for step in steps
@@ -256,6 +255,10 @@ def whatsapp_webhook(request):
 @require_POST
 def tiktok_webhook(request):
     """TikTok's webhook: Tiktok-Signature over "t.body", fresh within the tolerance, stored once."""
+    if not settings.TIKTOK_CLIENT_SECRET:
+        # Anyone can sign with an empty key: without the secret nothing is genuine (as WhatsApp's).
+        logger.warning("tiktok webhook refused: TIKTOK_CLIENT_SECRET is not set")
+        return HttpResponse(status=401)
     try:
         tiktok.webhook_verify(
             body=request.body,
@@ -284,7 +287,6 @@ def status_actions(request, token):
     participant = participant_get_by_token(token=token)
     if participant is None:
         raise Http404("No such claim")
-    from verification.models import LicenceGrant
 
     context = {
         "claims": participant_claims(participant=participant),
@@ -492,8 +494,6 @@ def _compose_render(request, *, campaign, rule, identity, refusal=None):
     """The posting screen: who will post (TikTok's creator_info), the privacy to pick, comments,
     duets and stitches, the disclosure that stays on, and the caption as it will go out. A
     fragment for htmx, a page of its own otherwise."""
-    from campaigns.licence import licence_terms_current
-
     values = request.POST if request.method == "POST" else QueryDict()
     context = {
         "campaign": campaign,

@@ -6,10 +6,12 @@ Like the ledger, this app imports none of the product apps: it knows a brand onl
 import uuid
 
 from django.conf import settings
-from django.db import models
+from django.core.cache import cache
+from django.db import models, transaction
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from joyback.api.versions import LATEST
 from joyback.crypto import EncryptedTextField
 from joyback.models import LeasedWork
 
@@ -26,8 +28,6 @@ def api_key_cache_name(prefix: str) -> str:
 
 
 def api_version_latest() -> str:
-    from joyback.api.versions import LATEST
-
     return LATEST
 
 
@@ -81,8 +81,6 @@ class ApiKey(models.Model):
         return super().delete(*args, **kwargs)
 
     def cached_forget(self):
-        from django.core.cache import cache
-        from django.db import transaction
 
         # Now, and again after the commit: a request in between may have cached the row as it was.
         name = api_key_cache_name(self.prefix)

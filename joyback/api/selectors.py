@@ -1,5 +1,7 @@
 """Reads of the API app, each scoped to one brand by its id."""
 
+from django.db.models import Count, Min
+
 from joyback.api.models import (
     ApiKey,
     DeliveryStatus,
@@ -8,6 +10,7 @@ from joyback.api.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
+from joyback.metrics import age_seconds, gauge
 
 
 def api_keys_for_brand(*, brand_id: int):
@@ -50,10 +53,6 @@ def inbound_events_unfinished():
 
 def webhook_metrics():
     """Outgoing webhooks that have not reached the brand (for GET /metrics)."""
-    from django.db.models import Count, Min
-
-    from joyback.metrics import age_seconds, gauge
-
     rows = (
         # Live only: a developer's test endpoint on their laptop is not an operations alert.
         WebhookDelivery.objects.filter(event__livemode=True)

@@ -1,4 +1,11 @@
+from datetime import timedelta
+
+from babel.numbers import format_percent
 from django import template
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from joyback.charts import Chart, Series, buckets_between, locale_current, number_label, spread
 
 register = template.Library()
 
@@ -14,17 +21,12 @@ def percent(value):
     """12.5 as "12.5%" in English, "12,5 %" in German; a dash when there is nothing to compare."""
     if value is None:
         return "—"
-    from babel.numbers import format_percent
-
-    from joyback.charts import locale_current
 
     return format_percent(value / 100, format="#,##0.0%", locale=locale_current())
 
 
 @register.filter
 def count(value):
-    from joyback.charts import number_label
-
     return number_label(value or 0)
 
 
@@ -37,13 +39,6 @@ def share_of(value, top):
 @register.inclusion_tag("charts/_chart.html")
 def weekly_spend_chart(points, weeks: int = 12):
     """[{"week", "spend", "currency"}, ...] of one campaign as bars over the last `weeks` weeks."""
-    from datetime import timedelta
-
-    from django.utils import timezone
-    from django.utils.translation import gettext as _
-
-    from joyback.charts import Chart, Series, buckets_between, spread
-
     today = timezone.localdate()
     buckets = buckets_between(start=today - timedelta(weeks=weeks - 1), end=today, period="week")
     spent = {point["week"]: point["spend"] for point in points}

@@ -14,6 +14,7 @@ no one person makes an approver.
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -132,8 +133,6 @@ def staff_grant_request(*, actor, subject, kind: str, value: str) -> StaffGrant:
 def staff_grant_confirm(*, grant_id: int, actor) -> StaffGrant:
     """The second staff member gives what the first asked for: never the one who asked, never the
     person it is for, and not someone either of them set up within the cooling period."""
-    from django.contrib.auth.models import Group, Permission
-
     with transaction.atomic(durable=True):
         grant = (
             StaffGrant.objects.select_for_update().select_related("subject", "requested_by").get(pk=grant_id)

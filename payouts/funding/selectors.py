@@ -5,7 +5,8 @@ from django.db.models import Count
 
 from campaigns import roles
 from campaigns.models import Brand, Membership
-from payouts.models import ProviderBalanceCheck, ProviderDeposit, ProviderTransaction, VirtualAccount
+from joyback.metrics import gauge
+from payouts.models import ProviderBalanceCheck, ProviderDeposit, VirtualAccount
 
 
 def virtual_account_for_brand(*, brand: Brand, currency: str) -> VirtualAccount | None:
@@ -21,10 +22,6 @@ def funders_of(*, brand: Brand) -> list[str]:
     """Who funds the brand (its owner and finance members), by name, for the members who do not."""
     members = Membership.objects.filter(brand=brand, role__in=roles.FUND).select_related("user")
     return sorted((member.user.get_full_name() or member.user.email) for member in members.order_by("pk"))
-
-
-def provider_transactions_for_brand(*, brand: Brand, limit: int = 50) -> list[ProviderTransaction]:
-    return list(ProviderTransaction.objects.filter(brand=brand).order_by("-booked_at", "-pk")[:limit])
 
 
 def provider_drift() -> list[ProviderBalanceCheck]:
@@ -47,8 +44,6 @@ def provider_drift_problems() -> list[str]:
 
 def provider_metrics():
     """For GET /metrics: the provider balance drift per currency, and the brands' virtual accounts."""
-    from joyback.metrics import gauge
-
     yield gauge(
         "joyback_provider_drift_minor",
         "The ledger's provider balance minus the provider's balances of the virtual accounts (minor units)",

@@ -77,13 +77,13 @@ def _sweep_key(transfer_id: str) -> str:
 def virtual_account_request(*, brand: Brand, currency: str) -> VirtualAccount:
     """The brand's virtual account in `currency`: found, or requested once (a second request, a
     retry, a race all find the one row); the provider is asked after commit. Only a live brand
-    staff verified has one: a test twin's play money comes from the sandbox bank, and a twin's own
+    staff verified has one: a test twin's play money comes from the test-mode bank, and a twin's own
     verification (play money needs none) never stands for the live brand's."""
     if not brand.livemode:
         raise FundingRefused(
             _(
                 "Test data has no account at the payment provider: add test funds instead, they come "
-                "from the sandbox bank."
+                "from the test-mode bank."
             )
         )
     try:

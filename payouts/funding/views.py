@@ -15,7 +15,7 @@ from campaigns.forms import AmountForm
 from payouts.funding import selectors
 from payouts.funding.services import FundingRefused, virtual_account_request
 from payouts.models.funding import VirtualAccountStatus
-from payouts.sandbox_funding import TEST_ACCOUNT_IBAN
+from payouts.providers.test_mode_bank import TEST_ACCOUNT_IBAN, deposit_simulate, funding_webhooks_deliver
 
 
 def _context(request) -> dict:
@@ -64,8 +64,6 @@ def funding_page(request):
 def sandbox_deposit(request):
     """The sandbox bank sends money from the brand's company account to its virtual IBAN; the
     provider's webhooks then report it, and only they book it."""
-    from payouts.sandbox.funding import deposit_simulate, funding_webhooks_deliver
-
     form = AmountForm(request.POST)
     account = selectors.virtual_account_for_brand(
         brand=request.brand, currency=request.brand.default_currency

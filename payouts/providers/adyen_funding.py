@@ -27,6 +27,7 @@ a replay at Adyen, never a second account.
 
 from dataclasses import dataclass
 from datetime import datetime
+from urllib.parse import parse_qs, urlparse
 
 from django.conf import settings
 from django.utils.dateparse import parse_datetime
@@ -215,8 +216,6 @@ def transactions_list(
 
 
 def _cursor_of(href: str) -> str:
-    from urllib.parse import parse_qs, urlparse
-
     return parse_qs(urlparse(href).query).get("cursor", [""])[0]
 
 

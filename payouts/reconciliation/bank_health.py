@@ -9,6 +9,7 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from joyback.ledger.models import AccountKind, Entry
+from joyback.metrics import gauge
 from payouts.models import ReconciliationException, Statement
 from payouts.models.reconciliation import ExceptionReason, ExceptionStatus
 
@@ -16,8 +17,6 @@ from payouts.models.reconciliation import ExceptionReason, ExceptionStatus
 def reconciliation_metrics():
     """For GET /metrics: open reconciliation exceptions, and per platform bank account the drift
     between the ledger's platform bank and the bank's newest statement closing balance."""
-    from joyback.metrics import gauge
-
     open_ = (
         ReconciliationException.objects.filter(status=ExceptionStatus.OPEN)
         .values_list("reason")

@@ -111,14 +111,6 @@ def exceptions_resolved(*, brand: Brand, limit: int = 20) -> list[Reconciliation
     )
 
 
-def exception_get_for_brand(*, brand: Brand, exception_id: int) -> ReconciliationException | None:
-    return (
-        ReconciliationException.objects.filter(brand=brand, pk=exception_id)
-        .select_related("line", "payout", "statement")
-        .first()
-    )
-
-
 def drift(*, brand: Brand, money: BrandMoney | None = None) -> list[dict]:
     """The brand's money at the bank as the ledger sees it, against what the bank's statements
     show, per currency; and what explains the difference.

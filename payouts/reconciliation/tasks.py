@@ -1,4 +1,6 @@
-"""Reconciliation work the task queue runs: thin wrappers that call one service each."""
+"""Reconciliation work the task queue runs: thin wrappers that call one service each. Their dotted
+names are stored in the queue and the schedule (migration 0024 moved the fetch's), so a rename needs a
+migration too."""
 
 from payouts.reconciliation.matching import payouts_unreconciled_flag
 from payouts.reconciliation.statement_import import bank_statements_fetch, statement_import_run

@@ -19,17 +19,28 @@ from difflib import SequenceMatcher
 
 from django.conf import settings
 from django.db import transaction
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from payouts.models import PspFeedCursor, SandboxBankAccount, SandboxBankEvent, SandboxBankPayment
+from joyback.money import from_major
+from payouts.iso20022.pain002 import pain002_xml
+from payouts.iso20022.types import SchemaError
+from payouts.iso20022.validate import namespace, xsd_parse
+from payouts.models import (
+    PspFeedCursor,
+    SandboxBankAccount,
+    SandboxBankEvent,
+    SandboxBankMessage,
+    SandboxBankPayment,
+)
 from payouts.models.payees import VopResult
 from payouts.models.sandbox import SandboxOutcome
 from payouts.providers import adyen
-from payouts.sandbox.files import notification_issue, pain001_receive
+from payouts.psp import psp_client, routed_for
+from payouts.sandbox.files import message_id, msg_id_of, notification_issue
 from payouts.sandbox.transport import LOST_ANSWER_HEADER
 
 MAGIC_SUFFIXES = {
@@ -504,6 +515,50 @@ def payment_files(request):
     return pain001_receive(request.body)
 
 
+PAIN001 = "pain.001.001.09"
+
+
+def pain001_receive(xml: bytes) -> HttpResponse:
+    """Validate the file, refuse a file already received, book each transfer, answer with pain.002."""
+    try:
+        root = xsd_parse(xml, PAIN001)
+    except SchemaError as error:
+        return JsonResponse({"error": {"code": "invalid_file", "message": str(error)}}, status=400)
+    ns = {"p": namespace(PAIN001)}
+    msg_id = root.findtext("p:CstmrCdtTrfInitn/p:GrpHdr/p:MsgId", namespaces=ns)
+    if SandboxBankPayment.objects.filter(msg_id=msg_id).exists():
+        return JsonResponse(
+            {"error": {"code": "duplicate_file", "message": f"File {msg_id} was received before"}}, status=409
+        )
+    statuses, batch_of = [], {}
+    for batch in root.iterfind("p:CstmrCdtTrfInitn/p:PmtInf", ns):
+        pmt_inf_id = batch.findtext("p:PmtInfId", namespaces=ns)
+        for tx in batch.iterfind("p:CdtTrfTxInf", ns):
+            amount = tx.find("p:Amt/p:InstdAmt", ns)
+            payment = payment_receive(
+                end_to_end_id=tx.findtext("p:PmtId/p:EndToEndId", namespaces=ns),
+                scheme="sepa",
+                amount=from_major(amount.text, amount.get("Ccy")),
+                currency=amount.get("Ccy"),
+                creditor_name=tx.findtext("p:Cdtr/p:Nm", namespaces=ns) or "",
+                account=tx.findtext("p:CdtrAcct/p:Id/p:IBAN", namespaces=ns) or "",
+                msg_id=msg_id,
+            )
+            batch_of[payment.end_to_end_id] = pmt_inf_id
+            statuses.append((payment.end_to_end_id, payment.status, payment.reason_code, ""))
+    group = "PART" if any(s[1] == "RJCT" for s in statuses) else "ACCP"
+    report = pain002_xml(
+        msg_id=message_id("STS"),
+        created_at=timezone.now(),
+        original_msg_id=msg_id,
+        transactions=statuses,
+        original_pmt_inf_id=batch_of,
+        group_status=group,
+    )
+    SandboxBankMessage.objects.create(kind="pain.002.001.10", msg_id=msg_id_of(report), xml=report)
+    return HttpResponse(report, content_type="application/xml", status=202)
+
+
 def files_book() -> None:
     """The transfers of pain.001 files book at the bank's next cycle (this call stands for it)."""
     for payment in SandboxBankPayment.objects.filter(status="ACSP").exclude(msg_id="")[:1000]:
@@ -531,11 +586,8 @@ def _webhook(event: SandboxBankEvent, sequence: int) -> dict:
 def webhooks_deliver(*, limit: int = 500) -> int:
     """Send each new status change as Adyen would: a signed POST to the platform's webhook URL, at
     least once. A chaos account's webhooks go twice and newest first. Returns how many were sent."""
-    from payouts.sandbox.funding import funding_webhooks_deliver
-
     returns_due()
     files_book()
-    funding_webhooks_deliver()  # what arrived on the brands' virtual accounts, and their sweeps
     cursor, _created = PspFeedCursor.objects.get_or_create(name="sandbox_webhooks")
     found = list(
         SandboxBankEvent.objects.filter(pk__gt=cursor.position)
@@ -587,7 +639,6 @@ def sandbox_hmac_key() -> str:
 
 
 def webhook_client():
-    from payouts.psp import psp_client, routed_for
 
     # In-process always: the sandbox bank's webhooks reach this app whatever the live provider is.
     with routed_for(livemode=False):

@@ -3,67 +3,20 @@
 import secrets
 
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 
-from joyback.money import from_major
 from payouts.iso20022.camt054 import camt054_xml
-from payouts.iso20022.pain002 import pain002_xml
-from payouts.iso20022.types import Entry, EntryDetail, Iso20022Error, SchemaError
-from payouts.iso20022.validate import namespace, xsd_parse
+from payouts.iso20022.types import Entry, EntryDetail, Iso20022Error
 from payouts.models import SandboxBankMessage, SandboxBankPayment
-
-PAIN001 = "pain.001.001.09"
-
-
-def pain001_receive(xml: bytes) -> HttpResponse:
-    """Validate the file, refuse a file already received, book each transfer, answer with pain.002."""
-    from payouts.sandbox.bank import payment_receive
-
-    try:
-        root = xsd_parse(xml, PAIN001)
-    except SchemaError as error:
-        return JsonResponse({"error": {"code": "invalid_file", "message": str(error)}}, status=400)
-    ns = {"p": namespace(PAIN001)}
-    msg_id = root.findtext("p:CstmrCdtTrfInitn/p:GrpHdr/p:MsgId", namespaces=ns)
-    if SandboxBankPayment.objects.filter(msg_id=msg_id).exists():
-        return JsonResponse(
-            {"error": {"code": "duplicate_file", "message": f"File {msg_id} was received before"}}, status=409
-        )
-    statuses, batch_of = [], {}
-    for batch in root.iterfind("p:CstmrCdtTrfInitn/p:PmtInf", ns):
-        pmt_inf_id = batch.findtext("p:PmtInfId", namespaces=ns)
-        for tx in batch.iterfind("p:CdtTrfTxInf", ns):
-            amount = tx.find("p:Amt/p:InstdAmt", ns)
-            payment = payment_receive(
-                end_to_end_id=tx.findtext("p:PmtId/p:EndToEndId", namespaces=ns),
-                scheme="sepa",
-                amount=from_major(amount.text, amount.get("Ccy")),
-                currency=amount.get("Ccy"),
-                creditor_name=tx.findtext("p:Cdtr/p:Nm", namespaces=ns) or "",
-                account=tx.findtext("p:CdtrAcct/p:Id/p:IBAN", namespaces=ns) or "",
-                msg_id=msg_id,
-            )
-            batch_of[payment.end_to_end_id] = pmt_inf_id
-            statuses.append((payment.end_to_end_id, payment.status, payment.reason_code, ""))
-    group = "PART" if any(s[1] == "RJCT" for s in statuses) else "ACCP"
-    report = pain002_xml(
-        msg_id=_message_id("STS"),
-        created_at=timezone.now(),
-        original_msg_id=msg_id,
-        transactions=statuses,
-        original_pmt_inf_id=batch_of,
-        group_status=group,
-    )
-    SandboxBankMessage.objects.create(kind="pain.002.001.10", msg_id=_msg_id_of(report), xml=report)
-    return HttpResponse(report, content_type="application/xml", status=202)
+from payouts.reconciliation.references import brand_deposit_reference
+from payouts.reconciliation.statement_import import bank_statements_fetch
 
 
-def _message_id(prefix: str) -> str:
+def message_id(prefix: str) -> str:
     return f"{prefix}-{secrets.token_hex(10).upper()}"
 
 
-def _msg_id_of(xml: bytes) -> str:
+def msg_id_of(xml: bytes) -> str:
     start = xml.index(b"<MsgId>") + len(b"<MsgId>")
     return xml[start : xml.index(b"</MsgId>", start)].decode()
 
@@ -91,7 +44,7 @@ def notification_issue(*, payment: SandboxBankPayment, returned: bool = False, r
         account_servicer_ref=(payment.bank_reference + ("R" if returned else ""))[:35],
         details=(detail,),
     )
-    msg_id = _message_id("NTF")
+    msg_id = message_id("NTF")
     try:
         xml = camt054_xml(
             msg_id=msg_id,
@@ -123,7 +76,7 @@ def incoming_transfer_issue(*, amount: int, remittance: str) -> SandboxBankMessa
         sub_family="ESCT",
         details=(EntryDetail(end_to_end_id=reference, amount_minor=amount, remittance=remittance),),
     )
-    msg_id = _message_id("NTF")
+    msg_id = message_id("NTF")
     xml = camt054_xml(
         msg_id=msg_id, created_at=timezone.now(), account_iban=settings.PAYOUT_DEBTOR_IBAN, entries=[entry]
     )
@@ -133,8 +86,5 @@ def incoming_transfer_issue(*, amount: int, remittance: str) -> SandboxBankMessa
 def brand_transfer_arrive(*, brand, amount: int) -> None:
     """A brand's transfer with its funding reference reaches the sandbox bank, which reports it;
     the bank channel's fetch (the schedule's, done at once here) books the deposit."""
-    from payouts.reconciliation.references import brand_deposit_reference
-    from payouts.reconciliation.statement_import import bank_statements_fetch
-
     incoming_transfer_issue(amount=amount, remittance=f"{brand.name} {brand_deposit_reference(brand)}")
     bank_statements_fetch()

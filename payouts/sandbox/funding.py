@@ -11,8 +11,18 @@ received, then booked (and, if asked, returned), and each status goes out as a s
 balancePlatform.transfer.created/updated webhook, as Adyen sends them; a "chaos" deposit's webhooks
 go twice and newest first. Booked money is swept on to the platform's balance account by the
 account's sweep when webhooks are next delivered, as Adyen's balance-triggered sweep would.
+
+Test mode's play money (play_money_add): the sandbox bank's own account for a brand's test data.
+
+"Add test funds" asks the sandbox bank to receive a transfer for the brand's test twin. The bank
+answers as a bank does, with a camt.054 credit notification, signed with its key; the ledger books
+the deposit from that message alone, to the test-mode platform bank. So even play money moves only
+on the bank's word, and none of it passes through the live bank channel (its statements, drift and
+reconciliation never see it).
 """
 
+import hashlib
+import hmac
 import json
 import secrets
 
@@ -22,10 +32,18 @@ from django.http import JsonResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 from schwifty import IBAN
 
+from campaigns.models import Brand
+from campaigns.services.funding import brand_deposit_record
+from campaigns.services.refusals import CampaignError
+from joyback.ledger.models import Transaction
+from payouts.iso20022.camt import camt_read
+from payouts.iso20022.camt054 import camt054_xml
+from payouts.iso20022.types import Entry, EntryDetail, Iso20022Error, SchemaError
 from payouts.models import (
     PspFeedCursor,
     SandboxBalanceAccount,
@@ -33,6 +51,7 @@ from payouts.models import (
     SandboxFundingTransfer,
 )
 from payouts.providers import adyen
+from payouts.reconciliation.references import brand_deposit_reference, brand_for_reference
 from payouts.sandbox.bank import (
     adyen_error_response,
     sandbox_api_key_valid,
@@ -401,3 +420,92 @@ def funding_webhooks_deliver(*, limit: int = 500) -> int:
         sent += 1
     PspFeedCursor.objects.filter(pk=cursor.pk, position__lt=found[-1].pk).update(position=found[-1].pk)
     return sent
+
+
+# Test mode's play money.
+# The sandbox bank's account that test-mode money arrives on (a valid IBAN the live bank never has).
+TEST_ACCOUNT_IBAN = "DE89370400440532013000"
+TEST_FUNDS_MAX = 1_000_000_00  # play money still has a sensible ceiling per transfer
+
+
+class PlayMoneyRefused(CampaignError):
+    """Refused play money; a CampaignError, so the dashboard's top up shows its message."""
+
+
+def _play_money_key() -> bytes:
+    return ("test-mode:" + sandbox_hmac_key()).encode()
+
+
+def play_money_signature(xml: bytes) -> str:
+    return hmac.new(_play_money_key(), xml, hashlib.sha256).hexdigest()
+
+
+def play_money_transfer_notify(*, brand: Brand, amount: int) -> tuple[bytes, str]:
+    """The sandbox bank receives a transfer for the brand's test twin and issues what it reports:
+    the camt.054 credit notification and its signature."""
+    today = timezone.localdate()
+    reference = "SBXTEST" + secrets.token_hex(9).upper()
+    entry = Entry(
+        amount_minor=amount,
+        currency=brand.default_currency,
+        credit=True,
+        booking_date=today,
+        value_date=today,
+        account_servicer_ref=reference,
+        family="RCDT",
+        sub_family="ESCT",
+        details=(
+            EntryDetail(
+                end_to_end_id=reference,
+                amount_minor=amount,
+                remittance=f"{brand.name} {brand_deposit_reference(brand)}",
+            ),
+        ),
+    )
+    xml = camt054_xml(
+        msg_id="TESTNTF" + secrets.token_hex(8).upper(),
+        created_at=timezone.now(),
+        account_iban=TEST_ACCOUNT_IBAN,
+        account_currency=brand.default_currency,
+        entries=[entry],
+    )
+    return xml, play_money_signature(xml)
+
+
+def play_money_notification_book(*, xml: bytes, signature: str) -> list[Transaction]:
+    """Book the deposits a signed sandbox-bank notification reports, to test twins only."""
+    if not hmac.compare_digest(play_money_signature(xml), signature or ""):
+        raise PlayMoneyRefused(_("The notification is not signed by the test-mode bank; nothing was booked."))
+    try:
+        parsed = camt_read(xml)
+    except (Iso20022Error, SchemaError) as error:
+        raise PlayMoneyRefused(str(error)) from None
+    booked = []
+    for block in parsed.statements:
+        if block.account.replace(" ", "") != TEST_ACCOUNT_IBAN:
+            raise PlayMoneyRefused(_("Test funds arrive only on the test-mode bank's account."))
+        for line in block.lines:
+            brand = brand_for_reference(line.reference, livemode=False) if line.credit else None
+            if brand is None:
+                continue
+            booked.append(
+                brand_deposit_record(
+                    brand=brand,
+                    amount=line.amount,
+                    currency=line.currency,
+                    bank_reference=line.entry_ref or line.end_to_end_id,
+                    receiving_account=TEST_ACCOUNT_IBAN,
+                )
+            )
+    return booked
+
+
+def play_money_add(*, brand: Brand, amount: int) -> Transaction:
+    """The dashboard's "Add test funds": the sandbox bank receives the transfer and reports it."""
+    if brand.livemode:
+        raise PlayMoneyRefused(_("Test funds go to test data only; switch to test data first."))
+    if not 0 < amount <= TEST_FUNDS_MAX:
+        raise PlayMoneyRefused(_("Add between 0.01 and 1,000,000.00 of test funds at a time."))
+    xml, signature = play_money_transfer_notify(brand=brand, amount=amount)
+    (posted,) = play_money_notification_book(xml=xml, signature=signature)
+    return posted

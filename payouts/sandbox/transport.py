@@ -1,4 +1,4 @@
-"""The loopback transport to the sandbox bank, which can also lose an answer on purpose."""
+"""The loopback transport to the test-mode bank (the sandbox bank); it can lose an answer on purpose."""
 
 import httpx
 
@@ -7,7 +7,7 @@ from verification.providers.loopback import LoopbackTransport
 LOST_ANSWER_HEADER = "X-Sandbox-Answer-Lost"
 
 
-class SandboxBankTransport(LoopbackTransport):
+class TestModeBankTransport(LoopbackTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = super().handle_request(request)
         # The bank acted on the request, but its answer never reaches us: a real network timeout.

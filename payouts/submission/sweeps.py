@@ -12,6 +12,7 @@ from payouts.batches import payment_batch_build
 from payouts.models import Notification, PayeeAccount, Payout
 from payouts.models.payouts import OPEN_STATUSES, PayoutStatus
 from payouts.notifications import notifications_send
+from payouts.providers.test_mode_bank import webhooks_deliver
 from payouts.selectors import manual_payout_unpaid
 from payouts.submission.create import payout_for_participant
 from payouts.submission.states import SENT
@@ -42,9 +43,7 @@ def payouts_sweep(*, now=None) -> dict:
         else:
             payout_status_check(payout_id=payout_id)
             done["checked"] += 1
-    # The sandbox bank's webhooks, as the provider would send them (test-mode payouts' everywhere).
-    from payouts.sandbox.bank import webhooks_deliver
-
+    # The test-mode bank's webhooks, as the provider would send them (test-mode payouts' everywhere).
     webhooks_deliver()
     done["events"] = transfer_events_process()
     # In instant mode too: a transfer the payee's bank could not take instantly goes by file.

@@ -60,7 +60,7 @@ def transfer_events_process(*, limit: int = 200, ids: list[int] | None = None) -
 
 
 def _transfer_event_apply(event_id: int) -> None:
-    from payouts.funding.services import provider_transfer_apply
+    from payouts.funding.services import provider_transfer_apply  # deferred: left to the lifecycle rework
 
     event = TransferEvent.objects.get(pk=event_id)
     # Whatever moves on a brand's virtual account is funding's to book or to report, before any

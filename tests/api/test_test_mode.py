@@ -21,11 +21,11 @@ from joyback.ledger.models import Account, AccountKind, Entry, Transaction
 from joyback.ledger.services import InvalidPosting, platform_bank, transfer_post
 from payouts.models import Payout, ReconciliationException, SandboxBankMessage, StatementLine
 from payouts.reconciliation.bank_health import bank_drift_now, ledger_bank_balance
-from payouts.sandbox_funding import (
-    SandboxFundsRefused,
-    sandbox_funds_add,
-    sandbox_test_notification_book,
-    sandbox_test_transfer_notify,
+from payouts.sandbox.funding import (
+    PlayMoneyRefused,
+    play_money_add,
+    play_money_notification_book,
+    play_money_transfer_notify,
 )
 from tests.api.conftest import Api, purchase
 from tests.campaigns.test_cross_brand import walk
@@ -46,7 +46,7 @@ def cashback(brand, slug):
 @pytest.fixture
 def twin(alpaca):
     twin = brand_test_twin(brand=alpaca)
-    sandbox_funds_add(brand=twin, amount=200_00)
+    play_money_add(brand=twin, amount=200_00)
     return twin
 
 
@@ -281,22 +281,22 @@ def test_an_accounts_mode_and_a_brands_mode_are_fixed(alpaca, twin):
 
 
 def test_test_funds_come_from_the_sandbox_banks_signed_message_only(twin, alpaca):
-    xml, signature = sandbox_test_transfer_notify(brand=twin, amount=50_00)
+    xml, signature = play_money_transfer_notify(brand=twin, amount=50_00)
     before = Account.objects.get(brand_id=twin.pk, kind=AccountKind.BRAND_FUNDING).balance
     tampered = xml.replace(b"50.00", b"5000.00")
-    with pytest.raises(SandboxFundsRefused, match="not signed by the sandbox bank"):
-        sandbox_test_notification_book(xml=tampered, signature=signature)
+    with pytest.raises(PlayMoneyRefused, match="not signed by the test-mode bank"):
+        play_money_notification_book(xml=tampered, signature=signature)
     assert Account.objects.get(brand_id=twin.pk, kind=AccountKind.BRAND_FUNDING).balance == before
-    sandbox_test_notification_book(xml=xml, signature=signature)
-    sandbox_test_notification_book(xml=xml, signature=signature)  # the same message twice books once
+    play_money_notification_book(xml=xml, signature=signature)
+    play_money_notification_book(xml=xml, signature=signature)  # the same message twice books once
     assert Account.objects.get(brand_id=twin.pk, kind=AccountKind.BRAND_FUNDING).balance == before + 50_00
-    with pytest.raises(SandboxFundsRefused, match="test data only"):
-        sandbox_funds_add(brand=alpaca, amount=1_00)
+    with pytest.raises(PlayMoneyRefused, match="test data only"):
+        play_money_add(brand=alpaca, amount=1_00)
 
 
 def test_test_funds_never_reach_the_live_bank_or_its_drift(twin, alpaca):
     bank, drift, lines = ledger_bank_balance(currency="EUR"), bank_drift_now(), StatementLine.objects.count()
-    sandbox_funds_add(brand=twin, amount=300_00)
+    play_money_add(brand=twin, amount=300_00)
     assert (ledger_bank_balance(currency="EUR"), bank_drift_now()) == (bank, drift)
     assert StatementLine.objects.count() == lines and not SandboxBankMessage.objects.exists()
 

@@ -37,9 +37,11 @@ REPLAY_P99_TARGET_MS = 10.0
 
 def data_setup() -> str:
     """A brand with a live, funded cashback campaign (5 %, at most 5 EUR, 14 days) and an API key."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.contrib.auth import get_user_model
     from django.db import connections
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from campaigns.services.brands import brand_create
     from campaigns.services.campaigns import campaign_create, campaign_transition
     from campaigns.services.funding import brand_deposit_record, campaign_fund
@@ -81,6 +83,7 @@ def post(port: int, body: bytes, *, secret: str, key: str) -> int:
 def measure(server: Server, bench_db: str, args, note) -> dict:
     """Serve and load hello / events / replay / hello; a dict of web.Load per run."""
     web.database_prepare(server, bench_db)
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.conf import settings
     from django.db import connections
 

@@ -52,14 +52,17 @@ def agreement(note) -> dict:
     review cost of failing closed (the share of what is fine sent to a person); and the p99 of one
     check over the own set's captions (each caption's best of 5 runs: the hard cases' cost, not a
     shared machine's pauses)."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.conf import settings
 
     if not settings.configured:  # the linter's messages are translated: `--only caption` sets Django up
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "joyback.settings")
         os.environ.setdefault("JOYBACK_ENV", "test")
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         import django
 
         django.setup()
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from tests.compliance.eval.evaluate import blind_present, captions_evaluate, percentile, report
 
     parts = {}
@@ -98,6 +101,7 @@ def agreement(note) -> dict:
 
 
 def measure(args, note) -> dict:
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from compliance.checker import caption_check, compiled, policies_for_countries, policies_from_source
 
     policies = [compiled(code=p["code"], version=1, data=p) for p in policies_from_source()]

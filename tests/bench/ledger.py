@@ -23,6 +23,7 @@ def django_setup() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "joyback.settings")
     # Work the product queues goes to the broker, as in production; inline it would be timed too.
     os.environ.setdefault("Q_SYNC", "0")
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     import django
 
     django.setup()
@@ -55,8 +56,10 @@ def accounts_setup(*, participants: int, history: int) -> Accounts:
     on a near-empty ledger_entry the balance trigger's cached plan is a sequential scan, and
     every commit would then get slower as the run adds rows.
     """
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection, transaction
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from joyback.ledger.models import Account, AccountKind
     from joyback.ledger.services import account_get_or_create, platform_bank, transfer_post
 
@@ -121,6 +124,7 @@ def history_insert(*, past_budget_id: int, payable_ids: list[int], history: int,
     durable transaction (the deferred balance trigger checks each at commit), balances updated.
 
     The payables' ids must be consecutive (as one bulk_create makes them)."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection, transaction
 
     first, count = min(payable_ids), len(payable_ids)
@@ -152,6 +156,7 @@ def history_insert(*, past_budget_id: int, payable_ids: list[int], history: int,
 
 
 def _load(accounts: Accounts):
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from joyback.ledger.models import Account
 
     by_id = Account.objects.in_bulk([accounts.budget_id, *accounts.payable_ids])
@@ -170,8 +175,10 @@ def _reward(budget, payable, key: str) -> dict:
 
 
 def _post_batch(rewards) -> tuple[int, int, str]:
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import transaction
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from joyback.ledger.services import postings_post, transfer
 
     with transaction.atomic(durable=True):
@@ -182,8 +189,10 @@ def _post_batch(rewards) -> tuple[int, int, str]:
 
 
 def _post_one(reward) -> tuple[int, int, str]:
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import transaction
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from joyback.ledger.services import LedgerError, transfer_post
 
     try:
@@ -256,6 +265,7 @@ def worker_main(accounts, mode, worker, batch, seconds, barrier, queue) -> None:
             seconds=seconds,
             barrier=barrier,
         )
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         from django.db import connections
 
         connections.close_all()
@@ -268,6 +278,7 @@ def worker_main(accounts, mode, worker, batch, seconds, barrier, queue) -> None:
 
 def ledger_verify(*, accounts: Accounts) -> str:
     """The ledger still adds up after the run: a problem description, or "" when it does."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection
 
     with connection.cursor() as cursor:

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from sepaxml import SepaTransfer
+
 ROOT = Path(__file__).resolve().parents[2]
 TARGET_RATIO = 0.5
 CREATED = datetime.datetime(2026, 1, 5, 9, 30, tzinfo=datetime.UTC)
@@ -49,9 +51,11 @@ def rss_kib() -> int:
 def run_ours(count: int) -> dict:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "joyback.settings")
     os.environ.setdefault("JOYBACK_ENV", "test")
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     import django
 
     django.setup()
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from payouts.iso20022.pain001 import pain001_files
     from payouts.iso20022.types import CreditTransfer, Debtor
     from payouts.iso20022.validate import schema_for
@@ -78,8 +82,6 @@ def run_ours(count: int) -> dict:
 
 
 def run_sepaxml(count: int) -> dict:
-    from sepaxml import SepaTransfer
-
     config = {"name": DEBTOR[0], "IBAN": DEBTOR[1], "BIC": DEBTOR[2], "batch": True, "currency": "EUR"}
     rows = [
         {"name": name, "IBAN": iban, "amount": cents, "execution_date": EXECUTION, "description": remittance,
@@ -106,6 +108,7 @@ def measure_side(side: str, count: int) -> dict:
         check=False,
     )
     if done.returncode != 0:
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         from tests.bench.server import BenchSetupError
 
         raise BenchSetupError(f"the pain001 {side} run failed: {done.stderr.strip()[-2000:]}")

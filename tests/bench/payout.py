@@ -50,6 +50,8 @@ backend) are printed apart. Every approved person must end with one payout and t
 order per payout.
 """
 
+import logging
+import multiprocessing
 import os
 import queue as queues
 import signal
@@ -127,6 +129,7 @@ APPROVER_CONNECTION = "bench-approver"
 
 def backends_cpu(dbname: str) -> dict:
     """pid -> (application name, CPU seconds) of every PostgreSQL backend connected to dbname now."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection
 
     with connection.cursor() as cursor:
@@ -182,6 +185,7 @@ def cpu_pressure() -> str:
 def bank_account(number: int):
     """Person `number`'s own IBAN, never one whose last digits make the sandbox bank reject,
     return, delay or question it (payouts.sandbox.bank's magic suffixes)."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from payouts.rails import iban_check
     from payouts.sandbox.bank import CHAOS_SUFFIX, MAGIC_SUFFIXES, MAGIC_VOP_SUFFIXES
 
@@ -195,11 +199,11 @@ def bank_account(number: int):
 
 def setup(*, runs: dict) -> Setup:
     """The campaign and, per run label, (warm-up, timed) people ready to be approved; untimed."""
-    import logging
-
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.contrib.auth import get_user_model
     from django.db import connection, connections
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from campaigns.services.brands import brand_create
     from campaigns.services.campaigns import campaign_create, campaign_transition
     from campaigns.services.funding import brand_deposit_record, campaign_fund
@@ -269,6 +273,7 @@ def setup(*, runs: dict) -> Setup:
 def submitted_at(participant_ids) -> dict:
     """participant id -> (payout created_at, the bank's received_at) as epoch seconds, for those
     whose payment the sandbox bank has booked (the first booking, were there ever two)."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection
 
     with connection.cursor() as cursor:
@@ -293,8 +298,10 @@ def approvals_run(
     barrier, starts their clocks at once)."""
     index, of = share
     warmup_ids, timed_ids = warmup_ids[index::of], timed_ids[index::of]
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from verification.models import ActionRule, ClaimStatus, Identity
     from verification.services.refusals import ClaimRefused
     from verification.services.rewards import ClaimContext, action_reward
@@ -386,6 +393,7 @@ def approver_main(
         os.environ.update({key: value for key, value in env.items() if value is not None})
         for key in [key for key, value in env.items() if value is None]:
             os.environ.pop(key, None)
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         from tests.bench import ledger
 
         ledger.django_setup()
@@ -398,6 +406,7 @@ def approver_main(
             share=share,
             together=together,
         )
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         from django.db import connections
 
         connections.close_all()
@@ -470,6 +479,7 @@ class Cluster:
 def all_done(people) -> bool:
     """Every payout of these people settled and every notification of theirs sent: the work an
     approval causes is over."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection
 
     with connection.cursor() as cursor:
@@ -488,8 +498,6 @@ def one_run(
     plan: Setup, label: str, *, rate: float, env: dict, approver_env: dict, args, tmp: Path, bench_db: str
 ) -> dict:
     """Cluster up, approvals paced from a spawned process, the queue drained; the measurements."""
-    import multiprocessing
-
     warmup_ids, timed_ids = plan.people[label]
     timed_ids = timed_ids[: max(1, round(rate * args.payout_seconds))]
     context = multiprocessing.get_context("spawn")
@@ -568,6 +576,7 @@ def one_run(
         workers_seconds = workers - cpu_before[0][0]
         senders_seconds = senders - cpu_before[0][1]
         log_tail = cluster.tail(1500)
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection
 
     with connection.cursor() as cursor:
@@ -619,9 +628,11 @@ def backlog_run(plan: Setup, *, env: dict, tmp: Path, bench_db: str) -> dict:
     """The pipeline's own cost per payout once batches fill: the "backlog" people approved with no
     mark (untimed, in this process), the workers started and idle, then all of them marked due at
     once (a burst, as a viral minute brings) and paid; CPU from the marks to the last settlement."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.conf import settings
     from django.db import connection
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     import verification.services.rewards as approvals
     from verification.models import ActionRule, Identity
 
@@ -670,6 +681,7 @@ def backlog_run(plan: Setup, *, env: dict, tmp: Path, bench_db: str) -> dict:
 def measure(server: Server, bench_db: str, args, note) -> dict:
     """Set up; a run at --payout-rate, then one at --payout-high-rate; results by label."""
     web.database_prepare(server, bench_db)
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.conf import settings
     from django.db import connections
 

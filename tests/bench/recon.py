@@ -20,6 +20,7 @@ RATIO_TARGET = 12.0
 
 
 def _payouts_insert(*, brand_id: int, participant_id: int, payee_id: int, first: int, count: int) -> None:
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection, transaction
 
     with transaction.atomic(durable=True), connection.cursor() as cursor:
@@ -38,6 +39,7 @@ def _payouts_insert(*, brand_id: int, participant_id: int, payee_id: int, first:
 
 def _statement(first: int, count: int) -> bytes:
     """camt.053.001.08 of `count` entries: payouts first..first+count-1, every 100th one unknown."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from tests.payouts.camt_fixtures import Ntry, Tx, camt053
 
     entries = []
@@ -49,6 +51,7 @@ def _statement(first: int, count: int) -> bytes:
 
 
 def _import_seconds(data: bytes, brand) -> tuple[float, object]:
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from payouts.models import StatementImport
     from payouts.reconciliation.statement_import import statement_import_create, statement_import_run
 
@@ -59,6 +62,7 @@ def _import_seconds(data: bytes, brand) -> tuple[float, object]:
     seconds = time.perf_counter() - began
     job = StatementImport.objects.get(pk=job.pk)
     if job.status != "done":
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         from tests.bench.server import BenchSetupError
 
         raise BenchSetupError(f"recon import {job.status}: {job.error}")
@@ -66,6 +70,7 @@ def _import_seconds(data: bytes, brand) -> tuple[float, object]:
 
 
 def _page(client, url) -> tuple[list[float], int]:
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.core.cache import cache
     from django.db import connection
 
@@ -92,14 +97,17 @@ def _scaled(size: int, args) -> int:
 
 
 def measure(server, bench_db: str, args, note) -> dict:
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from tests.bench import web
 
     web.database_prepare(server, bench_db)
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
     from django.utils import timezone
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from campaigns.models import Brand, Membership
     from payouts.models import PayeeAccount
     from tests.bench import ledger

@@ -19,6 +19,7 @@ Workers are spawned processes (their own interpreter, Django setup and connectio
 django-q2 workers would be). Each makes one untimed call first, then they start together.
 """
 
+import multiprocessing
 import os
 import queue as queues
 import time
@@ -57,9 +58,11 @@ class Report:
 
 def setup(*, sequential: int, concurrent: int, workers: int, history: int) -> Setup:
     """The campaign, its past, and the verified identities; nothing here is timed."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.contrib.auth import get_user_model
     from django.db import connection, connections, transaction
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from campaigns.services.brands import brand_create
     from campaigns.services.campaigns import campaign_create, campaign_transition
     from campaigns.services.funding import brand_deposit_record, campaign_budget_account, campaign_fund
@@ -140,6 +143,7 @@ def setup(*, sequential: int, concurrent: int, workers: int, history: int) -> Se
 
 def rewards_claim(*, rule_id: int, identity_ids, warmup_id: int, worker: int, barrier=None) -> Report:
     """action_reward() for each identity in turn, each call timed; after one untimed call."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from verification.models import ActionRule, ClaimStatus, Identity
     from verification.services.refusals import ClaimRefused
     from verification.services.rewards import ClaimContext, action_reward
@@ -178,12 +182,14 @@ def worker_main(rule_id, identity_ids, warmup_id, worker, barrier, results) -> N
     """Entry point of one spawned worker process."""
     try:
         os.environ["FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE"] = str(VELOCITY_LIMIT)
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         from tests.bench import ledger
 
         ledger.django_setup()
         report = rewards_claim(
             rule_id=rule_id, identity_ids=identity_ids, warmup_id=warmup_id, worker=worker, barrier=barrier
         )
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         from django.db import connections
 
         connections.close_all()
@@ -199,8 +205,6 @@ def run(
 ) -> tuple[float, list[Report]]:
     """Spawn `workers` processes sharing identity_ids (each with its own warm-up identity), start
     them together; (wall seconds, reports)."""
-    import multiprocessing
-
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(workers, timeout=120)
     results = context.Queue()
@@ -248,6 +252,7 @@ def run(
 
 def verify(plan: Setup) -> str:
     """Every call's reward is in the ledger and the budget adds up: a problem, or ""."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection
 
     with connection.cursor() as cursor:
@@ -278,6 +283,7 @@ def verify(plan: Setup) -> str:
 
 def measure(server: Server, bench_db: str, args, note) -> dict:
     """Set up, run sequential then concurrent; latencies in ms and rates."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from tests.bench import web
 
     web.database_prepare(server, bench_db)
@@ -319,6 +325,7 @@ def measure(server: Server, bench_db: str, args, note) -> dict:
         "at the default, claims past 1000 in a minute on one campaign go to the review queue (reward "
         "held, not posted) by design, and both runs claim faster than that"
     )
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connections
 
     connections.close_all()

@@ -406,6 +406,7 @@ def main(argv=None) -> int:
         return 1
     finally:
         if "django.apps" in sys.modules and sys.modules["django.apps"].apps.ready:
+            # deferred: the bench sets Django up (its settings, per process) before importing apps
             from django.db import connections
 
             connections.close_all()
@@ -663,6 +664,7 @@ def measure(server: Server, bench_db: str, pgbench_db: str, args) -> dict:
 
     # 2. JoyBack's database, migrated like production, with one funded campaign budget.
     web.database_prepare(server, bench_db)
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connections
 
     setup_began = time.monotonic()

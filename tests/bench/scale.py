@@ -34,14 +34,21 @@ lock (pg_stat_activity, pg_locks, pg_blocking_pids), named by their process grou
 so a lock that serialises the nodes shows up as waits whose holder is on another node.
 """
 
+import multiprocessing
 import os
+import queue as queues
 import re
+import tempfile
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+import psycopg
+
+from deploy.cluster import Cluster, ClusterError, stale_down
 from tests.bench import payout, web, webhook
 from tests.bench.server import BenchSetupError, percentile
 
@@ -110,8 +117,6 @@ class Run:
 
 def group_cpu(pid: int) -> float:
     """CPU seconds of a process, its live descendants and the children it waited for."""
-    import psutil
-
     try:
         root = psutil.Process(pid)
         members = [root, *root.children(recursive=True)]
@@ -194,8 +199,6 @@ class LockSampler(threading.Thread):
         self.waits, self.samples, self.lag_ms = Counter(), 0, []
 
     def run(self):
-        import psycopg
-
         with psycopg.connect(self.url, autocommit=True, application_name="bench-sampler") as conn:
             while not self.stop_event.wait(SAMPLE_SECONDS):
                 self.samples += 1
@@ -225,15 +228,11 @@ def _node(application: str) -> str:
 
 
 def statements_reset(url: str) -> None:
-    import psycopg
-
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("SELECT pg_stat_statements_reset()")
 
 
 def statements_top(url: str, limit: int = 6) -> list[tuple]:
-    import psycopg
-
     with psycopg.connect(url, autocommit=True) as conn:
         return conn.execute(
             "SELECT calls, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 80) "
@@ -264,6 +263,7 @@ def setup(cluster, *, people: int, runs: dict, note) -> tuple:
     os.environ["DJANGO_SETTINGS_MODULE"] = "tests.bench.settings"
     os.environ.pop("REDIS_URL", None)
     os.environ["LOG_LEVEL"] = "WARNING"  # not a line per task the setup queues
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from tests.bench import ledger
 
     ledger.django_setup()
@@ -280,6 +280,7 @@ def setup(cluster, *, people: int, runs: dict, note) -> tuple:
 
 def owner_session() -> str:
     """The Cookie header of the bench brand's owner, signed in (a session as a sign-in leaves it)."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.sessions.backends.db import SessionStore
@@ -306,11 +307,11 @@ def one_run(
     note,
     chaos: bool = False,
 ) -> Run:
-    import multiprocessing
-    import queue as queues
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.conf import settings
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from verification.services.provider_events import EVENT_LEASE
 
     nodes = list(range(1, run.nodes + 1))
@@ -534,8 +535,6 @@ def batch_watch(url: str, *, identities: list, until: float, pid: int) -> tuple[
     (process `pid`) to hold a batch: payouts claimed as submitted and not yet answered, preferably
     ones the bank has already booked. The ids seen (empty when none was seen in time), and the
     worker's CPU seconds and its sender threads' at the last poll (cheap reads of /proc)."""
-    import psycopg
-
     seen, half = [], time.monotonic() + (until - time.monotonic()) / 2
     cpu = threads = 0.0
     with psycopg.connect(url, autocommit=True, application_name="bench-chaos") as conn:
@@ -553,8 +552,6 @@ def batch_watch(url: str, *, identities: list, until: float, pid: int) -> tuple[
 def batch_held(url: str, caught: list[int]) -> dict:
     """Of the payouts seen held, those still without their answer once the worker is dead:
     payout id -> whether the bank had booked it."""
-    import psycopg
-
     if not caught:
         return {}
     with psycopg.connect(url, autocommit=True, application_name="bench-chaos") as conn:
@@ -571,13 +568,14 @@ def proofs(
     the bank had it) settled, every accepted webhook stored and processed, the ledger and the bank
     agree. Waits (until drain_until) for the sweeps to finish what the killed workers held."""
     held = held or {}
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.conf import settings
     from django.core.management import call_command
     from django.db import connection
     from django.utils.module_loading import import_string
 
     # By the names the schedule and the settings store (they stay where the code moves).
-    statements_fetch = import_string("payouts.reconciliation_tasks.bank_statements_fetch_task")
+    statements_fetch = import_string("payouts.reconciliation.tasks.bank_statements_fetch_task")
     external_checks = [import_string(path) for path in settings.LEDGER_EXTERNAL_CHECKS]
 
     def counts() -> dict:
@@ -796,8 +794,6 @@ def wait_kinds(run: Run) -> Counter:
 
 
 def measure(args, note) -> dict:
-    from deploy.cluster import Cluster, ClusterError
-
     runs = [
         Run("1-node", 1, "direct"),
         Run("2-nodes", 2, "direct"),
@@ -810,9 +806,6 @@ def measure(args, note) -> dict:
     count = max(1, round(args.scale_rate * args.scale_seconds))
     warm = payout.WARMUP_PER_WORKER
     home = web.ROOT / "tmp" / "bench-cluster"
-    import tempfile
-
-    from deploy.cluster import stale_down
 
     stale_down(home)
     secret_key = "bench-scale-" + os.urandom(8).hex()
@@ -867,9 +860,11 @@ def measure(args, note) -> dict:
     except ClusterError as error:
         raise BenchSetupError(f"the cluster: {error}") from error
     finally:
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         from django.apps import apps
 
         if apps.ready:
+            # deferred: the bench sets Django up (its settings, per process) before importing apps
             from django.db import connections
 
             connections.close_all()

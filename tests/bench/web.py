@@ -31,6 +31,8 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode
 
+from schwifty import IBAN
+
 from tests.bench.server import BenchSetupError, Server
 
 WRK = "wrk"
@@ -138,7 +140,6 @@ class Cpu:
 
     def per_request(self, later: "Cpu", requests: int) -> str:
         """Where the CPU went between self and later, in ms per request."""
-
         names = {"workers": "gunicorn workers", "postgres": "PostgreSQL", "wrk": "wrk"}
         spent = {label: getattr(later, name) - getattr(self, name) for name, label in names.items()}
         busy, total = later.busy - self.busy, later.total - self.total
@@ -150,9 +151,11 @@ class Cpu:
 
 def database_prepare(server: Server, bench_db: str) -> None:
     """A fresh <dbname>_bench, migrated like production (the ledger runs leave theirs behind)."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.apps import apps
 
     if apps.ready:  # after the ledger runs: let go of their database before it is made anew
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         from django.db import connections
 
         connections.close_all()
@@ -163,11 +166,13 @@ def database_prepare(server: Server, bench_db: str) -> None:
     server.database_create(bench_db, template=migrated if reuse else "")
     server.checkpoint()
     os.environ["DATABASE_URL"] = server.url_for(bench_db)
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from tests.bench import ledger
 
     ledger.django_setup()
     if reuse:
         return
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.core.management import call_command
     from django.db import connections
 
@@ -182,9 +187,11 @@ def migrated_template(bench_db: str) -> str:
 
 def data_setup(*, people: int) -> list[Client]:
     """A live, funded campaign, and `people` participants each with an approved reward and a cookie."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.contrib.auth import get_user_model
     from django.db import connections
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from campaigns.services.brands import brand_create
     from campaigns.services.campaigns import campaign_create, campaign_transition
     from campaigns.services.funding import brand_deposit_record, campaign_fund
@@ -342,8 +349,6 @@ def iban(number: int) -> str:
     Each person gives their own bank account and email: details shared between people are a fraud
     signal (payouts.payees.shared_details), which is not what this benchmark loads.
     """
-    from schwifty import IBAN
-
     return str(IBAN.generate("DE", bank_code="37040044", account_code=f"{532013000 + number:010d}"))
 
 
@@ -367,8 +372,10 @@ def claim_forms_files(
     cookie and token are the template browser's: they name no person). "forms:<prefix>" for wrk.lua.
 
     The people are made in one statement; what a claim's reward costs is the reward's benchmark."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connections as db_connections
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from verification.models import ActionClaim, Identity, Participant
     from verification.sessions import COOKIE, participant_cookie_value
 
@@ -518,6 +525,7 @@ def measure(server: Server, bench_db: str, args, note) -> list[dict]:
         f"http setup: a live funded campaign, {len(clients)} participants each with an approved reward "
         f"and a participant cookie, {time.monotonic() - began:.1f} s"
     )
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.conf import settings
     from django.db import connections
 

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import redis
+
 from tests.bench import web
 from tests.bench.server import BenchSetupError, Server
 
@@ -62,6 +64,7 @@ def signed_line(*, body: bytes, secret: bytes) -> str:
 def deliveries_write(prefix: Path, *, tag: str, total: int, connections: int, secret: str) -> int:
     """`total` distinct signed deliveries in files <prefix>-<n>.tsv, n = 1..connections, dealt
     round-robin; returns how many were written."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from verification.sandbox.whatsapp import message_envelope
 
     key = secret.encode()
@@ -110,6 +113,7 @@ class Counts:
         self.redis = redis_client
 
     def now(self) -> tuple[int, int]:
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         from django.db import connection
 
         with connection.cursor() as cursor:
@@ -127,8 +131,6 @@ def redis_open(url: str):
     if host not in {"127.0.0.1", "localhost"}:
         return None, f"{url} is not on 127.0.0.1"
     try:
-        import redis
-
         client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
         client.ping()
         keys = client.dbsize()
@@ -215,6 +217,7 @@ def intake_runs(gunicorn, *, label: str, tmp: Path, args, note, secret: str, cou
         )
 
     if duplicate:
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
         from verification.sandbox.whatsapp import message_envelope
 
         body = json.dumps(
@@ -252,6 +255,7 @@ def intake_runs(gunicorn, *, label: str, tmp: Path, args, note, secret: str, cou
 def measure(server: Server, bench_db: str, args, note) -> dict:
     """Serve and load the webhook with the ORM broker, then (if it can) with Redis; results by broker."""
     web.database_prepare(server, bench_db)
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.conf import settings
     from django.db import connections
 

@@ -8,6 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import sync_playwright
+
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
+from tests.conftest import PASSWORD, TOTP_SECRET, totp_code
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
@@ -31,8 +37,6 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"),
@@ -83,18 +87,16 @@ def screenshot():
     return take
 
 
-def sign_in(page, live_server, email, *, next_path="", secret=None):
+def sign_in(page, live_server, email, *, next_path="", secret=None, totp_at=None):
     """Sign in as a person does, on the sign-in page (then at `next_path`, or the brand's pages)."""
     page.goto(f"{live_server.url}/accounts/login/" + (f"?next={next_path}" if next_path else ""))
-    sign_in_here(page, email, secret=secret)
+    sign_in_here(page, email, secret=secret, totp_at=totp_at)
 
 
-def sign_in_here(page, email, *, secret=None):
+def sign_in_here(page, email, *, secret=None, totp_at=None):
     """The sign-in form the page shows, whatever language it speaks: email and password, then the
     authenticator app's code when the account has a second factor (the personas' TOTP_SECRET unless
-    given)."""
-    from tests.conftest import PASSWORD, TOTP_SECRET, totp_code
-
+    given; the code of the Unix time `totp_at` when given, else of now)."""
     page.locator("input[name=login]").fill(email)
     page.locator("input[name=password]").fill(PASSWORD)
     # Waiting for the answer to this form, not for the load state: on a busy machine the load state
@@ -102,15 +104,13 @@ def sign_in_here(page, email, *, secret=None):
     with page.expect_navigation():
         page.locator("input[name=password]").press("Enter")
     if "/accounts/2fa/authenticate/" in page.url:
-        page.locator("input[name=code]").fill(totp_code(secret or TOTP_SECRET))
+        page.locator("input[name=code]").fill(totp_code(secret or TOTP_SECRET, at=totp_at))
         with page.expect_navigation():
             page.locator("input[name=code]").press("Enter")
 
 
 def no_serious_violations(page) -> None:
     """axe-core's check of the page as it is: no serious or critical accessibility violation."""
-    from axe_playwright_python.sync_playwright import Axe
-
     results = Axe().run(page)
     bad = [
         f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
@@ -123,9 +123,6 @@ def no_serious_violations(page) -> None:
 @pytest.fixture
 def creators(alpaca):
     """Alpaca's live TikTok campaign for creators, funded with 100.00 of 500.00 EUR deposited."""
-    from campaigns.services.campaigns import campaign_create, campaign_transition
-    from campaigns.services.funding import brand_deposit_record, campaign_fund
-
     brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-CREATORS")
     campaign = campaign_create(
         brand=alpaca,

@@ -1,6 +1,7 @@
 import re
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core import mail
 from django.urls import reverse
 
@@ -12,7 +13,7 @@ from payouts.payees.changes import payee_details_on_file
 from payouts.payees.services import payee_submission_process
 from payouts.submission import create
 from payouts.submission.crash import _crash_at
-from tests.conftest import rewarded_in_browser
+from tests.conftest import rewarded_in_browser, totp_enable
 
 # Every payouts module that queues work, each with its own enqueue_on_commit.
 ENQUEUING = (payees_services, create, vop, batches, manual_services)
@@ -77,7 +78,6 @@ def submissions_process():
 def owed(client, summer, django_capture_on_commit_callbacks):
     """Pat's TikTok login was rewarded (2.00 EUR by the package default); returns a function that
     gives Pat's bank details and runs what that sets off, as the workers would."""
-
     person = rewarded_in_browser(client, summer)
 
     def give(iban=IBANS["settle"], **changes):
@@ -98,9 +98,6 @@ def _no_crash_left():
 
 
 def staff_user(make_user, email, *codenames):
-    from django.contrib.auth.models import Permission
-
-    from tests.conftest import totp_enable
 
     # Platform staff change money only with a second factor set up (joyback.admin_site).
     user = totp_enable(make_user(email, is_staff=True, first_name=email.split("@")[0].title()))

@@ -23,6 +23,7 @@ from payouts.forms import CONSENT_VERSION
 from payouts.models import Payout, SandboxBankPayment, VopCheck
 from payouts.payees.services import payee_account_save
 from payouts.rails import iban_check
+from payouts.sandbox.funding import play_money_add
 from payouts.submission.crash import SimulatedCrash, _crash_at
 from payouts.submission.sweeps import payouts_sweep
 from payouts.vop import payee_vop_check
@@ -356,10 +357,9 @@ def test_a_test_brands_batch_settles_against_the_sandbox_bank_and_leaves_the_liv
     """Test and live payouts may share a batch; each settles against its own mode's platform bank."""
     from campaigns.modes import brand_test_twin
     from joyback.ledger.services import platform_bank
-    from payouts.sandbox_funding import sandbox_funds_add
 
     twin = brand_test_twin(brand=alpaca)
-    sandbox_funds_add(brand=twin, amount=50_00)
+    play_money_add(brand=twin, amount=50_00)
     test_club = make_live_campaign(slug="test-club", budget=50_00, brand=twin)
     live_club = make_live_campaign(slug="live-club", budget=50_00)
     test_person, test_identity = ready_person(test_club)

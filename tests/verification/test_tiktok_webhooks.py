@@ -106,3 +106,16 @@ def test_authorization_removed_kills_the_stored_tokens(client, summer):
 
     token.refresh_from_db()
     assert token.revoked_at is not None
+
+
+@pytest.mark.parametrize("secret", ["", None])
+def test_without_the_client_secret_every_event_is_refused_even_one_signed_with_an_empty_key(
+    client, settings, secret
+):
+    settings.TIKTOK_CLIENT_SECRET = secret
+    body = event_body()
+
+    response = post(client, body, signed(body, secret=""))
+
+    assert response.status_code == 401
+    assert not ProviderEvent.objects.exists()

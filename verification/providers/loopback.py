@@ -6,6 +6,7 @@ that would close the caller's database connection half-way through its own reque
 """
 
 import httpx
+from django.conf import settings
 from django.test import RequestFactory
 from django.urls import resolve
 
@@ -50,8 +51,6 @@ SANDBOX_BASES = {
 
 def provider_url(name: str) -> str:
     """The provider address setting `name`, or the sandbox's for a test brand's call."""
-    from django.conf import settings
-
     return SANDBOX_BASES[name] if provider_test_routed() else getattr(settings, name)
 
 

@@ -4,6 +4,10 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
+from django.conf import settings
+
+from verification.providers.loopback import http_client, provider_url
+
 
 @dataclass(frozen=True)
 class InboundMessage:
@@ -73,10 +77,6 @@ def _message_text(message: dict) -> str:
 def template_send(*, to: str, template: str, language: str, parameters: list[str]) -> str:
     """Send an approved message template (the only kind allowed outside the 24-hour window);
     returns Meta's message id."""
-    from django.conf import settings
-
-    from verification.providers.loopback import http_client, provider_url
-
     body = {
         "messaging_product": "whatsapp",
         "recipient_type": "individual",

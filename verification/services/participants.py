@@ -1,6 +1,8 @@
 """Participants: creating them, their identities and ledger accounts, erasure and export, and
 flags raised after their claims were made."""
 
+from datetime import timedelta
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -144,3 +146,18 @@ def participants_flag(*, flags: list[tuple[int, str, str]]) -> int:
             status=ClaimStatus.APPROVED,
         ).update(status=ClaimStatus.NEEDS_REVIEW, reason=flags[0][1])
     return len(claims)
+
+
+def tiktok_tokens_store(*, identity: Identity, tokens: dict) -> TikTokToken:
+    token, _ = TikTokToken.objects.update_or_create(
+        identity=identity,
+        defaults={
+            "brand_id": identity.brand_id,
+            "access_token": tokens["access_token"],
+            "refresh_token": tokens["refresh_token"],
+            "scope": tokens.get("scope", ""),
+            "access_expires_at": timezone.now() + timedelta(seconds=int(tokens.get("expires_in", 0))),
+            "revoked_at": None,
+        },
+    )
+    return token

@@ -21,9 +21,10 @@ from verification.models import (
     ProviderEvent,
     TikTokToken,
 )
+from verification.posting import tiktok_post_event
 from verification.providers.whatsapp import InboundMessage
 from verification.selectors import provider_events_unfinished
-from verification.services.participants import identity_attach
+from verification.services.participants import identity_attach, tiktok_tokens_store
 from verification.services.refusals import ClaimRefused
 from verification.services.rewards import ClaimContext, action_reward
 
@@ -54,21 +55,6 @@ def tiktok_login_complete(
     except ClaimRefused as refusal:
         return identity, refusal
     return identity, None
-
-
-def tiktok_tokens_store(*, identity: Identity, tokens: dict) -> TikTokToken:
-    token, _ = TikTokToken.objects.update_or_create(
-        identity=identity,
-        defaults={
-            "brand_id": identity.brand_id,
-            "access_token": tokens["access_token"],
-            "refresh_token": tokens["refresh_token"],
-            "scope": tokens.get("scope", ""),
-            "access_expires_at": timezone.now() + timedelta(seconds=int(tokens.get("expires_in", 0))),
-            "revoked_at": None,
-        },
-    )
-    return token
 
 
 OPTIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: people type these codes
@@ -138,12 +124,6 @@ def whatsapp_event_process(*, event_id: int) -> str:
     return outcome
 
 
-def whatsapp_messages_record(*, messages: list[InboundMessage]) -> int:
-    """Store and process at once (the sandbox phone and tests); the webhook only stores."""
-    new = whatsapp_messages_store(messages=messages)
-    return provider_events_process(ids=new) if new else 0
-
-
 def _whatsapp_optin(*, optin: OptinCode, message: InboundMessage) -> str:
     identity = identity_attach(
         participant=optin.participant,
@@ -178,8 +158,6 @@ def tiktok_event_process(*, event_id: int) -> str:
     post.publish.*: TikTok's word on a video JoyBack posted (verification.posting)."""
     event = ProviderEvent.objects.get(pk=event_id, provider=Provider.TIKTOK)
     if str(event.payload.get("event", "")).startswith("post.publish."):
-        from verification.posting import tiktok_post_event  # posting builds on this module
-
         return tiktok_post_event(payload=event.payload)
     if event.payload.get("event") != "authorization.removed":
         return "ignored"

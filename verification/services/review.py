@@ -11,6 +11,7 @@ from verification.models import (
     ClaimStatus,
     ReviewDecision,
 )
+from verification.reach import reach_review_decide
 from verification.services.refusals import ClaimRefused
 from verification.services.rewards import (
     claim_hold_release,
@@ -57,7 +58,6 @@ def claim_review(*, claim: ActionClaim, decided_by, decision: str, reason: str) 
             and (locked.reach_paid or locked.metrics.exists())
         ):
             # A share paid by reach (its views were read): the decision is on the reading it stopped.
-            from verification.reach import reach_review_decide
 
             reach_review_decide(locked=locked, decision=decision)
             return locked

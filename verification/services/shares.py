@@ -13,8 +13,9 @@ from compliance.checker import NEEDS_REVIEW
 from compliance.models import CaseStatus
 from compliance.selectors import caption_verdict, case_for_claim, unresolved_claim_ids
 from compliance.services import caption_check_record, case_open, case_recheck
-from joyback.modes import brand_livemode, provider_routed_for
+from joyback.modes import provider_routed_for
 from joyback.queue import task_schedule_once
+from verification import content
 from verification.events import claim_event_emit
 from verification.fraud import engagement_signals
 from verification.models import (
@@ -26,7 +27,7 @@ from verification.models import (
     TikTokToken,
 )
 from verification.providers import tiktok
-from verification.services.provider_events import tiktok_tokens_store
+from verification.reach import reach_ceiling, reach_first_check, reach_interval, reach_recheck, reach_schedule
 from verification.services.refusals import ClaimRefused
 from verification.services.rewards import (
     POSTS_UNDER_WAY,
@@ -38,6 +39,7 @@ from verification.services.rewards import (
     rule_lock,
     second_accounts_flagged,
 )
+from verification.services.videos import share_remediation_open, tiktok_video_fetch
 
 # Engagement mode: a share is claimed now and paid when its window closes, if it earned it.
 
@@ -69,8 +71,6 @@ def share_submit(
     token = TikTokToken.objects.filter(identity=identity, revoked_at__isnull=True).first()
     if token is None:
         raise ClaimRefused("tiktok_reconnect")
-    from verification import content  # builds on this module
-
     purchases = content.purchase_gate(rule=rule, participant=identity.participant)
     terms = content.licence_terms_for_share(campaign=rule.campaign, accepted=licence_accepted)
     video = tiktok_video_fetch(token=token, video_id=video_id)
@@ -98,8 +98,6 @@ def share_submit(
         check_at = timezone.now() + timedelta(hours=rule.window_hours)
         next_check_at = None
         if rule.pays_by_reach:
-            from verification.reach import reach_ceiling, reach_interval
-
             amount = reach_ceiling(rule=rule, participant=identity.participant, per_video=amount)
             if amount <= 0:
                 raise ClaimRefused("reach_cap")
@@ -186,19 +184,8 @@ def share_verdict(*, campaign, video):
     return verdict, {True: "platform_on", False: "platform_off", None: "unknown"}[label]
 
 
-def tiktok_video_fetch(*, token: TikTokToken, video_id: str):
-    """The video through the person's own token, refreshing the token when it has expired."""
-    with provider_routed_for(livemode=brand_livemode(token.brand_id)):
-        if token.access_expires_at <= timezone.now() + timedelta(minutes=1):
-            tokens = tiktok.token_refresh(refresh_token=token.refresh_token)
-            token = tiktok_tokens_store(identity=token.identity, tokens=tokens)
-        return tiktok.videos_query(access_token=token.access_token, video_ids=[video_id]).get(video_id)
-
-
 def engagement_recheck_schedule(*, claim: ActionClaim) -> None:
     if claim.rule.pays_by_reach:
-        from verification.reach import reach_first_check, reach_schedule
-
         # Read over the window, not once at its end: the first read is scheduled now.
         (reach_schedule if claim.next_check_at else reach_first_check)(claim=claim)
         return
@@ -217,8 +204,6 @@ def engagement_recheck(*, claim_id: int) -> ActionClaim:
     if claim.status != ClaimStatus.PENDING or claim.purchase_id:  # a purchase waits for its return window
         return claim
     if claim.rule.pays_by_reach:
-        from verification.reach import reach_recheck
-
         return reach_recheck(claim_id=claim.pk)
     case = case_for_claim(claim_id=claim.pk)
     if case is not None and case.unresolved:
@@ -308,30 +293,6 @@ def claims_due_recheck(*, now=None) -> list[int]:
         .exclude(pk__in=unresolved_claim_ids())  # each case's own re-check comes back for them
         .values_list("pk", flat=True)[:500]
     )
-
-
-def share_remediation_open(*, claim: ActionClaim, verdict, caption: str) -> ActionClaim:
-    with transaction.atomic(durable=True):
-        reason = "compliance_review" if verdict.verdict == NEEDS_REVIEW else "disclosure_fix"
-        if not ActionClaim.objects.filter(pk=claim.pk, status=ClaimStatus.PENDING).update(reason=reason):
-            return ActionClaim.objects.get(pk=claim.pk)
-        caption_check_record(
-            campaign=claim.campaign,
-            verdict=verdict,
-            caption=caption,
-            claim_id=claim.pk,
-            stage="window_close",
-            label_state=claim.evidence.get("label_state", "unknown"),
-        )
-        case_open(
-            campaign=claim.campaign,
-            claim_id=claim.pk,
-            participant_id=claim.participant_id,
-            verdict=verdict,
-            caption=caption,
-        )
-    claim.refresh_from_db()
-    return claim
 
 
 def remediation_recheck(*, claim_id: int) -> ActionClaim:

@@ -1,13 +1,13 @@
 from django import template
 
+from verification.posting import failure_text
+
 register = template.Library()
 
 
 @register.filter
 def post_failure(code: str) -> str:
     """Why a video JoyBack tried to post did not go out, in the reader's language."""
-    from verification.posting import failure_text
-
     return failure_text(code)
 
 

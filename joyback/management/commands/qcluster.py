@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 
+import psutil
 from django.conf import settings
 from django_q import cluster
 from django_q.conf import Conf
@@ -57,8 +58,6 @@ class Cluster(cluster.Cluster):
 
 
 def _kill_tree(pid: int) -> None:
-    import psutil
-
     with contextlib.suppress(psutil.NoSuchProcess):
         parent = psutil.Process(pid)
         for process in [*parent.children(recursive=True), parent]:

@@ -15,7 +15,7 @@ from campaigns.services.funding import campaign_fund
 from payouts.funding.services import virtual_account_request, virtual_accounts_open
 from payouts.models import ProviderDeposit
 from payouts.models.funding import VirtualAccountStatus
-from payouts.sandbox.funding import deposit_simulate, funding_webhooks_deliver
+from payouts.providers.test_mode_bank import deposit_simulate, funding_webhooks_deliver
 from payouts.submission.webhooks import transfer_events_process
 
 DEPOSIT = 10_000_00

@@ -25,6 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
+from compliance.checker import (
+    COMPLIANT,
+    NEEDS_REVIEW,
+    caption_check,
+    compiled,
+    policies_for_countries,
+    policies_from_source,
+)
+from compliance.linter import rules_lint
+
 HERE = Path(__file__).parent
 BRAND = "Alpaca Coffee"
 BRAND_NAMES = ("Alpaca Café", "@drinkalpaca", "羊驼咖啡")
@@ -88,14 +98,10 @@ class Result:
 
 
 def _policies():
-    from compliance.checker import compiled, policies_from_source
-
     return [compiled(code=p["code"], version=1, data=p) for p in policies_from_source()]
 
 
 def captions_evaluate(policies=None, *, part: str = "own") -> Result:
-    from compliance.checker import COMPLIANT, NEEDS_REVIEW, caption_check, policies_for_countries
-
     policies = policies or _policies()
     result = Result()
     clock = time.perf_counter
@@ -138,9 +144,6 @@ def rule_outcome(findings) -> str:
 
 
 def rules_evaluate(policies=None, *, part: str = "own") -> Result:
-    from compliance.checker import policies_for_countries
-    from compliance.linter import rules_lint
-
     policies = policies or _policies()
     result = Result()
     for row in rows(*PARTS[part][1]):

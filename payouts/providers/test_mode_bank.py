@@ -1,0 +1,37 @@
+"""The test-mode bank, as the rest of the app reaches it.
+
+In production the sandbox bank (payouts.sandbox) is the bank of every brand's test data: a test
+brand's payouts, deposits and play money go to it in-process, never to a real bank. This module is
+the one door into it from production code (an import contract in pyproject.toml holds that): the
+provider port (payouts.psp) routes a test brand's requests to its transport, the URLconf mounts its
+views, and everything else asks this module.
+"""
+
+from payouts.sandbox.bank import payment_return
+from payouts.sandbox.bank import webhooks_deliver as payment_webhooks_deliver
+from payouts.sandbox.files import brand_transfer_arrive
+from payouts.sandbox.funding import (
+    TEST_ACCOUNT_IBAN,
+    PlayMoneyRefused,
+    deposit_simulate,
+    funding_webhooks_deliver,
+    play_money_add,
+)
+
+__all__ = [
+    "TEST_ACCOUNT_IBAN",
+    "PlayMoneyRefused",
+    "brand_transfer_arrive",
+    "deposit_simulate",
+    "funding_webhooks_deliver",
+    "payment_return",
+    "play_money_add",
+    "webhooks_deliver",
+]
+
+
+def webhooks_deliver() -> int:
+    """Every webhook the test-mode bank owes, as its provider would send them: what arrived on the
+    brands' virtual accounts (and their sweeps) first, then the payouts' transfer statuses."""
+    funding_webhooks_deliver()
+    return payment_webhooks_deliver()
