@@ -5,6 +5,9 @@ class PayoutsConfig(AppConfig):
     name = "payouts"
 
     def ready(self):
+        from payouts.providers import providers_register
+
+        providers_register()
         from joyback.queue import standing_work_register
         from payouts.models import TransferEvent
         from payouts.payees.services import SUBMISSION_MAX_ATTEMPTS, payee_submissions_process
