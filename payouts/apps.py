@@ -9,8 +9,11 @@ class PayoutsConfig(AppConfig):
         from joyback.queue import standing_work_register
         from payouts.models import TransferEvent
         from payouts.payees.services import SUBMISSION_MAX_ATTEMPTS, payee_submissions_process
+        from payouts.providers import providers_register
         from payouts.selectors import payee_submissions_unfinished
         from payouts.submission.webhooks import TRANSFER_EVENT_MAX_ATTEMPTS, transfer_events_process
+
+        providers_register()
 
         standing_work_register(
             name="bank details",

@@ -2,7 +2,6 @@
 written once, stored byte for byte, and sent at most once; the bank's pain.002 reports applied."""
 
 import hashlib
-import json
 from datetime import timedelta
 
 from django.conf import settings
@@ -25,14 +24,14 @@ from payouts.vop import payout_creditor_name, vop_current
 
 
 def _transfer(payout: Payout) -> CreditTransfer:
-    details = json.loads(payout.payee.account)
+    account = payout.payee.account
     return CreditTransfer(
         end_to_end_id=payout.end_to_end_id,
         amount_minor=payout.amount,
         currency=payout.currency,
         creditor_name=payout_creditor_name(payout, vop_current(payee=payout.payee)),
-        creditor_iban=details["iban"],
-        creditor_bic=details.get("bic", ""),
+        creditor_iban=account.iban,
+        creditor_bic=account.bic,
         remittance=f"JoyBack reward {payout.end_to_end_id}",
     )
 

@@ -163,7 +163,7 @@ def participant_export(*, participant: Participant) -> dict:
                 "address": json.loads(p.address) if p.address else None,
                 "email": p.email,
                 "phone": p.phone,
-                "account": json.loads(p.account),
+                "account": p.account.details if p.account is not None else {ERASED: True},
                 "rail": p.rail,
                 "currency": p.currency,
                 "consent_at": p.consent_at.isoformat(),
@@ -245,7 +245,7 @@ def privacy_retention_enforce(*, now=None, batch: int = 200) -> int:
             for payee in PayeeAccount.objects.filter(participant=request.participant):
                 payee.holder_name = ERASED
                 payee.holder_name_latin = ""
-                payee.account = json.dumps({ERASED: True})
+                payee.account = None
                 payee.save(update_fields=["holder_name", "holder_name_latin", "account"])
             PayeeAccount.objects.filter(participant=request.participant).update(account_fingerprint="")
             participant_evidence_erase(participant=request.participant)

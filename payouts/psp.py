@@ -1,22 +1,25 @@
-"""The payment provider behind the payouts, as the payouts see it.
+"""The payment provider behind the payouts, as the payouts see it: the port its adapters implement.
 
 Single payments (SEPA Instant, UK Faster Payments, US ACH, cross-border) go through the provider
-chosen by PAYOUT_PROVIDER (payouts/providers/: Adyen's Transfers API), whose signed webhooks tell
-what became of them. SEPA batch files go up as ISO 20022 pain.001 on the bank's file channel, and
-Verification of Payee keeps its own small interface (payee_verify): Adyen's guides describe a
-counterparty name check (POST /verifyCounterpartyName, a role its support enables), but its
-published OpenAPI specifications carry no schema for it, so there is no documented request to
-build and contract-test against.
+chosen by PAYOUT_PROVIDER among the adapters registered here (payouts/providers/: Adyen's Transfers
+API), whose signed webhooks tell what became of them. An adapter imports this module, never the
+reverse: payouts.apps registers each at start-up (payouts.providers.providers_register).
+SEPA batch files go up as ISO 20022 pain.001 on the bank's file channel, and Verification of Payee
+keeps its own small interface (payee_verify): Adyen's guides describe a counterparty name check
+(POST /verifyCounterpartyName, a role its support enables), but its published OpenAPI specifications
+carry no schema for it, so there is no documented request to build and contract-test against.
 In the sandbox every one of these is answered in-process by the sandbox bank (payouts/sandbox/).
 """
 
 import threading
 from dataclasses import dataclass
+from typing import Protocol
 
 import httpx
 from django.conf import settings
 
 from joyback.modes import provider_routed_for, provider_sandboxed, provider_test_routed
+from payouts.bank_accounts import BankAccount
 
 SETTLED = frozenset({"ACSC", "ACCC"})
 
@@ -36,7 +39,7 @@ class PaymentOrder:
     amount: int
     currency: str
     creditor_name: str
-    account: dict
+    account: BankAccount
     remittance: str = ""
     # The payout's short reference for rails that take no EndToEndId-long one (Payout's).
     beneficiary_reference: str = ""
@@ -68,6 +71,44 @@ class PaymentStatus:
 class VopAnswer:
     result: str  # MTCH, CMTC, NMTC, NOAP
     name: str = ""
+
+
+class PayoutProvider(Protocol):
+    """What a payment provider's adapter offers the payouts (a module of these functions will do)."""
+
+    def transfer_submit(self, order: PaymentOrder) -> PaymentStatus:
+        """Send one payment; PspUnknown when the answer is lost, PspError when refused."""
+
+    def transfer_find(self, end_to_end_id: str) -> PaymentStatus | None:
+        """What the provider knows of a payment; None when it never received it."""
+
+    def webhook_verify(self, body: bytes, headers) -> bool:
+        """Whether a webhook is signed with one of our keys."""
+
+    def webhook_event_id(self, payload: dict) -> str:
+        """The same for every delivery of one webhook."""
+
+    def webhook_transfer(self, payload: dict) -> tuple[str, PaymentStatus] | None:
+        """(EndToEndId, status) of a payout's transfer webhook; None for any other."""
+
+
+_providers: dict[str, PayoutProvider] = {}
+# The provider whose API the sandbox bank speaks: a test brand's payouts go through its adapter,
+# whatever PAYOUT_PROVIDER says.
+SANDBOX_PROVIDER = "adyen"
+
+
+def provider_register(*, name: str, adapter: PayoutProvider) -> None:
+    _providers[name] = adapter
+
+
+def provider(name: str | None = None) -> PayoutProvider:
+    """The adapter registered under `name`, by default PAYOUT_PROVIDER's."""
+    name = name or settings.PAYOUT_PROVIDER
+    try:
+        return _providers[name]
+    except KeyError:
+        raise LookupError(f"no payout provider {name!r} registered (payouts.providers)") from None
 
 
 _local = threading.local()
@@ -129,15 +170,8 @@ def http_request(method: str, url: str, **kwargs) -> httpx.Response:
     return response
 
 
-def _provider():
-    from payouts.providers import provider  # deferred: payouts.providers.adyen imports this module
-
-    if provider_test_routed():
-        # The sandbox bank speaks Adyen's Transfers API, whatever PAYOUT_PROVIDER says.
-        from payouts.providers import adyen  # deferred: payouts.providers.adyen imports this module
-
-        return adyen
-    return provider()
+def _provider() -> PayoutProvider:
+    return provider(SANDBOX_PROVIDER if provider_test_routed() else None)
 
 
 def _payout_livemode(end_to_end_id: str) -> bool:

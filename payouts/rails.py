@@ -1,14 +1,14 @@
-"""Which rail pays a currency, and what account details each rail needs and accepts."""
+"""Which rail pays a currency, and what account details each rail needs and accepts: the checks
+that make a BankAccount (payouts.bank_accounts) from what a person typed, or say what is wrong."""
 
 import re
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.utils.translation import gettext as _
 from schwifty import BIC, IBAN
 from schwifty.exceptions import SchwiftyException
 
-from payouts.models.payees import Rail
+from payouts.bank_accounts import BankAccount, Rail
 
 RAIL_FOR_CURRENCY = {"EUR": Rail.SEPA, "GBP": Rail.UK_FPS, "USD": Rail.US_ACH}
 
@@ -27,25 +27,6 @@ class AccountInvalid(ValueError):
         self.message = message
 
 
-@dataclass(frozen=True)
-class BankAccount:
-    rail: str
-    country: str
-    details: dict
-    masked: str
-    bank_name: str = ""
-    bic: str = ""
-
-    @property
-    def identity(self) -> str:
-        return account_identity(self.details)
-
-
-def account_identity(details: dict) -> str:
-    """A stable string of an account's details, for duplicate detection."""
-    return "|".join(f"{key}={details[key]}" for key in sorted(details))
-
-
 def iban_check(raw: str) -> BankAccount:
     compact = re.sub(r"[\s-]", "", raw or "").upper()
     if not compact:
@@ -62,15 +43,7 @@ def iban_check(raw: str) -> BankAccount:
             _("%(country)s is outside the SEPA zone, so we cannot pay euros to it.")
             % {"country": compact[:2]},
         )
-    bic = str(iban.bic or "")  # each read of iban.bic searches schwifty's bank registry again
-    return BankAccount(
-        rail=Rail.SEPA,
-        country=iban.country_code,
-        details={"iban": str(iban.compact), "bic": bic},
-        masked=f"{iban.country_code}•• •••• {compact[-4:]}",
-        bank_name=iban.bank_name or "",
-        bic=bic,
-    )
+    return BankAccount(rail=Rail.SEPA, iban=str(iban.compact), bic=str(iban.bic or ""))
 
 
 def _iban_message(error: Exception, compact: str) -> str:
@@ -91,12 +64,7 @@ def uk_account_check(sort_code: str, account_number: str) -> BankAccount:
         raise AccountInvalid("sort_code", _("A sort code has six digits, like 12-34-56."))
     if not re.fullmatch(r"\d{8}", account_number):
         raise AccountInvalid("account_number", _("A UK account number has eight digits."))
-    return BankAccount(
-        rail=Rail.UK_FPS,
-        country="GB",
-        details={"sort_code": sort_code, "account_number": account_number},
-        masked=f"{sort_code[:2]}-••-•• ••••{account_number[-4:]}",
-    )
+    return BankAccount(rail=Rail.UK_FPS, sort_code=sort_code, account_number=account_number)
 
 
 def aba_routing_valid(routing: str) -> bool:
@@ -113,12 +81,7 @@ def us_account_check(routing_number: str, account_number: str) -> BankAccount:
         raise AccountInvalid("routing_number", _("A US routing number has nine digits and a valid checksum."))
     if not re.fullmatch(r"\d{4,17}", account_number):
         raise AccountInvalid("account_number", _("A US account number has 4 to 17 digits."))
-    return BankAccount(
-        rail=Rail.US_ACH,
-        country="US",
-        details={"routing_number": routing_number, "account_number": account_number},
-        masked=f"{routing_number[:4]}••••• ••••{account_number[-4:]}",
-    )
+    return BankAccount(rail=Rail.US_ACH, routing_number=routing_number, account_number=account_number)
 
 
 def swift_account_check(bic: str, account_number: str) -> BankAccount:
@@ -133,11 +96,4 @@ def swift_account_check(bic: str, account_number: str) -> BankAccount:
         ) from None
     if not re.fullmatch(r"[0-9A-Z]{4,34}", account_number):
         raise AccountInvalid("account_number", _("An account number has 4 to 34 letters and digits."))
-    return BankAccount(
-        rail=Rail.SWIFT,
-        country=code.country_code,
-        details={"bic": str(code), "account_number": account_number},
-        masked=f"{str(code)[:6]}•• ••••{account_number[-4:]}",
-        bank_name=(code.bank_names or [""])[0],
-        bic=str(code),
-    )
+    return BankAccount(rail=Rail.SWIFT, bic=str(code), account_number=account_number)

@@ -26,9 +26,8 @@ def payee_vop_check(*, payee: PayeeAccount) -> VopCheck | None:
     payee.__dict__.pop("_vop_current", None)
     if known := _vop_known(payee):
         return known
-    details = json.loads(payee.account)
     answer = psp.payee_verify(
-        iban=details["iban"], name=payee.holder_name, livemode=brand_livemode(payee.participant.brand_id)
+        iban=payee.account.iban, name=payee.holder_name, livemode=brand_livemode(payee.participant.brand_id)
     )
     return VopCheck.objects.create(
         payee=payee,

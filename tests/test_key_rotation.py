@@ -67,7 +67,7 @@ def test_a_retired_key_leaves_everything_readable_after_reencryption(pat_under_o
             "Pat@Example.com",
             "+4915123456789",
         )
-        assert "DE89370400440532013000" in payee.account
+        assert payee.account.iban == "DE89370400440532013000"
         assert TikTokToken.objects.get().refresh_token == "rft.pat"
         assert (payee.account_fingerprint, payee.email_fingerprint) == fingerprints
 

@@ -26,6 +26,7 @@ from joyback.ledger.models import Transaction
 from joyback.modes import provider_routed_for
 from joyback.queue import standing_work_health
 from payouts import psp
+from payouts.bank_accounts import BankAccount, Rail
 from payouts.funding import services as funding
 from payouts.models import ProviderBalanceCheck, ReconciliationException, TransferEvent, VirtualAccount
 from payouts.providers import adyen, adyen_funding
@@ -248,12 +249,12 @@ ORDER = psp.PaymentOrder(
     amount=1_00,
     currency="EUR",
     creditor_name="Pat Example",
-    account={"iban": "DE89370400440532013000"},
+    account=BankAccount(rail=Rail.SEPA, iban="DE89370400440532013000"),
 )
 # Each call site, run as a test brand's call would run it (its provider's errors are answers too).
 CALLS = {
     "payouts.psp._payee_verify": lambda: psp.payee_verify(
-        iban=ORDER.account["iban"], name="Pat", livemode=False
+        iban=ORDER.account.iban, name="Pat", livemode=False
     ),
     "payouts.psp.payment_file_send": lambda: psp.payment_file_send(xml=b"<Document/>"),
     "payouts.providers.adyen.transfer_submit": lambda: adyen.transfer_submit(ORDER),

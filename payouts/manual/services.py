@@ -1,6 +1,5 @@
 """What finance members and admins do with payouts: cancel, retry, approve, and payouts made by hand."""
 
-import json
 from datetime import timedelta
 
 from django.conf import settings
@@ -21,6 +20,7 @@ from joyback.ledger.services import (
 )
 from joyback.queue import enqueue_on_commit
 from joyback.users.four_eyes import second_person_refusal
+from payouts.bank_accounts import BankAccount
 from payouts.fingerprints import payee_fingerprints
 from payouts.manual.controls import (
     brand_verified_check,
@@ -31,7 +31,6 @@ from payouts.manual.controls import (
 from payouts.models import PayeeAccount, Payout, PayoutEvent
 from payouts.models.payouts import PayoutStatus
 from payouts.payees.services import payee_account_save
-from payouts.rails import BankAccount
 from payouts.submission.create import payout_for_participant
 from payouts.submission.states import (
     PayoutRefused,
@@ -247,9 +246,9 @@ def payout_manual_enter(
     payout_controls_check(
         brand=brand,
         currency=currency,
-        account_fingerprint=payee_fingerprints(
-            account=json.dumps(bank_account.details), email=None, phone=None
-        )["account_fingerprint"],
+        account_fingerprint=payee_fingerprints(account=bank_account, email=None, phone=None)[
+            "account_fingerprint"
+        ],
         account_masked=bank_account.masked,
         amount=amount,
     )

@@ -8,14 +8,8 @@ from django.utils.translation import gettext_lazy as _
 from campaigns.models import Brand
 from joyback.crypto import EncryptedTextField
 from joyback.models import LeasedWork
+from payouts.bank_accounts import BankAccountField, Rail
 from verification.models import Participant
-
-
-class Rail(models.TextChoices):
-    SEPA = "sepa", "SEPA credit transfer"
-    UK_FPS = "uk_fps", "UK Faster Payments"
-    US_ACH = "us_ach", "US ACH"
-    SWIFT = "swift", "SWIFT"
 
 
 class PayeeAccount(models.Model):
@@ -32,10 +26,11 @@ class PayeeAccount(models.Model):
     address = EncryptedTextField(blank=True, default="")
     email = EncryptedTextField(null=True, blank=True)
     phone = EncryptedTextField(null=True, blank=True, help_text="E.164, for WhatsApp")
+    # The account's rail, in a plain column to filter and count by (the account is encrypted).
     rail = models.CharField(max_length=8, choices=Rail.choices)
     currency = models.CharField(max_length=3)
     country = models.CharField(max_length=2)
-    account = EncryptedTextField(help_text="JSON of the rail's account details")
+    account = BankAccountField(help_text="The bank account (payouts.bank_accounts), encrypted")
     account_masked = models.CharField(max_length=40)
     account_fingerprint = models.CharField(max_length=64, db_index=True)
     email_fingerprint = models.CharField(max_length=64, blank=True, default="", db_index=True)

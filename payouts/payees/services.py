@@ -17,13 +17,13 @@ from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import account_find
 from joyback.queue import claim_and_process, enqueue_on_commit, standing_work_inline
 from payouts import sql
+from payouts.bank_accounts import BankAccount
 from payouts.fingerprints import payee_fingerprints
 from payouts.links import status_page_path
 from payouts.models import PayeeAccount, PayeeSubmission
 from payouts.models.payees import Rail
 from payouts.payees.changes import payee_change_record
 from payouts.payees.shared_details import shared_details_flag, shared_details_lock
-from payouts.rails import BankAccount
 from payouts.selectors import payee_submissions_unfinished
 from payouts.vop import payee_details_missing, payee_vop_check, vop_current
 from verification.models import Participant
@@ -61,7 +61,7 @@ def payee_account_save(
         Participant.objects.select_for_update().filter(pk=participant.pk).first()
         if submission is not None and not _submission_claim(submission):
             return None
-        fingerprints = payee_fingerprints(account=json.dumps(bank_account.details), email=email, phone=phone)
+        fingerprints = payee_fingerprints(account=bank_account, email=email, phone=phone)
         shared_details_lock(brand_id=participant.brand_id, fingerprints=fingerprints.values())
         now = timezone.now()
         previous = PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).first()
@@ -82,7 +82,7 @@ def payee_account_save(
             rail=bank_account.rail,
             currency=currency,
             country=bank_account.country,
-            account=json.dumps(bank_account.details),
+            account=bank_account,
             account_masked=bank_account.masked,
             **fingerprints,
             bank_name=bank_account.bank_name,
@@ -178,7 +178,7 @@ def payee_submission_process(*, submission_id) -> PayeeAccount | None:
         name=data["name"],
         email=data["email"],
         phone=data["phone"],
-        bank_account=BankAccount(**data["bank_account"]),
+        bank_account=_submitted_account(data["bank_account"]),
         currency=data["currency"],
         consent_version=data["consent_version"],
         language=data["language"],
@@ -189,6 +189,14 @@ def payee_submission_process(*, submission_id) -> PayeeAccount | None:
         name_latin=data.get("name_latin", ""),
         address=data.get("address"),
     )
+
+
+def _submitted_account(data: dict) -> BankAccount:
+    """The account of a submission: its to_dict, or, from a machine still on the previous release
+    during a rolling deploy, the previous check's result (rail, details, and what they derive)."""
+    if "details" in data:
+        return BankAccount(rail=data["rail"], **data["details"])
+    return BankAccount.from_dict(data)
 
 
 def status_link_send(

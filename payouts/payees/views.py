@@ -132,7 +132,7 @@ def _submission_details(request, campaign, form) -> dict:
         "address": form.address,
         "email": data["email"],
         "phone": data["phone"],
-        "bank_account": vars(form.bank_account),
+        "bank_account": form.bank_account.to_dict(),
         "currency": campaign.currency,
         "consent_version": CONSENT_VERSION,
         "language": get_language() or "en",

@@ -1,15 +1,13 @@
-"""The payment provider behind the payouts, chosen by PAYOUT_PROVIDER.
+"""The payment providers' adapters behind the payouts (payouts.psp is their port, PayoutProvider).
 
-A provider module offers transfer_submit(order), transfer_find(end_to_end_id), webhook_verify(body,
-headers) and webhook_status(payload); payouts/psp.py is the one caller.
+An adapter imports the port; the port knows an adapter only by the name it is registered under
+here, once at start-up (payouts.apps), and PAYOUT_PROVIDER picks one at runtime.
 """
 
-from importlib import import_module
-
-from django.conf import settings
-
-PROVIDERS = {"adyen": "payouts.providers.adyen"}
+from payouts import psp
 
 
-def provider():
-    return import_module(PROVIDERS[settings.PAYOUT_PROVIDER])
+def providers_register() -> None:
+    from payouts.providers import adyen
+
+    psp.provider_register(name="adyen", adapter=adyen)

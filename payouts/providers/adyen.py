@@ -21,6 +21,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from payouts.bank_accounts import BankAccount, Rail
 from payouts.iso20022.text import ADDRESS_CHARSET, POSTAL_CHARSET, name_text, rail_text
 from payouts.psp import PaymentOrder, PaymentStatus, PspError, adyen_api_base, http_request
 
@@ -152,21 +153,23 @@ def idempotency_key(end_to_end_id: str) -> str:
     return f"joyback-payout-{end_to_end_id}"
 
 
-def account_identification(account: dict) -> dict:
-    """Our account details (payouts.submission.submit.payout_payment_order) in Adyen's
-    accountIdentification by type."""
-    if account.get("iban"):
-        found = {"type": "iban", "iban": account["iban"]}
-        return {**found, "bic": account["bic"]} if account.get("bic") else found
-    if account.get("sortCode"):
-        return {"type": "ukLocal", "accountNumber": account["accountNumber"], "sortCode": account["sortCode"]}
-    if account.get("routingNumber"):
-        return {
-            "type": "usLocal",
-            "accountNumber": account["accountNumber"],
-            "routingNumber": account["routingNumber"],
-        }
-    return {"type": "numberAndBic", "accountNumber": account["accountNumber"], "bic": account["bic"]}
+def account_identification(account: BankAccount) -> dict:
+    """The payee's account in Adyen's accountIdentification: the type Adyen documents for its rail."""
+    match account.rail:
+        case Rail.SEPA:
+            found = {"type": "iban", "iban": account.iban}
+            return {**found, "bic": account.bic} if account.bic else found
+        case Rail.UK_FPS:
+            return {"type": "ukLocal", "accountNumber": account.account_number, "sortCode": account.sort_code}
+        case Rail.US_ACH:
+            return {
+                "type": "usLocal",
+                "accountNumber": account.account_number,
+                "routingNumber": account.routing_number,
+            }
+        case Rail.SWIFT:
+            return {"type": "numberAndBic", "accountNumber": account.account_number, "bic": account.bic}
+    raise ValueError(f"no Adyen account identification for the {account.rail} rail")
 
 
 # What Adyen documents in prose for a bank transfer (TransferInfo, PartyIdentification, Address)

@@ -11,7 +11,6 @@ from django.utils import timezone
 from joyback.modes import brand_livemode
 from payouts import psp
 from payouts.models import Payout
-from payouts.models.payees import Rail
 from payouts.models.payouts import PayoutScheme, PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import crash_point
@@ -21,20 +20,13 @@ from payouts.vop import payout_creditor_name, payout_payee_verify, vop_current
 
 
 def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
-    details = json.loads(payout.payee.account)
-    account = {
-        Rail.SEPA: lambda d: {"iban": d["iban"], **({"bic": d["bic"]} if d.get("bic") else {})},
-        Rail.UK_FPS: lambda d: {"sortCode": d["sort_code"], "accountNumber": d["account_number"]},
-        Rail.US_ACH: lambda d: {"routingNumber": d["routing_number"], "accountNumber": d["account_number"]},
-        Rail.SWIFT: lambda d: {"bic": d["bic"], "accountNumber": d["account_number"]},
-    }[payout.payee.rail](details)
     return psp.PaymentOrder(
         end_to_end_id=payout.end_to_end_id,
         scheme=payout.scheme,
         amount=payout.amount,
         currency=payout.currency,
         creditor_name=payout_creditor_name(payout, vop_current(payee=payout.payee)),
-        account=account,
+        account=payout.payee.account,
         remittance=f"JoyBack reward {payout.end_to_end_id}",
         beneficiary_reference=payout.beneficiary_reference or "",
         address=json.loads(payout.payee.address) if payout.payee.address else None,

@@ -9,7 +9,7 @@ from django.utils import timezone
 from joyback.queue import claim_and_process, standing_work_inline
 from payouts import sql
 from payouts.models import Payout, TransferEvent
-from payouts.providers import provider
+from payouts.psp import provider
 from payouts.submission.submit import payout_status_apply
 
 

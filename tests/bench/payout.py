@@ -192,7 +192,7 @@ def bank_account(number: int):
     offset = number
     while True:
         account = iban_check(web.iban(offset))
-        if account.details["iban"][-4:] not in {*MAGIC_SUFFIXES, *MAGIC_VOP_SUFFIXES, CHAOS_SUFFIX}:
+        if account.iban[-4:] not in {*MAGIC_SUFFIXES, *MAGIC_VOP_SUFFIXES, CHAOS_SUFFIX}:
             return account
         offset += 100_000
 

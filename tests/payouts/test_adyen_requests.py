@@ -287,7 +287,13 @@ def test_swift_payees_stored_before_the_address_was_asked_for_need_it(alpaca):
     from django.db import connection
     from django.utils import timezone
 
+    from payouts.rails import swift_account_check
     from verification.services.participants import participant_create
+
+    accounts = {
+        "swift": swift_account_check("ANZBAU3MXXX", "123456789"),
+        "sepa": iban_check("DE89370400440532013000"),
+    }
 
     def stored(rail):
         return PayeeAccount.objects.create(
@@ -297,7 +303,7 @@ def test_swift_payees_stored_before_the_address_was_asked_for_need_it(alpaca):
             rail=rail,
             currency="EUR",
             country="DE",
-            account="{}",
+            account=accounts[rail],
             account_masked="x",
             account_fingerprint="f",
             consent_at=timezone.now(),

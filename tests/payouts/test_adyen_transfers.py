@@ -23,6 +23,7 @@ from referencing.jsonschema import DRAFT202012
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts import psp
+from payouts.bank_accounts import BankAccount, Rail
 from payouts.models import Payout, SandboxBankPayment, TransferEvent
 from payouts.notifications import reason_text
 from payouts.providers import adyen
@@ -61,10 +62,10 @@ def sign(body: bytes, key: str = KEY) -> str:
 
 
 ORDERS = {
-    "sepa_instant": {"iban": "DE89370400440532013000", "bic": "COBADEFFXXX"},
-    "fps": {"sortCode": "404784", "accountNumber": "70872490"},
-    "ach": {"routingNumber": "021000021", "accountNumber": "9876543210"},
-    "swift": {"bic": "ANZBAU3MXXX", "accountNumber": "123456789"},
+    "sepa_instant": BankAccount(rail=Rail.SEPA, iban="DE89370400440532013000", bic="COBADEFFXXX"),
+    "fps": BankAccount(rail=Rail.UK_FPS, sort_code="404784", account_number="70872490"),
+    "ach": BankAccount(rail=Rail.US_ACH, routing_number="021000021", account_number="9876543210"),
+    "swift": BankAccount(rail=Rail.SWIFT, bic="ANZBAU3MXXX", account_number="123456789"),
 }
 
 

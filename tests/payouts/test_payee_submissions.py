@@ -1,7 +1,6 @@
 """Pat's bank details are kept the moment Pat sends them and stored as the payee account by a
 standing worker: out of order, twice, or after a failure, Pat's latest details are the ones paid to."""
 
-import json
 from datetime import timedelta
 
 import pytest
@@ -29,7 +28,7 @@ def send(client, campaign, iban):
 
 
 def current_iban():
-    return json.loads(PayeeAccount.objects.get(replaced_at__isnull=True).account)["iban"]
+    return PayeeAccount.objects.get(replaced_at__isnull=True).account.iban
 
 
 def test_the_details_wait_encrypted_and_the_status_page_says_they_are_being_saved(client, summer):
