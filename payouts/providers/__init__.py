@@ -8,6 +8,6 @@ from payouts import psp
 
 
 def providers_register() -> None:
-    from payouts.providers import adyen
+    from payouts.providers import adyen  # deferred: the package is imported by its adapters too
 
     psp.provider_register(name="adyen", adapter=adyen)
