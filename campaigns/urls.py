@@ -40,6 +40,7 @@ brand_pages = [
     path(campaign + "fund/", views.campaign_fund_view, name="campaign_fund"),
     path(campaign + "status/", views.campaign_status, name="campaign_status"),
     path(campaign + "dry-run/", views.campaign_dry_run_view, name="campaign_dry_run"),
+    path(campaign + "copy-to-test/", views.campaign_copy_to_test_view, name="campaign_copy_to_test"),
     path(campaign + "licence/", views.campaign_licence_save, name="campaign_licence_save"),
     path(dev, developers.developers, name="developers"),
     path(dev + "keys/", developers.api_key_new, name="api_key_new"),
