@@ -128,7 +128,8 @@ def brand_legal_details(request):
     return redirect("brand_dashboard", brand_slug=request.brand.slug)
 
 
-@brand_member_required(roles.FUND)
+# Test data's top ups are play money from the sandbox bank: no second factor for those.
+@brand_member_required(roles.FUND, money="live")
 @require_POST
 def brand_topup(request):
     form = AmountForm(request.POST)
