@@ -351,6 +351,8 @@ class LicenceTerms(models.Model):
 
     class Meta:
         ordering = ["-version"]
+        verbose_name = "licence terms"
+        verbose_name_plural = "licence terms"
         constraints = [
             models.UniqueConstraint(fields=["campaign", "version"], name="campaigns_one_licence_version"),
             models.CheckConstraint(
