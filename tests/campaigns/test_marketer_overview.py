@@ -248,6 +248,9 @@ def test_reach_is_the_videos_latest_counts(client, alice, alpaca, summer):
 
     # Views 900 (measured at the window's close) + 50 (at the share); likes 40 + 5; comments 3 + 1.
     assert ">950<" in body and ">45<" in body and ">4<" in body
+    # The earned media value, with its method: 950 views at €5.00 per 1,000 views.
+    assert "Earned media value" in body and ">€4.75<" in body
+    assert "per 1,000 views" in body and "not money received" in body
 
     # A share paid by reach keeps a reading per re-check: the latest one counts.
     from verification.models import VideoMetric
