@@ -25,10 +25,10 @@ def _second_factor_missing(request) -> bool:
     return not mfa_enabled(request.user)
 
 
-def brand_member_required(capability=READ, *, money: bool | None = None):
+def brand_member_required(capability=READ, *, money: bool | str | None = None):
     """money: the view moves money or changes bank or API settings (by default, the FUND and
     MANAGE_API capabilities): then a member without a second factor is shown how to set one up
-    instead of the change."""
+    instead of the change. money="live": only on live data (a test twin's play money needs none)."""
     if money is None:
         money = capability in (roles.FUND, roles.MANAGE_API)
 
@@ -50,7 +50,8 @@ def brand_member_required(capability=READ, *, money: bool | None = None):
                 raise Http404("No test data yet")
             request.brand = brand
             request.live_brand = membership.brand
-            if money and request.method not in SAFE_METHODS and _second_factor_missing(request):
+            moves_money = (money == "live" and brand.livemode) or money is True
+            if moves_money and request.method not in SAFE_METHODS and _second_factor_missing(request):
                 return mfa_setup_required(request)
             return view(request, *args, **kwargs)
 

@@ -4,7 +4,7 @@ from django import forms
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.models import Package, Trigger, VerificationMode
+from campaigns.models import Package, Role, Trigger, VerificationMode
 from campaigns.reach import TiersInvalid, reach_tiers_parse
 
 CURRENCIES = [("EUR", _("EUR — Euro")), ("GBP", _("GBP — Pound sterling")), ("USD", _("USD — US dollar"))]
@@ -177,6 +177,30 @@ class RuleForm(forms.Form):
         help_text=_("Shares of a buyers-only campaign. One per line: the product's SKU = the reward."),
     )
 
+    # The fields an action uses, the rest hidden while another action is chosen (actions.js; the
+    # server checks every field whatever the browser shows). A field not named here is for all.
+    ENGAGEMENT = (Trigger.UGC_SHARE, Trigger.LIKE, Trigger.COMMENT, Trigger.VIEW_THRESHOLD, Trigger.CUSTOM)
+    SHARES = (Trigger.UGC_SHARE, Trigger.VIEW_THRESHOLD)
+    SHOWN_FOR = {
+        "verification_mode": ENGAGEMENT,
+        "window_hours": ENGAGEMENT,
+        "min_views": SHARES,
+        "min_likes": ENGAGEMENT,
+        "cashback_percent": (Trigger.PURCHASE,),
+        "return_window_days": (Trigger.PURCHASE,),
+        "reach_tiers": SHARES,
+        "reach_per_thousand": SHARES,
+        "reach_person_cap": SHARES,
+        "reach_campaign_cap": SHARES,
+        "recheck_hours": SHARES,
+        "product_rewards": (Trigger.UGC_SHARE,),
+    }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, triggers in self.SHOWN_FOR.items():
+            self.fields[name].show_for = " ".join(triggers)
+
     def clean_reach_tiers(self):
         try:
             return reach_tiers_parse(self.cleaned_data.get("reach_tiers", ""))
@@ -264,3 +288,12 @@ class LicenceForm(forms.Form):
         required=False,
         widget=forms.CheckboxSelectMultiple,
     )
+
+
+class InvitationForm(forms.Form):
+    email = forms.EmailField(label=_("Email address"), max_length=254)
+    role = forms.ChoiceField(label=_("Role"), choices=Role.choices, initial=Role.MARKETER)
+
+
+class MemberRoleForm(forms.Form):
+    role = forms.ChoiceField(label=_("Role"), choices=Role.choices)

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 
@@ -106,6 +107,11 @@ class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=12, choices=Role.choices)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A money role (owner, finance) one owner gave another person approves payouts only from here
+    # on (FOUR_EYES_COOLING_DAYS later): else an owner could invite a second address of their own
+    # and approve their own payouts at once. Null: no wait (the brand's creator, roles two staff
+    # members confirmed).
+    approves_from = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -114,6 +120,42 @@ class Membership(models.Model):
 
     def __str__(self):
         return f"{self.user} is {self.role} of {self.brand}"
+
+
+class Invitation(models.Model):
+    """An owner asked someone by email to join the brand in a role. Only the token's hash is kept;
+    the link goes to that address alone. Never deleted: accepted, withdrawn or expired, the row
+    says who invited whom, when, and who accepted."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    role = models.CharField(max_length=12, choices=Role.choices)
+    token_hash = models.CharField(max_length=64, unique=True)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                "brand",
+                Lower("email"),
+                condition=models.Q(accepted_at__isnull=True, revoked_at__isnull=True),
+                name="campaigns_one_open_invitation_per_email",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.email} invited to {self.brand} as {self.role}"
 
 
 class Package(models.TextChoices):
@@ -309,6 +351,8 @@ class LicenceTerms(models.Model):
 
     class Meta:
         ordering = ["-version"]
+        verbose_name = "licence terms"
+        verbose_name_plural = "licence terms"
         constraints = [
             models.UniqueConstraint(fields=["campaign", "version"], name="campaigns_one_licence_version"),
             models.CheckConstraint(

@@ -394,3 +394,71 @@ def campaign_budget_by_day(*, campaign: Campaign, start, end) -> list[int]:
         series.append(balance)
         day += timedelta(days=1)
     return series
+
+
+def team_members(*, brand: Brand) -> list[dict]:
+    """The brand's members for its team page: who, which role, whether they have a second factor,
+    and from when a money role may approve."""
+    from joyback.mfa import mfa_enabled
+
+    members = Membership.objects.filter(brand=brand).select_related("user").order_by("pk")
+    now = timezone.now()
+    return [
+        {
+            "membership": member,
+            "name": member.user.get_full_name() or member.user.email,
+            "email": member.user.email,
+            "mfa": mfa_enabled(member.user),
+            "waits_until": member.approves_from
+            if member.approves_from and member.approves_from > now
+            else None,
+        }
+        for member in members
+    ]
+
+
+def team_invitations_open(*, brand: Brand) -> list:
+    from campaigns.models import Invitation
+
+    return list(
+        Invitation.objects.filter(
+            brand=brand, accepted_at__isnull=True, revoked_at__isnull=True, expires_at__gt=timezone.now()
+        ).select_related("invited_by")
+    )
+
+
+def member_approver_refusal(*, membership: Membership) -> str | None:
+    """Why this member may not (yet) be the second approver of the brand's money, in words; None
+    when they may. A money role an owner gave waits for the cooling period, and whoever moves
+    money has a second factor."""
+    from django.utils.formats import date_format
+
+    from joyback.mfa import mfa_enabled
+
+    if not mfa_enabled(membership.user):
+        return _("Set up a second factor (Security) before approving payouts.")
+    if membership.approves_from and membership.approves_from > timezone.now():
+        return _(
+            "Your %(role)s role is new: you may approve payouts from %(date)s. For %(days)s days after "
+            "an owner gives someone a role that moves money, that person is not yet a second approver, "
+            "so nobody can make their own second approver."
+        ) % {
+            "role": membership.get_role_display(),
+            "date": date_format(timezone.localtime(membership.approves_from), "SHORT_DATETIME_FORMAT"),
+            "days": settings.FOUR_EYES_COOLING_DAYS,
+        }
+    return None
+
+
+def campaign_draft_for_member(*, slug: str, user) -> Campaign | None:
+    """A draft campaign, for a member of its brand (test data included) to preview; None for
+    anyone else."""
+    if not user.is_authenticated:
+        return None
+    campaign = Campaign.objects.filter(slug=slug, status=CampaignStatus.DRAFT).select_related("brand").first()
+    if campaign is None:
+        return None
+    live_brand_id = campaign.brand.live_brand_id or campaign.brand_id
+    if not Membership.objects.filter(user=user, brand_id=live_brand_id).exists():
+        return None
+    return campaign

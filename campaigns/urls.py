@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from campaigns import developers, mode_views, overview_views, views
+from campaigns import developers, mode_views, overview_views, team_views, views
 
 # Grouped by their first segment (a plain prefix is a string comparison): a request is resolved
 # without trying every brand page's pattern first.
@@ -16,6 +16,21 @@ brand_pages = [
     path("allowance/", views.brand_allowance, name="brand_allowance"),
     path("legal/", views.brand_legal_details, name="brand_legal_details"),
     path("accounts/<int:account_id>/", views.account_detail, name="brand_account"),
+    path("team/", team_views.team, name="brand_team"),
+    path("team/invite/", team_views.team_invite, name="brand_team_invite"),
+    path(
+        "team/invitations/<int:invitation_id>/withdraw/",
+        team_views.team_invitation_revoke,
+        name="brand_team_invitation_revoke",
+    ),
+    path(
+        "team/members/<int:membership_id>/role/", team_views.team_member_role, name="brand_team_member_role"
+    ),
+    path(
+        "team/members/<int:membership_id>/remove/",
+        team_views.team_member_remove,
+        name="brand_team_member_remove",
+    ),
     path("campaigns/", views.campaign_list, name="campaign_list"),
     path("campaigns/new/", views.campaign_new, name="campaign_new"),
     path(campaign, views.campaign_detail, name="campaign_detail"),
@@ -25,6 +40,7 @@ brand_pages = [
     path(campaign + "fund/", views.campaign_fund_view, name="campaign_fund"),
     path(campaign + "status/", views.campaign_status, name="campaign_status"),
     path(campaign + "dry-run/", views.campaign_dry_run_view, name="campaign_dry_run"),
+    path(campaign + "copy-to-test/", views.campaign_copy_to_test_view, name="campaign_copy_to_test"),
     path(campaign + "licence/", views.campaign_licence_save, name="campaign_licence_save"),
     path(dev, developers.developers, name="developers"),
     path(dev + "keys/", developers.api_key_new, name="api_key_new"),
@@ -51,6 +67,7 @@ brand_pages = [
 
 urlpatterns = [
     path("c/<slug:slug>/", views.landing, name="campaign_landing"),
+    path("invitations/<str:token>/", team_views.invitation_page, name="invitation_accept"),
     path(
         "brands/",
         include(

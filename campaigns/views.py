@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns import roles
 from campaigns.access import brand_member_required
@@ -37,6 +37,7 @@ from campaigns.selectors import (
     brands_for_user,
     campaign_budget,
     campaign_claimability,
+    campaign_draft_for_member,
     campaign_dry_run,
     campaign_get_for_brand,
     campaign_public_cached,
@@ -46,9 +47,11 @@ from campaigns.selectors import (
 )
 from campaigns.services.brands import brand_allowance_set, brand_create, brand_legal_details_save
 from campaigns.services.campaigns import campaign_create, campaign_transition, campaign_update
+from campaigns.services.copies import campaign_copy_to_test
 from campaigns.services.funding import brand_topup_sandbox, campaign_fund
 from campaigns.services.refusals import CampaignError, campaign_launch_problems
 from campaigns.services.rules import rule_delete, rule_save
+from campaigns.starters import starters
 from campaigns.visits import landing_visit_record, visit_is_counted
 from joyback.ledger.selectors import account_entries, account_get_for_brand
 
@@ -125,7 +128,8 @@ def brand_legal_details(request):
     return redirect("brand_dashboard", brand_slug=request.brand.slug)
 
 
-@brand_member_required(roles.FUND)
+# Test data's top ups are play money from the sandbox bank: no second factor for those.
+@brand_member_required(roles.FUND, money="live")
 @require_POST
 def brand_topup(request):
     form = AmountForm(request.POST)
@@ -173,14 +177,38 @@ def account_detail(request, account_id: int):
 
 @brand_member_required()
 def campaign_list(request):
-    form = CampaignForm(initial={"currency": request.brand.default_currency, "languages": ["en"]})
-    context = _brand_context(request, campaigns=campaigns_for_brand(brand=request.brand), form=form)
+    context = _brand_context(request, campaigns=campaigns_for_brand(brand=request.brand), starters=starters())
     return render(request, "campaigns/campaign_list.html", context)
 
 
+def _starter(package: str) -> dict:
+    return next((starter for starter in starters() if starter["package"] == package), starters()[0])
+
+
+def _campaign_new_page(request, form, *, status=200):
+    package = form["package"].value() or ""
+    context = _brand_context(request, form=form, starter=_starter(package))
+    return render(request, "campaigns/campaign_new.html", context, status=status)
+
+
 @brand_member_required(roles.EDIT_CAMPAIGNS)
-@require_POST
+@require_http_methods(["GET", "POST"])
 def campaign_new(request):
+    """The second step of a new campaign: the template chosen on the campaign list (step one)
+    fills in the package and texts to start from."""
+    if request.method == "GET":
+        starter = _starter(request.GET.get("template", ""))
+        form = CampaignForm(
+            initial={
+                "package": starter["package"],
+                "currency": request.brand.default_currency,
+                "languages": [get_language() if get_language() in ("en", "de", "es", "zh-hans") else "en"],
+                "countries": [request.live_brand.country] if request.live_brand.country else [],
+                "headline": starter["headline"],
+                "description": starter["description"],
+            }
+        )
+        return _campaign_new_page(request, form)
     form = CampaignForm(request.POST)
     if form.is_valid():
         try:
@@ -197,8 +225,7 @@ def campaign_new(request):
                 )
             messages.success(request, created)
             return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
-    context = _brand_context(request, campaigns=campaigns_for_brand(brand=request.brand), form=form)
-    return render(request, "campaigns/campaign_list.html", context, status=400)
+    return _campaign_new_page(request, form, status=400)
 
 
 def _campaign(request, campaign_id):
@@ -255,13 +282,69 @@ def _campaign_initial(campaign):
     )
 
 
+def _rule_initial(rule: ActionRule) -> dict:
+    """A rule as its row's Edit link opens it in the rule editor."""
+
+    def major(amount):
+        return None if amount is None else Decimal(amount).scaleb(-2)  # 500 -> 5.00, as typed
+
+    return {
+        "trigger": rule.trigger,
+        "reward": major(rule.reward_amount),
+        "verification_mode": rule.verification_mode,
+        "window_hours": rule.window_hours,
+        "min_views": rule.min_views,
+        "min_likes": rule.min_likes,
+        "total_cap": rule.total_cap,
+        "instructions": rule.instructions,
+        "cashback_percent": None
+        if rule.cashback_basis_points is None
+        else Decimal(rule.cashback_basis_points) / 100,
+        "return_window_days": rule.return_window_days,
+        "reach_tiers": "\n".join(
+            f"{views} = {major(amount):.2f}" for views, amount in rule.reach_tiers or []
+        ),
+        "reach_per_thousand": major(rule.reach_per_thousand),
+        "reach_person_cap": major(rule.reach_person_cap),
+        "reach_campaign_cap": major(rule.reach_campaign_cap),
+        "recheck_hours": rule.recheck_hours or None,
+        "product_rewards": "\n".join(
+            f"{sku} = {major(amount):.2f}" for sku, amount in (rule.product_rewards or {}).items()
+        ),
+    }
+
+
 @brand_member_required()
 def campaign_detail(request, campaign_id):
     campaign = _campaign(request, campaign_id)
     template = "campaigns/campaign_detail.html"
     if request.htmx:
         template += "#live"
-    return render(request, template, _campaign_context(request, campaign))
+    extra = {}
+    rule_id = request.GET.get("rule", "")
+    if rule_id.isdigit() and (rule := campaign.rules.filter(pk=int(rule_id)).first()) is not None:
+        extra = {"rule_form": RuleForm(initial=_rule_initial(rule)), "editing_rule": rule}
+    return render(request, template, _campaign_context(request, campaign, **extra))
+
+
+@brand_member_required(roles.EDIT_CAMPAIGNS)
+@require_POST
+def campaign_copy_to_test_view(request, campaign_id):
+    """The campaign copied into the brand's test data, to try with play money."""
+    campaign = _campaign(request, campaign_id)
+    try:
+        copy = campaign_copy_to_test(campaign=campaign)
+    except CampaignError as error:
+        messages.error(request, str(error))
+        return redirect("campaign_detail", brand_slug=request.brand.slug, campaign_id=campaign.pk)
+    messages.success(
+        request,
+        _(
+            "Copied to your test data as a draft. Fund it with play money and take it live to try it: "
+            "nothing here touches the live campaign or real money."
+        ),
+    )
+    return redirect("campaign_detail", brand_slug=copy.brand.slug, campaign_id=copy.pk)
 
 
 def _launch_problems_warn(request, campaign):
@@ -424,11 +507,47 @@ def landing(request, slug):
     page_key = f"landing-page:{slug}:{language}"
     if not personal and (html := landing_page_cached(page_key=page_key)) is not None:
         return HttpResponse(html)
-    page = _landing_body(slug=slug, language=language)
+    try:
+        page = _landing_body(slug=slug, language=language)
+    except Http404:
+        preview = _draft_preview(request, slug=slug, language=language)
+        if preview is None:
+            raise
+        return preview
     body = mark_safe(page["body"])  # noqa: S308 - rendered from our own template, autoescaped
     response = render(request, "campaigns/landing.html", {"title": page["title"], "body": body})
     if not personal:
         cache.set(page_key, response.content, settings.LANDING_CACHE_SECONDS)
+    return response
+
+
+def _draft_preview(request, *, slug: str, language: str):
+    """A draft's page as people will see it, for the brand's own members only (everyone else gets
+    the 404 a missing campaign gets): never cached, counted or indexed, and nothing on it claims."""
+    campaign = campaign_draft_for_member(slug=slug, user=request.user)
+    if campaign is None:
+        return None
+    rules = list(campaign.rules.all())
+    context = {
+        "campaign": campaign,
+        "rules": rules,
+        "total_reward": sum(rule.reward_amount for rule in rules),
+        "posts": any(rule.trigger in POSTING_TRIGGERS for rule in rules),
+        "claimability": {"open": True},
+        "headline": campaign.text("headline", language),
+        "description": campaign.text("description", language),
+        "preview": True,
+        "preview_brand_slug": campaign.brand.slug,
+    }
+    body = render_to_string("campaigns/_landing_body.html", context, request=request)
+    title = f"{context['headline'] or campaign.name} · {campaign.brand.name}"
+    response = render(
+        request,
+        "campaigns/landing.html",
+        {"title": title, "body": mark_safe(body)},  # noqa: S308 - our own template, autoescaped
+    )
+    response["Cache-Control"] = "private, no-store"
+    response["X-Robots-Tag"] = "noindex"
     return response
 
 

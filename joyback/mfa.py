@@ -19,8 +19,27 @@ def mfa_enabled(user) -> bool:
 
 
 def mfa_setup_required(request):
-    """The page that says what is missing and where to set it up, instead of the action."""
-    return render(request, "mfa_required.html", status=403)
+    """The page that says what is missing and where to set it up, instead of the action. Where the
+    person was (and the amount they typed) is kept, so the end of the setup leads back there with
+    the amount filled in again."""
+    back = _back_address(request)
+    if back:
+        request.session["mfa_next"] = back
+    return render(request, "mfa_required.html", {"back": back}, status=403)
+
+
+def _back_address(request) -> str:
+    from urllib.parse import urlencode, urlsplit
+
+    from django.utils.http import url_has_allowed_host_and_scheme
+
+    referer = request.META.get("HTTP_REFERER", "")
+    if not url_has_allowed_host_and_scheme(referer, allowed_hosts={request.get_host()}):
+        return ""
+    parts = urlsplit(referer)
+    amount = request.POST.get("amount", "").strip()[:20] if request.method == "POST" else ""
+    query = urlencode({"amount": amount}) if amount else ""
+    return parts.path + (f"?{query}" if query else "")
 
 
 def recently_authenticated(request) -> bool:

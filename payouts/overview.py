@@ -23,6 +23,7 @@ from payouts.models import Payout
 from payouts.models.payouts import PayoutStatus
 from verification.selectors import (
     rewarded_people_by_campaign,
+    sales_by_campaign,
     steps_started_by_campaign,
     verified_by_campaign,
 )
@@ -54,14 +55,17 @@ class Funnel:
     paid: set = field(default_factory=set)
     spent: int = 0
     campaign_id: int | None = None
+    # What buyers spent, where a shop or the Cashback API reports sales; None: nothing reports them.
+    sales: int | None = None
 
     def steps(self) -> list[tuple[str, int, Decimal | None]]:
         """(step, count, conversion from the step before)."""
+        # Visits, then people: each named with what it counts, so no step mixes the two.
         counts = [
-            (_("Visited the landing page"), self.visits),
-            (_("Started a step"), len(self.started)),
-            (_("Verified"), len(self.verified)),
-            (_("Paid to their bank"), len(self.paid)),
+            (_("Landing page visits"), self.visits),
+            (_("People who started a step"), len(self.started)),
+            (_("People verified"), len(self.verified)),
+            (_("People paid to their bank"), len(self.paid)),
         ]
         return [
             (name, count, conversion(count, counts[i - 1][1]) if i else None)
@@ -75,6 +79,15 @@ class Funnel:
     @property
     def per_paid_person(self) -> int | None:
         return cost_per(self.spent, len(self.paid))
+
+    @property
+    def roi(self) -> Decimal | None:
+        """Return on the rewards, in percent: (sales - spent) / spent; None without sales or spend."""
+        if self.sales is None or not self.spent:
+            return None
+        return (Decimal(100) * (self.sales - self.spent) / self.spent).quantize(
+            Decimal("0.1"), rounding=ROUND_HALF_UP
+        )
 
 
 def paid_people(*, brand, since, until) -> set[int]:
@@ -95,6 +108,7 @@ def overview_funnels(*, window: Window) -> tuple[list[Funnel], list[Funnel]]:
     rewarded = rewarded_people_by_campaign(campaign_ids=ids)
     spent = campaign_spend_by_campaign(campaigns=window.campaigns, since=window.since, until=window.until)
     paid = paid_people(brand=window.form.brand, since=window.since, until=window.until)
+    sales = sales_by_campaign(campaign_ids=ids, since=window.since, until=window.until)
     per_campaign, totals = [], {}
     for campaign in window.campaigns:
         funnel = Funnel(
@@ -107,6 +121,7 @@ def overview_funnels(*, window: Window) -> tuple[list[Funnel], list[Funnel]]:
             verified_actions=verified.get(campaign.pk, {}).get("actions", 0),
             paid=rewarded.get(campaign.pk, set()) & paid,
             spent=spent.get(campaign.pk, 0),
+            sales=sales.get(campaign.pk),
         )
         per_campaign.append(funnel)
         total = totals.setdefault(
@@ -118,6 +133,8 @@ def overview_funnels(*, window: Window) -> tuple[list[Funnel], list[Funnel]]:
         total.verified_actions += funnel.verified_actions
         total.paid |= funnel.paid
         total.spent += funnel.spent
+        if funnel.sales is not None:
+            total.sales = (total.sales or 0) + funnel.sales
     return per_campaign, list(totals.values())
 
 

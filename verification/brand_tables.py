@@ -2,9 +2,10 @@
 shared videos' reach for the overview."""
 
 from django import forms
+from django.conf import settings
 from django.shortcuts import render
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from campaigns import roles
@@ -12,6 +13,7 @@ from campaigns.access import brand_member_required
 from campaigns.models import Campaign, Trigger
 from campaigns.overview import overview_window
 from joyback.charts import Chart, Series, number_label, spread
+from joyback.money import money_format
 from joyback.tables import DateRangeForm, csv_amount, csv_response, csv_when, table_context, table_render
 from joyback.words import said
 from verification.models import ClaimStatus
@@ -175,4 +177,19 @@ def overview_reach(request):
         (_("Likes"), number_label(totals["likes"])),
         (_("Comments"), number_label(totals["comments"])),
     ]
-    return render(request, "verification/_overview_reach.html", {"chart": chart, "tiles": tiles})
+    currency = request.brand.default_currency
+    cpm = earned_media_cpm()
+    value = totals["views"] * cpm // 1000
+    tiles.append((_("Earned media value"), money_format(value, currency, get_language() or "en")))
+    method = _(
+        "Earned media value: the views times %(cpm)s per 1,000 views, what the same views would cost "
+        "as paid ads at a typical TikTok rate. An estimate to compare campaigns by, not money received."
+    ) % {"cpm": money_format(cpm, currency, get_language() or "en")}
+    return render(
+        request, "verification/_overview_reach.html", {"chart": chart, "tiles": tiles, "emv_method": method}
+    )
+
+
+def earned_media_cpm() -> int:
+    """What 1,000 views would cost as paid ads, in minor units (EARNED_MEDIA_CPM to set another)."""
+    return int(getattr(settings, "EARNED_MEDIA_CPM", 500))

@@ -597,5 +597,9 @@ class SandboxTikTokPublish(models.Model):
     video = models.ForeignKey(SandboxTikTokVideo, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        verbose_name = "sandbox TikTok publish"
+        verbose_name_plural = "sandbox TikTok publishes"
+
     def __str__(self):
         return self.publish_id

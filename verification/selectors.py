@@ -369,3 +369,31 @@ def rewarded_people_by_campaign(*, campaign_ids) -> dict[int, set]:
     for campaign_id, participant_id in rows:
         rewarded.setdefault(campaign_id, set()).add(participant_id)
     return rewarded
+
+
+def sales_by_campaign(*, campaign_ids, since, until) -> dict[int, int]:
+    """{campaign: what its buyers spent} for purchases the shop or the Cashback API reported in the
+    window, in the campaign's currency, refunds (whole or in part) taken off."""
+    from verification.models import Purchase, PurchaseStatus
+
+    sales: dict[int, int] = {}
+    rows = (
+        ActionClaim.objects.filter(
+            campaign_id__in=campaign_ids,
+            purchase__isnull=False,
+            purchase__created_at__gte=since,
+            purchase__created_at__lt=until,
+        )
+        .exclude(purchase__status=PurchaseStatus.REFUNDED)
+        .values_list("campaign_id", "purchase_id")
+        .distinct()
+    )
+    purchases = {
+        purchase.pk: purchase
+        for purchase in Purchase.objects.filter(pk__in=[purchase_id for _campaign, purchase_id in rows])
+    }
+    for campaign_id, purchase_id in rows:
+        purchase = purchases[purchase_id]
+        refunded = sum(int(amount) for amount in (purchase.refunds or {}).values())
+        sales[campaign_id] = sales.get(campaign_id, 0) + max(purchase.amount - refunded, 0)
+    return sales

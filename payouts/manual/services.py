@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from campaigns import roles
 from campaigns.models import Membership
 from campaigns.modes import live_brand_of
+from campaigns.selectors import member_approver_refusal
 from joyback.ledger.models import AccountKind, Transaction
 from joyback.ledger.services import (
     InsufficientFunds,
@@ -182,8 +183,12 @@ def payout_approver_check(*, payout: Payout, actor) -> None:
     payouts' change permission (a money permission two staff members grant)."""
     member = Membership.objects.filter(
         brand=live_brand_of(payout.brand), user_id=actor.pk, role__in=roles.FUND
-    ).exists()
-    if not member and not (actor.is_active and actor.is_staff and actor.has_perm("payouts.change_payout")):
+    ).first()
+    if member is not None and (waits := member_approver_refusal(membership=member)):
+        raise PayoutRefused(waits)
+    if member is None and not (
+        actor.is_active and actor.is_staff and actor.has_perm("payouts.change_payout")
+    ):
         raise PayoutRefused(
             _(
                 "Only the brand's owner or finance members, or staff allowed to change payouts, "

@@ -214,6 +214,9 @@ class PaymentBatch(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(null=True, blank=True)
 
+    class Meta:
+        verbose_name_plural = "payment batches"
+
     def __str__(self):
         return self.msg_id
 

@@ -147,7 +147,12 @@ class StatementLine(models.Model):
         ]
 
     def __str__(self):
-        return f"{'CRDT' if self.credit else 'DBIT'} {self.amount} {self.currency} {self.end_to_end_id}"
+        direction = gettext("in") if self.credit else gettext("out")
+        said = " · ".join(
+            part for part in (self.counterparty, self.reference[:80], self.end_to_end_id) if part
+        )
+        amount = money_format(self.amount, self.currency, get_language() or "en")
+        return f"{amount} {direction}" + (f" · {said}" if said else "")
 
     @property
     def signed_amount(self) -> int:
@@ -243,7 +248,7 @@ class ReconciliationException(models.Model):
         indexes = [models.Index(fields=["brand", "status", "-id"], name="payouts_recexc_queue")]
 
     def __str__(self):
-        return f"{self.reason} {self.status}"
+        return f"{self.get_reason_display()} ({self.get_status_display().lower()})"
 
     @property
     def detail_shown(self) -> str:

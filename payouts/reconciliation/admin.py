@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from campaigns.models import Brand
 from joyback.admin import admin_money
+from payouts.iso20022.camt import camt_read
 from payouts.iso20022.types import SchemaError
 from payouts.models import ExceptionResolution, Payout, ReconciliationException, Statement, StatementImport
 from payouts.models.reconciliation import ExceptionStatus, ResolutionAction, StatementImportStatus
@@ -25,6 +26,47 @@ from payouts.reconciliation.statement_import import (
 )
 
 STAFF_UPLOAD_MAX_BYTES = 300 * 1024 * 1024
+PREVIEW_LINES = 500
+
+
+def statement_preview(data: bytes) -> dict:
+    """A file awaiting approval as its second person reads it; {"error": ...} when it cannot be read
+    now (a large file is read by the import itself)."""
+    try:
+        read = camt_read(data)
+    except SchemaError as refused:
+        return {"error": getattr(refused, "message", None) or str(refused)}
+    statements, shown = [], 0
+    for block in read.statements:
+        lines = []
+        for line in block.lines[: max(PREVIEW_LINES - shown, 0)]:
+            lines.append(
+                {
+                    "direction": _("in") if line.credit else _("out"),
+                    "amount": admin_money(line.amount, line.currency),
+                    "booking_date": line.booking_date,
+                    "counterparty": line.counterparty,
+                    "reference": line.reference,
+                    "end_to_end_id": line.end_to_end_id,
+                    "status": line.entry_status,
+                    "reversal": line.reversal,
+                }
+            )
+        shown += len(lines)
+        statements.append(
+            {
+                "statement_id": block.statement_id,
+                "account": block.account,
+                "currency": block.currency,
+                "opening": admin_money(block.opening_balance, block.currency),
+                "closing": admin_money(block.closing_balance, block.currency),
+                "closing_date": block.closing_date,
+                "booked_total": admin_money(block.booked_total, block.currency),
+                "lines": lines,
+                "more": len(block.lines) - len(lines),
+            }
+        )
+    return {"message": read.message, "msg_id": read.msg_id, "statements": statements}
 
 
 def _may_see(request, *codenames) -> bool:
@@ -124,6 +166,17 @@ class StatementImportAdmin(admin.ModelAdmin):
             "title": _("Upload a bank statement"),
         }
         return TemplateResponse(request, "admin/payouts/statementimport/upload.html", context)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The second person sees what they approve: each account with its balances and every
+        line (who sent or received what, with which words), read from the file, nothing booked."""
+        job = StatementImport.objects.filter(pk=object_id).first()
+        preview = None
+        if job is not None and job.status == StatementImportStatus.AWAITING:
+            preview = statement_preview(bytes(job.data))
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), "preview": preview}
+        )
 
     def decide_view(self, request, import_id: int):
         get_object_or_404(StatementImport.objects.defer("data"), pk=import_id)
@@ -253,8 +306,22 @@ class ReconciliationExceptionAdmin(admin.ModelAdmin):
         return super().changelist_view(request, extra_context)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
+        exception = ReconciliationException.objects.select_related("line").filter(pk=object_id).first()
+        line = exception.line if exception is not None else None
         extra_context = {
             **(extra_context or {}),
+            # The bank's own words about the money: who sent it, how much, with which text.
+            "bank_line": None
+            if line is None
+            else {
+                "direction": _("Money in") if line.credit else _("Money out"),
+                "amount": admin_money(line.amount, line.currency),
+                "counterparty": line.counterparty,
+                "reference": line.reference,
+                "booking_date": line.booking_date,
+                "end_to_end_id": line.end_to_end_id,
+                "return_reason": line.return_reason,
+            },
             "actions_choices": ResolutionAction.choices,
             "can_resolve": request.user.has_perm("payouts.exception_resolve"),
             "open_status": ExceptionStatus.OPEN,

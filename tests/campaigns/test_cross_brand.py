@@ -132,7 +132,21 @@ SAMPLES = {
     "case_id": lambda brand: sample_case(brand).pk,
     "payout_id": lambda brand: sample_payout(brand).pk,
     "shop_id": lambda brand: sample_shop(brand).pk,
+    "invitation_id": lambda brand: sample_invitation(brand).pk if brand.livemode else 0,
+    # A test twin has no members or invitations of its own (the live brand's are its team): none to find.
+    "membership_id": lambda brand: brand.memberships.first().pk if brand.livemode else 0,
 }
+
+
+def sample_invitation(brand):
+    from campaigns.models import Invitation
+    from campaigns.services.team import invitation_create
+
+    existing = Invitation.objects.filter(brand=brand).first()
+    owner = brand.memberships.get(role="owner").user
+    return existing or invitation_create(
+        brand=brand, email=f"new@{brand.slug}.example", role="viewer", invited_by=owner
+    )
 
 
 def sample_shop(brand):

@@ -80,7 +80,10 @@ def test_a_user_without_brand_is_told_so(client, make_user):
 
     response = client.get(reverse("brand_home"))
 
-    assert b"not a member of any brand" in response.content
+    assert (
+        b"not on a brand's team yet" in response.content
+        and b"invite you from its Team page" in response.content
+    )
 
 
 def test_a_new_user_creates_their_brand_and_becomes_its_owner(client, make_user):

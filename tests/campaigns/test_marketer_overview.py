@@ -248,6 +248,9 @@ def test_reach_is_the_videos_latest_counts(client, alice, alpaca, summer):
 
     # Views 900 (measured at the window's close) + 50 (at the share); likes 40 + 5; comments 3 + 1.
     assert ">950<" in body and ">45<" in body and ">4<" in body
+    # The earned media value, with its method: 950 views at €5.00 per 1,000 views.
+    assert "Earned media value" in body and ">€4.75<" in body
+    assert "per 1,000 views" in body and "not money received" in body
 
     # A share paid by reach keeps a reading per re-check: the latest one counts.
     from verification.models import VideoMetric
@@ -369,3 +372,58 @@ def test_a_chart_in_german_keeps_svg_numbers_and_german_labels():
     coordinates = re.findall(r'\b(?:x|y|width|height|x1|x2|y1|y2)="([^"]*)"', html)
     assert coordinates and all(re.fullmatch(r"-?\d+(\.\d+)?", value) for value in coordinates)
     assert "12,50\u00a0€" in html  # the value on hover, the German way
+
+
+# Units and what the rewards earned
+
+
+def test_each_count_says_whether_it_counts_visits_people_or_actions(client, alice, alpaca, summer):
+    _person_rewarded(summer, "unit-person")
+    client.force_login(alice)
+    from campaigns.services.campaigns import campaign_create
+
+    campaign_create(
+        brand=alpaca, name="Second", package="tiktok_only", currency="EUR", countries=["DE"], languages=["en"]
+    )
+    html = client.get(reverse("payouts:overview_funnel", args=["alpaca"])).content.decode()
+
+    for label in (
+        "Landing page visits",
+        "People who started a step",
+        "People verified",
+        "People paid to their bank",
+    ):
+        assert label in html
+    for column in ("People verified", "Verified actions", "Per verified action", "Per person paid"):
+        assert f">{column}</th>" in html
+    assert ">Verified</th>" not in html and ">Paid</th>" not in html
+
+
+def test_sales_the_shop_reports_give_the_return_on_the_rewards(alpaca, make_live_campaign):
+    from verification.cashback import Customer, purchase_record
+
+    shop = make_live_campaign(slug="cashback-week", package="cashback", budget=100_00)
+    # Instant cashback (no return window): the rewards are spent at once, 5 % of each purchase.
+    shop.rules.filter(trigger="purchase").update(
+        cashback_basis_points=500, reward_amount=50_00, return_window_days=0
+    )
+    purchase_record(
+        brand=alpaca, order_id="A-1", amount=200_00, currency="EUR", customer=Customer(email="k@example.com")
+    )
+    purchase_record(
+        brand=alpaca, order_id="A-2", amount=100_00, currency="EUR", customer=Customer(email="l@example.com")
+    )
+
+    per_campaign, totals = overview_funnels(window=overview_window(data={}, brand=alpaca))
+
+    funnel = totals[0]
+    assert funnel.sales == 300_00
+    assert funnel.spent == 10_00 + 5_00
+    assert funnel.roi == Decimal("1900.0")  # (300 - 15) / 15
+    assert per_campaign[0].sales == 300_00
+
+
+def test_without_reported_sales_there_is_no_return_to_show(alpaca, summer):
+    _person_rewarded(summer, "no-sales")
+    _per_campaign, totals = overview_funnels(window=overview_window(data={}, brand=alpaca))
+    assert totals[0].sales is None and totals[0].roi is None

@@ -139,9 +139,10 @@ def test_a_brand_member_creates_funds_and_launches_a_campaign(live_server, page,
     brand_deposit_record(brand=alpaca, amount=1000_00, currency="EUR", bank_reference="E2E-LAUNCH")
     sign_in(page, live_server, "alice@alpaca.example")
     page.get_by_role("link", name="Campaigns", exact=True).click()
+    page.get_by_role("link", name="Start from WhatsApp-with-reward").click()
 
     page.get_by_label("Campaign name").fill("Autumn Club")
-    page.get_by_label("Package").select_option("whatsapp_reward")
+    assert page.get_by_label("Package").input_value() == "whatsapp_reward"
     page.get_by_label("Germany").check()
     page.get_by_label("What people get, in one line").fill("Join the club, get 2 euros")
     screenshot(page, "20-new-campaign")

@@ -90,7 +90,7 @@ def test_the_overview_shows_what_the_money_bought(
     overview_loaded(page)
 
     funnel = page.locator("#overview-funnel")
-    visited = "Visited the landing page" if language == "en" else "Landingpage besucht"
+    visited = "Landing page visits" if language == "en" else "Besuche der Landingpage"
     assert visited in funnel.inner_text()
     assert "165" in funnel.inner_text()  # visits of the 30 days
     assert "30" in funnel.inner_text()  # people who started and were verified

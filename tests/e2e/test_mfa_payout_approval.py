@@ -49,9 +49,8 @@ def test_a_finance_member_sets_up_totp_and_approves_a_payout_with_it(
     waiting_payout.refresh_from_db()
     assert waiting_payout.status == "awaiting_approval"
 
-    page.get_by_role("link", name="Set up two-factor authentication").click()
     with page.expect_navigation():
-        page.get_by_role("link", name="Activate").first.click()
+        page.get_by_role("link", name="Set up your authenticator app").click()
     if "reauthenticate" in page.url:  # setting up a factor asks for the password once more
         page.get_by_label("Password").fill(PASSWORD)
         page.get_by_role("button", name="Confirm").click()

@@ -58,6 +58,14 @@ def test_staff_upload_books_only_once_a_second_person_approves(
 
     tara = admin_login(open_page, live_server, "tara@joyback.example")
     tara.get_by_role("link", name="camt053-from-the-bank.xml").click()
+    # The second person sees what they approve: the account, its balances, every line and its words.
+    preview = tara.locator("#statement-preview")
+    preview.wait_for()
+    assert preview.get_by_text("What this file would book").is_visible()
+    assert preview.get_by_text("Opening balance").is_visible()
+    assert preview.get_by_text(f"Alpaca top-up {reference}").is_visible()
+    assert preview.get_by_text("€250.00").first.is_visible() and preview.get_by_text("€3.50").is_visible()
+    assert preview.get_by_text("Account fee").is_visible()
     screenshot(tara, "bank-statement-02-second-person")
     tara.get_by_role("button", name="Approve and import").click()
     tara.wait_for_selector(".messagelist")
@@ -71,3 +79,15 @@ def test_staff_upload_books_only_once_a_second_person_approves(
         "tara@joyback.example",
         "done",
     )
+
+    # The line nothing explains is an exception staff read in words and money, with the bank's text.
+    from payouts.models import ReconciliationException
+
+    exception = ReconciliationException.objects.get(line__reference__contains="Account fee")
+    tara.goto(f"{live_server.url}/admin/payouts/reconciliationexception/{exception.pk}/change/")
+    tara.locator("#bank-line").wait_for()
+    assert tara.get_by_role("heading", name="The bank's line").is_visible()
+    assert tara.locator("#bank-line").get_by_text("Money out: €3.50").is_visible()
+    assert tara.locator("#bank-line").get_by_text("Account fee").is_visible()
+    assert "unknown_line" not in tara.locator("#content").inner_text()
+    screenshot(tara, "bank-statement-04-exception-in-words")

@@ -1,0 +1,274 @@
+"""A brand's team, run by its owners from the Team page: invitations by email, roles, removals.
+
+Alice owns Alpaca. The attack these tests keep out: an owner who invites a second address of their
+own as finance, or a friend, and approves their own payouts with it at once.
+"""
+
+import re
+
+import pytest
+from allauth.account.models import EmailAddress
+from django.core import mail
+from django.urls import reverse
+
+from campaigns.models import Invitation, Membership, Role
+from campaigns.services.refusals import CampaignError
+from campaigns.services.team import (
+    invitation_accept,
+    invitation_create,
+    invitation_revoke,
+    member_remove,
+    member_role_change,
+)
+from joyback.users.models import AccessChange
+from tests.conftest import totp_enable
+
+pytestmark = pytest.mark.django_db
+
+
+def sent_token(django_capture_on_commit_callbacks, **invite) -> str:
+    with django_capture_on_commit_callbacks(execute=True):
+        invitation_create(**invite)
+    match = re.search(r"/invitations/([^/\s]+)/", mail.outbox[-1].body)
+    return match.group(1)
+
+
+def test_an_invitation_mails_a_link_only_to_the_invited_address_and_keeps_only_its_hash(
+    alpaca, alice, django_capture_on_commit_callbacks
+):
+    token = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@alpaca.example",
+        role="marketer",
+        invited_by=alice,
+    )
+
+    message = mail.outbox[-1]
+    assert message.to == ["mia@alpaca.example"]
+    assert "Alpaca Coffee" in message.subject and "Marketer" in message.body
+    invitation = Invitation.objects.get()
+    assert token not in invitation.token_hash and len(invitation.token_hash) == 64
+    assert invitation.invited_by == alice and invitation.accepted_at is None
+
+
+def test_accepting_makes_the_membership_given_by_the_inviter_and_confirms_the_address(
+    alpaca, alice, make_user, django_capture_on_commit_callbacks
+):
+    token = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@alpaca.example",
+        role="marketer",
+        invited_by=alice,
+    )
+    mia = make_user("mia@alpaca.example", first_name="Mia")
+
+    membership = invitation_accept(token=token, user=mia)
+
+    assert (membership.brand, membership.role, membership.approves_from) == (alpaca, Role.MARKETER, None)
+    assert AccessChange.objects.filter(actor=alice, subject=mia, detail="none -> marketer in alpaca").exists()
+    assert EmailAddress.objects.get(user=mia, email="mia@alpaca.example").verified
+    invitation = Invitation.objects.get()
+    assert invitation.accepted_by == mia and invitation.accepted_at is not None
+    with pytest.raises(CampaignError, match="already been accepted"):
+        invitation_accept(token=token, user=mia)
+
+
+def test_an_owner_cannot_invite_an_address_of_their_own(alpaca, alice):
+    for address in ("ALICE@alpaca.example", "alice+finance@alpaca.example"):
+        with pytest.raises(CampaignError, match="address of your own"):
+            invitation_create(brand=alpaca, email=address, role="finance", invited_by=alice)
+    assert not Invitation.objects.exists()
+
+
+def test_only_the_invited_address_accepts_and_never_the_inviter(
+    alpaca, alice, make_user, django_capture_on_commit_callbacks
+):
+    token = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@alpaca.example",
+        role="viewer",
+        invited_by=alice,
+    )
+    someone = make_user("someone@else.example")
+
+    with pytest.raises(CampaignError, match=r"This invitation is for mia@alpaca\.example"):
+        invitation_accept(token=token, user=someone)
+    with pytest.raises(CampaignError, match="You sent this invitation"):
+        invitation_accept(token=token, user=alice)
+    with pytest.raises(CampaignError, match="not valid"):
+        invitation_accept(token="guessed", user=someone)
+    assert not Membership.objects.filter(user=someone).exists()
+
+
+def test_a_money_role_needs_a_second_factor_and_approves_only_after_the_cooling_period(
+    alpaca, alice, make_user, settings, django_capture_on_commit_callbacks
+):
+    from campaigns.selectors import member_approver_refusal
+
+    settings.FOUR_EYES_COOLING_DAYS = 7
+    token = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="fin@alpaca.example",
+        role="finance",
+        invited_by=alice,
+    )
+    fin = make_user("fin@alpaca.example", first_name="Fin")
+
+    with pytest.raises(CampaignError, match="second factor"):
+        invitation_accept(token=token, user=fin)
+    totp_enable(fin)
+    membership = invitation_accept(token=token, user=fin)
+
+    assert membership.role == Role.FINANCE and membership.approves_from is not None
+    assert "approve payouts from" in member_approver_refusal(membership=membership)
+    settings.FOUR_EYES_COOLING_DAYS = 0
+    Membership.objects.filter(pk=membership.pk).update(approves_from=None)
+    membership.refresh_from_db()
+    assert member_approver_refusal(membership=membership) is None
+
+
+def test_a_withdrawn_or_expired_invitation_is_refused(
+    alpaca, alice, make_user, django_capture_on_commit_callbacks
+):
+    from django.utils import timezone
+
+    token = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@alpaca.example",
+        role="viewer",
+        invited_by=alice,
+    )
+    mia = make_user("mia@alpaca.example")
+    invitation_revoke(invitation=Invitation.objects.get(), actor=alice)
+    with pytest.raises(CampaignError, match="withdrawn"):
+        invitation_accept(token=token, user=mia)
+
+    token = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@alpaca.example",
+        role="viewer",
+        invited_by=alice,
+    )
+    Invitation.objects.filter(revoked_at__isnull=True).update(expires_at=timezone.now())
+    with pytest.raises(CampaignError, match="expired"):
+        invitation_accept(token=token, user=mia)
+
+
+def test_a_second_open_invitation_to_the_same_address_is_refused_in_words(alpaca, alice):
+    invitation_create(brand=alpaca, email="mia@alpaca.example", role="viewer", invited_by=alice)
+    with pytest.raises(CampaignError, match="already has an open invitation"):
+        invitation_create(brand=alpaca, email="MIA@alpaca.example", role="finance", invited_by=alice)
+
+
+def test_role_changes_keep_an_owner_need_a_second_factor_for_money_and_are_recorded(
+    alpaca, alice, vic, make_user, settings
+):
+    settings.FOUR_EYES_COOLING_DAYS = 7
+    vic_membership = Membership.objects.get(user=vic)
+    with pytest.raises(CampaignError, match="no second factor yet"):
+        member_role_change(membership=vic_membership, role="finance", actor=alice)
+
+    totp_enable(vic)
+    changed = member_role_change(membership=vic_membership, role="finance", actor=alice)
+    assert changed.role == Role.FINANCE and changed.approves_from is not None
+    assert AccessChange.objects.filter(
+        actor=alice, subject=vic, detail="viewer -> finance in alpaca"
+    ).exists()
+
+    back = member_role_change(membership=changed, role="viewer", actor=alice)
+    assert back.approves_from is None
+
+    alice_membership = Membership.objects.get(user=alice)
+    with pytest.raises(CampaignError, match="needs an owner"):
+        member_role_change(membership=alice_membership, role="viewer", actor=alice)
+    with pytest.raises(CampaignError, match="needs an owner"):
+        member_remove(membership=alice_membership, actor=alice)
+
+
+def test_removing_a_member_is_recorded(alpaca, alice, vic):
+    member_remove(membership=Membership.objects.get(user=vic), actor=alice)
+    assert not Membership.objects.filter(user=vic).exists()
+    assert AccessChange.objects.filter(actor=alice, subject=vic, detail="viewer -> none in alpaca").exists()
+
+
+def test_an_invited_finance_member_cannot_approve_any_payout_during_the_cooling_period(
+    alpaca, alice, make_user, settings, django_capture_on_commit_callbacks
+):
+    """Two addresses of one owner, both invited: the second may not approve the first's payout
+    although neither set the other up."""
+    from campaigns.services.funding import brand_deposit_record
+    from payouts.manual.services import payout_approve, payout_manual_enter
+    from payouts.rails import iban_check
+    from payouts.submission.states import PayoutRefused
+
+    settings.PAYOUT_NEW_ACCOUNT_APPROVAL = True
+    settings.FOUR_EYES_COOLING_DAYS = 7
+    brand_deposit_record(brand=alpaca, amount=5_000_00, currency="EUR", bank_reference="DEP-TEAM")
+    socks = []
+    for name in ("sock1", "sock2"):
+        token = sent_token(
+            django_capture_on_commit_callbacks,
+            brand=alpaca,
+            email=f"{name}@elsewhere.example",
+            role="finance",
+            invited_by=alice,
+        )
+        sock = totp_enable(make_user(f"{name}@elsewhere.example"))
+        invitation_accept(token=token, user=sock)
+        socks.append(sock)
+    payout = payout_manual_enter(
+        brand=alpaca,
+        name="Mallory",
+        email="m@example.com",
+        phone="",
+        bank_account=iban_check("DE02120300000000202051"),
+        currency="EUR",
+        amount=1_500_00,
+        created_by=socks[0],
+    )
+
+    with pytest.raises(PayoutRefused, match="approve payouts from"):
+        payout_approve(payout=payout, actor=socks[1])
+    payout.refresh_from_db()
+    assert payout.status == "awaiting_approval"
+
+
+def test_the_team_page_shows_members_to_everyone_and_controls_to_owners(client, alpaca, alice, vic):
+    client.force_login(vic)
+    page = client.get(reverse("brand_team", args=["alpaca"]))
+    assert page.status_code == 200 and b"vic@alpaca.example" in page.content
+    assert b"Send invitation" not in page.content
+    refused = client.post(
+        reverse("brand_team_invite", args=["alpaca"]), {"email": "x@y.example", "role": "viewer"}
+    )
+    assert refused.status_code == 403
+
+    client.force_login(alice)
+    page = client.get(reverse("brand_team", args=["alpaca"]))
+    assert b"Send invitation" in page.content
+    bad = client.post(
+        reverse("brand_team_invite", args=["alpaca"]), {"email": "not an address", "role": "viewer"}
+    )
+    assert bad.status_code == 400 and not Invitation.objects.exists()
+
+
+def test_the_invitation_page_asks_a_visitor_to_sign_in_or_up_with_the_invited_address(
+    client, alpaca, alice, django_capture_on_commit_callbacks
+):
+    token = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@alpaca.example",
+        role="viewer",
+        invited_by=alice,
+    )
+    page = client.get(reverse("invitation_accept", args=[token]))
+    assert page.status_code == 200
+    assert b"mia@alpaca.example" in page.content and b"/accounts/signup/?next=" in page.content
+    assert client.get(reverse("invitation_accept", args=["nothing-like-it"])).status_code == 404
