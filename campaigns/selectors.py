@@ -10,12 +10,22 @@ from django.core.cache import cache
 from django.db.models import CharField, OuterRef, Subquery, Sum, Value
 from django.db.models.functions import Cast, Concat, TruncDate
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.models import ActionRule, Brand, Campaign, CampaignStatus, LandingVisitDay, Membership
+from campaigns.models import (
+    ActionRule,
+    Brand,
+    Campaign,
+    CampaignStatus,
+    Invitation,
+    LandingVisitDay,
+    Membership,
+)
 from campaigns.reach import reach_dry_run, reach_spend_most
 from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import account_available_subquery, account_find, accounts_for_brand
+from joyback.mfa import mfa_enabled
 
 
 def brands_for_user(*, user):
@@ -399,8 +409,6 @@ def campaign_budget_by_day(*, campaign: Campaign, start, end) -> list[int]:
 def team_members(*, brand: Brand) -> list[dict]:
     """The brand's members for its team page: who, which role, whether they have a second factor,
     and from when a money role may approve."""
-    from joyback.mfa import mfa_enabled
-
     members = Membership.objects.filter(brand=brand).select_related("user").order_by("pk")
     now = timezone.now()
     return [
@@ -418,8 +426,6 @@ def team_members(*, brand: Brand) -> list[dict]:
 
 
 def team_invitations_open(*, brand: Brand) -> list:
-    from campaigns.models import Invitation
-
     return list(
         Invitation.objects.filter(
             brand=brand, accepted_at__isnull=True, revoked_at__isnull=True, expires_at__gt=timezone.now()
@@ -431,10 +437,6 @@ def member_approver_refusal(*, membership: Membership) -> str | None:
     """Why this member may not (yet) be the second approver of the brand's money, in words; None
     when they may. A money role an owner gave waits for the cooling period, and whoever moves
     money has a second factor."""
-    from django.utils.formats import date_format
-
-    from joyback.mfa import mfa_enabled
-
     if not mfa_enabled(membership.user):
         return _("Set up a second factor (Security) before approving payouts.")
     if membership.approves_from and membership.approves_from > timezone.now():

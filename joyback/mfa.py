@@ -3,12 +3,14 @@ but fund, approve, pay and change bank or API settings only once a second factor
 
 import time
 from functools import wraps
+from urllib.parse import urlencode, urlsplit
 
 from allauth.account.authentication import get_authentication_records
 from allauth.core.exceptions import ReauthenticationRequired
 from allauth.mfa.models import Authenticator
 from django.conf import settings
 from django.shortcuts import render
+from django.utils.http import url_has_allowed_host_and_scheme
 
 # A second factor proper; recovery codes are the way back in, not a factor of their own.
 SECOND_FACTORS = [Authenticator.Type.TOTP, Authenticator.Type.WEBAUTHN]
@@ -29,10 +31,6 @@ def mfa_setup_required(request):
 
 
 def _back_address(request) -> str:
-    from urllib.parse import urlencode, urlsplit
-
-    from django.utils.http import url_has_allowed_host_and_scheme
-
     referer = request.META.get("HTTP_REFERER", "")
     if not url_has_allowed_host_and_scheme(referer, allowed_hosts={request.get_host()}):
         return ""

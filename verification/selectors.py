@@ -15,6 +15,7 @@ from verification.models import (
     Participant,
     ProviderEvent,
     Purchase,
+    PurchaseStatus,
     ReviewDecision,
     ShopConnection,
     TikTokPost,
@@ -374,8 +375,6 @@ def rewarded_people_by_campaign(*, campaign_ids) -> dict[int, set]:
 def sales_by_campaign(*, campaign_ids, since, until) -> dict[int, int]:
     """{campaign: what its buyers spent} for purchases the shop or the Cashback API reported in the
     window, in the campaign's currency, refunds (whole or in part) taken off."""
-    from verification.models import Purchase, PurchaseStatus
-
     sales: dict[int, int] = {}
     rows = (
         ActionClaim.objects.filter(

@@ -3,6 +3,7 @@ a draft funded with nothing, so a live campaign (or a draft) can be tried with p
 touching it."""
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from campaigns.models import ActionRule, Campaign
 from campaigns.modes import brand_test_twin
@@ -33,8 +34,6 @@ RULE_FIELDS = (
 def campaign_copy_to_test(*, campaign: Campaign) -> Campaign:
     """The copy is a draft of the test twin's, its rules the original's (the package's defaults
     replaced)."""
-    from django.utils.translation import gettext
-
     if not campaign.brand.livemode:
         raise CampaignError(gettext("This campaign is test data already."))
     twin = brand_test_twin(brand=campaign.brand)

@@ -14,6 +14,7 @@ import hashlib
 import secrets
 from datetime import timedelta
 
+from allauth.account.models import EmailAddress
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
@@ -38,8 +39,6 @@ def invitation_token_hash(token: str) -> str:
 
 def _user_addresses(user) -> set[str]:
     """Every address the account is known by, in the form duplicates are matched on."""
-    from allauth.account.models import EmailAddress
-
     addresses = {user.email} | set(EmailAddress.objects.filter(user=user).values_list("email", flat=True))
     return {email_canonical(address) for address in addresses if address}
 
@@ -157,8 +156,6 @@ def invitation_accept(*, token: str, user) -> Membership:
     """The invited person joins: the membership is given by the owner who invited them (recorded
     so), the address counts as confirmed (the link reached it), and a money role approves only
     after the cooling period."""
-    from allauth.account.models import EmailAddress
-
     with transaction.atomic(durable=True):
         invitation = (
             Invitation.objects.select_for_update()
