@@ -84,8 +84,7 @@ def payment_batch_build(*, currency: str = "EUR", now=None) -> list[PaymentBatch
             for end_to_end_id in file.end_to_end_ids:
                 payout_transition(
                     by_id[end_to_end_id],
-                    to=PayoutStatus.SUBMITTED,
-                    allowed_from=[PayoutStatus.PAYEE_VERIFIED],
+                    "submit",
                     detail=f"in file {file.msg_id}",
                     batch=batch,
                     submissions=F("submissions") + 1,

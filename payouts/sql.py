@@ -7,7 +7,6 @@ from django.utils import timezone
 from campaigns.models import Brand
 from joyback.postgresql.prepared import prepared_fetchall
 from payouts.models import Notification, PayeeSubmission, Payout
-from payouts.models.payouts import PayoutStatus
 from verification.models import ActionClaim, Participant
 
 _SUBMISSION_INSERT = (
@@ -140,10 +139,11 @@ def application_name_reset() -> None:
         cursor.execute("RESET application_name")
 
 
-def payouts_settle(*, ids, references, allowed_from, now) -> dict[int, str]:
+def payouts_settle(*, ids, references, step, now) -> dict[int, str]:
     """A batch of payouts settled in one statement, each with the bank's own reference: an ORM
     update sets one value for all rows and cannot say what each row was before. Only rows still
-    in `allowed_from`, locked in id order; payout id -> the status it left."""
+    in one of the declared step's sources (payouts.models.transitions), locked in id order; payout
+    id -> the status it left."""
     table = Payout._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
@@ -154,7 +154,7 @@ def payouts_settle(*, ids, references, allowed_from, now) -> dict[int, str]:
             f"(SELECT id, status FROM {table} WHERE id = ANY(%s) AND status = ANY(%s) "
             "ORDER BY id FOR UPDATE) AS old "
             "WHERE p.id = v.id AND old.id = p.id RETURNING p.id, old.status",
-            [PayoutStatus.SETTLED, now, now, list(ids), list(references), list(ids), list(allowed_from)],
+            [step.target, now, now, list(ids), list(references), list(ids), list(step.sources)],
         )
         return dict(cursor.fetchall())
 

@@ -62,8 +62,7 @@ def payout_submit(*, payout_id: int) -> Payout:
     with transaction.atomic(durable=True):
         claimed = payout_transition(
             payout,
-            to=PayoutStatus.SUBMITTED,
-            allowed_from=[PayoutStatus.PAYEE_VERIFIED],
+            "submit",
             submissions=F("submissions") + 1,
             submitted_at=timezone.now(),
             next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
@@ -83,8 +82,7 @@ def payout_send(payout: Payout) -> Payout:
         with transaction.atomic(durable=True):
             payout_transition(
                 payout,
-                to=PayoutStatus.UNKNOWN,
-                allowed_from=[PayoutStatus.SUBMITTED],
+                "answer_lost",
                 detail=str(error),
                 next_check_at=timezone.now() + timedelta(seconds=2 * settings.PSP_TIMEOUT_SECONDS),
             )
@@ -106,8 +104,7 @@ def payout_status_apply(*, payout: Payout, status: psp.PaymentStatus) -> Payout:
     with transaction.atomic(durable=True):
         payout_transition(
             payout,
-            to=PayoutStatus.ACCEPTED,
-            allowed_from=[PayoutStatus.SUBMITTED, PayoutStatus.UNKNOWN],
+            "accept",
             reason_code="",
             detail=f"bank status {status.provider_status or status.status}",
             psp_reference=status.bank_reference or payout.psp_reference,
@@ -132,8 +129,7 @@ def payout_status_check(*, payout_id: int) -> Payout:
     with transaction.atomic(durable=True):
         reopened = payout_transition(
             payout,
-            to=PayoutStatus.PAYEE_VERIFIED,
-            allowed_from=[PayoutStatus.SUBMITTED, PayoutStatus.UNKNOWN],
+            "resend",
             detail="not received by the bank; sending again",
         )
     return payout_submit(payout_id=payout.pk) if reopened else payout
