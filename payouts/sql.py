@@ -7,6 +7,7 @@ from django.utils import timezone
 from campaigns.models import Brand
 from joyback.postgresql.prepared import prepared_fetchall
 from payouts.models import Notification, PayeeSubmission, Payout
+from payouts.models.transitions import RECONCILIATION_EXCEPTION
 from verification.models import ActionClaim, Participant
 
 _SUBMISSION_INSERT = (
@@ -112,16 +113,18 @@ def payout_lines_match(*, which: str, argument) -> tuple[int, list[int]]:
             [argument],
         )
         matched = cursor.rowcount
-        # A payout that waited for its line gets it: its "no statement line" question is answered.
+        # A payout that waited for its line gets it: its "no statement line" question is answered
+        # (the declared step "resolve", payouts.models.transitions).
+        resolve = RECONCILIATION_EXCEPTION.step("resolve")
         cursor.execute(
             """
-            UPDATE payouts_reconciliationexception e SET status = 'resolved', resolved_at = now()
+            UPDATE payouts_reconciliationexception e SET status = %s, resolved_at = now()
             FROM payouts_statementline l JOIN payouts_statement s ON s.id = l.statement_id
             WHERE {which} AND l.state = 'matched' AND e.payout_id = l.payout_id
-              AND e.reason = 'no_statement_line' AND e.status = 'open'
+              AND e.reason = 'no_statement_line' AND e.status = ANY(%s)
             RETURNING e.id
             """.replace("{which}", which),
-            [argument],
+            [resolve.target, argument, list(resolve.sources)],
         )
         resolved = [row[0] for row in cursor.fetchall()]
     return matched, resolved

@@ -121,28 +121,15 @@ def state_step(machine: Machine, rows: models.QuerySet, step: str, **fields) -> 
 
 
 def transition_trigger_sql(machine: Machine) -> str:
-    """The trigger that holds `machine` in the database: its allowed moves are the trigger's
-    arguments ("from>to", from empty on an insert), so one function serves every table."""
+    """The trigger that holds `machine` in the database, for the migration that changes the table:
+    its allowed moves are the trigger's arguments ("from>to", from empty on an insert), so one
+    function (payouts_state_transition, payouts/migrations/0024_state_transitions.py) serves
+    every table."""
     allowed = ", ".join(f"'{source}>{target}'" for source, target in sorted(machine.pairs()))
     return (
         f"CREATE TRIGGER {machine.table}_transition BEFORE INSERT OR UPDATE OF status ON {machine.table} "
         f"FOR EACH ROW EXECUTE FUNCTION payouts_state_transition({allowed});"
     )
-
-
-TRANSITION_FUNCTION_SQL = """
-CREATE FUNCTION payouts_state_transition() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'UPDATE' AND NEW.status = OLD.status THEN
-        RETURN NEW;
-    END IF;
-    IF NOT (COALESCE(OLD.status, '') || '>' || NEW.status) = ANY (TG_ARGV) THEN
-        RAISE EXCEPTION '%: % -> % is not a declared transition', TG_TABLE_NAME,
-            COALESCE(NULLIF(OLD.status, ''), '(new)'), NEW.status USING ERRCODE = 'check_violation';
-    END IF;
-    RETURN NEW;
-END $$;
-"""
 
 
 def lifecycle_mermaid(machine: Machine = PAYOUT) -> str:
@@ -158,3 +145,30 @@ def lifecycle_mermaid(machine: Machine = PAYOUT) -> str:
     finals = [s for s in machine.states() if not any(source == s for source, _ in machine.pairs())]
     lines += [f"    {state} --> [*]" for state in finals]
     return "\n".join(lines)
+
+
+README_START = (
+    "<!-- payout-states: written by `manage.py payout_lifecycle` from payouts/models/transitions.py -->"
+)
+README_END = "<!-- /payout-states -->"
+
+
+def lifecycle_readme_block() -> str:
+    """What README.md holds between its markers: the payout's machine as a diagram, and the other
+    money rows' moves in a line each."""
+    others = []
+    for machine in MACHINES[1:]:
+        moves = "; ".join(
+            f"{step.name}: {' | '.join(s or '(new)' for s in step.sources)} -> {step.target}"
+            for step in machine.steps
+        )
+        others.append(f"- `{machine.model.__name__}`: {moves}")
+    return "\n".join(
+        [README_START, "", "```mermaid", lifecycle_mermaid(PAYOUT), "```", "", *others, "", README_END]
+    )
+
+
+def lifecycle_readme(text: str) -> str:
+    """`text` (README.md) with the block between the markers written from the table."""
+    start, end = text.index(README_START), text.index(README_END) + len(README_END)
+    return text[:start] + lifecycle_readme_block() + text[end:]
