@@ -11,13 +11,12 @@ from django.utils.translation import gettext as _
 from campaigns import roles
 from campaigns.models import Membership
 from campaigns.modes import live_brand_of
-from joyback.ledger.models import AccountKind, Transaction
+from joyback.ledger.models import AccountKind
 from joyback.ledger.services import (
     InsufficientFunds,
     Posting,
     account_get_or_create,
     posting_post,
-    transaction_reverse,
 )
 from joyback.queue import enqueue_on_commit
 from joyback.users.four_eyes import second_person_refusal
@@ -34,6 +33,7 @@ from payouts.models.transitions import PAYOUT
 from payouts.payees.services import payee_account_save
 from payouts.rails import BankAccount
 from payouts.submission.create import payout_for_participant
+from payouts.submission.outcomes import payout_cancel_locked
 from payouts.submission.states import (
     PayoutRefused,
     payout_event_record,
@@ -48,21 +48,10 @@ def payout_cancel(*, payout: Payout, actor, note: str = "") -> Payout:
     """Stop a payout that has not left: the money stays owed to the person (or, for a manual
     payout, goes back to the brand's funding)."""
     with transaction.atomic(durable=True):
-        if not payout_transition(
-            payout,
-            "cancel",
-            detail=note or "cancelled",
-            actor=actor,
-            next_check_at=None,
-        ):
+        if not payout_cancel_locked(payout, detail=note or "cancelled", actor=actor):
             raise PayoutRefused(
                 _("This payout has already been sent to the bank; it can no longer be cancelled.")
             )
-        transaction_reverse(
-            original=Transaction.objects.get(pk=payout.ledger_transaction_id),
-            reason="payout_cancelled",
-            idempotency_key=f"payout-cancelled:{payout.pk}",
-        )
     return payout
 
 

@@ -162,6 +162,48 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
     return payout
 
 
+# A payout cancelled before it left because the person replaced the details it was made to.
+DETAILS_REPLACED = "REPLACED"
+
+
+def payout_cancel_locked(payout: Payout, *, detail: str, reason_code: str = "", actor=None) -> bool:
+    """Cancel a payout that has not left, in the caller's transaction: the step, and the payout's
+    posting reversed (what the person is owed is theirs again, a manual payout's money goes back to
+    the brand's funding). False when it is no longer cancellable."""
+    if not payout_transition(
+        payout, "cancel", reason_code=reason_code, detail=detail, actor=actor, next_check_at=None
+    ):
+        return False
+    transaction_reverse(
+        original=Transaction.objects.get(pk=payout.ledger_transaction_id),
+        reason="payout_cancelled",
+        idempotency_key=f"payout-cancelled:{payout.pk}",
+    )
+    return True
+
+
+def payouts_to_replaced_details_cancel(*, participant_id: int) -> list[Payout]:
+    """In the caller's transaction, holding the person's lock (the one payee_account_save takes):
+    their reward payouts that have not left and go to details no longer current are cancelled, the
+    money owed to them again, and the person marked due, so one new payout goes to the details they
+    confirmed last, after its own name check, instead of the old account (which they may have
+    closed) or none at all."""
+    payouts = Payout.objects.filter(
+        participant_id=participant_id,
+        manual=False,
+        status__in=PAYOUT.step("cancel").sources,
+        payee__replaced_at__isnull=False,
+    )
+    cancelled = [
+        payout
+        for payout in payouts
+        if payout_cancel_locked(payout, reason_code=DETAILS_REPLACED, detail="bank details replaced")
+    ]
+    if cancelled:
+        participants_payout_due(participant_ids=[participant_id])
+    return cancelled
+
+
 def payout_event_emit(payout: Payout, event_type: str, *, endpoints=None) -> None:
     """The brand's webhook, in the transition's transaction; never the payee's details. A batch
     passes the brand's enabled endpoints it read once for all its payouts."""

@@ -15,9 +15,15 @@ from payouts.models.payees import Rail
 from payouts.models.payouts import PayoutScheme, PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import crash_point
-from payouts.submission.outcomes import payout_reject, payout_return, payout_settle
+from payouts.submission.outcomes import (
+    payout_reject,
+    payout_return,
+    payout_settle,
+    payouts_to_replaced_details_cancel,
+)
 from payouts.submission.states import SENT, payout_transition
 from payouts.vop import payout_creditor_name, payout_payee_verify, vop_current
+from verification.models import Participant
 
 
 def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
@@ -45,6 +51,12 @@ def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
 def payout_submit(*, payout_id: int) -> Payout:
     """Take a payout as far as it can go now: payee verified, then sent to the PSP exactly once."""
     payout = Payout.objects.select_related("payee").get(pk=payout_id)
+    if payout.payee.replaced_at is not None and not payout.manual and payout.open:
+        # The person replaced these details after the payout was made: it never goes to them.
+        with transaction.atomic(durable=True):
+            Participant.objects.select_for_update().filter(pk=payout.participant_id).first()
+            payouts_to_replaced_details_cancel(participant_id=payout.participant_id)
+        return Payout.objects.get(pk=payout.pk)
     if payout.status == PayoutStatus.CREATED and not payout_payee_verify(payout):
         return payout
     if payout.status != PayoutStatus.PAYEE_VERIFIED or payout.scheme == PayoutScheme.SEPA:
