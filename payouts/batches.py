@@ -46,6 +46,8 @@ def payment_batch_build(*, currency: str = "EUR", now=None) -> list[PaymentBatch
             Payout.objects.select_for_update(skip_locked=True)
             .filter(status=PayoutStatus.PAYEE_VERIFIED, scheme=PayoutScheme.SEPA, currency=currency)
             .filter(brand__livemode=True)  # the bank's files carry live money only
+            # Made to details the person replaced since: cancelled and made again by the sweep.
+            .filter(payee__replaced_at__isnull=True)
             .select_related("payee")
             .order_by("pk")[: settings.PAYOUT_FILE_MAX_TRANSACTIONS * 10]
         )
@@ -83,8 +85,7 @@ def payment_batch_build(*, currency: str = "EUR", now=None) -> list[PaymentBatch
             for end_to_end_id in file.end_to_end_ids:
                 payout_transition(
                     by_id[end_to_end_id],
-                    to=PayoutStatus.SUBMITTED,
-                    allowed_from=[PayoutStatus.PAYEE_VERIFIED],
+                    "submit",
                     detail=f"in file {file.msg_id}",
                     batch=batch,
                     submissions=F("submissions") + 1,

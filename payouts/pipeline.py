@@ -14,6 +14,9 @@ taken once its oldest mark has waited PAYOUT_GATHER_MS (or a full batch is due a
 idle worker sleeps until then (joyback.queue.standing_work_wait) instead of paying people one or
 two at a time as they trickle in.
 
+Who may be paid, the making, the posting and the settling are payouts.submission's, written once
+for N payouts (the single payout is N=1); this module gathers the people due and sends.
+
 Crash safety is the single payout's: a payout is committed as submitted before its request leaves,
 so if the worker dies after that the sweep asks the provider about it (payout_status_check) and
 sends again, with the same Idempotency-Key, only what the provider never received. A batch that
@@ -29,35 +32,19 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
-from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from joyback.api.selectors import webhook_endpoints_enabled
-from joyback.ledger.models import AccountKind
-from joyback.ledger.selectors import accounts_of_kind
-from joyback.ledger.services import Posting, accounts_lock, postings_post, transfer
 from joyback.queue import standing_work_ready
 from payouts import psp, sql
-from payouts.models import PayeeAccount, Payout, PayoutEvent, VopCheck
-from payouts.models.payees import Rail
-from payouts.models.payouts import OPEN_STATUSES, PayoutScheme, PayoutStatus
-from payouts.notifications import payouts_notify
+from payouts.models import PayeeAccount, Payout
+from payouts.models.payouts import PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
-from payouts.selectors import manual_payout_unpaid
 from payouts.submission.crash import SimulatedCrash, crash_point
-from payouts.submission.create import payout_for_participant
-from payouts.submission.outcomes import payout_event_emit
-from payouts.submission.states import (
-    INSTANT_UNREACHABLE_CODES,
-    SENT,
-    payout_in_transit_account,
-    payout_platform_bank,
-    payout_transition,
-    scheme_for,
-)
+from payouts.submission.create import payees_payable, payout_for_participant, payouts_make
+from payouts.submission.outcomes import payouts_settle
+from payouts.submission.states import payout_transition
 from payouts.submission.submit import payout_payment_order, payout_status_apply, payout_submit
-from payouts.vop import payee_unpayable_mark
-from verification.models import ActionClaim, ClaimStatus, Participant
+from verification.models import Participant
 from verification.services.rewards import PAYOUTS_DUE
 
 logger = logging.getLogger(__name__)
@@ -203,58 +190,10 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
         crash_point("batch_claimed")
         # A brand whose verification staff withdrew pays nothing (the sweep pays it once verified).
         brand_of = {pk: brand_id for pk, brand_id, verified_at in people if verified_at is not None}
-        # Flagged people wait for a person's decision (which marks them again), and one payout at
-        # a time: a person with one under way is marked again when it settles.
-        in_review = ActionClaim.objects.filter(
-            participant_id=OuterRef("participant_id"), status=ClaimStatus.NEEDS_REVIEW
-        )
-        under_way = Payout.objects.filter(
-            participant_id=OuterRef("participant_id"),
-            currency=OuterRef("currency"),
-            manual=False,
-            status__in=OPEN_STATUSES,
-        )
         payees = {
-            payee.participant_id: payee
-            for payee in PayeeAccount.objects.filter(
-                participant_id__in=brand_of, replaced_at__isnull=True, unusable_code=""
-            ).filter(
-                ~Exists(in_review),
-                ~Exists(under_way),
-                # A returned manual payout is paid again by hand, within the manual controls.
-                ~Exists(manual_payout_unpaid(OuterRef("participant_id"))),
-            )
+            payee.participant_id: payee for payee in payees_payable().filter(participant_id__in=brand_of)
         }
-        # Details the bank would refuse (stored before a name's Latin spelling or an international
-        # transfer's address was asked for) are marked, and their person asked, instead of paid.
-        payees = {key: payee for key, payee in payees.items() if not payee_unpayable_mark(payee)}
-        if not payees:
-            return len(people), [], []
-        accounts = _accounts_lock(payees, brand_of)
-        payouts, postings, netted_of = _payouts_plan(payees, brand_of, accounts, now=now, paused=paused)
-        if payouts:
-            Payout.objects.bulk_create(payouts)
-        for payout in payouts:
-            postings.append(_payout_posting(payout, accounts, netted=netted_of[payout.participant_id]))
-        # A failure rolls the whole batch back: no savepoint to fall back to.
-        results = postings_post(postings=postings, savepoint=False) if postings else []
-        failed = next((result.error for result in results if result.error), None)
-        if failed is not None:
-            raise failed
-        posted = {
-            result.posting.idempotency_key: result.transaction.pk
-            for result in results
-            if result.posting.idempotency_key
-        }
-        for payout in payouts:
-            payout.ledger_transaction_id = posted[f"payout:{payout.pk}"]
-        if payouts:
-            Payout.objects.bulk_update(payouts, ["ledger_transaction_id"])
-            PayoutEvent.objects.bulk_create(
-                event
-                for payout in payouts
-                for event in _events(payout, netted_of[payout.participant_id], now)
-            )
+        payouts = payouts_make(payees=payees, brand_of=brand_of, now=now, claim=not paused)
         crash_point("batch_posted")
     crash_point("batch_committed")
     to_send = [p for p in payouts if p.status == PayoutStatus.SUBMITTED]
@@ -273,153 +212,6 @@ def _paused() -> bool:
     if _paused_read is None or now - _paused_read[0] > PAUSED_READ_EVERY:
         _paused_read = (now, payouts_paused())
     return _paused_read[1]
-
-
-def _accounts_lock(payees: dict, brand_of: dict) -> dict:
-    """The people's payable and receivable accounts and their brands' in-transit accounts, locked
-    together in id order (the ledger's lock order) and read fresh: (kind, subject, currency,
-    brand id) -> account."""
-    in_transit = {
-        payout_in_transit_account(brand_id=brand_id, currency=currency).pk
-        for brand_id, currency in {(brand_of[pk], payee.currency) for pk, payee in payees.items()}
-    }
-    subjects = [f"participant:{pk}" for pk in payees]
-    brands = set(brand_of.values())
-    owed = accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE) | accounts_of_kind(
-        kind=AccountKind.PARTICIPANT_RECEIVABLE
-    )
-    owed = owed.filter(subject__in=subjects, brand_id__in=brands).values_list("pk", flat=True)
-    locked = accounts_lock(account_ids=[*in_transit, *owed]).values()
-    return {(a.kind, a.subject, a.currency, a.brand_id): a for a in locked}
-
-
-def _payouts_plan(payees: dict, brand_of: dict, accounts: dict, *, now, paused: bool):
-    """The unsaved payouts (and the postings of people whose rewards only net a clawback)."""
-    vops = _vop_latest(payees.values())
-    last = {
-        payee_id: (status, code)
-        for payee_id, status, code in Payout.objects.filter(payee_id__in=[p.pk for p in payees.values()])
-        .order_by("payee_id", "-created_at")
-        .distinct("payee_id")
-        .values_list("payee_id", "status", "reason_code")
-    }
-    repays = {
-        (participant_id, currency): pk
-        for participant_id, currency, pk in Payout.objects.filter(
-            participant_id__in=payees,
-            status__in=[PayoutStatus.REJECTED, PayoutStatus.RETURNED],
-            repaid_by__isnull=True,
-        )
-        .order_by("participant_id", "currency", "-pk")
-        .distinct("participant_id", "currency")
-        .values_list("participant_id", "currency", "pk")
-    }
-    stale = now + timedelta(seconds=settings.PAYOUT_STALE_SECONDS)
-    payouts, postings, netted_of = [], [], {}
-    for pk, payee in sorted(payees.items()):
-        subject, brand_id = f"participant:{pk}", brand_of[pk]
-        payable = accounts.get((AccountKind.PARTICIPANT_PAYABLE, subject, payee.currency, brand_id))
-        receivable = accounts.get((AccountKind.PARTICIPANT_RECEIVABLE, subject, payee.currency, brand_id))
-        gross = payable.balance if payable else 0
-        if gross <= 0:
-            continue
-        netted = min(gross, receivable.balance if receivable else 0)
-        amount = gross - netted
-        if amount <= 0:
-            postings.append(
-                Posting(
-                    reason="clawback_netted",
-                    legs=((payable, netted), (receivable, -netted)),
-                    reference=subject,
-                    description="Rewards netted against a clawback",
-                )
-            )
-            continue
-        payee._vop_current = vops.get(payee.pk)
-        scheme = _scheme(payee, last.get(payee.pk))
-        check = payee._vop_current
-        settled_check = payee.rail != Rail.SEPA or (check is not None and check.settled)
-        at_once = scheme != PayoutScheme.SEPA and settled_check and not paused
-        netted_of[pk] = netted
-        payouts.append(
-            Payout(
-                brand_id=brand_id,
-                participant_id=pk,
-                payee=payee,
-                amount=amount,
-                currency=payee.currency,
-                scheme=scheme,
-                repays_id=repays.get((pk, payee.currency)),
-                status=PayoutStatus.SUBMITTED if at_once else PayoutStatus.CREATED,
-                submissions=1 if at_once else 0,
-                submitted_at=now if at_once else None,
-                next_check_at=stale,
-            )
-        )
-    return payouts, postings, netted_of
-
-
-def _scheme(payee: PayeeAccount, last) -> str:
-    """payouts.submission.states.scheme_for with the payee's last payout read for the whole batch at once."""
-    if payee.rail != Rail.SEPA:
-        return scheme_for(payee)  # asks the database for SEPA payees only
-    unreachable = last is not None and last[0] == PayoutStatus.REJECTED
-    unreachable = unreachable and last[1] in INSTANT_UNREACHABLE_CODES
-    if settings.PAYOUT_SEPA_MODE == "instant" and not unreachable:
-        return PayoutScheme.SEPA_INSTANT
-    return PayoutScheme.SEPA
-
-
-def _vop_latest(payees) -> dict:
-    """payee id -> its latest name check (payouts.selectors.vop_latest for many payees)."""
-    return {
-        check.payee_id: check
-        for check in VopCheck.objects.filter(payee_id__in=[p.pk for p in payees if p.rail == Rail.SEPA])
-        .order_by("payee_id", "-checked_at", "-pk")
-        .distinct("payee_id")
-    }
-
-
-def _payout_posting(payout: Payout, accounts: dict, *, netted: int) -> Posting:
-    subject = f"participant:{payout.participant_id}"
-    key = (subject, payout.currency, payout.brand_id)
-    payable = accounts[(AccountKind.PARTICIPANT_PAYABLE, *key)]
-    in_transit = accounts.get((AccountKind.PAYOUT_IN_TRANSIT, "", payout.currency, payout.brand_id))
-    in_transit = in_transit or payout_in_transit_account(brand_id=payout.brand_id, currency=payout.currency)
-    legs = [(payable, payout.amount + netted), (in_transit, -payout.amount)]
-    if netted:
-        legs.append((accounts[(AccountKind.PARTICIPANT_RECEIVABLE, *key)], -netted))
-    return Posting(
-        reason="payout",
-        legs=tuple(legs),
-        idempotency_key=f"payout:{payout.pk}",
-        reference=f"payout:{payout.end_to_end_id}",
-        description=f"Payout {payout.end_to_end_id}"
-        + (f", {netted} netted against clawbacks" if netted else ""),
-    )
-
-
-def _events(payout: Payout, netted: int, now) -> list[PayoutEvent]:
-    """Every step recorded, as the single path records them, with one insert for the batch."""
-    detail = f"netted {netted}" if netted else ""
-    steps = [("", PayoutStatus.CREATED, detail)]
-    if payout.status == PayoutStatus.SUBMITTED:
-        check = payout.payee._vop_current
-        vop = (
-            f"VoP {check.result}{' / ' + check.choice if check.choice else ''}"
-            if check
-            else "VoP not applicable"
-        )
-        steps += [
-            (PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED, vop),
-            (PayoutStatus.PAYEE_VERIFIED, PayoutStatus.SUBMITTED, ""),
-        ]
-    return [
-        PayoutEvent(
-            payout=payout, brand_id=payout.brand_id, from_status=before, to_status=after, detail=text, at=now
-        )
-        for before, after, text in steps
-    ]
 
 
 def _submit(order: psp.PaymentOrder):
@@ -447,7 +239,7 @@ def _batch_send(payouts: list[Payout]) -> None:
             others.append((payout, answer))
     crash_point("batch_sent")
     if settled:
-        _batch_settle(settled)
+        payouts_settle([(payout, answer.bank_reference or "") for payout, answer in settled])
     for payout, answer in others:
         try:
             _answer_apply(payout, answer)
@@ -487,98 +279,12 @@ def _answer_apply(payout: Payout, answer) -> None:
         with transaction.atomic(durable=True):
             payout_transition(
                 payout,
-                to=PayoutStatus.UNKNOWN,
-                allowed_from=[PayoutStatus.SUBMITTED],
+                "answer_lost",
                 detail=str(answer),
                 next_check_at=timezone.now() + timedelta(seconds=2 * settings.PSP_TIMEOUT_SECONDS),
             )
         return
     payout_status_apply(payout=payout, status=answer)
-
-
-def _batch_settle(settled: list[tuple[Payout, psp.PaymentStatus]]) -> None:
-    """payouts.submission.outcomes.payout_settle for many payouts, in one transaction and one ledger batch."""
-    now = timezone.now()
-    by_id = {payout.pk: (payout, answer) for payout, answer in settled}
-    with transaction.atomic(durable=True):
-        # The people first, as payout_settle takes them: a batch making payouts either sees these
-        # settled or has made its payout already.
-        people = sorted({payout.participant_id for payout, _answer in settled})
-        list(
-            Participant.objects.select_for_update(no_key=True)
-            .filter(pk__in=people)
-            .order_by("pk")
-            .values("pk")
-        )
-        ids = sorted(by_id)
-        # Only from the states a settlement may leave (a webhook may have got there first).
-        before = sql.payouts_settle(
-            ids=ids,
-            references=[by_id[pk][1].bank_reference or "" for pk in ids],
-            allowed_from=list(SENT),
-            now=now,
-        )
-        if not before:
-            return
-        ids = sorted(before)
-        moved = []
-        for pk in ids:
-            payout, answer = by_id[pk]
-            payout.status, payout.reason_code, payout.settled_at = PayoutStatus.SETTLED, "", now
-            payout.next_check_at = None
-            payout.psp_reference = answer.bank_reference or payout.psp_reference
-            moved.append(payout)
-        PayoutEvent.objects.bulk_create(
-            PayoutEvent(
-                payout=p,
-                brand_id=p.brand_id,
-                from_status=before[p.pk],
-                to_status=PayoutStatus.SETTLED,
-                at=now,
-            )
-            for p in moved
-        )
-        in_transit = {
-            (brand_id, currency): payout_in_transit_account(brand_id=brand_id, currency=currency)
-            for brand_id, currency in {(p.brand_id, p.currency) for p in moved}
-        }
-        # The platform bank of each payout's mode: a test brand's payouts settle against the sandbox's.
-        banks = {
-            (brand_id, currency): payout_platform_bank(currency=currency, brand_id=brand_id)
-            for brand_id, currency in in_transit
-        }
-        results = postings_post(
-            postings=[
-                transfer(
-                    source=in_transit[(p.brand_id, p.currency)],
-                    destination=banks[(p.brand_id, p.currency)],
-                    amount=p.amount,
-                    reason="payout_settled",
-                    idempotency_key=f"payout-settled:{p.pk}",
-                    reference=f"payout:{p.end_to_end_id}",
-                )
-                for p in moved
-            ],
-            savepoint=False,  # a failure rolls the whole settlement back
-        )
-        failed = next((result.error for result in results if result.error), None)
-        if failed is not None:
-            raise failed
-        payouts_notify(payouts=moved, kind="settled")
-        # Each brand's endpoints read once for the batch, not again for each of its payouts.
-        endpoints = webhook_endpoints_enabled(brand_ids={p.brand_id for p in moved})
-        for payout in moved:
-            if endpoints[payout.brand_id]:
-                payout_event_emit(payout, "payout.settled", endpoints=endpoints[payout.brand_id])
-        # What became owed while these payouts were open goes next (one payout at a time).
-        owed = (
-            accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE)
-            .filter(subject__in=[f"participant:{p.participant_id}" for p in moved], balance__gt=0)
-            .values_list("subject", flat=True)
-        )
-        again = [int(subject.removeprefix("participant:")) for subject in owed]
-        if again:
-            Participant.objects.filter(pk__in=again, payout_due_at__isnull=True).update(payout_due_at=now)
 
 
 def _one_by_one(*, limit: int) -> int:

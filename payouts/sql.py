@@ -7,7 +7,7 @@ from django.utils import timezone
 from campaigns.models import Brand
 from joyback.postgresql.prepared import prepared_fetchall
 from payouts.models import Notification, PayeeSubmission, Payout
-from payouts.models.payouts import PayoutStatus
+from payouts.models.transitions import RECONCILIATION_EXCEPTION
 from verification.models import ActionClaim, Participant
 
 _SUBMISSION_INSERT = (
@@ -113,16 +113,18 @@ def payout_lines_match(*, which: str, argument) -> tuple[int, list[int]]:
             [argument],
         )
         matched = cursor.rowcount
-        # A payout that waited for its line gets it: its "no statement line" question is answered.
+        # A payout that waited for its line gets it: its "no statement line" question is answered
+        # (the declared step "resolve", payouts.models.transitions).
+        resolve = RECONCILIATION_EXCEPTION.step("resolve")
         cursor.execute(
             """
-            UPDATE payouts_reconciliationexception e SET status = 'resolved', resolved_at = now()
+            UPDATE payouts_reconciliationexception e SET status = %s, resolved_at = now()
             FROM payouts_statementline l JOIN payouts_statement s ON s.id = l.statement_id
             WHERE {which} AND l.state = 'matched' AND e.payout_id = l.payout_id
-              AND e.reason = 'no_statement_line' AND e.status = 'open'
+              AND e.reason = 'no_statement_line' AND e.status = ANY(%s)
             RETURNING e.id
             """.replace("{which}", which),
-            [argument],
+            [resolve.target, argument, list(resolve.sources)],
         )
         resolved = [row[0] for row in cursor.fetchall()]
     return matched, resolved
@@ -140,10 +142,11 @@ def application_name_reset() -> None:
         cursor.execute("RESET application_name")
 
 
-def payouts_settle(*, ids, references, allowed_from, now) -> dict[int, str]:
+def payouts_settle(*, ids, references, step, now) -> dict[int, str]:
     """A batch of payouts settled in one statement, each with the bank's own reference: an ORM
     update sets one value for all rows and cannot say what each row was before. Only rows still
-    in `allowed_from`, locked in id order; payout id -> the status it left."""
+    in one of the declared step's sources (payouts.models.transitions), locked in id order; payout
+    id -> the status it left."""
     table = Payout._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
@@ -154,7 +157,7 @@ def payouts_settle(*, ids, references, allowed_from, now) -> dict[int, str]:
             f"(SELECT id, status FROM {table} WHERE id = ANY(%s) AND status = ANY(%s) "
             "ORDER BY id FOR UPDATE) AS old "
             "WHERE p.id = v.id AND old.id = p.id RETURNING p.id, old.status",
-            [PayoutStatus.SETTLED, now, now, list(ids), list(references), list(ids), list(allowed_from)],
+            [step.target, now, now, list(ids), list(references), list(ids), list(step.sources)],
         )
         return dict(cursor.fetchall())
 

@@ -142,6 +142,4 @@ def payout_payee_verify(payout: Payout) -> bool:
         f"VoP {check.result}{' / ' + check.choice if check.choice else ''}" if check else "VoP not applicable"
     )
     with transaction.atomic(durable=True):
-        return payout_transition(
-            payout, to=PayoutStatus.PAYEE_VERIFIED, allowed_from=[PayoutStatus.CREATED], detail=detail
-        )
+        return payout_transition(payout, "verify_payee", detail=detail)

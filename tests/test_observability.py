@@ -31,7 +31,10 @@ from joyback.observability import (
 from joyback.queue import claim_and_process
 from payouts.models import Notification, Payout, Statement, StatementImport
 from tests.conftest import totp_enable
-from tests.payouts.conftest import owed  # noqa: F401  (the fixture)
+from tests.payouts.conftest import (
+    owed,  # noqa: F401  (the fixture)
+    status_force,
+)
 from verification.models import ProviderEvent
 from verification.selectors import provider_events_unfinished
 from verification.services.provider_events import provider_event_store
@@ -103,7 +106,7 @@ def test_provider_webhooks_are_counted_by_route_and_answer(client):
 def test_open_payouts_by_status_and_age_and_failed_notifications(client, owed):  # noqa: F811
     owed()  # Pat's payout went out and settled in the sandbox
     payout = Payout.objects.get()
-    Payout.objects.filter(pk=payout.pk).update(status="unknown")
+    status_force(Payout.objects.filter(pk=payout.pk), "unknown")
     Payout.objects.filter(pk=payout.pk).update(created_at=timezone.now() - timedelta(hours=2))
     Notification.objects.create(
         payout=payout,

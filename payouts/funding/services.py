@@ -40,6 +40,7 @@ from payouts.models.funding import ProviderDepositStatus as Deposit
 from payouts.models.funding import ProviderTransactionKind
 from payouts.models.funding import VirtualAccountStatus as Status
 from payouts.models.reconciliation import ExceptionReason
+from payouts.models.transitions import DEPOSIT, RECONCILIATION_EXCEPTION, state_step
 from payouts.providers import adyen_funding as provider
 from payouts.psp import PspError, PspUnknown, routed_for
 
@@ -297,14 +298,14 @@ def _deposit_apply(account: VirtualAccount, found: provider.IncomingTransfer) ->
             except LedgerError:
                 _exception_raise(account, found)
                 return "deposit_parked"
-            _deposit_update(deposit, status=Deposit.BOOKED, ledger_transaction_id=posted.pk)
+            _deposit_step(deposit, "book", ledger_transaction_id=posted.pk)
             return "deposit_booked"
         if found.status in GONE and deposit.status != Deposit.RETURNED:
             was_booked = deposit.status == Deposit.BOOKED
             returned = _deposit_reverse(deposit) if was_booked else None
-            _deposit_update(
+            _deposit_step(
                 deposit,
-                status=Deposit.RETURNED,
+                "return",
                 return_transaction_id=returned.pk if returned else None,
                 reason=found.reason,
             )
@@ -312,8 +313,11 @@ def _deposit_apply(account: VirtualAccount, found: provider.IncomingTransfer) ->
         return f"kept {deposit.status}"
 
 
-def _deposit_update(deposit: ProviderDeposit, **values) -> None:
-    ProviderDeposit.objects.filter(pk=deposit.pk).update(updated_at=timezone.now(), **values)
+def _deposit_step(deposit: ProviderDeposit, step: str, **values) -> None:
+    state_step(
+        DEPOSIT, ProviderDeposit.objects.filter(pk=deposit.pk), step, updated_at=timezone.now(), **values
+    )
+    deposit.status = DEPOSIT.step(step).target
     for name, value in values.items():
         setattr(deposit, name, value)
 
@@ -413,8 +417,11 @@ def _transaction_reconcile(account, booked, *, now, grace) -> str:
         with transaction.atomic(durable=True):
             _transaction_record(account, booked, kind, matched=True, ledger_id=ledger.pk)
             if known is not None and known.exception_id:
-                ReconciliationException.objects.filter(pk=known.exception_id, status="open").update(
-                    status="resolved", resolved_at=now
+                state_step(
+                    RECONCILIATION_EXCEPTION,
+                    ReconciliationException.objects.filter(pk=known.exception_id),
+                    "resolve",
+                    resolved_at=now,
                 )
         return "matched"
     if ledger is None and booked.booked_at is not None and booked.booked_at > now - grace:

@@ -11,13 +11,12 @@ from campaigns import roles
 from campaigns.models import Membership
 from campaigns.modes import live_brand_of
 from campaigns.selectors import member_approver_refusal
-from joyback.ledger.models import AccountKind, Transaction
+from joyback.ledger.models import AccountKind
 from joyback.ledger.services import (
     InsufficientFunds,
     Posting,
     account_get_or_create,
     posting_post,
-    transaction_reverse,
 )
 from joyback.queue import enqueue_on_commit
 from joyback.users.four_eyes import second_person_refusal
@@ -29,10 +28,12 @@ from payouts.manual.controls import (
     payout_limits_lock,
     payout_velocity_watch,
 )
-from payouts.models import PayeeAccount, Payout, PayoutEvent
+from payouts.models import PayeeAccount, Payout
 from payouts.models.payouts import PayoutStatus
+from payouts.models.transitions import PAYOUT
 from payouts.payees.services import payee_account_save
 from payouts.submission.create import payout_for_participant
+from payouts.submission.outcomes import payout_cancel_locked
 from payouts.submission.states import (
     PayoutRefused,
     payout_event_record,
@@ -42,29 +43,15 @@ from payouts.submission.states import (
 )
 from verification.services.participants import participant_create, participant_payable_account
 
-CANCELLABLE = [PayoutStatus.AWAITING_APPROVAL, PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED]
-
 
 def payout_cancel(*, payout: Payout, actor, note: str = "") -> Payout:
     """Stop a payout that has not left: the money stays owed to the person (or, for a manual
     payout, goes back to the brand's funding)."""
     with transaction.atomic(durable=True):
-        if not payout_transition(
-            payout,
-            to=PayoutStatus.CANCELLED,
-            allowed_from=CANCELLABLE,
-            detail=note or "cancelled",
-            actor=actor,
-            next_check_at=None,
-        ):
+        if not payout_cancel_locked(payout, detail=note or "cancelled", actor=actor):
             raise PayoutRefused(
                 _("This payout has already been sent to the bank; it can no longer be cancelled.")
             )
-        transaction_reverse(
-            original=Transaction.objects.get(pk=payout.ledger_transaction_id),
-            reason="payout_cancelled",
-            idempotency_key=f"payout-cancelled:{payout.pk}",
-        )
     return payout
 
 
@@ -93,14 +80,7 @@ def payout_retry(*, payout: Payout, actor) -> Payout:
         raise PayoutRefused(
             _("Nothing to pay: another payout of this person is under way, or nothing is owed.")
         )
-    PayoutEvent.objects.create(
-        payout=again,
-        brand_id=again.brand_id,
-        from_status="",
-        to_status=again.status,
-        detail=f"retry of {payout.end_to_end_id}",
-        actor=actor,
-    )
+    payout_event_record(again, from_status="", detail=f"retry of {payout.end_to_end_id}", actor=actor)
     return again
 
 
@@ -145,7 +125,7 @@ def payout_manual_create(
             api_key=api_key,
             repays=repays,
             hold_reasons=",".join(hold_reasons),
-            status=PayoutStatus.AWAITING_APPROVAL if needs_approval else PayoutStatus.CREATED,
+            status=PAYOUT.step("make_held" if needs_approval else "make").target,
             next_check_at=None
             if needs_approval
             else timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
@@ -216,8 +196,7 @@ def payout_approve(*, payout: Payout, actor) -> Payout:
     with transaction.atomic(durable=True):
         if not payout_transition(
             payout,
-            to=PayoutStatus.CREATED,
-            allowed_from=[PayoutStatus.AWAITING_APPROVAL],
+            "approve",
             actor=actor,
             detail="approved",
             approved_by=actor,

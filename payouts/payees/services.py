@@ -25,6 +25,7 @@ from payouts.models.payees import Rail
 from payouts.payees.changes import payee_change_record
 from payouts.payees.shared_details import shared_details_flag, shared_details_lock
 from payouts.selectors import payee_submissions_unfinished
+from payouts.submission.outcomes import payouts_to_replaced_details_cancel
 from payouts.vop import payee_details_missing, payee_vop_check, vop_current
 from verification.models import Participant
 from verification.services.rewards import participant_payout_due
@@ -71,6 +72,8 @@ def payee_account_save(
             logger.warning("bank details of participant %s not changed: no proof", participant.pk)
             return None
         PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).update(replaced_at=now)
+        # What has not left for the old details goes to these instead (a new payout, its own check).
+        payouts_to_replaced_details_cancel(participant_id=participant.pk)
         payee = PayeeAccount.objects.create(
             participant=participant,
             brand_id=participant.brand_id,

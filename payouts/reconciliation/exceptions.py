@@ -21,6 +21,7 @@ from payouts.models.reconciliation import ExceptionStatus as ExcStatus
 from payouts.models.reconciliation import LineKind as Kind
 from payouts.models.reconciliation import LineState as State
 from payouts.models.reconciliation import ResolutionAction as Action
+from payouts.models.transitions import RECONCILIATION_EXCEPTION, state_step
 from payouts.reconciliation.rules import SENT, ReconciliationRefused, staff_permission_check
 from payouts.reconciliation.selectors import numbers_key
 from payouts.submission.outcomes import payout_return, payout_settle
@@ -40,8 +41,11 @@ TO_SOMEONE = (Action.LINK, Action.DEPOSIT)
 def exception_resolution_record(
     exception: ReconciliationException, *, action: str, actor, note="", payout=None, tx=None, approved_by=None
 ):
-    closed = ReconciliationException.objects.filter(pk=exception.pk, status=ExcStatus.OPEN).update(
-        status=ExcStatus.RESOLVED, resolved_at=timezone.now()
+    closed = state_step(
+        RECONCILIATION_EXCEPTION,
+        ReconciliationException.objects.filter(pk=exception.pk),
+        "resolve",
+        resolved_at=timezone.now(),
     )
     if not closed:
         raise ReconciliationRefused(_("This exception has already been resolved."))

@@ -20,6 +20,7 @@ from payouts.iso20022.types import SchemaError
 from payouts.models import SandboxBankMessage, Statement, StatementImport, StatementLine
 from payouts.models.reconciliation import LineState as State
 from payouts.models.reconciliation import StatementImportStatus
+from payouts.models.transitions import STATEMENT_IMPORT, state_step
 from payouts.reconciliation.exceptions import numbers_forget
 from payouts.reconciliation.integrity import bank_drift_check, statement_chain_check
 from payouts.reconciliation.matching import lines_match, payouts_unreconciled_flag
@@ -77,7 +78,7 @@ def statement_import_create(
             sha256=hashlib.sha256(data).hexdigest(),
             message=message,
             total=entry_count(data),
-            status=StatementImportStatus.AWAITING if waits else StatementImportStatus.QUEUED,
+            status=STATEMENT_IMPORT.step("hand_in_held" if waits else "hand_in").target,
         )
         if large and not waits:
             enqueue_on_commit("payouts.reconciliation.tasks.statement_import_task", job.pk)
@@ -103,10 +104,12 @@ def statement_import_approve(*, import_id: int, approver) -> StatementImport:
     if refusal:
         raise ReconciliationRefused(refusal)
     with transaction.atomic(durable=True):
-        claimed = (
-            StatementImport.objects.filter(pk=import_id, status=StatementImportStatus.AWAITING)
-            .exclude(uploaded_by=approver)
-            .update(status=StatementImportStatus.QUEUED, approved_by=approver, approved_at=timezone.now())
+        claimed = state_step(
+            STATEMENT_IMPORT,
+            StatementImport.objects.filter(pk=import_id).exclude(uploaded_by=approver),
+            "approve",
+            approved_by=approver,
+            approved_at=timezone.now(),
         )
         if not claimed:
             raise ReconciliationRefused(_("This statement is not waiting for approval."))
@@ -129,8 +132,10 @@ def statement_import_decline(*, import_id: int, actor, note: str) -> StatementIm
     if not note.strip():
         raise ReconciliationRefused(_("Say why the statement is declined."))
     with transaction.atomic(durable=True):
-        declined = StatementImport.objects.filter(pk=import_id, status=StatementImportStatus.AWAITING).update(
-            status=StatementImportStatus.FAILED,
+        declined = state_step(
+            STATEMENT_IMPORT,
+            StatementImport.objects.filter(pk=import_id),
+            "decline",
             approved_by=actor,
             approved_at=timezone.now(),
             error=(_("Declined by %(who)s: %(why)s") % {"who": actor.get_username(), "why": note.strip()})[
@@ -145,9 +150,7 @@ def statement_import_decline(*, import_id: int, actor, note: str) -> StatementIm
 
 def statement_import_run(*, import_id: int) -> StatementImport:
     """Read, check, write and match one file; safe to run again (a second run finds it done)."""
-    claimed = StatementImport.objects.filter(pk=import_id, status=StatementImportStatus.QUEUED).update(
-        status=StatementImportStatus.RUNNING
-    )
+    claimed = state_step(STATEMENT_IMPORT, StatementImport.objects.filter(pk=import_id), "run")
     job = StatementImport.objects.get(pk=import_id)
     if not claimed:
         return job
@@ -160,8 +163,10 @@ def statement_import_run(*, import_id: int) -> StatementImport:
         parsed = camt_read(bytes(job.data), progress=progress)
         _totals_check(parsed)
     except SchemaError as error:
-        StatementImport.objects.filter(pk=import_id).update(
-            status=StatementImportStatus.FAILED,
+        state_step(
+            STATEMENT_IMPORT,
+            StatementImport.objects.filter(pk=import_id),
+            "fail",
             error=str(error)[:2000],
             error_line=error.line,
             finished_at=timezone.now(),
@@ -183,8 +188,10 @@ def statement_import_run(*, import_id: int) -> StatementImport:
         .values_list("brand_id", flat=True)
         .distinct()
     )
-    StatementImport.objects.filter(pk=import_id).update(
-        status=StatementImportStatus.DONE,
+    state_step(
+        STATEMENT_IMPORT,
+        StatementImport.objects.filter(pk=import_id),
+        "finish",
         processed=total,
         matched=matched,
         exceptions=exceptions,
@@ -362,7 +369,7 @@ def drop_folder_import(*, folder: Path) -> list[StatementImport]:
                         filename=path.name[:200],
                         data=data,
                         sha256=hashlib.sha256(data).hexdigest(),
-                        status=StatementImportStatus.FAILED,
+                        status=STATEMENT_IMPORT.step("refuse_unread").target,
                         error=str(error)[:2000],
                         error_line=error.line,
                         finished_at=timezone.now(),

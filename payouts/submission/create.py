@@ -1,42 +1,96 @@
-"""A payout made from what a person is owed, with the money moved from their payable to in transit."""
+"""Payouts made from what people are owed, with the money moved from their payable to in transit:
+who may be paid, and the making itself, written once for N people. The payout pipeline's batches
+(payouts.pipeline) call it for dozens of people at once; payout_for_participant is the same for one.
+"""
 
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from joyback.ledger.models import AccountKind
-from joyback.ledger.selectors import account_find
-from joyback.ledger.services import Posting, accounts_lock, posting_post
+from joyback.ledger.selectors import accounts_of_kind
+from joyback.ledger.services import Posting, accounts_lock, postings_post
 from joyback.queue import enqueue_on_commit
-from payouts.models import PayeeAccount, Payout, PayoutEvent
+from payouts.models import PayeeAccount, Payout, PayoutEvent, VopCheck
 from payouts.models.payees import Rail
 from payouts.models.payouts import OPEN_STATUSES, PayoutScheme, PayoutStatus
+from payouts.reconciliation.bank_health import payouts_paused
 from payouts.selectors import manual_payout_unpaid
 from payouts.submission.crash import crash_point
-from payouts.submission.states import payout_event_record, payout_in_transit_account, scheme_for
+from payouts.submission.states import payee_last_payout, payout_in_transit_account, scheme_for
 from payouts.submission.submit import payout_send, payout_submit
-from payouts.vop import payee_unpayable_mark, vop_current
-from verification.models import ClaimStatus, Participant
+from payouts.vop import payee_unpayable_mark
+from verification.models import ActionClaim, ClaimStatus, Participant
 from verification.services.participants import participant_payable_account
 
 
-def _latest_unpaid_payout(participant: Participant, currency: str) -> Payout | None:
-    return (
-        Payout.objects.filter(
-            participant=participant,
-            currency=currency,
-            status__in=[PayoutStatus.REJECTED, PayoutStatus.RETURNED],
-            repaid_by__isnull=True,
-        )
-        .order_by("-pk")
-        .first()
+def payees_payable() -> QuerySet[PayeeAccount]:
+    """Who may be paid, as their current bank details: usable, no claim of theirs waiting for a
+    person's decision (the decision marks them again), no payout of theirs under way in the
+    currency (one at a time: its resolution marks them again for what arrived meanwhile), and no
+    returned manual payout unpaid (paid again by hand, within the manual controls)."""
+    in_review = ActionClaim.objects.filter(
+        participant_id=OuterRef("participant_id"), status=ClaimStatus.NEEDS_REVIEW
+    )
+    under_way = Payout.objects.filter(
+        participant_id=OuterRef("participant_id"),
+        currency=OuterRef("currency"),
+        manual=False,
+        status__in=OPEN_STATUSES,
+    )
+    return PayeeAccount.objects.filter(replaced_at__isnull=True, unusable_code="").filter(
+        ~Exists(in_review), ~Exists(under_way), ~Exists(manual_payout_unpaid(OuterRef("participant_id")))
     )
 
 
+def payouts_make(
+    *, payees: dict[int, PayeeAccount], brand_of: dict[int, int], now, claim: bool
+) -> list[Payout]:
+    """The payouts of `payees` (participant id -> their payable details, the people locked by the
+    caller, in the caller's transaction), made, posted as one ledger batch and recorded; with
+    claim=True those whose name check is settled and whose scheme sends one by one are claimed as
+    submitted here, in the same commit, for the caller to send once it has committed (never while
+    payouts are paused: the caller reads payouts_paused). People whose
+    rewards only net a clawback get that posting and no payout. A failed posting raises: the
+    caller's transaction is rolled back whole."""
+    # Details the bank would refuse (stored before a name's Latin spelling or an international
+    # transfer's address was asked for) are marked, and their person asked, instead of paid.
+    payees = {key: payee for key, payee in payees.items() if not payee_unpayable_mark(payee)}
+    if not payees:
+        return []
+    accounts = _accounts_lock(payees, brand_of)
+    payouts, postings, netted_of = _payouts_plan(payees, brand_of, accounts, now=now, claim=claim)
+    if payouts:
+        Payout.objects.bulk_create(payouts)
+    for payout in payouts:
+        postings.append(_payout_posting(payout, accounts, netted=netted_of[payout.participant_id]))
+    # A failure rolls the whole batch back: no savepoint to fall back to.
+    results = postings_post(postings=postings, savepoint=False) if postings else []
+    failed = next((result.error for result in results if result.error), None)
+    if failed is not None:
+        raise failed
+    if not payouts:
+        return []
+    posted = {
+        result.posting.idempotency_key: result.transaction.pk
+        for result in results
+        if result.posting.idempotency_key
+    }
+    for payout in payouts:
+        payout.ledger_transaction_id = posted[f"payout:{payout.pk}"]
+    Payout.objects.bulk_update(payouts, ["ledger_transaction_id"])
+    PayoutEvent.objects.bulk_create(
+        event for payout in payouts for event in _events(payout, netted_of[payout.participant_id], now)
+    )
+    return payouts
+
+
 def payout_for_participant(*, participant_id: int, currency: str, send_now: bool = False) -> Payout | None:
-    """Pay out what the ledger owes the person, less what they owe back, in one payout.
+    """Pay out what the ledger owes the person, less what they owe back, in one payout: the batch's
+    making for one person.
 
     Nothing happens without current, usable bank details, or while another payout of theirs is
     still on its way (its resolution calls this again for whatever arrived meanwhile).
@@ -50,116 +104,159 @@ def payout_for_participant(*, participant_id: int, currency: str, send_now: bool
         # Staff withdrew the brand's verification: what people are owed stays owed (the sweep pays
         # it once the brand is verified again), nothing leaves meanwhile.
         return None
-    payable = participant_payable_account(participant=participant, currency=currency)
+    participant_payable_account(participant=participant, currency=currency)
     with transaction.atomic(durable=True):
         # The same lock payee_account_save takes: details cannot change under a payout being made.
         Participant.objects.select_for_update().filter(pk=participant.pk).first()
         crash_point("payout_locked")
-        payee = PayeeAccount.objects.filter(participant=participant, replaced_at__isnull=True).first()
-        if payee is None or payee.unusable_code or payee.currency != currency:
+        payee = payees_payable().filter(participant_id=participant.pk, currency=currency).first()
+        if payee is None:
             return None
-        if payee_unpayable_mark(payee):
-            return None  # the bank would need what the details lack: the person is asked for it
-        if participant.claims.filter(status=ClaimStatus.NEEDS_REVIEW).exists():
-            return None  # flagged: nothing leaves until a person decides (the decision calls again)
-        if manual_payout_unpaid(participant.pk).exists():
-            return None  # a returned manual payout is paid again by hand, within the manual controls
-        if Payout.objects.filter(
-            participant=participant, currency=currency, manual=False, status__in=OPEN_STATUSES
-        ).exists():
-            return None
-        receivable = account_find(
-            kind=AccountKind.PARTICIPANT_RECEIVABLE,
-            currency=currency,
-            subject=participant.ledger_subject,
-            brand_id=participant.brand_id,
+        made = payouts_make(
+            payees={participant.pk: payee},
+            brand_of={participant.pk: participant.brand_id},
+            now=timezone.now(),
+            # As in a batch: nothing is claimed for sending while payouts are paused.
+            claim=send_now and not payouts_paused(),
         )
-        locked = accounts_lock(account_ids=[payable.pk] + ([receivable.pk] if receivable else []))
-        gross = locked[payable.pk].balance
-        owed_back = locked[receivable.pk].balance if receivable else 0
-        if gross <= 0:
-            return None
-        netted = min(gross, owed_back)
-        amount = gross - netted
-        if amount <= 0:
-            posting_post(
-                posting=Posting(
-                    reason="clawback_netted",
-                    legs=((locked[payable.pk], netted), (locked[receivable.pk], -netted)),
-                    reference=participant.ledger_subject,
-                    description="Rewards netted against a clawback",
-                )
-            )
-            return None
-        payout = Payout.objects.create(
-            brand_id=participant.brand_id,
-            participant=participant,
-            payee=payee,
-            amount=amount,
-            currency=currency,
-            scheme=scheme_for(payee),
-            repays=_latest_unpaid_payout(participant, currency),
-            next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
-        )
-        legs = [
-            (locked[payable.pk], gross),
-            (payout_in_transit_account(brand_id=participant.brand_id, currency=currency), -amount),
-        ]
-        if netted:
-            legs.append((locked[receivable.pk], -netted))
-        posted = posting_post(
-            posting=Posting(
-                reason="payout",
-                legs=tuple(legs),
-                idempotency_key=f"payout:{payout.pk}",
-                reference=f"payout:{payout.end_to_end_id}",
-                description=f"Payout {payout.end_to_end_id}"
-                + (f", {netted} netted against clawbacks" if netted else ""),
-            )
-        )
-        payout.ledger_transaction_id = posted.pk
-        detail = f"netted {netted}" if netted else ""
-        claimed = send_now and _claim_at_creation(payout, detail=detail)
-        if not claimed:
-            Payout.objects.filter(pk=payout.pk).update(ledger_transaction_id=posted.pk)
-            payout_event_record(payout, from_status="", detail=detail)
         crash_point("payout_posted")
+        if not made:
+            return None
+        payout = made[0]
         if not send_now:
             enqueue_on_commit("payouts.tasks.payout_submit_task", payout.pk)
-    if claimed:
+    if payout.status == PayoutStatus.SUBMITTED:
         return payout_send(payout)
     return payout_submit(payout_id=payout.pk) if send_now else payout
 
 
-def _claim_at_creation(payout: Payout, *, detail: str) -> bool:
-    """A worker that made the payout and already has a settled name check takes it through
-    payee_verified to submitted in the creation's own transaction: the same steps, each recorded,
-    in one commit instead of three."""
-    if payout.scheme == PayoutScheme.SEPA:
-        return False  # batch transfers wait for the next file
-    check = vop_current(payee=payout.payee) if payout.payee.rail == Rail.SEPA else None
-    if payout.payee.rail == Rail.SEPA and (check is None or not check.settled):
-        return False
-    now = timezone.now()
-    fields = {
-        "status": PayoutStatus.SUBMITTED,
-        "submissions": 1,
-        "submitted_at": now,
-        "next_check_at": now + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
-        "ledger_transaction_id": payout.ledger_transaction_id,
+def _accounts_lock(payees: dict, brand_of: dict) -> dict:
+    """The people's payable and receivable accounts and their brands' in-transit accounts, locked
+    together in id order (the ledger's lock order) and read fresh: (kind, subject, currency,
+    brand id) -> account."""
+    in_transit = {
+        payout_in_transit_account(brand_id=brand_id, currency=currency).pk
+        for brand_id, currency in {(brand_of[pk], payee.currency) for pk, payee in payees.items()}
     }
-    Payout.objects.filter(pk=payout.pk, status=PayoutStatus.CREATED).update(**fields)
-    for name, value in fields.items():
-        setattr(payout, name, value)
-    vop = (
-        f"VoP {check.result}{' / ' + check.choice if check.choice else ''}" if check else "VoP not applicable"
+    subjects = [f"participant:{pk}" for pk in payees]
+    brands = set(brand_of.values())
+    owed = accounts_of_kind(kind=AccountKind.PARTICIPANT_PAYABLE) | accounts_of_kind(
+        kind=AccountKind.PARTICIPANT_RECEIVABLE
     )
-    steps = [("", PayoutStatus.CREATED, detail), (PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED, vop)]
-    steps.append((PayoutStatus.PAYEE_VERIFIED, PayoutStatus.SUBMITTED, ""))
-    PayoutEvent.objects.bulk_create(
+    owed = owed.filter(subject__in=subjects, brand_id__in=brands).values_list("pk", flat=True)
+    locked = accounts_lock(account_ids=[*in_transit, *owed]).values()
+    return {(a.kind, a.subject, a.currency, a.brand_id): a for a in locked}
+
+
+def _payouts_plan(payees: dict, brand_of: dict, accounts: dict, *, now, claim: bool):
+    """The unsaved payouts (and the postings of people whose rewards only net a clawback)."""
+    vops = _vop_latest(payees.values())
+    last = payee_last_payout(payee_ids=[p.pk for p in payees.values()])
+    repays = {
+        (participant_id, currency): pk
+        for participant_id, currency, pk in Payout.objects.filter(
+            participant_id__in=payees,
+            status__in=[PayoutStatus.REJECTED, PayoutStatus.RETURNED],
+            repaid_by__isnull=True,
+        )
+        .order_by("participant_id", "currency", "-pk")
+        .distinct("participant_id", "currency")
+        .values_list("participant_id", "currency", "pk")
+    }
+    stale = now + timedelta(seconds=settings.PAYOUT_STALE_SECONDS)
+    payouts, postings, netted_of = [], [], {}
+    for pk, payee in sorted(payees.items()):
+        subject, brand_id = f"participant:{pk}", brand_of[pk]
+        payable = accounts.get((AccountKind.PARTICIPANT_PAYABLE, subject, payee.currency, brand_id))
+        receivable = accounts.get((AccountKind.PARTICIPANT_RECEIVABLE, subject, payee.currency, brand_id))
+        gross = payable.balance if payable else 0
+        if gross <= 0:
+            continue
+        netted = min(gross, receivable.balance if receivable else 0)
+        amount = gross - netted
+        if amount <= 0:
+            postings.append(
+                Posting(
+                    reason="clawback_netted",
+                    legs=((payable, netted), (receivable, -netted)),
+                    reference=subject,
+                    description="Rewards netted against a clawback",
+                )
+            )
+            continue
+        payee._vop_current = vops.get(payee.pk)
+        scheme = scheme_for(payee, last=last.get(payee.pk))
+        check = payee._vop_current
+        settled_check = payee.rail != Rail.SEPA or (check is not None and check.settled)
+        # Batch transfers wait for the next file.
+        at_once = claim and scheme != PayoutScheme.SEPA and settled_check
+        netted_of[pk] = netted
+        payouts.append(
+            Payout(
+                brand_id=brand_id,
+                participant_id=pk,
+                payee=payee,
+                amount=amount,
+                currency=payee.currency,
+                scheme=scheme,
+                repays_id=repays.get((pk, payee.currency)),
+                status=PayoutStatus.SUBMITTED if at_once else PayoutStatus.CREATED,
+                submissions=1 if at_once else 0,
+                submitted_at=now if at_once else None,
+                next_check_at=stale,
+            )
+        )
+    return payouts, postings, netted_of
+
+
+def _vop_latest(payees) -> dict:
+    """payee id -> its latest name check (payouts.selectors.vop_latest for many payees)."""
+    return {
+        check.payee_id: check
+        for check in VopCheck.objects.filter(payee_id__in=[p.pk for p in payees if p.rail == Rail.SEPA])
+        .order_by("payee_id", "-checked_at", "-pk")
+        .distinct("payee_id")
+    }
+
+
+def _payout_posting(payout: Payout, accounts: dict, *, netted: int) -> Posting:
+    subject = f"participant:{payout.participant_id}"
+    key = (subject, payout.currency, payout.brand_id)
+    payable = accounts[(AccountKind.PARTICIPANT_PAYABLE, *key)]
+    in_transit = accounts.get((AccountKind.PAYOUT_IN_TRANSIT, "", payout.currency, payout.brand_id))
+    in_transit = in_transit or payout_in_transit_account(brand_id=payout.brand_id, currency=payout.currency)
+    legs = [(payable, payout.amount + netted), (in_transit, -payout.amount)]
+    if netted:
+        legs.append((accounts[(AccountKind.PARTICIPANT_RECEIVABLE, *key)], -netted))
+    return Posting(
+        reason="payout",
+        legs=tuple(legs),
+        idempotency_key=f"payout:{payout.pk}",
+        reference=f"payout:{payout.end_to_end_id}",
+        description=f"Payout {payout.end_to_end_id}"
+        + (f", {netted} netted against clawbacks" if netted else ""),
+    )
+
+
+def _events(payout: Payout, netted: int, now) -> list[PayoutEvent]:
+    """Every step recorded, a payout claimed at creation through payee_verified to submitted,
+    with one insert for the batch."""
+    detail = f"netted {netted}" if netted else ""
+    steps = [("", PayoutStatus.CREATED, detail)]
+    if payout.status == PayoutStatus.SUBMITTED:
+        check = payout.payee._vop_current
+        vop = (
+            f"VoP {check.result}{' / ' + check.choice if check.choice else ''}"
+            if check
+            else "VoP not applicable"
+        )
+        steps += [
+            (PayoutStatus.CREATED, PayoutStatus.PAYEE_VERIFIED, vop),
+            (PayoutStatus.PAYEE_VERIFIED, PayoutStatus.SUBMITTED, ""),
+        ]
+    return [
         PayoutEvent(
             payout=payout, brand_id=payout.brand_id, from_status=before, to_status=after, detail=text, at=now
         )
         for before, after, text in steps
-    )
-    return True
+    ]

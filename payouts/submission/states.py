@@ -11,6 +11,8 @@ from joyback.modes import brand_livemode
 from payouts.models import PayeeAccount, Payout, PayoutEvent
 from payouts.models.payees import Rail
 from payouts.models.payouts import PayoutScheme, PayoutStatus
+from payouts.models.transitions import PAYOUT, state_step
+from payouts.models.transitions import SENT as TRANSITIONS_SENT
 
 PAYEE_DATA_CODES = frozenset(
     {"AC01", "AC02", "AC03", "AC04", "AC06", "AG01", "BE04", "MD07", "RR03", "RC01", "MS02", "NAME"}
@@ -45,12 +47,20 @@ def payout_platform_bank(*, currency: str, brand_id: int) -> Account:
     )
 
 
-def scheme_for(payee: PayeeAccount) -> str:
+_UNREAD = object()
+
+
+def scheme_for(payee: PayeeAccount, *, last=_UNREAD) -> str:
+    """The scheme a payout to `payee` goes by. `last`: the (status, reason code) of the payee's
+    latest payout, or None, when the caller read it already (a batch reads it for all its payees
+    at once); else it is read here, for SEPA payees only."""
     if payee.rail == Rail.SEPA:
-        if not brand_livemode(payee.participant.brand_id):
+        if not brand_livemode(payee.brand_id):
             # Test payouts go one by one to the sandbox provider, never into the bank's files.
             return PayoutScheme.SEPA_INSTANT
-        if settings.PAYOUT_SEPA_MODE == "instant" and not _instant_unreachable(payee):
+        if last is _UNREAD:
+            last = payee_last_payout(payee_ids=[payee.pk]).get(payee.pk)
+        if settings.PAYOUT_SEPA_MODE == "instant" and not _instant_unreachable(last):
             return PayoutScheme.SEPA_INSTANT
         return PayoutScheme.SEPA
     return {Rail.UK_FPS: PayoutScheme.FPS, Rail.US_ACH: PayoutScheme.ACH, Rail.SWIFT: PayoutScheme.SWIFT}[
@@ -58,16 +68,21 @@ def scheme_for(payee: PayeeAccount) -> str:
     ]
 
 
-def _instant_unreachable(payee: PayeeAccount) -> bool:
+def payee_last_payout(*, payee_ids) -> dict[int, tuple[str, str]]:
+    """payee id -> (status, reason code) of its latest payout, in one query for many payees."""
+    return {
+        payee_id: (status, code)
+        for payee_id, status, code in Payout.objects.filter(payee_id__in=list(payee_ids))
+        .order_by("payee_id", "-created_at")
+        .distinct("payee_id")
+        .values_list("payee_id", "status", "reason_code")
+    }
+
+
+def _instant_unreachable(last) -> bool:
     """The payee's bank could not take the last instant transfer in time (AB05, CNOR...): the
     next one goes as a batch SEPA credit transfer, which has a day to get there, instead of the
     sweep retrying instant every minute into the same timeout."""
-    last = (
-        Payout.objects.filter(payee=payee)
-        .order_by("-created_at")
-        .values_list("status", "reason_code")
-        .first()
-    )
     return last is not None and last[0] == PayoutStatus.REJECTED and last[1] in INSTANT_UNREACHABLE_CODES
 
 
@@ -85,12 +100,16 @@ def payout_event_record(
     )
 
 
-def payout_transition(
-    payout: Payout, *, to: str, allowed_from, reason_code="", detail="", actor=None, **fields
-) -> bool:
-    """Move the payout if it is still in one of `allowed_from`; False when another step got there first."""
-    moved = Payout.objects.filter(pk=payout.pk, status__in=list(allowed_from)).update(
-        status=to, reason_code=reason_code, updated_at=timezone.now(), **fields
+def payout_transition(payout: Payout, step: str, *, reason_code="", detail="", actor=None, **fields) -> bool:
+    """Take the declared `step` (payouts.models.transitions.PAYOUT) if the payout is still in one
+    of the states it leaves; False when another step got there first."""
+    moved = state_step(
+        PAYOUT,
+        Payout.objects.filter(pk=payout.pk),
+        step,
+        reason_code=reason_code,
+        updated_at=timezone.now(),
+        **fields,
     )
     if not moved:
         return False
@@ -98,11 +117,11 @@ def payout_transition(
     if any(hasattr(value, "resolve_expression") for value in fields.values()):
         payout.refresh_from_db()
     else:
-        payout.status, payout.reason_code = to, reason_code
+        payout.status, payout.reason_code = PAYOUT.step(step).target, reason_code
         for name, value in fields.items():
             setattr(payout, name, value)
     payout_event_record(payout, from_status=before, reason_code=reason_code, detail=detail, actor=actor)
     return True
 
 
-SENT = [PayoutStatus.SUBMITTED, PayoutStatus.ACCEPTED, PayoutStatus.UNKNOWN]
+SENT = list(TRANSITIONS_SENT)

@@ -14,9 +14,15 @@ from payouts.models import Payout
 from payouts.models.payouts import PayoutScheme, PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import crash_point
-from payouts.submission.outcomes import payout_reject, payout_return, payout_settle
+from payouts.submission.outcomes import (
+    payout_reject,
+    payout_return,
+    payout_settle,
+    payouts_to_replaced_details_cancel,
+)
 from payouts.submission.states import SENT, payout_transition
 from payouts.vop import payout_creditor_name, payout_payee_verify, vop_current
+from verification.models import Participant
 
 
 def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
@@ -37,6 +43,12 @@ def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
 def payout_submit(*, payout_id: int) -> Payout:
     """Take a payout as far as it can go now: payee verified, then sent to the PSP exactly once."""
     payout = Payout.objects.select_related("payee").get(pk=payout_id)
+    if payout.payee.replaced_at is not None and not payout.manual and payout.open:
+        # The person replaced these details after the payout was made: it never goes to them.
+        with transaction.atomic(durable=True):
+            Participant.objects.select_for_update().filter(pk=payout.participant_id).first()
+            payouts_to_replaced_details_cancel(participant_id=payout.participant_id)
+        return Payout.objects.get(pk=payout.pk)
     if payout.status == PayoutStatus.CREATED and not payout_payee_verify(payout):
         return payout
     if payout.status != PayoutStatus.PAYEE_VERIFIED or payout.scheme == PayoutScheme.SEPA:
@@ -54,8 +66,7 @@ def payout_submit(*, payout_id: int) -> Payout:
     with transaction.atomic(durable=True):
         claimed = payout_transition(
             payout,
-            to=PayoutStatus.SUBMITTED,
-            allowed_from=[PayoutStatus.PAYEE_VERIFIED],
+            "submit",
             submissions=F("submissions") + 1,
             submitted_at=timezone.now(),
             next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS),
@@ -75,8 +86,7 @@ def payout_send(payout: Payout) -> Payout:
         with transaction.atomic(durable=True):
             payout_transition(
                 payout,
-                to=PayoutStatus.UNKNOWN,
-                allowed_from=[PayoutStatus.SUBMITTED],
+                "answer_lost",
                 detail=str(error),
                 next_check_at=timezone.now() + timedelta(seconds=2 * settings.PSP_TIMEOUT_SECONDS),
             )
@@ -98,8 +108,7 @@ def payout_status_apply(*, payout: Payout, status: psp.PaymentStatus) -> Payout:
     with transaction.atomic(durable=True):
         payout_transition(
             payout,
-            to=PayoutStatus.ACCEPTED,
-            allowed_from=[PayoutStatus.SUBMITTED, PayoutStatus.UNKNOWN],
+            "accept",
             reason_code="",
             detail=f"bank status {status.provider_status or status.status}",
             psp_reference=status.bank_reference or payout.psp_reference,
@@ -124,8 +133,7 @@ def payout_status_check(*, payout_id: int) -> Payout:
     with transaction.atomic(durable=True):
         reopened = payout_transition(
             payout,
-            to=PayoutStatus.PAYEE_VERIFIED,
-            allowed_from=[PayoutStatus.SUBMITTED, PayoutStatus.UNKNOWN],
+            "resend",
             detail="not received by the bank; sending again",
         )
     return payout_submit(payout_id=payout.pk) if reopened else payout

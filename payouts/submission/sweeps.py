@@ -9,16 +9,14 @@ from django.utils import timezone
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import accounts_of_kind
 from payouts.batches import payment_batch_build
-from payouts.models import Notification, PayeeAccount, Payout
-from payouts.models.payouts import OPEN_STATUSES, PayoutStatus
+from payouts.models import Notification, Payout
+from payouts.models.payouts import PayoutStatus
 from payouts.notifications import notifications_send
 from payouts.providers.test_mode_bank import webhooks_deliver
-from payouts.selectors import manual_payout_unpaid
-from payouts.submission.create import payout_for_participant
+from payouts.submission.create import payees_payable, payout_for_participant
 from payouts.submission.states import SENT
 from payouts.submission.submit import payout_status_check, payout_submit
 from payouts.submission.webhooks import transfer_events_process
-from verification.models import ClaimStatus
 
 
 def payouts_due(*, now=None, limit: int = 200) -> list[tuple[int, str]]:
@@ -74,21 +72,10 @@ def participants_owed(*, limit: int) -> list[tuple[int, str]]:
         currency=OuterRef("currency"),
         balance__gt=0,
     )
-    under_way = Payout.objects.filter(
-        participant_id=OuterRef("participant_id"),
-        currency=OuterRef("currency"),
-        manual=False,
-        status__in=OPEN_STATUSES,
-    )
     return list(
-        PayeeAccount.objects.filter(
-            replaced_at__isnull=True,
-            unusable_code="",
-            participant__brand__verified_at__isnull=False,
-            participant__payout_due_at__isnull=True,
-        )
+        payees_payable()
+        .filter(participant__brand__verified_at__isnull=False, participant__payout_due_at__isnull=True)
         .annotate(subject=subject)
-        .filter(Exists(owed), ~Exists(under_way), ~Exists(manual_payout_unpaid(OuterRef("participant_id"))))
-        .exclude(participant__claims__status=ClaimStatus.NEEDS_REVIEW)
+        .filter(Exists(owed))
         .values_list("participant_id", "currency")[:limit]
     )

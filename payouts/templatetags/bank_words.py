@@ -13,4 +13,8 @@ def bank_reason(code: str) -> str:
         return ""
     if code == "VOP":
         return _("waiting for the person's answer to the bank's name check")
+    if code == "REPLACED":
+        return _(
+            "the person replaced their bank details before it was sent; a new payout goes to the new ones"
+        )
     return reason_text(code)

@@ -127,3 +127,15 @@ def tara(make_user):
 def drew(make_user):
     """Staff without the bank permissions (support): sees the admin, books nothing."""
     return staff_user(make_user, "drew@joyback.example")
+
+
+def status_force(rows, status: str) -> None:
+    """Put `rows` in `status` past the database's transition rule (payouts.models.transitions), as a
+    restore or a hand edit would: for tests that need a state no step of the product leads to from
+    where their rows are."""
+    from django.db import connection, transaction
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        rows.update(status=status)
+        cursor.execute("SET LOCAL session_replication_role = origin")

@@ -297,7 +297,8 @@ def test_the_trail_cannot_be_edited(client, summer, owed, django_capture_on_comm
 def test_a_payout_made_before_the_change_still_goes_where_it_was_made_to(
     client, summer, owed, django_capture_on_commit_callbacks
 ):
-    """A payout names its payee: a change moves only money not yet in a payout."""
+    """A payout names its payee: one already sent goes where it was made to (one not yet sent goes
+    to the new details: the tests below)."""
     pat = owed(iban=IBANS["pending"])
     made = Payout.objects.get()
     code = code_ask(client, pat, django_capture_on_commit_callbacks)
@@ -349,3 +350,95 @@ def test_staff_read_the_trail_in_the_admin_and_cannot_edit_it(
     assert edit.status_code == 403
     trail.refresh_from_db()
     assert trail.proof == "email code"
+
+
+NEW_DETAILS = {
+    "name": "Pat Example",
+    "email": "pat@example.com",
+    "phone": "",
+    "iban": "DE02120300000000202051",
+    "consent": "on",
+}
+
+
+def _paid_to_the_new_details_only(pat, old):
+    from joyback.ledger.models import Account, AccountKind
+    from joyback.ledger.selectors import ledger_drift
+    from payouts.models import SandboxBankPayment
+
+    old.refresh_from_db()
+    assert old.status == "cancelled" and old.reason_code == "REPLACED"
+    assert old.events.last().to_status == "cancelled" and old.events.last().detail == "bank details replaced"
+    assert not SandboxBankPayment.objects.filter(end_to_end_id=old.end_to_end_id).exists()
+    again = Payout.objects.exclude(pk=old.pk).get(participant=pat)
+    assert again.payee.replaced_at is None and again.amount == old.amount
+    assert again.status == "settled"
+    sent = SandboxBankPayment.objects.get(end_to_end_id=again.end_to_end_id)
+    assert NEW_DETAILS["iban"] in sent.account
+    payable = Account.objects.get(kind=AccountKind.PARTICIPANT_PAYABLE, subject=pat.ledger_subject)
+    assert payable.balance == 0
+    assert (
+        sum(Account.objects.filter(kind=AccountKind.PAYOUT_IN_TRANSIT).values_list("balance", flat=True)) == 0
+    )
+    assert ledger_drift() == []
+
+
+def _unsent_payout(client, summer):
+    from payouts.submission.create import payout_for_participant
+    from tests.conftest import rewarded_in_browser
+    from tests.payouts.conftest import payee_details
+
+    pat = rewarded_in_browser(client, summer)
+    payee_details(client, summer)  # what it sets off is not run: the payout below is made first
+    made = payout_for_participant(participant_id=pat.pk, currency="EUR")
+    assert made.status == "created"
+    return pat, made
+
+
+def test_a_payout_not_yet_sent_when_the_details_change_goes_to_the_new_details_instead(
+    client, summer, django_capture_on_commit_callbacks
+):
+    """Details replaced seconds after a payout was made to the old ones: the payout never goes to the
+    old account (which Pat may have closed) and never waits for ever; it is cancelled, the money
+    owed to Pat again, and one new payout takes it to the details Pat confirmed with the code."""
+    from payouts import pipeline
+    from payouts.submission.sweeps import payouts_sweep
+
+    pat, made = _unsent_payout(client, summer)
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+
+    change(client, pat, django_capture_on_commit_callbacks, details=NEW_DETAILS, code=code)
+    page = client.get(status_url(summer, pat)).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        pipeline.payouts_due_process()
+        payouts_sweep()
+
+    _paid_to_the_new_details_only(pat, made)
+    page = client.get(status_url(summer, pat)).content.decode()
+    assert "Goes to your new bank details" in page and "Payee verified" not in page
+
+
+def test_a_payout_left_waiting_for_replaced_details_is_remade_by_the_sweep(
+    client, summer, django_capture_on_commit_callbacks, monkeypatch
+):
+    """One the earlier code left at "Payee verified" for details replaced since (it went nowhere and
+    the person read "Payee verified" for ever): the sweep cancels it and pays the new details."""
+    from payouts import pipeline
+    from payouts.payees import services as payees_services
+    from payouts.submission.sweeps import payouts_sweep
+    from payouts.vop import payout_payee_verify
+
+    pat, made = _unsent_payout(client, summer)
+    assert payout_payee_verify(made)
+    code = code_ask(client, pat, django_capture_on_commit_callbacks)
+    with monkeypatch.context() as earlier_code:
+        earlier_code.setattr(payees_services, "payouts_to_replaced_details_cancel", lambda **kwargs: [])
+        change(client, pat, django_capture_on_commit_callbacks, details=NEW_DETAILS, code=code)
+    Payout.objects.filter(pk=made.pk).update(next_check_at=timezone.now() - timedelta(seconds=1))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        payouts_sweep()
+        pipeline.payouts_due_process()
+        payouts_sweep()
+
+    _paid_to_the_new_details_only(pat, made)

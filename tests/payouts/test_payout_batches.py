@@ -23,6 +23,7 @@ from payouts.models import Payout, SandboxBankPayment, VopCheck
 from payouts.payees.services import payee_account_save
 from payouts.rails import iban_check
 from payouts.sandbox.funding import play_money_add
+from payouts.submission import create, outcomes
 from payouts.submission.crash import SimulatedCrash, _crash_at
 from payouts.submission.sweeps import payouts_sweep
 from payouts.vop import payee_vop_check
@@ -116,10 +117,11 @@ def test_approvals_are_paid_in_one_batch_with_one_ledger_transaction_each_way(
         approve(club, identity)
     assert Participant.objects.filter(payout_due_at__isnull=False).count() == 5
     batches = []
-    real = pipeline.postings_post
-    monkeypatch.setattr(
-        pipeline, "postings_post", lambda **kw: batches.append(len(kw["postings"])) or real(**kw)
-    )
+    real = create.postings_post
+    for module in (create, outcomes):  # the making and the settling, each written once for N payouts
+        monkeypatch.setattr(
+            module, "postings_post", lambda **kw: batches.append(len(kw["postings"])) or real(**kw)
+        )
 
     with django_capture_on_commit_callbacks(execute=True):  # the mails go after the commit
         assert pipeline.payouts_due_process() == 5
@@ -189,7 +191,15 @@ def test_a_failing_batch_falls_back_to_paying_its_people_one_by_one(club, monkey
     people = [ready_person(club) for _ in range(3)]
     for _person, identity in people:
         approve(club, identity)
-    monkeypatch.setattr(pipeline, "_payouts_plan", lambda *args, **kwargs: 1 / 0)
+    real = create._payouts_plan
+
+    def plan_failing_for_many(payees, *args, **kwargs):
+        # A batch of several fails; the same making for one person at a time works.
+        if len(payees) > 1:
+            raise ZeroDivisionError
+        return real(payees, *args, **kwargs)
+
+    monkeypatch.setattr(create, "_payouts_plan", plan_failing_for_many)
 
     assert pipeline.payouts_due_process() == 3
 
@@ -461,3 +471,29 @@ def test_a_batch_reads_its_brands_webhook_endpoints_once_however_many_payouts_it
         assert_whole([(person, "settle") for person, _identity in people])
 
     assert reads == [1, 1]
+
+
+def test_in_batch_mode_a_test_brands_payout_made_by_the_pipeline_leaves_at_once(
+    alpaca, make_live_campaign, settings
+):
+    """Test payouts never go into the bank's pain.001 files (only live money does): made by the
+    pipeline in batch mode, a test brand's payout goes one by one to the sandbox provider, as the
+    single path sends it, instead of waiting for a file that never takes it."""
+    from payouts.sandbox_funding import sandbox_funds_add
+
+    from campaigns.modes import brand_test_twin
+
+    settings.PAYOUT_SEPA_MODE = "batch"
+    twin = brand_test_twin(brand=alpaca)
+    sandbox_funds_add(brand=twin, amount=50_00)
+    test_club = make_live_campaign(slug="test-club", budget=50_00, brand=twin)
+    person, identity = ready_person(test_club)
+
+    approve(test_club, identity)
+    assert pipeline.payouts_due_process() == 1
+    payouts_sweep()  # the bank's file, were it to take the payout, is built here
+
+    payout = Payout.objects.get(participant=person)
+    assert payout.scheme == "sepa_instant"
+    assert payout.status == "settled"
+    assert SandboxBankPayment.objects.filter(end_to_end_id=payout.end_to_end_id).count() == 1

@@ -59,7 +59,7 @@ def test_a_person_a_failed_batch_set_aside_is_paid_by_a_later_batch_not_the_swee
     person, identity = ready_person(club)
     approve(club, identity)
     with monkeypatch.context() as broken:
-        broken.setattr(pipeline, "_payouts_plan", lambda *args, **kwargs: 1 / 0)
+        broken.setattr(create, "_payouts_plan", lambda *args, **kwargs: 1 / 0)
         broken.setattr(pipeline, "payout_for_participant", lambda **kwargs: 1 / 0)
         assert pipeline.payouts_due_process() == 1  # and their one-by-one payout failed too
     assert marked(person)  # for RETRY_AFTER later
@@ -79,7 +79,16 @@ def test_a_person_a_failed_batch_set_aside_is_paid_by_a_later_batch_not_the_swee
 def test_a_person_whose_batch_died_after_taking_the_mark_is_paid_by_the_sweep(club, monkeypatch):
     person, identity = ready_person(club)
     approve(club, identity)
-    monkeypatch.setattr(pipeline, "_payouts_plan", lambda *args, **kwargs: 1 / 0)
+    real, calls = create._payouts_plan, []
+
+    def plan_failing_once(*args, **kwargs):
+        # The batch fails; the making works again for the sweep after the restart.
+        calls.append(1)
+        if len(calls) == 1:
+            raise ZeroDivisionError
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(create, "_payouts_plan", plan_failing_once)
     _crash_at.add("payout_locked")  # the one-by-one path, after it took the person's mark
 
     with pytest.raises(SimulatedCrash):

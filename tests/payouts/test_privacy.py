@@ -17,6 +17,7 @@ from payouts import privacy
 from payouts.models import PayeeAccount, Payout, PrivacyRequest
 from payouts.privacy import privacy_retention_enforce
 from tests.conftest import rewarded_in_browser, totp_enable
+from tests.payouts.conftest import IBANS
 from tests.verification.test_tiktok_login import authorize
 from verification.models import ActionClaim, Identity, Participant, TikTokToken
 
@@ -156,8 +157,10 @@ def test_without_any_contact_the_request_is_refused_clearly(client, summer, ask)
     assert not PrivacyRequest.objects.exists()
 
 
-def test_erasure_waits_while_a_payout_is_on_its_way(client, pat, mailoutbox, ask):
-    Payout.objects.update(status="submitted")
+def test_erasure_waits_while_a_payout_is_on_its_way(client, owed, mailoutbox, ask):
+    pat = owed(iban=IBANS["pending"])  # the bank has it and has not paid it yet
+    assert Payout.objects.get().open
+    mailoutbox.clear()
     ask(client, pat, "erase")
 
     page = Client().post(confirmation_link(mailoutbox))

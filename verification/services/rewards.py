@@ -300,7 +300,12 @@ def participant_payout_due(*, participant_id: int) -> None:
 
     Always a write, never skipped when a mark is there: a batch that holds the person and has
     cleared their mark is waited for, so this reward is marked again rather than left to the sweep."""
-    Participant.objects.filter(pk=participant_id).update(
+    participants_payout_due(participant_ids=[participant_id])
+
+
+def participants_payout_due(*, participant_ids) -> None:
+    """participant_payout_due for many people, in one statement."""
+    Participant.objects.filter(pk__in=list(participant_ids)).update(
         payout_due_at=Coalesce("payout_due_at", Value(timezone.now()))
     )
     standing_work_soon(PAYOUTS_DUE)
