@@ -3,6 +3,7 @@ import re
 import pytest
 from django.contrib.auth.models import Permission
 from django.core import mail
+from django.db import connection, transaction
 from django.urls import reverse
 
 from payouts import batches, vop
@@ -133,8 +134,6 @@ def status_force(rows, status: str) -> None:
     """Put `rows` in `status` past the database's transition rule (payouts.models.transitions), as a
     restore or a hand edit would: for tests that need a state no step of the product leads to from
     where their rows are."""
-    from django.db import connection, transaction
-
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL session_replication_role = replica")
         rows.update(status=status)
