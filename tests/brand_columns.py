@@ -36,7 +36,7 @@ SCOPED_THROUGH = {
     "payouts.PayeeChange": "participant",
     "payouts.VopCheck": "payee",
     "payouts.PayoutEvent": "payout",
-    "payouts.Notification": "payout",
+    "payouts.Notification": "payee",
     "payouts.ExceptionResolution": "exception",
     "payouts.PrivacyRequest": "participant",
 }

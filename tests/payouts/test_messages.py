@@ -1,0 +1,122 @@
+"""Every message to Pat goes one way (payouts.notifications): a Notification row per message and
+channel, sent once, tried again on one policy; each message worded in Pat's language and zone."""
+
+from datetime import timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.core import mail
+from django.urls import reverse
+from django.utils import timezone
+
+from payouts import notifications
+from payouts.models import Notification, PayeeAccount, Payout
+from payouts.notifications import NOTIFICATION_ATTEMPTS, notification_backoff, notifications_due
+from payouts.payees.services import status_link_send
+from payouts.submission.sweeps import payouts_sweep
+from tests.conftest import rewarded_in_browser
+from tests.payouts.conftest import submissions_process
+
+GOOD = {
+    "name": "Pat Example",
+    "email": "pat@example.com",
+    "phone": "",
+    "iban": "DE89370400440532013000",
+    "consent": "on",
+}
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def whatsapp_sent(monkeypatch):
+    sent = []
+    monkeypatch.setattr(
+        notifications.whatsapp, "template_send", lambda **m: sent.append(m) or f"wamid.{len(sent)}"
+    )
+    return sent
+
+
+def test_pat_who_gave_only_a_whatsapp_number_gets_the_status_link_there(owed, summer, whatsapp_sent):
+    person = owed(email="", phone="+49 151 23456789")
+
+    (link,) = [m for m in whatsapp_sent if m["template"] == "status_link"]
+    assert link["to"] == "+4915123456789"
+    assert link["parameters"] == [summer.name, f"http://testserver/c/{summer.slug}/status/{person.token}/"]
+    note = Notification.objects.get(kind="status_link")
+    assert (note.channel, note.participant_id) == ("whatsapp", person.pk) and note.sent_at
+
+
+def test_pat_with_an_email_gets_the_status_link_by_mail_only(owed, summer, whatsapp_sent):
+    owed(phone="+49 151 23456789")
+
+    assert [m.to for m in mail.outbox if summer.name in m.subject] == [["pat@example.com"]]
+    assert not [m for m in whatsapp_sent if m["template"] == "status_link"]
+
+
+def test_a_repeated_task_does_not_send_the_status_link_twice(owed, summer):
+    owed()
+    payee = PayeeAccount.objects.get()
+
+    status_link_send(payee=payee, status_url="http://testserver/x/", campaign_name=summer.name)
+
+    assert len([m for m in mail.outbox if summer.name in m.subject]) == 1
+
+
+def test_a_failed_send_is_tried_again_on_the_one_policy_then_given_up(owed, summer, monkeypatch):
+    def down(*args, **kwargs):
+        raise ConnectionRefusedError("mail server down")
+
+    monkeypatch.setattr("django.core.mail.backends.locmem.EmailBackend.send_messages", down)
+    owed()  # the status link and the receipt both fail
+    failed = Notification.objects.filter(sent_at__isnull=True)
+    assert failed.count() == 2 and set(failed.values_list("attempts", flat=True)) == {1}
+    first_try = timezone.now()
+    assert notifications_due(now=first_try) == []  # waits for its backoff
+    later = first_try + notification_backoff(1) + timedelta(seconds=1)
+    assert sorted(notifications_due(now=later)) == sorted(failed.values_list("pk", flat=True))
+
+    for _attempt in range(NOTIFICATION_ATTEMPTS - 1):
+        with pytest.raises(ConnectionRefusedError):
+            notifications.notifications_send(ids=list(failed.values_list("pk", flat=True)))
+    assert set(failed.values_list("attempts", flat=True)) == {NOTIFICATION_ATTEMPTS}
+    assert notifications_due(now=timezone.now() + timedelta(days=1)) == []  # left for staff
+
+    monkeypatch.undo()
+    Notification.objects.update(attempts=1, next_attempt_at=timezone.now() - timedelta(seconds=1))
+    payouts_sweep()
+    assert not failed.exists() and len(mail.outbox) == 2
+
+
+GERMAN_MONTHS = [
+    "Januar",
+    "Februar",
+    "März",
+    "April",
+    "Mai",
+    "Juni",
+    "Juli",
+    "August",
+    "September",
+    "Oktober",
+    "November",
+    "Dezember",
+]
+
+
+def test_the_paid_receipt_names_the_brand_the_amount_the_date_the_reference_and_the_link(
+    client, summer, django_capture_on_commit_callbacks
+):
+    person = rewarded_in_browser(client, summer)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("payouts:payee", args=[summer.slug]), GOOD, headers={"Accept-Language": "de"})
+        submissions_process()
+    payout = Payout.objects.get(status="settled")
+
+    (receipt,) = [m for m in mail.outbox if "ausgezahlt" in m.subject]
+    assert summer.brand.name in receipt.subject and "1,00\xa0€" in receipt.subject
+    assert payout.end_to_end_id in receipt.body and "DE•• •••• 3000" in receipt.body
+    assert f"/c/{summer.slug}/status/{person.token}/" in receipt.body
+    local = timezone.localtime(payout.settled_at, timezone=ZoneInfo("Europe/Berlin"))
+    assert f"{local.day}. {GERMAN_MONTHS[local.month - 1]} {local.year} {local:%H:%M}" in receipt.body
+    assert "(Mitteleuropäische " in receipt.body  # the zone, named in German
