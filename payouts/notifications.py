@@ -313,6 +313,32 @@ def payouts_notify(*, payouts: list[Payout], kind: str) -> None:
     _notifications_write(rows=rows, kind=kind, context={})
 
 
+def disclosure_fix_notify(*, participant_id: int, case_id: int | None = None) -> list[int]:
+    """Tell the person what to fix in their video's disclosure and by when, once per case, as its
+    24 hours start (compliance.services.case_open) or, for a person who gives their contact only
+    later, when they give it (status_link_send): each case still open and not past its deadline."""
+    from compliance.models import CaseStatus, RemediationCase
+
+    payee = (
+        PayeeAccount.objects.filter(participant_id=participant_id, replaced_at__isnull=True)
+        .order_by("-pk")
+        .first()
+    )
+    if payee is None:
+        return []
+    cases = RemediationCase.objects.filter(
+        participant_id=participant_id, status=CaseStatus.OPEN, deadline__gt=timezone.now()
+    )
+    if case_id is not None:
+        cases = cases.filter(pk=case_id)
+    ids = []
+    for case in cases:
+        ids += person_notify(
+            payee=payee, kind="disclosure_fix", key=f"disclosure_fix:{case.pk}", context={"case": case.pk}
+        )
+    return ids
+
+
 def _notifications_write(*, rows: list[tuple], kind: str, context: dict) -> list[int]:
     if not rows:
         return []

@@ -18,7 +18,7 @@ from payouts.fingerprints import payee_fingerprints
 from payouts.links import status_page_path
 from payouts.models import PayeeAccount, PayeeSubmission
 from payouts.models.payees import Rail
-from payouts.notifications import person_notify
+from payouts.notifications import disclosure_fix_notify, person_notify
 from payouts.payees.changes import payee_change_record
 from payouts.payees.shared_details import shared_details_flag, shared_details_lock
 from payouts.rails import BankAccount
@@ -201,6 +201,8 @@ def status_link_send(
         key=f"status_link:{payee.pk}",
         context={"url": status_url, "campaign": campaign_name},
     )
+    # A disclosure to fix that was found before the person gave a contact is told now.
+    disclosure_fix_notify(participant_id=payee.participant_id)
 
 
 def payee_onboard(*, payee_id: int) -> None:

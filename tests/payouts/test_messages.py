@@ -120,3 +120,75 @@ def test_the_paid_receipt_names_the_brand_the_amount_the_date_the_reference_and_
     local = timezone.localtime(payout.settled_at, timezone=ZoneInfo("Europe/Berlin"))
     assert f"{local.day}. {GERMAN_MONTHS[local.month - 1]} {local.year} {local:%H:%M}" in receipt.body
     assert "(Mitteleuropäische " in receipt.body  # the zone, named in German
+
+
+def _share_undisclosed(client, summer, capture):
+    from tests.verification.test_engagement import share
+    from verification.models import SandboxTikTokUser
+    from verification.sandbox.tiktok.display_api import video_post, video_share_url
+
+    pat = SandboxTikTokUser.objects.get(display_name="Pat Creator")
+    video = video_post(user=pat, caption="Loving the summer range! #coffee #summer #ad", view_count=10)
+    with capture(execute=True):
+        share(client, summer, video_share_url(video))
+
+
+def _creator(client, summer, capture, *, details=True):
+    """Pat logs in with TikTok on the landing page (and gives bank details, unless not)."""
+    from tests.verification.test_tiktok_login import authorize
+    from verification.models import Participant
+
+    client.get(authorize(client, summer.slug, display_name="Pat Creator"))
+    if details:
+        with capture(execute=True):
+            client.post(reverse("payouts:payee", args=[summer.slug]), GOOD)
+            submissions_process()
+    return Participant.objects.get()
+
+
+def test_a_disclosure_to_fix_is_told_at_once_with_what_and_by_when_in_pats_zone(
+    client, summer, django_capture_on_commit_callbacks
+):
+    from compliance.models import RemediationCase
+
+    person = _creator(client, summer, django_capture_on_commit_callbacks)
+    _share_undisclosed(client, summer, django_capture_on_commit_callbacks)
+
+    case = RemediationCase.objects.get()
+    (message,) = [m for m in mail.outbox if "caption" in m.subject]
+    deadline = timezone.localtime(case.deadline, timezone=ZoneInfo("Europe/Berlin"))
+    assert f"{deadline.hour % 12 or 12}:{deadline:%M}" in message.subject  # in Berlin, in English
+    assert "(Central European" in message.subject
+    assert "Ad · Paid partnership with Alpaca Coffee" in message.body
+    assert "Here the disclosure has to come before anything else." in message.body
+    assert f"/c/{summer.slug}/status/{person.token}/" in message.body
+    assert Notification.objects.get(kind="disclosure_fix").participant_id == person.pk
+
+
+def test_pat_who_gives_a_contact_only_after_the_share_is_told_then(
+    client, summer, django_capture_on_commit_callbacks
+):
+    _creator(client, summer, django_capture_on_commit_callbacks, details=False)
+    _share_undisclosed(client, summer, django_capture_on_commit_callbacks)
+    assert not [m for m in mail.outbox if "caption" in m.subject]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("payouts:payee", args=[summer.slug]), GOOD)
+        submissions_process()
+
+    assert len([m for m in mail.outbox if "caption" in m.subject]) == 1
+
+
+def test_the_status_page_shows_the_deadline_instead_of_only_pending(
+    client, summer, django_capture_on_commit_callbacks
+):
+    from compliance.models import RemediationCase
+
+    person = _creator(client, summer, django_capture_on_commit_callbacks)
+    _share_undisclosed(client, summer, django_capture_on_commit_callbacks)
+    case = RemediationCase.objects.get()
+
+    actions = client.get(reverse("verification:status_actions", args=[person.token])).content.decode()
+
+    assert "needs a change by" in actions and f"{case.deadline.hour % 12 or 12}:{case.deadline:%M}" in actions
+    assert "(UTC), or the reward is released" in actions
