@@ -192,3 +192,13 @@ def test_the_status_page_shows_the_deadline_instead_of_only_pending(
 
     assert "needs a change by" in actions and f"{case.deadline.hour % 12 or 12}:{case.deadline:%M}" in actions
     assert "(UTC), or the reward is released" in actions
+
+
+def test_the_status_page_shows_the_total_paid_so_far(client, summer, owed):
+    person = owed()
+    assert Payout.objects.get().status == "settled"
+
+    page = client.get(reverse("payouts:status_payout", args=[person.token])).content.decode()
+
+    total = page.split("Paid to you so far")[1]
+    assert '<dd class="strong paid-total">€1.00</dd>' in total[:60]
