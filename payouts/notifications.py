@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -79,9 +80,9 @@ _MAIN_ZONES = {
 }
 
 
-def person_time_zone(payee: PayeeAccount | None) -> ZoneInfo:
+def person_time_zone(payee) -> ZoneInfo:
     """The person's time zone, from the country of their bank account (the only place they told
-    us where they live); UTC when it cannot be told."""
+    us where they live), or a brand member's from the brand's; UTC when it cannot be told."""
     country = (getattr(payee, "country", "") or "").upper()
     zones = get_global("territory_zones").get(country) or []
     name = _MAIN_ZONES.get(country) or (zones[0] if len(zones) == 1 else "UTC")
@@ -91,7 +92,7 @@ def person_time_zone(payee: PayeeAccount | None) -> ZoneInfo:
         return ZoneInfo("UTC")
 
 
-def when_text(moment: datetime, *, payee: PayeeAccount | None) -> str:
+def when_text(moment: datetime, *, payee) -> str:
     """A moment as the person reads it: their language's date and time, in their zone, named."""
     zone = person_time_zone(payee)
     locale = (translation.get_language() or "en").replace("-", "_")
@@ -101,6 +102,39 @@ def when_text(moment: datetime, *, payee: PayeeAccount | None) -> str:
         format_date(local, "long", locale=locale),
         format_time(local, "short", tzinfo=zone, locale=locale),
         format_datetime(local, "zzzz", tzinfo=zone, locale=locale),
+    )
+
+
+# A brand member's language and zone, from the country the brand is registered in (a member keeps
+# no language of their own).
+_COUNTRY_LANGUAGES = {
+    **dict.fromkeys(["DE", "AT", "CH", "LI", "LU"], "de"),
+    **dict.fromkeys(["ES", "MX", "AR", "CO", "CL", "PE", "UY", "EC", "VE", "BO", "PY"], "es"),
+    **dict.fromkeys(["CN", "SG"], "zh-hans"),
+}
+
+
+@dataclass(frozen=True)
+class Recipient:
+    email: str
+    phone: str
+    language: str
+    country: str
+    brand_id: int
+
+
+def _recipient(note: Notification) -> Recipient:
+    if note.user_id is not None:
+        country = note.brand.country.upper()
+        language = _COUNTRY_LANGUAGES.get(country, settings.LANGUAGE_CODE)
+        return Recipient(note.user.email, "", language, country, note.brand_id)
+    payee = note.payee
+    return Recipient(
+        payee.email or "",
+        payee.phone or "",
+        payee.language or settings.LANGUAGE_CODE,
+        payee.country,
+        payee.brand_id,
     )
 
 
@@ -263,6 +297,48 @@ def _disclosure_fix(note: Notification) -> Message:
     )
 
 
+def _dashboard_url(brand) -> str:
+    return settings.SITE_URL + reverse("brand_dashboard", args=[brand.slug])
+
+
+def _brand_verified(note: Notification) -> Message:
+    names = {"brand": note.brand.name, "url": _dashboard_url(note.brand)}
+    return Message(
+        _("%(brand)s is verified") % names,
+        _(
+            "JoyBack's staff have verified %(brand)s. You can now fund campaigns by bank transfer "
+            "and pay people their rewards. Your funding details are on the dashboard:\n\n%(url)s"
+            "\n\nJoyBack"
+        )
+        % names,
+        "",
+        [],
+    )
+
+
+def _deposit_booked(note: Notification) -> Message:
+    names = {
+        "brand": note.brand.name,
+        "amount": money_format(
+            note.context["amount"], note.context["currency"], translation.get_language() or "en"
+        ),
+        "reference": note.context["reference"],
+        "when": when_text(datetime.fromisoformat(note.context["at"]), payee=note.brand),
+        "url": _dashboard_url(note.brand),
+    }
+    return Message(
+        _("%(amount)s arrived for %(brand)s") % names,
+        _(
+            "Your bank transfer of %(amount)s (reference: %(reference)s) was booked to the funding "
+            "balance of %(brand)s on %(when)s. Move it into a campaign's budget on the dashboard:"
+            "\n\n%(url)s\n\nJoyBack"
+        )
+        % names,
+        "",
+        [],
+    )
+
+
 MESSAGES: dict[str, Callable[[Notification], Message]] = {
     "status_link": _status_link,
     "settled": _settled,
@@ -272,6 +348,8 @@ MESSAGES: dict[str, Callable[[Notification], Message]] = {
     "privacy_erase": _privacy,
     "details_changed": _details_changed,
     "disclosure_fix": _disclosure_fix,
+    "brand_verified": _brand_verified,
+    "deposit_booked": _deposit_booked,
 }
 
 
@@ -288,10 +366,65 @@ def person_notify(
     of the rows that are new."""
     assert kind in MESSAGES, kind
     rows = [
-        (payee.participant_id, payee.pk, None, payee.brand_id, channel, f"{key}:{channel}")
+        (payee.participant_id, payee.pk, None, payee.brand_id, channel, f"{key}:{channel}", None)
         for channel in _channels(payee, every=every_channel)
     ]
     return _notifications_write(rows=rows, kind=kind, context=context or {})
+
+
+def brand_notify(*, brand_id: int, kind: str, key: str, roles, context: dict | None = None) -> list[int]:
+    """A message of `kind` to each member of the brand with one of `roles`, by email, once per
+    `key` and member: in the caller's transaction, sent after commit, on the same retry policy."""
+    from campaigns.models import Membership
+
+    assert kind in MESSAGES, kind
+    members = Membership.objects.filter(brand_id=brand_id, role__in=list(roles), user__is_active=True)
+    rows = [
+        (None, None, None, brand_id, "email", f"{key}:{user_id}", user_id)
+        for user_id in members.values_list("user_id", flat=True).order_by("user_id")
+    ]
+    return _notifications_write(rows=rows, kind=kind, context=context or {})
+
+
+def brand_verified_notify(*, brand_id: int) -> list[int]:
+    """Tell the brand's owners that staff verified it: once per verification."""
+    from campaigns.models import Brand
+    from campaigns.roles import MANAGE_MEMBERS
+
+    brand = Brand.objects.filter(pk=brand_id, verified_at__isnull=False).first()
+    if brand is None:
+        return []
+    key = f"brand_verified:{brand.pk}:{brand.verified_at.timestamp():.0f}"
+    return brand_notify(brand_id=brand.pk, kind="brand_verified", key=key, roles=MANAGE_MEMBERS)
+
+
+def deposit_booked_notify(*, transaction_id: int, reference: str) -> list[int]:
+    """Tell the brand's owners and finance people that money they sent was booked to its funding
+    balance: once per booking (its ledger transaction)."""
+    from campaigns.roles import FUND
+    from joyback.ledger.models import AccountKind, Entry
+
+    entry = (
+        Entry.objects.filter(transaction_id=transaction_id, account__kind=AccountKind.BRAND_FUNDING)
+        .select_related("transaction", "account")
+        .first()
+    )
+    if entry is None or entry.account.brand_id is None:
+        return []
+    posted = entry.transaction
+    context = {
+        "amount": abs(entry.amount),
+        "currency": entry.account.currency,
+        "reference": reference,
+        "at": posted.posted_at.isoformat(),
+    }
+    return brand_notify(
+        brand_id=entry.account.brand_id,
+        kind="deposit_booked",
+        key=f"deposit_booked:{transaction_id}",
+        roles=FUND,
+        context=context,
+    )
 
 
 def payouts_notify(*, payouts: list[Payout], kind: str) -> None:
@@ -306,6 +439,7 @@ def payouts_notify(*, payouts: list[Payout], kind: str) -> None:
             payout.brand_id,
             channel,
             f"{payout.pk}:{kind}:{channel}",
+            None,
         )
         for payout in payouts
         for channel in _channels(payout.payee, every=True)
@@ -380,14 +514,14 @@ def _failed(note: Notification, error: Exception) -> None:
         )
 
 
-def message_deliver(*, payee: PayeeAccount, channel: str, message: Message) -> str:
+def message_deliver(*, to: Recipient, channel: str, message: Message) -> str:
     """One message by one channel, now: the mail or the WhatsApp template; the provider's id."""
     if channel == "email":
-        EmailMessage(message.subject, message.body, settings.DEFAULT_FROM_EMAIL, [payee.email]).send()
+        EmailMessage(message.subject, message.body, None, [to.email]).send()
         return ""
-    with routed_for(livemode=brand_livemode(payee.brand_id)):
+    with routed_for(livemode=brand_livemode(to.brand_id)):
         return whatsapp.template_send(
-            to=payee.phone,
+            to=to.phone,
             template=message.whatsapp,
             language=translation.get_language() or "en",
             parameters=message.parameters,
@@ -403,20 +537,18 @@ def notifications_send(*, ids: list[int]) -> int:
     if not claimed:
         return 0
     notes = Notification.objects.select_related(
-        "payee", "participant", "payout__payee", "payout__participant", "payout__brand"
+        "payee", "participant", "user", "brand", "payout__payee", "payout__participant", "payout__brand"
     ).filter(pk__in=claimed)
     mails, failures, sent = [], [], 0
     for note in notes:
         try:
-            with translation.override(note.payee.language or settings.LANGUAGE_CODE):
+            to = _recipient(note)
+            with translation.override(to.language):
                 message = MESSAGES[note.kind](note)
                 if note.channel == "email":
-                    mail = EmailMessage(
-                        message.subject, message.body, settings.DEFAULT_FROM_EMAIL, [note.payee.email]
-                    )
-                    mails.append((note, mail))
+                    mails.append((note, EmailMessage(message.subject, message.body, None, [to.email])))
                     continue
-                message_id = message_deliver(payee=note.payee, channel=note.channel, message=message)
+                message_id = message_deliver(to=to, channel=note.channel, message=message)
             Notification.objects.filter(pk=note.pk).update(provider_message_id=message_id)
             sent += 1
         except Exception as error:

@@ -164,20 +164,19 @@ def payouts_settle(*, ids, references, allowed_from, now) -> dict[int, str]:
 def notifications_insert(*, rows, kind: str, context: dict, now) -> list[int]:
     """The ORM's bulk_create(ignore_conflicts=True) does not say which rows were new: INSERT ... ON
     CONFLICT DO NOTHING RETURNING stores (participant id, payee id, payout id, brand id, channel,
-    key) rows once and answers with the ids of the new ones, which are the ones to send."""
-    participants, payees, payouts, brands, channels, keys = (
-        list(column) for column in zip(*rows, strict=True)
-    )
+    key, user id) rows once and answers with the ids of the new ones, which are the ones to send."""
+    columns = (list(column) for column in zip(*rows, strict=True))
+    participants, payees, payouts, brands, channels, keys, users = columns
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {Notification._meta.db_table} "  # noqa: S608
-            "(participant_id, payee_id, payout_id, brand_id, kind, channel, key, context, attempts, "
-            "provider_message_id, created_at) "
-            "SELECT r, e, p, b, %s, c, k, %s::jsonb, 0, '', %s "
-            "FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[], %s::varchar[], "
-            "%s::varchar[]) AS t(r, e, p, b, c, k) "
+            "(participant_id, payee_id, payout_id, user_id, brand_id, kind, channel, key, context, "
+            "attempts, provider_message_id, created_at) "
+            "SELECT r, e, p, u, b, %s, c, k, %s::jsonb, 0, '', %s "
+            "FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[], "
+            "%s::varchar[], %s::varchar[]) AS t(r, e, p, u, b, c, k) "
             "ON CONFLICT (key) DO NOTHING RETURNING id",
-            [kind, json.dumps(context), now, participants, payees, payouts, brands, channels, keys],
+            [kind, json.dumps(context), now, participants, payees, payouts, users, brands, channels, keys],
         )
         return [row_id for (row_id,) in cursor.fetchall()]
 

@@ -1,5 +1,6 @@
 """Messages to people: every one goes through a Notification row."""
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -10,9 +11,9 @@ from verification.models import Participant
 
 
 class Notification(models.Model):
-    """A message to a person (their status link, a payout's news, a privacy confirmation...), sent
-    once (the unique key) after commit, and tried again by the sweep on the one retry policy
-    (payouts.notifications.NOTIFICATION_ATTEMPTS, notification_backoff)."""
+    """A message to a person (their status link, a payout's news, a privacy confirmation...) or to
+    a member of a brand, sent once (the unique key) after commit, and tried again by the sweep on
+    the one retry policy (payouts.notifications.NOTIFICATION_ATTEMPTS, notification_backoff)."""
 
     participant = models.ForeignKey(
         Participant, on_delete=models.PROTECT, related_name="+", null=True, blank=True
@@ -23,7 +24,11 @@ class Notification(models.Model):
     payout = models.ForeignKey(
         Payout, on_delete=models.PROTECT, related_name="notifications", null=True, blank=True
     )
-    # The person's brand: the column it is sharded by (docs/deploy.md).
+    # Or a member of the brand (its verification, a deposit booked), instead of a person.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    # The person's (or member's) brand: the column it is sharded by (docs/deploy.md).
     brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     kind = models.CharField(max_length=24)
     channel = models.CharField(max_length=10)

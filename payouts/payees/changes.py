@@ -27,7 +27,7 @@ from django.utils.translation import gettext_lazy
 
 from joyback.queue import enqueue_on_commit
 from payouts.models import PayeeAccount, PayeeChange, PayeeChangeCode, PayeeSubmission
-from payouts.notifications import Message, message_deliver, person_notify
+from payouts.notifications import Message, Recipient, message_deliver, person_notify
 from verification.models import Participant
 
 logger = logging.getLogger(__name__)
@@ -156,7 +156,8 @@ def _code_send(*, payee: PayeeAccount, channel: str, code: str) -> None:
             "payee_change_code",
             [code],
         )
-        message_deliver(payee=payee, channel=channel, message=message)
+        to = Recipient(payee.email or "", payee.phone or "", "", payee.country, payee.brand_id)
+        message_deliver(to=to, channel=channel, message=message)
 
 
 def payee_change_code_check(*, participant: Participant, code: str, now=None) -> str:
