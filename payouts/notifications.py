@@ -339,6 +339,21 @@ def _deposit_booked(note: Notification) -> Message:
     )
 
 
+def _shop_taken_over(note: Notification) -> Message:
+    names = {"domain": note.context["domain"]}
+    return Message(
+        _("Your shop connection %(domain)s was retired") % names,
+        _(
+            "%(domain)s was connected to your brand without proof that it is your shop. Its owner has "
+            "now connected it by installing from the shop itself, so your connection no longer takes its "
+            "orders. If the shop is yours, connect it again from the shop's admin."
+        )
+        % names,
+        "",
+        [],
+    )
+
+
 MESSAGES: dict[str, Callable[[Notification], Message]] = {
     "status_link": _status_link,
     "settled": _settled,
@@ -350,6 +365,7 @@ MESSAGES: dict[str, Callable[[Notification], Message]] = {
     "disclosure_fix": _disclosure_fix,
     "brand_verified": _brand_verified,
     "deposit_booked": _deposit_booked,
+    "shop_taken_over": _shop_taken_over,
 }
 
 
@@ -424,6 +440,20 @@ def deposit_booked_notify(*, transaction_id: int, reference: str) -> list[int]:
         key=f"deposit_booked:{transaction_id}",
         roles=FUND,
         context=context,
+    )
+
+
+def shop_taken_over_notify(*, brand_id: int, shop_id: int, domain: str) -> list[int]:
+    """Tell the brand's owners their unproven shop connection was retired: its proven owner
+    connected the shop (verification.connectors)."""
+    from campaigns.roles import MANAGE_API
+
+    return brand_notify(
+        brand_id=brand_id,
+        kind="shop_taken_over",
+        key=f"shop_taken_over:{shop_id}",
+        roles=MANAGE_API,
+        context={"domain": domain},
     )
 
 

@@ -2,7 +2,7 @@
 
 from payouts.batches import payment_batch_transmit
 from payouts.models import PayeeAccount
-from payouts.notifications import deposit_booked_notify, disclosure_fix_notify
+from payouts.notifications import deposit_booked_notify, disclosure_fix_notify, shop_taken_over_notify
 from payouts.payees.changes import payee_change_notice_send
 from payouts.payees.services import payee_onboard, payee_submission_process, status_link_send
 from payouts.submission.create import payout_for_participant
@@ -21,6 +21,10 @@ def disclosure_fix_notify_task(participant_id: int, case_id: int) -> None:
 
 def deposit_booked_notify_task(transaction_id: int, reference: str) -> None:
     deposit_booked_notify(transaction_id=transaction_id, reference=reference)
+
+
+def shop_taken_over_notify_task(brand_id: int, shop_id: int, domain: str) -> None:
+    shop_taken_over_notify(brand_id=brand_id, shop_id=shop_id, domain=domain)
 
 
 def payee_submission_task(submission_id: str) -> None:
