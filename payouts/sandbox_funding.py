@@ -15,9 +15,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Brand
-from campaigns.services.funding import brand_deposit_record
 from campaigns.services.refusals import CampaignError
 from joyback.ledger.models import Transaction
+from payouts.funding.deposits import brand_deposit_book
 from payouts.iso20022.camt import camt_read
 from payouts.iso20022.camt054 import camt054_xml
 from payouts.iso20022.types import Entry, EntryDetail, Iso20022Error, SchemaError
@@ -93,7 +93,7 @@ def sandbox_test_notification_book(*, xml: bytes, signature: str) -> list[Transa
             if brand is None:
                 continue
             booked.append(
-                brand_deposit_record(
+                brand_deposit_book(
                     brand=brand,
                     amount=line.amount,
                     currency=line.currency,

@@ -2,7 +2,7 @@
 
 from payouts.batches import payment_batch_transmit
 from payouts.models import PayeeAccount
-from payouts.notifications import deposit_booked_notify, disclosure_fix_notify, shop_taken_over_notify
+from payouts.notifications import disclosure_fix_notify, shop_taken_over_notify
 from payouts.payees.changes import payee_change_notice_send
 from payouts.payees.services import payee_onboard, payee_submission_process, status_link_send
 from payouts.submission.create import payout_for_participant
@@ -17,10 +17,6 @@ def status_link_send_task(payee_id, status_url: str, campaign_name: str, languag
 
 def disclosure_fix_notify_task(participant_id: int, case_id: int) -> None:
     disclosure_fix_notify(participant_id=participant_id, case_id=case_id)
-
-
-def deposit_booked_notify_task(transaction_id: int, reference: str) -> None:
-    deposit_booked_notify(transaction_id=transaction_id, reference=reference)
 
 
 def shop_taken_over_notify_task(brand_id: int, shop_id: int, domain: str) -> None:

@@ -15,7 +15,6 @@ from campaigns.services.landing import landing_cache_clear
 from campaigns.services.refusals import CampaignError
 from joyback.ledger.models import Account, AccountKind, Transaction
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
-from joyback.queue import enqueue_on_commit
 from joyback.safety import sandbox_bank_live_refusal
 
 
@@ -56,7 +55,7 @@ def brand_deposit_record(
     """
     account = (receiving_account or settings.PAYOUT_DEBTOR_IBAN or "platform").replace(" ", "").upper()
     with transaction.atomic(durable=True):
-        posted = transfer_post(
+        return transfer_post(
             source=platform_bank(currency=currency, livemode=brand.livemode),
             destination=brand_funding_account(brand=brand, currency=currency),
             amount=amount,
@@ -65,10 +64,6 @@ def brand_deposit_record(
             reference=f"brand:{brand.pk}",
             description=f"Bank deposit {bank_reference}",
         )
-        # The brand's owners and finance people are told, once per booking (a replay's message
-        # key is the same); by the payouts app, which sends every message, named not imported.
-        enqueue_on_commit("payouts.tasks.deposit_booked_notify_task", posted.pk, bank_reference)
-        return posted
 
 
 def campaign_budget_account(*, campaign: Campaign) -> Account:

@@ -67,11 +67,11 @@ def test_the_owner_is_told_in_the_brands_language_when_staff_verify_the_brand(
 def test_owners_and_finance_are_told_once_when_a_deposit_is_booked(
     alpaca, alice, fiona, django_capture_on_commit_callbacks
 ):
-    from campaigns.services.funding import brand_deposit_record
+    from payouts.funding.deposits import brand_deposit_book
 
     for _replay in range(2):
         with django_capture_on_commit_callbacks(execute=True):
-            brand_deposit_record(brand=alpaca, amount=1_234_50, currency="EUR", bank_reference="JB-ALPACA-77")
+            brand_deposit_book(brand=alpaca, amount=1_234_50, currency="EUR", bank_reference="JB-ALPACA-77")
 
     told = [
         m for m in mail.outbox if "arrived for Alpaca Coffee" in m.subject or "Alpaca Coffee" in m.subject
