@@ -146,6 +146,24 @@ class Message:
     parameters: list  # its body's parameters, in order
 
 
+def _status_urls(participant_ids) -> dict[int, str]:
+    """status_url for many people in one statement: a batch's receipts cost the same for ten
+    people as for one (the campaign of each person's latest claim)."""
+    from verification.models import ActionClaim
+
+    latest = (
+        ActionClaim.objects.filter(participant_id__in=set(participant_ids))
+        .order_by("participant_id", "-pk")
+        .distinct("participant_id")
+        .values_list("participant_id", "campaign__slug", "participant__token")
+    )
+    return {pk: settings.SITE_URL + status_page_path(slug=slug, token=token) for pk, slug, token in latest}
+
+
+def _note_status_url(note: Notification, participant: Participant) -> str:
+    return getattr(note, "status_url", None) or status_url(participant)
+
+
 def status_url(participant: Participant) -> str:
     campaign = participant_latest_campaign(participant=participant)
     if campaign is None:
@@ -183,7 +201,7 @@ def _settled(note: Notification) -> Message:
         "account": payout.payee.account_masked,
         "when": when_text(payout.settled_at or note.created_at, payee=payout.payee),
         "reference": payout.end_to_end_id,
-        "url": status_url(payout.participant),
+        "url": _note_status_url(note, payout.participant),
     }
     return Message(
         _("Your reward of %(amount)s from %(brand)s is paid") % names,
@@ -569,8 +587,11 @@ def notifications_send(*, ids: list[int]) -> int:
     notes = Notification.objects.select_related(
         "payee", "participant", "user", "brand", "payout__payee", "payout__participant", "payout__brand"
     ).filter(pk__in=claimed)
+    receipts = [note.participant_id for note in notes if note.kind == "settled"]
+    urls = _status_urls(receipts) if receipts else {}
     mails, failures, sent = [], [], 0
     for note in notes:
+        note.status_url = urls.get(note.participant_id)
         try:
             to = _recipient(note)
             with translation.override(to.language):
