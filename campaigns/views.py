@@ -33,6 +33,7 @@ from campaigns.overview import overview_window
 from campaigns.overview_views import campaign_charts
 from campaigns.selectors import (
     brand_balances,
+    brand_owner_verified_email,
     brand_verification_missing,
     brands_for_user,
     campaign_budget,
@@ -103,6 +104,8 @@ def dashboard(request, legal_form=None, status=200):
         if request.brand.verified
         else brand_verification_missing(brand=request.brand),
         legal_form=legal_form or _legal_form(request.brand),
+        # Asked only until the owner has confirmed it: a reminder after the fact reads as a fault.
+        email_unconfirmed=not request.brand.verified and not brand_owner_verified_email(brand=request.brand),
     )
     template = "campaigns/dashboard.html"
     if request.htmx:

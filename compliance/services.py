@@ -153,6 +153,9 @@ def case_open(
     )
     if not review:
         transaction.on_commit(lambda: remediation_schedule(case=case))
+        # The person is told what to fix and by when; their contact is with their bank details,
+        # in the payouts app, which this app reaches only by naming its task.
+        enqueue_on_commit("payouts.tasks.disclosure_fix_notify_task", participant_id, case.pk)
     return case
 
 

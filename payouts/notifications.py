@@ -1,27 +1,55 @@
-"""Telling the person about their payout: one Notification row per payout, kind and channel (the
-unique key makes a replayed transition harmless), written with the transition and sent after commit."""
+"""Every message to a person goes through here: one Notification row per message and channel (the
+unique key makes a replayed transition or a repeated task harmless), written in the caller's
+transaction and sent after commit; what fails is tried again by the sweep on one retry policy
+(NOTIFICATION_ATTEMPTS, notification_backoff). Each kind of message has one template in MESSAGES,
+worded through the catalogues (en, de, es, zh-hans) in the person's language, with dates in their
+time zone. The person's contact lives with their bank details (PayeeAccount), which is why this is
+the payouts app's: an app to its left that has news for a person enqueues a payouts task by name."""
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import partial
+from zoneinfo import ZoneInfo
 
+from babel.core import get_global
+from babel.dates import format_date, format_datetime, format_time
 from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
+from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from campaigns.models import Brand, Membership
+from campaigns.roles import FUND, MANAGE_API, MANAGE_MEMBERS
+from compliance.models import CaseStatus, RemediationCase
+from compliance.reasons import caption_reasons
+from joyback.ledger.models import AccountKind, Entry
 from joyback.modes import brand_livemode
 from joyback.modes import provider_routed_for as routed_for
 from joyback.money import money_format
 from payouts import sql
 from payouts.links import status_page_path
-from payouts.models import Notification, Payout
+from payouts.models import Notification, PayeeAccount, PayeeChange, Payout
 from payouts.selectors import participant_latest_campaign
-from verification.models import Participant
+from verification.models import ActionClaim, Participant
 from verification.providers import whatsapp
 
 logger = logging.getLogger(__name__)
+
+# The one retry policy for messages to people: a failed send is tried again after
+# notification_backoff(attempts so far), NOTIFICATION_ATTEMPTS times in all, then left for staff
+# (the metrics count it, joyback_notifications_failed).
+NOTIFICATION_ATTEMPTS = 6
+
+
+def notification_backoff(attempts: int) -> timedelta:
+    """1, 2, 4, 8, 16 minutes: a mail server or WhatsApp back within the half hour loses nothing."""
+    return timedelta(minutes=2 ** max(attempts - 1, 0))
 
 
 REASON_TEXTS = {
@@ -43,113 +71,532 @@ def reason_text(code: str) -> str:
     return str(REASON_TEXTS.get(code, REASON_TEXTS["MS03"]))
 
 
-def payouts_notify(*, payouts: list[Payout], kind: str) -> None:
-    """Tell each person about their payout: one Notification row per payout, kind and channel,
-    written in the caller's transaction in one statement (the unique key makes a replayed
-    transition harmless: a row already there is not sent again), sent by this process once the
-    transaction commits. A task of its own per message would cost the worker more than the payout;
-    a crash or a failed send leaves the row unsent, and the standing sweep sends it."""
-    rows = [
-        (payout.pk, payout.brand_id, channel, f"{payout.pk}:{kind}:{channel}")
-        for payout in payouts
-        for channel, present in (("email", payout.payee.email), ("whatsapp", payout.payee.phone))
-        if present
-    ]
-    if not rows:
-        return
-    created = sql.notifications_insert(rows=rows, kind=kind, now=timezone.now())
-    if created:
-        by_id = {payout.pk: payout for payout in payouts}
-        ids = [row_id for row_id, _payout_id, _channel in created]
-        transaction.on_commit(partial(_notifications_send_quietly, ids, by_id))
+# Where a country spans several zones, the one most of its people live in (babel lists them A-Z).
+_MAIN_ZONES = {
+    "ES": "Europe/Madrid",
+    "PT": "Europe/Lisbon",
+    "US": "America/New_York",
+    "CN": "Asia/Shanghai",
+    "DE": "Europe/Berlin",
+    "AU": "Australia/Sydney",
+    "CA": "America/Toronto",
+    "MX": "America/Mexico_City",
+    "BR": "America/Sao_Paulo",
+}
 
 
-def _notifications_send_quietly(ids: list[int], payouts: dict[int, Payout]) -> None:
+def person_time_zone(payee) -> ZoneInfo:
+    """The person's time zone, from the country of their bank account (the only place they told
+    us where they live), or a brand member's from the brand's; UTC when it cannot be told."""
+    country = (getattr(payee, "country", "") or "").upper()
+    zones = get_global("territory_zones").get(country) or []
+    name = _MAIN_ZONES.get(country) or (zones[0] if len(zones) == 1 else "UTC")
     try:
-        notifications_send(ids=ids, payouts=payouts)
-    except Exception:
-        logger.exception("payout notifications %s not all sent; the sweep tries again", ids)
+        return ZoneInfo(name)
+    except (KeyError, ValueError):
+        return ZoneInfo("UTC")
 
 
-def _status_url(participant: Participant) -> str:
+def when_text(moment: datetime, *, payee) -> str:
+    """A moment as the person reads it: their language's date and time, in their zone, named."""
+    zone = person_time_zone(payee)
+    locale = (translation.get_language() or "en").replace("-", "_")
+    locale = "zh_Hans" if locale.lower().startswith("zh") else locale
+    local = moment.astimezone(zone)
+    return "{} {} ({})".format(
+        format_date(local, "long", locale=locale),
+        format_time(local, "short", tzinfo=zone, locale=locale),
+        format_datetime(local, "zzzz", tzinfo=zone, locale=locale),
+    )
+
+
+# A brand member's language and zone, from the country the brand is registered in (a member keeps
+# no language of their own).
+_COUNTRY_LANGUAGES = {
+    **dict.fromkeys(["DE", "AT", "CH", "LI", "LU"], "de"),
+    **dict.fromkeys(["ES", "MX", "AR", "CO", "CL", "PE", "UY", "EC", "VE", "BO", "PY"], "es"),
+    **dict.fromkeys(["CN", "SG"], "zh-hans"),
+}
+
+
+@dataclass(frozen=True)
+class Recipient:
+    email: str
+    phone: str
+    language: str
+    country: str
+    brand_id: int
+
+
+def _recipient(note: Notification) -> Recipient:
+    if note.user_id is not None:
+        country = note.brand.country.upper()
+        language = _COUNTRY_LANGUAGES.get(country, settings.LANGUAGE_CODE)
+        return Recipient(note.user.email, "", language, country, note.brand_id)
+    payee = note.payee
+    return Recipient(
+        payee.email or "",
+        payee.phone or "",
+        payee.language or settings.LANGUAGE_CODE,
+        payee.country,
+        payee.brand_id,
+    )
+
+
+@dataclass(frozen=True)
+class Message:
+    subject: str
+    body: str
+    whatsapp: str  # the approved WhatsApp template's name
+    parameters: list  # its body's parameters, in order
+
+
+def _status_urls(participant_ids) -> dict[int, str]:
+    """status_url for many people in one statement: a batch's receipts cost the same for ten
+    people as for one (the campaign of each person's latest claim)."""
+    latest = (
+        ActionClaim.objects.filter(participant_id__in=set(participant_ids))
+        .order_by("participant_id", "-pk")
+        .distinct("participant_id")
+        .values_list("participant_id", "campaign__slug", "participant__token")
+    )
+    return {pk: settings.SITE_URL + status_page_path(slug=slug, token=token) for pk, slug, token in latest}
+
+
+def _note_status_url(note: Notification, participant: Participant) -> str:
+    return getattr(note, "status_url", None) or status_url(participant)
+
+
+def status_url(participant: Participant) -> str:
     campaign = participant_latest_campaign(participant=participant)
     if campaign is None:
         return settings.SITE_URL
     return settings.SITE_URL + status_page_path(slug=campaign.slug, token=participant.token)
 
 
-def notification_message(payout: Payout, kind: str) -> tuple[str, str, list[str]]:
-    """Subject, body and the WhatsApp template's parameters, in the current language."""
-    amount = money_format(payout.amount, payout.currency, translation.get_language() or "en")
-    account = payout.payee.account_masked
-    if kind == "settled":
-        return (
-            _("Your reward of %(amount)s is paid") % {"amount": amount},
-            _("%(amount)s is on its way to your account %(account)s and should be there now.")
-            % {"amount": amount, "account": account},
-            [amount, account],
+# One template per kind of message, each a function of its Notification (its payee, payout and
+# context read, the language and zone already the person's).
+
+
+def _status_link(note: Notification) -> Message:
+    names = {"name": note.payee.holder_name, "campaign": note.context["campaign"], "url": note.context["url"]}
+    return Message(
+        _("Your %(campaign)s reward") % names,
+        _(
+            "Hello %(name)s,\n\nthank you for taking part in %(campaign)s. Follow your reward and its "
+            "payout here (keep this link private):\n\n%(url)s\n\nJoyBack"
         )
-    reason = reason_text(payout.reason_code)
-    if kind == "fix_details":
-        url = _status_url(payout.participant)
-        return (
-            _("Please check your bank details"),
-            _(
-                "We could not pay %(amount)s to %(account)s: %(reason)s. Please enter your bank details "
-                "again and we will pay you at once: %(url)s"
-            )
-            % {"amount": amount, "account": account, "reason": reason, "url": url},
-            [amount, account, reason, url],
-        )
-    return (
-        _("Your payout is delayed"),
-        _("Your payout of %(amount)s is delayed: %(reason)s. We will send it again; nothing to do for you.")
-        % {"amount": amount, "reason": reason},
-        [amount, reason],
+        % names,
+        "status_link",
+        [names["campaign"], names["url"]],
     )
 
 
-def notifications_send(*, ids: list[int], payouts: dict[int, Payout] | None = None) -> int:
+def _amount(payout: Payout) -> str:
+    return money_format(payout.amount, payout.currency, translation.get_language() or "en")
+
+
+def _settled(note: Notification) -> Message:
+    payout = note.payout
+    names = {
+        "amount": _amount(payout),
+        "brand": payout.brand.name,
+        "account": payout.payee.account_masked,
+        "when": when_text(payout.settled_at or note.created_at, payee=payout.payee),
+        "reference": payout.end_to_end_id,
+        "url": _note_status_url(note, payout.participant),
+    }
+    return Message(
+        _("Your reward of %(amount)s from %(brand)s is paid") % names,
+        _(
+            "%(brand)s paid you %(amount)s to your account %(account)s on %(when)s.\n\n"
+            "Bank reference: %(reference)s\n\nYour rewards and everything paid so far: %(url)s\n\nJoyBack"
+        )
+        % names,
+        "payout_receipt",
+        [names["brand"], names["amount"], names["account"], names["when"], names["reference"], names["url"]],
+    )
+
+
+def _fix_details(note: Notification) -> Message:
+    payout = note.payout
+    names = {
+        "amount": _amount(payout),
+        "account": payout.payee.account_masked,
+        "reason": reason_text(payout.reason_code),
+        "url": status_url(payout.participant),
+    }
+    return Message(
+        _("Please check your bank details"),
+        _(
+            "We could not pay %(amount)s to %(account)s: %(reason)s. Please enter your bank details "
+            "again and we will pay you at once: %(url)s"
+        )
+        % names,
+        "payout_fix_details",
+        [names["amount"], names["account"], names["reason"], names["url"]],
+    )
+
+
+def _delayed(note: Notification) -> Message:
+    payout = note.payout
+    names = {"amount": _amount(payout), "reason": reason_text(payout.reason_code)}
+    return Message(
+        _("Your payout is delayed"),
+        _("Your payout of %(amount)s is delayed: %(reason)s. We will send it again; nothing to do for you.")
+        % names,
+        "payout_delayed",
+        [names["amount"], names["reason"]],
+    )
+
+
+def _privacy(note: Notification) -> Message:
+    url = note.context["url"]
+    subject = (
+        _("Confirm: download your data") if note.kind == "privacy_export" else _("Confirm: erase your data")
+    )
+    body = _(
+        "Someone asked for this from your private reward page. If it was you, confirm here within "
+        "24 hours:\n\n%(url)s\n\nIf it was not you, ignore this message; nothing happens.\n\nJoyBack"
+    ) % {"url": url}
+    return Message(subject, body, note.kind, [url])
+
+
+def _details_changed(note: Notification) -> Message:
+    change = PayeeChange.objects.get(pk=note.context["change"])
+    names = {
+        "name": note.payee.holder_name,
+        "when": when_text(change.at, payee=note.payee),
+        "account": change.account_after,
+        "before": change.account_before,
+    }
+    return Message(
+        _("Your bank details for your rewards were changed"),
+        _(
+            "Hello %(name)s,\n\nyour bank details for your JoyBack rewards were changed on "
+            "%(when)s: payouts now go to %(account)s instead of %(before)s.\n\nIf this was not "
+            "you, write to the brand's support at once.\n\nJoyBack"
+        )
+        % names,
+        "payee_details_changed",
+        [names["when"], names["account"], names["before"]],
+    )
+
+
+def _disclosure_fix(note: Notification) -> Message:
+    case = RemediationCase.objects.select_related("campaign__brand").get(pk=note.context["case"])
+    reasons = caption_reasons(
+        case.reasons,
+        wording=case.wording,
+        brand=case.campaign.brand.name,
+        language=translation.get_language() or "en",
+    )
+    what = "\n".join(f"- {reason.what} {reason.instead}" for reason in reasons)
+    names = {
+        "campaign": case.campaign.name,
+        "when": when_text(case.deadline, payee=note.payee),
+        "what": what,
+        "wording": case.wording,
+        "url": status_url(note.participant),
+    }
+    return Message(
+        _("Change your video's caption by %(when)s") % names,
+        _(
+            "Your video for %(campaign)s needs a change before we can pay you:\n\n%(what)s\n\n"
+            "Start your caption with: %(wording)s\nAnd switch on the platform's paid-partnership "
+            "label for this post.\n\nPlease fix it by %(when)s, or the reward is released. Once it is "
+            "fixed, tell us on your reward page: %(url)s\n\nJoyBack"
+        )
+        % names,
+        "disclosure_fix",
+        [names["campaign"], names["wording"], names["when"], names["url"]],
+    )
+
+
+def _dashboard_url(brand) -> str:
+    return settings.SITE_URL + reverse("brand_dashboard", args=[brand.slug])
+
+
+def _brand_verified(note: Notification) -> Message:
+    names = {"brand": note.brand.name, "url": _dashboard_url(note.brand)}
+    return Message(
+        _("%(brand)s is verified") % names,
+        _(
+            "JoyBack's staff have verified %(brand)s. You can now fund campaigns by bank transfer "
+            "and pay people their rewards. Your funding details are on the dashboard:\n\n%(url)s"
+            "\n\nJoyBack"
+        )
+        % names,
+        "",
+        [],
+    )
+
+
+def _deposit_booked(note: Notification) -> Message:
+    names = {
+        "brand": note.brand.name,
+        "amount": money_format(
+            note.context["amount"], note.context["currency"], translation.get_language() or "en"
+        ),
+        "reference": note.context["reference"],
+        "when": when_text(datetime.fromisoformat(note.context["at"]), payee=note.brand),
+        "url": _dashboard_url(note.brand),
+    }
+    return Message(
+        _("%(amount)s arrived for %(brand)s") % names,
+        _(
+            "Your bank transfer of %(amount)s (reference: %(reference)s) was booked to the funding "
+            "balance of %(brand)s on %(when)s. Move it into a campaign's budget on the dashboard:"
+            "\n\n%(url)s\n\nJoyBack"
+        )
+        % names,
+        "",
+        [],
+    )
+
+
+def _shop_taken_over(note: Notification) -> Message:
+    names = {"domain": note.context["domain"]}
+    return Message(
+        _("Your shop connection %(domain)s was retired") % names,
+        _(
+            "%(domain)s was connected to your brand without proof that it is your shop. Its owner has "
+            "now connected it by installing from the shop itself, so your connection no longer takes its "
+            "orders. If the shop is yours, connect it again from the shop's admin."
+        )
+        % names,
+        "",
+        [],
+    )
+
+
+MESSAGES: dict[str, Callable[[Notification], Message]] = {
+    "status_link": _status_link,
+    "settled": _settled,
+    "fix_details": _fix_details,
+    "delayed": _delayed,
+    "privacy_export": _privacy,
+    "privacy_erase": _privacy,
+    "details_changed": _details_changed,
+    "disclosure_fix": _disclosure_fix,
+    "brand_verified": _brand_verified,
+    "deposit_booked": _deposit_booked,
+    "shop_taken_over": _shop_taken_over,
+}
+
+
+def _channels(payee: PayeeAccount, *, every: bool) -> list[str]:
+    present = [channel for channel, there in (("email", payee.email), ("whatsapp", payee.phone)) if there]
+    return present if every else present[:1]
+
+
+def person_notify(
+    *, payee: PayeeAccount, kind: str, key: str, context: dict | None = None, every_channel: bool = False
+) -> list[int]:
+    """A message of `kind` to the person whose contact `payee` is, by email, else WhatsApp (or by
+    both, `every_channel`), once per `key`: in the caller's transaction, sent after commit; the ids
+    of the rows that are new."""
+    assert kind in MESSAGES, kind
+    rows = [
+        (payee.participant_id, payee.pk, None, payee.brand_id, channel, f"{key}:{channel}", None)
+        for channel in _channels(payee, every=every_channel)
+    ]
+    return _notifications_write(rows=rows, kind=kind, context=context or {})
+
+
+def brand_notify(*, brand_id: int, kind: str, key: str, roles, context: dict | None = None) -> list[int]:
+    """A message of `kind` to each member of the brand with one of `roles`, by email, once per
+    `key` and member: in the caller's transaction, sent after commit, on the same retry policy."""
+    assert kind in MESSAGES, kind
+    members = Membership.objects.filter(brand_id=brand_id, role__in=list(roles), user__is_active=True)
+    rows = [
+        (None, None, None, brand_id, "email", f"{key}:{user_id}", user_id)
+        for user_id in members.values_list("user_id", flat=True).order_by("user_id")
+    ]
+    return _notifications_write(rows=rows, kind=kind, context=context or {})
+
+
+def brand_verified_notify(*, brand_id: int) -> list[int]:
+    """Tell the brand's owners that staff verified it: once per verification."""
+    brand = Brand.objects.filter(pk=brand_id, verified_at__isnull=False).first()
+    if brand is None:
+        return []
+    key = f"brand_verified:{brand.pk}:{brand.verified_at.timestamp():.0f}"
+    return brand_notify(brand_id=brand.pk, kind="brand_verified", key=key, roles=MANAGE_MEMBERS)
+
+
+def deposit_booked_notify(*, transaction_id: int, reference: str) -> list[int]:
+    """Tell the brand's owners and finance people that money they sent was booked to its funding
+    balance: once per booking (its ledger transaction)."""
+    entry = (
+        Entry.objects.filter(transaction_id=transaction_id, account__kind=AccountKind.BRAND_FUNDING)
+        .select_related("transaction", "account")
+        .first()
+    )
+    if entry is None or entry.account.brand_id is None:
+        return []
+    posted = entry.transaction
+    context = {
+        "amount": abs(entry.amount),
+        "currency": entry.account.currency,
+        "reference": reference,
+        "at": posted.posted_at.isoformat(),
+    }
+    return brand_notify(
+        brand_id=entry.account.brand_id,
+        kind="deposit_booked",
+        key=f"deposit_booked:{transaction_id}",
+        roles=FUND,
+        context=context,
+    )
+
+
+def shop_taken_over_notify(*, brand_id: int, shop_id: int, domain: str) -> list[int]:
+    """Tell the brand's owners their unproven shop connection was retired: its proven owner
+    connected the shop (verification.connectors)."""
+    return brand_notify(
+        brand_id=brand_id,
+        kind="shop_taken_over",
+        key=f"shop_taken_over:{shop_id}",
+        roles=MANAGE_API,
+        context={"domain": domain},
+    )
+
+
+def payouts_notify(*, payouts: list[Payout], kind: str) -> None:
+    """Tell each person about their payout, by every channel they gave: one statement for them all,
+    in the caller's transaction. A task of its own per message would cost the worker more than the
+    payout; a crash or a failed send leaves the row unsent, and the sweep sends it."""
+    rows = [
+        (
+            payout.participant_id,
+            payout.payee_id,
+            payout.pk,
+            payout.brand_id,
+            channel,
+            f"{payout.pk}:{kind}:{channel}",
+            None,
+        )
+        for payout in payouts
+        for channel in _channels(payout.payee, every=True)
+    ]
+    _notifications_write(rows=rows, kind=kind, context={})
+
+
+def disclosure_fix_notify(*, participant_id: int, case_id: int | None = None) -> list[int]:
+    """Tell the person what to fix in their video's disclosure and by when, once per case, as its
+    24 hours start (compliance.services.case_open) or, for a person who gives their contact only
+    later, when they give it (status_link_send): each case still open and not past its deadline."""
+    payee = (
+        PayeeAccount.objects.filter(participant_id=participant_id, replaced_at__isnull=True)
+        .order_by("-pk")
+        .first()
+    )
+    if payee is None:
+        return []
+    cases = RemediationCase.objects.filter(
+        participant_id=participant_id, status=CaseStatus.OPEN, deadline__gt=timezone.now()
+    )
+    if case_id is not None:
+        cases = cases.filter(pk=case_id)
+    ids = []
+    for case in cases:
+        ids += person_notify(
+            payee=payee, kind="disclosure_fix", key=f"disclosure_fix:{case.pk}", context={"case": case.pk}
+        )
+    return ids
+
+
+def _notifications_write(*, rows: list[tuple], kind: str, context: dict) -> list[int]:
+    if not rows:
+        return []
+    ids = sql.notifications_insert(rows=rows, kind=kind, context=context, now=timezone.now())
+    if ids:
+        transaction.on_commit(partial(_notifications_send_quietly, ids))
+    return ids
+
+
+def _notifications_send_quietly(ids: list[int]) -> None:
+    try:
+        notifications_send(ids=ids)
+    except Exception:
+        logger.exception("notifications %s not all sent; the sweep tries again", ids)
+
+
+def notifications_due(*, now=None, limit: int = 200) -> list[int]:
+    """Unsent messages whose next try is due: a crash's (a minute after it was written), a failed
+    send's (at its backoff), until its attempts are used up."""
+    now = now or timezone.now()
+    due = Q(next_attempt_at__lte=now) | Q(
+        next_attempt_at__isnull=True, created_at__lte=now - timedelta(minutes=1)
+    )
+    return list(
+        Notification.objects.filter(due, sent_at__isnull=True, attempts__lt=NOTIFICATION_ATTEMPTS)
+        .order_by("created_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def _failed(note: Notification, error: Exception) -> None:
+    attempts = note.attempts + 1
+    Notification.objects.filter(pk=note.pk).update(
+        sent_at=None, attempts=attempts, next_attempt_at=timezone.now() + notification_backoff(attempts)
+    )
+    if attempts >= NOTIFICATION_ATTEMPTS:
+        logger.error(
+            "%s to participant %s given up after %s attempts: %s", note, note.participant_id, attempts, error
+        )
+
+
+def message_deliver(*, to: Recipient, channel: str, message: Message) -> str:
+    """One message by one channel, now: the mail or the WhatsApp template; the provider's id."""
+    if channel == "email":
+        EmailMessage(message.subject, message.body, None, [to.email]).send()
+        return ""
+    with routed_for(livemode=brand_livemode(to.brand_id)):
+        return whatsapp.template_send(
+            to=to.phone,
+            template=message.whatsapp,
+            language=translation.get_language() or "en",
+            parameters=message.parameters,
+        )
+
+
+def notifications_send(*, ids: list[int]) -> int:
     """Send notifications, each once: claimed in one statement before any message goes (what
     another process claimed is skipped), the mails over one connection, WhatsApp messages one by
-    one. `payouts` by id, when the caller holds them (else read in one query). What fails is
-    unclaimed for the sweep, and the first failure raised once the others are sent; how many went."""
+    one. What fails waits for its next attempt (notification_backoff), and the first failure is
+    raised once the others are sent; how many went."""
     claimed = sql.notifications_claim(ids=ids, now=timezone.now())
     if not claimed:
         return 0
-    payouts = dict(payouts or {})
-    missing = {payout_id for _id, payout_id, _kind, _channel in claimed} - payouts.keys()
-    if missing:
-        payouts |= Payout.objects.select_related("payee", "participant").in_bulk(missing)
-    mails, mail_ids, failures, sent = [], [], [], 0
-    for row_id, payout_id, kind, channel in claimed:
-        payout = payouts[payout_id]
+    notes = Notification.objects.select_related(
+        "payee", "participant", "user", "brand", "payout__payee", "payout__participant", "payout__brand"
+    ).filter(pk__in=claimed)
+    receipts = [note.participant_id for note in notes if note.kind == "settled"]
+    urls = _status_urls(receipts) if receipts else {}
+    mails, failures, sent = [], [], 0
+    for note in notes:
+        note.status_url = urls.get(note.participant_id)
         try:
-            with translation.override(payout.payee.language or settings.LANGUAGE_CODE):
-                subject, body, parameters = notification_message(payout, kind)
-                if channel == "email":
-                    mails.append(
-                        EmailMessage(subject, body, settings.DEFAULT_FROM_EMAIL, [payout.payee.email])
-                    )
-                    mail_ids.append(row_id)
+            to = _recipient(note)
+            with translation.override(to.language):
+                message = MESSAGES[note.kind](note)
+                if note.channel == "email":
+                    mails.append((note, EmailMessage(message.subject, message.body, None, [to.email])))
                     continue
-                with routed_for(livemode=brand_livemode(payout.brand_id)):
-                    message_id = whatsapp.template_send(
-                        to=payout.payee.phone,
-                        template=f"payout_{kind}",
-                        language=translation.get_language() or "en",
-                        parameters=parameters,
-                    )
-            Notification.objects.filter(pk=row_id).update(provider_message_id=message_id)
+                message_id = message_deliver(to=to, channel=note.channel, message=message)
+            Notification.objects.filter(pk=note.pk).update(provider_message_id=message_id)
             sent += 1
         except Exception as error:
-            Notification.objects.filter(pk=row_id).update(sent_at=None)  # the sweep's to send
+            _failed(note, error)
             failures.append(error)
     if mails:
         try:
-            sent += get_connection().send_messages(mails) or 0
+            sent += get_connection().send_messages([mail for _note, mail in mails]) or 0
         except Exception as error:
-            Notification.objects.filter(pk__in=mail_ids).update(sent_at=None)
+            for note, _mail in mails:
+                _failed(note, error)
             failures.append(error)
     if failures:
         raise failures[0]

@@ -14,20 +14,16 @@ import json
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.mail import send_mail
 from django.db import transaction
-from django.utils import timezone, translation
-from django.utils.translation import gettext as _
+from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from compliance.services import participant_cases_erase
-from joyback.modes import brand_livemode
-from joyback.modes import provider_routed_for as routed_for
 from payouts.models import Notification, PayeeAccount, PayeeSubmission, Payout, PrivacyRequest, VopCheck
 from payouts.models.payouts import OPEN_STATUSES
 from payouts.models.privacy import PrivacyKind
+from payouts.notifications import person_notify
 from verification.models import Participant, ProviderEvent
-from verification.providers import whatsapp
 from verification.services.participants import (
     participant_evidence_erase,
     participant_export_claims,
@@ -98,29 +94,18 @@ def privacy_request_start(*, participant: Participant, kind: str, confirm_url_fo
 
 
 def privacy_confirmation_send(*, request_id: int, url: str) -> None:
-    """The confirmation link, by the channels payout messages use (mail, or a WhatsApp template)."""
+    """The confirmation link, as a message to the person (payouts.notifications), by the channel
+    the request chose."""
     request = PrivacyRequest.objects.select_related("participant").get(pk=request_id)
     payee = _contact(request.participant)
-    with translation.override(payee.language or settings.LANGUAGE_CODE):
-        if request.kind == PrivacyKind.EXPORT:
-            subject = _("Confirm: download your data")
-        else:
-            subject = _("Confirm: erase your data")
-        body = _(
-            "Someone asked for this from your private reward page. If it was you, confirm here within "
-            "24 hours:\n\n%(url)s\n\nIf it was not you, ignore this message; nothing happens.\n\nJoyBack"
-        ) % {"url": url}
-        if request.channel == "email":
-            send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [payee.email])
-        else:
-            with routed_for(livemode=brand_livemode(request.participant.brand_id)):
-                whatsapp.template_send(
-                    to=payee.phone,
-                    template=f"privacy_{request.kind}",
-                    language=translation.get_language() or "en",
-                    parameters=[url],
-                )
-    PrivacyRequest.objects.filter(pk=request_id).update(sent_at=timezone.now())
+    with transaction.atomic():
+        person_notify(
+            payee=payee,
+            kind=f"privacy_{request.kind}",
+            key=f"privacy:{request.pk}",
+            context={"url": url},
+        )
+        PrivacyRequest.objects.filter(pk=request_id).update(sent_at=timezone.now())
 
 
 def privacy_request_get(*, token: str) -> PrivacyRequest | None:
@@ -185,7 +170,7 @@ def participant_export(*, participant: Participant) -> dict:
             for p in payouts
         ],
         "messages": list(
-            Notification.objects.filter(payout__participant=participant).values("kind", "channel", "sent_at")
+            Notification.objects.filter(participant=participant).values("kind", "channel", "sent_at")
         ),
     }
 

@@ -72,6 +72,17 @@ def participant_payouts(*, participant: Participant, limit: int = 5) -> list[Pay
     )
 
 
+def participant_paid_total(*, participant: Participant) -> list[dict]:
+    """Everything paid to the person so far, one {"currency", "total"} per currency (a payout the
+    bank gave back is not counted: it is owed again)."""
+    return list(
+        Payout.objects.filter(participant=participant, status="settled")
+        .values("currency")
+        .annotate(total=Sum("amount"))
+        .order_by("currency")
+    )
+
+
 def participant_latest_campaign(*, participant: Participant):
     """The campaign of the person's latest claim: where their status page and payee form live."""
     claim = participant.claims.select_related("campaign").order_by("-pk").first()

@@ -1,6 +1,8 @@
 """Every SQL statement of the payouts app that the ORM cannot say, each with the reason it cannot.
 The services call these; nothing else in payouts runs SQL of its own."""
 
+import json
+
 from django.db import connection
 from django.utils import timezone
 
@@ -162,33 +164,36 @@ def payouts_settle(*, ids, references, step, now) -> dict[int, str]:
         return dict(cursor.fetchall())
 
 
-def notifications_insert(*, rows, kind: str, now) -> list[tuple[int, int, str]]:
+def notifications_insert(*, rows, kind: str, context: dict, now) -> list[int]:
     """The ORM's bulk_create(ignore_conflicts=True) does not say which rows were new: INSERT ... ON
-    CONFLICT DO NOTHING RETURNING stores (payout id, brand id, channel, key) rows once and answers
-    with (id, payout id, channel) of the new ones, which are the ones to send."""
-    payout_ids, brand_ids, channels, keys = (list(column) for column in zip(*rows, strict=True))
+    CONFLICT DO NOTHING RETURNING stores (participant id, payee id, payout id, brand id, channel,
+    key, user id) rows once and answers with the ids of the new ones, which are the ones to send."""
+    columns = (list(column) for column in zip(*rows, strict=True))
+    participants, payees, payouts, brands, channels, keys, users = columns
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {Notification._meta.db_table} "  # noqa: S608
-            "(payout_id, brand_id, kind, channel, key, provider_message_id, created_at) "
-            "SELECT p, b, %s, c, k, '', %s "
-            "FROM unnest(%s::bigint[], %s::bigint[], %s::varchar[], %s::varchar[]) AS t(p, b, c, k) "
-            "ON CONFLICT (key) DO NOTHING RETURNING id, payout_id, channel",
-            [kind, now, payout_ids, brand_ids, channels, keys],
+            "(participant_id, payee_id, payout_id, user_id, brand_id, kind, channel, key, context, "
+            "attempts, provider_message_id, created_at) "
+            "SELECT r, e, p, u, b, %s, c, k, %s::jsonb, 0, '', %s "
+            "FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[], "
+            "%s::varchar[], %s::varchar[]) AS t(r, e, p, u, b, c, k) "
+            "ON CONFLICT (key) DO NOTHING RETURNING id",
+            [kind, json.dumps(context), now, participants, payees, payouts, users, brands, channels, keys],
         )
-        return cursor.fetchall()
+        return [row_id for (row_id,) in cursor.fetchall()]
 
 
-def notifications_claim(*, ids, now) -> list[tuple[int, int, str, str]]:
+def notifications_claim(*, ids, now) -> list[int]:
     """An ORM update does not say which rows it changed: the unsent ones among `ids` marked sent
-    (claimed before the message goes), as (id, payout id, kind, channel)."""
+    (claimed before the message goes)."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {Notification._meta.db_table} SET sent_at = %s "  # noqa: S608
-            "WHERE id = ANY(%s) AND sent_at IS NULL RETURNING id, payout_id, kind, channel",
+            "WHERE id = ANY(%s) AND sent_at IS NULL RETURNING id",
             [now, list(ids)],
         )
-        return cursor.fetchall()
+        return [row_id for (row_id,) in cursor.fetchall()]
 
 
 _DUE_CLAIM = (

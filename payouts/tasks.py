@@ -2,6 +2,7 @@
 
 from payouts.batches import payment_batch_transmit
 from payouts.models import PayeeAccount
+from payouts.notifications import disclosure_fix_notify, shop_taken_over_notify
 from payouts.payees.changes import payee_change_notice_send
 from payouts.payees.services import payee_onboard, payee_submission_process, status_link_send
 from payouts.privacy import privacy_retention_enforce
@@ -13,6 +14,14 @@ from payouts.submission.sweeps import payouts_sweep
 def status_link_send_task(payee_id, status_url: str, campaign_name: str, language: str = "en") -> None:
     payee = PayeeAccount.objects.get(pk=payee_id)
     status_link_send(payee=payee, status_url=status_url, campaign_name=campaign_name, language=language)
+
+
+def disclosure_fix_notify_task(participant_id: int, case_id: int) -> None:
+    disclosure_fix_notify(participant_id=participant_id, case_id=case_id)
+
+
+def shop_taken_over_notify_task(brand_id: int, shop_id: int, domain: str) -> None:
+    shop_taken_over_notify(brand_id=brand_id, shop_id=shop_id, domain=domain)
 
 
 def payee_submission_task(submission_id: str) -> None:

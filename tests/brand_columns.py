@@ -36,12 +36,14 @@ SCOPED_THROUGH = {
     "payouts.PayeeChange": "participant",
     "payouts.VopCheck": "payee",
     "payouts.PayoutEvent": "payout",
-    "payouts.Notification": "payout",
+    "payouts.Notification": "payee",
     "payouts.ExceptionResolution": "exception",
     "payouts.PrivacyRequest": "participant",
 }
 # Many rows behind the path: their one brand (the ledger refuses a posting of two).
 _MANY = {"ledger.Transaction"}
+# Rows with no parent on the path carry their brand alone (a message to a brand's member).
+_PARENT_OPTIONAL = {"payouts.Notification"}
 NONE = Value(-1)
 
 
@@ -53,9 +55,11 @@ def brand_columns_wrong() -> list[str]:
         parent_brand = F(f"{path}__brand_id")
         if label in _MANY:
             parent_brand = Max(parent_brand)
+        rows = apps.get_model(label).objects
+        if label in _PARENT_OPTIONAL:
+            rows = rows.exclude(**{f"{path}__isnull": True})
         checks.append(
-            apps.get_model(label)
-            .objects.alias(mine=Coalesce("brand_id", NONE), theirs=Coalesce(parent_brand, NONE))
+            rows.alias(mine=Coalesce("brand_id", NONE), theirs=Coalesce(parent_brand, NONE))
             .exclude(mine=F("theirs"))
             .annotate(table=Value(label), row=Cast("pk", output_field=TextField()))
             .values_list("table", "row")

@@ -110,6 +110,8 @@ def test_open_payouts_by_status_and_age_and_failed_notifications(client, owed): 
     Payout.objects.filter(pk=payout.pk).update(created_at=timezone.now() - timedelta(hours=2))
     Notification.objects.create(
         payout=payout,
+        payee_id=payout.payee_id,
+        participant_id=payout.participant_id,
         brand_id=payout.brand_id,
         kind="paid",
         channel="email",

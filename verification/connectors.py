@@ -19,14 +19,13 @@ import secrets
 from contextlib import contextmanager
 from datetime import timedelta
 
-from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.models import Brand, Campaign, Membership
+from campaigns.models import Brand, Campaign
 from campaigns.modes import live_brand_of
-from campaigns.roles import MANAGE_API
+from joyback.queue import enqueue_on_commit
 from verification import sql
 from verification.cashback import CashbackError, Customer, purchase_record, purchase_refund
 from verification.models import ProviderEvent, Purchase, PurchaseStatus, ShopConnection, ShopInstall, ShopKind
@@ -158,7 +157,7 @@ def _install_complete(*, install: ShopInstall, proof: str, api_credentials: str)
             if current is not None:
                 current.disconnected_at, current.retired_reason = now, "taken_over"
                 current.save(update_fields=["disconnected_at", "retired_reason"])
-                transaction.on_commit(lambda: shop_taken_over_tell(shop=current))
+                shop_taken_over_tell(shop=current)
             connection = ShopConnection(brand=install.brand, kind=install.kind, domain=install.domain)
             connection.claim_key = secrets.token_urlsafe(24)
         connection.webhook_secret = install.webhook_secret
@@ -171,21 +170,10 @@ def _install_complete(*, install: ShopInstall, proof: str, api_credentials: str)
 
 
 def shop_taken_over_tell(*, shop: ShopConnection) -> None:
-    """Mail the retired connection's brand owners: the shop's proven owner connected it."""
-    owners = Membership.objects.filter(brand=live_brand_of(shop.brand), role__in=MANAGE_API)
-    owners = list(owners.values_list("user__email", flat=True))
-    if not owners:
-        return
-    subject = _("Your shop connection %(domain)s was retired") % {"domain": shop.domain}
-    body = _(
-        "%(domain)s was connected to your brand without proof that it is your shop. Its owner has "
-        "now connected it by installing from the shop itself, so your connection no longer takes its "
-        "orders. If the shop is yours, connect it again from the shop's admin."
-    ) % {"domain": shop.domain}
-    try:
-        send_mail(subject, body, None, owners)
-    except Exception:  # the retirement stands; the shops page says it too
-        logger.exception("could not tell brand %s its shop %s was taken over", shop.brand_id, shop.domain)
+    """Tell the retired connection's brand owners that the shop's proven owner connected it: a
+    message sent by the payouts app, which sends every message (named, not imported), after commit."""
+    brand = live_brand_of(shop.brand)
+    enqueue_on_commit("payouts.tasks.shop_taken_over_notify_task", brand.pk, shop.pk, shop.domain)
 
 
 def shop_disconnect(*, shop: ShopConnection) -> None:

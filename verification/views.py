@@ -9,6 +9,7 @@ from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseForbidden, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.datastructures import MultiValueDict
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
@@ -20,6 +21,7 @@ from campaigns.access import brand_member_required
 from campaigns.licence import licence_terms_current
 from campaigns.models import Trigger
 from campaigns.selectors import campaign_claimability, campaign_get_for_brand, campaign_public_get
+from compliance.models import CaseStatus, RemediationCase
 from compliance.selectors import disclosure_for
 from joyback.limits import json_loads
 from joyback.machine import machine_endpoint
@@ -288,8 +290,15 @@ def status_actions(request, token):
     if participant is None:
         raise Http404("No such claim")
 
+    claims = list(participant_claims(participant=participant))
+    # A share whose disclosure must be fixed says by when, not only "Pending".
+    cases = RemediationCase.objects.filter(participant_id=participant.pk, status=CaseStatus.OPEN)
+    fix_by = dict(cases.values_list("claim_id", "deadline"))
+    for claim in claims:
+        claim.fix_by = fix_by.get(claim.pk)
     context = {
-        "claims": participant_claims(participant=participant),
+        "claims": claims,
+        "now": timezone.now(),
         "licences": LicenceGrant.objects.filter(participant=participant)
         .select_related("terms__campaign__brand", "claim__rule")
         .order_by("-granted_at"),

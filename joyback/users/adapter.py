@@ -17,6 +17,10 @@ class AccountAdapter(DefaultAccountAdapter):
     def get_client_ip(self, request):  # the login throttle counts per real client, as ours do
         return client_address(request)
 
+    def format_email_subject(self, subject: str) -> str:
+        # The product's name, not the site's host name (allauth's "[127.0.0.1:8300] ").
+        return f"JoyBack: {subject}"
+
     def login(self, request, user):  # every way in: password, second factor, passkey
         super().login(request, user)
         _staff_session_shorten(request, user)

@@ -41,6 +41,7 @@ from payouts.models.funding import ProviderTransactionKind
 from payouts.models.funding import VirtualAccountStatus as Status
 from payouts.models.reconciliation import ExceptionReason
 from payouts.models.transitions import DEPOSIT, RECONCILIATION_EXCEPTION, state_step
+from payouts.notifications import deposit_booked_notify
 from payouts.providers import adyen_funding as provider
 from payouts.psp import PspError, PspUnknown, routed_for
 
@@ -299,6 +300,7 @@ def _deposit_apply(account: VirtualAccount, found: provider.IncomingTransfer) ->
                 _exception_raise(account, found)
                 return "deposit_parked"
             _deposit_step(deposit, "book", ledger_transaction_id=posted.pk)
+            deposit_booked_notify(transaction_id=posted.pk, reference=deposit.transfer_id)
             return "deposit_booked"
         if found.status in GONE and deposit.status != Deposit.RETURNED:
             was_booked = deposit.status == Deposit.BOOKED

@@ -1,21 +1,43 @@
-"""Messages to people about their payouts."""
+"""Messages to people: every one goes through a Notification row."""
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from campaigns.models import Brand
+from payouts.models.payees import PayeeAccount
 from payouts.models.payouts import Payout
+from verification.models import Participant
 
 
 class Notification(models.Model):
-    """A message to the person about their payout, sent once (the unique key) after commit."""
+    """A message to a person (their status link, a payout's news, a privacy confirmation...) or to
+    a member of a brand, sent once (the unique key) after commit, and tried again by the sweep on
+    the one retry policy (payouts.notifications.NOTIFICATION_ATTEMPTS, notification_backoff)."""
 
-    payout = models.ForeignKey(Payout, on_delete=models.PROTECT, related_name="notifications")
-    # Its payout's: the column it is sharded by (docs/deploy.md).
+    participant = models.ForeignKey(
+        Participant, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    # The contact it goes to, as it was when the message was decided (a change notice goes to the
+    # old one).
+    payee = models.ForeignKey(PayeeAccount, on_delete=models.PROTECT, related_name="+", null=True, blank=True)
+    payout = models.ForeignKey(
+        Payout, on_delete=models.PROTECT, related_name="notifications", null=True, blank=True
+    )
+    # Or a member of the brand (its verification, a deposit booked), instead of a person.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    # The person's (or member's) brand: the column it is sharded by (docs/deploy.md).
     brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
     kind = models.CharField(max_length=24)
     channel = models.CharField(max_length=10)
     key = models.CharField(max_length=80, unique=True)
+    # What the message needs beyond its rows (a link, a campaign's name): never a secret, never
+    # the person's name or bank details, which are read from the rows when it is sent.
+    context = models.JSONField(default=dict, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
     provider_message_id = models.CharField(max_length=100, blank=True, default="")
     sent_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -25,7 +47,8 @@ class Notification(models.Model):
         indexes = [
             models.Index(
                 fields=["created_at"], condition=Q(sent_at__isnull=True), name="payouts_notification_unsent"
-            )
+            ),
+            models.Index(fields=["participant", "kind"], name="payouts_notification_person"),
         ]
 
     def __str__(self):

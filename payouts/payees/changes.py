@@ -19,18 +19,16 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from joyback.modes import brand_livemode, provider_routed_for
 from joyback.queue import enqueue_on_commit
 from payouts.models import PayeeAccount, PayeeChange, PayeeChangeCode, PayeeSubmission
+from payouts.notifications import Message, Recipient, message_deliver, person_notify
 from verification.models import Participant
-from verification.providers import whatsapp
 
 logger = logging.getLogger(__name__)
 
@@ -143,27 +141,23 @@ def _code_send_quietly(*, payee: PayeeAccount, channel: str, code: str) -> None:
 
 
 def _code_send(*, payee: PayeeAccount, channel: str, code: str) -> None:
+    """The one message to a person with no Notification row: the code must never be stored, and a
+    lost one is not worth a retry (the person asks for another). It goes out the same way as the
+    others (payouts.notifications.message_deliver)."""
     with translation.override(payee.language or settings.LANGUAGE_CODE):
-        if channel == "email":
-            send_mail(
-                _("Your JoyBack code: %(code)s") % {"code": code},
-                _(
-                    "Your code to change your bank details is %(code)s. It is good for 10 minutes.\n\n"
-                    "If you did not ask for it, ignore this message: nothing changes without it, and "
-                    "never tell it to anyone.\n\nJoyBack"
-                )
-                % {"code": code},
-                settings.DEFAULT_FROM_EMAIL,
-                [payee.email],
+        message = Message(
+            _("Your JoyBack code: %(code)s") % {"code": code},
+            _(
+                "Your code to change your bank details is %(code)s. It is good for 10 minutes.\n\n"
+                "If you did not ask for it, ignore this message: nothing changes without it, and "
+                "never tell it to anyone.\n\nJoyBack"
             )
-        else:
-            with provider_routed_for(livemode=brand_livemode(payee.brand_id)):
-                whatsapp.template_send(
-                    to=payee.phone,
-                    template="payee_change_code",
-                    language=translation.get_language() or "en",
-                    parameters=[code],
-                )
+            % {"code": code},
+            "payee_change_code",
+            [code],
+        )
+        to = Recipient(payee.email or "", payee.phone or "", "", payee.country, payee.brand_id)
+        message_deliver(to=to, channel=channel, message=message)
 
 
 def payee_change_code_check(*, participant: Participant, code: str, now=None) -> str:
@@ -238,33 +232,12 @@ def _contacts_masked(payee: PayeeAccount) -> str:
 
 def payee_change_notice_send(*, change_id: int) -> None:
     """Tell the old contact that the details changed, so a change they did not make is noticed:
-    by mail, and by WhatsApp where they gave a number."""
+    by mail, and by WhatsApp where they gave a number (a message to the person, once per change)."""
     change = PayeeChange.objects.select_related("previous").get(pk=change_id)
-    old = change.previous
-    with translation.override(old.language or settings.LANGUAGE_CODE):
-        when = timezone.localtime(change.at).strftime("%Y-%m-%d %H:%M %Z")
-        if old.email:
-            send_mail(
-                _("Your bank details for your rewards were changed"),
-                _(
-                    "Hello %(name)s,\n\nyour bank details for your JoyBack rewards were changed on "
-                    "%(when)s: payouts now go to %(account)s instead of %(before)s.\n\nIf this was not "
-                    "you, write to the brand's support at once.\n\nJoyBack"
-                )
-                % {
-                    "name": old.holder_name,
-                    "when": when,
-                    "account": change.account_after,
-                    "before": change.account_before,
-                },
-                settings.DEFAULT_FROM_EMAIL,
-                [old.email],
-            )
-        if old.phone:
-            with provider_routed_for(livemode=brand_livemode(old.brand_id)):
-                whatsapp.template_send(
-                    to=old.phone,
-                    template="payee_details_changed",
-                    language=translation.get_language() or "en",
-                    parameters=[when, change.account_after, change.account_before],
-                )
+    person_notify(
+        payee=change.previous,
+        kind="details_changed",
+        key=f"details_changed:{change.pk}",
+        context={"change": change.pk},
+        every_channel=True,
+    )

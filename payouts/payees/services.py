@@ -6,11 +6,8 @@ import logging
 from datetime import timedelta
 from urllib.parse import urljoin
 
-from django.conf import settings
-from django.core.mail import send_mail
 from django.db import transaction
-from django.utils import timezone, translation
-from django.utils.translation import gettext as _
+from django.utils import timezone
 
 from joyback.crypto import encrypt
 from joyback.ledger.models import AccountKind
@@ -22,6 +19,7 @@ from payouts.fingerprints import payee_fingerprints
 from payouts.links import status_page_path
 from payouts.models import PayeeAccount, PayeeSubmission
 from payouts.models.payees import Rail
+from payouts.notifications import disclosure_fix_notify, person_notify
 from payouts.payees.changes import payee_change_record
 from payouts.payees.shared_details import shared_details_flag, shared_details_lock
 from payouts.selectors import payee_submissions_unfinished
@@ -205,25 +203,17 @@ def _submitted_account(data: dict) -> BankAccount:
 def status_link_send(
     *, payee: PayeeAccount, status_url: str, campaign_name: str, language: str = "en"
 ) -> None:
-    """Mail the private status link, in the person's language; run by the task queue, since mail
-    is slow I/O that must not hold up the person's request."""
-    if not payee.email:
-        return
-    with translation.override(language):
-        _status_mail(payee=payee, status_url=status_url, campaign_name=campaign_name)
-
-
-def _status_mail(*, payee: PayeeAccount, status_url: str, campaign_name: str) -> None:
-    send_mail(
-        subject=_("Your %(campaign)s reward") % {"campaign": campaign_name},
-        message=_(
-            "Hello %(name)s,\n\nthank you for taking part in %(campaign)s. Follow your reward and its "
-            "payout here (keep this link private):\n\n%(url)s\n\nJoyBack"
-        )
-        % {"name": payee.holder_name, "campaign": campaign_name, "url": status_url},
-        from_email=settings.DEFAULT_FROM_EMAIL,
-        recipient_list=[payee.email],
+    """The private status link, by email, else WhatsApp, in the person's language (the payee's,
+    which is the `language` they filled the form in); run by the task queue, once per set of bank
+    details (a repeated task sends nothing more)."""
+    person_notify(
+        payee=payee,
+        kind="status_link",
+        key=f"status_link:{payee.pk}",
+        context={"url": status_url, "campaign": campaign_name},
     )
+    # A disclosure to fix that was found before the person gave a contact is told now.
+    disclosure_fix_notify(participant_id=payee.participant_id)
 
 
 def payee_onboard(*, payee_id: int) -> None:

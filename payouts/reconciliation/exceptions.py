@@ -9,10 +9,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Brand
-from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import AccountKind
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
 from joyback.users.four_eyes import second_person_refusal
+from payouts.funding.deposits import brand_deposit_book
 from payouts.models import ExceptionResolution as Resolution
 from payouts.models import Payout, ReconciliationException, StatementLine
 from payouts.models.payouts import PayoutStatus
@@ -271,7 +271,7 @@ def _resolve_deposit(exception, *, line, brand, actor, note, approved_by=None):
     """Money that came in without a brand's reference, which staff found to be a brand's transfer
     (the bank's details, the brand's own statement): booked as its deposit, keyed like any other."""
     _deposit_refuse(line=line, brand=brand)
-    posted = brand_deposit_record(
+    posted = brand_deposit_book(
         brand=brand,
         amount=line.amount,
         currency=line.currency,

@@ -10,8 +10,8 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from campaigns.services.funding import brand_deposit_record
 from payouts import sql
+from payouts.funding.deposits import brand_deposit_book
 from payouts.models import ExceptionResolution as Resolution
 from payouts.models import PaymentBatch, Payout, ReconciliationException, StatementImport, StatementLine
 from payouts.models.payouts import PayoutStatus
@@ -257,7 +257,7 @@ def _deposit_line(line: StatementLine) -> bool:
         return _exception(
             line, Reason.UNKNOWN_LINE, _("Money came in with no brand's payment reference on it.")
         )
-    posted = brand_deposit_record(
+    posted = brand_deposit_book(
         brand=brand,
         amount=line.amount,
         currency=line.currency,

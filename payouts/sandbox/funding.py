@@ -38,9 +38,9 @@ from django.views.decorators.http import require_GET, require_POST
 from schwifty import IBAN
 
 from campaigns.models import Brand
-from campaigns.services.funding import brand_deposit_record
 from campaigns.services.refusals import CampaignError
 from joyback.ledger.models import Transaction
+from payouts.funding.deposits import brand_deposit_book
 from payouts.iso20022.camt import camt_read
 from payouts.iso20022.camt054 import camt054_xml
 from payouts.iso20022.types import Entry, EntryDetail, Iso20022Error, SchemaError
@@ -489,7 +489,7 @@ def play_money_notification_book(*, xml: bytes, signature: str) -> list[Transact
             if brand is None:
                 continue
             booked.append(
-                brand_deposit_record(
+                brand_deposit_book(
                     brand=brand,
                     amount=line.amount,
                     currency=line.currency,

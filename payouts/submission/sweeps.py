@@ -1,7 +1,5 @@
 """The sweep: payouts due for another try and people owed money without a payout."""
 
-from datetime import timedelta
-
 from django.db.models import CharField, Exists, OuterRef, Value
 from django.db.models.functions import Cast, Concat
 from django.utils import timezone
@@ -9,9 +7,9 @@ from django.utils import timezone
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import accounts_of_kind
 from payouts.batches import payment_batch_build
-from payouts.models import Notification, Payout
+from payouts.models import Payout
 from payouts.models.payouts import PayoutStatus
-from payouts.notifications import notifications_send
+from payouts.notifications import notifications_due, notifications_send
 from payouts.providers.test_mode_bank import webhooks_deliver
 from payouts.submission.create import payees_payable, payout_for_participant
 from payouts.submission.states import SENT
@@ -50,10 +48,7 @@ def payouts_sweep(*, now=None) -> dict:
         done["created"] = done.get("created", 0) + bool(
             payout_for_participant(participant_id=participant_id, currency=currency)
         )
-    unsent = Notification.objects.filter(
-        sent_at__isnull=True, created_at__lte=(now or timezone.now()) - timedelta(minutes=1)
-    ).values_list("pk", flat=True)[:200]
-    notifications_send(ids=list(unsent))
+    notifications_send(ids=notifications_due(now=now))
     return done
 
 

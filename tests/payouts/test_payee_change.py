@@ -15,8 +15,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from payouts import notifications
 from payouts.models import PayeeAccount, PayeeChange, PayeeChangeCode, Payout
-from payouts.payees import changes
 from payouts.payees.changes import CODES_PER_HOUR
 from tests.conftest import SignedInClient, browser_is, totp_enable
 from tests.payouts.conftest import IBANS, submissions_process
@@ -228,7 +228,7 @@ def test_people_who_gave_only_whatsapp_get_the_code_there(
 ):
     pat = owed(email="", phone="+4915123456789")
     sent = []
-    monkeypatch.setattr(changes.whatsapp, "template_send", lambda **m: sent.append(m) or "wamid.x")
+    monkeypatch.setattr(notifications.whatsapp, "template_send", lambda **m: sent.append(m) or "wamid.x")
 
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(change_url(pat), {"action": "send"})
@@ -240,8 +240,8 @@ def test_people_who_gave_only_whatsapp_get_the_code_there(
     assert "+•••6789" in response.content.decode() and message["template"] == "payee_change_code"
     assert message["to"] == "+4915123456789"
     assert changed.status_code == 302 and PayeeChange.objects.get().proof == "whatsapp code"
-    notice = sent[-1]
-    assert notice["template"] == "payee_details_changed" and notice["to"] == "+4915123456789"
+    (notice,) = [m for m in sent if m["template"] == "payee_details_changed"]
+    assert notice["to"] == "+4915123456789"
 
 
 def test_without_any_contact_the_person_is_sent_to_support(client, summer, owed):

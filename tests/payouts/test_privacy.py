@@ -13,7 +13,7 @@ from django_q.models import Schedule
 
 from compliance.models import RemediationCase
 from joyback.ledger.models import Entry
-from payouts import privacy
+from payouts import notifications, privacy
 from payouts.models import PayeeAccount, Payout, PrivacyRequest
 from payouts.privacy import privacy_retention_enforce
 from tests.conftest import rewarded_in_browser, totp_enable
@@ -137,7 +137,7 @@ def test_without_email_the_confirmation_goes_by_whatsapp(client, owed, monkeypat
     pat = owed(email="", phone="+4915123456789")
     sent = []
     monkeypatch.setattr(
-        privacy.whatsapp, "template_send", lambda **message: sent.append(message) or "wamid.privacy"
+        notifications.whatsapp, "template_send", lambda **message: sent.append(message) or "wamid.privacy"
     )
 
     asked = ask(client, pat, "export")
