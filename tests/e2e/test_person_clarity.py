@@ -69,3 +69,64 @@ def test_a_video_below_the_views_asked_for_says_why_what_it_had_and_what_next_in
     assert "habrías ganado" in page.locator("#status-actions").inner_text()
     screenshot(page, "61-status-rejected-es-phone")
     no_serious_violations(page)
+
+
+def _contrast(rgb_a, rgb_b) -> float:
+    def luminance(rgb):
+        channels = []
+        for value in rgb:
+            c = value / 255
+            channels.append(c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
+        return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+
+    light, dark = sorted((luminance(rgb_a), luminance(rgb_b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _ring(page) -> tuple[float, str, tuple[int, int, int]]:
+    """The focused element's outline: width in px, style, colour."""
+    width, style, color = page.evaluate(
+        "() => { const s = getComputedStyle(document.activeElement);"
+        " return [parseFloat(s.outlineWidth), s.outlineStyle, s.outlineColor]; }"
+    )
+    rgb = tuple(int(part) for part in color[color.index("(") + 1 : color.index(")")].split(",")[:3])
+    return width, style, rgb
+
+
+def _tab_to(page, selector, tries=40):
+    for _ in range(tries):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def test_the_keyboard_focus_is_seen_on_every_control_and_lands_on_the_errors_in_german(
+    live_server, open_page, screenshot, summer
+):
+    page = open_page("phone", "de")
+    page.goto(f"{live_server.url}/c/summer-glow/")
+    page.locator("#steps form[action*='/tiktok/'] button").wait_for()
+
+    # The black "Connect TikTok" button, reached by keyboard: a ring of 2px or more, at 3:1 or more
+    # against the white card it sits on (it is drawn outside the button).
+    _tab_to(page, "#steps form[action*='/tiktok/'] button")
+    width, style, rgb = _ring(page)
+    assert style == "solid" and width >= 2 and _contrast(rgb, (255, 255, 255)) >= 3
+    screenshot(page, "62-focus-connect-tiktok-de-phone")
+
+    _tab_to(page, "#payee input[name=name]")
+    width, style, rgb = _ring(page)
+    assert style == "solid" and width >= 2 and _contrast(rgb, (255, 255, 255)) >= 3
+
+    # A refused submit puts the focus on the summary of what is wrong, each problem a link to it.
+    page.locator("#payee input[name=name]").fill("Pat Example")
+    page.locator("#payee form button[type=submit]").click()
+    page.locator("#payee-error-summary").wait_for()
+    page.wait_for_function("() => document.activeElement && document.activeElement.id === 'payee-error-summary'")
+    summary = page.locator("#payee-error-summary")
+    assert "Bitte prüfe, was unten markiert ist" in summary.inner_text()
+    summary.locator("a[href='#id_iban']").click()
+    assert page.evaluate("() => document.activeElement.id") == "id_iban"
+    screenshot(page, "63-error-summary-focused-de-phone")
+    no_serious_violations(page)
