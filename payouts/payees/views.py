@@ -17,6 +17,7 @@ from campaigns.selectors import campaign_public_cached, campaign_schedule_state
 from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, PayeeForm
 from payouts.links import status_page_path
+from payouts.models.payouts import OPEN_STATUSES, PayoutStatus
 from payouts.models.privacy import PrivacyKind
 from payouts.notifications import reason_text
 from payouts.payees.changes import (
@@ -61,6 +62,7 @@ def _payee_context(request, campaign, form):
     participant = browser_participant(request, campaign)
     on_file = payee_details_on_file(participant=participant)
     return {
+        **_returning(campaign, participant, on_file=on_file),
         # Details on file are changed only with a code (payee_change): this browser may be one a
         # claim link was opened in, which is no proof of the person.
         "change_url": reverse("payouts:payee_change", args=[participant.token]) if on_file else "",
@@ -71,6 +73,24 @@ def _payee_context(request, campaign, form):
         "has_rewards": participant is not None and participant.has_claims,
         # A cashback-only page has nothing to do on it: the purchase is the step, confirmed by the brand.
         "purchase_only": {rule.trigger for rule in campaign.rules.all()} == {Trigger.PURCHASE},
+    }
+
+
+def _returning(campaign, participant, *, on_file: bool) -> dict:
+    """A person who comes back (this browser is theirs for the brand) sees where their money
+    stands and the way to their status page, instead of an empty form to fill again."""
+    if participant is None or not (on_file or participant.has_claims):
+        return {"status_url": ""}
+    payouts = participant_payouts(participant=participant, limit=20)
+    paid = [payout for payout in payouts if payout.status == PayoutStatus.SETTLED]
+    return {
+        "status_url": status_page_path(slug=campaign.slug, token=participant.token),
+        "paid_latest": paid[0] if paid else None,
+        "paid_total": sum(payout.amount for payout in paid if payout.currency == paid[0].currency) if paid else 0,
+        "on_the_way": next(
+            (payout for payout in payouts if payout.status in OPEN_STATUSES), None
+        ),
+        "owed": [account for account in participant_owed(participant=participant) if account.balance > 0],
     }
 
 

@@ -130,3 +130,34 @@ def test_the_keyboard_focus_is_seen_on_every_control_and_lands_on_the_errors_in_
     assert page.evaluate("() => document.activeElement.id") == "id_iban"
     screenshot(page, "63-error-summary-focused-de-phone")
     no_serious_violations(page)
+
+
+def give_bank_details(page):
+    form = page.locator("#payee form")
+    form.locator("#id_name").fill("Pat Example")
+    form.locator("#id_email").fill("pat@example.com")
+    form.locator("#id_iban").fill("DE89 3704 0044 0532 0130 00")
+    form.locator("#id_consent").check()
+    form.locator("button[type=submit]").click()
+    page.wait_for_url("**/status/**")
+
+
+def test_a_person_who_comes_back_after_being_paid_sees_it_and_the_way_to_their_status_page_in_chinese(
+    live_server, open_page, screenshot, summer
+):
+    page = open_page("phone", "zh-hans")
+    connect_tiktok(page, live_server)
+    give_bank_details(page)
+    page.locator("#status-payout .badge.status-settled").wait_for(timeout=20_000)
+    status_url = page.url
+
+    page.goto(f"{live_server.url}/c/summer-glow/")
+
+    returning = page.locator("#payee .returning")
+    returning.wait_for()
+    assert "欢迎回来：您已收到 1,00" in returning.inner_text() or "欢迎回来：您已收到 €1.00" in returning.inner_text()
+    assert not page.locator("#payee input[name=iban]").count()  # no empty form to fill again
+    screenshot(page, "64-returning-paid-zh-phone")
+    no_serious_violations(page)
+    returning.get_by_role("link", name="查看我的奖励和付款").click()
+    page.wait_for_url(status_url)
