@@ -135,6 +135,7 @@ LABEL = {
     "attested_on": _("Label switched on, in the person's word"),
     "not_attested": _("Label not confirmed by the person"),
     "set_by_post": _("Label set when posted through JoyBack"),
+    "set_by_joyback": _("Label set when posted through JoyBack"),
     "unknown": _("Label state unknown"),
 }
 

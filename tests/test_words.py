@@ -92,3 +92,12 @@ def test_every_decision_reason_is_a_sentence_with_a_next_step_for_the_person(lan
         assert what.rstrip().endswith(("。", ".")) and next_step.rstrip().endswith(("。", ".")), code
         if language != "en":
             assert (what, next_step) != english[code] and what != english[code][0], code
+
+
+def test_every_label_state_the_code_writes_has_words():
+    from verification.posting import LABEL as POSTED
+
+    from joyback.words import LABEL
+
+    written = {POSTED, "attested_on", "not_attested", "unknown"}
+    assert written <= set(LABEL)

@@ -161,3 +161,45 @@ def test_a_person_who_comes_back_after_being_paid_sees_it_and_the_way_to_their_s
     no_serious_violations(page)
     returning.get_by_role("link", name="查看我的奖励和付款").click()
     page.wait_for_url(status_url)
+
+
+def test_the_content_library_shows_a_posted_videos_views_and_label_in_words_in_german(
+    live_server, open_page, screenshot, creators, settings, tmp_path, alice
+):
+    """A video posted through JoyBack, read at its window's close: the library shows the views
+    the overview counts, and the label in words, not 0 views and a code."""
+    from tests.e2e.conftest import sign_in
+    from tests.e2e.test_post_through_joyback import choose_and_post, connect_and_allow_posting
+    from verification.models import ActionClaim, SandboxTikTokVideo
+    from verification.services.provider_events import provider_events_process
+    from verification.services.shares import engagement_recheck
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "video_uploads": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "uploads")},
+        },
+    }
+    creator = open_page("phone", timeout=15_000)
+    connect_and_allow_posting(creator, live_server)
+    choose_and_post(creator)
+    creator.get_by_role("button", name="Post it on TikTok").click()
+    creator.get_by_text("Your video is on its way to TikTok").wait_for()
+    provider_events_process()
+    claim = ActionClaim.objects.get(rule__trigger="ugc_share")
+    SandboxTikTokVideo.objects.filter(video_id=claim.evidence["video"]["video_id"]).update(
+        view_count=2500, like_count=300
+    )
+    assert engagement_recheck(claim_id=claim.pk).status == "approved"
+
+    page = open_page("phone", "de")
+    sign_in(page, live_server, "alice@alpaca.example", next_path="/brands/alpaca/content/")
+    row = page.locator("#library-rows tbody tr").first
+    row.wait_for()
+    text = row.inner_text()
+    assert "2.500" in text and "1 Ablesung" in text and "0 Ablesungen" not in text
+    assert "set_by_joyback" not in page.content()
+    assert "Label beim Posten über JoyBack gesetzt" in text
+    screenshot(page, "65-content-library-posted-de-phone")
+    no_serious_violations(page)
