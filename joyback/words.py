@@ -63,7 +63,9 @@ PERSON = {
     "disclosure_fix": _("Your video's disclosure needs a fix before it can be paid."),
     "compliance_review": _("The brand is checking your video's disclosure."),
     "post_deleted": _("Your video was no longer public when we checked it."),
-    "tiktok_disconnected": _("JoyBack's access to your TikTok was taken back, so we could not check your video."),
+    "tiktok_disconnected": _(
+        "JoyBack's access to your TikTok was taken back, so we could not check your video."
+    ),
     "awaiting_window": _("Your video is in; we check its views when its window closes."),
     "purchase_confirmed": _("The brand confirmed your purchase."),
     "return_window": _("The brand recorded your purchase; it is confirmed once the return period is over."),
@@ -84,24 +86,37 @@ PERSON = {
     "engagement_ratio_comments": _HELD,
     "engagement_spike": _HELD,
     "view_velocity": _HELD,
-    "payee_iban_shared": _("Your bank account is also given by another person, so a person checks before paying."),
-    "payee_email_shared": _("Your email address is also given by another person, so a person checks before paying."),
-    "payee_phone_shared": _("Your WhatsApp number is also given by another person, so a person checks before paying."),
+    "payee_iban_shared": _(
+        "Your bank account is also given by another person, so a person checks before paying."
+    ),
+    "payee_email_shared": _(
+        "Your email address is also given by another person, so a person checks before paying."
+    ),
+    "payee_phone_shared": _(
+        "Your WhatsApp number is also given by another person, so a person checks before paying."
+    ),
     "second_account": _("You claimed with a second account: each person earns a reward once."),
 }
 
 NEXT = {
     "verified_identity": _PAID_NEXT,
     "thresholds_met": _PAID_NEXT,
-    "below_threshold": _("Post another video with the disclosure and share its link here: it is counted from the start."),
-    "disclosure_missing": _("Post the video again with the disclosure at the start of the caption, or post it through JoyBack, which adds it for you."),
+    "below_threshold": _(
+        "Post another video with the disclosure and share its link here: it is counted from the start."
+    ),
+    "disclosure_missing": _(
+        "Post the video again with the disclosure at the start of the caption, or post it through "
+        "JoyBack, which adds it for you."
+    ),
     "disclosure_fix": _("Change the caption as shown above, then press “I fixed it: check again”."),
     "compliance_review": _HELD_NEXT,
     "post_deleted": _("Keep the video public until its window closes. Post it again and share the new link."),
     "tiktok_disconnected": _("Connect TikTok again on the campaign's page, then share your video again."),
     "awaiting_window": _WAIT_NEXT,
     "purchase_confirmed": _PAID_NEXT,
-    "return_window": _("Nothing to do: the cashback is paid once the return period is over, on the date shown."),
+    "return_window": _(
+        "Nothing to do: the cashback is paid once the return period is over, on the date shown."
+    ),
     "refunded": _OTHER_NEXT,
     "clawback": _CONTACT_NEXT,
     "review_approved": _PAID_NEXT,

@@ -95,9 +95,8 @@ def test_every_decision_reason_is_a_sentence_with_a_next_step_for_the_person(lan
 
 
 def test_every_label_state_the_code_writes_has_words():
-    from verification.posting import LABEL as POSTED
-
     from joyback.words import LABEL
+    from verification.posting import LABEL as POSTED
 
     written = {POSTED, "attested_on", "not_attested", "unknown"}
     assert written <= set(LABEL)

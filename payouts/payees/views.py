@@ -86,10 +86,10 @@ def _returning(campaign, participant, *, on_file: bool) -> dict:
     return {
         "status_url": status_page_path(slug=campaign.slug, token=participant.token),
         "paid_latest": paid[0] if paid else None,
-        "paid_total": sum(payout.amount for payout in paid if payout.currency == paid[0].currency) if paid else 0,
-        "on_the_way": next(
-            (payout for payout in payouts if payout.status in OPEN_STATUSES), None
-        ),
+        "paid_total": sum(payout.amount for payout in paid if payout.currency == paid[0].currency)
+        if paid
+        else 0,
+        "on_the_way": next((payout for payout in payouts if payout.status in OPEN_STATUSES), None),
         "owed": [account for account in participant_owed(participant=participant) if account.balance > 0],
     }
 

@@ -14,7 +14,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def summer(alpaca):
-    campaign = live(alpaca, slug="summer-glow", package="all_in_one", headline="Paid for loving our summer range")
+    campaign = live(
+        alpaca, slug="summer-glow", package="all_in_one", headline="Paid for loving our summer range"
+    )
     campaign.rules.filter(trigger="ugc_share").update(min_views=1000)
     return campaign
 
@@ -65,7 +67,9 @@ def test_a_video_below_the_views_asked_for_says_why_what_it_had_and_what_next_in
     page.goto(f"{live_server.url}/c/summer-glow/status/{token}/")
     actions = page.locator("#status-actions .decision-rejected")
     actions.wait_for()
-    assert "Se necesitaban 1 000 visualizaciones; tu vídeo tuvo 300." in " ".join(actions.inner_text().split())
+    assert "Se necesitaban 1 000 visualizaciones; tu vídeo tuvo 300." in " ".join(
+        actions.inner_text().split()
+    )
     assert "habrías ganado" in page.locator("#status-actions").inner_text()
     screenshot(page, "61-status-rejected-es-phone")
     no_serious_violations(page)
@@ -123,7 +127,9 @@ def test_the_keyboard_focus_is_seen_on_every_control_and_lands_on_the_errors_in_
     page.locator("#payee input[name=name]").fill("Pat Example")
     page.locator("#payee form button[type=submit]").click()
     page.locator("#payee-error-summary").wait_for()
-    page.wait_for_function("() => document.activeElement && document.activeElement.id === 'payee-error-summary'")
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.id === 'payee-error-summary'"
+    )
     summary = page.locator("#payee-error-summary")
     assert "Bitte prüfe, was unten markiert ist" in summary.inner_text()
     summary.locator("a[href='#id_iban']").click()
@@ -155,7 +161,7 @@ def test_a_person_who_comes_back_after_being_paid_sees_it_and_the_way_to_their_s
 
     returning = page.locator("#payee .returning")
     returning.wait_for()
-    assert "欢迎回来：您已收到 1,00" in returning.inner_text() or "欢迎回来：您已收到 €1.00" in returning.inner_text()
+    assert "欢迎回来" in returning.inner_text() and "€1.00" in returning.inner_text()
     assert not page.locator("#payee input[name=iban]").count()  # no empty form to fill again
     screenshot(page, "64-returning-paid-zh-phone")
     no_serious_violations(page)
@@ -203,3 +209,29 @@ def test_the_content_library_shows_a_posted_videos_views_and_label_in_words_in_g
     assert "Label beim Posten über JoyBack gesetzt" in text
     screenshot(page, "65-content-library-posted-de-phone")
     no_serious_violations(page)
+
+
+def test_a_tiktok_short_link_is_taken_and_the_persons_own_videos_are_offered_in_german(
+    live_server, open_page, screenshot, summer
+):
+    page = open_page("phone", "de")
+    connect_tiktok(page, live_server)
+    post_in_studio(page, live_server, views=1200)
+    short = page.locator(".video-short-url").first.inner_text()
+    assert short.startswith("https://vm.tiktok.com/ZM")
+
+    page.goto(f"{live_server.url}/c/summer-glow/")
+    picker = page.locator("#share-form-ugc_share fieldset.video-pick")
+    picker.wait_for()
+    assert "Oder wähle eines deiner letzten TikTok-Videos" in picker.inner_text()
+    assert "Paid partnership with Alpaca Coffee" in picker.inner_text()
+    screenshot(page, "66-own-videos-offered-de-phone")
+    no_serious_violations(page)
+
+    page.locator("#video-url-ugc_share").fill(short)
+    page.locator("#share-form-ugc_share input[name=label_attested]").check()
+    page.locator("#share-form-ugc_share button[type=submit]").click()
+
+    page.locator("#step-ugc_share form[action*='close-window'] button").wait_for()
+    assert not page.locator("#step-ugc_share .field-error").count()
+    screenshot(page, "67-short-link-taken-de-phone")

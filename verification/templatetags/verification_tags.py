@@ -31,8 +31,16 @@ def claim_decision(claim, timeline=True):
     if claim.reason == "below_threshold":
         read = claim.evidence.get("recheck") or claim.evidence.get("video") or {}
         asked = [
-            (claim.rule.min_views, read.get("view_count"), _("%(needed)s views needed, your video had %(had)s.")),
-            (claim.rule.min_likes, read.get("like_count"), _("%(needed)s likes needed, your video had %(had)s.")),
+            (
+                claim.rule.min_views,
+                read.get("view_count"),
+                _("%(needed)s views needed, your video had %(had)s."),
+            ),
+            (
+                claim.rule.min_likes,
+                read.get("like_count"),
+                _("%(needed)s likes needed, your video had %(had)s."),
+            ),
             (
                 claim.rule.min_comments,
                 read.get("comment_count"),
