@@ -145,7 +145,25 @@ def _share_extras(*, campaign, participant, steps) -> dict:
         "purchase_gates": gates,
         "spark_days": SPARK_DAYS,
         "recent_videos": _recent_videos(participant=participant, steps=steps),
+        "shop_url": _shop_url(campaign=campaign, steps=steps),
     }
+
+
+def _shop_url(*, campaign, steps) -> str:
+    """Where to buy, for a purchase step: the campaign's connected shop (its sandbox storefront in
+    the sandbox, as the shop's own address leads nowhere there)."""
+    if not any(step.rule.trigger == Trigger.PURCHASE for step in steps):
+        return ""
+    from verification.models import ShopConnection
+
+    shop = (
+        ShopConnection.objects.filter(campaign=campaign, disconnected_at__isnull=True).order_by("pk").first()
+    )
+    if shop is None:
+        return ""
+    if settings.SANDBOX:
+        return reverse("verification:sandbox_shop", args=[shop.public_id])
+    return f"https://{shop.domain}/"
 
 
 def _recent_videos(*, participant, steps) -> list:

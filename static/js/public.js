@@ -13,3 +13,33 @@
     if (field) field.value = csrfToken();
   }, true);
 })();
+
+// A form is sent once: a second click (or a double tap) while the first is on its way sends
+// nothing. htmx forms drop it themselves (hx-sync); a plain form's page is leaving anyway.
+(function () {
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.hasAttribute("hx-post") || form.hasAttribute("hx-get")) return;
+    if (form.dataset.sent) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      return;
+    }
+    form.dataset.sent = "1";
+    // An answer that leaves the page where it is (a file download) frees the form again.
+    setTimeout(function () { delete form.dataset.sent; }, 8000);
+  });
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[data-sent]").forEach(function (form) { delete form.dataset.sent; });
+  });
+})();
+
+// The WhatsApp number the person just proved is written into the bank form when it is still empty.
+(function () {
+  function prefill() {
+    var note = document.getElementById("payee-note");
+    var phone = document.getElementById("id_phone");
+    if (note && phone && !phone.value && note.dataset.knownPhone) phone.value = note.dataset.knownPhone;
+  }
+  document.addEventListener("htmx:afterSettle", prefill);
+})();

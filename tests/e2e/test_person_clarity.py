@@ -235,3 +235,67 @@ def test_a_tiktok_short_link_is_taken_and_the_persons_own_videos_are_offered_in_
     page.locator("#step-ugc_share form[action*='close-window'] button").wait_for()
     assert not page.locator("#step-ugc_share .field-error").count()
     screenshot(page, "67-short-link-taken-de-phone")
+
+
+@pytest.fixture
+def cashback_week(alpaca):
+    from verification.connectors import shop_connect
+
+    campaign = live(alpaca, slug="cashback-week", package="cashback", headline="5 euros back on every order")
+    campaign.texts = {"de": {"headline": "5 Euro zurück auf jede Bestellung"}}
+    campaign.save(update_fields=["texts"])
+    campaign.rules.filter(trigger="purchase").update(cashback_basis_points=500, return_window_days=14)
+    shop_connect(
+        brand=alpaca,
+        kind="shopify",
+        domain="alpaca-coffee.myshopify.com",
+        webhook_secret="shpss_e2e_sandbox_secret",
+        campaign=campaign,
+    )
+    return campaign
+
+
+def test_a_cashback_buyer_finds_the_shop_and_their_order_amount_and_date_in_german(
+    live_server, open_page, screenshot, cashback_week
+):
+    page = open_page("phone", "de")
+    page.goto(f"{live_server.url}/c/cashback-week/")
+    hero = page.locator(".hero-card")
+    assert "5 % zurück auf jede Bestellung, bis zu 5,00" in " ".join(hero.inner_text().split())
+    assert "Verdiene bis zu" not in hero.inner_text()
+    shop_link = page.locator("#step-purchase a.button", has_text="Bei Alpaca Coffee einkaufen")
+    shop_link.wait_for()
+    screenshot(page, "68-cashback-landing-de-phone")
+    no_serious_violations(page)
+
+    shop_link.click()
+    page.locator("#email").fill("pat@example.com")
+    page.locator("#amount").fill("40.00")
+    page.locator("button[value=pay]").click()
+    mail = page.get_by_test_id("order-mail").first
+    mail.get_by_text("purchase_recorded").wait_for()
+    page.goto(live_server.url + mail.get_by_test_id("claim-link").get_attribute("href"))
+
+    # The order mail's link: which order, how much, when; the email from the order already there.
+    orders = page.locator("#payee .cashback-orders")
+    orders.wait_for()
+    text = " ".join(orders.inner_text().split())
+    assert "2,00 € für Bestellung 1" in text and "(40,00 €)" in text and "myshopify" not in text
+    assert "Bestätigt am" in text and "wenn die Rückgabefrist endet" in text
+    assert page.locator("#id_email").input_value() == "pat@example.com"
+    assert page.get_by_role("link", name="← 5 Euro zurück auf jede Bestellung").is_visible()
+    screenshot(page, "69-cashback-claim-de-phone")
+    no_serious_violations(page)
+
+    form = page.locator("#payee form")
+    form.locator("#id_name").fill("Pat Example")
+    form.locator("#id_iban").fill("DE89 3704 0044 0532 0130 00")
+    form.locator("#id_consent").check()
+    form.locator("button[type=submit]").click()
+    page.wait_for_url("**/status/**")
+    actions = page.locator("#status-actions .status-list")
+    actions.locator(".decision").first.wait_for()
+    text = " ".join(actions.inner_text().split())
+    assert "Bestellung" in text and "Bestätigt am" in text and "System der Marke" not in text
+    screenshot(page, "70-cashback-status-de-phone")
+    no_serious_violations(page)

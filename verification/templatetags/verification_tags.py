@@ -63,3 +63,10 @@ def _count(number: int) -> str:
     from django.contrib.humanize.templatetags.humanize import intcomma
 
     return intcomma(number, use_l10n=True)
+
+
+@register.filter
+def order_number(order_id: str) -> str:
+    """The order's number as the shop's own mail shows it: a connected shop's orders are kept as
+    kind:domain:number, so that two shops' number 1001 stay apart."""
+    return str(order_id or "").rsplit(":", 1)[-1]
