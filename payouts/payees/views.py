@@ -4,7 +4,6 @@ and name check, and their data requests."""
 import json
 
 import phonenumbers
-
 from django.conf import settings
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render

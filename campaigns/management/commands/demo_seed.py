@@ -29,17 +29,17 @@ DEMO_TEXTS = {
     "demo-all-in-one": {
         "de": "Lass dich dafür bezahlen, dass du unsere Sommerkollektion liebst",
         "es": "Gana dinero por amar nuestra colección de verano",
-        "zh-hans": "喜欢我们的夏季系列，就能拿到钱",
+        "zh-hans": "喜欢我们的夏季系列，就能拿到钱",  # noqa: RUF001 - Chinese punctuation
     },
     "demo-tiktok": {
         "de": "Verbinde TikTok, teile einen Clip, werde bezahlt",
         "es": "Conecta TikTok, comparte un clip y cobra",
-        "zh-hans": "连接 TikTok，分享短视频，获得报酬",
+        "zh-hans": "连接 TikTok，分享短视频，获得报酬",  # noqa: RUF001 - Chinese punctuation
     },
     "demo-whatsapp": {
         "de": "Tritt unserem WhatsApp-Club bei und erhalte 2 Euro",
         "es": "Únete a nuestro club de WhatsApp y recibe 2 euros",
-        "zh-hans": "加入我们的 WhatsApp 俱乐部，获得 2 欧元",
+        "zh-hans": "加入我们的 WhatsApp 俱乐部，获得 2 欧元",  # noqa: RUF001 - Chinese punctuation
     },
     "demo-cashback": {
         "de": "Diese Woche 5 Euro zurück auf jede Bestellung",
@@ -50,7 +50,7 @@ DEMO_TEXTS = {
 DEMO_DESCRIPTIONS = {
     "de": "Demo-Kampagne: Sandbox-Anbieter stehen für TikTok, WhatsApp und die Bank.",
     "es": "Campaña de demostración: proveedores de prueba sustituyen a TikTok, WhatsApp y el banco.",
-    "zh-hans": "演示活动：由沙盒服务代替 TikTok、WhatsApp 和银行。",
+    "zh-hans": "演示活动：由沙盒服务代替 TikTok、WhatsApp 和银行。",  # noqa: RUF001 - Chinese punctuation
 }
 
 
