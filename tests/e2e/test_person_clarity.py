@@ -299,3 +299,81 @@ def test_a_cashback_buyer_finds_the_shop_and_their_order_amount_and_date_in_germ
     assert "Bestellung" in text and "Bestätigt am" in text and "System der Marke" not in text
     screenshot(page, "70-cashback-status-de-phone")
     no_serious_violations(page)
+
+
+def test_the_bank_form_explains_a_foreign_iban_prefills_the_whatsapp_number_and_sends_once_in_spanish(
+    live_server, open_page, screenshot, summer
+):
+    page = open_page("phone", "es")
+    connect_tiktok(page, live_server)
+
+    # The WhatsApp number the person proved by messaging us is the form's, ready to keep.
+    page.locator("#step-whatsapp_optin form button").click()
+    phone = page.context.new_page()
+    phone.goto(live_server.url + page.locator("#step-whatsapp_optin a.whatsapp").get_attribute("href"))
+    phone.locator("#number").fill("+49 151 23456789")
+    phone.locator("button[type=submit]").click()
+    page.locator("#step-whatsapp_optin.state-approved").wait_for(timeout=15_000)
+    page.wait_for_function("() => document.getElementById('id_phone').value !== ''")
+    assert page.locator("#id_phone").input_value().replace(" ", "") == "+4915123456789"
+
+    # An account outside the SEPA area: said in words, with the country's name and what to do.
+    page.locator("#id_iban").fill("BR15 0000 0000 0000 1093 2840 814P 2")
+    feedback = page.locator("#iban-feedback .field-error")
+    feedback.wait_for()
+    assert "Esta cuenta es de un banco de Brasil" in feedback.inner_text()
+    assert "indica el IBAN de una cuenta" in feedback.inner_text() and "BR is" not in feedback.inner_text()
+    screenshot(page, "71-foreign-iban-es-phone")
+    no_serious_violations(page)
+
+    # A double tap on the button sends the details once.
+    posts = []
+    page.on(
+        "request", lambda request: request.method == "POST" and "/payee/" in request.url and posts.append(1)
+    )
+    form = page.locator("#payee form")
+    form.locator("#id_name").fill("Pat Example")
+    form.locator("#id_iban").fill("DE89 3704 0044 0532 0130 00")
+    form.locator("#id_consent").check()
+    form.locator("button[type=submit]").dblclick()
+    page.wait_for_url("**/status/**")
+    assert len(posts) == 1
+
+
+def test_the_review_queue_says_why_in_words_and_shows_no_internet_address(
+    live_server, open_page, screenshot, summer, alice
+):
+    from tests.e2e.conftest import sign_in
+    from verification.models import Participant
+    from verification.services.participants import participants_flag
+
+    person = open_page("phone", "de")
+    connect_tiktok(person, live_server)
+    participants_flag(flags=[(Participant.objects.get().pk, "second_account", "second TikTok account")])
+
+    page = open_page("phone", "de")
+    sign_in(page, live_server, "alice@alpaca.example", next_path="/brands/alpaca/review/")
+    queue = page.locator("table.table tbody")
+    queue.locator("tr").first.wait_for()
+    text = queue.inner_text()
+    assert "second_account" not in text
+    assert "Ein zweites Konto einer Person, die schon beansprucht hat" in text
+    assert "127.0.0.1" not in page.content()
+    screenshot(page, "72-review-queue-de-phone")
+    no_serious_violations(page)
+
+
+def test_the_demo_pages_speak_the_readers_language(live_server, open_page, screenshot):
+    from django.core.management import call_command
+
+    call_command("demo_seed")
+    call_command("demo_funding")
+    for language, headline in (
+        ("de", "Lass dich dafür bezahlen, dass du unsere Sommerkollektion liebst"),
+        ("es", "Gana dinero por amar nuestra colección de verano"),
+        ("zh-hans", "喜欢我们的夏季系列"),
+    ):
+        page = open_page("phone", language)
+        page.goto(f"{live_server.url}/c/demo-all-in-one/")
+        assert headline in page.locator("h1").inner_text()
+    screenshot(page, "73-demo-zh-phone")
