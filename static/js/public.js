@@ -43,3 +43,21 @@
   }
   document.addEventListener("htmx:afterSettle", prefill);
 })();
+
+// Moments in the reader's own time zone and language: the server wrote them in UTC.
+(function () {
+  function localise(root) {
+    (root || document).querySelectorAll("time[data-local]").forEach(function (element) {
+      var moment = new Date(element.getAttribute("datetime"));
+      var options = element.dataset.local === "date"
+        ? { dateStyle: "long" }
+        : { dateStyle: "medium", timeStyle: "short" };
+      try {
+        element.textContent = new Intl.DateTimeFormat(document.documentElement.lang || undefined, options).format(moment);
+        element.removeAttribute("data-local");
+      } catch (error) { /* an old browser keeps the server's UTC wording */ }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { localise(document); });
+  document.addEventListener("htmx:afterSettle", function (event) { localise(event.detail.elt); });
+})();

@@ -377,3 +377,26 @@ def test_the_demo_pages_speak_the_readers_language(live_server, open_page, scree
         page.goto(f"{live_server.url}/c/demo-all-in-one/")
         assert headline in page.locator("h1").inner_text()
     screenshot(page, "73-demo-zh-phone")
+
+
+def test_dates_are_in_the_readers_own_time_zone_in_chinese(live_server, open_page, screenshot, summer):
+    from zoneinfo import ZoneInfo
+
+    from verification.models import ActionClaim
+
+    page = open_page("phone", "zh-hans", timezone_id="Asia/Shanghai")
+    connect_tiktok(page, live_server)
+    link = post_in_studio(page, live_server, views=300)
+    page.goto(f"{live_server.url}/c/summer-glow/")
+    page.locator("#video-url-ugc_share").fill(link)
+    page.locator("#share-form-ugc_share input[name=label_attested]").check()
+    page.locator("#share-form-ugc_share button[type=submit]").click()
+
+    when = page.locator("#step-ugc_share time").first
+    when.wait_for()
+    page.wait_for_function("() => !document.querySelector('#step-ugc_share time[data-local]')")
+    local = ActionClaim.objects.get(rule__trigger="ugc_share").check_at.astimezone(ZoneInfo("Asia/Shanghai"))
+    assert f"{local.hour}:{local.minute:02d}" in when.inner_text()
+    assert "UTC" not in when.inner_text()
+    screenshot(page, "74-local-time-zh-phone")
+    no_serious_violations(page)

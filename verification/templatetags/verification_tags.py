@@ -70,3 +70,20 @@ def order_number(order_id: str) -> str:
     """The order's number as the shop's own mail shows it: a connected shop's orders are kept as
     kind:domain:number, so that two shops' number 1001 stay apart."""
     return str(order_id or "").rsplit(":", 1)[-1]
+
+
+@register.filter
+def local_time(value, style: str = "datetime"):
+    """A moment in the reader's own time zone: the server writes it in the reader's language (in
+    UTC, and says so), the browser rewrites it in its own zone (static/js/public.js)."""
+    from django.utils import timezone
+    from django.utils.formats import date_format
+    from django.utils.html import format_html
+
+    if not value:
+        return ""
+    if style == "date":
+        text = date_format(timezone.localtime(value), "DATE_FORMAT")
+    else:
+        text = date_format(timezone.localtime(value), "SHORT_DATETIME_FORMAT") + " UTC"
+    return format_html('<time datetime="{}" data-local="{}">{}</time>', value.isoformat(), style, text)
