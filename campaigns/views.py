@@ -569,6 +569,11 @@ def _landing_body(*, slug: str, language: str) -> dict:
             # The posting instructions (disclosure, paid-partnership label) only where a step is a post.
             "posts": any(rule.trigger in POSTING_TRIGGERS for rule in rules),
             "claimability": campaign_claimability(campaign=campaign),
+            # A cashback page pays per order, again on each one: "up to" the sum would contradict it.
+            "per_order": len(rules) == 1 and rules[0].trigger == "purchase",
+            "per_order_percent": Decimal(rules[0].cashback_basis_points) / 100
+            if len(rules) == 1 and rules[0].cashback_basis_points
+            else None,
         }
         context["headline"] = campaign.text("headline", language)
         context["description"] = campaign.text("description", language)

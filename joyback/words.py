@@ -42,6 +42,102 @@ CLAIM = {
     "payee_iban_shared": _("The same bank account as another person"),
     "payee_email_shared": _("The same email address as another person"),
     "payee_phone_shared": _("The same WhatsApp number as another person"),
+    "second_account": _("A second account of a person who already claimed"),
+}
+
+# The same codes as CLAIM, said to the person whose claim it is: what happened, in a sentence, and
+# what they can do next. A fraud signal is not spelled out to the person it holds back (it would
+# teach the trick); they learn that a person looks at it and when they hear.
+_HELD = _("A person at the brand looks at this claim before it is paid, as we do when something is unusual.")
+_HELD_NEXT = _("Nothing to do: we write to you when it is decided, usually within two working days.")
+_PAID_NEXT = _("Nothing to do: we send the money to your bank and tell you when it is on its way.")
+_WAIT_NEXT = _("Nothing to do for now: this page updates by itself.")
+_OTHER_NEXT = _("Other steps of this campaign, and other campaigns, can still earn you money.")
+_CONTACT_NEXT = _("If you think this is a mistake, answer the message we sent you and a person looks again.")
+
+PERSON = {
+    "verified_identity": _("Your account was confirmed by the provider."),
+    "thresholds_met": _("Your video reached the views and likes asked for."),
+    "below_threshold": _("Your video did not reach the views or likes asked for before its window closed."),
+    "disclosure_missing": _("Your video's caption did not carry the disclosure, so it could not be paid."),
+    "disclosure_fix": _("Your video's disclosure needs a fix before it can be paid."),
+    "compliance_review": _("The brand is checking your video's disclosure."),
+    "post_deleted": _("Your video was no longer public when we checked it."),
+    "tiktok_disconnected": _(
+        "JoyBack's access to your TikTok was taken back, so we could not check your video."
+    ),
+    "awaiting_window": _("Your video is in; we check its views when its window closes."),
+    "purchase_confirmed": _("The brand confirmed your purchase."),
+    "return_window": _("The brand recorded your purchase; it is confirmed once the return period is over."),
+    "refunded": _("Your purchase was refunded, so it earns no cashback."),
+    "clawback": _("The reward was taken back."),
+    "review_approved": _("A person at the brand looked at your claim and approved it."),
+    "review_rejected": _("A person at the brand looked at your claim and did not approve it."),
+    "reach_paid": _("Paid by the views your video reached."),
+    "counted": _("We read your video's views; nothing new to pay yet."),
+    "topped_up": _("Your video reached more views: your reward grew."),
+    "held_for_review": _HELD,
+    "ip_velocity": _HELD,
+    "device_shared": _HELD,
+    "device_new_at_address": _HELD,
+    "campaign_velocity": _HELD,
+    "empty_account": _HELD,
+    "engagement_ratio": _HELD,
+    "engagement_ratio_comments": _HELD,
+    "engagement_spike": _HELD,
+    "view_velocity": _HELD,
+    "payee_iban_shared": _(
+        "Your bank account is also given by another person, so a person checks before paying."
+    ),
+    "payee_email_shared": _(
+        "Your email address is also given by another person, so a person checks before paying."
+    ),
+    "payee_phone_shared": _(
+        "Your WhatsApp number is also given by another person, so a person checks before paying."
+    ),
+    "second_account": _("You claimed with a second account: each person earns a reward once."),
+}
+
+NEXT = {
+    "verified_identity": _PAID_NEXT,
+    "thresholds_met": _PAID_NEXT,
+    "below_threshold": _(
+        "Post another video with the disclosure and share its link here: it is counted from the start."
+    ),
+    "disclosure_missing": _(
+        "Post the video again with the disclosure at the start of the caption, or post it through "
+        "JoyBack, which adds it for you."
+    ),
+    "disclosure_fix": _("Change the caption as shown above, then press “I fixed it: check again”."),
+    "compliance_review": _HELD_NEXT,
+    "post_deleted": _("Keep the video public until its window closes. Post it again and share the new link."),
+    "tiktok_disconnected": _("Connect TikTok again on the campaign's page, then share your video again."),
+    "awaiting_window": _WAIT_NEXT,
+    "purchase_confirmed": _PAID_NEXT,
+    "return_window": _(
+        "Nothing to do: the cashback is paid once the return period is over, on the date shown."
+    ),
+    "refunded": _OTHER_NEXT,
+    "clawback": _CONTACT_NEXT,
+    "review_approved": _PAID_NEXT,
+    "review_rejected": _CONTACT_NEXT,
+    "reach_paid": _PAID_NEXT,
+    "counted": _WAIT_NEXT,
+    "topped_up": _WAIT_NEXT,
+    "held_for_review": _HELD_NEXT,
+    "ip_velocity": _HELD_NEXT,
+    "device_shared": _HELD_NEXT,
+    "device_new_at_address": _HELD_NEXT,
+    "campaign_velocity": _HELD_NEXT,
+    "empty_account": _HELD_NEXT,
+    "engagement_ratio": _HELD_NEXT,
+    "engagement_ratio_comments": _HELD_NEXT,
+    "engagement_spike": _HELD_NEXT,
+    "view_velocity": _HELD_NEXT,
+    "payee_iban_shared": _HELD_NEXT,
+    "payee_email_shared": _HELD_NEXT,
+    "payee_phone_shared": _HELD_NEXT,
+    "second_account": _OTHER_NEXT,
 }
 
 VERDICT = {
@@ -54,6 +150,7 @@ LABEL = {
     "attested_on": _("Label switched on, in the person's word"),
     "not_attested": _("Label not confirmed by the person"),
     "set_by_post": _("Label set when posted through JoyBack"),
+    "set_by_joyback": _("Label set when posted through JoyBack"),
     "unknown": _("Label state unknown"),
 }
 
@@ -113,6 +210,14 @@ KINDS = {
     "delivery": DELIVERY,
     "funding": FUNDING,
 }
+
+
+def said_to_person(code: str) -> tuple[str, str]:
+    """What happened and what to do next, for the person whose claim it is; ("", "") for no code,
+    the code itself for one without words (so a test finds it)."""
+    if not code:
+        return "", ""
+    return str(PERSON.get(code, code)), str(NEXT.get(code, ""))
 
 
 def said(kind: str, code: str) -> str:

@@ -40,10 +40,26 @@ def iban_check(raw: str) -> BankAccount:
     if not iban.in_sepa_zone:
         raise AccountInvalid(
             "iban",
-            _("%(country)s is outside the SEPA zone, so we cannot pay euros to it.")
-            % {"country": compact[:2]},
+            _(
+                "This account is at a bank in %(country)s. We can send euros only to a bank in Europe's "
+                "SEPA area (the EU, the UK, Switzerland, Norway and a few more): please give the IBAN "
+                "of an account there."
+            )
+            % {"country": _country_name(compact[:2])},
         )
     return BankAccount(rail=Rail.SEPA, iban=str(iban.compact), bic=str(iban.bic or ""))
+
+
+def _country_name(code: str) -> str:
+    """The country's name in the reader's language (Brasil, 巴西), else its code."""
+    from babel import Locale, UnknownLocaleError
+    from django.utils.translation import get_language
+
+    try:
+        locale = Locale.parse((get_language() or "en").replace("-", "_"))
+    except (UnknownLocaleError, ValueError):
+        locale = Locale("en")
+    return locale.territories.get(code, code)
 
 
 def _iban_message(error: Exception, compact: str) -> str:

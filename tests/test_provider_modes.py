@@ -273,6 +273,10 @@ CALLS = {
     "verification.providers.tiktok.videos_query": lambda: tiktok.videos_query(
         access_token="t", video_ids=["1"]
     ),
+    "verification.providers.tiktok.short_link_resolve": lambda: tiktok.short_link_resolve(
+        url="https://vm.tiktok.com/ZMabc123/"
+    ),
+    "verification.providers.tiktok.videos_list": lambda: tiktok.videos_list(access_token="t"),
     "verification.providers.tiktok.creator_info_query": lambda: tiktok.creator_info_query(access_token="t"),
     "verification.providers.tiktok.video_init": lambda: tiktok.video_init(access_token="t", body={}),
     "verification.providers.tiktok.video_upload": lambda: tiktok.video_upload(

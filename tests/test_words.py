@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 from django.utils import translation
 
-from joyback.words import CLAIM, KINDS, PAYOUT, said
+from joyback.words import CLAIM, KINDS, NEXT, PAYOUT, PERSON, said, said_to_person
 from payouts.models.payouts import PayoutStatus
 
 ROOT = Path(settings.BASE_DIR)
@@ -21,6 +21,8 @@ def codes_written(path: str, pattern: str) -> set[str]:
 def test_every_fraud_signal_and_claim_reason_the_code_writes_has_words():
     signals = codes_written("verification/fraud.py", r'append\(\s*\(\s*"([a-z_]+)"')
     signals |= codes_written("payouts/payees/shared_details.py", r'"(payee_[a-z]+_shared)"')
+    # signals flagged on a participant after the claim (a second account of the same person)
+    signals |= codes_written("verification/services/rewards.py", r'participants_flag\(.*"([a-z_]+)"')
     reasons = set()
     for module in sorted(
         [*(ROOT / "verification").glob("*.py"), *(ROOT / "verification/services").glob("*.py")]
@@ -74,3 +76,27 @@ def test_words_module_imports_no_app():
     tree = ast.parse((ROOT / "joyback/words.py").read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert imported == {"django.utils.translation"}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "es", "zh-hans"])
+def test_every_decision_reason_is_a_sentence_with_a_next_step_for_the_person(language):
+    """A person whose claim was decided reads why, and what to do next, in their language: every
+    code a claim can store (CLAIM's, proven complete above) has both, never the code itself."""
+    assert set(PERSON) == set(CLAIM) == set(NEXT)
+    with translation.override("en"):
+        english = {code: said_to_person(code) for code in CLAIM}
+    with translation.override(language):
+        said_here = {code: said_to_person(code) for code in CLAIM}
+    for code, (what, next_step) in said_here.items():
+        assert what and next_step and what != code, code
+        assert what.rstrip().endswith(("。", ".")) and next_step.rstrip().endswith(("。", ".")), code
+        if language != "en":
+            assert (what, next_step) != english[code] and what != english[code][0], code
+
+
+def test_every_label_state_the_code_writes_has_words():
+    from joyback.words import LABEL
+    from verification.posting import LABEL as POSTED
+
+    written = {POSTED, "attested_on", "not_attested", "unknown"}
+    assert written <= set(LABEL)

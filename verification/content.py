@@ -213,14 +213,36 @@ def content_library(*, brand: Brand, filters: dict | None = None, claim_id: int 
             and not (claim.licence_grant and claim.licence_grant.revoked_at)
         )
         claim.metric_rows = [metric for metric in claim.metrics.all() if metric.found]
-        claim.views_now = (
-            claim.metric_rows[-1].views
-            if claim.metric_rows
-            else claim.evidence.get("video", {}).get("view_count", 0)
+        claim.counts_now = _counts_now(claim)
+        claim.views_now = claim.counts_now["views"]
+        claim.readings = len(claim.metric_rows) or sum(
+            1 for read in (claim.evidence.get("video"), claim.evidence.get("recheck")) if _read(read)
         )
     if disclosure:
         rows = [claim for claim in rows if claim.disclosure.get("verdict", "") == disclosure]
     return rows
+
+
+def _read(read) -> bool:
+    """A read of the video's counts (a video posted through JoyBack has none at its submit)."""
+    return isinstance(read, dict) and read.get("view_count") is not None
+
+
+def _counts_now(claim: ActionClaim) -> dict:
+    """The video's counts as last measured, in the overview's order (verification.selectors.
+    _latest_count): its latest reading, else at the window's close, else at the submit."""
+    if claim.metric_rows:
+        last = claim.metric_rows[-1]
+        return {"views": last.views, "likes": last.likes, "comments": last.comments, "shares": last.shares}
+    read = next(
+        (read for read in (claim.evidence.get("recheck"), claim.evidence.get("video")) if _read(read)), {}
+    )
+    return {
+        "views": read.get("view_count", 0) or 0,
+        "likes": read.get("like_count", 0) or 0,
+        "comments": read.get("comment_count", 0) or 0,
+        "shares": read.get("share_count", 0) or 0,
+    }
 
 
 def _has(claim: ActionClaim, name: str) -> bool:
@@ -270,7 +292,6 @@ def content_library_csv(*, rows) -> str:
     writer.writerow(CSV_COLUMNS)
     for claim in rows:
         grant, code = claim.licence_grant, claim.code
-        last = claim.metric_rows[-1] if claim.metric_rows else None
         video = claim.evidence.get("video", {})
         writer.writerow(
             _csv_safe(value)
@@ -293,11 +314,11 @@ def content_library_csv(*, rows) -> str:
                 code.code if claim.code_valid else "",
                 code.expires_at.isoformat() if code else "",
                 claim.code_valid,
-                last.views if last else video.get("view_count", ""),
-                last.likes if last else video.get("like_count", ""),
-                last.comments if last else video.get("comment_count", ""),
-                last.shares if last else video.get("share_count", ""),
-                len(claim.metric_rows),
+                claim.counts_now["views"],
+                claim.counts_now["likes"],
+                claim.counts_now["comments"],
+                claim.counts_now["shares"],
+                claim.readings,
                 claim.reach_paid
                 if claim.rule.pays_by_reach
                 else (claim.amount if claim.status == "approved" else 0),

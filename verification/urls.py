@@ -68,6 +68,12 @@ sandbox = [
     re_path(r"^tiktok/v2/oauth/token/?$", tiktok_oauth.token, name="sandbox_tiktok_token"),
     re_path(r"^tiktok/v2/user/info/?$", tiktok_display.user_info, name="sandbox_tiktok_user_info"),
     re_path(r"^tiktok/v2/video/query/?$", tiktok_display.video_query, name="sandbox_tiktok_video_query"),
+    re_path(r"^tiktok/v2/video/list/?$", tiktok_display.video_list, name="sandbox_tiktok_video_list"),
+    re_path(
+        r"^tiktok/short/(?P<host>v[mt]\.tiktok\.com)/(?P<code>[A-Za-z0-9]{1,30})/?$",
+        tiktok_display.short_link,
+        name="sandbox_tiktok_short_link",
+    ),
     re_path(
         r"^tiktok/v2/research/adlib/commercial_content/query/?$",
         tiktok_commercial.query,

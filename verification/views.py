@@ -5,6 +5,7 @@ from urllib.parse import quote, urlencode
 
 from django.conf import settings
 from django.contrib import messages
+from django.core.cache import cache
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseForbidden, QueryDict
 from django.shortcuts import redirect, render
@@ -56,7 +57,12 @@ from verification.services.provider_events import (
 from verification.services.refusals import ClaimRefused, refusal_text
 from verification.services.review import claim_review
 from verification.services.rewards import ClaimContext
-from verification.services.shares import engagement_window_close_now, remediation_recheck, share_submit
+from verification.services.shares import (
+    engagement_window_close_now,
+    remediation_recheck,
+    share_submit,
+    tiktok_recent_videos,
+)
 from verification.sessions import browser_participant, browser_participant_set
 
 TIKTOK_STATE = "joyback.tiktok_state"
@@ -139,7 +145,45 @@ def _share_extras(*, campaign, participant, steps) -> dict:
         "licence_terms": licence_terms_current(campaign=campaign),
         "purchase_gates": gates,
         "spark_days": SPARK_DAYS,
+        "recent_videos": _recent_videos(participant=participant, steps=steps),
+        "shop_url": _shop_url(campaign=campaign, steps=steps),
     }
+
+
+def _shop_url(*, campaign, steps) -> str:
+    """Where to buy, for a purchase step: the campaign's connected shop (its sandbox storefront in
+    the sandbox, as the shop's own address leads nowhere there)."""
+    if not any(step.rule.trigger == Trigger.PURCHASE for step in steps):
+        return ""
+    from verification.models import ShopConnection
+
+    shop = (
+        ShopConnection.objects.filter(campaign=campaign, disconnected_at__isnull=True).order_by("pk").first()
+    )
+    if shop is None:
+        return ""
+    if settings.SANDBOX:
+        return reverse("verification:sandbox_shop", args=[shop.public_id])
+    return f"https://{shop.domain}/"
+
+
+def _recent_videos(*, participant, steps) -> list:
+    """The person's own recent TikTok videos, for a video step still open: a short while in the
+    cache, as the steps fragment reloads itself while the person waits for something."""
+    if participant is None or not any(
+        step.rule.trigger in SHARE_TRIGGERS and not step.claim and not step.locked for step in steps
+    ):
+        return []
+    identity = participant.identities.filter(provider=Provider.TIKTOK).first()
+    if identity is None:
+        return []
+    key = f"joyback.tiktok_recent_videos.{identity.pk}"
+    videos = cache.get(key)
+    if videos is None:
+        videos = tiktok_recent_videos(identity=identity)
+        if videos:  # nothing yet: asked again next time, a video may just have been posted
+            cache.set(key, videos, 15)
+    return videos
 
 
 @require_http_methods(["POST"])
@@ -372,7 +416,8 @@ def share_submit_view(request, slug):
         claim = share_submit(
             rule=rule,
             identity=identity,
-            video_url=request.POST.get("video_url", "")[:500],
+            # A link typed wins over one of the person's recent videos chosen below it.
+            video_url=(request.POST.get("video_url", "").strip() or request.POST.get("video_pick", ""))[:500],
             context=claim_context(request),
             label_attested=request.POST.get("label_attested") == "on",
             language=get_language(),

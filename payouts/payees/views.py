@@ -3,6 +3,7 @@ and name check, and their data requests."""
 
 import json
 
+import phonenumbers
 from django.conf import settings
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
@@ -17,6 +18,7 @@ from campaigns.selectors import campaign_public_cached, campaign_schedule_state
 from joyback.ratelimit import client_address, rate_limit_hit
 from payouts.forms import CONSENT_VERSION, PayeeForm
 from payouts.links import status_page_path
+from payouts.models.payouts import OPEN_STATUSES, PayoutStatus
 from payouts.models.privacy import PrivacyKind
 from payouts.notifications import reason_text
 from payouts.payees.changes import (
@@ -47,7 +49,7 @@ from payouts.selectors import (
 )
 from payouts.submission.states import PayoutRefused
 from payouts.vop import vop_choose
-from verification.selectors import participant_get_by_token
+from verification.selectors import participant_claims, participant_get_by_token
 from verification.sessions import browser_participant, browser_participant_id
 
 
@@ -62,6 +64,7 @@ def _payee_context(request, campaign, form):
     participant = browser_participant(request, campaign)
     on_file = payee_details_on_file(participant=participant)
     return {
+        **_returning(campaign, participant, on_file=on_file),
         # Details on file are changed only with a code (payee_change): this browser may be one a
         # claim link was opened in, which is no proof of the person.
         "change_url": reverse("payouts:payee_change", args=[participant.token]) if on_file else "",
@@ -70,8 +73,67 @@ def _payee_context(request, campaign, form):
         "rail": rail_for(campaign.currency),
         "participant": participant,
         "has_rewards": participant is not None and participant.has_claims,
+        "known_phone": _known_whatsapp(participant),
+        "known_email": _known_email(participant),
+        # The orders this page pays cashback for (the order mail's link leads here): which order,
+        # how much, and when it is confirmed.
+        "purchases": _purchases(campaign, participant),
+        "headline": campaign.text("headline", get_language()) or campaign.name,
         # A cashback-only page has nothing to do on it: the purchase is the step, confirmed by the brand.
         "purchase_only": {rule.trigger for rule in campaign.rules.all()} == {Trigger.PURCHASE},
+    }
+
+
+def _known_whatsapp(participant) -> str:
+    """The WhatsApp number the person proved by messaging us, written as people write it, to
+    prefill the form (they may still change it)."""
+    if participant is None:
+        return ""
+    identity = participant.identities.filter(provider="whatsapp").first()
+    if identity is None or not identity.subject.isdigit():
+        return ""
+    try:
+        number = phonenumbers.parse("+" + identity.subject, None)
+    except phonenumbers.NumberParseException:
+        return ""
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.INTERNATIONAL)
+
+
+def _known_email(participant) -> str:
+    """The email the shop gave with the order, to prefill the form (they may still change it)."""
+    if participant is None:
+        return ""
+    for identity in participant.identities.filter(provider="brand"):
+        if "@" in identity.display_name:
+            return identity.display_name
+    return ""
+
+
+def _purchases(campaign, participant) -> list:
+    if participant is None:
+        return []
+    return [
+        claim
+        for claim in participant_claims(participant=participant, campaign=campaign).select_related("purchase")
+        if claim.purchase_id
+    ]
+
+
+def _returning(campaign, participant, *, on_file: bool) -> dict:
+    """A person who comes back (this browser is theirs for the brand) sees where their money
+    stands and the way to their status page, instead of an empty form to fill again."""
+    if participant is None or not (on_file or participant.has_claims):
+        return {"status_url": ""}
+    payouts = participant_payouts(participant=participant, limit=20)
+    paid = [payout for payout in payouts if payout.status == PayoutStatus.SETTLED]
+    return {
+        "status_url": status_page_path(slug=campaign.slug, token=participant.token),
+        "paid_latest": paid[0] if paid else None,
+        "paid_total": sum(payout.amount for payout in paid if payout.currency == paid[0].currency)
+        if paid
+        else 0,
+        "on_the_way": next((payout for payout in payouts if payout.status in OPEN_STATUSES), None),
+        "owed": [account for account in participant_owed(participant=participant) if account.balance > 0],
     }
 
 
@@ -83,9 +145,10 @@ def payee(request, slug):
     htmx = bool(request.htmx)
     template = "payouts/_payee_form.html" if htmx else "payouts/payee_page.html"
     if request.method == "GET":
-        return render(
-            request, template, _payee_context(request, campaign, PayeeForm(currency=campaign.currency))
-        )
+        context = _payee_context(request, campaign, None)
+        initial = {"phone": context["known_phone"], "email": context["known_email"]}
+        context["form"] = PayeeForm(currency=campaign.currency, initial=initial)
+        return render(request, template, context)
     limit = settings.PAYEE_SUBMISSIONS_PER_MINUTE
     if rate_limit_hit(scope="payee", key=client_address(request), limit=limit, window_seconds=60):
         response = render(

@@ -29,7 +29,8 @@ API_MODULES = [
 ]
 # verification.services' refusals, but for the claim flow's and the review queue's own steps,
 # which no API request reaches.
-NOT_REACHED_BY_THE_API = {"share_submit", "claim_review"}
+# share_video_id is share_submit's: a link pasted on the campaign page, never an API call.
+NOT_REACHED_BY_THE_API = {"share_submit", "share_video_id", "claim_review"}
 RAISERS = {"ApiError", "CashbackError", "ClaimRefused", "error_body", "_json_error", "Claimability"}
 
 

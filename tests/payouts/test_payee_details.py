@@ -87,7 +87,7 @@ def test_a_wrong_status_token_is_404(client, summer):
         ({"iban": "DE89 3704 0044 0532 0130 01"}, "check digits do not match"),
         ({"iban": "DE89 3704 0044 0532 0130"}, "wrong number of characters"),
         ({"iban": "XX89 3704 0044 0532 0130 00"}, "not a country that uses IBANs"),
-        ({"iban": "BR15 0000 0000 0000 1093 2840 814P 2"}, "outside the SEPA zone"),
+        ({"iban": "BR15 0000 0000 0000 1093 2840 814P 2"}, "This account is at a bank in Brazil"),
         ({"iban": ""}, "Enter your IBAN"),
         ({"phone": "+49 12", "email": ""}, "not a valid phone number"),
         ({"phone": "hello", "email": ""}, "with its country code"),

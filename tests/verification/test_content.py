@@ -232,7 +232,7 @@ def test_the_library_lists_every_shared_video_with_disclosure_licence_metrics_an
     ).content.decode()
     exported = client.get(reverse("verification:content_library_csv", args=[licensed.brand.slug]))
 
-    assert "Disclosure correct" in page and "Granted, v1" in page and "2500" in page and code.code in page
+    assert "Disclosure correct" in page and "Granted, v1" in page and "2,500" in page and code.code in page
     assert "1200" in item and "2500" in item  # metrics over time
     assert DISCLOSED[:40] in item  # the oEmbed card's title, as TikTok's oEmbed gave it
     rows = list(csv.DictReader(io.StringIO(exported.content.decode())))

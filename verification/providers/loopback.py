@@ -43,6 +43,7 @@ SANDBOX_BASES = {
     "TIKTOK_AUTHORIZE_URL": "/sandbox/tiktok/v2/auth/authorize/",
     "TIKTOK_API_BASE": "/sandbox/tiktok",
     "TIKTOK_OEMBED_URL": "/sandbox/tiktok/oembed",
+    "TIKTOK_SHORT_LINK": "/sandbox/tiktok/short",
     "TIKTOK_BUSINESS_API_BASE": "/sandbox/tiktok/business",
     "WHATSAPP_API_BASE": "/sandbox/whatsapp/graph",
     "SHOP_HOST_BASE": "/sandbox/shop-hosts/{domain}",

@@ -11,9 +11,11 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+import httpx
 from django.conf import settings
 
-from verification.providers.loopback import http_client, provider_url
+from joyback.modes import provider_sandboxed
+from verification.providers.loopback import SANDBOX_BASES, http_client, provider_url
 
 SCOPE = "user.info.basic,user.info.stats,video.list"
 BASIC_FIELDS = "open_id,union_id,avatar_url,display_name"
@@ -127,18 +129,22 @@ def videos_query(*, access_token: str, video_ids: list[str]) -> dict[str, TikTok
         )
     videos = {}
     for item in _data(response).get("videos") or []:
-        video = TikTokVideo(
-            video_id=str(item.get("id", "")),
-            share_url=item.get("share_url", ""),
-            caption=item.get("video_description", ""),
-            create_time=int(item.get("create_time") or 0),
-            view_count=int(item.get("view_count") or 0),
-            like_count=int(item.get("like_count") or 0),
-            comment_count=int(item.get("comment_count") or 0),
-            share_count=int(item.get("share_count") or 0),
-        )
+        video = _video(item)
         videos[video.video_id] = video
     return videos
+
+
+def _video(item: dict) -> TikTokVideo:
+    return TikTokVideo(
+        video_id=str(item.get("id", "")),
+        share_url=item.get("share_url", ""),
+        caption=item.get("video_description", ""),
+        create_time=int(item.get("create_time") or 0),
+        view_count=int(item.get("view_count") or 0),
+        like_count=int(item.get("like_count") or 0),
+        comment_count=int(item.get("comment_count") or 0),
+        share_count=int(item.get("share_count") or 0),
+    )
 
 
 def login_complete(*, code: str, redirect_uri: str) -> TikTokUser:
@@ -158,9 +164,53 @@ def login_complete(*, code: str, redirect_uri: str) -> TikTokUser:
 
 
 def video_id_from_url(url: str) -> str | None:
-    """The numeric id in a TikTok video link (https://www.tiktok.com/@name/video/7301234567890123456)."""
-    match = re.search(r"/video/(\d{6,25})", url or "")
+    """The numeric id in a TikTok video link (https://www.tiktok.com/@name/video/7301234567890123456,
+    or the mobile site's https://m.tiktok.com/v/7301234567890123456.html)."""
+    match = re.search(r"/(?:video|v)/(\d{6,25})", url or "")
     return match.group(1) if match else None
+
+
+# The app's Share -> Copy link gives a short link (https://vm.tiktok.com/ZMabc123/, or vt. in some
+# regions); TikTok answers it with a redirect to the video's canonical /@user/video/<id> address.
+SHORT_LINK = re.compile(r"^\s*(?:https?://)?(vm|vt)\.tiktok\.com/([A-Za-z0-9]{5,20})/?(?:[?#]\S*)?\s*$")
+
+
+def short_link_parts(url: str) -> tuple[str, str] | None:
+    """(host, code) of a TikTok short link, or None for anything else."""
+    match = SHORT_LINK.match(url or "")
+    return (f"{match.group(1)}.tiktok.com", match.group(2)) if match else None
+
+
+def short_link_resolve(*, url: str) -> str | None:
+    """The canonical video link a short link redirects to, or None (not a short link, or one that
+    leads to no video). Only the redirect is read: the video's page itself is never fetched."""
+    parts = short_link_parts(url)
+    if parts is None:
+        return None
+    host, code = parts
+    # The sandbox stands in for TikTok's short-link hosts wherever provider calls are sandboxed.
+    base = f"{SANDBOX_BASES['TIKTOK_SHORT_LINK']}/{host}" if provider_sandboxed() else f"https://{host}"
+    try:
+        with http_client() as client:
+            response = client.get(f"{base}/{code}/", follow_redirects=False)
+    except httpx.HTTPError as error:
+        raise TikTokError("network_error", str(error)[:200]) from None
+    if response.status_code not in (301, 302, 303, 307, 308):
+        return None
+    location = response.headers.get("location", "")
+    return location if video_id_from_url(location) else None
+
+
+def videos_list(*, access_token: str, max_count: int = 10) -> list[TikTokVideo]:
+    """The person's own most recent public videos (Display API video.list), newest first."""
+    with http_client() as client:
+        response = client.post(
+            f"{provider_url('TIKTOK_API_BASE')}/v2/video/list/",
+            params={"fields": VIDEO_FIELDS},
+            json={"max_count": min(max(max_count, 1), 20)},
+            headers={"Authorization": f"Bearer {access_token}"},
+        )
+    return [_video(item) for item in _data(response).get("videos") or []]
 
 
 def webhook_signature(*, body: bytes, timestamp: int, secret: str) -> str:

@@ -30,7 +30,12 @@ REFUSALS = {
     "draft": gettext_lazy("This campaign has not started yet."),
     "not_started": gettext_lazy("This campaign has not started yet."),
     "video_link": gettext_lazy(
-        "Paste the link of your TikTok video, like https://www.tiktok.com/@you/video/123…"
+        "Paste the link of your TikTok video, like https://www.tiktok.com/@you/video/123… or "
+        "https://vm.tiktok.com/… (in TikTok: Share, then Copy link)."
+    ),
+    "short_link_dead": gettext_lazy(
+        "This TikTok link leads to no video. In TikTok, open your video, tap Share, then Copy link, "
+        "and paste it here."
     ),
     "tiktok_reconnect": gettext_lazy("Please connect TikTok again, then share your video."),
     "video_not_found": gettext_lazy("We could not find this video on your TikTok account. Is it public?"),

@@ -13,7 +13,7 @@ from compliance.checker import NEEDS_REVIEW
 from compliance.models import CaseStatus
 from compliance.selectors import caption_verdict, case_for_claim, unresolved_claim_ids
 from compliance.services import caption_check_record, case_open, case_recheck
-from joyback.modes import provider_routed_for
+from joyback.modes import brand_livemode, provider_routed_for
 from joyback.queue import task_schedule_once
 from verification import content
 from verification.events import claim_event_emit
@@ -28,6 +28,7 @@ from verification.models import (
 )
 from verification.providers import tiktok
 from verification.reach import reach_ceiling, reach_first_check, reach_interval, reach_recheck, reach_schedule
+from verification.services.participants import tiktok_tokens_store
 from verification.services.refusals import ClaimRefused
 from verification.services.rewards import (
     POSTS_UNDER_WAY,
@@ -63,9 +64,7 @@ def share_submit(
     person their reward: a remediation case tells them what to change and gives them 24 hours;
     a doubtful one goes to the brand's compliance queue. Nothing is paid before a passing check.
     """
-    video_id = tiktok.video_id_from_url(video_url)
-    if video_id is None:
-        raise ClaimRefused("video_link")
+    video_id, resolved_url = share_video_id(url=video_url, brand_id=rule.campaign.brand_id)
     if TikTokPost.objects.filter(rule=rule, identity=identity, status__in=POSTS_UNDER_WAY).exists():
         raise ClaimRefused("post_under_way")
     token = TikTokToken.objects.filter(identity=identity, revoked_at__isnull=True).first()
@@ -103,6 +102,8 @@ def share_submit(
                 raise ClaimRefused("reach_cap")
             next_check_at = min(timezone.now() + reach_interval(rule), check_at)
         evidence = {"video": asdict(video), "submitted_url": video_url[:500], "label_state": label_state}
+        if resolved_url:
+            evidence["resolved_url"] = resolved_url[:500]
         if purchases:
             evidence["purchases"] = [purchase.order_id for purchase in purchases]
         claim = ActionClaim.objects.create(
@@ -182,6 +183,38 @@ def share_verdict(*, campaign, video):
         label_read=label is not None,
     )
     return verdict, {True: "platform_on", False: "platform_off", None: "unknown"}[label]
+
+
+def share_video_id(*, url: str, brand_id: int) -> tuple[str, str]:
+    """The video id a shared link names, and the canonical link a short one led to ("" for a full
+    link). A short link (Share -> Copy link in the app) is asked of TikTok, as the brand's mode
+    routes it; a link that names no video is refused with words that say how to get a good one."""
+    video_id = tiktok.video_id_from_url(url)
+    if video_id is not None:
+        return video_id, ""
+    if tiktok.short_link_parts(url) is None:
+        raise ClaimRefused("video_link")
+    with provider_routed_for(livemode=brand_livemode(brand_id)):
+        canonical = tiktok.short_link_resolve(url=url)
+    if canonical is None:
+        raise ClaimRefused("short_link_dead")
+    return tiktok.video_id_from_url(canonical), canonical
+
+
+def tiktok_recent_videos(*, identity: Identity, max_count: int = 6) -> list:
+    """The person's own recent videos (video.list), to choose from instead of pasting a link;
+    [] when the token lacks the scope or TikTok does not answer (pasting a link still works)."""
+    token = TikTokToken.objects.filter(identity=identity, revoked_at__isnull=True).first()
+    if token is None or "video.list" not in token.scope.split(","):
+        return []
+    try:
+        with provider_routed_for(livemode=brand_livemode(token.brand_id)):
+            if token.access_expires_at <= timezone.now() + timedelta(minutes=1):
+                tokens = tiktok.token_refresh(refresh_token=token.refresh_token)
+                token = tiktok_tokens_store(identity=token.identity, tokens=tokens)
+            return tiktok.videos_list(access_token=token.access_token, max_count=max_count)
+    except (tiktok.TikTokError, httpx.HTTPError):
+        return []
 
 
 def engagement_recheck_schedule(*, claim: ActionClaim) -> None:

@@ -22,6 +22,43 @@ DEMO_CAMPAIGNS = [
     ("demo-whatsapp", Package.WHATSAPP_REWARD, "WhatsApp Club", "Join our WhatsApp club and get 2 euros"),
     ("demo-cashback", Package.CASHBACK, "Cashback Week", "5 euros back on every order this week"),
 ]
+DEMO_DESCRIPTION = "Demo campaign: sandbox providers stand in for TikTok, WhatsApp and the bank."
+# The brand's own words in each language of the demo's pages, as a brand writes them in the
+# campaign form: a visitor reading German sees a German headline, not the English one.
+DEMO_TEXTS = {
+    "demo-all-in-one": {
+        "de": "Lass dich dafür bezahlen, dass du unsere Sommerkollektion liebst",
+        "es": "Gana dinero por amar nuestra colección de verano",
+        "zh-hans": "喜欢我们的夏季系列，就能拿到钱",  # noqa: RUF001 - Chinese punctuation
+    },
+    "demo-tiktok": {
+        "de": "Verbinde TikTok, teile einen Clip, werde bezahlt",
+        "es": "Conecta TikTok, comparte un clip y cobra",
+        "zh-hans": "连接 TikTok，分享短视频，获得报酬",  # noqa: RUF001 - Chinese punctuation
+    },
+    "demo-whatsapp": {
+        "de": "Tritt unserem WhatsApp-Club bei und erhalte 2 Euro",
+        "es": "Únete a nuestro club de WhatsApp y recibe 2 euros",
+        "zh-hans": "加入我们的 WhatsApp 俱乐部，获得 2 欧元",  # noqa: RUF001 - Chinese punctuation
+    },
+    "demo-cashback": {
+        "de": "Diese Woche 5 Euro zurück auf jede Bestellung",
+        "es": "Esta semana, 5 euros de vuelta en cada pedido",
+        "zh-hans": "本周每笔订单返现 5 欧元",
+    },
+}
+DEMO_DESCRIPTIONS = {
+    "de": "Demo-Kampagne: Sandbox-Anbieter stehen für TikTok, WhatsApp und die Bank.",
+    "es": "Campaña de demostración: proveedores de prueba sustituyen a TikTok, WhatsApp y el banco.",
+    "zh-hans": "演示活动：由沙盒服务代替 TikTok、WhatsApp 和银行。",  # noqa: RUF001 - Chinese punctuation
+}
+
+
+def demo_texts(slug: str) -> dict:
+    return {
+        language: {"headline": headline, "description": DEMO_DESCRIPTIONS[language]}
+        for language, headline in DEMO_TEXTS[slug].items()
+    }
 
 
 def user_get_or_create(email: str, **extra):
@@ -66,6 +103,8 @@ class Command(BaseCommand):
             member_add(brand=brand, user=user_get_or_create(f"{role}@demo.localhost"), role=role)
         for slug, package, name, headline in DEMO_CAMPAIGNS:
             if Campaign.objects.filter(slug=slug).exists():
+                # A demo seeded before its pages spoke every language gets its words now.
+                Campaign.objects.filter(slug=slug, texts={}).update(texts=demo_texts(slug))
                 continue
             campaign_create(
                 brand=brand,
@@ -76,7 +115,8 @@ class Command(BaseCommand):
                 countries=["AT", "DE", "ES", "FR", "IT", "NL"],
                 languages=["en", "de", "es", "zh-hans"],
                 headline=headline,
-                description="Demo campaign: sandbox providers stand in for TikTok, WhatsApp and the bank.",
+                description=DEMO_DESCRIPTION,
+                texts=demo_texts(slug),
             )
         self.stdout.write(self.style.SUCCESS("Demo ready."))
 

@@ -6,7 +6,7 @@ import secrets
 from datetime import timedelta
 
 from django.db.models import F
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.csrf import csrf_exempt
@@ -155,3 +155,81 @@ def video_post(*, user: SandboxTikTokUser, caption: str, **counts) -> SandboxTik
         caption=caption,
         **counts,
     )
+
+
+@csrf_exempt
+@require_POST
+def video_list(request):
+    """POST /v2/video/list/: the caller's own public videos, newest first (max_count at most 20)."""
+    sandbox_only(request)
+    grant = bearer_grant(request)
+    if grant is None:
+        return invalid_token()
+    if "video.list" not in grant.scope.split(","):
+        return data_error("scope_not_authorized", "The user did not authorize the scope required.", 401)
+    fields = [field for field in request.GET.get("fields", "").split(",") if field]
+    if not fields or not set(fields) <= VIDEO_FIELDS:
+        return data_error("invalid_params", "fields is required and must name video fields", 400)
+    try:
+        max_count = int(json.loads(request.body or b"{}").get("max_count", 10))
+    except (ValueError, TypeError, AttributeError):
+        return data_error("invalid_params", 'body must be {"max_count": 1..20}', 400)
+    if not 1 <= max_count <= 20:
+        return data_error("invalid_params", "max_count must be between 1 and 20", 400)
+    videos = list(
+        SandboxTikTokVideo.objects.filter(user=grant.user, deleted=False)
+        .select_related("user")
+        .order_by("-create_time", "-pk")[:max_count]
+    )
+    listed = []
+    for video in videos:
+        video.view_count = reported_views(video)
+        listed.append({field: _video_value(video, field) for field in fields})
+    log_id = log_id_new()
+    response = JsonResponse(
+        {
+            "data": {"videos": listed, "cursor": 0, "has_more": False},
+            "error": {"code": "ok", "message": "", "log_id": log_id},
+        }
+    )
+    response["x-tt-logid"] = log_id
+    return response
+
+
+# Short links: what the app's Share -> Copy link gives. The sandbox's code is the video id in base 62
+# behind "ZM", as real ones start; vm.tiktok.com answers with a redirect to the canonical address.
+_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def short_code(video_id: str) -> str:
+    number, code = int(video_id), ""
+    while number:
+        number, digit = divmod(number, 62)
+        code = _DIGITS[digit] + code
+    return "ZM" + (code or "0")
+
+
+def video_short_url(video: SandboxTikTokVideo) -> str:
+    return f"https://vm.tiktok.com/{short_code(video.video_id)}/"
+
+
+def short_link(request, host, code):
+    """GET https://vm.tiktok.com/<code>/: a redirect to the video, or to TikTok's home page for a
+    code that names no video (as TikTok does)."""
+    sandbox_only(request)
+    video_id = 0
+    for char in code.removeprefix("ZM"):
+        if char not in _DIGITS:
+            video_id = -1
+            break
+        video_id = video_id * 62 + _DIGITS.index(char)
+    video = (
+        SandboxTikTokVideo.objects.filter(video_id=str(video_id), deleted=False)
+        .select_related("user")
+        .first()
+        if code.startswith("ZM") and video_id > 0
+        else None
+    )
+    response = HttpResponse(status=301)
+    response["Location"] = video_share_url(video) + "?_r=1&_t=sandbox" if video else "https://www.tiktok.com/"
+    return response

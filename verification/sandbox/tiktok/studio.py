@@ -61,7 +61,12 @@ def studio(request):
         return redirect(
             reverse("verification:sandbox_tiktok_studio") + (f"?{urlencode({'next': back})}" if back else "")
         )
-    users = SandboxTikTokUser.objects.order_by("display_name").prefetch_related("videos__ad_codes")
+    users = list(SandboxTikTokUser.objects.order_by("display_name").prefetch_related("videos__ad_codes"))
+    from verification.sandbox.tiktok.display_api import video_short_url
+
+    for user in users:
+        for video in user.videos.all():
+            video.short_url = video_short_url(video)
     in_moderation = SandboxTikTokPublish.objects.filter(
         status="PUBLISH_COMPLETE", video__isnull=True, post_info__privacy_level="PUBLIC_TO_EVERYONE"
     ).select_related("grant__user")
