@@ -3,7 +3,9 @@ that make a BankAccount (payouts.bank_accounts) from what a person typed, or say
 
 import re
 
+from babel import Locale, UnknownLocaleError
 from django.conf import settings
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from schwifty import BIC, IBAN
 from schwifty.exceptions import SchwiftyException
@@ -52,8 +54,6 @@ def iban_check(raw: str) -> BankAccount:
 
 def _country_name(code: str) -> str:
     """The country's name in the reader's language (Brasil, 巴西), else its code."""
-    from babel import Locale, UnknownLocaleError
-    from django.utils.translation import get_language
 
     try:
         locale = Locale.parse((get_language() or "en").replace("-", "_"))

@@ -32,7 +32,7 @@ from joyback.ratelimit import client_address
 from verification import posting
 from verification.content import SPARK_DAYS, purchase_gate_refusal
 from verification.device import browser_device
-from verification.models import LicenceGrant, Provider
+from verification.models import LicenceGrant, Provider, ShopConnection
 from verification.providers import tiktok, whatsapp
 from verification.selectors import (
     campaign_funnel,
@@ -155,7 +155,6 @@ def _shop_url(*, campaign, steps) -> str:
     the sandbox, as the shop's own address leads nowhere there)."""
     if not any(step.rule.trigger == Trigger.PURCHASE for step in steps):
         return ""
-    from verification.models import ShopConnection
 
     shop = (
         ShopConnection.objects.filter(campaign=campaign, disconnected_at__isnull=True).order_by("pk").first()

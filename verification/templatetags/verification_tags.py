@@ -1,5 +1,11 @@
 from django import template
+from django.contrib.humanize.templatetags.humanize import intcomma
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
 
+from joyback.words import said_to_person
 from verification.posting import failure_text
 
 register = template.Library()
@@ -22,9 +28,6 @@ def claim_decision(claim, timeline=True):
     """Why a claim stands where it does, for the person whose claim it is: the reason in a
     sentence, what was measured against what was asked (the views a rejected video had and
     needed), when the next thing happens, and what to do next."""
-    from django.utils.translation import gettext as _
-
-    from joyback.words import said_to_person
 
     what, next_step = said_to_person(claim.reason)
     measured = []
@@ -60,7 +63,6 @@ def claim_decision(claim, timeline=True):
 
 
 def _count(number: int) -> str:
-    from django.contrib.humanize.templatetags.humanize import intcomma
 
     return intcomma(number, use_l10n=True)
 
@@ -76,9 +78,6 @@ def order_number(order_id: str) -> str:
 def local_time(value, style: str = "datetime"):
     """A moment in the reader's own time zone: the server writes it in the reader's language (in
     UTC, and says so), the browser rewrites it in its own zone (static/js/public.js)."""
-    from django.utils import timezone
-    from django.utils.formats import date_format
-    from django.utils.html import format_html
 
     if not value:
         return ""

@@ -16,7 +16,7 @@ from verification.models import (
 from verification.sandbox.tiktok.business import AD_CODE_DAYS, ad_code_generate
 from verification.sandbox.tiktok.common import sandbox_only, webhook_deliver
 from verification.sandbox.tiktok.content_posting import publish_moderated
-from verification.sandbox.tiktok.display_api import video_post
+from verification.sandbox.tiktok.display_api import video_post, video_short_url
 
 
 @require_http_methods(["GET", "POST"])
@@ -62,7 +62,6 @@ def studio(request):
             reverse("verification:sandbox_tiktok_studio") + (f"?{urlencode({'next': back})}" if back else "")
         )
     users = list(SandboxTikTokUser.objects.order_by("display_name").prefetch_related("videos__ad_codes"))
-    from verification.sandbox.tiktok.display_api import video_short_url
 
     for user in users:
         for video in user.videos.all():
