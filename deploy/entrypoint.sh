@@ -53,7 +53,7 @@ case "$role" in
 esac
 
 case "$role" in
-    web) exec "$PYTHON" -m gunicorn -c deploy/gunicorn.conf.py joyback.wsgi "$@" ;;
+    web) exec "$PYTHON" -m gunicorn -c deploy/gunicorn.conf.py config.wsgi "$@" ;;
     worker) exec "$PYTHON" manage.py qcluster "$@" ;;
     standing) exec "$PYTHON" manage.py work "$@" ;;
     migrate) migrate ;;

@@ -1,4 +1,4 @@
-"""gunicorn's settings for a JoyBack web node (gunicorn -c deploy/gunicorn.conf.py joyback.wsgi).
+"""gunicorn's settings for a JoyBack web node (gunicorn -c deploy/gunicorn.conf.py config.wsgi).
 
 Each setting can be given by the environment, so the same file serves a container, a systemd unit
 and `make cluster`."""

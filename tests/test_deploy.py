@@ -64,7 +64,7 @@ def entrypoint(tmp_path, *args, env=None, python_fails_on=""):
 @pytest.mark.parametrize(
     ("role", "command"),
     [
-        ("web", "-m gunicorn -c deploy/gunicorn.conf.py joyback.wsgi"),
+        ("web", "-m gunicorn -c deploy/gunicorn.conf.py config.wsgi"),
         ("worker", "manage.py qcluster"),
         ("standing", "manage.py work"),
     ],

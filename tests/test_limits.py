@@ -105,7 +105,7 @@ def test_check_deploy_is_clean_with_production_settings():
 
 def test_production_sends_hsts_with_preload():
     code = (
-        "import joyback.settings as s; "
+        "import config.settings as s; "
         "print(s.SECURE_HSTS_SECONDS, s.SECURE_HSTS_PRELOAD, s.SECURE_HSTS_INCLUDE_SUBDOMAINS)"
     )
     result = subprocess.run(

@@ -250,7 +250,7 @@ def test_the_production_cache_is_never_per_process(redis_url, backend):
         PAYEE_FINGERPRINT_KEY="f" * 44,
     )
     result = subprocess.run(
-        [sys.executable, "-c", "import joyback.settings as s; print(s.CACHES['default']['BACKEND'])"],
+        [sys.executable, "-c", "import config.settings as s; print(s.CACHES['default']['BACKEND'])"],
         env=environment,
         capture_output=True,
         text=True,

@@ -51,7 +51,7 @@ def run(args, **changes):
 
 def test_the_web_process_does_not_start_with_the_sandbox_on_in_production():
     # What gunicorn loads: no system checks run there, so the app refuses when it is set up.
-    started = run(["-c", "import joyback.wsgi"], SANDBOX="1")
+    started = run(["-c", "import config.wsgi"], SANDBOX="1")
 
     assert started.returncode != 0
     assert "SANDBOX is on in production" in started.stderr
@@ -77,7 +77,7 @@ def test_check_deploy_names_every_unsafe_setting_with_what_to_set():
 
 
 def test_production_with_its_own_settings_starts():
-    started = run(["-c", "import joyback.wsgi; print('up')"])
+    started = run(["-c", "import config.wsgi; print('up')"])
 
     assert started.returncode == 0, started.stderr
     assert started.stdout.strip() == "up"

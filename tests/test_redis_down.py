@@ -32,7 +32,7 @@ def production_caches(redis_url: str) -> dict:
         PAYEE_FINGERPRINT_KEY="f" * 44,
     )
     result = subprocess.run(
-        [sys.executable, "-c", "import json, joyback.settings as s; print(json.dumps(s.CACHES))"],
+        [sys.executable, "-c", "import json, config.settings as s; print(json.dumps(s.CACHES))"],
         env=environment,
         capture_output=True,
         text=True,

@@ -14,7 +14,7 @@ def load_settings(**env):
         [
             sys.executable,
             "-c",
-            "import joyback.settings as s; print(s.DEBUG, s.SESSION_COOKIE_SECURE)",
+            "import config.settings as s; print(s.DEBUG, s.SESSION_COOKIE_SECURE)",
         ],
         env=environment,
         capture_output=True,

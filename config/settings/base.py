@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from joyback import embedded_db
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -349,12 +349,12 @@ if IS_PRODUCTION:
 STATEMENT_UPLOAD_MAX_BYTES = int(os.environ.get("STATEMENT_UPLOAD_MAX_BYTES", str(20 * 1024 * 1024)))
 REQUEST_MAX_BYTES = int(os.environ.get("REQUEST_MAX_BYTES", str(STATEMENT_UPLOAD_MAX_BYTES + 64 * 1024)))
 
-ROOT_URLCONF = "joyback.urls"
+ROOT_URLCONF = "config.urls"
 # The endpoints machines call (provider webhooks, POST /api/v1/events), signed or keyed, never with a
 # session, CSRF token, language, messages or frames: the WSGI and ASGI applications answer a path
 # this URLconf resolves with MACHINE_MIDDLEWARE instead of MIDDLEWARE (joyback.machine). Through the
 # whole chain they took twice the CPU per request.
-MACHINE_URLCONF = "joyback.machine_urls"
+MACHINE_URLCONF = "config.machine_urls"
 MACHINE_MIDDLEWARE = [
     "joyback.observability.request_id_middleware",
     "joyback.limits.RequestSizeLimitMiddleware",
@@ -363,8 +363,8 @@ MACHINE_MIDDLEWARE = [
     "joyback.api.versions.api_version_middleware",
     "joyback.machine.machine_answer_middleware",  # the site's language and a Content-Length
 ]
-WSGI_APPLICATION = "joyback.wsgi.application"
-ASGI_APPLICATION = "joyback.asgi.application"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
 
 TEMPLATES = [
     {

@@ -1,0 +1,3 @@
+"""The settings (config.settings.base for now)."""
+
+from config.settings.base import *  # noqa: F403
