@@ -11,7 +11,9 @@ class CampaignsConfig(AppConfig):
         brand_livemode_resolver_register(brand_livemode_lookup)
 
         from campaigns.services.brands import membership_grant_apply
+        from campaigns.services.limits import limit_change_apply
         from joyback.users.four_eyes import staff_grant_applier_register
         from joyback.users.models import AccessChangeKind
 
         staff_grant_applier_register(AccessChangeKind.MEMBERSHIP, membership_grant_apply)
+        staff_grant_applier_register(AccessChangeKind.LIMIT, limit_change_apply)
