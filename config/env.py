@@ -39,6 +39,9 @@ class Var:
     required: bool = False  # production does not start without it
     shown: str = ""
     secret: bool = False  # a list of secrets (kind "secret" is one)
+    # Who reads it: the settings, gunicorn's config (deploy/gunicorn.conf.py, through Env too), the
+    # container's entrypoint (a shell) or a library on its own.
+    read_by: str = "settings"
 
     @property
     def is_secret(self) -> bool:

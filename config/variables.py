@@ -18,6 +18,7 @@ PAYOUTS = "Payouts"
 FRAUD = "Fraud signals and limits"
 OPERATIONS = "Operations"
 SANDBOX = "Sandbox"
+PROCESSES = "Processes (gunicorn, the container's entrypoint)"
 
 VARIABLES = [
     # Installation
@@ -872,5 +873,117 @@ VARIABLES = [
         SANDBOX,
         default=False,
         shown="off (public at once)",
+    ),
+    # Processes: read by gunicorn's config, the entrypoint or a library, not by the settings.
+    Var(
+        "PORT",
+        "int",
+        "the port gunicorn listens on (all addresses)",
+        PROCESSES,
+        default=8000,
+        read_by="gunicorn",
+    ),
+    Var(
+        "GUNICORN_BIND",
+        "str",
+        "gunicorn's address instead (host:port, or unix:path)",
+        PROCESSES,
+        shown="`0.0.0.0:$PORT`",
+        read_by="gunicorn",
+    ),
+    Var(
+        "WEB_CONCURRENCY",
+        "int",
+        "gunicorn worker processes",
+        PROCESSES,
+        default=None,
+        shown="2 per CPU",
+        read_by="gunicorn",
+    ),
+    Var(
+        "GUNICORN_THREADS",
+        "int",
+        "threads per worker (more than 1: gthread workers sharing the process's database pool)",
+        PROCESSES,
+        default=1,
+        read_by="gunicorn",
+    ),
+    Var(
+        "GUNICORN_TIMEOUT",
+        "int",
+        "seconds before a silent worker is restarted",
+        PROCESSES,
+        default=30,
+        read_by="gunicorn",
+    ),
+    Var(
+        "GUNICORN_GRACEFUL_TIMEOUT",
+        "int",
+        "seconds a worker gets to finish its requests on a restart",
+        PROCESSES,
+        default=20,
+        read_by="gunicorn",
+    ),
+    Var(
+        "GUNICORN_MAX_REQUESTS",
+        "int",
+        "requests after which a worker is replaced (with a tenth as jitter)",
+        PROCESSES,
+        default=5000,
+        read_by="gunicorn",
+    ),
+    Var(
+        "FORWARDED_ALLOW_IPS",
+        "str",
+        "addresses gunicorn takes X-Forwarded-Proto from",
+        PROCESSES,
+        default="127.0.0.1",
+        read_by="gunicorn",
+    ),
+    Var(
+        "GUNICORN_ACCESS_LOG",
+        "path",
+        "gunicorn's access log (`-`: standard output)",
+        PROCESSES,
+        read_by="gunicorn",
+    ),
+    Var(
+        "GUNICORN_LOG_LEVEL",
+        "str",
+        "gunicorn's own log level",
+        PROCESSES,
+        default="warning",
+        read_by="gunicorn",
+    ),
+    Var(
+        "GUNICORN_PROC_NAME",
+        "str",
+        "the web processes' name",
+        PROCESSES,
+        default="joyback-web",
+        read_by="gunicorn",
+    ),
+    Var(
+        "MIGRATE_ON_START",
+        "bool",
+        "every role applies the migrations first, one machine at a time (off when a release step runs them)",
+        PROCESSES,
+        default=True,
+        read_by="entrypoint",
+    ),
+    Var(
+        "MIGRATE_DATABASE_URL",
+        "url",
+        "the primary itself, for the migrations, when `DATABASE_URL` goes through a transaction-mode pooler",
+        PROCESSES,
+        shown="`DATABASE_URL`",
+        read_by="entrypoint",
+    ),
+    Var(
+        "PROMETHEUS_MULTIPROC_DIR",
+        "path",
+        "under gunicorn, an empty folder per start, so the request counters of all workers add up",
+        PROCESSES,
+        read_by="prometheus_client",
     ),
 ]

@@ -45,10 +45,23 @@ def test_the_settings_read_the_environment_only_through_the_declarations():
             assert not re.search(r"os\.environ|getenv\(", line), f"{path.relative_to(ROOT)}:{number}: {line}"
 
 
-def test_every_declared_variable_is_read_by_the_settings_and_nothing_else_is():
-    source = "\n".join(path.read_text() for path in (CONFIG / "settings").glob("*.py"))
-    read = set(re.findall(r'env\.get\(\s*"([A-Z0-9_]+)"', source))
-    assert read == DECLARED
+def declared_for(reader: str) -> set[str]:
+    return {var.name for var in VARIABLES if var.read_by == reader}
+
+
+def read_in(*paths: Path) -> set[str]:
+    source = "\n".join(path.read_text() for path in paths)
+    return set(re.findall(r'env\.get\(\s*"([A-Z0-9_]+)"', source))
+
+
+def test_every_declared_variable_is_read_by_its_reader_and_nothing_else_is():
+    assert read_in(*(CONFIG / "settings").glob("*.py")) == declared_for("settings")
+    gunicorn = ROOT / "deploy" / "gunicorn.conf.py"
+    assert read_in(gunicorn) == declared_for("gunicorn")
+    assert not re.search(r"os\.environ|getenv\(", gunicorn.read_text())
+    entrypoint = (ROOT / "deploy" / "entrypoint.sh").read_text()
+    for name in declared_for("entrypoint"):
+        assert "${" + name in entrypoint
 
 
 def test_the_running_settings_read_declared_variables_only():
