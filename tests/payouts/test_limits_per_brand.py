@@ -14,6 +14,8 @@ from payouts.submission.states import PayoutRefused
 from tests.conftest import totp_enable
 from tests.payouts.conftest import staff_user
 from tests.payouts.test_payout_controls import funded, new_iban, pay  # noqa: F401 - funded: a fixture
+from tests.verification.test_fraud_signals import whatsapp_claim
+from verification.services.rewards import ClaimContext
 
 pytestmark = pytest.mark.django_db
 
@@ -141,3 +143,14 @@ def test_a_brands_own_limit_refuses_its_manual_payout(funded, fiona, root, tara,
 
     assert "above its limit of" in refused.value.message and "50.00" in refused.value.message
     assert pay(funded, 50_00, iban=new_iban(), by=fiona).amount == 50_00
+
+
+def test_a_brands_own_fraud_threshold_sends_its_claims_to_review(make_live_campaign, root, tara):
+    club = make_live_campaign(slug="club", package="whatsapp_reward")
+    kind = LimitKind.FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR
+    limit_set(asked_by=root, confirmed_by=tara, kind=kind, currency="", brand=club.brand, value=1)
+
+    claims = [whatsapp_claim(club, f"49{i}", ClaimContext(client_ip="203.0.113.9")) for i in range(2)]
+
+    assert [claim.status for claim in claims] == ["approved", "needs_review"]
+    assert claims[-1].signals.get().code == "ip_velocity"
