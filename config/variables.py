@@ -83,6 +83,7 @@ VARIABLES = [
         SECURITY,
         default=[],
         required=True,
+        secret=True,
         shown="derived from `SECRET_KEY` outside production",
     ),
     Var(
