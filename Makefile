@@ -13,7 +13,7 @@ PORT ?= 8000
 # DATABASE_URL when set; otherwise the project's own PostgreSQL server, for the length of one command.
 WITH_DB := $(BIN)/python -m joyback.embedded_db
 
-.PHONY: run test lint format bench migrate demo clean lock audit cluster
+.PHONY: run test lint format bench migrate demo clean lock audit cluster config-docs
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) deploy/venv.py $(VENV) $(LOCK)
@@ -67,7 +67,13 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/python -m config.docs --check
 	JOYBACK_ENV=test $(WITH_DB) $(BIN)/python manage.py makemigrations --check --dry-run
+
+# After changing config/variables.py: the README's configuration tables and the entrypoint's list of
+# required variables, written from the declarations.
+config-docs: $(STAMP)
+	$(BIN)/python -m config.docs
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .

@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.shortcuts import redirect
 
 from campaigns import roles
-from campaigns.models import ActionRule, Brand, BrandVerification, Campaign, LicenceTerms, Membership
+from campaigns.models import ActionRule, Brand, BrandVerification, Campaign, LicenceTerms, Limit, Membership
 from campaigns.selectors import brand_verification_missing
 from campaigns.services.brands import (
     brand_verification_revoke,
@@ -11,6 +11,7 @@ from campaigns.services.brands import (
     membership_grant_value,
     membership_remove_record,
 )
+from campaigns.services.limits import LimitRefused, limit_change_request
 from campaigns.services.refusals import CampaignError
 from joyback.users.four_eyes import staff_grant_request
 from joyback.users.models import AccessChangeKind
@@ -203,3 +204,49 @@ class LicenceTermsAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(Limit)
+class LimitAdmin(admin.ModelAdmin):
+    """Money limits and fraud thresholds per brand (or the platform's) and currency. Saving asks for
+    the change; a second staff member confirms it under Staff grants, and only then is it in force."""
+
+    list_display = ["kind", "brand", "currency", "value", "changed_by", "approved_by", "changed_at"]
+    list_filter = ["kind", "currency"]
+    autocomplete_fields = ["brand"]
+    fields = ["kind", "brand", "currency", "value"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["kind", "brand", "currency"] if obj is not None else []
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # set the platform's value instead: a deletion would skip the second person
+
+    def save_model(self, request, obj, form, change):
+        try:
+            limit_change_request(
+                actor=request.user, kind=obj.kind, currency=obj.currency, brand=obj.brand, value=obj.value
+            )
+        except LimitRefused as refused:
+            messages.error(request, str(refused))
+        else:
+            messages.warning(
+                request,
+                f"{obj.get_kind_display()} {obj.currency} for {obj.brand or 'the platform'}: {obj.value} "
+                "waits for a second staff member to confirm it (Staff grants); the limit in force stays.",
+            )
+
+    def save_related(self, request, form, formsets, change):
+        pass  # nothing was saved
+
+    def log_addition(self, request, obj, message):
+        pass  # the request is recorded as a StaffGrant and in AccessChange
+
+    def log_change(self, request, obj, message):
+        pass
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return redirect("admin:campaigns_limit_changelist")
+
+    def response_change(self, request, obj):
+        return redirect("admin:campaigns_limit_changelist")

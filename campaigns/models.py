@@ -394,3 +394,83 @@ class LandingVisitDay(models.Model):
 
     def __str__(self):
         return f"{self.campaign_id} {self.day}: {self.visits}"
+
+
+class LimitKind(models.TextChoices):
+    """The limits staff set per brand and currency; each value is its platform default's setting name
+    in lower case (config.variables)."""
+
+    PAYOUT_APPROVAL_THRESHOLD = (
+        "payout_approval_threshold",
+        _("manual payout needing a second approver above"),
+    )
+    PAYOUT_BRAND_DAILY_LIMIT = "payout_brand_daily_limit", _("a brand's manual payouts in the window")
+    PAYOUT_ACCOUNT_DAILY_LIMIT = (
+        "payout_account_daily_limit",
+        _("one bank account's manual payouts in the window"),
+    )
+    PAYOUT_WINDOW_APPROVAL_THRESHOLD = (
+        "payout_window_approval_threshold",
+        _("a brand's manual payouts in the window before each needs a second approver"),
+    )
+    RECONCILIATION_SECOND_APPROVAL_MINOR = (
+        "reconciliation_second_approval_minor",
+        _("a statement line booked to suspense needing a second approver above"),
+    )
+    FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR = (
+        "fraud_claims_per_address_per_hour",
+        _("claims from one address in an hour before review"),
+    )
+    FRAUD_PEOPLE_PER_DEVICE = "fraud_people_per_device", _("people claiming from one browser before review")
+    FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE = (
+        "fraud_campaign_claims_per_minute",
+        _("claims of one campaign in a minute before review"),
+    )
+
+
+# Amounts of money, in minor units of the row's currency; the others are counts, whatever the currency.
+MONEY_LIMITS = frozenset(
+    {
+        LimitKind.PAYOUT_APPROVAL_THRESHOLD,
+        LimitKind.PAYOUT_BRAND_DAILY_LIMIT,
+        LimitKind.PAYOUT_ACCOUNT_DAILY_LIMIT,
+        LimitKind.PAYOUT_WINDOW_APPROVAL_THRESHOLD,
+        LimitKind.RECONCILIATION_SECOND_APPROVAL_MINOR,
+    }
+)
+
+
+class Limit(models.Model):
+    """A money limit (per currency) or fraud threshold in force: a brand's own, or the platform's
+    (no brand) for every brand without one. Without a row the setting's default applies, scaled to
+    the currency (campaigns.limits). Written only when a second staff member confirms the change
+    one asked for (joyback.users.four_eyes: a StaffGrant of kind "limit")."""
+
+    kind = models.CharField(max_length=48, choices=LimitKind.choices)
+    brand = models.ForeignKey(Brand, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    currency = models.CharField(max_length=3, blank=True, default="", help_text=_("empty for a count"))
+    value = models.BigIntegerField(help_text=_("minor units of the currency for an amount"))
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    changed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "brand", "currency"],
+                condition=models.Q(brand__isnull=False),
+                name="campaigns_limit_one_per_brand",
+            ),
+            models.UniqueConstraint(
+                fields=["kind", "currency"],
+                condition=models.Q(brand__isnull=True),
+                name="campaigns_limit_one_per_platform",
+            ),
+            models.CheckConstraint(condition=models.Q(value__gte=0), name="campaigns_limit_not_negative"),
+            models.CheckConstraint(
+                condition=~models.Q(approved_by=models.F("changed_by")), name="campaigns_limit_two_people"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} {self.currency or ''} {self.brand or 'platform'}: {self.value}"

@@ -373,7 +373,7 @@ class Cluster:
                 "gunicorn",
                 "-c",
                 str(ROOT / "deploy" / "gunicorn.conf.py"),
-                "joyback.wsgi",
+                "config.wsgi",
             ],
             env=env,
         )

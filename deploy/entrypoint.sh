@@ -18,8 +18,12 @@ PYTHON="${PYTHON:-python}"
 role="${1:-web}"
 [ "$#" -gt 0 ] && shift
 
-# The same rules as the settings' startup checks (joyback/safety.py), said before anything runs.
-required="SECRET_KEY DATABASE_URL ALLOWED_HOSTS SITE_URL PAYEE_ENCRYPTION_KEYS PAYEE_FINGERPRINT_KEY"
+# What production refuses to start without, the same list as the settings' (config/variables.py),
+# said before anything runs; JoyBack's own startup checks (joyback/safety.py) then refuse what is
+# set but unsafe.
+# BEGIN required (written by `python -m config.docs` from config/variables.py)
+required="SITE_URL ALLOWED_HOSTS SECRET_KEY PAYEE_ENCRYPTION_KEYS PAYEE_FINGERPRINT_KEY DATABASE_URL ADYEN_API_KEY ADYEN_BALANCE_ACCOUNT_ID ADYEN_HMAC_KEYS PAYOUT_DEBTOR_IBAN"
+# END required
 sandbox="$(printf '%s' "${SANDBOX:-}" | tr '[:upper:]' '[:lower:]')"
 case "$sandbox" in 1 | true | yes | on) sandbox=1 ;; *) sandbox=0 ;; esac
 if [ "${JOYBACK_ENV:-production}" = "production" ]; then
@@ -27,17 +31,15 @@ if [ "${JOYBACK_ENV:-production}" = "production" ]; then
         echo "joyback: refusing to start the $role role: SANDBOX is on in production (unset it)" >&2
         exit 78
     fi
-    # Real money leaves through the payment provider, whose webhooks are signed.
-    required="$required ADYEN_API_KEY ADYEN_BALANCE_ACCOUNT_ID ADYEN_HMAC_KEYS PAYOUT_DEBTOR_IBAN"
-fi
-missing=""
-for name in $required; do
-    eval "value=\${$name:-}"
-    [ -n "$value" ] || missing="$missing $name"
-done
-if [ -n "$missing" ]; then
-    echo "joyback: refusing to start the $role role: not set:$missing" >&2
-    exit 78  # EX_CONFIG: systemd and orchestrators do not restart a misconfiguration in a loop
+    missing=""
+    for name in $required; do
+        eval "value=\${$name:-}"
+        [ -n "$value" ] || missing="$missing $name"
+    done
+    if [ -n "$missing" ]; then
+        echo "joyback: refusing to start the $role role: not set:$missing" >&2
+        exit 78  # EX_CONFIG: systemd and orchestrators do not restart a misconfiguration in a loop
+    fi
 fi
 
 migrate() {
@@ -53,7 +55,7 @@ case "$role" in
 esac
 
 case "$role" in
-    web) exec "$PYTHON" -m gunicorn -c deploy/gunicorn.conf.py joyback.wsgi "$@" ;;
+    web) exec "$PYTHON" -m gunicorn -c deploy/gunicorn.conf.py config.wsgi "$@" ;;
     worker) exec "$PYTHON" manage.py qcluster "$@" ;;
     standing) exec "$PYTHON" manage.py work "$@" ;;
     migrate) migrate ;;

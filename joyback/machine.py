@@ -1,8 +1,8 @@
 """Endpoints that machines call: declared where they are defined, answered by their own handler.
 
 A view Meta's or TikTok's servers, the PSP or a brand's backend call is decorated @machine_endpoint
-and its path is mounted in settings.MACHINE_URLCONF (joyback.machine_urls) as well as in the site's
-URLconf. The WSGI and ASGI applications (joyback.wsgi, joyback.asgi) hand a request for a path
+and its path is mounted in settings.MACHINE_URLCONF (config.machine_urls) as well as in the site's
+URLconf. The WSGI and ASGI applications (config.wsgi, config.asgi) hand a request for a path
 mounted there to a handler with its own short middleware list, settings.MACHINE_MIDDLEWARE, and
 every other request to Django's own handler with settings.MIDDLEWARE.
 """
@@ -28,7 +28,7 @@ def machine_endpoint(view):
     """For a view that is called by a machine, authenticated by a signature or an API key, never by
     a browser: no CSRF check and no frame header even where it is reached through the browser's
     middleware (the test client, a URLconf that mounts it elsewhere). Mount it in
-    joyback.machine_urls too; tests/test_middleware.py fails for a decorated view that is not."""
+    config.machine_urls too; tests/test_middleware.py fails for a decorated view that is not."""
     view = csrf_exempt(xframe_options_exempt(view))
     view.machine_endpoint = True
     return view
@@ -160,7 +160,7 @@ class MachineRouterASGI:
 
 
 def wsgi_application() -> MachineRouterWSGI:
-    """What joyback.wsgi serves: django.core.wsgi.get_wsgi_application(), routed."""
+    """What config.wsgi serves: django.core.wsgi.get_wsgi_application(), routed."""
     django.setup(set_prefix=False)
     return MachineRouterWSGI()
 

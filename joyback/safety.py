@@ -4,7 +4,11 @@ webhook key or a site address that is not the site's are startup errors, not war
 The checks are Django system checks (`manage.py check`, `check --deploy`) and also run when every
 process starts (`JoyBackConfig.ready`): gunicorn, the task cluster and the standing worker run no
 system checks of their own, and a web process that served the sandbox's top up for a minute has
-already minted money."""
+already minted money.
+
+A required variable that is not set at all stops the settings before these run (config.env names
+every one missing); these refuse what is set but unsafe, and stay as a guard for values changed
+after loading."""
 
 import base64
 import hashlib

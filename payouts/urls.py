@@ -58,7 +58,7 @@ sandbox_adyen_config_api = [
     path("paymentInstruments", sandbox_funding.payment_instruments, name="sandbox_adyen_payment_instruments"),
 ]
 
-# Called by Adyen: the machine handler answers it (joyback.machine_urls).
+# Called by Adyen: the machine handler answers it (config.machine_urls).
 machine_urlpatterns = [
     path("webhooks/adyen/balance-platform/", submission_views.adyen_webhook, name="adyen_webhook"),
 ]

@@ -71,7 +71,7 @@ class MachineClientHandler(MachineChain, ClientHandler):
 
 
 class RoutedClientHandler:
-    """The test client's handler, routing as joyback.wsgi's application does: a machine endpoint's
+    """The test client's handler, routing as config.wsgi's application does: a machine endpoint's
     request through settings.MACHINE_MIDDLEWARE, every other through settings.MIDDLEWARE."""
 
     def __init__(self, enforce_csrf_checks):

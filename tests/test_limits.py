@@ -83,6 +83,9 @@ def production_env(**extra):
         ALLOWED_HOSTS="joyback.example",
         SITE_URL="https://joyback.example",
         ADYEN_HMAC_KEYS="a1b2c3d4" * 8,
+        ADYEN_API_KEY="own-adyen-key",
+        ADYEN_BALANCE_ACCOUNT_ID="BA1",
+        PAYOUT_DEBTOR_IBAN="DE89370400440532013000",
         # The upload folder mounted on every machine (joyback.deploy_checks warns otherwise).
         SHARED_FOLDERS="1",
         **extra,
@@ -105,7 +108,7 @@ def test_check_deploy_is_clean_with_production_settings():
 
 def test_production_sends_hsts_with_preload():
     code = (
-        "import joyback.settings as s; "
+        "import config.settings as s; "
         "print(s.SECURE_HSTS_SECONDS, s.SECURE_HSTS_PRELOAD, s.SECURE_HSTS_INCLUDE_SUBDOMAINS)"
     )
     result = subprocess.run(

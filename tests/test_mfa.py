@@ -248,9 +248,16 @@ def test_the_production_cache_is_never_per_process(redis_url, backend):
         SECRET_KEY="k" * 60,
         PAYEE_ENCRYPTION_KEYS="x" * 44,
         PAYEE_FINGERPRINT_KEY="f" * 44,
+        # The rest production refuses to start without (config.variables).
+        ALLOWED_HOSTS="joyback.example",
+        SITE_URL="https://joyback.example",
+        ADYEN_API_KEY="own-adyen-key",
+        ADYEN_BALANCE_ACCOUNT_ID="BA1",
+        ADYEN_HMAC_KEYS="a1b2c3d4" * 8,
+        PAYOUT_DEBTOR_IBAN="DE89370400440532013000",
     )
     result = subprocess.run(
-        [sys.executable, "-c", "import joyback.settings as s; print(s.CACHES['default']['BACKEND'])"],
+        [sys.executable, "-c", "import config.settings as s; print(s.CACHES['default']['BACKEND'])"],
         env=environment,
         capture_output=True,
         text=True,

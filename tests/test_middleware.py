@@ -51,7 +51,7 @@ BROWSER_ONLY = ("content-language", "vary", "x-frame-options")
 
 @pytest.fixture(scope="module")
 def application():
-    """joyback.wsgi's application (built as joyback.wsgi builds it, without its garbage collector
+    """config.wsgi's application (built as config.wsgi builds it, without its garbage collector
     freeze, which would outlive the test)."""
     return MachineRouterWSGI()
 
@@ -267,7 +267,7 @@ def test_every_view_declared_a_machine_endpoint_is_answered_by_the_machine_handl
     assert sorted(mounted) == sorted(declared)  # and nothing undeclared skips the browser's chain
     for path in declared:
         site, machine = resolve(path), machine_match(path)
-        assert machine is not None, f"{path} is not mounted in joyback.machine_urls (or not a fixed path)"
+        assert machine is not None, f"{path} is not mounted in config.machine_urls (or not a fixed path)"
         assert (machine.func, machine.view_name) == (site.func, site.view_name), path
         answer = call(
             application, "GET", path, headers={"Accept-Language": "de"}

@@ -259,7 +259,7 @@ def test_errors_are_reported_to_sentry_with_the_request_id(rf):
 
 
 def test_sentry_is_on_only_when_its_dsn_is_set():
-    check = "import joyback.settings, sentry_sdk; print(sentry_sdk.get_client().is_active())"
+    check = "import config.settings, sentry_sdk; print(sentry_sdk.get_client().is_active())"
     env = {k: v for k, v in os.environ.items() if k != "JOYBACK_ENV"} | {"JOYBACK_ENV": "development"}
     results = [
         subprocess.run(

@@ -30,9 +30,16 @@ def production_caches(redis_url: str) -> dict:
         SECRET_KEY="k" * 60,
         PAYEE_ENCRYPTION_KEYS="x" * 44,
         PAYEE_FINGERPRINT_KEY="f" * 44,
+        # The rest production refuses to start without (config.variables).
+        ALLOWED_HOSTS="joyback.example",
+        SITE_URL="https://joyback.example",
+        ADYEN_API_KEY="own-adyen-key",
+        ADYEN_BALANCE_ACCOUNT_ID="BA1",
+        ADYEN_HMAC_KEYS="a1b2c3d4" * 8,
+        PAYOUT_DEBTOR_IBAN="DE89370400440532013000",
     )
     result = subprocess.run(
-        [sys.executable, "-c", "import json, joyback.settings as s; print(json.dumps(s.CACHES))"],
+        [sys.executable, "-c", "import json, config.settings as s; print(json.dumps(s.CACHES))"],
         env=environment,
         capture_output=True,
         text=True,

@@ -9,7 +9,7 @@ def session_engine(**env) -> str:
     environment = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
     environment.update(JOYBACK_ENV="test", **env)
     result = subprocess.run(
-        [sys.executable, "-c", "import joyback.settings as s; print(getattr(s, 'SESSION_ENGINE', 'db'))"],
+        [sys.executable, "-c", "import config.settings as s; print(getattr(s, 'SESSION_ENGINE', 'db'))"],
         env=environment,
         capture_output=True,
         text=True,

@@ -351,7 +351,7 @@ class ClaimDetailApi(ApiView):
         return Response(ClaimOutput(claim).data)
 
 
-# Called by brands' backends: the machine handler answers it (joyback.machine_urls).
+# Called by brands' backends: the machine handler answers it (config.machine_urls).
 machine_urlpatterns = [path("events", events_endpoint, name="api_events")]
 
 urlpatterns = [

@@ -9,18 +9,21 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from campaigns.limits import limit_value
+from campaigns.models import LimitKind
 from verification.models import ActionClaim
 
 
 def fraud_signals_at_claim(*, rule, identity, context, evidence: dict) -> list[tuple[str, str]]:
     now = timezone.now()
     campaign = rule.campaign
+    brand_id = campaign.brand_id  # each threshold is the brand's own, else the platform's
     signals = []
     if context.client_ip:
         recent = ActionClaim.objects.filter(
             campaign=campaign, client_ip=context.client_ip, created_at__gte=now - timedelta(hours=1)
         ).count()
-        if recent >= settings.FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR:
+        if recent >= limit_value(kind=LimitKind.FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR, brand_id=brand_id):
             signals.append(
                 ("ip_velocity", f"{recent} earlier claims from {context.client_ip} in the last hour")
             )
@@ -35,7 +38,7 @@ def fraud_signals_at_claim(*, rule, identity, context, evidence: dict) -> list[t
             .distinct()
             .count()
         )
-        if others >= settings.FRAUD_PEOPLE_PER_DEVICE - 1:
+        if others >= limit_value(kind=LimitKind.FRAUD_PEOPLE_PER_DEVICE, brand_id=brand_id) - 1:
             signals.append(("device_shared", f"{others + 1} people claimed from one browser today"))
     if context.device_new and context.client_ip:
         # A fresh, cookie-less browser per claim is how a farm at one address looks like many people.
@@ -56,7 +59,7 @@ def fraud_signals_at_claim(*, rule, identity, context, evidence: dict) -> list[t
     per_minute = ActionClaim.objects.filter(
         campaign=campaign, created_at__gte=now - timedelta(minutes=1)
     ).count()
-    if per_minute >= settings.FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE:
+    if per_minute >= limit_value(kind=LimitKind.FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE, brand_id=brand_id):
         signals.append(("campaign_velocity", f"{per_minute} claims on this campaign in the last minute"))
     if evidence.get("follower_count") == 0 and evidence.get("video_count") == 0:
         signals.append(("empty_account", "the account has no followers and no videos"))

@@ -128,7 +128,7 @@ sandbox = [
     ),
 ]
 
-# Called by TikTok's and Meta's servers: the machine handler answers them (joyback.machine_urls).
+# Called by TikTok's and Meta's servers: the machine handler answers them (config.machine_urls).
 machine_urlpatterns = [
     path("v/webhooks/tiktok/", views.tiktok_webhook, name="tiktok_webhook"),
     path("v/webhooks/whatsapp/", views.whatsapp_webhook, name="whatsapp_webhook"),

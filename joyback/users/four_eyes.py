@@ -40,11 +40,18 @@ MONEY_PERMISSIONS = frozenset(
         "campaigns.change_brand",
         "campaigns.change_membership",
         "campaigns.add_membership",
+        "campaigns.add_limit",
+        "campaigns.change_limit",
         "users.change_user",
         "users.add_user",
         "users.change_staffgrant",
     }
 )
+
+
+# Grants that give nobody access (a limit staff change through the same two steps): recorded under
+# their own kind, and no link between the two people for the cooling period.
+NOT_ACCESS = frozenset({AccessChangeKind.LIMIT})
 
 
 class SecondPersonRefused(Exception):
@@ -78,6 +85,7 @@ def second_person_refusal(*, first, second) -> str | None:
     link = (
         AccessChange.objects.filter(at__gte=since)
         .filter(Q(actor=first, subject=second) | Q(actor=second, subject=first))
+        .exclude(kind__in=NOT_ACCESS)
         .select_related("actor", "subject")
         .order_by("-at")
         .first()
@@ -125,7 +133,10 @@ def staff_grant_request(*, actor, subject, kind: str, value: str) -> StaffGrant:
             defaults={"requested_by": actor},
         )
         access_change_record(
-            actor=actor, subject=subject, kind=AccessChangeKind.GRANT_REQUESTED, detail=f"{kind} {value}"
+            actor=actor,
+            subject=subject,
+            kind=kind if kind in NOT_ACCESS else AccessChangeKind.GRANT_REQUESTED,
+            detail=f"{kind} {value}",
         )
     return grant
 
@@ -162,7 +173,7 @@ def staff_grant_confirm(*, grant_id: int, actor) -> StaffGrant:
         access_change_record(
             actor=actor,
             subject=subject,
-            kind=AccessChangeKind.GRANT_CONFIRMED,
+            kind=grant.kind if grant.kind in NOT_ACCESS else AccessChangeKind.GRANT_CONFIRMED,
             detail=f"{grant.kind} {grant.value}, asked by {grant.requested_by.get_username()}",
         )
     return grant

@@ -56,6 +56,7 @@ class AccessChangeKind(models.TextChoices):
     GROUP = "group", _("group")
     GRANT_REQUESTED = "grant_requested", _("money permission requested")
     GRANT_CONFIRMED = "grant_confirmed", _("money permission confirmed")
+    LIMIT = "limit", _("limit change")
 
 
 class AccessChange(models.Model):

@@ -9,6 +9,8 @@ from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from campaigns.limits import limit_value
+from campaigns.models import LimitKind
 from campaigns.services.funding import BrandNotVerified, brand_money_allowed_check
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import account_find
@@ -72,9 +74,13 @@ def payout_controls_check(
                 "paid": money_format(paid_out, currency, language),
             }
         )
+    # Each limit is the brand's own for this currency, else the platform's (campaigns.limits).
+    mine = {"currency": currency, "brand_id": brand.pk}
+    brand_limit = limit_value(kind=LimitKind.PAYOUT_BRAND_DAILY_LIMIT, **mine)
+    account_limit = limit_value(kind=LimitKind.PAYOUT_ACCOUNT_DAILY_LIMIT, **mine)
     since = timezone.now() - timedelta(hours=settings.PAYOUT_LIMIT_WINDOW_HOURS)
     brand_total = manual_payouts_in_window(since=since, currency=currency, brand_id=brand.pk)
-    if brand_total + amount > settings.PAYOUT_BRAND_DAILY_LIMIT:
+    if brand_total + amount > brand_limit:
         raise PayoutRefused(
             _(
                 "This payout would take the brand's payouts of the last %(hours)s hours to %(total)s, "
@@ -84,13 +90,13 @@ def payout_controls_check(
             % {
                 "hours": settings.PAYOUT_LIMIT_WINDOW_HOURS,
                 "total": money_format(brand_total + amount, currency, language),
-                "limit": money_format(settings.PAYOUT_BRAND_DAILY_LIMIT, currency, language),
+                "limit": money_format(brand_limit, currency, language),
             }
         )
     account_total = manual_payouts_in_window(
         since=since, currency=currency, account_fingerprint=account_fingerprint
     )
-    if account_total + amount > settings.PAYOUT_ACCOUNT_DAILY_LIMIT:
+    if account_total + amount > account_limit:
         raise PayoutRefused(
             _(
                 "The bank account %(account)s would receive %(total)s in the last %(hours)s hours, above "
@@ -100,17 +106,17 @@ def payout_controls_check(
                 "account": account_masked,
                 "hours": settings.PAYOUT_LIMIT_WINDOW_HOURS,
                 "total": money_format(account_total + amount, currency, language),
-                "limit": money_format(settings.PAYOUT_ACCOUNT_DAILY_LIMIT, currency, language),
+                "limit": money_format(account_limit, currency, language),
             }
         )
     reasons = []
-    if amount > settings.PAYOUT_APPROVAL_THRESHOLD:
+    if amount > limit_value(kind=LimitKind.PAYOUT_APPROVAL_THRESHOLD, **mine):
         reasons.append(HoldReason.ABOVE_THRESHOLD)
     if settings.PAYOUT_NEW_ACCOUNT_APPROVAL and not brand_paid_account_before(
         brand_id=brand.pk, account_fingerprint=account_fingerprint
     ):
         reasons.append(HoldReason.NEW_ACCOUNT)
-    if brand_total + amount > settings.PAYOUT_WINDOW_APPROVAL_THRESHOLD:
+    if brand_total + amount > limit_value(kind=LimitKind.PAYOUT_WINDOW_APPROVAL_THRESHOLD, **mine):
         reasons.append(HoldReason.WINDOW_TOTAL)
     return [str(reason.value) for reason in reasons]
 

@@ -1,7 +1,6 @@
 """The brand's payout pages: a campaign's readiness, what needs a finance member, each payout's
 history, manual payouts and the actions on a payout."""
 
-from django.conf import settings
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -12,6 +11,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import roles
 from campaigns.access import brand_member_required
+from campaigns.limits import limit_value
+from campaigns.models import LimitKind
 from campaigns.selectors import campaign_get_for_brand
 from joyback.mfa import reauthentication_required
 from joyback.money import money_format
@@ -54,7 +55,13 @@ def _payouts_page(request, form=None, status=200):
         "attention": payouts_needing_attention(brand=request.brand),
         "recent": payouts_recent(brand=request.brand),
         "form": form or ManualPayoutForm(currency=currency),
-        "threshold": money_format(settings.PAYOUT_APPROVAL_THRESHOLD, currency, get_language() or "en"),
+        "threshold": money_format(
+            limit_value(
+                kind=LimitKind.PAYOUT_APPROVAL_THRESHOLD, currency=currency, brand_id=request.brand.pk
+            ),
+            currency,
+            get_language() or "en",
+        ),
     }
     return render(request, "payouts/payout_list.html", context, status=status)
 

@@ -2,13 +2,13 @@
 (link, deposit) needs a second person, booking to suspense only above
 RECONCILIATION_SECOND_APPROVAL_MINOR; each resolution keeps who, who approved and why."""
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.models import Brand
+from campaigns.limits import limit_value
+from campaigns.models import Brand, LimitKind
 from joyback.ledger.models import AccountKind
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
 from joyback.users.four_eyes import second_person_refusal
@@ -110,7 +110,9 @@ def exception_resolve(
             % {"action": Action(exception.proposed_action).label}
         )
     try:
-        large = abs(exception.amount) > settings.RECONCILIATION_SECOND_APPROVAL_MINOR
+        large = abs(exception.amount) > limit_value(
+            kind=LimitKind.RECONCILIATION_SECOND_APPROVAL_MINOR, currency=exception.currency
+        )
         if action in TO_SOMEONE or (action == Action.SUSPENSE and large):
             return _second_person(
                 exception, action=action, actor=actor, payout=payout, brand=brand, note=note

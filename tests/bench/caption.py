@@ -56,7 +56,7 @@ def agreement(note) -> dict:
     from django.conf import settings
 
     if not settings.configured:  # the linter's messages are translated: `--only caption` sets Django up
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "joyback.settings")
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
         os.environ.setdefault("JOYBACK_ENV", "test")
         # deferred: the bench sets Django up (its settings, per process) before importing apps
         import django

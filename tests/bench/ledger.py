@@ -20,7 +20,7 @@ FUNDING = 10**15  # enough for any run
 
 
 def django_setup() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "joyback.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     # Work the product queues goes to the broker, as in production; inline it would be timed too.
     os.environ.setdefault("Q_SYNC", "0")
     # deferred: the bench sets Django up (its settings, per process) before importing apps

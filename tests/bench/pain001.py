@@ -49,7 +49,7 @@ def rss_kib() -> int:
 
 
 def run_ours(count: int) -> dict:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "joyback.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("JOYBACK_ENV", "test")
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     import django

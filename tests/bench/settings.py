@@ -4,6 +4,6 @@ Only `make bench` uses this, through DJANGO_SETTINGS_MODULE, so that the referen
 product's pages are answered by the same server, middleware and configuration in the same run.
 """
 
-from joyback.settings import *  # noqa: F403
+from config.settings import *  # noqa: F403
 
 ROOT_URLCONF = "tests.bench.urls"

@@ -3,7 +3,7 @@
 from django.http import HttpResponse
 from django.urls import path
 
-from joyback.urls import urlpatterns as product_urlpatterns
+from config.urls import urlpatterns as product_urlpatterns
 
 
 def hello(request):

@@ -250,7 +250,7 @@ class Gunicorn:
             sys.executable,
             "-m",
             "gunicorn",
-            "joyback.wsgi:application",
+            "config.wsgi:application",
             "--bind",
             f"127.0.0.1:{self.port}",
             "--workers",

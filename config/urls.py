@@ -1,5 +1,5 @@
 """The composition root: every app's pages and APIs are mounted here and nowhere else (the machine
-endpoints also in joyback.machine_urls, for their own handler)."""
+endpoints also in config.machine_urls, for their own handler)."""
 
 from django.contrib import admin
 from django.urls import include, path

@@ -6,7 +6,7 @@ from django.conf import settings
 
 from joyback.machine import wsgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "joyback.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # The machine endpoints by their own handler and middleware, everything else by Django's.
 application = wsgi_application()
 

@@ -1,7 +1,7 @@
 """The machine endpoints' URLconf (settings.MACHINE_URLCONF): the paths the WSGI and ASGI
 applications answer through the machine handler (joyback.machine), each app's own list mounted as
-joyback.urls mounts it, under the same prefix and URL namespace, so that a path names the same view
-by the same name either way. joyback.urls mounts these lists too, for every other way in."""
+config.urls mounts it, under the same prefix and URL namespace, so that a path names the same view
+by the same name either way. config.urls mounts these lists too, for every other way in."""
 
 from django.urls import include, path
 
