@@ -577,7 +577,7 @@ def proofs(
     from django.utils.module_loading import import_string
 
     # By the names the schedule and the settings store (they stay where the code moves).
-    statements_fetch = import_string("payouts.reconciliation_tasks.bank_statements_fetch_task")
+    statements_fetch = import_string("payouts.reconciliation.tasks.bank_statements_fetch_task")
     external_checks = [import_string(path) for path in settings.LEDGER_EXTERNAL_CHECKS]
 
     def counts() -> dict:
