@@ -161,3 +161,22 @@ def test_the_task_clusters_command_finds_the_django_q2_internals_it_relies_on():
     spawn = inspect.getsource(cluster.Sentinel.spawn_process)
     assert "p.timer = " in spawn and "self.pool.append(p)" in spawn
     assert "process.timer.value == 0" in inspect.getsource(cluster.Sentinel.reincarnate)
+
+
+@pytest.mark.django_db
+def test_the_task_cluster_syncs_the_schedules_before_it_starts(monkeypatch):
+    from django_q import cluster
+
+    from joyback.management.commands import qcluster
+
+    monkeypatch.setattr(cluster, "Sentinel", cluster.Sentinel)  # the command replaces it
+    Schedule.objects.filter(name="standing-work").delete()
+    seen_at_start = []
+
+    class NoCluster:
+        def start(self):
+            seen_at_start.append(set(recurring()))
+
+    monkeypatch.setattr(qcluster, "Cluster", NoCluster)
+    call_command("qcluster")
+    assert seen_at_start == [{schedule.name for schedule in SCHEDULES}]
