@@ -11,12 +11,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import partial
+from functools import cache, partial
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, close_old_connections, connections, transaction
 from django.db.models import Count, F, Min, Q, QuerySet
 from django.utils import timezone
+from django.utils.module_loading import import_string
 from django_q.brokers import get_broker
 from django_q.conf import Conf
 from django_q.models import Schedule
@@ -25,6 +26,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from joyback import sql
+from joyback.background import STANDING_WORK
 from joyback.observability import request_id_bound
 
 logger = logging.getLogger(__name__)
@@ -96,9 +98,8 @@ def _task_keep_in_database(func: str, args: tuple) -> None:
 # Standing work: rows a request stored for later (a webhook's events, a claim's bank details, an API
 # event) are claimed and processed by `manage.py work` as they arrive. No task row per item: the
 # request writes its one row and commits once, and the row itself says what is left to do.
-# Each app registers how to claim and process its rows (AppConfig.ready); every claimer takes a
-# batch of what is waiting, processes it and says how many it claimed, so any number of workers
-# can run at once.
+# Every kind is declared in joyback.background.STANDING_WORK (by dotted path: the apps that own the
+# rows are to this module's right) and resolved the first time the work is looked at.
 
 
 @dataclass(frozen=True)
@@ -106,14 +107,9 @@ class StandingWork:
     name: str
     claim_and_process: Callable[[], int]
     unfinished: QuerySet  # the rows not processed yet, however often they were tried
-    max_attempts: int | None  # after these, a row waits for a person (standing_work_retry); None:
-    # rows that count no attempts (a mark on a row that is itself the work, retried until done)
-    arrived_field: str  # when a row was stored
-    # (seconds, count): rows that are cheaper to process many at once wait until the oldest has
-    # waited that long or that many are waiting, so a moderate trickle still fills a batch. Read at
-    # each look (settings may change in tests). None: every row is processed as soon as it is seen.
+    max_attempts: int | None  # joyback.background.StandingKind says what each field means
+    arrived_field: str
     gather: Callable[[], tuple[float, int]] | None = None
-    # What the worker releases on its way out (threads, their connections), once, after its last pass.
     stop: Callable[[], None] | None = None
 
 
@@ -132,28 +128,29 @@ class StandingWorkHealth:
         return self.given_up > 0 or stale
 
 
-_standing_work: dict[str, StandingWork] = {}
+@cache
+def _standing_work() -> dict[str, StandingWork]:
+    def optional(path):
+        return None if path is None else import_string(path)
 
-
-def standing_work_register(
-    *,
-    name: str,
-    claim_and_process: Callable[[], int],
-    unfinished: QuerySet,
-    max_attempts: int | None,
-    arrived_field: str,
-    gather: Callable[[], tuple[float, int]] | None = None,
-    stop: Callable[[], None] | None = None,
-) -> None:
-    _standing_work[name] = StandingWork(
-        name, claim_and_process, unfinished, max_attempts, arrived_field, gather, stop
-    )
+    return {
+        kind.name: StandingWork(
+            name=kind.name,
+            claim_and_process=import_string(kind.process),
+            unfinished=import_string(kind.unfinished)(),
+            max_attempts=optional(kind.max_attempts),
+            arrived_field=kind.arrived_field,
+            gather=optional(kind.gather),
+            stop=optional(kind.stop),
+        )
+        for kind in STANDING_WORK
+    }
 
 
 def standing_work_pass() -> dict[str, int]:
     """Each kind of standing work once: how many rows of each were claimed."""
     done = {}
-    for name, work in _standing_work.items():
+    for name, work in _standing_work().items():
         try:
             done[name] = work.claim_and_process()
         except DatabaseError:
@@ -171,7 +168,7 @@ def standing_work_run(
     try:
         _standing_work_loop(poll=poll, once=once, stopping=stopping)
     finally:
-        for work in _standing_work.values():
+        for work in _standing_work().values():
             if work.stop is not None:
                 work.stop()
 
@@ -203,7 +200,7 @@ def standing_work_wait(*, now=None) -> float | None:
     this every poll instead of passing over every kind): 0 when rows are ready now, the seconds
     until a gathering kind's oldest row has waited its window, None when nothing waits."""
     querysets, gathered = [], []
-    for work in _standing_work.values():
+    for work in _standing_work().values():
         rows = work.unfinished
         if work.max_attempts is not None:
             rows = rows.filter(attempts__lt=work.max_attempts)
@@ -219,7 +216,7 @@ def standing_work_wait(*, now=None) -> float | None:
 def standing_work_ready(name: str, *, now=None) -> bool:
     """Whether the gathering kind `name` has a batch ready: its oldest row has waited its window, or
     enough rows wait (one statement, on the index of its unprocessed rows)."""
-    work = _standing_work[name]
+    work = _standing_work()[name]
     gathered = [(work.unfinished, work.arrived_field, *work.gather())]
     return sql.standing_work_wait_seconds(querysets=[], gathered=gathered, now=now or timezone.now()) == 0
 
@@ -229,7 +226,7 @@ def standing_work_health(*, now=None) -> list[StandingWorkHealth]:
     used up their attempts (one query per kind, on the indexes of unprocessed rows)."""
     now = now or timezone.now()
     health = []
-    for work in _standing_work.values():
+    for work in _standing_work().values():
         if work.max_attempts is None:
             counts = work.unfinished.aggregate(waiting=Count("pk"), oldest=Min(work.arrived_field))
             counts["given_up"] = 0
@@ -256,7 +253,7 @@ def standing_work_retry(*, rows: QuerySet) -> list:
     """Give rows the standing worker gave up on their attempts back (once a person has fixed what
     made them fail); the next pass claims them. The keys of those rows; rows still being tried are
     left as they are. Run it in the transaction that records who asked."""
-    for work in _standing_work.values():
+    for work in _standing_work().values():
         if work.unfinished.model is rows.model and work.max_attempts is not None:
             given_up = work.unfinished.filter(attempts__gte=work.max_attempts, pk__in=rows.values("pk"))
             retried = list(given_up.select_for_update().values_list("pk", flat=True))
@@ -282,7 +279,7 @@ def standing_work_soon(name: str) -> None:
     would; with workers their polling finds it, so nothing is done here. By name: the app that
     stores the rows need not import the one that processes them."""
     if Conf.SYNC:
-        transaction.on_commit(lambda: _standing_work[name].claim_and_process())
+        transaction.on_commit(lambda: _standing_work()[name].claim_and_process())
 
 
 def standing_work_inline(func: Callable, /, **kwargs) -> None:

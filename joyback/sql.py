@@ -81,6 +81,13 @@ def advisory_unlock(key: int) -> None:
         cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
 
 
+def advisory_xact_lock(key: int) -> None:
+    """Waits for the transaction-scoped lock on `key`, held to the commit (an advisory lock: no
+    ORM counterpart)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
 def database_ping() -> None:
     """Raises unless the database answers."""
     # Why raw: a probe of the connection itself, about no table or model.

@@ -6,7 +6,16 @@ from django.utils import timezone
 from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import accounts_of_kind
 from joyback.metrics import age_seconds, gauge
-from payouts.models import Notification, PayeeAccount, PayeeSubmission, Payout, PayoutEvent, VopCheck
+from payouts.models import (
+    Notification,
+    PayeeAccount,
+    PayeeSubmission,
+    Payout,
+    PayoutEvent,
+    TransferEvent,
+    VirtualAccount,
+    VopCheck,
+)
 from payouts.models.payouts import OPEN_STATUSES, PayoutStatus
 from verification.models import ActionClaim, ClaimStatus, Participant
 
@@ -31,6 +40,21 @@ def manual_payout_unpaid(participant_id):
 def payee_submissions_unfinished():
     """Bank details not made a payee account yet, however often the standing worker tried."""
     return PayeeSubmission.objects.filter(processed_at__isnull=True)
+
+
+def participants_payout_due():
+    """People an approval marked due whose payouts the standing worker has not made yet."""
+    return Participant.objects.filter(payout_due_at__isnull=False)
+
+
+def transfer_events_unfinished():
+    """The payment provider's notifications not processed yet, however often the worker tried."""
+    return TransferEvent.objects.filter(processed_at__isnull=True)
+
+
+def virtual_accounts_requested():
+    """Funding accounts brands asked for that are not opened at the provider yet."""
+    return VirtualAccount.objects.filter(status="requested")
 
 
 def payee_submission_waiting(*, participant: Participant) -> bool:

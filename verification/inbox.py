@@ -122,9 +122,3 @@ def inbound_events_process(*, limit: int = 100, ids: list | None = None) -> int:
         order_by="created_at",
         ids=ids,
     )
-
-
-# Queued for each event by the intake before the standing worker existed.
-def inbound_event_process_task(event_id: str) -> str:
-    event = inbound_event_process(event_id=event_id)
-    return event.status if event else "missing"

@@ -1,11 +1,9 @@
 """Work the task queue runs: thin wrappers that call one service each."""
 
-from joyback.queue import standing_work_sweep
 from verification.cashback import purchase_confirm, purchases_due
 from verification.content import spark_codes_expire as expire
 from verification.posting import tiktok_post_poll, tiktok_post_upload, tiktok_posts_stalled
 from verification.reach import reach_claims_due
-from verification.services.provider_events import tiktok_event_process, whatsapp_event_process
 from verification.services.review import compliance_cleared
 from verification.services.shares import claims_due_recheck, engagement_recheck, remediation_recheck
 
@@ -39,20 +37,6 @@ def purchases_confirm_due() -> int:
     for purchase_id in due:
         purchase_confirm(purchase_id=purchase_id)
     return len(due)
-
-
-def provider_events_sweep(seconds: float = 50) -> int:
-    """Scheduled before every kind of standing work had the one sweep; kept for tasks queued then."""
-    return standing_work_sweep(seconds)
-
-
-# Tasks queued for each event by the intake before the standing worker existed.
-def whatsapp_event_task(event_id) -> str:
-    return whatsapp_event_process(event_id=int(event_id))
-
-
-def tiktok_event_task(event_id) -> str:
-    return tiktok_event_process(event_id=int(event_id))
 
 
 def remediation_recheck_task(claim_id) -> str:

@@ -24,22 +24,6 @@ def history_unprotect(apps, schema_editor):
     schema_editor.execute(APPEND_ONLY_UNDO, params=None)
 
 
-def schedule(apps, schema_editor):
-    apps.get_model("django_q", "Schedule").objects.update_or_create(
-        name="payouts-sweep",
-        defaults={
-            "func": "payouts.tasks.payouts_sweep_task",
-            "schedule_type": "I",
-            "minutes": 1,
-            "repeats": -1,
-        },
-    )
-
-
-def unschedule(apps, schema_editor):
-    apps.get_model("django_q", "Schedule").objects.filter(name="payouts-sweep").delete()
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("payouts", "0003_payouts_state_machine"),
@@ -48,5 +32,5 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunPython(history_protect, history_unprotect),
-        migrations.RunPython(schedule, unschedule),
+        # The payouts sweep's schedule it made is declared in joyback/background.py now.
     ]

@@ -5,24 +5,6 @@ from django.conf import settings
 from django.db import migrations, models
 
 
-def schedule(apps, schema_editor):
-    # The bank channel's scheduled fetch: the bank's feed (the sandbox bank's in the sandbox) and
-    # the drop folder, every minute.
-    apps.get_model("django_q", "Schedule").objects.update_or_create(
-        name="payouts-bank-statements-fetch",
-        defaults={
-            "func": "payouts.reconciliation_tasks.bank_statements_fetch_task",
-            "schedule_type": "I",
-            "minutes": 1,
-            "repeats": -1,
-        },
-    )
-
-
-def unschedule(apps, schema_editor):
-    apps.get_model("django_q", "Schedule").objects.filter(name="payouts-bank-statements-fetch").delete()
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("campaigns", "0004_actionrule_cashback"),
@@ -32,7 +14,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(schedule, unschedule),
+        # The bank feed's schedule it made is declared in joyback/background.py now.
         migrations.AlterModelOptions(
             name="reconciliationexception",
             options={

@@ -2,16 +2,11 @@
 names are stored in the queue and the schedule (migration 0024 moved the fetch's), so a rename needs a
 migration too."""
 
-from payouts.reconciliation.matching import payouts_unreconciled_flag
 from payouts.reconciliation.statement_import import bank_statements_fetch, statement_import_run
 
 
 def statement_import_task(import_id: int) -> None:
     statement_import_run(import_id=import_id)
-
-
-def payouts_unreconciled_flag_task() -> int:
-    return payouts_unreconciled_flag()
 
 
 def bank_statements_fetch_task() -> int:

@@ -13,24 +13,6 @@ def existing_events_processed(apps, schema_editor):
     )
 
 
-def schedule(apps, schema_editor):
-    # The safety net behind the standing worker (manage.py provider_events_work): events stored while
-    # no worker ran are still processed within a minute or two by the task cluster.
-    apps.get_model("django_q", "Schedule").objects.update_or_create(
-        name="verification-provider-events",
-        defaults={
-            "func": "verification.tasks.provider_events_sweep",
-            "schedule_type": "I",
-            "minutes": 1,
-            "repeats": -1,
-        },
-    )
-
-
-def unschedule(apps, schema_editor):
-    apps.get_model("django_q", "Schedule").objects.filter(name="verification-provider-events").delete()
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("verification", "0005_claim_clawed_back"),
@@ -59,7 +41,7 @@ class Migration(migrations.Migration):
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.RunPython(existing_events_processed, migrations.RunPython.noop),
-        migrations.RunPython(schedule, unschedule),
+        # The standing-work sweep's schedule it made is declared in joyback/background.py now.
         migrations.AddIndex(
             model_name="providerevent",
             index=models.Index(

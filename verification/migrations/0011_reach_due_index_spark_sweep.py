@@ -5,23 +5,6 @@ from django.contrib.postgres.operations import AddIndexConcurrently
 from django.db import migrations, models
 
 
-def schedule(apps, schema_editor):
-    Schedule = apps.get_model("django_q", "Schedule")
-    Schedule.objects.update_or_create(
-        name="verification-spark-codes-expire",
-        defaults={
-            "func": "verification.tasks.spark_codes_expire",
-            "schedule_type": "I",
-            "minutes": 5,
-            "repeats": -1,
-        },
-    )
-
-
-def unschedule(apps, schema_editor):
-    apps.get_model("django_q", "Schedule").objects.filter(name="verification-spark-codes-expire").delete()
-
-
 class Migration(migrations.Migration):
     atomic = False
 
@@ -39,5 +22,5 @@ class Migration(migrations.Migration):
                 name="verification_reach_due",
             ),
         ),
-        migrations.RunPython(schedule, unschedule),
+        # The Spark Ads codes' schedule it made is declared in joyback/background.py now.
     ]

@@ -290,7 +290,7 @@ def claim_reward_post(claim: ActionClaim, *, due_now: bool = False, payable: Acc
     claim.ledger_transaction_id = reward.pk
 
 
-PAYOUTS_DUE = "payouts due"  # the standing work the payouts app (to the right) registers
+PAYOUTS_DUE = "payouts due"  # a kind of standing work (joyback/background.py), done by the payouts app
 
 
 def participant_payout_due(*, participant_id: int) -> None:

@@ -10,6 +10,15 @@ Here, as django-q2 already does for SIGINT, only the main process acts on TERM: 
 what it starts ignore it, and stop in order when the main process sets the event (the pusher first,
 then each worker after its current task, then the monitor). A worker past the task timeout is still
 killed, with SIGKILL instead of the SIGTERM it now ignores; a TERM could not have been caught either.
+
+django-q2 offers no setting or hook for any of this, so the command leans on four of its internals,
+each marked "django-q2 internal" below with its reason; tests/test_background.py fails at once if an
+upgrade moves one of them (the slow tests/test_shutdown.py proves the behaviour). Putting the cluster
+in a session of its own behind a parent that forwards one TERM would need none of them, but a SIGKILL
+to the command's group (deploy/cluster.py's "machine gone", a supervisor without cgroups) would then
+leave the cluster running as an orphan.
+
+Before starting, the recurring schedules are made to match the code's (joyback.schedules).
 """
 
 import contextlib
@@ -23,18 +32,25 @@ from django_q import cluster
 from django_q.conf import Conf
 from django_q.management.commands.qcluster import Command as QclusterCommand
 
+from joyback.schedules import schedules_sync
+
 logger = logging.getLogger(__name__)
 
 # How long the main process waits beyond the task timeout for the sentinel to stop its processes.
 STOP_GRACE_SECONDS = 10
 
 
+# django-q2 internal: Sentinel, subclassed. Its __init__ sets SIGTERM back to the default and then
+# calls start(), the one place to change the disposition before any child process exists.
 class Sentinel(cluster.Sentinel):
     def start(self):
         # Inherited by the pusher, the monitor and the workers, which are started from here.
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         super().start()
 
+    # django-q2 internal: reincarnate, self.pool and each worker's timer (spawn_process sets it). The
+    # guard calls it for a dead worker and for one past the timeout (timer 0), which it would only
+    # TERM: ignored here, so it is killed first.
     def reincarnate(self, process):
         if process in self.pool and process.timer.value == 0:
             process.kill()  # past the timeout: it ignores the TERM django-q2 would send
@@ -42,6 +58,9 @@ class Sentinel(cluster.Sentinel):
         super().reincarnate(process)
 
 
+# django-q2 internal: Cluster's sentinel, stop_event, start_event and timeout. Its stop joins the
+# sentinel without a limit; this one kills the processes left once the timeout and a grace are past,
+# so a stop always ends (a supervisor would otherwise SIGKILL the lot, results unsaved).
 class Cluster(cluster.Cluster):
     def stop(self) -> bool:
         if self.sentinel is None or not self.sentinel.is_alive():
@@ -70,7 +89,9 @@ class Command(QclusterCommand):
         settings.SECRET_KEY  # noqa: B018 - django-q2's check: the tasks are signed with it
         if cluster_name:
             os.environ["Q_CLUSTER_NAME"] = cluster_name
-        # django-q2's Cluster.start spawns the module's Sentinel; this process runs nothing else.
+        schedules_sync()
+        # django-q2 internal: Cluster.start spawns the module's global Sentinel, and takes no class
+        # to use instead; this process runs nothing else, so replacing it here affects nothing else.
         cluster.Sentinel = Sentinel
         tasks = Cluster()
         tasks.start()

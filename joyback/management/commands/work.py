@@ -1,7 +1,7 @@
 """The standing worker: claim and process what requests stored for later, as it arrives.
 
 Webhooks, the claim flow's bank details and the API's events only store a row and answer; this
-loop claims the waiting rows of every kind each app registered (joyback.queue) and processes each
+loop claims the waiting rows of every kind joyback/background.py declares and processes each
 once. Run it next to the task cluster; any number may run at once (they claim disjoint rows), and
 the cluster's one-minute sweep catches up if none does.
 """
