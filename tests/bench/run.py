@@ -125,7 +125,6 @@ def arguments(argv):
     parser.add_argument("--seconds", type=float, default=10, help="each ledger throughput run (10)")
     parser.add_argument("--pgbench-seconds", type=int, default=10, help="each of the two pgbench runs (10)")
     parser.add_argument("--pgbench-scale", type=int, default=8, help="pgbench's scale factor (8)")
-    parser.add_argument("--pgbench-scale", type=int, default=8, help="pgbench's scale factor (8)")
     parser.add_argument("--workers", type=int, default=8, help="clients and worker processes (8)")
     parser.add_argument("--batch", type=int, default=500, help="postings per postings_post() call (500)")
     parser.add_argument("--latency-calls", type=int, default=2000, help="unbatched postings timed (2000)")
