@@ -246,7 +246,7 @@ SMOKE = {
     "http_warmup": 0.2,
     "http_rounds": 1,
     "http_round_seconds": 1,
-    "http_connections": 2,
+    "http_connections": 16,
     "http_workers": 2,
     "webhook_deliveries": 500,
     "webhook_redis_url": "",
