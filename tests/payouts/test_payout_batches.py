@@ -481,13 +481,11 @@ def test_in_batch_mode_a_test_brands_payout_made_by_the_pipeline_leaves_at_once(
     """Test payouts never go into the bank's pain.001 files (only live money does): made by the
     pipeline in batch mode, a test brand's payout goes one by one to the sandbox provider, as the
     single path sends it, instead of waiting for a file that never takes it."""
-    from payouts.sandbox_funding import sandbox_funds_add
-
     from campaigns.modes import brand_test_twin
 
     settings.PAYOUT_SEPA_MODE = "batch"
     twin = brand_test_twin(brand=alpaca)
-    sandbox_funds_add(brand=twin, amount=50_00)
+    play_money_add(brand=twin, amount=50_00)
     test_club = make_live_campaign(slug="test-club", budget=50_00, brand=twin)
     person, identity = ready_person(test_club)
 

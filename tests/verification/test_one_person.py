@@ -54,7 +54,9 @@ def test_the_reviewer_reads_why_the_claim_is_back_in_the_queue(client, alice, su
     assert refused.value.code == "one_per_person"
     client.force_login(alice)
     body = client.get(reverse("verification:review_queue", args=["alpaca"])).content.decode()
-    assert "second_account" in body and "second TikTok account b (TikTok)" in body
+    assert "A second account of a person who already claimed" in body
+    assert "second_account" not in body  # the reason in words, not its code
+    assert "second TikTok account b (TikTok)" in body
 
 
 def test_two_people_each_earn_once(summer):
