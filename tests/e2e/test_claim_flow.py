@@ -89,7 +89,8 @@ def test_a_new_user_claims_a_reward_and_is_paid(live_server, phone, screenshot, 
     screenshot(page, "15-status-paid")
     status = page.locator("#status-payout")
     assert status.get_by_text("DE•• •••• 3000").is_visible()
-    assert status.get_by_text(both_rewards(live_campaign)).is_visible()  # in one transfer
+    assert status.locator("td").get_by_text(both_rewards(live_campaign)).is_visible()  # in one transfer
+    assert status.locator(".paid-total").get_by_text(both_rewards(live_campaign)).is_visible()
     assert status.get_by_text("Your bank confirmed the account holder's name.").is_visible()
     assert not status.get_by_text("Confirmed, waiting to be sent").is_visible()  # nothing left owed
 
@@ -122,7 +123,7 @@ def test_a_close_match_is_confirmed_on_the_status_page_and_paid(
     assert status.get_by_text("We pay to the name your bank knows, as you chose.").is_visible()
     assert status.get_by_text("Pat EXAMPLE JR · DE•• •••• 9401").is_visible()
     assert not status.get_by_text("Your bank confirmed the account holder's name.").count()
-    assert page.locator("#status-payout").get_by_text(both_rewards(live_campaign)).is_visible()
+    assert page.locator("#status-payout td").get_by_text(both_rewards(live_campaign)).is_visible()
     screenshot(page, "18-status-close-match-paid")
 
     from payouts.models import Payout, SandboxBankPayment

@@ -87,5 +87,5 @@ def test_a_connected_sandbox_shops_order_earns_cashback_that_is_paid(
     phone.get_by_role("button", name="Send me my money").click()
     phone.wait_for_url("**/status/**")
     phone.locator("#status-payout .badge").filter(has_text="Paid").wait_for(timeout=POLL_MS)
-    assert phone.locator("#status-payout").get_by_text("€2.00").is_visible()  # 5 % of 40.00
+    assert phone.locator("#status-payout td").get_by_text("€2.00").is_visible()  # 5 % of 40.00
     screenshot(phone, "shops-06-paid")
