@@ -151,6 +151,8 @@ LABEL = {
     "not_attested": _("Label not confirmed by the person"),
     "set_by_post": _("Label set when posted through JoyBack"),
     "set_by_joyback": _("Label set when posted through JoyBack"),
+    "platform_on": _("TikTok shows the label on the video"),
+    "platform_off": _("TikTok shows no label on the video"),
     "unknown": _("Label state unknown"),
 }
 

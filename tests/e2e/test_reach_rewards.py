@@ -64,7 +64,8 @@ def test_a_brand_sets_tiers_and_a_creators_reward_grows_with_the_views(
 
     page.goto(f"{live_server.url}/brands/{creators.brand.slug}/content/")
     page.get_by_text("Cora Creator").first.wait_for()
-    assert "12000" in page.locator("#library-rows").inner_text()
+    rows = page.locator("#library-rows").inner_text()
+    assert "12,000" in rows and "TikTok shows the label on the video" in rows and "platform_on" not in rows
     screenshot(page, "84-content-library")
     page.get_by_role("link", name=f"#{claim.pk} · Cora Creator").click()
     page.get_by_text("Metrics over time").wait_for()
