@@ -73,6 +73,11 @@ class Migration(migrations.Migration):
                 to="payouts.payout",
             ),
         ),
+        # Going back: the earlier release has no message without a payout, and cannot hold one.
+        migrations.RunSQL(
+            migrations.RunSQL.noop,
+            "DELETE FROM payouts_notification WHERE payout_id IS NULL",
+        ),
         # A payout's messages so far: the person and the contact are its payout's.
         migrations.RunSQL(
             "UPDATE payouts_notification AS n SET participant_id = p.participant_id, payee_id = p.payee_id "
