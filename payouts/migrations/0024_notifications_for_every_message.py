@@ -33,6 +33,7 @@ class Migration(migrations.Migration):
             model_name="notification",
             name="participant",
             field=models.ForeignKey(
+                db_index=False,
                 blank=True,
                 null=True,
                 on_delete=django.db.models.deletion.PROTECT,
@@ -44,6 +45,7 @@ class Migration(migrations.Migration):
             model_name="notification",
             name="payee",
             field=models.ForeignKey(
+                db_index=False,
                 blank=True,
                 null=True,
                 on_delete=django.db.models.deletion.PROTECT,
@@ -55,6 +57,7 @@ class Migration(migrations.Migration):
             model_name="notification",
             name="user",
             field=models.ForeignKey(
+                db_index=False,
                 blank=True,
                 null=True,
                 on_delete=django.db.models.deletion.PROTECT,
@@ -83,9 +86,5 @@ class Migration(migrations.Migration):
             "UPDATE payouts_notification AS n SET participant_id = p.participant_id, payee_id = p.payee_id "
             "FROM payouts_payout AS p WHERE n.payout_id = p.id AND n.participant_id IS NULL",
             migrations.RunSQL.noop,
-        ),
-        migrations.AddIndex(
-            model_name="notification",
-            index=models.Index(fields=["participant", "kind"], name="payouts_notification_person"),
         ),
     ]

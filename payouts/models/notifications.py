@@ -16,17 +16,29 @@ class Notification(models.Model):
     the one retry policy (payouts.notifications.NOTIFICATION_ATTEMPTS, notification_backoff)."""
 
     participant = models.ForeignKey(
-        Participant, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+        Participant,
+        on_delete=models.PROTECT,
+        related_name="+",
+        null=True,
+        blank=True,
+        db_index=False,
     )
     # The contact it goes to, as it was when the message was decided (a change notice goes to the
     # old one).
-    payee = models.ForeignKey(PayeeAccount, on_delete=models.PROTECT, related_name="+", null=True, blank=True)
+    payee = models.ForeignKey(
+        PayeeAccount, on_delete=models.PROTECT, related_name="+", null=True, blank=True, db_index=False
+    )
     payout = models.ForeignKey(
         Payout, on_delete=models.PROTECT, related_name="notifications", null=True, blank=True
     )
     # Or a member of the brand (its verification, a deposit booked), instead of a person.
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        null=True,
+        blank=True,
+        db_index=False,
     )
     # The person's (or member's) brand: the column it is sharded by (docs/deploy.md).
     brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
@@ -48,7 +60,10 @@ class Notification(models.Model):
             models.Index(
                 fields=["created_at"], condition=Q(sent_at__isnull=True), name="payouts_notification_unsent"
             ),
+            # Built concurrently (0029): the table is live. The person's index serves the participant key.
             models.Index(fields=["participant", "kind"], name="payouts_notification_person"),
+            models.Index(fields=["payee"], name="payouts_notification_payee"),
+            models.Index(fields=["user"], name="payouts_notification_user"),
         ]
 
     def __str__(self):

