@@ -32,7 +32,7 @@ PHASES = (
     ("venv", "deploy/venv.py"),
     ("install", "pip install"),
     ("migrate", "manage.py migrate"),
-    ("seed and start", "manage.py demo_seed"),
+    ("seed and start", "manage.py demo"),
     ("sign-ins", "JoyBack runs on"),
 )
 DONE_MARKER = "Sign in (password"
