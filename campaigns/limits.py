@@ -54,14 +54,22 @@ def limit_currency(kind: str, currency: str) -> str:
     return currency if kind in MONEY_LIMITS else ""
 
 
+def euro_cents_in(*, amount: int, currency: str) -> int:
+    """About the same money in the currency's minor units: a default's amount, set in euro cents."""
+    if currency in {"", "EUR"}:
+        return amount
+    euros = Decimal(amount).scaleb(-2)
+    converted = euros * UNITS_PER_EURO.get(currency, Decimal(1))
+    minor = converted.scaleb(get_currency_precision(currency))
+    return int(minor.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
 def limit_default(*, kind: str, currency: str = "") -> int:
     """The platform default: the setting, scaled from euro cents to the currency's minor units."""
     base = getattr(settings, LimitKind(kind).name)
-    if kind not in MONEY_LIMITS or currency in {"", "EUR"}:
+    if kind not in MONEY_LIMITS:
         return base
-    euros = Decimal(base).scaleb(-2)
-    amount = euros * UNITS_PER_EURO.get(currency, Decimal(1))
-    return int(amount.scaleb(get_currency_precision(currency)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return euro_cents_in(amount=base, currency=currency)
 
 
 def _rows() -> dict[tuple[str, int | None, str], int]:

@@ -426,6 +426,19 @@ class LimitKind(models.TextChoices):
         "fraud_campaign_claims_per_minute",
         _("claims of one campaign in a minute before review"),
     )
+    FRAUD_MAX_LIKES_PER_THOUSAND_VIEWS = (
+        "fraud_max_likes_per_thousand_views",
+        _("likes per 1,000 views of a share before review"),
+    )
+    FRAUD_MAX_COMMENTS_PER_THOUSAND_VIEWS = (
+        "fraud_max_comments_per_thousand_views",
+        _("comments per 1,000 views of a share before review"),
+    )
+    FRAUD_MAX_VIEWS_PER_FOLLOWER = (
+        "fraud_max_views_per_follower",
+        _("views per follower of a share's creator (plus 10,000) before review"),
+    )
+    FRAUD_MAX_VIEWS_PER_HOUR = "fraud_max_views_per_hour", _("views a share gains in an hour before review")
 
 
 # Amounts of money, in minor units of the row's currency; the others are counts, whatever the currency.

@@ -749,30 +749,34 @@ VARIABLES = [
         default=1000,
     ),
     Var(
-        "FRAUD_MAX_LIKES_PER_VIEW",
-        "float",
-        "a share with more likes per view (from 100 views) waits for a person",
+        "FRAUD_MAX_LIKES_PER_THOUSAND_VIEWS",
+        "int",
+        "a share with more likes per 1,000 views (from 100 views) waits for a person (staff set a brand's "
+        "own)",
         FRAUD,
-        default=0.4,
+        default=400,
     ),
     Var(
-        "FRAUD_MAX_COMMENTS_PER_VIEW",
-        "float",
-        "a share with more comments per view (from 100 views) waits for a person",
+        "FRAUD_MAX_COMMENTS_PER_THOUSAND_VIEWS",
+        "int",
+        "a share with more comments per 1,000 views (from 100 views) waits for a person (staff set a brand's "
+        "own)",
         FRAUD,
-        default=0.1,
+        default=100,
     ),
     Var(
         "FRAUD_MAX_VIEWS_PER_FOLLOWER",
         "int",
-        "a share with more views per follower of its creator (plus 10,000) waits for a person",
+        "a share with more views per follower of its creator (plus 10,000) waits for a person (staff set a "
+        "brand's own)",
         FRAUD,
         default=200,
     ),
     Var(
         "FRAUD_MAX_VIEWS_PER_HOUR",
         "int",
-        "views gained per hour between two re-checks of a reach share beyond which it waits for a person",
+        "views gained per hour between two re-checks of a reach share beyond which it waits for a person "
+        "(staff set a brand's own)",
         FRAUD,
         default=50000,
     ),

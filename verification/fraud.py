@@ -6,7 +6,6 @@ held on the budget, and a person decides.
 
 from datetime import timedelta
 
-from django.conf import settings
 from django.utils import timezone
 
 from campaigns.limits import limit_value
@@ -67,15 +66,24 @@ def fraud_signals_at_claim(*, rule, identity, context, evidence: dict) -> list[t
 
 
 def engagement_signals(
-    *, views: int, likes: int, comments: int, followers: int | None
+    *, views: int, likes: int, comments: int, followers: int | None, brand_id: int | None
 ) -> list[tuple[str, str]]:
     """Engagement that looks bought: far more likes per view than real audiences give, or far
-    more views than the account's audience explains."""
+    more views than the account's audience explains. The thresholds are the brand's (staff set
+    them per brand: a brand whose audience is a fan club likes more than most)."""
     signals = []
-    if views >= 100 and likes > views * settings.FRAUD_MAX_LIKES_PER_VIEW:
+
+    def threshold(kind):
+        return limit_value(kind=kind, brand_id=brand_id)
+
+    likes_per_thousand = threshold(LimitKind.FRAUD_MAX_LIKES_PER_THOUSAND_VIEWS)
+    comments_per_thousand = threshold(LimitKind.FRAUD_MAX_COMMENTS_PER_THOUSAND_VIEWS)
+    views_per_follower = threshold(LimitKind.FRAUD_MAX_VIEWS_PER_FOLLOWER)
+    # Compared multiplied out, so no rounding lets a share through that the threshold refuses.
+    if views >= 100 and likes * 1000 > views * likes_per_thousand:
         signals.append(("engagement_ratio", f"{likes} likes on {views} views"))
-    if views >= 100 and comments > views * settings.FRAUD_MAX_COMMENTS_PER_VIEW:
+    if views >= 100 and comments * 1000 > views * comments_per_thousand:
         signals.append(("engagement_ratio_comments", f"{comments} comments on {views} views"))
-    if followers is not None and views > settings.FRAUD_MAX_VIEWS_PER_FOLLOWER * max(followers, 1) + 10_000:
+    if followers is not None and views > views_per_follower * max(followers, 1) + 10_000:
         signals.append(("engagement_spike", f"{views} views for an account with {followers} followers"))
     return signals

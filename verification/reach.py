@@ -11,12 +11,12 @@ it was paid), re-reserved at each top-up and released when the window ends.
 from datetime import timedelta
 from functools import partial
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Max, Q, Sum
 from django.utils import timezone
 
-from campaigns.models import ActionRule
+from campaigns.limits import limit_value
+from campaigns.models import ActionRule, LimitKind
 from campaigns.reach import reach_value
 from campaigns.services.funding import campaign_budget_account
 from compliance.models import CaseStatus
@@ -124,7 +124,8 @@ def _velocity(claim: ActionClaim, views: int, now) -> tuple[str, str] | None:
         start, before = last.at, last.views
     hours = max((now - start).total_seconds() / 3600, 1 / 60)
     gained = views - before
-    if gained > settings.FRAUD_MAX_VIEWS_PER_HOUR * max(hours, 1):
+    per_hour = limit_value(kind=LimitKind.FRAUD_MAX_VIEWS_PER_HOUR, brand_id=claim.campaign.brand_id)
+    if gained > per_hour * max(hours, 1):
         return ("view_velocity", f"{gained} views in {hours:.1f} h")
     return None
 
@@ -159,6 +160,7 @@ def reach_recheck(*, claim_id: int) -> ActionClaim:
                 likes=video.like_count,
                 comments=video.comment_count,
                 followers=followers,
+                brand_id=claim.campaign.brand_id,
             )
             velocity = _velocity(claim, video.view_count, now)
             if velocity:

@@ -7,6 +7,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext
 
+from campaigns.limits import euro_cents_in
 from campaigns.models import (
     Brand,
     BrandVerification,
@@ -42,7 +43,15 @@ def brand_create(*, name: str, owner, slug: str = "", currency: str = "EUR") -> 
         # The address of test twins (campaigns.modes), which slugify never makes.
         raise CampaignError(gettext("A brand's address may not contain two hyphens in a row."))
     with transaction.atomic(durable=True):
-        brand = Brand.objects.create(name=name, slug=slug or _free_slug(name), default_currency=currency)
+        brand = Brand.objects.create(
+            name=name,
+            slug=slug or _free_slug(name),
+            default_currency=currency,
+            # The platform's default is euro cents: a yen brand's people may earn as much money, not
+            # a hundredth of it.
+            person_allowance=euro_cents_in(amount=settings.PERSON_ALLOWANCE_DEFAULT, currency=currency)
+            or None,
+        )
         membership = Membership.objects.create(brand=brand, user=owner, role=Role.OWNER)
         membership_change_record(membership=membership, actor=owner, before="none")
         brand_funding_account(brand=brand, currency=currency)

@@ -184,13 +184,13 @@ def payout_cancel_locked(payout: Payout, *, detail: str, reason_code: str = "", 
 
 def payouts_to_replaced_details_cancel(*, participant_id: int) -> list[Payout]:
     """In the caller's transaction, holding the person's lock (the one payee_account_save takes):
-    their reward payouts that have not left and go to details no longer current are cancelled, the
-    money owed to them again, and the person marked due, so one new payout goes to the details they
-    confirmed last, after its own name check, instead of the old account (which they may have
-    closed) or none at all."""
+    their payouts that have not left and go to details no longer current are cancelled, never sent
+    to the old account (which they may have closed). A reward's money is owed to them again and the
+    person marked due, so one new payout goes to the details they confirmed last, after its own name
+    check. A manual payout's money goes back to the brand's funding and is not made again: its
+    approval was for the details it named, so paying others needs a new payout and its approvals."""
     payouts = Payout.objects.filter(
         participant_id=participant_id,
-        manual=False,
         status__in=PAYOUT.step("cancel").sources,
         payee__replaced_at__isnull=False,
     )
@@ -199,7 +199,7 @@ def payouts_to_replaced_details_cancel(*, participant_id: int) -> list[Payout]:
         for payout in payouts
         if payout_cancel_locked(payout, reason_code=DETAILS_REPLACED, detail="bank details replaced")
     ]
-    if cancelled:
+    if any(not payout.manual for payout in cancelled):
         participants_payout_due(participant_ids=[participant_id])
     return cancelled
 

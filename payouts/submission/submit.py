@@ -43,7 +43,7 @@ def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
 def payout_submit(*, payout_id: int) -> Payout:
     """Take a payout as far as it can go now: payee verified, then sent to the PSP exactly once."""
     payout = Payout.objects.select_related("payee").get(pk=payout_id)
-    if payout.payee.replaced_at is not None and not payout.manual and payout.open:
+    if payout.payee.replaced_at is not None and payout.open:
         # The person replaced these details after the payout was made: it never goes to them.
         with transaction.atomic(durable=True):
             Participant.objects.select_for_update().filter(pk=payout.participant_id).first()

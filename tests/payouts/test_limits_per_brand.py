@@ -76,6 +76,48 @@ def test_a_fraud_threshold_of_a_brand_holds_whatever_the_currency(root, tara, al
     assert limit_value(kind=kind, brand_id=bison.pk) == settings.FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR
 
 
+def test_a_brand_whose_fans_like_more_has_its_own_engagement_thresholds(root, tara, alpaca, bison):
+    from verification.fraud import engagement_signals
+
+    fan_club = {"views": 1000, "likes": 600, "comments": 150, "followers": 300}
+    assert {code for code, _ in engagement_signals(brand_id=alpaca.pk, **fan_club)} == {
+        "engagement_ratio",
+        "engagement_ratio_comments",
+    }
+
+    limit_set(
+        asked_by=root,
+        confirmed_by=tara,
+        kind=LimitKind.FRAUD_MAX_LIKES_PER_THOUSAND_VIEWS,
+        currency="",
+        brand=alpaca,
+        value=700,
+    )
+    limit_set(
+        asked_by=root,
+        confirmed_by=tara,
+        kind=LimitKind.FRAUD_MAX_COMMENTS_PER_THOUSAND_VIEWS,
+        currency="",
+        brand=alpaca,
+        value=200,
+    )
+
+    assert engagement_signals(brand_id=alpaca.pk, **fan_club) == []
+    assert len(engagement_signals(brand_id=bison.pk, **fan_club)) == 2  # the other brand keeps the default
+
+
+def test_a_yen_brand_starts_with_a_person_allowance_worth_as_much_as_a_euro_one(make_user, settings):
+    from campaigns.services.brands import brand_create
+
+    settings.PERSON_ALLOWANCE_DEFAULT = 100_00  # 100 euros
+    owner = make_user("kenji@example.jp")
+
+    assert brand_create(name="Euro", owner=owner, currency="EUR").person_allowance == 100_00
+    assert brand_create(name="Yen", owner=owner, currency="JPY").person_allowance == 15_000
+    settings.PERSON_ALLOWANCE_DEFAULT = 0
+    assert brand_create(name="Open", owner=owner, currency="JPY").person_allowance is None
+
+
 def test_one_staff_member_alone_cannot_change_a_limit(root, alpaca):
     grant = limit_change_request(actor=root, kind=BRAND, currency="EUR", brand=alpaca, value=10**9)
 

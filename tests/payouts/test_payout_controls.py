@@ -302,3 +302,31 @@ def test_accepted_payouts_always_fit_every_limit(make_user, limits, steps):
     assert sum(Payout.objects.filter(brand=brand).values_list("amount", flat=True)) == brand_total
     assert funding(brand) == 150_00 - brand_total
     assert ledger_drift() == []
+
+
+def test_a_manual_payout_to_details_replaced_before_it_left_is_cancelled_not_sent(funded, fiona, limits):
+    """The brand's finance member paid Mo's old account; Mo's details were replaced before it left.
+    It never goes to the old account, the money is the brand's again, and no new payout appears on
+    its own: the approval was for the account it named."""
+    from payouts.payees.services import payee_account_save
+    from payouts.submission.submit import payout_submit
+
+    before = funding(funded)
+    made = pay(funded, 40_00, iban=new_iban(), by=fiona)
+    payee = made.payee
+    payee_account_save(
+        participant=payee.participant,
+        name="Mo Manual",
+        email="mo@example.com",
+        phone="",
+        bank_account=iban_check(new_iban()),
+        currency="EUR",
+        consent_version="manual",
+        onboard=False,
+    )
+
+    made = payout_submit(payout_id=made.pk)
+    assert made.status == "cancelled" and made.reason_code == "REPLACED"
+    assert funding(funded) == before
+    assert not SandboxBankPayment.objects.exists()
+    assert Payout.objects.filter(brand=funded).count() == 1

@@ -268,7 +268,11 @@ def engagement_recheck(*, claim_id: int) -> ActionClaim:
             claim.identity.claims.exclude(pk=claim.pk).values_list("evidence", flat=True).first() or {}
         ).get("follower_count")
         signals = engagement_signals(
-            views=video.view_count, likes=video.like_count, comments=video.comment_count, followers=followers
+            views=video.view_count,
+            likes=video.like_count,
+            comments=video.comment_count,
+            followers=followers,
+            brand_id=claim.campaign.brand_id,
         )
         outcome = (
             (ClaimStatus.NEEDS_REVIEW, signals[0][0]) if signals else (ClaimStatus.APPROVED, "thresholds_met")
