@@ -4,15 +4,42 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('campaigns', '0015_merge_limits_and_team_invitations'),
+        ("campaigns", "0015_merge_limits_and_team_invitations"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='limit',
-            name='kind',
-            field=models.CharField(choices=[('payout_approval_threshold', 'manual payout needing a second approver above'), ('payout_brand_daily_limit', "a brand's manual payouts in the window"), ('payout_account_daily_limit', "one bank account's manual payouts in the window"), ('payout_window_approval_threshold', "a brand's manual payouts in the window before each needs a second approver"), ('reconciliation_second_approval_minor', 'a statement line booked to suspense needing a second approver above'), ('fraud_claims_per_address_per_hour', 'claims from one address in an hour before review'), ('fraud_people_per_device', 'people claiming from one browser before review'), ('fraud_campaign_claims_per_minute', 'claims of one campaign in a minute before review'), ('fraud_max_likes_per_thousand_views', 'likes per 1,000 views of a share before review'), ('fraud_max_comments_per_thousand_views', 'comments per 1,000 views of a share before review'), ('fraud_max_views_per_follower', "views per follower of a share's creator (plus 10,000) before review"), ('fraud_max_views_per_hour', 'views a share gains in an hour before review')], max_length=48),
+            model_name="limit",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("payout_approval_threshold", "manual payout needing a second approver above"),
+                    ("payout_brand_daily_limit", "a brand's manual payouts in the window"),
+                    ("payout_account_daily_limit", "one bank account's manual payouts in the window"),
+                    (
+                        "payout_window_approval_threshold",
+                        "a brand's manual payouts in the window before each needs a second approver",
+                    ),
+                    (
+                        "reconciliation_second_approval_minor",
+                        "a statement line booked to suspense needing a second approver above",
+                    ),
+                    ("fraud_claims_per_address_per_hour", "claims from one address in an hour before review"),
+                    ("fraud_people_per_device", "people claiming from one browser before review"),
+                    ("fraud_campaign_claims_per_minute", "claims of one campaign in a minute before review"),
+                    ("fraud_max_likes_per_thousand_views", "likes per 1,000 views of a share before review"),
+                    (
+                        "fraud_max_comments_per_thousand_views",
+                        "comments per 1,000 views of a share before review",
+                    ),
+                    (
+                        "fraud_max_views_per_follower",
+                        "views per follower of a share's creator (plus 10,000) before review",
+                    ),
+                    ("fraud_max_views_per_hour", "views a share gains in an hour before review"),
+                ],
+                max_length=48,
+            ),
         ),
     ]
