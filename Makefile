@@ -13,6 +13,12 @@ PORT ?= 8000
 # DATABASE_URL when set; otherwise the project's own PostgreSQL server, for the length of one command.
 WITH_DB := $(BIN)/python -m joyback.embedded_db
 
+# Nothing is compiled at install (below), so Python must be free to keep what it compiles: where the
+# environment forbids writing bytecode, every process the product starts (each task worker, each
+# test's subprocess, each bench run) would compile every module it imports again, at several times
+# the CPU of a start from bytecode.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: run test lint format bench migrate demo clean lock audit cluster config-docs
 
 $(STAMP): pyproject.toml $(LOCK)
