@@ -364,3 +364,86 @@ def test_a_withdrawn_invitation_is_not_mailed_and_a_link_made_with_another_key_i
 
     invitation_revoke(invitation=invitation, actor=alice)
     assert invitation_notify(invitation_id=invitation.pk) == []
+
+
+def _state():
+    """Everything accepting an invitation could change."""
+    return (
+        sorted(Membership.objects.values_list("brand__slug", "user__email", "role")),
+        AccessChange.objects.count(),
+        sorted(Invitation.objects.values_list("pk", "accepted_at", "accepted_by", "revoked_at")),
+        sorted(EmailAddress.objects.values_list("email", "verified")),
+    )
+
+
+def test_an_invitation_of_one_brand_joins_that_brand_only_and_shows_nothing_of_another(
+    client, alpaca, bison, alice, bob, make_user, django_capture_on_commit_callbacks
+):
+    """Mia is invited by both brands: Alpaca's link makes her a member of Alpaca, Bison's
+    invitation stays open, and nothing of Bison is hers."""
+    alpacas = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@both.example",
+        role="viewer",
+        invited_by=alice,
+    )
+    sent_token(
+        django_capture_on_commit_callbacks,
+        brand=bison,
+        email="mia@both.example",
+        role="marketer",
+        invited_by=bob,
+    )
+    mia = make_user("mia@both.example")
+    client.force_login(mia)
+
+    page = client.get(reverse("invitation_accept", args=[alpacas]))
+    assert b"Alpaca Coffee" in page.content and b"Bison" not in page.content and b"bob@" not in page.content
+    joined = client.post(reverse("invitation_accept", args=[alpacas]))
+
+    assert joined.status_code == 302 and joined["Location"] == reverse("brand_dashboard", args=["alpaca"])
+    assert list(Membership.objects.filter(user=mia).values_list("brand__slug", "role")) == [
+        ("alpaca", "viewer")
+    ]
+    assert Invitation.objects.get(brand=bison).accepted_at is None
+    assert client.get(reverse("brand_dashboard", args=["bison"])).status_code == 404
+    assert client.get(reverse("brand_team", args=["bison"])).status_code == 404
+
+
+@pytest.mark.parametrize("how", ["accepted", "expired", "withdrawn"])
+def test_a_used_expired_or_withdrawn_link_is_refused_in_words_and_changes_nothing(
+    client, alpaca, alice, make_user, django_capture_on_commit_callbacks, how
+):
+    token = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@alpaca.example",
+        role="viewer",
+        invited_by=alice,
+    )
+    mia = make_user("mia@alpaca.example")
+    words = {
+        "accepted": "already been accepted",
+        "expired": "has expired",
+        "withdrawn": "was withdrawn",
+    }[how]
+    if how == "accepted":
+        invitation_accept(token=token, user=mia)
+        Membership.objects.filter(user=mia).delete()  # she left; the link does not bring her back
+    elif how == "expired":
+        Invitation.objects.update(expires_at=timezone.now())
+    else:
+        invitation_revoke(invitation=Invitation.objects.get(), actor=alice)
+    before = _state()
+    client.force_login(mia)
+
+    refused = client.post(reverse("invitation_accept", args=[token]))
+
+    assert refused.status_code == 400
+    assert refused.content.decode().count(words) == 1
+    assert b"Accept the invitation" not in refused.content
+    assert _state() == before
+    with pytest.raises(CampaignError, match=words):
+        invitation_accept(token=token, user=mia)
+    assert _state() == before
