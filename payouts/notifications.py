@@ -29,6 +29,7 @@ from campaigns.roles import FUND, MANAGE_API, MANAGE_MEMBERS
 from campaigns.services.team import invitation_message
 from compliance.models import CaseStatus, RemediationCase
 from compliance.reasons import caption_reasons
+from joyback.charts import date_locale
 from joyback.ledger.models import AccountKind, Entry
 from joyback.modes import brand_livemode
 from joyback.modes import provider_routed_for as routed_for
@@ -101,8 +102,7 @@ def person_time_zone(payee) -> ZoneInfo:
 def when_text(moment: datetime, *, payee) -> str:
     """A moment as the person reads it: their language's date and time, in their zone, named."""
     zone = person_time_zone(payee)
-    locale = (translation.get_language() or "en").replace("-", "_")
-    locale = "zh_Hans" if locale.lower().startswith("zh") else locale
+    locale = date_locale()
     local = moment.astimezone(zone)
     return "{} {} ({})".format(
         format_date(local, "long", locale=locale),
