@@ -1,12 +1,13 @@
 """Olivia, the demo brand's owner, reads her brand's tables on a 375-pixel phone: payouts, manual
-payouts, the claims and the review queue, the caption cases, funding, finance and reconciliation.
-Each row is a card; nothing scrolls sideways, neither the page nor a box in it."""
+payouts and a payout's history, the claims and the review queue, the caption cases, funding, finance
+and reconciliation. Each row is a card; nothing scrolls sideways, neither the page nor a box in it."""
 
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
 from compliance.models import RemediationCase
+from payouts.models import Payout
 from tests.conftest import PASSWORD, totp_enable
 from tests.e2e.conftest import SCREENSHOTS, sign_in
 from verification.models import ActionClaim, FraudSignal
@@ -71,7 +72,9 @@ def test_every_brand_table_reads_on_a_phone_without_sideways_scrolling(
     sign_in(page, live_server, owner.email)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     wide = {}
-    for name, path in PAGES.items():
+    payout = Payout.objects.filter(brand__slug="demo", reason_code__gt="").order_by("pk").first()
+    pages = {**PAGES, "payout": f"/brands/demo/payouts/{payout.pk}/"}
+    for name, path in pages.items():
         page.goto(live_server.url + path)
         assert page.locator("table.cards tbody tr").count() > 0, name
         tables = page.locator("section:has(table.cards)")
