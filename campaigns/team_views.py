@@ -163,11 +163,12 @@ def invitation_page(request, token: str):
             {"invitation": invitation, "refusal": refusal, "next": request.get_full_path()},
             status=404 if invitation is None else 200,
         )
+    refusal, status = None, 404 if invitation is None else 200
     if request.method == "POST":
         try:
             membership = invitation_accept(token=token, user=request.user)
-        except CampaignError as error:
-            messages.error(request, str(error))
+        except CampaignError as error:  # refused, nothing changed: said once, on the page
+            refusal, status = str(error), 400
         else:
             messages.success(
                 request,
@@ -175,7 +176,7 @@ def invitation_page(request, token: str):
                 % {"brand": membership.brand.name, "role": membership.get_role_display()},
             )
             return redirect("brand_dashboard", brand_slug=membership.brand.slug)
-    refusal = invitation_refusal(invitation=invitation, user=request.user)
+    refusal = refusal or invitation_refusal(invitation=invitation, user=request.user)
     needs_mfa = bool(
         refusal and invitation and invitation.role in roles.FUND and not mfa_enabled(request.user)
     )
@@ -188,5 +189,5 @@ def invitation_page(request, token: str):
             "needs_mfa": needs_mfa,
             "next": request.get_full_path(),
         },
-        status=404 if invitation is None else 200,
+        status=status,
     )

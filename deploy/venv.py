@@ -7,16 +7,18 @@ first venv made from a lock is kept in the user's cache (~/.cache/joyback/venv-<
 and the Python>), and the next fresh clone with the same lock gets its .venv as hard links to that
 copy (a plain copy across file systems), which takes seconds. Scripts in bin/ are rewritten to name
 their own venv's Python. A venv that exists already is brought up to the lock by pip, as before.
-Standard library only: it runs before anything is installed.
+Standard library only: it runs before anything is installed (joyback.treecopy is too).
 """
 
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project, not yet installed
+from joyback.treecopy import tree_copy, tree_keep
 
 CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "joyback"
 
@@ -27,19 +29,13 @@ def main(argv) -> int:
         return _install(venv, lock)
     kept = CACHE_DIR / f"venv-{_digest(lock)}"
     if kept.is_dir():
-        _copy(kept, venv)
+        tree_copy(kept, venv, link=True)
         _scripts_point_at(venv, made_as=_made_as(kept))
         return 0
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     status = _install(venv, lock)
     if status == 0:
-        partial = kept.with_name(f"{kept.name}.{os.getpid()}.partial")
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        _copy(venv, partial)
-        try:
-            partial.rename(kept)  # whole or not at all, should two clones finish at once
-        except OSError:
-            shutil.rmtree(partial, ignore_errors=True)
+        tree_keep(venv, kept, link=True)  # whole or not at all, should two clones finish at once
     return status
 
 
@@ -53,16 +49,6 @@ def _digest(lock: Path) -> str:
     digest = hashlib.sha256(lock.read_bytes())
     digest.update(f"{sys.version} {sysconfig.get_platform()} {sys.executable}".encode())
     return digest.hexdigest()[:16]
-
-
-def _copy(source: Path, target: Path) -> None:
-    def link(src, dst):
-        try:
-            os.link(src, dst)
-        except OSError:  # another file system, or links refused: a copy then
-            shutil.copy2(src, dst)
-
-    shutil.copytree(source, target, symlinks=True, copy_function=link)
 
 
 def _made_as(kept: Path) -> str:

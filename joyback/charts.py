@@ -28,9 +28,16 @@ def locale_current() -> str:
     return (get_language() or "en").replace("-", "_").replace("zh_hans", "zh_Hans")
 
 
+def date_locale() -> str:
+    """The locale dates are written in: the reader's language's, English the European way, day
+    before month (as config/formats/en has it for the pages)."""
+    locale = locale_current()
+    return "en_GB" if locale == "en" else locale
+
+
 def when_label(when, period: str) -> str:
     """A bucket's date in the reader's language: "2 Dec" for a day, "from 30 Nov" for a week."""
-    locale = locale_current()
+    locale = date_locale()
     if isinstance(when, datetime):
         return format_skeleton("MMMd", when, locale=locale) + " " + format_skeleton("Hm", when, locale=locale)
     return format_skeleton("MMMd", when, locale=locale)

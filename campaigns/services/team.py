@@ -11,17 +11,15 @@ its holder within the period either.
 """
 
 import hashlib
-import secrets
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from allauth.account.models import EmailAddress
 from django.conf import settings
-from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext as _
-from django.utils.translation import override
 
 from campaigns import roles
 from campaigns.models import Brand, Invitation, Membership, Role
@@ -29,8 +27,10 @@ from campaigns.services.brands import membership_change_record, membership_remov
 from campaigns.services.refusals import CampaignError
 from joyback.emails import email_canonical
 from joyback.mfa import mfa_enabled
+from joyback.queue import enqueue_on_commit
 
 INVITATION_DAYS = 7
+INVITATION_KEY_SALT = "campaigns.invitation"
 
 
 def invitation_token_hash(token: str) -> str:
@@ -53,9 +53,9 @@ def _role_name(role: str) -> str:
     return str(Role(role).label)
 
 
-def invitation_create(*, brand: Brand, email: str, role: str, invited_by, language: str = "en") -> Invitation:
+def invitation_create(*, brand: Brand, email: str, role: str, invited_by, language: str = "") -> Invitation:
     """The owner invites someone: the link goes by email to that address only (its token is not
-    stored, nor shown to the owner)."""
+    stored, nor shown to the owner), in `language` (the inviter's), else the brand's."""
     role = Role(role)
     email = email.strip()
     if email_canonical(email) in _user_addresses(invited_by):
@@ -69,22 +69,22 @@ def invitation_create(*, brand: Brand, email: str, role: str, invited_by, langua
         raise CampaignError(
             _("%(email)s is already on the team; change their role below.") % {"email": email}
         )
-    token = secrets.token_urlsafe(32)
     now = timezone.now()
+    invitation = Invitation(
+        brand=brand,
+        email=email,
+        role=role,
+        invited_by=invited_by,
+        created_at=now,
+        expires_at=now + timedelta(days=INVITATION_DAYS),
+    )
+    invitation.token_hash = invitation_token_hash(invitation_token(invitation=invitation))
     try:
         with transaction.atomic(durable=True):
-            invitation = Invitation.objects.create(
-                brand=brand,
-                email=email,
-                role=role,
-                token_hash=invitation_token_hash(token),
-                invited_by=invited_by,
-                created_at=now,
-                expires_at=now + timedelta(days=INVITATION_DAYS),
-            )
-            transaction.on_commit(
-                lambda: _invitation_mail(invitation=invitation, token=token, language=language)
-            )
+            invitation.save(force_insert=True)
+            # The mail is a message to a person: the payouts app's notifications send it (and try
+            # again when the mail server fails), reached by its task's name.
+            enqueue_on_commit("payouts.tasks.invitation_notify_task", invitation.pk, language)
     except IntegrityError:
         raise CampaignError(
             _("%(email)s already has an open invitation; withdraw it first to send a new one.")
@@ -93,27 +93,45 @@ def invitation_create(*, brand: Brand, email: str, role: str, invited_by, langua
     return invitation
 
 
-def _invitation_mail(*, invitation: Invitation, token: str, language: str) -> None:
-    link = settings.SITE_URL.rstrip("/") + reverse("invitation_accept", kwargs={"token": token})
+def invitation_token(*, invitation: Invitation, secret: str | None = None) -> str:
+    """The link's token, which only this server can make again from the row: a keyed hash of the
+    invitation's brand, address and moment, so that neither the token nor anything it could be made
+    from without the secret key is stored, and a message tried again later carries the same link."""
+    moment = invitation.created_at.astimezone(UTC).isoformat()
+    value = f"{invitation.brand_id}:{invitation.email.lower()}:{moment}"
+    return salted_hmac(INVITATION_KEY_SALT, value, secret=secret, algorithm="sha256").hexdigest()
+
+
+def invitation_link(*, invitation: Invitation) -> str:
+    """The address of the invitation's page with its token, made with the key (current or an earlier
+    one still accepted) its stored hash was made with; none fits: refused, nothing to send."""
+    for secret in [settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", [])]:
+        token = invitation_token(invitation=invitation, secret=secret)
+        if invitation_token_hash(token) == invitation.token_hash:
+            return settings.SITE_URL.rstrip("/") + reverse("invitation_accept", kwargs={"token": token})
+    raise CampaignError(_("This invitation link is not valid. Ask the brand's owner to send a new one."))
+
+
+def invitation_message(*, invitation: Invitation) -> tuple[str, str]:
+    """The invitation mail's subject and body, in the active language."""
     inviter = invitation.invited_by.get_full_name() or invitation.invited_by.email
-    with override(language):
-        subject = _("%(inviter)s invites you to %(brand)s on JoyBack") % {
-            "inviter": inviter,
-            "brand": invitation.brand.name,
-        }
-        body = _(
-            "%(inviter)s invites you to join %(brand)s on JoyBack as %(role)s.\n\n"
-            "Accept the invitation here (the link works for %(days)s days, for this address only):\n"
-            "%(link)s\n\n"
-            "If you did not expect this, ignore this mail: nothing happens without you."
-        ) % {
-            "inviter": inviter,
-            "brand": invitation.brand.name,
-            "role": _role_name(invitation.role),
-            "days": INVITATION_DAYS,
-            "link": link,
-        }
-    send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [invitation.email])
+    subject = _("%(inviter)s invites you to %(brand)s on JoyBack") % {
+        "inviter": inviter,
+        "brand": invitation.brand.name,
+    }
+    body = _(
+        "%(inviter)s invites you to join %(brand)s on JoyBack as %(role)s.\n\n"
+        "Accept the invitation here (the link works for %(days)s days, for this address only):\n"
+        "%(link)s\n\n"
+        "If you did not expect this, ignore this mail: nothing happens without you."
+    ) % {
+        "inviter": inviter,
+        "brand": invitation.brand.name,
+        "role": _role_name(invitation.role),
+        "days": INVITATION_DAYS,
+        "link": invitation_link(invitation=invitation),
+    }
+    return subject, body
 
 
 def invitation_revoke(*, invitation: Invitation, actor) -> Invitation:

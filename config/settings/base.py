@@ -125,6 +125,8 @@ LANGUAGES = [
     ("zh-hans", _("Simplified Chinese")),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# English dates day first, as European brands write them (config/formats/en).
+FORMAT_MODULE_PATH = ["config.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

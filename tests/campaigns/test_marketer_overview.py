@@ -310,7 +310,7 @@ def test_the_traffic_chart_has_axes_dates_currency_and_a_table(client, alice, al
     assert 'viewBox="0 0 420 230"' in body
     assert "Landing page visits" in body and "Spent on rewards" in body and "(EUR)" in body
     today = timezone.now().date()
-    assert f"{today:%b} {today.day}" in body  # a date on the axis
+    assert f"{today.day} {today:%b}" in body  # a date on the axis, day first (config/formats/en)
     assert "Visits, " in body and "<title>" in body
 
 

@@ -5,22 +5,32 @@ own as finance, or a friend, and approves their own payouts with it at once.
 """
 
 import re
+from datetime import timedelta
 
 import pytest
 from allauth.account.models import EmailAddress
 from django.core import mail
 from django.urls import reverse
+from django.utils import timezone
 
 from campaigns.models import Invitation, Membership, Role
 from campaigns.services.refusals import CampaignError
 from campaigns.services.team import (
     invitation_accept,
     invitation_create,
+    invitation_link,
     invitation_revoke,
     member_remove,
     member_role_change,
 )
 from joyback.users.models import AccessChange
+from payouts.models import Notification
+from payouts.notifications import (
+    invitation_notify,
+    notification_backoff,
+    notifications_due,
+    notifications_send,
+)
 from tests.conftest import totp_enable
 
 pytestmark = pytest.mark.django_db
@@ -42,6 +52,7 @@ def test_an_invitation_mails_a_link_only_to_the_invited_address_and_keeps_only_i
         email="mia@alpaca.example",
         role="marketer",
         invited_by=alice,
+        language="en",
     )
 
     message = mail.outbox[-1]
@@ -272,3 +283,167 @@ def test_the_invitation_page_asks_a_visitor_to_sign_in_or_up_with_the_invited_ad
     assert page.status_code == 200
     assert b"mia@alpaca.example" in page.content and b"/accounts/signup/?next=" in page.content
     assert client.get(reverse("invitation_accept", args=["nothing-like-it"])).status_code == 404
+
+
+def test_the_invitation_is_a_notification_in_the_inviters_language_sent_once(
+    alpaca, alice, make_user, django_capture_on_commit_callbacks
+):
+    token = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@alpaca.example",
+        role="viewer",
+        invited_by=alice,
+        language="es",
+    )
+
+    invitation = Invitation.objects.get()
+    note = Notification.objects.get(kind="invitation")
+    assert (note.channel, note.key, note.sent_at is not None) == (
+        "email",
+        f"invitation:{invitation.pk}:email",
+        True,
+    )
+    assert note.context == {"invitation": invitation.pk, "language": "es"}  # no token, no address
+    (message,) = mail.outbox
+    assert message.to == ["mia@alpaca.example"] and "te invita" in message.subject
+    assert token not in str(note.context)
+    assert invitation_notify(invitation_id=invitation.pk, language="es") == []  # a repeated task
+    assert len(mail.outbox) == 1
+    assert invitation_accept(token=token, user=make_user("mia@alpaca.example")).brand == alpaca
+
+
+def test_without_a_language_of_the_inviters_the_invitation_is_in_the_brands(
+    alpaca, alice, django_capture_on_commit_callbacks
+):
+    sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@alpaca.example",
+        role="viewer",
+        invited_by=alice,
+    )
+
+    assert alpaca.country == "DE" and "lädt dich" in mail.outbox[-1].subject
+
+
+def test_an_invitation_the_mail_server_refused_is_sent_again_with_the_same_link(
+    alpaca, alice, make_user, monkeypatch, django_capture_on_commit_callbacks
+):
+    def down(*args, **kwargs):
+        raise ConnectionRefusedError("mail server down")
+
+    monkeypatch.setattr("django.core.mail.backends.locmem.EmailBackend.send_messages", down)
+    with django_capture_on_commit_callbacks(execute=True):
+        invitation_create(
+            brand=alpaca, email="mia@alpaca.example", role="viewer", invited_by=alice, language="en"
+        )
+
+    note = Notification.objects.get(kind="invitation")  # the owner's invitation stands; the mail waits
+    assert (note.sent_at, note.attempts) == (None, 1) and not mail.outbox
+    later = timezone.now() + notification_backoff(1) + timedelta(seconds=1)
+    assert notifications_due(now=later) == [note.pk]
+
+    monkeypatch.undo()
+    assert notifications_send(ids=notifications_due(now=later)) == 1
+    note.refresh_from_db()
+    assert note.sent_at is not None and note.attempts == 1
+    token = re.search(r"/invitations/([^/\s]+)/", mail.outbox[-1].body).group(1)
+    assert invitation_accept(token=token, user=make_user("mia@alpaca.example")).brand == alpaca
+
+
+def test_a_withdrawn_invitation_is_not_mailed_and_a_link_made_with_another_key_is_refused(
+    alpaca, alice, settings
+):
+    invitation = invitation_create(brand=alpaca, email="mia@alpaca.example", role="viewer", invited_by=alice)
+    settings.SECRET_KEY, settings.SECRET_KEY_FALLBACKS = "a-new-key-" * 5, [settings.SECRET_KEY]
+    assert "/invitations/" in invitation_link(invitation=invitation)  # an earlier key still accepted
+    settings.SECRET_KEY_FALLBACKS = []
+    with pytest.raises(CampaignError, match="not valid"):
+        invitation_link(invitation=invitation)
+
+    invitation_revoke(invitation=invitation, actor=alice)
+    assert invitation_notify(invitation_id=invitation.pk) == []
+
+
+def _state():
+    """Everything accepting an invitation could change."""
+    return (
+        sorted(Membership.objects.values_list("brand__slug", "user__email", "role")),
+        AccessChange.objects.count(),
+        sorted(Invitation.objects.values_list("pk", "accepted_at", "accepted_by", "revoked_at")),
+        sorted(EmailAddress.objects.values_list("email", "verified")),
+    )
+
+
+def test_an_invitation_of_one_brand_joins_that_brand_only_and_shows_nothing_of_another(
+    client, alpaca, bison, alice, bob, make_user, django_capture_on_commit_callbacks
+):
+    """Mia is invited by both brands: Alpaca's link makes her a member of Alpaca, Bison's
+    invitation stays open, and nothing of Bison is hers."""
+    alpacas = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@both.example",
+        role="viewer",
+        invited_by=alice,
+    )
+    sent_token(
+        django_capture_on_commit_callbacks,
+        brand=bison,
+        email="mia@both.example",
+        role="marketer",
+        invited_by=bob,
+    )
+    mia = make_user("mia@both.example")
+    client.force_login(mia)
+
+    page = client.get(reverse("invitation_accept", args=[alpacas]))
+    assert b"Alpaca Coffee" in page.content and b"Bison" not in page.content and b"bob@" not in page.content
+    joined = client.post(reverse("invitation_accept", args=[alpacas]))
+
+    assert joined.status_code == 302 and joined["Location"] == reverse("brand_dashboard", args=["alpaca"])
+    assert list(Membership.objects.filter(user=mia).values_list("brand__slug", "role")) == [
+        ("alpaca", "viewer")
+    ]
+    assert Invitation.objects.get(brand=bison).accepted_at is None
+    assert client.get(reverse("brand_dashboard", args=["bison"])).status_code == 404
+    assert client.get(reverse("brand_team", args=["bison"])).status_code == 404
+
+
+@pytest.mark.parametrize("how", ["accepted", "expired", "withdrawn"])
+def test_a_used_expired_or_withdrawn_link_is_refused_in_words_and_changes_nothing(
+    client, alpaca, alice, make_user, django_capture_on_commit_callbacks, how
+):
+    token = sent_token(
+        django_capture_on_commit_callbacks,
+        brand=alpaca,
+        email="mia@alpaca.example",
+        role="viewer",
+        invited_by=alice,
+    )
+    mia = make_user("mia@alpaca.example")
+    words = {
+        "accepted": "already been accepted",
+        "expired": "has expired",
+        "withdrawn": "was withdrawn",
+    }[how]
+    if how == "accepted":
+        invitation_accept(token=token, user=mia)
+        Membership.objects.filter(user=mia).delete()  # she left; the link does not bring her back
+    elif how == "expired":
+        Invitation.objects.update(expires_at=timezone.now())
+    else:
+        invitation_revoke(invitation=Invitation.objects.get(), actor=alice)
+    before = _state()
+    client.force_login(mia)
+
+    refused = client.post(reverse("invitation_accept", args=[token]))
+
+    assert refused.status_code == 400
+    assert refused.content.decode().count(words) == 1
+    assert b"Accept the invitation" not in refused.content
+    assert _state() == before
+    with pytest.raises(CampaignError, match=words):
+        invitation_accept(token=token, user=mia)
+    assert _state() == before
