@@ -359,13 +359,13 @@ def status_actions(request, token):
     return render(request, "verification/_status_actions.html", context)
 
 
-# What a referred sale's state means to the poster, in their words.
+# What a referred sale's state means to the poster, in their words: a short badge, and a line.
 REFERRAL_STATES = {
-    "pending": gettext_lazy("Pending: the shop's return window is open"),
-    "approved": gettext_lazy("Confirmed"),
-    "needs_review": gettext_lazy("Being checked by the brand"),
-    "rejected": gettext_lazy("Returned: earns nothing"),
-    "clawed_back": gettext_lazy("Returned: taken back"),
+    "pending": (gettext_lazy("Pending"), gettext_lazy("Confirmed once the shop's return window closes")),
+    "approved": (gettext_lazy("Confirmed"), ""),
+    "needs_review": (gettext_lazy("Being checked"), gettext_lazy("The brand looks at this order first")),
+    "rejected": (gettext_lazy("Returned"), gettext_lazy("The order came back: it earns nothing")),
+    "clawed_back": (gettext_lazy("Taken back"), gettext_lazy("The order came back after it was paid")),
 }
 
 
@@ -379,7 +379,7 @@ def _referrals_for_status(request, participant) -> list[dict]:
             continue
         sales = referral_sales(code=code)
         for sale in sales:
-            sale.state = REFERRAL_STATES.get(sale.status, sale.get_status_display())
+            sale.state, sale.note = REFERRAL_STATES.get(sale.status, (sale.get_status_display(), ""))
             sale.partly_returned = bool(sale.referred_purchase.refunds)
         shown.append(
             {

@@ -95,14 +95,14 @@ def test_a_code_brings_an_order_that_is_held_confirmed_paid_and_clawed_back(
 
     phone.reload()
     sale = phone.locator(".referred-order").first
-    sale.get_by_text("Pending: the shop's return window is open").wait_for()
+    sale.get_by_text("Confirmed once the shop's return window closes").wait_for()
     assert "€4.00" in sale.inner_text() and "kim@" not in phone.content()
     screenshot(phone, "referral-03-pending")
 
     # Fourteen days later, nothing returned: the window closes (the worker's scheduled task).
     purchase_confirm(purchase_id=Purchase.objects.get().pk, now=timezone.now() + timedelta(days=15))
     phone.reload()
-    phone.locator(".referred-order").first.get_by_text("Confirmed").wait_for()
+    phone.locator(".referred-order .badge", has_text="Confirmed").first.wait_for()
     phone.locator("#status-payout .paid-total").filter(has_text="€5.00").wait_for(timeout=POLL_MS)  # 1 + 4
     screenshot(phone, "referral-04-paid")
 
@@ -110,7 +110,7 @@ def test_a_code_brings_an_order_that_is_held_confirmed_paid_and_clawed_back(
     page.get_by_role("button", name="Refund this order").first.click()
     page.get_by_test_id("order-mail").first.wait_for()
     phone.reload()
-    phone.locator(".referred-order").first.get_by_text("Returned: taken back").wait_for()
+    phone.locator(".referred-order .badge", has_text="Taken back").first.wait_for()
     assert ActionClaim.objects.get(referred_purchase__isnull=False).status == "clawed_back"
     screenshot(phone, "referral-05-clawed-back")
 

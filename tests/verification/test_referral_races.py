@@ -93,4 +93,4 @@ def test_the_same_order_reported_at_once_by_several_workers_is_one_referral(alpa
     later = timezone.now() + timedelta(days=15)
     race(3, lambda i: purchase_confirm(purchase_id=purchase.pk, now=later))
     payable = participant_payable_account(participant=code.participant, currency="EUR")
-    assert payable.balance == 4_00 and campaign_budget(campaign=creators).held == 0
+    assert payable.balance == 1_00 + 4_00 and campaign_budget(campaign=creators).held == 0  # login + referral

@@ -415,7 +415,7 @@ def test_the_status_page_shows_the_code_link_and_each_order_without_the_buyer(
     page = client.get(f"/v/status/{token}/actions/").content.decode()
 
     assert code.code in page and f"/v/c/creators/r/{code.code}/" in page
-    assert "Pending: the shop&#x27;s return window is open" in page and "4.00" in page
+    assert "Confirmed once the shop&#x27;s return window closes" in page and "4.00" in page
     assert "kim.buyer" not in page and "A-1" not in page
     german = client.get(f"/v/status/{token}/actions/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
     assert "Dein Empfehlungscode" in german
