@@ -6,13 +6,16 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.db.models import Sum
 from django.test import override_settings
 from django.utils import timezone
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaigns.selectors import campaign_budget
+from campaigns.services.funding import campaign_budget_account
 from campaigns.services.rules import rule_save
+from joyback.ledger.models import Entry
 from tests.verification.shop_payloads import post, shopify_order, shopify_refund, woo_order
 from verification.cashback import Customer, purchase_confirm, purchase_record, purchase_refund
 from verification.connectors import shop_connect
@@ -456,3 +459,34 @@ def test_the_demo_shows_a_referral():
     referral = referral_claim()
     assert referral.rule.trigger == "referral" and referral.status == "pending"
     assert referral.identity.subject == "demo-payee-0" and referral.amount == 6_40  # 10 % of 64 EUR
+
+
+orders = iter(range(10**6))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(refunds=st.lists(st.integers(min_value=1, max_value=45_00), min_size=1, max_size=4))
+def test_the_ledger_never_takes_back_more_than_a_referral_paid(alpaca, cashback, creators, code, refunds):
+    """Any partial refunds of a confirmed referred order, in any sizes (together up to more than the
+    order): what the clawbacks take back from the poster never exceeds what the referral paid, and
+    what stays paid is what the claim is worth."""
+    order_id = f"prop-{next(orders)}"
+    with override_settings(FRAUD_REFERRAL_REFUND_MIN_ORDERS=10**6):  # every example refunds: no ring here
+        record(alpaca, cashback, code.code, order_id=order_id, email=f"{order_id}@example.com")
+    purchase = Purchase.objects.get(order_id=order_id)
+    purchase_confirm(purchase_id=purchase.pk, now=timezone.now() + timedelta(days=15))
+    for n, refund in enumerate(refunds):
+        purchase_refund(brand=alpaca, order_id=order_id, refunds={f"{order_id}-{n}": refund})
+
+    referral = ActionClaim.objects.get(referred_purchase=purchase)
+    budget = campaign_budget_account(campaign=creators)
+
+    def moved(reason):
+        entries = Entry.objects.filter(
+            account=budget, transaction__reason=reason, transaction__reference=f"claim:{referral.pk}"
+        )
+        return abs(entries.aggregate(total=Sum("amount"))["total"] or 0)
+
+    paid, taken = moved("reward"), moved("clawback")
+    assert paid == 4_00 and taken <= paid
+    assert paid - taken == (referral.amount if referral.status == "approved" else 0)
