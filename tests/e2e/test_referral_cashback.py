@@ -115,6 +115,24 @@ def test_a_code_brings_an_order_that_is_held_confirmed_paid_and_clawed_back(
     screenshot(phone, "referral-05-clawed-back")
 
 
+def test_the_marketer_sees_sales_by_poster_and_the_cost_per_sale(
+    live_server, page, phone, screenshot, alice, creators, poster
+):
+    phone.goto(f"{live_server.url}/c/creators/status/{poster.token}/")
+    phone.goto(phone.locator("a.referral-link").get_attribute("href"))
+    phone.get_by_label("Your email").fill("kim@example.com")
+    phone.get_by_role("button", name="Pay").click()
+    phone.get_by_test_id("order-mail").first.get_by_text("purchase_recorded").wait_for()
+
+    sign_in(page, live_server, "alice@alpaca.example", next_path="/brands/alpaca/")
+    table = page.locator("#referral-sales")
+    table.get_by_text("Poe").wait_for()
+    assert page.get_by_test_id("referred-sales").inner_text() == "1"
+    row = table.locator("tbody tr").first.inner_text()
+    assert "€40.00" in row and "€4.00" in row and "kim@" not in page.content()
+    screenshot(page, "referral-07-overview")
+
+
 def test_the_poster_buying_with_their_own_code_goes_to_review(
     live_server, page, phone, screenshot, alice, creators, poster
 ):
