@@ -177,6 +177,21 @@ class RuleForm(forms.Form):
         help_text=_("Shares of a buyers-only campaign. One per line: the product's SKU = the reward."),
     )
 
+    referral_min_order = MoneyField(
+        label=_("Smallest order that earns a referral"),
+        required=False,
+        help_text=_("Referred sales only: the poster earns on an order of at least this much."),
+    )
+    referral_person_cap = MoneyField(label=_("Most one poster earns by referred sales"), required=False)
+    referral_campaign_cap = MoneyField(
+        label=_("Most all referred sales of the campaign earn"), required=False
+    )
+    referral_first_order_only = forms.BooleanField(
+        label=_("Only a buyer's first order"),
+        required=False,
+        help_text=_("Referred sales only: an order from a buyer who bought from you before earns nothing."),
+    )
+
     # The fields an action uses, the rest hidden while another action is chosen (actions.js; the
     # server checks every field whatever the browser shows). A field not named here is for all.
     ENGAGEMENT = (Trigger.UGC_SHARE, Trigger.LIKE, Trigger.COMMENT, Trigger.VIEW_THRESHOLD, Trigger.CUSTOM)
@@ -186,7 +201,7 @@ class RuleForm(forms.Form):
         "window_hours": ENGAGEMENT,
         "min_views": SHARES,
         "min_likes": ENGAGEMENT,
-        "cashback_percent": (Trigger.PURCHASE,),
+        "cashback_percent": (Trigger.PURCHASE, Trigger.REFERRAL),
         "return_window_days": (Trigger.PURCHASE,),
         "reach_tiers": SHARES,
         "reach_per_thousand": SHARES,
@@ -194,6 +209,10 @@ class RuleForm(forms.Form):
         "reach_campaign_cap": SHARES,
         "recheck_hours": SHARES,
         "product_rewards": (Trigger.UGC_SHARE,),
+        "referral_min_order": (Trigger.REFERRAL,),
+        "referral_person_cap": (Trigger.REFERRAL,),
+        "referral_campaign_cap": (Trigger.REFERRAL,),
+        "referral_first_order_only": (Trigger.REFERRAL,),
     }
 
     def __init__(self, *args, **kwargs):

@@ -236,6 +236,8 @@ class Trigger(models.TextChoices):
     VIEW_THRESHOLD = "view_threshold", _("View threshold")
     PURCHASE = "purchase", _("Purchase")
     CUSTOM = "custom", _("Custom action (reported by the brand's system)")
+    # Not a step a person does: a poster's personal code brought a sale (verification/referrals.py).
+    REFERRAL = "referral", _("Referred sale")
 
 
 # The steps where the person publishes something, and so must disclose the paid promotion.
@@ -302,6 +304,21 @@ class ActionRule(models.Model):
     # What a share earns by the product the person bought, {"SKU": minor units}; a product not listed
     # earns reward_amount (only with the campaign's purchase gate).
     product_rewards = models.JSONField(default=dict, blank=True, db_default={})
+    # Referred sales (the referral rule): reward_amount is the fixed sum, or with cashback_basis_points
+    # the most one order earns; these caps, in minor units, are the most one poster and the whole
+    # campaign earn by referrals; a first order only, and a smallest order.
+    referral_person_cap = models.BigIntegerField(
+        null=True, blank=True, help_text="Most one poster earns by referred sales, minor units"
+    )
+    referral_campaign_cap = models.BigIntegerField(
+        null=True, blank=True, help_text="Most all referred sales of the campaign earn, minor units"
+    )
+    referral_first_order_only = models.BooleanField(
+        default=False, db_default=False, help_text="Only a buyer's first order with the brand earns"
+    )
+    referral_min_order = models.BigIntegerField(
+        null=True, blank=True, help_text="Smallest order that earns a referral, minor units"
+    )
 
     class Meta:
         ordering = ["position", "pk"]
@@ -373,6 +390,7 @@ STEP_TITLES = {
     Trigger.VIEW_THRESHOLD: _("Get views on your video"),
     Trigger.PURCHASE: _("Buy from the brand"),
     Trigger.CUSTOM: _("Complete the brand's action"),
+    Trigger.REFERRAL: _("Share your code: earn on each sale it brings"),
 }
 
 

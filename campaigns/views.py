@@ -314,6 +314,10 @@ def _rule_initial(rule: ActionRule) -> dict:
         "product_rewards": "\n".join(
             f"{sku} = {major(amount):.2f}" for sku, amount in (rule.product_rewards or {}).items()
         ),
+        "referral_min_order": major(rule.referral_min_order),
+        "referral_person_cap": major(rule.referral_person_cap),
+        "referral_campaign_cap": major(rule.referral_campaign_cap),
+        "referral_first_order_only": rule.referral_first_order_only,
     }
 
 
@@ -415,6 +419,10 @@ def campaign_rule_save(request, campaign_id):
             reach_campaign_cap=data.get("reach_campaign_cap"),
             recheck_hours=data.get("recheck_hours") or 0,
             product_rewards=data.get("product_rewards") or {},
+            referral_min_order=data.get("referral_min_order"),
+            referral_person_cap=data.get("referral_person_cap"),
+            referral_campaign_cap=data.get("referral_campaign_cap"),
+            referral_first_order_only=bool(data.get("referral_first_order_only")),
         )
 
     return _campaign_form_submit(

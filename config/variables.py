@@ -749,6 +749,28 @@ VARIABLES = [
         default=1000,
     ),
     Var(
+        "FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR",
+        "int",
+        "orders with one referral code from one referring site in an hour from which its reward goes to "
+        "review (a code leaked to a coupon site)",
+        FRAUD,
+        default=10,
+    ),
+    Var(
+        "FRAUD_REFERRAL_REFUND_MIN_ORDERS",
+        "int",
+        "referred orders of one poster from which the share of them refunded is judged (a refund ring)",
+        FRAUD,
+        default=5,
+    ),
+    Var(
+        "FRAUD_REFERRAL_REFUND_SHARE",
+        "float",
+        "share of a poster's referred orders refunded from which their next referral goes to review",
+        FRAUD,
+        default=0.5,
+    ),
+    Var(
         "FRAUD_MAX_LIKES_PER_THOUSAND_VIEWS",
         "int",
         "a share with more likes per 1,000 views (from 100 views) waits for a person (staff set a brand's "

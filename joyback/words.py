@@ -43,6 +43,15 @@ CLAIM = {
     "payee_email_shared": _("The same email address as another person"),
     "payee_phone_shared": _("The same WhatsApp number as another person"),
     "second_account": _("A second account of a person who already claimed"),
+    # a referred sale's signals (verification/referrals.py)
+    "self_referral": _("The poster bought with their own code"),
+    "self_referral_email": _("A referred order with the poster's own email address"),
+    "self_referral_phone": _("A referred order with the poster's own phone number"),
+    "self_referral_address": _("A referred order to the poster's own billing address"),
+    "self_referral_device": _("The referral link was opened in the poster's own browser"),
+    "self_referral_bank_account": _("The buyer is paid to the poster's bank account"),
+    "code_leaked": _("Many orders with one code from one site: the code may be on a coupon site"),
+    "refund_ring": _("Most orders this poster referred were returned"),
 }
 
 # The same codes as CLAIM, said to the person whose claim it is: what happened, in a sentence, and
@@ -96,6 +105,14 @@ PERSON = {
         "Your WhatsApp number is also given by another person, so a person checks before paying."
     ),
     "second_account": _("You claimed with a second account: each person earns a reward once."),
+    "self_referral": _HELD,
+    "self_referral_email": _HELD,
+    "self_referral_phone": _HELD,
+    "self_referral_address": _HELD,
+    "self_referral_device": _HELD,
+    "self_referral_bank_account": _HELD,
+    "code_leaked": _HELD,
+    "refund_ring": _HELD,
 }
 
 NEXT = {
@@ -138,6 +155,14 @@ NEXT = {
     "payee_email_shared": _HELD_NEXT,
     "payee_phone_shared": _HELD_NEXT,
     "second_account": _OTHER_NEXT,
+    "self_referral": _HELD_NEXT,
+    "self_referral_email": _HELD_NEXT,
+    "self_referral_phone": _HELD_NEXT,
+    "self_referral_address": _HELD_NEXT,
+    "self_referral_device": _HELD_NEXT,
+    "self_referral_bank_account": _HELD_NEXT,
+    "code_leaked": _HELD_NEXT,
+    "refund_ring": _HELD_NEXT,
 }
 
 VERDICT = {

@@ -30,6 +30,8 @@ SCOPED_THROUGH = {
     "verification.VideoMetric": "claim",
     "verification.LicenceGrant": "participant",
     "verification.SparkAdsCode": "claim",
+    "verification.ReferralCode": "campaign",
+    "verification.ReferralClick": "code",
     "payouts.PayeeAccount": "participant",
     "payouts.PayeeSubmission": "participant",
     "payouts.PayeeChangeCode": "participant",

@@ -28,6 +28,7 @@ PLUG_INS = {
     "payouts.tasks.disclosure_fix_notify_task": "compliance",  # tell the person what to fix, by when
     "payouts.tasks.shop_taken_over_notify_task": "verification",  # tell the owners a shop moved
     "payouts.tasks.invitation_notify_task": "campaigns",  # mail a team invitation's link
+    "REFERRAL_PAYEE_MATCHES": "verification",  # a referred order against the poster's payee details
 }
 BACKGROUND = ROOT / "joyback" / "background.py"
 DOTTED = re.compile(r"^(joyback|campaigns|compliance|verification|payouts)(\.\w+)+$")

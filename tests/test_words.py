@@ -21,6 +21,9 @@ def codes_written(path: str, pattern: str) -> set[str]:
 def test_every_fraud_signal_and_claim_reason_the_code_writes_has_words():
     signals = codes_written("verification/fraud.py", r'append\(\s*\(\s*"([a-z_]+)"')
     signals |= codes_written("payouts/payees/shared_details.py", r'"(payee_[a-z]+_shared)"')
+    # a referred sale's signals, and the payee details the payouts app compares for them
+    signals |= codes_written("verification/referrals.py", r'append\(\s*\(\s*"([a-z_]+)"')
+    signals |= codes_written("payouts/payees/shared_details.py", r'"(self_referral_[a-z_]+)"')
     # signals flagged on a participant after the claim (a second account of the same person)
     signals |= codes_written("verification/services/rewards.py", r'participants_flag\(.*"([a-z_]+)"')
     reasons = set()

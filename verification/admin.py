@@ -15,6 +15,8 @@ from verification.models import (
     Participant,
     ProviderEvent,
     ReachTopUp,
+    ReferralClick,
+    ReferralCode,
     SparkAdsCode,
     TikTokPost,
     VideoMetric,
@@ -159,3 +161,16 @@ class LicenceGrantAdmin(ReadOnlyAdmin):
 class SparkAdsCodeAdmin(ReadOnlyAdmin):
     list_display = ["claim", "valid_days", "authorised_at", "expires_at", "expired_at"]
     exclude = ["code"]  # the brand's to use; the admin sees when it is valid, not the code
+
+
+@admin.register(ReferralCode)
+class ReferralCodeAdmin(ReadOnlyAdmin):
+    list_display = ["code", "campaign", "participant", "identity", "created_at"]
+    list_select_related = ["campaign", "identity"]
+    search_fields = ["code"]
+
+
+@admin.register(ReferralClick)
+class ReferralClickAdmin(ReadOnlyAdmin):
+    list_display = ["public_id", "code", "created_at"]
+    exclude = ["device", "client_ip"]  # a browser's and an address's traces: compared, never browsed

@@ -93,6 +93,12 @@ class PurchaseEventInput(serializers.Serializer):
     currency = CurrencyField()
     customer = CustomerInput()
     campaign_id = serializers.IntegerField(min_value=1, max_value=2**62, required=False)
+    referral_code = serializers.CharField(
+        max_length=40,
+        required=False,
+        help_text="The poster's referral code the order came with (any case): the poster earns the "
+        "campaign's referral reward on it, held until the return window closes",
+    )
 
 
 class ActionEventInput(serializers.Serializer):
@@ -150,6 +156,13 @@ class ClaimOutput(serializers.Serializer):
     currency = serializers.CharField()
     order_id = serializers.CharField(source="purchase.order_id", allow_null=True, default=None)
     confirm_at = serializers.DateTimeField(source="check_at", allow_null=True)
+    referral = serializers.CharField(
+        source="evidence.referral",
+        default=None,
+        allow_null=True,
+        help_text="A purchase reported with a referral_code: referred (the poster's reward was made), "
+        "or why not (code_unknown, below_minimum, not_first_order, referral_cap, fully_claimed...)",
+    )
     created_at = serializers.DateTimeField()
     decided_at = serializers.DateTimeField(allow_null=True)
 

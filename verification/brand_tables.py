@@ -22,6 +22,7 @@ from verification.selectors import (
     people_earned,
     people_filtered,
     reach_by_day,
+    referral_sales_by_poster,
 )
 
 
@@ -193,3 +194,30 @@ def overview_reach(request):
 def earned_media_cpm() -> int:
     """What 1,000 views would cost as paid ads, in minor units (EARNED_MEDIA_CPM to set another)."""
     return int(getattr(settings, "EARNED_MEDIA_CPM", 500))
+
+
+@brand_member_required()
+@require_GET
+def overview_referrals(request):
+    """Referred sales by poster and their videos: orders, revenue, what the referrals and the reach
+    paid for cost, and the cost per sale; buyers are never named."""
+    window = overview_window(data=request.GET, brand=request.brand)
+    rows = referral_sales_by_poster(campaign_ids=window.campaign_ids, since=window.since, until=window.until)
+    totals = {
+        "sales": sum(row.sales for row in rows),
+        "revenue": sum(row.revenue for row in rows),
+        "cost": sum(row.cost for row in rows),
+        "reach_paid": sum(row.reach_paid for row in rows),
+    }
+    totals["cost_per_sale"] = (
+        (totals["cost"] + totals["sales"] // 2) // totals["sales"] if totals["sales"] else None
+    )
+    return render(
+        request,
+        "verification/_overview_referrals.html",
+        {
+            "rows": rows,
+            "totals": totals,
+            "currency": rows[0].currency if rows else request.brand.default_currency,
+        },
+    )

@@ -26,6 +26,13 @@ from verification.models import (
     Purchase,
     PurchaseStatus,
 )
+from verification.referrals import (
+    Buyer,
+    Referral,
+    referral_claim_make,
+    referral_reward_for_kept,
+    referral_rule_lock,
+)
 from verification.services.participants import participant_payable_account
 from verification.services.refusals import ClaimRefused
 from verification.services.rewards import (
@@ -158,9 +165,14 @@ def purchase_record(
     campaign_id: int | None = None,
     context: ClaimContext | None = None,
     products: list[str] | None = None,
+    referral: Referral | None = None,
+    address_hash: str = "",
 ) -> tuple[ActionClaim, bool]:
     """A purchase's cashback claim, held on the budget until the return window closes.
-    Reported again with the same order id, it is the same claim (created is False)."""
+    Reported again with the same order id, it is the same claim (created is False).
+
+    referral: the code the order came with; the poster's reward is made with the purchase, in
+    its transaction, and follows it (verification.referrals)."""
     existing = _purchase_claim(brand=brand, order_id=order_id, amount=amount, currency=currency)
     if existing is not None:
         return existing, False
@@ -188,6 +200,9 @@ def purchase_record(
             reward=reward,
             context=context,
             products=products or [],
+            referral=referral or Referral(),
+            customer=customer,
+            address_hash=address_hash,
         )
     except IntegrityError:
         # The same order reported twice at once: the other report made it.
@@ -214,8 +229,21 @@ def _purchase_claim(*, brand, order_id, amount, currency) -> ActionClaim | None:
     return ActionClaim.objects.select_related("rule", "campaign", "purchase").get(purchase=purchase)
 
 
-def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context, products=()) -> ActionClaim:
+def _purchase_claim_create(
+    *,
+    rule,
+    identity,
+    order_id,
+    amount,
+    reward,
+    context,
+    products=(),
+    referral: Referral | None = None,
+    customer: Customer | None = None,
+    address_hash: str = "",
+) -> ActionClaim:
     now = timezone.now()
+    referral, customer = referral or Referral(), customer or Customer()
     campaign = rule.campaign
     rule_capped = rule.total_cap is not None or bool(campaign.per_identity_period_cap)
     with transaction.atomic(durable=True):
@@ -223,6 +251,11 @@ def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context,
             # Caps count earlier claims: one rule lock at a time. Without caps the budget's own row
             # lock (taken last, by the hold) is the only point purchases wait for each other.
             rule = rule_lock(rule)
+        if referral:
+            # The referral rule's row next, before any person's: referred orders take turns on it
+            # before they lock the buyer and then the poster (two people, always in this order).
+            referral_rule_lock(campaign=campaign, referral=referral)
+        if rule_capped:
             claim_caps_check(rule=rule, identity=identity)
         elif campaign.brand.person_allowance:
             # The per-person allowance (on by default) only counts this person's claims: their
@@ -243,6 +276,7 @@ def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context,
             confirm_at=now + timedelta(days=rule.return_window_days),
             confirmed_at=now if instant else None,
             products=[str(product)[:80] for product in products][:50],
+            address_hash=address_hash[:64],
         )
         claim = ActionClaim.objects.create(
             campaign=rule.campaign,
@@ -261,6 +295,22 @@ def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context,
             device=context.device,
             decided_at=now if instant else None,
         )
+        if referral:
+            # The poster's reward, before any ledger lock (the referral rule's row comes first).
+            _referral, outcome = referral_claim_make(
+                purchase=purchase,
+                campaign=rule.campaign,
+                referral=referral,
+                buyer=Buyer(
+                    participant_id=identity.participant_id,
+                    email=customer.email.strip(),
+                    phone=phone_e164(customer.phone) or "" if customer.phone.strip() else "",
+                    address_hash=address_hash,
+                ),
+                instant=instant,
+            )
+            claim.evidence["referral"] = outcome
+            ActionClaim.objects.filter(pk=claim.pk).update(evidence=claim.evidence)
         if instant:
             claim_event_emit(claim, "purchase.created", "purchase.confirmed", "reward.approved")
             claim_reward_post(claim)
@@ -297,7 +347,28 @@ def purchase_confirm(*, purchase_id: int, now=None) -> ActionClaim:
         purchase.save(update_fields=["status", "confirmed_at"])
         # A claim rejected or held for review meanwhile is not approved by the window closing.
         claim_event_emit(claim, "purchase.confirmed", *(["reward.approved"] if approved else []))
+        referral = _referral_claim(purchase)
+        if referral is not None and referral.status == ClaimStatus.PENDING:
+            # The poster's reward is confirmed with the purchase it came with, the same way.
+            referral.status, referral.reason, referral.decided_at = (
+                ClaimStatus.APPROVED,
+                "purchase_confirmed",
+                now,
+            )
+            referral.save(update_fields=["status", "reason", "decided_at"])
+            claim_reward_post(referral)
+            claim_event_emit(referral, "reward.approved")
     return claim
+
+
+def _referral_claim(purchase: Purchase) -> ActionClaim | None:
+    """The poster's claim on a referred purchase, locked (the purchase's lock is taken first)."""
+    return (
+        ActionClaim.objects.select_for_update(of=("self",))
+        .select_related("rule", "campaign", "participant")
+        .filter(referred_purchase=purchase)
+        .first()
+    )
 
 
 def purchases_due(*, now=None) -> list[int]:
@@ -346,16 +417,29 @@ def purchase_refund(
         claim = ActionClaim.objects.select_related("rule", "campaign", "purchase").get(purchase=locked)
         if locked.status == PurchaseStatus.REFUNDED:
             return claim
+        referral = _referral_claim(locked)
         if locked.status == PurchaseStatus.PENDING:
-            claim_hold_release(claim)
-            claim.status, claim.reason, claim.decided_at = ClaimStatus.REJECTED, "refunded", timezone.now()
-            claim.save(update_fields=["status", "reason", "decided_at"])
+            for each in [claim] + (
+                [referral] if referral is not None and not referral.ledger_transaction_id else []
+            ):
+                if each.status in (ClaimStatus.REJECTED, ClaimStatus.CLAWED_BACK):
+                    continue
+                claim_hold_release(each)
+                each.status, each.reason, each.decided_at = ClaimStatus.REJECTED, "refunded", timezone.now()
+                each.save(update_fields=["status", "reason", "decided_at"])
             _purchase_refunded(locked, reason)
             claim_event_emit(claim, "purchase.refunded", "claim.rejected")
-            return claim
-    # Confirmed: the clawback is the ledger's own write, with its own transaction.
+            if referral is not None and referral.status == ClaimStatus.REJECTED:
+                claim_event_emit(referral, "claim.rejected")
+            if referral is None or referral.status == ClaimStatus.REJECTED:
+                return claim
+    # Confirmed (or a referral paid at once): the clawback is the ledger's own write, with its own
+    # transaction.
 
-    claim = claim_clawback(claim=claim, reason="refunded")
+    if referral is not None:
+        claim_clawback(claim=referral, reason="refunded")
+    if claim.status not in (ClaimStatus.REJECTED, ClaimStatus.CLAWED_BACK):
+        claim = claim_clawback(claim=claim, reason="refunded")
     with transaction.atomic(durable=True):
         locked = Purchase.objects.select_for_update().get(pk=purchase.pk)
         if locked.status != PurchaseStatus.REFUNDED:
@@ -385,25 +469,57 @@ def _purchase_refund_part(*, purchase: Purchase, refunds: dict[str, int]) -> Act
             .select_related("rule", "campaign")
             .get(pk=claim.pk)
         )
-        less = claim.amount - reward
-        if less <= 0 or claim.status in (ClaimStatus.REJECTED, ClaimStatus.CLAWED_BACK):
-            return claim
-        if claim.ledger_transaction_id:
-            # Paid or owed already: the difference goes back through the clawback's own posting.
-            claim_reward_take_back(
-                claim,
-                reason="partially refunded",
-                amount=less,
-                idempotency_key=f"clawback:{claim.pk}:kept:{kept}",
+        referral = _referral_claim(locked)
+        if referral is not None:
+            # The poster's reward shrinks in proportion to what the buyer kept, the same way.
+            _claim_lower(
+                referral,
+                reward=referral_reward_for_kept(
+                    at_order=int(referral.evidence.get("reward_at_order", referral.amount)),
+                    order_amount=locked.amount,
+                    kept=kept,
+                    now=referral.amount,
+                ),
+                kept=kept,
             )
-            ActionClaim.objects.filter(pk=claim.pk).update(amount=reward)
-            claim.amount = reward
-        elif claim.hold_id:
-            claim_hold_reduce(claim, amount=reward)
-        else:
-            ActionClaim.objects.filter(pk=claim.pk).update(amount=reward)
-            claim.amount = reward
+        _claim_lower(claim, reward=reward, kept=kept)
     return claim
+
+
+def _claim_lower(claim: ActionClaim, *, reward: int, kept: int) -> None:
+    """A claim of a partly refunded purchase is now worth `reward`: the difference is taken back
+    (posted already) or its hold shrinks (waiting). Within the caller's transaction, claim locked.
+    At zero, a waiting claim is released and a posted one clawed back whole."""
+    less = claim.amount - reward
+    if less <= 0 or claim.status in (ClaimStatus.REJECTED, ClaimStatus.CLAWED_BACK):
+        return
+    if reward <= 0:
+        if claim.ledger_transaction_id:
+            claim_reward_take_back(
+                claim, reason="partially refunded", idempotency_key=f"clawback:{claim.pk}:kept:{kept}"
+            )
+            ActionClaim.objects.filter(pk=claim.pk).update(status=ClaimStatus.CLAWED_BACK, reason="refunded")
+        else:
+            claim_hold_release(claim)
+            ActionClaim.objects.filter(pk=claim.pk).update(
+                status=ClaimStatus.REJECTED, reason="refunded", decided_at=timezone.now()
+            )
+        return
+    if claim.ledger_transaction_id:
+        # Paid or owed already: the difference goes back through the clawback's own posting.
+        claim_reward_take_back(
+            claim,
+            reason="partially refunded",
+            amount=less,
+            idempotency_key=f"clawback:{claim.pk}:kept:{kept}",
+        )
+        ActionClaim.objects.filter(pk=claim.pk).update(amount=reward)
+        claim.amount = reward
+    elif claim.hold_id:
+        claim_hold_reduce(claim, amount=reward)
+    else:
+        ActionClaim.objects.filter(pk=claim.pk).update(amount=reward)
+        claim.amount = reward
 
 
 def _purchase_refunded(purchase: Purchase, reason: str) -> None:

@@ -30,6 +30,7 @@ from verification import sql
 from verification.cashback import CashbackError, Customer, purchase_record, purchase_refund
 from verification.models import ProviderEvent, Purchase, PurchaseStatus, ShopConnection, ShopInstall, ShopKind
 from verification.providers.shops import PAID, REFUND, Delivery, ShopOrder
+from verification.referrals import Referral
 from verification.services.provider_events import (
     EVENT_PROCESSORS,
     provider_event_processed,
@@ -280,6 +281,10 @@ def _paid(event: ProviderEvent, shop: ShopConnection, order: ShopOrder, key: str
             customer=customer,
             campaign_id=shop.campaign_id,
             products=list(order.products),
+            referral=Referral(
+                codes=tuple(order.referral_codes), click=order.referral_click, source=order.source
+            ),
+            address_hash=order.address_hash,
         )
     except CashbackError as refusal:
         return refusal.code

@@ -5,7 +5,13 @@ from verification.models import ActionClaim
 
 
 def claim_event_data(claim: ActionClaim) -> dict:
-    purchase = claim.purchase if claim.purchase_id else None
+    purchase = (
+        claim.purchase
+        if claim.purchase_id
+        else claim.referred_purchase
+        if getattr(claim, "referred_purchase_id", None)
+        else None
+    )
     return {
         "claim_id": claim.pk,
         "campaign_id": claim.campaign_id,

@@ -24,6 +24,7 @@ from verification.cashback import (
     purchase_refund,
     tiktok_engagement_record,
 )
+from verification.referrals import Referral
 from verification.services.provider_events import EVENT_LEASE, EVENT_MAX_ATTEMPTS
 
 # What names the like or comment in the brand's report, kept as the claim's evidence.
@@ -64,6 +65,7 @@ def inbound_event_process(*, event_id) -> InboundEvent | None:
                 currency=data["currency"],
                 customer=_customer(data["customer"]),
                 campaign_id=data.get("campaign_id"),
+                referral=Referral(codes=(data["referral_code"],)) if data.get("referral_code") else None,
             )
         elif event.type == "action":
             claim, created = custom_action_record(

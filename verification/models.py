@@ -17,6 +17,10 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def new_token_short() -> str:
+    return secrets.token_urlsafe(12)
+
+
 class Participant(models.Model):
     """A person claiming rewards from one brand. Not a user: they never sign in."""
 
@@ -98,6 +102,9 @@ class Purchase(models.Model):
     # Partial refunds the shop reported, by the shop's refund id: {refund id: minor units}. The
     # cashback is what the amount kept (amount - their sum) earns.
     refunds = models.JSONField(default=dict, blank=True, db_default={})
+    # A keyed hash of the buyer's billing address (never the address): a poster's own orders
+    # matched against the orders their code brings (verification/referrals.py).
+    address_hash = models.CharField(max_length=64, blank=True, default="", db_default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -150,12 +157,20 @@ class ActionClaim(models.Model):
     # still come to (paid plus held); at the end of the window, what it was paid.
     reach_paid = models.BigIntegerField(default=0, db_default=0)
     next_check_at = models.DateTimeField(null=True, blank=True)
+    # A referred sale: the poster's reward for the order their code brought, one per order. It
+    # follows the purchase's own lifecycle (held, confirmed, refunded) beside the buyer's cashback.
+    referred_purchase = models.OneToOneField(
+        Purchase, null=True, blank=True, on_delete=models.PROTECT, related_name="referral_claim"
+    )
+    referral_code = models.ForeignKey(
+        "ReferralCode", null=True, blank=True, on_delete=models.PROTECT, related_name="claims"
+    )
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
                 fields=["rule", "identity"],
-                condition=Q(purchase__isnull=True),
+                condition=Q(purchase__isnull=True, referred_purchase__isnull=True),
                 name="verification_one_reward_per_identity",
             ),
             models.CheckConstraint(condition=Q(amount__gt=0), name="verification_claim_amount_positive"),
@@ -171,6 +186,49 @@ class ActionClaim(models.Model):
 
     def __str__(self):
         return f"{self.rule} by {self.identity}: {self.status}"
+
+
+class ReferralCode(models.Model):
+    """A participant's personal code for one campaign: what they share, what a buyer types at the
+    shop's checkout (or carries from the link), what names the poster a sale is credited to.
+
+    Stored in capitals from an alphabet without lookalikes (no 0/O, 1/I/L); read case-insensitively."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="referral_codes")
+    # Its campaign's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
+    participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="referral_codes")
+    identity = models.ForeignKey(Identity, on_delete=models.PROTECT, related_name="referral_codes")
+    code = models.CharField(max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "code"], name="verification_referral_code_unique"),
+            models.UniqueConstraint(
+                fields=["campaign", "participant"], name="verification_one_referral_code_per_person"
+            ),
+        ]
+
+    def __str__(self):
+        return self.code
+
+
+class ReferralClick(models.Model):
+    """Someone opened a referral link: the browser's device hash and address, kept so the order
+    it leads to can be compared with the poster's own (a self-referral). The link carries its id
+    to the shop, which carries it into the order (note attributes, meta data)."""
+
+    code = models.ForeignKey(ReferralCode, on_delete=models.CASCADE, related_name="clicks")
+    # Its code's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
+    public_id = models.CharField(max_length=24, unique=True, default=new_token_short)
+    device = models.CharField(max_length=64, blank=True, default="")
+    client_ip = models.GenericIPAddressField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"click {self.public_id} on {self.code_id}"
 
 
 class ReachTopUp(models.Model):

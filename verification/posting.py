@@ -33,8 +33,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.files.storage import storages
 from django.db import transaction
-from django.utils import timezone
-from django.utils.translation import gettext_lazy
+from django.utils import timezone, translation
+from django.utils.translation import gettext, gettext_lazy
 
 from campaigns.models import ActionRule, LicenceTerms
 from campaigns.services.funding import campaign_budget_account
@@ -48,6 +48,7 @@ from verification.content import licence_grant_record, licence_terms_for_share, 
 from verification.models import ActionClaim, ClaimStatus, Identity, PostStatus, TikTokPost, TikTokToken
 from verification.providers import tiktok
 from verification.reach import reach_ceiling
+from verification.referrals import referral_code_for
 from verification.services.participants import tiktok_tokens_store
 from verification.services.refusals import ClaimRefused
 from verification.services.rewards import claim_allowed_check, rule_lock
@@ -211,11 +212,24 @@ def publish_token(*, identity: Identity) -> TikTokToken | None:
     return token
 
 
-def caption_compose(*, campaign, text: str, language: str) -> str:
-    """The campaign's disclosure first, then the person's own words."""
+def caption_compose(*, campaign, text: str, language: str, referral_code: str = "") -> str:
+    """The campaign's disclosure first, then the person's own words, then their referral code
+    when the campaign pays for the sales it brings (verification/referrals.py)."""
     wording = disclosure_for(campaign=campaign, language=language)["wording"]
     text = " ".join(text.split())
-    return f"{wording} {text}".strip() if text else wording
+    caption = f"{wording} {text}".strip() if text else wording
+    if referral_code:
+        with translation.override(language or "en"):
+            caption += " " + gettext("Code: %(code)s") % {"code": referral_code}
+    return caption
+
+
+def caption_referral_code(*, campaign, participant) -> str:
+    """The person's referral code in the campaign, made on first use; "" when it pays none."""
+    if participant is None:
+        return ""
+    code = referral_code_for(participant=participant, campaign=campaign)
+    return code.code if code is not None else ""
 
 
 def creator_info_get(*, identity: Identity) -> dict:
@@ -386,7 +400,12 @@ def tiktok_post_start(
     if longest and length > longest:
         raise PostRefused("video_too_long", length=int(length + 0.999), seconds=longest)
     chosen["duration_sec"] = round(length, 2)
-    caption = caption_compose(campaign=rule.campaign, text=text, language=language)
+    caption = caption_compose(
+        campaign=rule.campaign,
+        text=text,
+        language=language,
+        referral_code=caption_referral_code(campaign=rule.campaign, participant=identity.participant),
+    )
     if tiktok.utf16_length(caption) > tiktok.CAPTION_MAX:
         raise PostRefused("caption_too_long")
     # The label is on by construction; the caption must still pass as it will appear.

@@ -1,4 +1,5 @@
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db.models import BigIntegerField, Count, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.fields.json import KeyTextTransform
@@ -16,6 +17,7 @@ from verification.models import (
     ProviderEvent,
     Purchase,
     PurchaseStatus,
+    ReferralCode,
     ReviewDecision,
     ShopConnection,
     TikTokPost,
@@ -73,7 +75,8 @@ def campaign_steps(*, campaign: Campaign, participant: Participant | None) -> li
         for post in TikTokPost.objects.filter(participant=participant, campaign=campaign).order_by("pk"):
             posts[post.rule_id] = post
     steps = []
-    for rule in campaign.rules.all():
+    # A referral is no step a person does: the poster's code earns it (verification/referrals.py).
+    for rule in campaign.rules.exclude(trigger=Trigger.REFERRAL):
         done = rule.prerequisite_id is None or (
             rule.prerequisite_id in claims and claims[rule.prerequisite_id].status == ClaimStatus.APPROVED
         )
@@ -396,3 +399,110 @@ def sales_by_campaign(*, campaign_ids, since, until) -> dict[int, int]:
         refunded = sum(int(amount) for amount in (purchase.refunds or {}).values())
         sales[campaign_id] = sales.get(campaign_id, 0) + max(purchase.amount - refunded, 0)
     return sales
+
+
+def referral_sales(*, code) -> list[ActionClaim]:
+    """The orders a poster's code brought, newest first, as the poster may see them: when, the
+    order's amount, what it earns them and its state; nothing about the buyer."""
+    return list(
+        ActionClaim.objects.filter(referral_code=code)
+        .select_related("referred_purchase")
+        .order_by("-created_at", "-pk")[:100]
+    )
+
+
+def referral_campaigns_of(*, participant: Participant) -> list[Campaign]:
+    """The campaigns a person acted in that pay for referred sales: where they have a code."""
+    acted = ActionClaim.objects.filter(participant=participant, referred_purchase__isnull=True).exclude(
+        status=ClaimStatus.REJECTED
+    )
+    return list(
+        Campaign.objects.filter(pk__in=acted.values("campaign"), rules__trigger=Trigger.REFERRAL)
+        .select_related("brand")
+        .distinct()
+        .order_by("pk")
+    )
+
+
+@dataclass
+class PosterSales:
+    """One poster's referred sales in the window, against what their videos were paid for reach."""
+
+    participant_id: int
+    poster: str
+    code: str
+    currency: str
+    videos: list = None  # [(video id, views)] of their shared videos in the campaigns
+    sales: int = 0  # referred orders not taken back whole
+    revenue: int = 0  # what those buyers spent, refunds taken off
+    referral_cost: int = 0  # what the referrals earn the poster (paid, owed or held)
+    reach_paid: int = 0  # what their shared videos were paid (reach top-ups and share rewards)
+    views: int = 0
+
+    @property
+    def cost(self) -> int:
+        return self.referral_cost + self.reach_paid
+
+    @property
+    def cost_per_sale(self) -> int | None:
+        if not self.sales:
+            return None
+        quotient, remainder = divmod(self.cost, self.sales)
+        return quotient + (1 if 2 * remainder >= self.sales else 0)
+
+
+def referral_sales_by_poster(*, campaign_ids, since, until) -> list[PosterSales]:
+    """Referred sales made in the window by poster (their code) and video: orders, revenue net of
+    refunds, what the referrals cost, and the reach the poster's videos were paid for. Buyers are
+    never named."""
+    counted = [ClaimStatus.APPROVED, ClaimStatus.PENDING, ClaimStatus.NEEDS_REVIEW]
+    rows: dict[int, PosterSales] = {}
+    codes = (
+        ReferralCode.objects.filter(campaign_id__in=campaign_ids)
+        .select_related("identity", "campaign")
+        .order_by("pk")
+    )
+    for code in codes:
+        rows.setdefault(
+            code.participant_id,
+            PosterSales(
+                participant_id=code.participant_id,
+                poster=code.identity.display_name or f"#{code.participant_id}",
+                code=code.code,
+                currency=code.campaign.currency,
+                videos=[],
+            ),
+        )
+    referrals = ActionClaim.objects.filter(
+        campaign_id__in=campaign_ids,
+        referred_purchase__isnull=False,
+        created_at__gte=since,
+        created_at__lt=until,
+    ).select_related("referred_purchase")
+    for claim in referrals:
+        row = rows.get(claim.participant_id)
+        if row is None:
+            continue
+        purchase = claim.referred_purchase
+        if claim.status in counted:
+            row.referral_cost += claim.amount
+        if purchase.status != PurchaseStatus.REFUNDED:
+            refunded = sum(int(amount) for amount in (purchase.refunds or {}).values())
+            kept = max(purchase.amount - refunded, 0)
+            if kept:
+                row.sales += 1
+                row.revenue += kept
+    videos = shared_videos(campaign_ids=campaign_ids, since=since - timedelta(days=365), until=until).filter(
+        participant_id__in=list(rows)
+    )
+    for share in videos:
+        row = rows[share.participant_id]
+        row.videos.append(
+            (str((share.evidence.get("video") or {}).get("video_id") or share.pk), share.views or 0)
+        )
+        row.views += share.views or 0
+        if share.status == ClaimStatus.APPROVED:
+            row.reach_paid += share.reach_paid or share.amount
+        elif share.reach_paid:
+            row.reach_paid += share.reach_paid
+    return sorted(rows.values(), key=lambda row: (-row.revenue, row.participant_id))

@@ -26,6 +26,7 @@ claim_flow = [
     path("c/<slug:slug>/share/recheck/", views.share_recheck_view, name="share_recheck"),
     path("c/<slug:slug>/share/close-window/", views.share_window_close_view, name="share_window_close"),
     path("c/<slug:slug>/share/read-views/", content_views.reach_read_now_view, name="reach_read_now"),
+    path("c/<slug:slug>/r/<str:code>/", views.referral_link, name="referral_link"),
     path("tiktok/callback/", views.tiktok_callback, name="tiktok_callback"),
     path("status/<str:token>/actions/", views.status_actions, name="status_actions"),
     path(
@@ -50,6 +51,7 @@ brand_pages = [
     path("people/", brand_tables.people, name="people"),
     path("people/csv/", brand_tables.people_csv, name="people_csv"),
     path("overview/reach/", brand_tables.overview_reach, name="overview_reach"),
+    path("overview/referrals/", brand_tables.overview_referrals, name="overview_referrals"),
     path("review/", views.review_queue, name="review_queue"),
     path("review/<int:claim_id>/", views.review_decide, name="review_decide"),
     path("campaigns/<int:campaign_id>/funnel/", views.funnel, name="funnel"),

@@ -34,6 +34,8 @@ from verification.content import SPARK_DAYS, purchase_gate_refusal
 from verification.device import browser_device
 from verification.models import LicenceGrant, Provider, ShopConnection
 from verification.providers import tiktok, whatsapp
+from verification.providers.shops import CLICK_PARAMETER, LANDING_PARAMETER
+from verification.referrals import referral_click_record, referral_code_find, referral_code_for
 from verification.selectors import (
     campaign_funnel,
     campaign_recent_claims,
@@ -44,6 +46,8 @@ from verification.selectors import (
     participant_claims,
     participant_get_by_token,
     publishing_identity,
+    referral_campaigns_of,
+    referral_sales,
     review_decisions_for_brand,
     review_queue_for_brand,
 )
@@ -333,7 +337,10 @@ def status_actions(request, token):
     if participant is None:
         raise Http404("No such claim")
 
-    claims = list(participant_claims(participant=participant))
+    # Referred sales are listed under the person's code, not as actions of theirs.
+    claims = [
+        claim for claim in participant_claims(participant=participant) if not claim.referred_purchase_id
+    ]
     # A share whose disclosure must be fixed says by when, not only "Pending".
     cases = RemediationCase.objects.filter(participant_id=participant.pk, status=CaseStatus.OPEN)
     fix_by = dict(cases.values_list("claim_id", "deadline"))
@@ -347,8 +354,68 @@ def status_actions(request, token):
         .order_by("-granted_at"),
         "token": token,
         "back": request.headers.get("HX-Current-URL", ""),
+        "referrals": _referrals_for_status(request, participant),
     }
     return render(request, "verification/_status_actions.html", context)
+
+
+# What a referred sale's state means to the poster, in their words: a short badge, and a line.
+REFERRAL_STATES = {
+    "pending": (gettext_lazy("Pending"), gettext_lazy("Confirmed once the shop's return window closes")),
+    "approved": (gettext_lazy("Confirmed"), ""),
+    "needs_review": (gettext_lazy("Being checked"), gettext_lazy("The brand looks at this order first")),
+    "rejected": (gettext_lazy("Returned"), gettext_lazy("The order came back: it earns nothing")),
+    "clawed_back": (gettext_lazy("Taken back"), gettext_lazy("The order came back after it was paid")),
+}
+
+
+def _referrals_for_status(request, participant) -> list[dict]:
+    """The person's code in each campaign that pays for referred sales (made on first showing),
+    their link, and the orders it brought."""
+    shown = []
+    for campaign in referral_campaigns_of(participant=participant):
+        code = referral_code_for(participant=participant, campaign=campaign)
+        if code is None:
+            continue
+        sales = referral_sales(code=code)
+        for sale in sales:
+            sale.state, sale.note = REFERRAL_STATES.get(sale.status, (sale.get_status_display(), ""))
+            sale.partly_returned = bool(sale.referred_purchase.refunds)
+        shown.append(
+            {
+                "campaign": campaign,
+                "code": code,
+                "link": request.build_absolute_uri(
+                    reverse("verification:referral_link", args=[campaign.slug, code.code])
+                ),
+                "sales": sales,
+            }
+        )
+    return shown
+
+
+@require_GET
+def referral_link(request, slug, code):
+    """A poster's link: the visit is remembered (its browser, to compare with the poster's own),
+    then the buyer goes on to the shop, the code and the visit in the landing parameters the shop
+    keeps with the order. A code that is not the campaign's goes to the campaign's page."""
+    campaign = public_campaign_or_404(slug)
+    found = referral_code_find(campaign=campaign, raw=code)
+    landing = reverse("campaign_landing", args=[campaign.slug])
+    if found is None or found.campaign_id != campaign.pk:
+        return redirect(landing)
+    device, _new = browser_device(request)
+    click = referral_click_record(code=found, device=device, client_ip=client_address(request))
+    query = urlencode({LANDING_PARAMETER: found.code, CLICK_PARAMETER: click.public_id})
+    # The campaign's own shop, else the brand's: a creators' campaign sells through the brand's shop.
+    shops = ShopConnection.objects.filter(brand_id=campaign.brand_id, disconnected_at__isnull=True)
+    shop = shops.filter(campaign=campaign).first() or shops.order_by("pk").first()
+    if shop is None:
+        return redirect(f"{landing}?{query}")
+    if settings.SANDBOX:
+        # The sandbox shop stands in for the shop's storefront (development and tests only).
+        return redirect(reverse("verification:sandbox_shop", args=[shop.public_id]) + f"?{query}")
+    return redirect(f"https://{shop.domain}/?{query}")
 
 
 def _brand_campaign(request, campaign_id):
@@ -584,7 +651,9 @@ def _compose_render(request, *, campaign, rule, identity, refusal=None):
                 for name, label in INTERACTIONS
             ],
         }
-    context |= _caption_preview_context(campaign=campaign, text=values.get("caption", ""))
+    context |= _caption_preview_context(
+        campaign=campaign, text=values.get("caption", ""), participant=identity.participant
+    )
     context["trigger"] = rule.trigger
     status = 400 if refusal is not None else 200
     if request.htmx:
@@ -608,8 +677,11 @@ def _avatar_src(url: str) -> str:
     return url if url.startswith("https://") else ""
 
 
-def _caption_preview_context(*, campaign, text: str) -> dict:
-    caption = posting.caption_compose(campaign=campaign, text=text[:2200], language=get_language())
+def _caption_preview_context(*, campaign, text: str, participant=None) -> dict:
+    code = posting.caption_referral_code(campaign=campaign, participant=participant)
+    caption = posting.caption_compose(
+        campaign=campaign, text=text[:2200], language=get_language(), referral_code=code
+    )
     length = tiktok.utf16_length(caption)
     return {"caption_preview": caption, "caption_length": length, "caption_over": length > tiktok.CAPTION_MAX}
 
@@ -635,7 +707,11 @@ def tiktok_post_compose_view(request, slug):
 def tiktok_post_caption_view(request, slug):
     """The caption exactly as it will be posted, and its length as TikTok counts it, while typing."""
     campaign = public_campaign_or_404(slug)
-    context = _caption_preview_context(campaign=campaign, text=request.GET.get("caption", ""))
+    context = _caption_preview_context(
+        campaign=campaign,
+        text=request.GET.get("caption", ""),
+        participant=browser_participant(request, campaign),
+    )
     trigger = request.GET.get("trigger", "")
     context |= {"caption_max": tiktok.CAPTION_MAX, "trigger": trigger if trigger in SHARE_TRIGGERS else ""}
     return render(request, "verification/_caption_preview.html", context)

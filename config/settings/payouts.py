@@ -114,3 +114,9 @@ FRAUD_MAX_VIEWS_PER_FOLLOWER = env.get("FRAUD_MAX_VIEWS_PER_FOLLOWER")
 FRAUD_MAX_VIEWS_PER_HOUR = env.get("FRAUD_MAX_VIEWS_PER_HOUR")
 # What one person may earn across a brand's campaigns, in minor units, for a new brand (0: no cap).
 PERSON_ALLOWANCE_DEFAULT = env.get("PERSON_ALLOWANCE_DEFAULT")
+# Referred sales (verification/referrals.py): the payee details the payouts app compares with the
+# order (a plug-in point: verification asks, payouts answers), and when a referral goes to review.
+REFERRAL_PAYEE_MATCHES = ["payouts.payees.shared_details.referral_payee_matches"]
+FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR = env.get("FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR")
+FRAUD_REFERRAL_REFUND_MIN_ORDERS = env.get("FRAUD_REFERRAL_REFUND_MIN_ORDERS")
+FRAUD_REFERRAL_REFUND_SHARE = env.get("FRAUD_REFERRAL_REFUND_SHARE")

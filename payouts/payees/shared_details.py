@@ -47,3 +47,33 @@ def shared_details_flag(payee: PayeeAccount) -> None:
                 flags.append((other, code, detail.format(other=payee.participant_id)))
     if flags:
         participants_flag(flags=flags)
+
+
+def referral_payee_matches(
+    *, poster_id: int, buyer_id: int, email_fingerprint: str, phone_fingerprint: str
+) -> list[tuple[str, str]]:
+    """A referred order against the poster's payee details (verification's REFERRAL_PAYEE_MATCHES):
+    the order's email or phone is the one the poster is paid under, or the buyer, who gave bank
+    details for their own cashback, is paid to the poster's bank account. Keyed hashes only."""
+    poster = PayeeAccount.objects.filter(participant_id=poster_id, replaced_at__isnull=True).first()
+    if poster is None:
+        return []
+    found = []
+    if email_fingerprint and email_fingerprint == poster.email_fingerprint:
+        found.append(("self_referral_email", "the buyer's email is the one the poster is paid under"))
+    if phone_fingerprint and phone_fingerprint == poster.phone_fingerprint:
+        found.append(("self_referral_phone", "the buyer's phone is the one the poster is paid under"))
+    buyer = (
+        PayeeAccount.objects.filter(participant_id=buyer_id, replaced_at__isnull=True)
+        .exclude(participant_id=poster_id)
+        .first()
+    )
+    if buyer is not None:
+        for field, code in (
+            ("account_fingerprint", "self_referral_bank_account"),
+            ("email_fingerprint", "self_referral_email"),
+            ("phone_fingerprint", "self_referral_phone"),
+        ):
+            if getattr(buyer, field) and getattr(buyer, field) == getattr(poster, field):
+                found.append((code, "the buyer's payee details are the poster's"))
+    return found

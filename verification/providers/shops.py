@@ -15,7 +15,9 @@ import hmac
 import json
 from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
+from urllib.parse import parse_qs, urlsplit
 
+from joyback.crypto import fingerprint
 from joyback.money import MoneyError, from_major
 
 PAID, REFUND, IGNORED = "paid", "refund", "ignored"
@@ -44,6 +46,14 @@ class ShopOrder:
     # Money refunded so far, as [refund id, minor units] pairs (a partial refund leaves the order
     # paid); a REFUND without them takes the whole order back (cancelled, refunded, deleted).
     refunds: tuple = ()
+    # A referral: the codes used at checkout (Shopify's discount_codes, WooCommerce's coupon_lines)
+    # then the one the poster's link carried (its landing parameter, kept by the shop in the order's
+    # note_attributes or meta_data, or in Shopify's landing_site), the link's click, the host the
+    # buyer came from, and a keyed hash of the billing address (never the address).
+    referral_codes: tuple = ()
+    referral_click: str = ""
+    source: str = ""
+    address_hash: str = ""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -84,6 +94,81 @@ def _products(payload: dict) -> tuple:
     lines = payload.get("line_items") if isinstance(payload.get("line_items"), list) else []
     named = (str(line.get("sku") or line.get("product_id") or "") for line in lines if isinstance(line, dict))
     return tuple(sorted({name[:80] for name in named if name}))[:50]
+
+
+# The link's landing parameters (verification.referrals), as the shop keeps them.
+LANDING_PARAMETER, CLICK_PARAMETER = "jb_ref", "jb_click"
+
+
+def address_hash(*parts) -> str:
+    """A keyed hash of a postal address, normalised (case, spaces): equal addresses match."""
+    text = " ".join(" ".join(str(part or "").split()).casefold() for part in parts if part)
+    return fingerprint(f"address:{text}") if text.strip() else ""
+
+
+def _host(raw) -> str:
+    text = str(raw or "").strip()
+    if not text:
+        return ""
+    host = urlsplit(text if "//" in text else f"//{text}").hostname or ""
+    return host.removeprefix("www.")[:80]
+
+
+def _pairs(items, key: str) -> dict:
+    """note_attributes ({name, value}) or meta_data ({key, value}) as a dict of strings."""
+    pairs = {}
+    for item in items if isinstance(items, list) else []:
+        if (
+            isinstance(item, dict)
+            and isinstance(item.get(key), str)
+            and isinstance(item.get("value"), str | int)
+        ):
+            pairs.setdefault(item[key], str(item["value"])[:100])
+    return pairs
+
+
+def _landing(url) -> dict:
+    query = urlsplit(str(url or "")).query
+    return {name: values[0][:100] for name, values in parse_qs(query).items() if values}
+
+
+def _referral(*, checkout_codes, attributes: dict, landing: dict, referrer) -> dict:
+    codes = [str(code)[:40] for code in checkout_codes if str(code or "").strip()]
+    carried = attributes.get(LANDING_PARAMETER) or landing.get(LANDING_PARAMETER)
+    if carried:
+        codes.append(carried[:40])
+    return {
+        "referral_codes": tuple(dict.fromkeys(codes))[:5],
+        "referral_click": (attributes.get(CLICK_PARAMETER) or landing.get(CLICK_PARAMETER) or "")[:24],
+        "source": _host(referrer),
+    }
+
+
+def shopify_referral(payload: dict) -> dict:
+    """Shopify's order: discount_codes [{code, amount, type}], note_attributes [{name, value}]
+    (a theme keeps the landing parameter there as a cart attribute), landing_site (the first
+    page's path and query) and referring_site."""
+    discounts = payload.get("discount_codes") if isinstance(payload.get("discount_codes"), list) else []
+    return _referral(
+        checkout_codes=[d.get("code") for d in discounts if isinstance(d, dict)],
+        attributes=_pairs(payload.get("note_attributes"), "name"),
+        landing=_landing(payload.get("landing_site")),
+        referrer=payload.get("referring_site"),
+    )
+
+
+def woocommerce_referral(payload: dict) -> dict:
+    """WooCommerce's order: coupon_lines [{code, discount}] (WooCommerce keeps codes in lower
+    case), meta_data [{key, value}] (the landing parameter saved at checkout, and WooCommerce's own
+    order attribution: _wc_order_attribution_referrer, _wc_order_attribution_utm_source)."""
+    coupons = payload.get("coupon_lines") if isinstance(payload.get("coupon_lines"), list) else []
+    meta = _pairs(payload.get("meta_data"), "key")
+    return _referral(
+        checkout_codes=[c.get("code") for c in coupons if isinstance(c, dict)],
+        attributes=meta,
+        landing={},
+        referrer=meta.get("_wc_order_attribution_referrer") or meta.get("_wc_order_attribution_utm_source"),
+    )
 
 
 def _shopify_refund_amount(refund: dict, currency: str) -> int:
@@ -150,7 +235,15 @@ def shopify_order(*, topic: str, payload: dict) -> ShopOrder:
         products=_products(payload),
         test=test,
         refunds=_shopify_refunds(payload.get("refunds"), currency),
+        address_hash=_address_of(payload.get("billing_address"), "address1", "zip", "country_code"),
+        **shopify_referral(payload),
     )
+
+
+def _address_of(address, street: str, postcode: str, country: str) -> str:
+    if not isinstance(address, dict):
+        return ""
+    return address_hash(address.get(street), address.get(postcode), address.get(country))
 
 
 def woocommerce_order(*, topic: str, payload: dict) -> ShopOrder:
@@ -180,6 +273,8 @@ def woocommerce_order(*, topic: str, payload: dict) -> ShopOrder:
         customer_id=str(payload.get("customer_id") or "") if payload.get("customer_id") else "",
         products=_products(payload),
         refunds=tuple(sorted((refund_id, amount) for refund_id, amount in refunds if amount > 0)),
+        address_hash=_address_of(billing, "address_1", "postcode", "country"),
+        **woocommerce_referral(payload),
     )
 
 

@@ -8,6 +8,7 @@ import json
 import secrets
 import uuid
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.http import Http404
@@ -38,9 +39,28 @@ def _line_items(skus, amount: int, currency: str) -> list[dict]:
     ]
 
 
-def shopify_order(*, order_id: int, amount: int, currency: str, email: str, cancelled=False, skus=()) -> dict:
-    """The fields of Shopify's order resource (Admin REST API) that orders/paid carries."""
+def shopify_order(
+    *,
+    order_id: int,
+    amount: int,
+    currency: str,
+    email: str,
+    cancelled=False,
+    skus=(),
+    discount_code: str = "",
+    landing: dict | None = None,
+) -> dict:
+    """The fields of Shopify's order resource (Admin REST API) that orders/paid carries: a code
+    typed at checkout in discount_codes, the link's landing parameters kept by the theme as cart
+    attributes (note_attributes) and in landing_site."""
+    landing = {key: value for key, value in (landing or {}).items() if value}
     return {
+        "discount_codes": (
+            [{"code": discount_code, "amount": "0.00", "type": "percentage"}] if discount_code else []
+        ),
+        "note_attributes": [{"name": key, "value": value} for key, value in landing.items()],
+        "landing_site": f"/?{urlencode(landing)}" if landing else "/",
+        "referring_site": "https://www.tiktok.com/" if landing else "",
         "line_items": _line_items(skus, amount, currency),
         "id": order_id,
         "admin_graphql_api_id": f"gid://shopify/Order/{order_id}",
@@ -85,9 +105,39 @@ def shopify_refund(*, order_id: int, amount: int, currency: str, refund_id: int 
     }
 
 
-def woocommerce_order(*, order_id: int, amount: int, currency: str, email: str, status: str, skus=()) -> dict:
-    """The fields of WooCommerce's order (REST API v3) that its order webhooks carry."""
+def woocommerce_order(
+    *,
+    order_id: int,
+    amount: int,
+    currency: str,
+    email: str,
+    status: str,
+    skus=(),
+    discount_code: str = "",
+    landing: dict | None = None,
+) -> dict:
+    """The fields of WooCommerce's order (REST API v3) that its order webhooks carry: a coupon in
+    coupon_lines (WooCommerce keeps codes in lower case), the link's landing parameters saved at
+    checkout in meta_data, beside WooCommerce's own order attribution."""
+    landing = {key: value for key, value in (landing or {}).items() if value}
+    meta = [{"id": 900 + i, "key": key, "value": value} for i, (key, value) in enumerate(landing.items())]
+    if landing:
+        meta.append({"id": 950, "key": "_wc_order_attribution_referrer", "value": "https://www.tiktok.com/"})
     return {
+        "coupon_lines": (
+            [
+                {
+                    "id": 318,
+                    "code": discount_code.lower(),
+                    "discount": "0.00",
+                    "discount_tax": "0.00",
+                    "meta_data": [],
+                }
+            ]
+            if discount_code
+            else []
+        ),
+        "meta_data": meta,
         "line_items": _line_items(skus, amount, currency),
         "id": order_id,
         "number": str(order_id),
@@ -145,15 +195,31 @@ class SandboxShop:
         return response.status_code, delivery_id
 
     def order_paid(
-        self, *, order_id: int, amount: int, currency: str, email: str, skus=(), **options
+        self,
+        *,
+        order_id: int,
+        amount: int,
+        currency: str,
+        email: str,
+        skus=(),
+        discount_code: str = "",
+        landing: dict | None = None,
+        **options,
     ) -> tuple:
+        referral = {"discount_code": discount_code, "landing": landing}
         if self.shop.kind == "shopify":
             payload = shopify_order(
-                order_id=order_id, amount=amount, currency=currency, email=email, skus=skus
+                order_id=order_id, amount=amount, currency=currency, email=email, skus=skus, **referral
             )
             return self.deliver("orders/paid", payload, **options)
         payload = woocommerce_order(
-            order_id=order_id, amount=amount, currency=currency, email=email, status="processing", skus=skus
+            order_id=order_id,
+            amount=amount,
+            currency=currency,
+            email=email,
+            status="processing",
+            skus=skus,
+            **referral,
         )
         return self.deliver("order.updated", payload, **options)
 
@@ -225,8 +291,12 @@ def shop_page(request, public_id):
                 if shop.kind == "shopify"
                 else secrets.randbelow(9000) + 1000
             )
+            referral = {
+                "discount_code": request.POST.get("discount_code", "").strip()[:40],
+                "landing": {key: request.POST.get(key, "").strip()[:40] for key in ("jb_ref", "jb_click")},
+            }
             _status, delivery_id = sandbox.order_paid(
-                order_id=order_id, amount=max(amount, 1), currency=currency, email=email
+                order_id=order_id, amount=max(amount, 1), currency=currency, email=email, **referral
             )
             sandbox.order_paid(  # a retry of the same delivery, as shops send when an answer is slow
                 order_id=order_id,
@@ -234,6 +304,7 @@ def shop_page(request, public_id):
                 currency=currency,
                 email=email,
                 delivery_id=delivery_id,
+                **referral,
             )
         _process(shop)
         return redirect("verification:sandbox_shop", public_id=shop.public_id)
@@ -249,4 +320,9 @@ def shop_page(request, public_id):
         orders.append(
             {**order, "outcome": event.outcome, "claim_link": sandbox.claim_link(order_id=order["order_id"])}
         )
-    return render(request, "sandbox/shop.html", {"shop": shop, "orders": orders[:10], "currency": currency})
+    landing = {key: request.GET.get(key, "")[:40] for key in ("jb_ref", "jb_click")}
+    return render(
+        request,
+        "sandbox/shop.html",
+        {"shop": shop, "orders": orders[:10], "currency": currency, "landing": landing},
+    )

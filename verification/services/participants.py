@@ -4,6 +4,7 @@ flags raised after their claims were made."""
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from campaigns.models import Brand
@@ -129,8 +130,11 @@ def participants_flag(*, flags: list[tuple[int, str, str]]) -> int:
         claims = list(
             ActionClaim.objects.select_for_update()
             .filter(
+                # A referred sale still in its return window is held too: else it would be paid
+                # when the window closes, before anyone looked.
+                Q(status__in=[ClaimStatus.APPROVED, ClaimStatus.NEEDS_REVIEW])
+                | Q(status=ClaimStatus.PENDING, referred_purchase__isnull=False),
                 participant_id__in={participant_id for participant_id, _code, _detail in flags},
-                status__in=[ClaimStatus.APPROVED, ClaimStatus.NEEDS_REVIEW],
             )
             .order_by("pk")
         )
@@ -142,8 +146,8 @@ def participants_flag(*, flags: list[tuple[int, str, str]]) -> int:
                     )
         flagged = {claim.participant_id for claim in claims}
         ActionClaim.objects.filter(
+            Q(status=ClaimStatus.APPROVED) | Q(status=ClaimStatus.PENDING, referred_purchase__isnull=False),
             pk__in=[claim.pk for claim in claims if claim.participant_id in flagged],
-            status=ClaimStatus.APPROVED,
         ).update(status=ClaimStatus.NEEDS_REVIEW, reason=flags[0][1])
     return len(claims)
 

@@ -9,6 +9,8 @@ from verification.events import claim_event_emit
 from verification.models import (
     ActionClaim,
     ClaimStatus,
+    Purchase,
+    PurchaseStatus,
     ReviewDecision,
 )
 from verification.reach import reach_review_decide
@@ -33,6 +35,12 @@ def compliance_cleared(*, claim_id: int) -> ActionClaim:
 
 
 # The review queue: a person decides what the signals could not.
+
+
+def _waits_for_return_window(claim: ActionClaim) -> bool:
+    if not claim.referred_purchase_id or claim.ledger_transaction_id:
+        return False
+    return Purchase.objects.filter(pk=claim.referred_purchase_id, status=PurchaseStatus.PENDING).exists()
 
 
 def claim_review(*, claim: ActionClaim, decided_by, decision: str, reason: str) -> ActionClaim:
@@ -60,6 +68,12 @@ def claim_review(*, claim: ActionClaim, decided_by, decision: str, reason: str) 
             # A share paid by reach (its views were read): the decision is on the reading it stopped.
 
             reach_review_decide(locked=locked, decision=decision)
+            return locked
+        if decision == "approve" and _waits_for_return_window(locked):
+            # A referred sale approved while its order may still come back: it waits, held, for
+            # the return window like any other, and is confirmed with its purchase.
+            locked.status, locked.reason = ClaimStatus.PENDING, "return_window"
+            locked.save(update_fields=["status", "reason"])
             return locked
         if decision == "approve":
             if not locked.ledger_transaction_id:
