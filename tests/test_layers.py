@@ -27,6 +27,7 @@ PLUG_INS = {
     "verification.tasks.compliance_cleared_task": "compliance",  # the brand cleared a caption
     "payouts.tasks.disclosure_fix_notify_task": "compliance",  # tell the person what to fix, by when
     "payouts.tasks.shop_taken_over_notify_task": "verification",  # tell the owners a shop moved
+    "WHATSAPP_STATUS_RECEIVERS": "verification",  # a sent template's status: the audience's sends
 }
 BACKGROUND = ROOT / "joyback" / "background.py"
 DOTTED = re.compile(r"^(joyback|campaigns|compliance|verification|payouts)(\.\w+)+$")
