@@ -64,13 +64,17 @@ def crm_disconnect(*, connection: CrmConnection) -> None:
     )
 
 
-def _subscribers(brand) -> list[klaviyo.Subscriber]:
+def _subscribers(brand, *, since) -> list[klaviyo.Subscriber]:
+    """The people in force whose consent is newer than the last push: a person who unsubscribed in
+    the CRM is never subscribed there again by a push of an old consent (Klaviyo's bulk subscribe
+    lifts an unsubscribe)."""
     rows = consents_current(brand=brand).select_related("identity", "campaign").order_by("pk")
+    if since is not None:
+        rows = rows.filter(at__gt=since)
     found = []
     for row in rows:
-        contact = (
-            "+" + row.identity.subject if row.channel == ConsentChannel.WHATSAPP else row.identity.subject
-        )
+        subject = row.identity.subject
+        contact = "+" + subject if row.channel == ConsentChannel.WHATSAPP else subject
         source = f"JoyBack: {row.campaign.name}" if row.campaign else "JoyBack"
         found.append(
             klaviyo.Subscriber(channel=row.channel, contact=contact, consented_at=row.at, source=source)
@@ -79,21 +83,22 @@ def _subscribers(brand) -> list[klaviyo.Subscriber]:
 
 
 def crm_sync(*, connection_id: int) -> str:
-    """Push the consented audience, pull unsubscribes since the last pull; the outcome, kept on
-    the connection for the page."""
+    """Pull the unsubscribes made in the CRM since the last pull (each a withdrawal here), then push
+    the consents given since the last push; the outcome, kept on the connection for the page."""
     connection = CrmConnection.objects.select_related("brand").get(pk=connection_id)
     if connection.disconnected_at is not None:
         return "disconnected"
     started = timezone.now()
     try:
         with provider_routed_for(livemode=connection.brand.livemode):
-            pushed = klaviyo.subscribers_push(
-                api_key=connection.api_key,
-                subscribers=_subscribers(connection.brand),
-                list_id=connection.list_id,
-            )
             unsubscribed = klaviyo.unsubscribed_since(
                 api_key=connection.api_key, since=connection.pulled_until
+            )
+            pulled = _unsubscribes_apply(connection=connection, unsubscribed=unsubscribed, at=started)
+            pushed = klaviyo.subscribers_push(
+                api_key=connection.api_key,
+                subscribers=_subscribers(connection.brand, since=connection.synced_at),
+                list_id=connection.list_id,
             )
     except klaviyo.KlaviyoError as error:
         attempts = connection.attempts + 1
@@ -103,10 +108,9 @@ def crm_sync(*, connection_id: int) -> str:
             last_error=str(error)[:300], attempts=attempts, next_attempt_at=started + wait if retry else None
         )
         return "retry" if retry else "failed"
-    pulled = _unsubscribes_apply(connection=connection, unsubscribed=unsubscribed, at=started)
     CrmConnection.objects.filter(pk=connection.pk).update(
         synced_at=started,
-        pushed=pushed,
+        pushed=connection.pushed + pushed,
         pulled_unsubscribes=connection.pulled_unsubscribes + pulled,
         pulled_until=started,
         last_error="",

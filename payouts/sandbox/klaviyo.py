@@ -140,7 +140,15 @@ def profiles(request):
                     }
                 }
             }
-        data.append({"type": "profile", "id": f"01SBX{row.pk:021d}", "attributes": attributes})
+        profile_id = f"01SBX{row.pk:021d}"
+        data.append(
+            {
+                "type": "profile",
+                "id": profile_id,
+                "attributes": attributes,
+                "links": {"self": request.build_absolute_uri(request.path) + f"/{profile_id}/"},
+            }
+        )
     links = {"self": request.build_absolute_uri()}
     if start + size < rows.count():
         query = request.GET.copy()

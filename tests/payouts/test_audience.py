@@ -58,7 +58,7 @@ def test_the_export_holds_only_people_in_force_and_is_recorded(client, alice, cl
     response = client.get(reverse("payouts:audience_csv", args=["alpaca"]), {"state": "withdrawn"})
 
     rows = _csv(response)
-    assert [row[0] for row in rows[1:]] == ["+4915100000001"]
+    assert [row[0] for row in rows[1:]] == ["'+4915100000001"]  # a spreadsheet never runs it
     export = AudienceExport.objects.get()
     assert (export.user, export.people, export.filters) == (alice, 1, {"state": "withdrawn"})
     assert "I agree that Alpaca Coffee sends me news on WhatsApp." in rows[1]
