@@ -20,6 +20,11 @@ from payouts.models import SandboxCrmProfile
 JSON_API = "application/vnd.api+json"
 
 
+def _base() -> str:
+    # The sandbox answers in-process (the loopback carries no real host): its links name the site.
+    return settings.SITE_URL.rstrip("/")
+
+
 def _on(request) -> bool:
     return settings.SANDBOX or getattr(request, "loopback", False)
 
@@ -146,14 +151,14 @@ def profiles(request):
                 "type": "profile",
                 "id": profile_id,
                 "attributes": attributes,
-                "links": {"self": request.build_absolute_uri(request.path) + f"/{profile_id}/"},
+                "links": {"self": f"{_base()}{request.path}/{profile_id}/"},
             }
         )
-    links = {"self": request.build_absolute_uri()}
+    links = {"self": _base() + request.get_full_path()}
     if start + size < rows.count():
         query = request.GET.copy()
         query["page[cursor]"] = str(start + size)
-        links["next"] = request.build_absolute_uri(request.path) + "?" + query.urlencode()
+        links["next"] = f"{_base()}{request.path}?{query.urlencode()}"
     return JsonResponse({"data": data, "links": links}, content_type=JSON_API)
 
 

@@ -211,7 +211,10 @@ def graph_templates(request, waba_id):
     page = data[start : start + limit]
     paging = {"cursors": {"before": str(start), "after": str(start + len(page))}}
     if start + limit < len(data):
-        paging["next"] = request.build_absolute_uri() + f"&after={start + limit}"
+        # In-process, the request has no real host: the link names the site, as Meta's names its own.
+        query = request.GET.copy()
+        query["after"] = str(start + limit)
+        paging["next"] = f"{settings.SITE_URL.rstrip('/')}{request.path}?{query.urlencode()}"
     return JsonResponse({"data": page, "paging": paging})
 
 

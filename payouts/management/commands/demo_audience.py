@@ -53,15 +53,14 @@ class Command(BaseCommand):
         if brand is None or campaign is None or owner is None:
             self.stderr.write("Run demo_seed first.")
             return
-        if ConsentRecord.objects.filter(brand=brand).exists():
-            self.stdout.write("Demo audience exists.")
-            return
-        for name, wa_id, language, stops in PEOPLE:
-            person = participant_create(brand=brand)
-            code = optin_code_get_or_create(campaign=campaign, participant=person, language=language)
-            _inbound(wa_id=wa_id, name=name, text=f"JOY {code.code}")
-            if stops:
-                _inbound(wa_id=wa_id, name=name, text={"de": "Abmelden", "es": "Baja"}.get(language, "STOP"))
+        if not ConsentRecord.objects.filter(brand=brand).exists():
+            for name, wa_id, language, stops in PEOPLE:
+                person = participant_create(brand=brand)
+                code = optin_code_get_or_create(campaign=campaign, participant=person, language=language)
+                _inbound(wa_id=wa_id, name=name, text=f"JOY {code.code}")
+                if stops:
+                    stop = {"de": "Abmelden", "es": "Baja"}.get(language, "STOP")
+                    _inbound(wa_id=wa_id, name=name, text=stop)
         templates_sync(livemode=brand.livemode)
         if not CrmConnection.objects.filter(brand=brand).exists():
             connection = crm_connect(
