@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.models import Campaign, ConsentChannel
+from campaigns.overview import overview_window
 from joyback.mfa import recently_authenticated
 from joyback.tables import DateRangeForm, csv_response, csv_when, table_context, table_render
 from payouts.audience import broadcasts, crm
@@ -327,6 +328,23 @@ def crm_page(request):
     return render(request, "payouts/audience/crm.html", context, status=400 if form.errors else 200)
 
 
+@brand_member_required()
+@require_GET
+def overview_audience(request):
+    """The overview's audience: consents given and stopped in the window, the opt-out rate of
+    everyone who ever agreed, and what people bought after agreeing (shop connectors, the API)."""
+    window = overview_window(data=request.GET, brand=request.brand)
+    days = audience_growth(brand=request.brand, since=window.since, until=window.until)
+    context = {
+        "brand": request.brand,
+        "given": sum(day["given"] for day in days.values()),
+        "withdrawn": sum(day["withdrawn"] for day in days.values()),
+        "counts": audience_counts(brand=request.brand),
+        "purchases": audience_purchases(brand=request.brand),
+    }
+    return render(request, "payouts/audience/_overview_audience.html", context)
+
+
 def brand_pages():
     return [
         path("audience/", audience, name="audience"),
@@ -335,4 +353,5 @@ def brand_pages():
         path("audience/sends/templates/", templates_sync_view, name="templates_sync"),
         path("audience/sends/<int:broadcast_id>/", broadcast_detail, name="broadcast_detail"),
         path("audience/crm/", crm_page, name="crm"),
+        path("overview/audience/", overview_audience, name="overview_audience"),
     ]

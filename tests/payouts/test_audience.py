@@ -131,3 +131,27 @@ _counter = iter(range(10**6))
 
 def _fresh() -> int:
     return next(_counter)
+
+
+def test_the_overview_shows_growth_opt_outs_and_what_the_audience_bought(client, alice, bob, bison, club):
+    from django.utils import timezone  # deferred: this test's own setup
+
+    from verification.models import Purchase  # deferred: as above
+
+    buyer = audience_person(campaign=club, wa_id="4915100000001")
+    audience_stop(audience_person(campaign=club, wa_id="4915100000002"))
+    Purchase.objects.create(
+        brand=club.brand,
+        order_id="A-1",
+        amount=42_00,
+        currency="EUR",
+        identity=buyer,
+        confirm_at=timezone.now(),
+    )
+    client.force_login(alice)
+
+    tiles = client.get(reverse("payouts:overview_audience", args=["alpaca"])).content.decode()
+
+    assert "50.0 %" in tiles and "€42.00" in tiles and "Bought after agreeing (1 people)" in tiles
+    client.force_login(bob)
+    assert client.get(reverse("payouts:overview_audience", args=["alpaca"])).status_code == 404
