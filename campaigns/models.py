@@ -505,3 +505,38 @@ class Limit(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()} {self.currency or ''} {self.brand or 'platform'}: {self.value}"
+
+
+class ConsentChannel(models.TextChoices):
+    """Where a person agreed to hear from a brand again."""
+
+    WHATSAPP = "whatsapp", _("WhatsApp")
+    EMAIL = "email", _("Email")
+
+
+class ConsentWording(models.Model):
+    """What a campaign asks a person to agree to, in one language, for one channel: a change is a new
+    version, so a consent always names the exact words the person was shown."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="consent_wordings")
+    # Its campaign's: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
+    channel = models.CharField(max_length=10, choices=ConsentChannel.choices)
+    language = models.CharField(max_length=10)
+    version = models.PositiveIntegerField()
+    text = models.CharField(max_length=600)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "channel", "language", "version"], name="campaigns_one_consent_version"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.channel} consent v{self.version} ({self.language}) of {self.campaign}"

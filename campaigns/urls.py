@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from campaigns import developers, mode_views, overview_views, team_views, views
+from campaigns import consent_views, developers, mode_views, overview_views, team_views, views
 
 # Grouped by their first segment (a plain prefix is a string comparison): a request is resolved
 # without trying every brand page's pattern first.
@@ -42,6 +42,7 @@ brand_pages = [
     path(campaign + "dry-run/", views.campaign_dry_run_view, name="campaign_dry_run"),
     path(campaign + "copy-to-test/", views.campaign_copy_to_test_view, name="campaign_copy_to_test"),
     path(campaign + "licence/", views.campaign_licence_save, name="campaign_licence_save"),
+    path(campaign + "consent/", consent_views.campaign_consent, name="campaign_consent"),
     path(dev, developers.developers, name="developers"),
     path(dev + "keys/", developers.api_key_new, name="api_key_new"),
     path(dev + "keys/<int:key_id>/rotate/", developers.api_key_rotate_view, name="api_key_rotate"),

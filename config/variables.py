@@ -469,6 +469,21 @@ VARIABLES = [
         PROVIDERS,
         sandbox="sbx-whatsapp-token",
     ),
+    Var(
+        "WHATSAPP_BUSINESS_ACCOUNT_ID",
+        "str",
+        "the WhatsApp Business Account whose message templates brands send (Business Management API)",
+        PROVIDERS,
+        sandbox="102290129340398",
+    ),
+    Var(
+        "KLAVIYO_API_BASE",
+        "url",
+        "Klaviyo's API, where brands' audiences are synced",
+        PROVIDERS,
+        default="https://a.klaviyo.com",
+        sandbox="/sandbox/klaviyo",
+    ),
     # Bank and payment provider
     Var(
         "PSP_API_BASE",

@@ -84,6 +84,20 @@ SCHEDULES: tuple[Recurring, ...] = (
         purpose="The payment provider's transactions and balances are reconciled against the ledger.",
     ),
     Recurring(
+        name="audience-sends",
+        func="payouts.audience.tasks.broadcasts_send_task",
+        minutes=1,
+        purpose="Brands' WhatsApp template sends that are due go out at the messaging tier's pace, each "
+        "person's consent read again as it goes.",
+    ),
+    Recurring(
+        name="audience-crm-sync",
+        func="payouts.audience.tasks.crm_sync_task",
+        minutes=5,
+        purpose="Brands' consented audiences are pushed to their CRMs and unsubscribes pulled back; "
+        "a failed sync is retried on its backoff.",
+    ),
+    Recurring(
         name="privacy-retention",
         func="payouts.tasks.privacy_retention_task",
         daily=True,

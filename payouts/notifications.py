@@ -36,10 +36,11 @@ from joyback.modes import provider_routed_for as routed_for
 from joyback.money import money_format
 from payouts import sql
 from payouts.links import status_page_path
-from payouts.models import Notification, PayeeAccount, PayeeChange, Payout
+from payouts.models import BroadcastRecipient, Notification, PayeeAccount, PayeeChange, Payout
 from payouts.selectors import participant_latest_campaign
 from verification.models import ActionClaim, Participant
 from verification.providers import whatsapp
+from verification.selectors import consent_in_force
 
 logger = logging.getLogger(__name__)
 
@@ -135,6 +136,11 @@ def _recipient(note: Notification) -> Recipient:
         country = invitation.brand.country.upper()
         language = note.context.get("language") or _COUNTRY_LANGUAGES.get(country, settings.LANGUAGE_CODE)
         return Recipient(invitation.email, "", language, country, invitation.brand_id)
+    if note.kind in CONSENTED_KINDS:
+        # A brand's message to its audience goes to the number the person consented with.
+        # The template's own language is Meta's code on the message (Message.language).
+        sending = _broadcast_recipient(note)
+        return Recipient("", sending.identity.subject, settings.LANGUAGE_CODE, sending.country, note.brand_id)
     if note.user_id is not None:
         country = note.brand.country.upper()
         language = _COUNTRY_LANGUAGES.get(country, settings.LANGUAGE_CODE)
@@ -155,6 +161,35 @@ class Message:
     body: str
     whatsapp: str  # the approved WhatsApp template's name
     parameters: list  # its body's parameters, in order
+    language: str = ""  # the template's language at Meta, when it is not the person's
+    callback: str = ""  # comes back on the message's statuses (biz_opaque_callback_data)
+
+
+# Messages a brand sends its audience: each needs the person's consent in force at the moment it
+# goes (a STOP between the plan and the send withholds it), not only when it was planned.
+CONSENTED_KINDS = frozenset({"broadcast"})
+
+
+def _broadcast_recipient(note: Notification) -> BroadcastRecipient:
+    found = getattr(note, "_broadcast_recipient", None)
+    if found is None:
+        found = BroadcastRecipient.objects.select_related("broadcast", "identity").get(
+            notification_id=note.pk
+        )
+        note._broadcast_recipient = found
+    return found
+
+
+def _broadcast(note: Notification) -> Message:
+    sending = _broadcast_recipient(note)
+    return Message(
+        "",
+        "",
+        sending.broadcast.template_name,
+        list(sending.broadcast.parameters),
+        language=sending.language,
+        callback=f"notification:{note.pk}",
+    )
 
 
 def _status_urls(participant_ids) -> dict[int, str]:
@@ -395,6 +430,7 @@ MESSAGES: dict[str, Callable[[Notification], Message]] = {
     "deposit_booked": _deposit_booked,
     "shop_taken_over": _shop_taken_over,
     "invitation": _invitation,
+    "broadcast": _broadcast,
 }
 
 
@@ -585,9 +621,25 @@ def message_deliver(*, to: Recipient, channel: str, message: Message) -> str:
         return whatsapp.template_send(
             to=to.phone,
             template=message.whatsapp,
-            language=translation.get_language() or "en",
+            language=message.language or translation.get_language() or "en",
             parameters=message.parameters,
+            callback=message.callback,
         )
+
+
+def audience_messages_notify(*, rows: list[tuple[int, int, str]]) -> dict[str, int]:
+    """A brand's template to people of its audience: (participant id, brand id, key) rows, each
+    once per key, by WhatsApp; in the caller's transaction, sent after commit. {key: id} of the
+    new rows."""
+    ids = _notifications_write(
+        rows=[
+            (participant_id, None, None, brand_id, "whatsapp", key, None)
+            for participant_id, brand_id, key in rows
+        ],
+        kind="broadcast",
+        context={},
+    )
+    return dict(Notification.objects.filter(pk__in=ids).values_list("key", "pk"))
 
 
 def notifications_send(*, ids: list[int]) -> int:
@@ -606,6 +658,15 @@ def notifications_send(*, ids: list[int]) -> int:
     mails, failures, sent = [], [], 0
     for note in notes:
         note.status_url = urls.get(note.participant_id)
+        if note.kind in CONSENTED_KINDS and not consent_in_force(
+            participant_id=note.participant_id, channel="whatsapp"
+        ):
+            # Withdrawn since it was planned: never sent, never tried again.
+            Notification.objects.filter(pk=note.pk).update(provider_message_id="withheld")
+            BroadcastRecipient.objects.filter(notification_id=note.pk).update(
+                status="skipped", skip_reason="opted_out", sent_at=None
+            )
+            continue
         try:
             to = _recipient(note)
             with translation.override(to.language):

@@ -1,12 +1,14 @@
 from django.urls import include, path
 
 from payouts import overview, payout_table
+from payouts.audience import views as audience_views
 from payouts.funding import views as funding_views
 from payouts.manual import views as manual_views
 from payouts.payees import views as payee_views
 from payouts.reconciliation import views as reconciliation_views
 from payouts.sandbox import bank as sandbox_bank
 from payouts.sandbox import funding as sandbox_funding
+from payouts.sandbox import klaviyo as sandbox_klaviyo
 from payouts.submission import views as submission_views
 
 app_name = "payouts"
@@ -31,6 +33,7 @@ brand_pages = [
     path("payouts/<int:payout_id>/", manual_views.payout_detail, name="payout_detail"),
     path("payouts/<int:payout_id>/action/", manual_views.payout_action, name="payout_action"),
     path("campaigns/<int:campaign_id>/payouts/", manual_views.campaign_payouts, name="campaign_payouts"),
+    *audience_views.brand_pages(),
     *reconciliation_views.brand_pages(),
     *funding_views.brand_pages(),
 ]
@@ -63,6 +66,16 @@ machine_urlpatterns = [
     path("webhooks/adyen/balance-platform/", submission_views.adyen_webhook, name="adyen_webhook"),
 ]
 
+# The sandbox Klaviyo, at Klaviyo's paths under /sandbox/klaviyo/.
+sandbox_klaviyo_api = [
+    path(
+        "api/profile-subscription-bulk-create-jobs",
+        sandbox_klaviyo.subscribe_jobs,
+        name="sandbox_klaviyo_subscribe",
+    ),
+    path("api/profiles", sandbox_klaviyo.profiles, name="sandbox_klaviyo_profiles"),
+]
+
 urlpatterns = [
     path("p/", include(claim_flow)),
     path("c/<slug:slug>/status/<str:token>/", payee_views.status_page, name="status_page"),
@@ -70,5 +83,6 @@ urlpatterns = [
     path("sandbox/bank/v1/", include(sandbox_bank_api)),
     path("sandbox/bank/btl/v4/", include(sandbox_adyen_api)),
     path("sandbox/bank/bcl/v2/", include(sandbox_adyen_config_api)),
+    path("sandbox/klaviyo/", include(sandbox_klaviyo_api)),
     *machine_urlpatterns,
 ]

@@ -29,6 +29,7 @@ PLUG_INS = {
     "payouts.tasks.shop_taken_over_notify_task": "verification",  # tell the owners a shop moved
     "payouts.tasks.invitation_notify_task": "campaigns",  # mail a team invitation's link
     "REFERRAL_PAYEE_MATCHES": "verification",  # a referred order against the poster's payee details
+    "WHATSAPP_STATUS_RECEIVERS": "verification",  # a sent template's status: the audience's sends
 }
 BACKGROUND = ROOT / "joyback" / "background.py"
 DOTTED = re.compile(r"^(joyback|campaigns|compliance|verification|payouts)(\.\w+)+$")

@@ -29,7 +29,7 @@ from payouts import psp
 from payouts.bank_accounts import BankAccount, Rail
 from payouts.funding import services as funding
 from payouts.models import ProviderBalanceCheck, ReconciliationException, TransferEvent, VirtualAccount
-from payouts.providers import adyen, adyen_funding
+from payouts.providers import adyen, adyen_funding, klaviyo
 from payouts.sandbox.funding import TEST_ACCOUNT_IBAN
 from payouts.submission.webhooks import transfer_events_process
 from tests.conftest import PASSWORD
@@ -60,6 +60,7 @@ def production(settings, monkeypatch):
     settings.TIKTOK_OEMBED_URL = f"{LIVE}/tiktok/oembed"
     settings.TIKTOK_BUSINESS_API_BASE = f"{LIVE}/tiktok-business"
     settings.WHATSAPP_API_BASE = f"{LIVE}/graph"
+    settings.KLAVIYO_API_BASE = f"{LIVE}/klaviyo"
     reached, sandboxed = [], []
 
     def live_network(transport, request):
@@ -140,6 +141,7 @@ ADAPTERS = {
     "verification.providers.tiktok",
     "verification.providers.whatsapp",
     "verification.providers.shop_auth",
+    "payouts.providers.klaviyo",
 }
 ROUTING = {"routed_for", "provider_routed_for"}
 # payouts.psp is the routing point for the payouts: it routes each call by its payout's mode itself.
@@ -298,6 +300,15 @@ CALLS = {
     "verification.providers.whatsapp.template_send": lambda: whatsapp.template_send(
         to="+491512345678", template="payout_sent", language="en", parameters=["1"]
     ),
+    "verification.providers.whatsapp.templates_list": lambda: whatsapp.templates_list(),
+    "verification.providers.whatsapp.messaging_limit": lambda: whatsapp.messaging_limit(),
+    "payouts.providers.klaviyo.subscribers_push": lambda: klaviyo.subscribers_push(
+        api_key="pk_x", subscribers=[klaviyo.Subscriber("whatsapp", "+4915100000001", _now(), "JoyBack")]
+    ),
+    "payouts.providers.klaviyo.unsubscribed_since": lambda: klaviyo.unsubscribed_since(
+        api_key="pk_x", since=None
+    ),
+    "payouts.providers.klaviyo.key_check": lambda: klaviyo.key_check(api_key="pk_x"),
     "verification.providers.shop_auth.shopify_access_token": lambda: shop_auth.shopify_access_token(
         domain="victim-store.myshopify.com", code="c"
     ),

@@ -10,6 +10,7 @@ from joyback.admin import (
 )
 from verification.models import (
     ActionClaim,
+    ConsentRecord,
     Identity,
     LicenceGrant,
     Participant,
@@ -174,3 +175,19 @@ class ReferralCodeAdmin(ReadOnlyAdmin):
 class ReferralClickAdmin(ReadOnlyAdmin):
     list_display = ["public_id", "code", "created_at"]
     exclude = ["device", "client_ip"]  # a browser's and an address's traces: compared, never browsed
+@admin.register(ConsentRecord)
+class ConsentRecordAdmin(ProductMadeAdmin):
+    """The consent ledger as a regulator reads it: every consent and withdrawal, the words shown,
+    the brand, channel, time and proof. Append-only: nothing here changes or deletes a row."""
+
+    list_display = ["id", "brand", "participant", "channel", "action", "source", "at", "proof"]
+    list_filter = ["channel", "action", "source"]
+    list_select_related = ["brand"]
+    search_fields = ["proof", "identity__subject"]
+    readonly_fields = [field.name for field in ConsentRecord._meta.fields]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -8,7 +8,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.models import ActionRule, Brand, Campaign, LicenceTerms
+from campaigns.models import ActionRule, Brand, Campaign, ConsentChannel, ConsentWording, LicenceTerms
 from joyback.crypto import EncryptedTextField
 from joyback.models import LeasedWork
 
@@ -55,6 +55,7 @@ class Provider(models.TextChoices):
     BRAND = "brand", _("Brand system")
     SHOPIFY = "shopify", _("Shopify")
     WOOCOMMERCE = "woocommerce", _("WooCommerce")
+    EMAIL = "email", _("Email")
 
 
 class Identity(models.Model):
@@ -489,6 +490,13 @@ class OptinCode(models.Model):
     outcome = models.CharField(
         max_length=20, blank=True, default="", help_text="'rewarded' or a refusal code; worded when shown"
     )
+    # The consent the person was shown beside the code, exactly (the brand's wording or the standard
+    # one), in the language shown: sending the code is agreeing to it, and it is recorded as such.
+    consent_text = models.CharField(max_length=600, blank=True, default="", db_default="")
+    consent_language = models.CharField(max_length=10, blank=True, default="", db_default="")
+    consent_wording = models.ForeignKey(
+        ConsentWording, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     class Meta:
         constraints = [
@@ -661,3 +669,83 @@ class SandboxTikTokPublish(models.Model):
 
     def __str__(self):
         return self.publish_id
+
+
+class ConsentAction(models.TextChoices):
+    GIVEN = "given", _("Agreed")
+    WITHDRAWN = "withdrawn", _("Withdrawn")
+
+
+class ConsentSource(models.TextChoices):
+    WHATSAPP_MESSAGE = "whatsapp_message", _("WhatsApp message with the opt-in code")
+    FORM = "form", _("Form on the campaign page")
+    WHATSAPP_STOP = "whatsapp_stop", _("A stop word sent on WhatsApp")
+    WHATSAPP_BUTTON = "whatsapp_button", _("WhatsApp's stop button")
+    WHATSAPP_PREFERENCE = "whatsapp_preference", _("WhatsApp's marketing preference")
+    EMAIL_UNSUBSCRIBE = "email_unsubscribe", _("Unsubscribe link in an email")
+    STATUS_PAGE = "status_page", _("The person's reward page")
+    CRM = "crm", _("Unsubscribed in the brand's CRM")
+    ERASURE = "erasure", _("The person's data was erased")
+
+
+class ConsentRecord(models.Model):
+    """One consent given or withdrawn: append-only (the database refuses UPDATE and DELETE), with
+    the exact words shown, the brand they named, the channel, the time and the proof. A person's
+    current consent on a channel is their latest row; a withdrawal never takes a reward back."""
+
+    # The person's brand: the column it is sharded by (docs/deploy.md).
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+", db_index=False)
+    participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="consents")
+    # The contact the consent is for (the WhatsApp number, the email address): erasure makes it a
+    # pseudonym, and the record of what was agreed stays.
+    identity = models.ForeignKey(Identity, on_delete=models.PROTECT, related_name="consents")
+    channel = models.CharField(max_length=10, choices=ConsentChannel.choices)
+    action = models.CharField(max_length=10, choices=ConsentAction.choices)
+    # Where it was given (a withdrawal keeps the campaign of the consent it ends).
+    campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    wording = models.ForeignKey(
+        ConsentWording, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    wording_version = models.PositiveIntegerField(default=0, help_text="0: the standard wording")
+    text = models.CharField(max_length=600, blank=True, default="", help_text="Exactly as shown")
+    language = models.CharField(max_length=10, blank=True, default="")
+    brand_name = models.CharField(max_length=120, help_text="The brand as the wording named it")
+    source = models.CharField(max_length=20, choices=ConsentSource.choices)
+    proof = models.CharField(
+        max_length=200, help_text="The inbound WhatsApp message id, the form submission's id, the link's id"
+    )
+    at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            # A provider's redelivery or a second click records once.
+            models.UniqueConstraint(
+                fields=["participant", "channel", "action", "source", "proof"],
+                name="verification_consent_proof_once",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["participant", "channel", "at"], name="verification_consent_latest"),
+            models.Index(fields=["brand", "at"], name="verification_consent_brand"),
+        ]
+
+    def __str__(self):
+        return f"{self.channel} consent {self.action} by participant #{self.participant_id}"
+
+
+class SandboxWhatsAppMessage(models.Model):
+    """A template the sandbox WhatsApp accepted: the sandbox phone shows it to its number, and its
+    statuses come back to our webhook as Meta's would."""
+
+    wamid = models.CharField(max_length=100, unique=True)
+    wa_id = models.CharField(max_length=20, db_index=True)
+    template = models.CharField(max_length=120)
+    language = models.CharField(max_length=12)
+    body = models.TextField()
+    callback = models.CharField(max_length=200, blank=True, default="")
+    failed_code = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return self.wamid

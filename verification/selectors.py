@@ -1,7 +1,7 @@
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db.models import BigIntegerField, Count, OuterRef, Q, Subquery, Sum, Value
+from django.db.models import BigIntegerField, Count, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Coalesce, TruncDate
 
@@ -11,6 +11,8 @@ from verification import sql
 from verification.models import (
     ActionClaim,
     ClaimStatus,
+    ConsentAction,
+    ConsentRecord,
     Identity,
     OptinCode,
     Participant,
@@ -506,3 +508,46 @@ def referral_sales_by_poster(*, campaign_ids, since, until) -> list[PosterSales]
         elif share.reach_paid:
             row.reach_paid += share.reach_paid
     return sorted(rows.values(), key=lambda row: (-row.revenue, row.participant_id))
+# The consent ledger's reads: a person's current consent on a channel is their latest row.
+
+
+def consents_latest(*, brand) -> QuerySet:
+    """Each (person, channel)'s latest consent row of the brand: given or withdrawn."""
+    latest = (
+        ConsentRecord.objects.filter(brand=brand)
+        .order_by("participant_id", "channel", "-at", "-pk")
+        .distinct("participant_id", "channel")
+        .values("pk")
+    )
+    return ConsentRecord.objects.filter(pk__in=Subquery(latest))
+
+
+def consents_current(*, brand, channel: str | None = None) -> QuerySet:
+    """The consents in force: the latest row is a consent given, for a contact not erased."""
+    rows = (
+        consents_latest(brand=brand)
+        .filter(action=ConsentAction.GIVEN)
+        .exclude(identity__subject__startswith="erased:")
+    )
+    return rows.filter(channel=channel) if channel else rows
+
+
+def consent_in_force(*, participant_id: int, channel: str) -> bool:
+    """Whether the person may be messaged on the channel now: read before every send."""
+    latest = (
+        ConsentRecord.objects.filter(participant_id=participant_id, channel=channel)
+        .order_by("-at", "-pk")
+        .values_list("action", "identity__subject")
+        .first()
+    )
+    return latest is not None and latest[0] == ConsentAction.GIVEN and not latest[1].startswith("erased:")
+
+
+def person_consents(*, participant) -> list[ConsentRecord]:
+    """The person's latest row per channel, for their status page."""
+    return list(
+        ConsentRecord.objects.filter(participant=participant)
+        .order_by("channel", "-at", "-pk")
+        .distinct("channel")
+        .select_related("campaign")
+    )

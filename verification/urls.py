@@ -1,6 +1,6 @@
 from django.urls import include, path, re_path
 
-from verification import brand_tables, content_views, shop_views, views
+from verification import brand_tables, consent_views, content_views, shop_views, views
 from verification.sandbox import shop_hosts
 from verification.sandbox import shops as sandbox_shops
 from verification.sandbox import whatsapp as sandbox_whatsapp
@@ -34,6 +34,12 @@ claim_flow = [
         content_views.licence_revoke_view,
         name="licence_revoke",
     ),
+    path(
+        "status/<str:token>/consents/<str:channel>/withdraw/",
+        consent_views.status_consent_withdraw,
+        name="status_consent_withdraw",
+    ),
+    path("unsubscribe/<str:token>/", consent_views.unsubscribe, name="unsubscribe"),
     path("shops/shopify/callback/", shop_views.shopify_callback, name="shopify_callback"),
     path("shops/woocommerce/callback/", shop_views.woocommerce_callback, name="woocommerce_callback"),
     path("shops/woocommerce/return/", shop_views.woocommerce_return, name="woocommerce_return"),
@@ -102,6 +108,12 @@ sandbox = [
     ),
     path("tiktok/studio/", tiktok_studio.studio, name="sandbox_tiktok_studio"),
     path("whatsapp/phone/", sandbox_whatsapp.phone, name="sandbox_whatsapp_phone"),
+    path("whatsapp/inbox/", sandbox_whatsapp.inbox, name="sandbox_whatsapp_inbox"),
+    path(
+        "whatsapp/graph/v21.0/<str:waba_id>/message_templates",
+        sandbox_whatsapp.graph_templates,
+        name="sandbox_whatsapp_templates",
+    ),
     path("shops/<str:public_id>/", sandbox_shops.shop_page, name="sandbox_shop"),
     re_path(
         r"^shop-hosts/(?P<domain>[a-z0-9.-]+)/admin/oauth/authorize/?$",
@@ -127,6 +139,11 @@ sandbox = [
         "whatsapp/graph/v21.0/<str:phone_number_id>/messages",
         sandbox_whatsapp.graph_messages,
         name="sandbox_whatsapp_messages",
+    ),
+    path(
+        "whatsapp/graph/v21.0/<str:phone_number_id>",
+        sandbox_whatsapp.graph_phone_number,
+        name="sandbox_whatsapp_phone_number",
     ),
 ]
 

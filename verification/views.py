@@ -45,6 +45,7 @@ from verification.selectors import (
     participant_can_publish,
     participant_claims,
     participant_get_by_token,
+    person_consents,
     publishing_identity,
     referral_campaigns_of,
     referral_sales,
@@ -196,7 +197,7 @@ def whatsapp_start(request, slug):
         return redirect("campaign_landing", slug=slug)
     participant = browser_participant(request, campaign) or participant_create(brand=campaign.brand)
     browser_participant_set(request, participant)
-    optin_code_get_or_create(campaign=campaign, participant=participant)
+    optin_code_get_or_create(campaign=campaign, participant=participant, language=get_language() or "en")
     return redirect(reverse("campaign_landing", args=[slug]) + "#steps")
 
 
@@ -296,7 +297,9 @@ def whatsapp_webhook(request):
         return HttpResponseBadRequest("body is not JSON")
     if not isinstance(payload, dict):
         return HttpResponseBadRequest("body is not a JSON object")
-    whatsapp_messages_store(messages=whatsapp.inbound_messages(payload))
+    whatsapp_messages_store(
+        messages=whatsapp.inbound_messages(payload), statuses=whatsapp.status_updates(payload)
+    )
     return HttpResponse("ok")
 
 
@@ -355,6 +358,7 @@ def status_actions(request, token):
         "token": token,
         "back": request.headers.get("HX-Current-URL", ""),
         "referrals": _referrals_for_status(request, participant),
+        "consents": person_consents(participant=participant),
     }
     return render(request, "verification/_status_actions.html", context)
 

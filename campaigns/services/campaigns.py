@@ -6,6 +6,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext
 
+from campaigns.consent import wording_problem, wordings_latest
 from campaigns.models import (
     Brand,
     Campaign,
@@ -119,6 +120,12 @@ def _campaign_ready_check(campaign: Campaign) -> None:
         raise CampaignError(
             gettext("Fund the campaign's budget before going live: it cannot pay a single reward yet.")
         )
+    # A consent that does not name the brand and the channel is no consent (the brand may have been
+    # renamed since the wording was written).
+    for wording in wordings_latest(campaign=campaign):
+        problem = wording_problem(text=wording.text, brand=campaign.brand, channel=wording.channel)
+        if problem:
+            raise CampaignError(f"{problem} ({wording.get_channel_display()}, {wording.language})")
 
 
 def campaign_update(*, campaign: Campaign, **fields) -> Campaign:

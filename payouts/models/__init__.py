@@ -1,5 +1,13 @@
 """The payouts app's models, one module per concern; Django finds them here."""
 
+from payouts.models.audience import (
+    AudienceExport,
+    Broadcast,
+    BroadcastRecipient,
+    CrmConnection,
+    SandboxCrmProfile,
+    WhatsAppTemplate,
+)
 from payouts.models.funding import ProviderBalanceCheck, ProviderDeposit, ProviderTransaction, VirtualAccount
 from payouts.models.notifications import Notification
 from payouts.models.payees import PayeeAccount, PayeeChange, PayeeChangeCode, PayeeSubmission, VopCheck
@@ -32,7 +40,11 @@ from payouts.models.sandbox import (
 )
 
 __all__ = [
+    "AudienceExport",
     "BrandFundingReference",
+    "Broadcast",
+    "BroadcastRecipient",
+    "CrmConnection",
     "ExceptionResolution",
     "Notification",
     "PayeeAccount",
@@ -54,6 +66,7 @@ __all__ = [
     "SandboxBankEvent",
     "SandboxBankMessage",
     "SandboxBankPayment",
+    "SandboxCrmProfile",
     "SandboxFundingEvent",
     "SandboxFundingTransfer",
     "Statement",
@@ -62,6 +75,7 @@ __all__ = [
     "TransferEvent",
     "VirtualAccount",
     "VopCheck",
+    "WhatsAppTemplate",
     # Not models: migrations 0003 and 0011 name these defaults by their first home, payouts.models,
     # so they stay importable here for as long as those migrations exist.
     "new_confirmation_token",

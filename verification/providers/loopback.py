@@ -46,6 +46,7 @@ SANDBOX_BASES = {
     "TIKTOK_SHORT_LINK": "/sandbox/tiktok/short",
     "TIKTOK_BUSINESS_API_BASE": "/sandbox/tiktok/business",
     "WHATSAPP_API_BASE": "/sandbox/whatsapp/graph",
+    "KLAVIYO_API_BASE": "/sandbox/klaviyo",
     "SHOP_HOST_BASE": "/sandbox/shop-hosts/{domain}",
 }
 

@@ -2,6 +2,7 @@
 
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -16,6 +17,26 @@ class InboundMessage:
     text: str
     timestamp: str
     profile_name: str
+    # "text", "button" (a template's quick reply, Meta's marketing stop button among them),
+    # "interactive", or "preference" (the user_preferences webhook: the person stopped marketing
+    # messages in WhatsApp itself). Events stored before these fields read as a text.
+    kind: str = "text"
+    # The wamid of our message the person answered or whose button they tapped.
+    context_id: str = ""
+
+
+@dataclass(frozen=True)
+class StatusUpdate:
+    """What became of a message we sent (Meta's statuses[]): sent, delivered, read or failed."""
+
+    message_id: str
+    status: str
+    timestamp: str
+    recipient_id: str
+    error_code: int | None = None
+    billable: bool | None = None
+    pricing_category: str = ""
+    callback: str = ""  # biz_opaque_callback_data, echoed from the send
 
 
 def signature(*, body: bytes, app_secret: str) -> str:
@@ -56,9 +77,70 @@ def inbound_messages(payload: dict) -> list[InboundMessage]:
                         text=_message_text(message),
                         timestamp=message.get("timestamp", ""),
                         profile_name=names.get(wa_id, ""),
+                        kind=str(message.get("type") or ""),
+                        context_id=str((message.get("context") or {}).get("id") or ""),
                     )
                 )
+    found += _preference_stops(payload)
     return [message for message in found if message.message_id and message.wa_id]
+
+
+def _preference_stops(payload: dict) -> list[InboundMessage]:
+    """The user_preferences field: a person who stopped marketing messages in WhatsApp itself
+    ("value": "stop"); a "resume" is no consent to any brand, so it is not read."""
+    found = []
+    for entry in payload.get("entry") or []:
+        for change in entry.get("changes") or []:
+            if change.get("field") != "user_preferences":
+                continue
+            for preference in (change.get("value") or {}).get("user_preferences") or []:
+                if preference.get("category") != "marketing_messages" or preference.get("value") != "stop":
+                    continue
+                wa_id, at = str(preference.get("wa_id") or ""), str(preference.get("timestamp") or "")
+                found.append(
+                    InboundMessage(
+                        message_id=f"preference:{wa_id}:{at}",
+                        wa_id=wa_id,
+                        text="",
+                        timestamp=at,
+                        profile_name="",
+                        kind="preference",
+                    )
+                )
+    return found
+
+
+def status_updates(payload: dict) -> list[StatusUpdate]:
+    """Every statuses[] item of every entry and change (a messages change carries messages or
+    statuses); pricing and errors are optional, as Meta's changed over time."""
+    found = []
+    for entry in payload.get("entry") or []:
+        for change in entry.get("changes") or []:
+            if change.get("field") != "messages":
+                continue
+            for status in (change.get("value") or {}).get("statuses") or []:
+                errors = status.get("errors") or [{}]
+                pricing = status.get("pricing") or {}
+                code = errors[0].get("code")
+                found.append(
+                    StatusUpdate(
+                        message_id=str(status.get("id") or ""),
+                        status=str(status.get("status") or ""),
+                        timestamp=str(status.get("timestamp") or ""),
+                        recipient_id=str(status.get("recipient_id") or ""),
+                        error_code=int(code) if isinstance(code, int | str) and str(code).isdigit() else None,
+                        billable=pricing.get("billable")
+                        if isinstance(pricing.get("billable"), bool)
+                        else None,
+                        pricing_category=str(pricing.get("category") or ""),
+                        callback=str(status.get("biz_opaque_callback_data") or ""),
+                    )
+                )
+    return [update for update in found if update.message_id and update.status in STATUS_RANK]
+
+
+# A late status never moves a message back (Meta does not keep their order); failed is final.
+STATUS_RANK = {"sent": 1, "delivered": 2, "read": 3, "failed": 4}
 
 
 def _message_text(message: dict) -> str:
@@ -74,9 +156,9 @@ def _message_text(message: dict) -> str:
     return ""
 
 
-def template_send(*, to: str, template: str, language: str, parameters: list[str]) -> str:
+def template_send(*, to: str, template: str, language: str, parameters: list[str], callback: str = "") -> str:
     """Send an approved message template (the only kind allowed outside the 24-hour window);
-    returns Meta's message id."""
+    returns Meta's message id. `callback` comes back on its statuses (biz_opaque_callback_data)."""
     body = {
         "messaging_product": "whatsapp",
         "recipient_type": "individual",
@@ -90,6 +172,8 @@ def template_send(*, to: str, template: str, language: str, parameters: list[str
             ],
         },
     }
+    if callback:
+        body["biz_opaque_callback_data"] = callback
     with http_client() as client:
         response = client.post(
             f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{settings.WHATSAPP_PHONE_NUMBER_ID}/messages",
@@ -103,3 +187,77 @@ def template_send(*, to: str, template: str, language: str, parameters: list[str
 
 class WhatsAppError(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class Template:
+    """A message template of the WhatsApp Business Account, as the Management API lists it."""
+
+    template_id: str
+    name: str
+    language: str
+    status: str
+    category: str
+    body: str
+    parameters: int  # how many {{n}} the body takes
+
+
+def templates_list() -> list[Template]:
+    """GET /{waba-id}/message_templates, every page (Meta pages with paging.next)."""
+    url = (
+        f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{settings.WHATSAPP_BUSINESS_ACCOUNT_ID}/message_templates"
+    )
+    params = {"fields": "id,name,language,status,category,components", "limit": "100"}
+    found = []
+    with http_client() as client:
+        for _page in range(50):
+            response = client.get(
+                url, params=params, headers={"Authorization": f"Bearer {settings.WHATSAPP_ACCESS_TOKEN}"}
+            )
+            if response.status_code != 200:
+                raise WhatsAppError(f"message_templates: {response.status_code} {response.text[:200]}")
+            answer = response.json()
+            found += [_template(item) for item in answer.get("data") or []]
+            after = ((answer.get("paging") or {}).get("cursors") or {}).get("after")
+            if not (answer.get("paging") or {}).get("next") or not after:
+                break
+            params = {**params, "after": after}
+    return found
+
+
+def _template(item: dict) -> Template:
+    body = next(
+        (c.get("text", "") for c in item.get("components") or [] if str(c.get("type")).upper() == "BODY"), ""
+    )
+    return Template(
+        template_id=str(item.get("id") or ""),
+        name=str(item.get("name") or ""),
+        language=str(item.get("language") or ""),
+        status=str(item.get("status") or ""),
+        category=str(item.get("category") or ""),
+        body=body,
+        parameters=len(set(PLACEHOLDER.findall(body))),
+    )
+
+
+PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+# Meta's messaging limit: unique people reached with business-initiated messages per rolling 24 h.
+TIER_LIMITS = {"TIER_250": 250, "TIER_1K": 1000, "TIER_2K": 2000, "TIER_10K": 10_000, "TIER_100K": 100_000}
+
+
+def messaging_limit() -> tuple[str, int | None]:
+    """The sending number's tier (GET /{phone-number-id}?fields=messaging_limit_tier) and how many
+    people it may reach a day (None: unlimited). An answer it cannot read counts as the lowest tier:
+    sending too few is safe, too many gets the number restricted."""
+    with http_client() as client:
+        response = client.get(
+            f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{settings.WHATSAPP_PHONE_NUMBER_ID}",
+            params={"fields": "messaging_limit_tier"},
+            headers={"Authorization": f"Bearer {settings.WHATSAPP_ACCESS_TOKEN}"},
+        )
+    if response.status_code != 200:
+        raise WhatsAppError(f"messaging_limit_tier: {response.status_code} {response.text[:200]}")
+    tier = str(response.json().get("messaging_limit_tier") or "")
+    if tier == "TIER_UNLIMITED":
+        return tier, None
+    return tier or "TIER_250", TIER_LIMITS.get(tier, 250)

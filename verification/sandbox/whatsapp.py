@@ -4,6 +4,7 @@ The webhook body is Meta's envelope, serialised with escaped non-ASCII like Meta
 X-Hub-Signature-256 over those exact bytes.
 """
 
+import hashlib
 import json
 import secrets
 import time
@@ -13,13 +14,14 @@ from django.conf import settings
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
-from verification.models import Provider, ProviderEvent
+from verification.models import Provider, ProviderEvent, SandboxWhatsAppMessage
 from verification.providers.loopback import http_client
-from verification.providers.whatsapp import signature
+from verification.providers.whatsapp import PLACEHOLDER, signature
 from verification.services.provider_events import provider_events_process
 
 PHONE_NUMBER_ID = "106540352242922"
@@ -109,6 +111,185 @@ def phone(request):
     return redirect(back)
 
 
+# The sandbox WABA's message templates, in the Management API's format: the audience's sends pick
+# among the approved ones; a pending or rejected one is refused at send (132001), as Meta does.
+TEMPLATES = [
+    {
+        "name": "joyback_news",
+        "category": "MARKETING",
+        "status": "APPROVED",
+        "languages": {
+            "en_US": "News from {{1}}: {{2}}",
+            "de": "Neues von {{1}}: {{2}}",
+            "es": "Novedades de {{1}}: {{2}}",
+            "zh_CN": "{{1}} 的新消息: {{2}}",
+        },
+        "stop_button": {
+            "en_US": "Stop promotions",
+            "de": "Werbung stoppen",
+            "es": "Detener promociones",
+            "zh_CN": "停止推广",
+        },
+    },
+    {
+        "name": "joyback_offer",
+        "category": "MARKETING",
+        "status": "APPROVED",
+        "languages": {"en_US": "{{1}} has a new offer for you. Reply STOP to stop these messages."},
+        "stop_button": {},
+    },
+    {
+        "name": "joyback_launch",
+        "category": "MARKETING",
+        "status": "PENDING",
+        "languages": {"en_US": "Soon: {{1}}"},
+    },
+    {
+        "name": "joyback_winner",
+        "category": "MARKETING",
+        "status": "REJECTED",
+        "languages": {"en_US": "You won!"},
+    },
+]
+# The sending number's messaging limit (GET /{phone-number-id}?fields=messaging_limit_tier).
+MESSAGING_TIER = "TIER_250"
+# Numbers ending in these digits are ones Meta capped: their marketing message fails with 131049.
+CAPPED_SUFFIX = "049"
+
+
+def _template_id(name: str, language: str) -> str:
+    """A numeric id that stays the same for a template and language, as Meta's do."""
+    return str(int(hashlib.sha256(f"{name}:{language}".encode()).hexdigest()[:13], 16))
+
+
+def _authorised(request) -> bool:
+    return request.headers.get("Authorization") == f"Bearer {settings.WHATSAPP_ACCESS_TOKEN}"
+
+
+def _oauth_refused():
+    return JsonResponse(
+        {"error": {"message": "Invalid OAuth access token.", "type": "OAuthException", "code": 190}},
+        status=401,
+    )
+
+
+@require_http_methods(["GET"])
+def graph_templates(request, waba_id):
+    """GET /{waba-id}/message_templates, one page per `limit` with Meta's cursors."""
+    if not (settings.SANDBOX or getattr(request, "loopback", False)):
+        raise Http404("The sandbox is off")
+    if not _authorised(request):
+        return _oauth_refused()
+    if waba_id != WABA_ID:
+        return JsonResponse(
+            {"error": {"message": "(#100) Invalid parameter", "type": "OAuthException", "code": 100}},
+            status=400,
+        )
+    data = []
+    for template in TEMPLATES:
+        for language, body in template["languages"].items():
+            components = [{"type": "BODY", "text": body}]
+            button = template.get("stop_button", {}).get(language)
+            if button:
+                components.append({"type": "BUTTONS", "buttons": [{"type": "QUICK_REPLY", "text": button}]})
+            data.append(
+                {
+                    "name": template["name"],
+                    "parameter_format": "POSITIONAL",
+                    "components": components,
+                    "language": language,
+                    "status": template["status"],
+                    "category": template["category"],
+                    "id": _template_id(template["name"], language),
+                }
+            )
+    try:
+        limit = max(1, min(int(request.GET.get("limit", "25")), 100))
+        start = int(request.GET.get("after") or 0)
+    except ValueError:
+        return JsonResponse({"error": {"message": "(#100) Invalid parameter", "code": 100}}, status=400)
+    page = data[start : start + limit]
+    paging = {"cursors": {"before": str(start), "after": str(start + len(page))}}
+    if start + limit < len(data):
+        # In-process, the request has no real host: the link names the site, as Meta's names its own.
+        query = request.GET.copy()
+        query["after"] = str(start + limit)
+        paging["next"] = f"{settings.SITE_URL.rstrip('/')}{request.path}?{query.urlencode()}"
+    return JsonResponse({"data": page, "paging": paging})
+
+
+@require_http_methods(["GET"])
+def graph_phone_number(request, phone_number_id):
+    """GET /{phone-number-id}?fields=messaging_limit_tier."""
+    if not (settings.SANDBOX or getattr(request, "loopback", False)):
+        raise Http404("The sandbox is off")
+    if not _authorised(request):
+        return _oauth_refused()
+    if phone_number_id != PHONE_NUMBER_ID:
+        return JsonResponse({"error": {"message": "(#100) Invalid parameter", "code": 100}}, status=400)
+    return JsonResponse({"messaging_limit_tier": MESSAGING_TIER, "id": PHONE_NUMBER_ID})
+
+
+def status_envelope(
+    *, wamid: str, wa_id: str, status: str, callback: str = "", error_code: int | None = None
+) -> dict:
+    """A statuses[] notification as Meta sends it (per-message pricing since July 2025)."""
+    item = {"id": wamid, "status": status, "timestamp": str(int(time.time())), "recipient_id": wa_id}
+    if error_code:
+        item["errors"] = [
+            {
+                "code": error_code,
+                "title": "Message failed to send because there were too many messages sent from this phone "
+                "number in a short period of time"
+                if error_code != 131049
+                else "This message was not delivered to maintain healthy ecosystem engagement.",
+                "message": "This message was not delivered to maintain healthy ecosystem engagement.",
+                "error_data": {
+                    "details": "In order to maintain a healthy ecosystem engagement, the message failed "
+                    "to be delivered."
+                },
+                "href": "https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/",
+            }
+        ]
+    else:
+        item["pricing"] = {
+            "billable": True,
+            "pricing_model": "PMP",
+            "category": "marketing",
+            "type": "regular",
+        }
+    if callback:
+        item["biz_opaque_callback_data"] = callback
+    return {
+        "object": "whatsapp_business_account",
+        "entry": [
+            {
+                "id": WABA_ID,
+                "changes": [
+                    {
+                        "field": "messages",
+                        "value": {
+                            "messaging_product": "whatsapp",
+                            "metadata": {
+                                "display_phone_number": settings.WHATSAPP_BUSINESS_NUMBER,
+                                "phone_number_id": PHONE_NUMBER_ID,
+                            },
+                            "statuses": [item],
+                        },
+                    }
+                ],
+            }
+        ],
+    }
+
+
+def _known_template(name: str, language: str):
+    for template in TEMPLATES:
+        if template["name"] == name:
+            return template, template["languages"].get(language)
+    return None, None
+
+
 @csrf_exempt
 @require_POST
 def graph_messages(request, phone_number_id):
@@ -126,11 +307,142 @@ def graph_messages(request, phone_number_id):
         valid = False
     if phone_number_id != PHONE_NUMBER_ID or not valid:
         return JsonResponse({"error": {"message": "(#100) Invalid parameter", "code": 100}}, status=400)
+    language = str((template.get("language") or {}).get("code") or "")
+    known, body = _known_template(template["name"], language)
+    parameters = [
+        str(p.get("text", ""))
+        for c in template.get("components") or []
+        if c.get("type") == "body"
+        for p in c.get("parameters") or []
+    ]
+    if known is not None:
+        if body is None or known["status"] != "APPROVED":
+            return _graph_error(132001, "Template name does not exist in the translation")
+        wanted = len(set(PLACEHOLDER.findall(body)))
+        if len(parameters) != wanted:
+            return _graph_error(
+                132000,
+                "Number of parameters does not match the expected number of params",
+                f"body: number of localizable_params ({len(parameters)}) does not match the expected "
+                f"number of params ({wanted})",
+            )
     message_id = "wamid." + secrets.token_urlsafe(24)
+    if known is not None:
+        text = body
+        for index, value in enumerate(parameters, start=1):
+            text = text.replace("{{" + str(index) + "}}", value)
+        capped = known["category"] == "MARKETING" and (to.startswith("1") or to.endswith(CAPPED_SUFFIX))
+        callback = str(body_callback(request.body))
+        SandboxWhatsAppMessage.objects.create(
+            wamid=message_id,
+            wa_id=to,
+            template=known["name"],
+            language=language,
+            body=text,
+            callback=callback,
+            failed_code=131049 if capped else None,
+        )
+        # Meta answers "accepted" and reports what became of it by webhook: sent and delivered, or
+        # failed with 131049 for a number it holds marketing back from (+1 numbers among them).
+        statuses = ["failed"] if capped else ["sent", "delivered"]
+        for status in statuses:
+            webhook_deliver(
+                status_envelope(
+                    wamid=message_id,
+                    wa_id=to,
+                    status=status,
+                    callback=callback,
+                    error_code=131049 if capped else None,
+                )
+            )
     return JsonResponse(
         {
             "messaging_product": "whatsapp",
             "contacts": [{"input": to, "wa_id": to}],
-            "messages": [{"id": message_id}],
+            "messages": [{"id": message_id, "message_status": "accepted"}],
         }
     )
+
+
+def body_callback(raw: bytes) -> str:
+    try:
+        return str(json.loads(raw).get("biz_opaque_callback_data") or "")[:200]
+    except (ValueError, AttributeError):
+        return ""
+
+
+def _graph_error(code: int, message: str, details: str = ""):
+    return JsonResponse(
+        {
+            "error": {
+                "message": f"(#{code}) {message}",
+                "type": "OAuthException",
+                "code": code,
+                "error_data": {"messaging_product": "whatsapp", "details": details or message},
+                "fbtrace_id": "A" + secrets.token_urlsafe(16),
+            }
+        },
+        status=400,
+    )
+
+
+def _wa_id_from(raw: str) -> str:
+    try:
+        number = phonenumbers.parse(raw, None)
+    except phonenumbers.NumberParseException:
+        return ""
+    if not phonenumbers.is_valid_number(number):
+        return ""
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164).lstrip("+")
+
+
+def _deliver_and_process(payload: dict, event_ids: list[str]) -> None:
+    if webhook_deliver(payload) == 200:
+        stored = ProviderEvent.objects.filter(provider=Provider.WHATSAPP, event_id__in=event_ids)
+        provider_events_process(ids=list(stored.values_list("pk", flat=True)))
+
+
+@require_http_methods(["GET", "POST"])
+def inbox(request):
+    """The sandbox phone's chat with the business: the templates sent to this number (opening it
+    reads them, and Meta's "read" status goes out), Meta's stop button and a reply box."""
+    if not settings.SANDBOX:
+        raise Http404("The sandbox is off")
+    wa_id = _wa_id_from(request.GET.get("number", "") or request.POST.get("number", ""))
+    if request.method == "POST" and wa_id:
+        reply_to = SandboxWhatsAppMessage.objects.filter(
+            wa_id=wa_id, wamid=request.POST.get("context", "")
+        ).first()
+        message_id = f"wamid.{secrets.token_urlsafe(36)}"
+        payload = message_envelope(
+            wa_id=wa_id, name="Sandbox User", text=request.POST.get("text", "")[:4096], message_id=message_id
+        )
+        message = payload["entry"][0]["changes"][0]["value"]["messages"][0]
+        if reply_to is not None:
+            message["context"] = {"from": settings.WHATSAPP_BUSINESS_NUMBER, "id": reply_to.wamid}
+        if request.POST.get("button"):
+            # A quick-reply button of the template: Meta sends its label as the payload.
+            message.pop("text")
+            message["type"] = "button"
+            message["button"] = {"payload": request.POST["button"], "text": request.POST["button"]}
+        _deliver_and_process(payload, [message_id])
+        return redirect(reverse("verification:sandbox_whatsapp_inbox") + "?number=%2B" + wa_id)
+    messages = (
+        list(SandboxWhatsAppMessage.objects.filter(wa_id=wa_id).order_by("created_at")) if wa_id else []
+    )
+    unread = [m for m in messages if m.read_at is None and m.failed_code is None]
+    for message in unread:
+        _deliver_and_process(
+            status_envelope(wamid=message.wamid, wa_id=wa_id, status="read", callback=message.callback),
+            [f"status:{message.wamid}:read"],
+        )
+    SandboxWhatsAppMessage.objects.filter(pk__in=[m.pk for m in unread]).update(read_at=timezone.now())
+    for message in messages:
+        known, _body = _known_template(message.template, message.language)
+        message.stop_button = (known or {}).get("stop_button", {}).get(message.language, "")
+    context = {
+        "wa_id": wa_id,
+        "messages": [m for m in messages if m.failed_code is None],
+        "number": request.GET.get("number", ""),
+    }
+    return render(request, "sandbox/whatsapp_inbox.html", context)

@@ -16,12 +16,14 @@ from joyback.ledger.services import (
 from verification.models import (
     ActionClaim,
     ClaimStatus,
+    ConsentSource,
     FraudSignal,
     Identity,
     Participant,
     Provider,
     TikTokToken,
 )
+from verification.services.consent import consents_withdraw_all
 
 
 def participant_payable_account(*, participant: Participant, currency: str) -> Account:
@@ -82,7 +84,9 @@ def identity_pseudonym(*, provider: str, subject: str) -> str:
 def participant_identities_erase(*, participant: Participant) -> None:
     """Erasure, verification's part: account ids become pseudonyms (one reward per account still
     holds), names and tokens go, and where the claims came from (address, browser) is forgotten.
-    Claims, their amounts and evidence stay: they are the records behind the ledger."""
+    Claims, their amounts and evidence stay: they are the records behind the ledger. Every consent
+    ends (a withdrawal row: the consent ledger keeps what was agreed, its contact now a pseudonym)."""
+    consents_withdraw_all(participant_id=participant.pk, source=ConsentSource.ERASURE, proof="erasure")
     for identity in Identity.objects.filter(participant=participant).exclude(subject__startswith="erased:"):
         identity.subject = identity_pseudonym(provider=identity.provider, subject=identity.subject)
         identity.display_name = ""

@@ -5,15 +5,19 @@ import hashlib
 import logging
 import re
 import secrets
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
-from campaigns.models import Campaign, Trigger
+from campaigns.consent import standard_wording, wording_current
+from campaigns.models import Campaign, ConsentChannel, Trigger
 from joyback.queue import claim_and_process
 from verification import sql
 from verification.models import (
+    ConsentSource,
     Identity,
     OptinCode,
     Participant,
@@ -22,8 +26,9 @@ from verification.models import (
     TikTokToken,
 )
 from verification.posting import tiktok_post_event
-from verification.providers.whatsapp import InboundMessage
+from verification.providers.whatsapp import InboundMessage, StatusUpdate
 from verification.selectors import provider_events_unfinished
+from verification.services.consent import consent_record_give, opt_out_word, whatsapp_number_opt_out
 from verification.services.participants import identity_attach, tiktok_tokens_store
 from verification.services.refusals import ClaimRefused
 from verification.services.rewards import ClaimContext, action_reward
@@ -61,31 +66,52 @@ OPTIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: people typ
 OPTIN_PATTERN = re.compile(r"\bJOY[\s-]?([A-Z2-9]{6})\b", re.IGNORECASE)
 
 
-def optin_code_get_or_create(*, campaign: Campaign, participant: Participant) -> OptinCode:
+def optin_code_get_or_create(
+    *, campaign: Campaign, participant: Participant, language: str = "en"
+) -> OptinCode:
+    """The person's code for the campaign, with the consent wording they are shown beside it (the
+    brand's latest in their language, else the standard one): sending the code agrees to it."""
     existing = OptinCode.objects.filter(campaign=campaign, participant=participant).first()
     if existing:
         return existing
+    wording = wording_current(campaign=campaign, channel=ConsentChannel.WHATSAPP, language=language)
+    text = (
+        wording.text
+        if wording
+        else standard_wording(
+            brand_name=campaign.brand.name, channel=ConsentChannel.WHATSAPP, language=language
+        )
+    )
     for _attempt in range(5):
         code = "".join(secrets.choice(OPTIN_ALPHABET) for _ in range(6))
         try:
             with transaction.atomic():
                 return OptinCode.objects.create(
-                    code=code, campaign=campaign, brand_id=campaign.brand_id, participant=participant
+                    code=code,
+                    campaign=campaign,
+                    brand_id=campaign.brand_id,
+                    participant=participant,
+                    consent_text=text,
+                    consent_language=wording.language if wording else language,
+                    consent_wording=wording,
                 )
         except IntegrityError:
             continue
     raise RuntimeError("could not find a free opt-in code")
 
 
-def whatsapp_messages_store(*, messages: list[InboundMessage]) -> list[int]:
-    """Store each inbound message once, by its wamid; returns the new events to process.
+def whatsapp_messages_store(
+    *, messages: list[InboundMessage], statuses: list[StatusUpdate] | None = None
+) -> list[int]:
+    """Store each inbound message once, by its wamid, and each status once, by (wamid, status);
+    returns the new events to process.
 
     Meta delivers at least once and retries for days, so a redelivery is stored never and
     answered 200 all the same.
     """
-    return provider_events_store(
-        provider=Provider.WHATSAPP, events=[(message.message_id, vars(message)) for message in messages]
-    )
+    events = [(message.message_id, vars(message)) for message in messages]
+    events += [(f"status:{update.message_id}:{update.status}", vars(update)) for update in statuses or []]
+    return provider_events_store(provider=Provider.WHATSAPP, events=events)
 
 
 def provider_event_store(*, provider: str, event_id: str, payload: dict) -> int | None:
@@ -105,9 +131,18 @@ def provider_events_store(*, provider: str, events: list[tuple[str, dict]]) -> l
 
 
 def whatsapp_event_process(*, event_id: int) -> str:
-    """An inbound message carrying a campaign's opt-in code becomes an opt-in of its sender."""
+    """An inbound message carrying a campaign's opt-in code becomes an opt-in of its sender; a stop
+    word, Meta's stop button or the person's marketing preference ends their WhatsApp consents; a
+    status is handed to the receivers of sent messages (settings.WHATSAPP_STATUS_RECEIVERS)."""
     event = ProviderEvent.objects.get(pk=event_id, provider=Provider.WHATSAPP)
+    if "status" in event.payload:
+        return _whatsapp_status(StatusUpdate(**event.payload))
     message = InboundMessage(**event.payload)
+    stop = _stop_source(message)
+    if stop:
+        ended = whatsapp_number_opt_out(wa_id=message.wa_id, source=stop, proof=message.message_id)
+        logger.info("whatsapp message %s: opted out of %s", message.message_id, ended)
+        return "opted_out"
     match = OPTIN_PATTERN.search(message.text)
     optin = (
         OptinCode.objects.filter(code=match.group(1).upper()).select_related("campaign").first()
@@ -122,6 +157,24 @@ def whatsapp_event_process(*, event_id: int) -> str:
         outcome = _whatsapp_optin(optin=optin, message=message)
     logger.info("whatsapp message %s: %s", message.message_id, outcome)
     return outcome
+
+
+def _stop_source(message: InboundMessage) -> str:
+    if message.kind == "preference":
+        return ConsentSource.WHATSAPP_PREFERENCE
+    if not opt_out_word(message.text):
+        return ""
+    return (
+        ConsentSource.WHATSAPP_BUTTON
+        if message.kind in ("button", "interactive")
+        else ConsentSource.WHATSAPP_STOP
+    )
+
+
+def _whatsapp_status(update: StatusUpdate) -> str:
+    """What became of a message we sent: each receiver (the audience's sends) records it."""
+    outcomes = [import_string(path)(update=update) for path in settings.WHATSAPP_STATUS_RECEIVERS]
+    return next((outcome for outcome in outcomes if outcome), "status_unknown_message")
 
 
 def _whatsapp_optin(*, optin: OptinCode, message: InboundMessage) -> str:
@@ -140,10 +193,34 @@ def _whatsapp_optin(*, optin: OptinCode, message: InboundMessage) -> str:
             action_reward(rule=rule, identity=identity)
         except ClaimRefused as refusal:
             outcome = refusal.code
+    if identity.participant_id == optin.participant_id and optin.consent_text:
+        # Sending the code was agreeing to the words shown beside it: the message is the proof.
+        # Recorded whatever the reward's outcome (a refused reward is no refused consent); a code
+        # handed out before any words were shown beside it records none (fails closed).
+        with transaction.atomic(durable=True):
+            consent_record_give(
+                identity=identity,
+                channel=ConsentChannel.WHATSAPP,
+                campaign=optin.campaign,
+                text=optin.consent_text,
+                language=optin.consent_language or "en",
+                wording=optin.consent_wording,
+                source=ConsentSource.WHATSAPP_MESSAGE,
+                proof=message.message_id,
+                at=_message_time(message),
+            )
     OptinCode.objects.filter(pk=optin.pk, used_at__isnull=True).update(
         used_at=timezone.now(), outcome=outcome
     )
     return outcome
+
+
+def _message_time(message: InboundMessage):
+    """When the person sent it, by Meta's timestamp (Unix seconds as a string); now if unreadable."""
+    try:
+        return datetime.fromtimestamp(int(message.timestamp), tz=UTC)
+    except (TypeError, ValueError, OverflowError):
+        return timezone.now()
 
 
 def tiktok_event_store(*, body: bytes, payload: dict) -> int | None:

@@ -1,0 +1,76 @@
+"""Pat opts in on a landing page and appears in Alpaca Coffee's audience; Alice sends Pat a WhatsApp
+template; Pat replies STOP on the phone; the next send skips Pat, and Pat's reward stays."""
+
+import pytest
+
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import brand_deposit_record, campaign_fund
+from payouts.audience.broadcasts import broadcasts_send_due, templates_sync
+from tests.e2e.conftest import sign_in
+from verification.models import ActionClaim
+from verification.services.provider_events import provider_events_process
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def club(alpaca):
+    brand_deposit_record(brand=alpaca, amount=100_00, currency="EUR", bank_reference="E2E-CLUB")
+    campaign = campaign_create(
+        brand=alpaca, name="Coffee Club", slug="coffee-club", package="whatsapp_reward", currency="EUR",
+        countries=["DE"], languages=["en"], headline="Join our WhatsApp club",
+    )  # fmt: skip
+    campaign_fund(campaign=campaign, amount=50_00)
+    return campaign_transition(campaign=campaign, to="live")
+
+
+def test_opt_in_audience_template_stop_and_the_reward_stays(live_server, open_page, screenshot, club, alice):
+    pat = open_page("phone")
+    pat.goto(f"{live_server.url}/c/coffee-club/")
+    pat.get_by_role("button", name="Opt in on WhatsApp").click()
+    pat.locator("#whatsapp-consent").wait_for()
+    assert "Alpaca Coffee" in pat.locator("#whatsapp-consent").inner_text()
+    screenshot(pat, "audience-10-consent-wording")
+    pat.get_by_role("link", name="Open WhatsApp").click()
+    pat.get_by_label("Your WhatsApp number").fill("+49 151 23456789")
+    pat.get_by_role("button", name="Send").click()
+    pat.locator(".step.state-approved").first.wait_for()
+
+    brand = open_page("desktop")
+    sign_in(brand, live_server, "alice@alpaca.example", next_path="/brands/alpaca/audience/")
+    brand.get_by_text("+4915123456789").wait_for()
+    screenshot(brand, "audience-20-audience-page")
+
+    templates_sync(livemode=True)
+    brand.goto(f"{live_server.url}/brands/alpaca/audience/sends/")
+    brand.get_by_label("The template's values, one per line").fill("Alpaca Coffee\nnew beans are in")
+    brand.get_by_role("button", name="See cost and who is skipped").click()
+    brand.get_by_test_id("broadcast-plan").wait_for()
+    screenshot(brand, "audience-30-send-plan")
+    brand.get_by_role("button", name="Schedule the send").click()
+    brand.get_by_test_id("broadcast-results").wait_for()
+    broadcasts_send_due()
+    provider_events_process()
+
+    pat.goto(f"{live_server.url}/sandbox/whatsapp/inbox/?number=%2B4915123456789")
+    pat.get_by_text("News from Alpaca Coffee: new beans are in").wait_for()
+    screenshot(pat, "audience-40-template-on-the-phone")
+    pat.get_by_label("Reply").fill("STOP")
+    pat.get_by_role("button", name="Send").click()
+    provider_events_process()
+
+    brand.reload()
+    assert brand.get_by_test_id("delivered").inner_text() == "1"
+    assert brand.get_by_test_id("read").inner_text() == "1"
+    assert brand.get_by_test_id("opted-out").inner_text() == "1"
+    screenshot(brand, "audience-50-send-results")
+
+    brand.goto(f"{live_server.url}/brands/alpaca/audience/sends/?template=joyback_news&parameters=A%0AB")
+    plan = brand.get_by_test_id("broadcast-plan")
+    plan.wait_for()
+    assert (
+        "0 people will be sent" in plan.inner_text() and "stopped the brand's messages" in plan.inner_text()
+    )
+
+    claim = ActionClaim.objects.get()
+    assert (claim.status, claim.amount) == ("approved", claim.rule.reward_amount)
