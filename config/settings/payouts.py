@@ -114,3 +114,14 @@ FRAUD_MAX_VIEWS_PER_FOLLOWER = env.get("FRAUD_MAX_VIEWS_PER_FOLLOWER")
 FRAUD_MAX_VIEWS_PER_HOUR = env.get("FRAUD_MAX_VIEWS_PER_HOUR")
 # What one person may earn across a brand's campaigns, in minor units, for a new brand (0: no cap).
 PERSON_ALLOWANCE_DEFAULT = env.get("PERSON_ALLOWANCE_DEFAULT")
+
+# The platform's fee (defaults for brands and currencies without a plan; campaigns.fees) and its
+# monthly invoices (campaigns.invoices): the issuer, its country and VAT rate, the number's prefix.
+FEE_PER_ACTION_MINOR = env.get("FEE_PER_ACTION_MINOR")
+FEE_PAYOUT_BPS = env.get("FEE_PAYOUT_BPS")
+INVOICE_ISSUER_NAME = env.get("INVOICE_ISSUER_NAME")
+INVOICE_ISSUER_ADDRESS = env.get("INVOICE_ISSUER_ADDRESS")
+INVOICE_ISSUER_VAT_ID = env.get("INVOICE_ISSUER_VAT_ID")
+PLATFORM_COUNTRY = env.get("PLATFORM_COUNTRY")
+PLATFORM_VAT_RATE_BPS = env.get("PLATFORM_VAT_RATE_BPS")
+INVOICE_NUMBER_PREFIX = env.get("INVOICE_NUMBER_PREFIX")

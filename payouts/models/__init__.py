@@ -1,5 +1,6 @@
 """The payouts app's models, one module per concern; Django finds them here."""
 
+from payouts.models.fees import FeeTransfer
 from payouts.models.funding import ProviderBalanceCheck, ProviderDeposit, ProviderTransaction, VirtualAccount
 from payouts.models.notifications import Notification
 from payouts.models.payees import PayeeAccount, PayeeChange, PayeeChangeCode, PayeeSubmission, VopCheck
@@ -34,6 +35,7 @@ from payouts.models.sandbox import (
 __all__ = [
     "BrandFundingReference",
     "ExceptionResolution",
+    "FeeTransfer",
     "Notification",
     "PayeeAccount",
     "PayeeChange",
