@@ -71,7 +71,10 @@ def invoice_issue(*, brand: Brand, currency: str, period_start: date) -> Invoice
                 .order_by("pk")
             )
             if not charges:
-                return None
+                # None, or all taken by an invoice another worker issued while this one waited.
+                return Invoice.objects.filter(
+                    brand=brand, currency=currency, period_start=period_start
+                ).first()
             lines = defaultdict(lambda: {"actions": 0, "rewards": 0, "action_fees": 0, "payout_fees": 0})
             for charge in charges:
                 line = lines[charge.campaign]
