@@ -80,8 +80,8 @@ def fee_transfers_gather(*, limit: int = GATHER_MOST) -> list[FeeTransfer]:
 
 def fee_transfers_send(*, now=None, limit: int = SEND_MOST) -> dict:
     """Gather, then send every transfer due; what became of each, counted."""
-    now = now or timezone.now()
     fee_transfers_gather()
+    now = now or timezone.now()
     done = defaultdict(int)
     due = (
         FeeTransfer.objects.exclude(status=Status.SENT)
