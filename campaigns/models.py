@@ -630,6 +630,7 @@ class Invoice(models.Model):
 
 class InvoiceLine(models.Model):
     invoice = models.ForeignKey(Invoice, on_delete=models.PROTECT, related_name="lines")
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+")
     campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="+")
     campaign_name = models.CharField(max_length=120)
     actions = models.IntegerField(help_text=_("verified actions charged, less those taken back"))

@@ -109,7 +109,9 @@ def invoice_issue(*, brand: Brand, currency: str, period_start: date) -> Invoice
                 issued_at=timezone.now(),
             )
             InvoiceLine.objects.bulk_create(
-                InvoiceLine(invoice=invoice, campaign=campaign, campaign_name=campaign.name, **line)
+                InvoiceLine(
+                    invoice=invoice, brand=brand, campaign=campaign, campaign_name=campaign.name, **line
+                )
                 for campaign, line in sorted(lines.items(), key=lambda item: (item[0].name, item[0].pk))
             )
             FeeCharge.objects.filter(pk__in=[charge.pk for charge in charges]).update(invoice=invoice)

@@ -318,7 +318,7 @@ def internal_transfer(request):
                 currency=currency,
                 counterparty_balance_account=destination,
                 reference=str(body.get("reference") or "")[:80],
-                idempotency_key=key,
+                idempotency_key=key or "",
             )
             status = "booked" if balance_of(locked) >= value else "refused"
             SandboxFundingEvent.objects.create(transfer=transfer, status=status)
