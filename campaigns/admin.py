@@ -2,7 +2,19 @@ from django.contrib import admin, messages
 from django.shortcuts import redirect
 
 from campaigns import roles
-from campaigns.models import ActionRule, Brand, BrandVerification, Campaign, LicenceTerms, Limit, Membership
+from campaigns.models import (
+    ActionRule,
+    Brand,
+    BrandVerification,
+    Campaign,
+    FeeCharge,
+    FeePlan,
+    Invoice,
+    InvoiceLine,
+    LicenceTerms,
+    Limit,
+    Membership,
+)
 from campaigns.selectors import brand_verification_missing
 from campaigns.services.brands import (
     brand_verification_revoke,
@@ -11,8 +23,10 @@ from campaigns.services.brands import (
     membership_grant_value,
     membership_remove_record,
 )
+from campaigns.services.fees import FeePlanRefused, fee_plan_change_request
 from campaigns.services.limits import LimitRefused, limit_change_request
 from campaigns.services.refusals import CampaignError
+from joyback.admin import admin_money
 from joyback.users.four_eyes import staff_grant_request
 from joyback.users.models import AccessChangeKind
 
@@ -250,3 +264,131 @@ class LimitAdmin(admin.ModelAdmin):
 
     def response_change(self, request, obj):
         return redirect("admin:campaigns_limit_changelist")
+
+
+@admin.register(FeePlan)
+class FeePlanAdmin(admin.ModelAdmin):
+    """The platform's fee per brand (or the platform's default) and currency. Saving asks for the
+    change; a second staff member confirms it under Staff grants, and only then is it in force.
+    Test data is the free trial and has no plan."""
+
+    list_display = [
+        "brand",
+        "currency",
+        "per_action",
+        "payout_bps",
+        "changed_by",
+        "approved_by",
+        "changed_at",
+    ]
+    list_filter = ["currency"]
+    autocomplete_fields = ["brand"]
+    fields = ["brand", "currency", "per_action", "payout_bps"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["brand", "currency"] if obj is not None else []
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # set the platform's plan instead: a deletion would skip the second person
+
+    def save_model(self, request, obj, form, change):
+        try:
+            fee_plan_change_request(
+                actor=request.user,
+                brand=obj.brand,
+                currency=obj.currency,
+                per_action=obj.per_action,
+                payout_bps=obj.payout_bps,
+            )
+        except FeePlanRefused as refused:
+            messages.error(request, str(refused))
+        else:
+            messages.warning(
+                request,
+                f"Fee plan {obj.currency} for {obj.brand or 'the platform'}: {obj.per_action} per action and "
+                f"{obj.payout_bps} bps waits for a second staff member to confirm it (Staff grants); the "
+                "plan in force stays.",
+            )
+
+    def save_related(self, request, form, formsets, change):
+        pass  # nothing was saved
+
+    def log_addition(self, request, obj, message):
+        pass  # the request is recorded as a StaffGrant and in AccessChange
+
+    def log_change(self, request, obj, message):
+        pass
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return redirect("admin:campaigns_feeplan_changelist")
+
+    def response_change(self, request, obj):
+        return redirect("admin:campaigns_feeplan_changelist")
+
+
+class _ReadOnly(admin.ModelAdmin):
+    """Money already booked or invoiced: shown, never changed here."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(FeeCharge)
+class FeeChargeAdmin(_ReadOnly):
+    list_display = ["pk", "brand", "campaign", "claim_id", "reward", "fee", "transfer_reference", "invoice"]
+    list_display += ["created_at"]
+    list_filter = ["currency"]
+    list_select_related = ["brand", "campaign", "invoice"]
+
+    @admin.display(description="reward")
+    def reward(self, obj):
+        return admin_money(obj.reward_amount, obj.currency)
+
+    @admin.display(description="fee")
+    def fee(self, obj):
+        return admin_money(obj.fee, obj.currency)
+
+
+class InvoiceLineInline(admin.TabularInline):
+    model = InvoiceLine
+    extra = 0
+    can_delete = False
+    readonly_fields = ["campaign_name", "actions", "rewards", "action_fees", "payout_fees"]
+    exclude = ["campaign"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Invoice)
+class InvoiceAdmin(_ReadOnly):
+    list_display = [
+        "number",
+        "brand",
+        "period_start",
+        "net_amount",
+        "vat_amount",
+        "total_amount",
+        "vat_treatment",
+    ]
+    list_filter = ["vat_treatment", "currency"]
+    list_select_related = ["brand"]
+    inlines = [InvoiceLineInline]
+
+    @admin.display(description="net")
+    def net_amount(self, obj):
+        return admin_money(obj.net, obj.currency)
+
+    @admin.display(description="VAT")
+    def vat_amount(self, obj):
+        return admin_money(obj.vat, obj.currency)
+
+    @admin.display(description="total")
+    def total_amount(self, obj):
+        return admin_money(obj.total, obj.currency)

@@ -291,6 +291,12 @@ class LegalDetailsForm(forms.Form):
         help_text=_("As in the company register, e.g. HRB 12345"),
     )
     country = forms.ChoiceField(label=_("Country of registration"), choices=[("", "—"), *SERVED_COUNTRIES])
+    vat_id = forms.CharField(
+        label=_("VAT number"),
+        max_length=20,
+        required=False,
+        help_text=_("In the EU, e.g. FR12345678901: JoyBack's invoices to you are then reverse-charged."),
+    )
 
 
 class LicenceForm(forms.Form):

@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -37,6 +38,9 @@ class Brand(models.Model):
         max_length=60, blank=True, default="", help_text="Company register number (e.g. HRB 12345)"
     )
     country = models.CharField(max_length=2, blank=True, default="", help_text="ISO 3166 alpha-2")
+    # The brand's VAT identification number: inside the EU (outside the platform's own country) the
+    # platform's invoices are reverse-charged only to a brand that gave one (campaigns.invoices).
+    vat_id = models.CharField(max_length=20, blank=True, default="", db_default="")
     verified_at = models.DateTimeField(null=True, blank=True)
     verified_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -540,3 +544,172 @@ class ConsentWording(models.Model):
 
     def __str__(self):
         return f"{self.channel} consent v{self.version} ({self.language}) of {self.campaign}"
+
+
+class FeePlan(models.Model):
+    """What JoyBack charges a brand (or, without a brand, every brand without a plan of its own) in
+    one currency: a fee per verified action and a share of each reward paid, in basis points.
+    Without a row the settings' defaults apply (campaigns.fees). Written only once a second staff
+    member confirms the change one asked for (a StaffGrant of kind "fee_plan"). Test data is free."""
+
+    brand = models.ForeignKey(Brand, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    currency = models.CharField(max_length=3)
+    per_action = models.BigIntegerField(help_text=_("minor units of the currency per verified action"))
+    payout_bps = models.PositiveIntegerField(help_text=_("share of each reward, in basis points (100 = 1%)"))
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    changed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["brand", "currency"],
+                condition=models.Q(brand__isnull=False),
+                name="campaigns_feeplan_one_per_brand",
+            ),
+            models.UniqueConstraint(
+                fields=["currency"],
+                condition=models.Q(brand__isnull=True),
+                name="campaigns_feeplan_one_per_platform",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(per_action__gte=0, payout_bps__lte=10000),
+                name="campaigns_feeplan_in_range",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(approved_by=models.F("changed_by")), name="campaigns_feeplan_two_people"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.brand or 'platform'} {self.currency}: {self.per_action} + {self.payout_bps} bps"
+
+
+class FeeCharge(models.Model):
+    """The platform's fee on one reward posting (or its refund, negative, when a reward is clawed
+    back), booked in the same transaction as the reward: the brand's campaign budget -> the
+    platform's fees account. Its provider movement (the brand's balance account -> the platform's)
+    goes later, many charges at once (`transfer_reference`, set by payouts.fees); its invoice
+    once a month (`invoice`)."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+")
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="+")
+    # The verification app's claim, by id (this app is to its left).
+    claim_id = models.BigIntegerField(db_index=True)
+    currency = models.CharField(max_length=3)
+    # Signed: a reward posted is positive, a reward taken back negative; the fees likewise.
+    reward_amount = models.BigIntegerField()
+    action_fee = models.BigIntegerField(default=0)
+    payout_fee = models.BigIntegerField(default=0)
+    # fee:<reward transaction> for a charge, fee-refund:<the take-back's key> for a refund: a reward
+    # posted or taken back again (a replay) finds its row instead of counting twice.
+    key = models.CharField(max_length=160, unique=True)
+    # None when the fee came to nothing (a share rounded down): the reward still counts for the
+    # proportions of later take-backs.
+    ledger_transaction = models.OneToOneField(
+        "ledger.Transaction", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    transfer_reference = models.CharField(max_length=40, blank=True, default="", db_index=True)
+    invoice = models.ForeignKey(
+        "campaigns.Invoice", null=True, blank=True, on_delete=models.PROTECT, related_name="charges"
+    )
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["brand", "currency"],
+                condition=models.Q(transfer_reference=""),
+                name="campaigns_fee_untransferred",
+            )
+        ]
+
+    def __str__(self):
+        return f"fee {self.fee} {self.currency} on claim {self.claim_id}"
+
+    @property
+    def fee(self) -> int:
+        return self.action_fee + self.payout_fee
+
+
+class InvoiceSequence(models.Model):
+    """The last number the issuer gave an invoice: raised in the transaction that issues the next,
+    under its row's lock, so numbers follow without a gap (a rolled-back invoice gives its number
+    back with it)."""
+
+    issuer = models.CharField(max_length=40, unique=True)
+    last_number = models.PositiveIntegerField(default=0)
+
+    def __str__(self):
+        return f"{self.issuer}: {self.last_number}"
+
+
+class VatTreatment(models.TextChoices):
+    DOMESTIC = "domestic", _("VAT charged")
+    REVERSE_CHARGE = "reverse_charge", _("Reverse charge")
+    OUTSIDE_EU = "outside_eu", _("Not subject to EU VAT")
+
+
+class Invoice(models.Model):
+    """The platform's monthly invoice to a live brand for one currency's fees: its lines per
+    campaign, the VAT the brand's country calls for, and a number of the issuer's sequence.
+    Never edited once issued: what the brand was told is what it keeps."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="invoices")
+    issuer = models.CharField(max_length=40)
+    sequence_number = models.PositiveIntegerField()
+    number = models.CharField(max_length=40, unique=True)
+    period_start = models.DateField()
+    period_end = models.DateField(help_text=_("the last day of the period"))
+    currency = models.CharField(max_length=3)
+    net = models.BigIntegerField()
+    vat_rate_bps = models.PositiveIntegerField(default=0)
+    vat = models.BigIntegerField(default=0)
+    total = models.BigIntegerField()
+    vat_treatment = models.CharField(max_length=20, choices=VatTreatment.choices)
+    # Who was invoiced and by whom, as they were on the day.
+    customer_name = models.CharField(max_length=200)
+    customer_country = models.CharField(max_length=2, blank=True, default="")
+    customer_vat_id = models.CharField(max_length=20, blank=True, default="")
+    issuer_name = models.CharField(max_length=200)
+    issuer_address = models.CharField(max_length=300, blank=True, default="")
+    issuer_vat_id = models.CharField(max_length=20, blank=True, default="")
+    issued_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-period_start", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["issuer", "sequence_number"], name="campaigns_invoice_number_once"
+            ),
+            models.UniqueConstraint(
+                fields=["brand", "period_start", "currency"], name="campaigns_invoice_once_a_month"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(total=models.F("net") + models.F("vat")), name="campaigns_invoice_adds_up"
+            ),
+        ]
+
+    def __str__(self):
+        return self.number
+
+
+class InvoiceLine(models.Model):
+    invoice = models.ForeignKey(Invoice, on_delete=models.PROTECT, related_name="lines")
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+")
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="+")
+    campaign_name = models.CharField(max_length=120)
+    actions = models.IntegerField(help_text=_("verified actions charged, less those taken back"))
+    rewards = models.BigIntegerField()
+    action_fees = models.BigIntegerField()
+    payout_fees = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["campaign_name", "pk"]
+
+    def __str__(self):
+        return f"{self.invoice_id} {self.campaign_name}"
+
+    @property
+    def net(self) -> int:
+        return self.action_fees + self.payout_fees

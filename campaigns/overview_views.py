@@ -8,13 +8,16 @@ reads the same query string (campaigns.overview).
 from datetime import timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from campaigns import roles
 from campaigns.access import brand_member_required
+from campaigns.fees import fee_plan_for
 from campaigns.forms import AllowanceForm, AmountForm
+from campaigns.invoices import invoices_for_brand, vat_for
 from campaigns.overview import overview_window
 from campaigns.selectors import (
     brand_balances,
@@ -43,6 +46,11 @@ def finance(request):
         "topup_form": AmountForm(),
         "allowance_form": AllowanceForm(initial={"person_allowance": _major(request.brand.person_allowance)}),
     }
+    if request.membership.role in roles.FUND and request.brand.livemode:
+        context["invoices"] = invoices_for_brand(brand=request.brand)
+        context["vat"] = vat_for(country=request.brand.country, vat_id=request.brand.vat_id)
+        context["plan"] = fee_plan_for(brand=request.brand, currency=request.brand.default_currency)
+        context["platform_country"] = settings.PLATFORM_COUNTRY
     return render(request, "campaigns/finance.html", context)
 
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.fees import BPS, Plan, fee_for_reward, fee_plan_for
 from campaigns.models import (
     ActionRule,
     Brand,
@@ -214,6 +215,11 @@ class DryRunRow:
     rewards: int
     spend: int
     tiers: tuple = ()  # a reach rule's tiers: (views, value, videos the budget pays at that tier)
+    fees: int = 0  # the platform's fees on these rewards
+
+    @property
+    def total(self) -> int:
+        return self.spend + self.fees
 
 
 @dataclass(frozen=True)
@@ -223,16 +229,26 @@ class DryRun:
     journey_cost: int
     people: int
     projected_spend: int
+    plan: Plan | None = None
+    journey_fees: int = 0
+    projected_fees: int = 0
+
+    @property
+    def total_needed(self) -> int:
+        """What the brand needs in the budget for the projection: the rewards and their fees."""
+        return self.projected_spend + self.projected_fees
 
 
 def campaign_dry_run(*, campaign: Campaign, budget: int | None = None) -> DryRun:
-    """How far the budget goes: per action alone, and for people who do every action."""
+    """How far the budget goes: per action alone, and for people who do every action, with the
+    platform's fees, which the same budget pays (test data is the free trial: none)."""
     rules = list(campaign.rules.all())
+    plan = fee_plan_for(brand=campaign.brand, currency=campaign.currency)
     if budget is None:
         budget = campaign_budget(campaign=campaign, rules=rules).available
     rows = []
     for rule in rules:
-        rewards = budget // rule.reward_amount
+        rewards = budget // (rule.reward_amount + fee_for_reward(plan=plan, amount=rule.reward_amount))
         if rule.total_cap is not None:
             rewards = min(rewards, rule.total_cap)
         spend = rewards * rule.reward_amount
@@ -245,9 +261,11 @@ def campaign_dry_run(*, campaign: Campaign, budget: int | None = None) -> DryRun
             if rule.reach_campaign_cap is not None:
                 rewards = min(rewards, rule.reach_campaign_cap // rule.reward_amount)
                 spend = min(spend, rewards * rule.reward_amount)
-        rows.append(DryRunRow(rule=rule, rewards=rewards, spend=spend, tiers=tiers))
+        fees = rewards * plan.per_action + spend * plan.payout_bps // BPS
+        rows.append(DryRunRow(rule=rule, rewards=rewards, spend=spend, tiers=tiers, fees=fees))
     journey_cost = sum(rule.reward_amount for rule in rules)
-    people = budget // journey_cost if journey_cost else 0
+    journey_fees = sum(fee_for_reward(plan=plan, amount=rule.reward_amount) for rule in rules)
+    people = budget // (journey_cost + journey_fees) if journey_cost else 0
     caps = [rule.total_cap for rule in rules if rule.total_cap is not None]
     caps += [
         rule.reach_campaign_cap // rule.reward_amount
@@ -262,6 +280,9 @@ def campaign_dry_run(*, campaign: Campaign, budget: int | None = None) -> DryRun
         journey_cost=journey_cost,
         people=people,
         projected_spend=people * journey_cost,
+        plan=plan,
+        journey_fees=journey_fees,
+        projected_fees=people * journey_fees,
     )
 
 

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from campaigns import consent_views, developers, mode_views, overview_views, team_views, views
+from campaigns import consent_views, developers, invoice_views, mode_views, overview_views, team_views, views
 
 # Grouped by their first segment (a plain prefix is a string comparison): a request is resolved
 # without trying every brand page's pattern first.
@@ -12,6 +12,8 @@ brand_pages = [
     path("mode/", mode_views.brand_mode_switch, name="brand_mode"),
     path("overview/traffic/", overview_views.overview_traffic, name="brand_overview_traffic"),
     path("finance/", overview_views.finance, name="brand_finance"),
+    path("invoices/<int:invoice_id>.pdf", invoice_views.invoice_pdf_download, name="brand_invoice_pdf"),
+    path("invoices/<int:invoice_id>.csv", invoice_views.invoice_csv_download, name="brand_invoice_csv"),
     path("topup/", views.brand_topup, name="brand_topup"),
     path("allowance/", views.brand_allowance, name="brand_allowance"),
     path("legal/", views.brand_legal_details, name="brand_legal_details"),

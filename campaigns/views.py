@@ -87,6 +87,7 @@ def _legal_form(brand) -> LegalDetailsForm:
             "legal_name": brand.legal_name,
             "registration_number": brand.registration_number,
             "country": brand.country,
+            "vat_id": brand.vat_id,
         }
     )
 

@@ -19,6 +19,7 @@ FRAUD = "Fraud signals and limits"
 OPERATIONS = "Operations"
 SANDBOX = "Sandbox"
 PROCESSES = "Processes (gunicorn, the container's entrypoint)"
+FEES = "The platform's fee and invoices"
 
 VARIABLES = [
     # Installation
@@ -915,6 +916,66 @@ VARIABLES = [
         SANDBOX,
         default=False,
         shown="off (public at once)",
+    ),
+    # The platform's fee and invoices
+    Var(
+        "FEE_PER_ACTION_MINOR",
+        "int",
+        "the platform's fee per verified action for a brand and currency without a plan of their own, "
+        "euro cents (other currencies scaled as the limits are); staff set plans in the admin",
+        FEES,
+        default=0,
+    ),
+    Var(
+        "FEE_PAYOUT_BPS",
+        "int",
+        "the platform's share of each reward for a brand and currency without a plan, in basis points "
+        "(100 = 1%)",
+        FEES,
+        default=0,
+    ),
+    Var(
+        "INVOICE_ISSUER_NAME",
+        "str",
+        "the platform's legal name on its invoices",
+        FEES,
+        default="JoyBack",
+    ),
+    Var(
+        "INVOICE_ISSUER_ADDRESS",
+        "str",
+        "the platform's address on its invoices, on one line",
+        FEES,
+        default="",
+    ),
+    Var(
+        "INVOICE_ISSUER_VAT_ID",
+        "str",
+        "the platform's VAT identification number on its invoices",
+        FEES,
+        default="",
+    ),
+    Var(
+        "PLATFORM_COUNTRY",
+        "str",
+        "the platform's own country (ISO 3166 alpha-2): brands there are charged its VAT, other EU "
+        "brands with a VAT number are reverse-charged, brands outside the EU are charged none",
+        FEES,
+        default="DE",
+    ),
+    Var(
+        "PLATFORM_VAT_RATE_BPS",
+        "int",
+        "the VAT rate of the platform's country, in basis points (1900 = 19%)",
+        FEES,
+        default=1900,
+    ),
+    Var(
+        "INVOICE_NUMBER_PREFIX",
+        "str",
+        "the start of every invoice number; one issuer's numbers follow each other without a gap",
+        FEES,
+        default="JB",
     ),
     # Processes: read by gunicorn's config, the entrypoint or a library, not by the settings.
     Var(

@@ -15,20 +15,24 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Recurring:
-    """A recurring django-q2 schedule: `func` every `minutes`, or once a day when `daily`."""
+    """A recurring django-q2 schedule: `func` every `minutes`, or once a day when `daily`, or once
+    a month when `monthly`."""
 
     name: str
     func: str
     purpose: str
     minutes: int | None = None
     daily: bool = False
+    monthly: bool = False
 
     def __post_init__(self):
-        if (self.minutes is None) == (not self.daily):
-            raise ValueError(f"schedule {self.name}: give minutes or daily, not both or neither")
+        if (self.minutes is not None) + self.daily + self.monthly != 1:
+            raise ValueError(f"schedule {self.name}: give one of minutes, daily or monthly")
 
     @property
     def cadence(self) -> str:
+        if self.monthly:
+            return "monthly"
         if self.daily:
             return "daily"
         return "every minute" if self.minutes == 1 else f"every {self.minutes} minutes"
@@ -98,10 +102,24 @@ SCHEDULES: tuple[Recurring, ...] = (
         "a failed sync is retried on its backoff.",
     ),
     Recurring(
+        name="payouts-fee-transfers",
+        func="payouts.tasks.fee_transfers_send_task",
+        minutes=1,
+        purpose="The platform's fees booked with rewards move at the payment provider, many at once per "
+        "brand: an internal transfer from the brand's balance account to the platform's.",
+    ),
+    Recurring(
         name="privacy-retention",
         func="payouts.tasks.privacy_retention_task",
         daily=True,
         purpose="What erased people left for the retention period is pseudonymised once it has passed.",
+    ),
+    Recurring(
+        name="campaigns-invoices",
+        func="campaigns.tasks.invoices_issue_task",
+        monthly=True,
+        purpose="Each live brand's invoice for the platform's fees of the month before (and of any month "
+        "a lost run left), numbered without a gap; `manage.py invoices_issue` does the same by hand.",
     ),
 )
 

@@ -37,7 +37,9 @@ class SchedulesSynced:
 def _wanted(recurring: Recurring) -> dict:
     return {
         "func": recurring.func,
-        "schedule_type": Schedule.DAILY if recurring.daily else Schedule.MINUTES,
+        "schedule_type": (
+            Schedule.MONTHLY if recurring.monthly else Schedule.DAILY if recurring.daily else Schedule.MINUTES
+        ),
         "minutes": recurring.minutes,
         "repeats": -1,
         "args": None,

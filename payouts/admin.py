@@ -7,6 +7,7 @@ from joyback.admin import ReasonActionForm, StandingWorkAdmin, action_reason, ac
 from payouts import privacy
 from payouts.manual.services import payout_approve, payout_cancel, payout_retry
 from payouts.models import (
+    FeeTransfer,
     PayeeAccount,
     PayeeChange,
     PayeeSubmission,
@@ -364,6 +365,39 @@ class ProviderDepositAdmin(admin.ModelAdmin):
     list_filter = ["status", "currency"]
     search_fields = ["transfer_id", "brand__name"]
     list_select_related = ["brand"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(FeeTransfer)
+class FeeTransferAdmin(admin.ModelAdmin):
+    """The platform's fees moving from each brand's balance account to the platform's, a batch at a
+    time; a refused one is asked for again every 15 minutes (its reason says why)."""
+
+    list_display = [
+        "reference",
+        "brand",
+        "money",
+        "status",
+        "provider_status",
+        "refusals",
+        "reason",
+        "created_at",
+    ]
+    list_filter = ["status", "currency"]
+    search_fields = ["reference", "provider_transfer_id", "brand__name"]
+    list_select_related = ["brand"]
+
+    @admin.display(description="amount")
+    def money(self, obj):
+        return admin_money(obj.amount, obj.currency)
 
     def has_add_permission(self, request):
         return False

@@ -1,6 +1,7 @@
 """Work the task queue runs for payouts: thin wrappers that call one service each."""
 
 from payouts.batches import payment_batch_transmit
+from payouts.fees import fee_transfers_send
 from payouts.models import PayeeAccount
 from payouts.notifications import disclosure_fix_notify, invitation_notify, shop_taken_over_notify
 from payouts.payees.changes import payee_change_notice_send
@@ -58,3 +59,7 @@ def privacy_retention_task() -> int:
 
 def payee_change_notice_task(change_id: int) -> None:
     payee_change_notice_send(change_id=change_id)
+
+
+def fee_transfers_send_task() -> dict:
+    return fee_transfers_send()

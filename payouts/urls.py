@@ -45,7 +45,7 @@ sandbox_bank_api = [
     path("payment-files", sandbox_bank.payment_files, name="sandbox_bank_files"),
 ]
 sandbox_adyen_api = [
-    path("transfers", sandbox_bank.transfers, name="sandbox_adyen_transfers"),
+    path("transfers", sandbox_funding.transfers, name="sandbox_adyen_transfers"),
     path("transfers/<str:transfer_id>", sandbox_bank.transfer_detail, name="sandbox_adyen_transfer"),
     path("transactions", sandbox_funding.transactions, name="sandbox_adyen_transactions"),
 ]

@@ -33,7 +33,9 @@ def test_a_migrated_database_has_exactly_the_declared_schedules():
     for schedule in SCHEDULES:
         row = rows[schedule.name]
         assert row.func == schedule.func and row.repeats == -1
-        if schedule.daily:
+        if schedule.monthly:
+            assert row.schedule_type == Schedule.MONTHLY
+        elif schedule.daily:
             assert row.schedule_type == Schedule.DAILY
         else:
             assert (row.schedule_type, row.minutes) == (Schedule.MINUTES, schedule.minutes)

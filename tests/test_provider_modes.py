@@ -261,6 +261,12 @@ CALLS = {
     "payouts.psp.payment_file_send": lambda: psp.payment_file_send(xml=b"<Document/>"),
     "payouts.providers.adyen.transfer_submit": lambda: adyen.transfer_submit(ORDER),
     "payouts.providers.adyen.transfer_find": lambda: adyen.transfer_find(ORDER.end_to_end_id),
+    "payouts.providers.adyen.internal_transfer_submit": lambda: adyen.internal_transfer_submit(
+        request=adyen.internal_transfer_request(
+            source="BA1", destination="BA2", amount=1, currency="EUR", reference="r", description="d"
+        ),
+        key="k",
+    ),
     "payouts.providers.adyen_funding._post": lambda: adyen_funding.account_open(
         key="k", currency="EUR", reference="r", description="d", opened=adyen_funding.OpenedAccount()
     ),

@@ -50,6 +50,7 @@ REFERENCE_OR_PLATFORM = {
     "payouts.SandboxBalanceAccount": "the sandbox's stand-in for the provider: not in production",
     "payouts.SandboxFundingTransfer": "the sandbox's stand-in for the provider: not in production",
     "payouts.SandboxFundingEvent": "the sandbox's stand-in for the provider: not in production",
+    "campaigns.InvoiceSequence": "the platform's invoice numbers, one row per issuer: the platform's own",
     "payouts.ProviderBalanceCheck": "the provider's balance of all brands' virtual accounts against the "
     "ledger: a platform check, one row per run",
 }

@@ -175,6 +175,8 @@ class ReferralCodeAdmin(ReadOnlyAdmin):
 class ReferralClickAdmin(ReadOnlyAdmin):
     list_display = ["public_id", "code", "created_at"]
     exclude = ["device", "client_ip"]  # a browser's and an address's traces: compared, never browsed
+
+
 @admin.register(ConsentRecord)
 class ConsentRecordAdmin(ProductMadeAdmin):
     """The consent ledger as a regulator reads it: every consent and withdrawal, the words shown,

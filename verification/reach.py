@@ -15,9 +15,11 @@ from django.db import transaction
 from django.db.models import Max, Q, Sum
 from django.utils import timezone
 
+from campaigns.fees import BPS, fee_plan_for
 from campaigns.limits import limit_value
 from campaigns.models import ActionRule, LimitKind
 from campaigns.reach import reach_value
+from campaigns.services.fees import reward_fee_charge
 from campaigns.services.funding import campaign_budget_account
 from compliance.models import CaseStatus
 from compliance.selectors import caption_verdict, case_for_claim, unresolved_claim_ids
@@ -232,6 +234,8 @@ def _reach_top_up(claim: ActionClaim, *, views: int) -> int:
         reference=f"claim:{claim.pk}",
         description=f"Reach reward, {views} views, {claim.campaign.name}"[:200],
     )
+    # The platform's fee on this top-up, in the same transaction (the hold's rest covered it).
+    reward_fee_charge(claim_id=claim.pk, campaign=claim.campaign, amount=top_up, reward=posted)
     ReachTopUp.objects.create(
         claim=claim,
         brand_id=claim.brand_id,
@@ -244,7 +248,8 @@ def _reach_top_up(claim: ActionClaim, *, views: int) -> int:
     claim.hold_id = (
         hold_reserve(
             account=campaign_budget_account(campaign=claim.campaign),
-            amount=rest,
+            amount=rest
+            + rest * fee_plan_for(brand=claim.campaign.brand, currency=claim.currency).payout_bps // BPS,
             idempotency_key=f"reach-hold:{claim.pk}:{target}",
             reference=f"claim:{claim.pk}",
         ).pk

@@ -508,6 +508,8 @@ def referral_sales_by_poster(*, campaign_ids, since, until) -> list[PosterSales]
         elif share.reach_paid:
             row.reach_paid += share.reach_paid
     return sorted(rows.values(), key=lambda row: (-row.revenue, row.participant_id))
+
+
 # The consent ledger's reads: a person's current consent on a channel is their latest row.
 
 

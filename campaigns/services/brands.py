@@ -7,6 +7,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext
 
+from campaigns.invoices import vat_id_fits, vat_id_normal
 from campaigns.limits import euro_cents_in
 from campaigns.models import (
     Brand,
@@ -59,16 +60,30 @@ def brand_create(*, name: str, owner, slug: str = "", currency: str = "EUR") -> 
 
 
 def brand_legal_details_save(
-    *, brand: Brand, legal_name: str, registration_number: str, country: str
+    *, brand: Brand, legal_name: str, registration_number: str, country: str, vat_id: str | None = None
 ) -> Brand:
     """The owner says who the brand is in law. Changing it after verification withdraws the
-    verification: staff verified the details as they were."""
+    verification: staff verified the details as they were. The VAT number (None: unchanged) only
+    decides the VAT of the platform's next invoices (campaigns.invoices)."""
     legal_name, registration_number = legal_name.strip(), registration_number.strip()
     country = country.strip().upper()
     if len(country) != 2 or not country.isalpha():
         raise CampaignError(gettext("Choose the country the company is registered in."))
+    if vat_id is not None:
+        vat_id = vat_id_normal(vat_id)
+        if vat_id and not vat_id_fits(country=country, vat_id=vat_id):
+            raise CampaignError(
+                gettext(
+                    "This VAT number is not one of %(country)s: it starts with the country's code "
+                    "(EL for Greece), then 2 to 12 letters or digits."
+                )
+                % {"country": country}
+            )
     with transaction.atomic(durable=True):
         locked = Brand.objects.select_for_update().get(pk=brand.pk)
+        if vat_id is not None and vat_id != locked.vat_id:
+            locked.vat_id = vat_id
+            locked.save(update_fields=["vat_id"])
         changed = (locked.legal_name, locked.registration_number, locked.country) != (
             legal_name,
             registration_number,

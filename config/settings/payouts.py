@@ -120,3 +120,14 @@ REFERRAL_PAYEE_MATCHES = ["payouts.payees.shared_details.referral_payee_matches"
 FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR = env.get("FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR")
 FRAUD_REFERRAL_REFUND_MIN_ORDERS = env.get("FRAUD_REFERRAL_REFUND_MIN_ORDERS")
 FRAUD_REFERRAL_REFUND_SHARE = env.get("FRAUD_REFERRAL_REFUND_SHARE")
+
+# The platform's fee (defaults for brands and currencies without a plan; campaigns.fees) and its
+# monthly invoices (campaigns.invoices): the issuer, its country and VAT rate, the number's prefix.
+FEE_PER_ACTION_MINOR = env.get("FEE_PER_ACTION_MINOR")
+FEE_PAYOUT_BPS = env.get("FEE_PAYOUT_BPS")
+INVOICE_ISSUER_NAME = env.get("INVOICE_ISSUER_NAME")
+INVOICE_ISSUER_ADDRESS = env.get("INVOICE_ISSUER_ADDRESS")
+INVOICE_ISSUER_VAT_ID = env.get("INVOICE_ISSUER_VAT_ID")
+PLATFORM_COUNTRY = env.get("PLATFORM_COUNTRY")
+PLATFORM_VAT_RATE_BPS = env.get("PLATFORM_VAT_RATE_BPS")
+INVOICE_NUMBER_PREFIX = env.get("INVOICE_NUMBER_PREFIX")

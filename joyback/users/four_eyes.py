@@ -42,6 +42,8 @@ MONEY_PERMISSIONS = frozenset(
         "campaigns.add_membership",
         "campaigns.add_limit",
         "campaigns.change_limit",
+        "campaigns.add_feeplan",
+        "campaigns.change_feeplan",
         "users.change_user",
         "users.add_user",
         "users.change_staffgrant",
@@ -51,7 +53,7 @@ MONEY_PERMISSIONS = frozenset(
 
 # Grants that give nobody access (a limit staff change through the same two steps): recorded under
 # their own kind, and no link between the two people for the cooling period.
-NOT_ACCESS = frozenset({AccessChangeKind.LIMIT})
+NOT_ACCESS = frozenset({AccessChangeKind.LIMIT, AccessChangeKind.FEE_PLAN})
 
 
 class SecondPersonRefused(Exception):

@@ -57,6 +57,7 @@ class AccessChangeKind(models.TextChoices):
     GRANT_REQUESTED = "grant_requested", _("money permission requested")
     GRANT_CONFIRMED = "grant_confirmed", _("money permission confirmed")
     LIMIT = "limit", _("limit change")
+    FEE_PLAN = "fee_plan", _("fee plan change")
 
 
 class AccessChange(models.Model):

@@ -8,6 +8,7 @@ from payouts.models.audience import (
     SandboxCrmProfile,
     WhatsAppTemplate,
 )
+from payouts.models.fees import FeeTransfer
 from payouts.models.funding import ProviderBalanceCheck, ProviderDeposit, ProviderTransaction, VirtualAccount
 from payouts.models.notifications import Notification
 from payouts.models.payees import PayeeAccount, PayeeChange, PayeeChangeCode, PayeeSubmission, VopCheck
@@ -46,6 +47,7 @@ __all__ = [
     "BroadcastRecipient",
     "CrmConnection",
     "ExceptionResolution",
+    "FeeTransfer",
     "Notification",
     "PayeeAccount",
     "PayeeChange",

@@ -120,6 +120,9 @@ class SandboxFundingTransfer(models.Model):
     counterparty_iban = models.CharField(max_length=34, blank=True, default="")
     counterparty_balance_account = models.CharField(max_length=64, blank=True, default="")
     reference = models.CharField(max_length=80, blank=True, default="")
+    # An internal transfer asked for through POST /transfers: the same key again is a replay (looked
+    # up under the balance account's lock, so no index is needed).
+    idempotency_key = models.CharField(max_length=64, blank=True, default="", db_default="")
     chaos = models.BooleanField(default=False, help_text="Its webhooks go twice and newest first")
     created_at = models.DateTimeField(default=timezone.now)
 

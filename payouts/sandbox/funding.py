@@ -59,6 +59,7 @@ from payouts.sandbox.bank import (
     sandbox_open_check,
     webhook_client,
 )
+from payouts.sandbox.bank import transfers as sandbox_bank_transfers
 
 SANDBOX_BANK_CODE = "10010010"  # the sandbox bank's own German bank code (PAYOUT_DEBTOR_IBAN's)
 BALANCE_PLATFORM = "JOYBACK_SANDBOX"
@@ -259,6 +260,85 @@ def transaction_json(event: SandboxFundingEvent) -> dict:
         "valueDate": at,
         "status": "booked",
         "transfer": {"id": transfer.transfer_id, "reference": transfer.reference},
+    }
+
+
+@csrf_exempt
+def transfers(request):
+    """POST /transfers of category internal (money between two balance accounts, as the platform's
+    fee moves) is the balance platform's; every other transfer is the bank's (sandbox/bank.py)."""
+    if request.method == "POST":
+        try:
+            category = _body(request).get("category")
+        except ValueError:
+            category = None
+        if category == "internal":
+            return internal_transfer(request)
+    return sandbox_bank_transfers(request)
+
+
+@_guarded
+def internal_transfer(request):
+    """From a brand's balance account to the platform's, as Adyen makes it: the same
+    Idempotency-Key again answers as the first time; more than the account holds is refused
+    (status refused, reason notEnoughBalance); booked at once otherwise, its webhooks to follow."""
+    body = _body(request)
+    amount = body["amount"]
+    value, currency = int(amount["value"]), str(amount["currency"])
+    destination = (body.get("counterparty") or {}).get("balanceAccountId")
+    account = SandboxBalanceAccount.objects.filter(account_id=body.get("balanceAccountId")).first()
+    if account is None:
+        return adyen_error_response(422, "30_011", "Invalid balance account", "Balance account not found")
+    if destination != settings.ADYEN_BALANCE_ACCOUNT_ID:
+        raise ValueError("the sandbox bank moves money between balance accounts to the platform's only")
+    if value <= 0 or currency != account.currency:
+        return adyen_error_response(
+            422, "30_112", "Invalid amount", "Amount must be positive, in the account's currency"
+        )
+    key = _key(request)
+    with transaction.atomic():
+        locked = SandboxBalanceAccount.objects.select_for_update().get(pk=account.pk)
+        existing = SandboxFundingTransfer.objects.filter(idempotency_key=key).first() if key else None
+        if existing is not None:
+            if (existing.amount, existing.reference) != (value, str(body.get("reference") or "")[:80]):
+                return adyen_error_response(
+                    422,
+                    "00_422",
+                    "Idempotency key reused",
+                    "The Idempotency-Key was used for another request",
+                )
+            transfer = existing
+        else:
+            transfer = SandboxFundingTransfer.objects.create(
+                transfer_id=_id("SBXIT")[:16],
+                account=locked,
+                category="internal",
+                direction="outgoing",
+                amount=value,
+                currency=currency,
+                counterparty_balance_account=destination,
+                reference=str(body.get("reference") or "")[:80],
+                idempotency_key=key or "",
+            )
+            status = "booked" if balance_of(locked) >= value else "refused"
+            SandboxFundingEvent.objects.create(transfer=transfer, status=status)
+    status = transfer.events.order_by("pk").values_list("status", flat=True).last()
+    return JsonResponse(_internal_json(transfer, status), status=202)
+
+
+def _internal_json(transfer: SandboxFundingTransfer, status: str) -> dict:
+    """An internal transfer as Adyen's Transfer object (post-transfers-payout-to-balance-account-202)."""
+    return {
+        "id": transfer.transfer_id,
+        "accountHolder": {"id": transfer.account.account_holder_id},
+        "amount": {"currency": transfer.currency, "value": transfer.amount},
+        "balanceAccount": {"id": transfer.account.account_id},
+        "category": "internal",
+        "counterparty": {"balanceAccountId": transfer.counterparty_balance_account},
+        "reference": transfer.reference,
+        "direction": "outgoing",
+        "reason": "notEnoughBalance" if status == "refused" else "approved",
+        "status": status,
     }
 
 

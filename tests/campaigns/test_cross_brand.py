@@ -135,7 +135,34 @@ SAMPLES = {
     "invitation_id": lambda brand: sample_invitation(brand).pk if brand.livemode else 0,
     # A test twin has no members or invitations of its own (the live brand's are its team): none to find.
     "membership_id": lambda brand: brand.memberships.first().pk if brand.livemode else 0,
+    # A test twin is the free trial: no invoices of its own.
+    "invoice_id": lambda brand: sample_invoice(brand).pk if brand.livemode else 0,
 }
+
+
+def sample_invoice(brand):
+    from django.utils import timezone
+
+    from campaigns.models import Invoice
+
+    existing = Invoice.objects.filter(brand=brand).first()
+    number = Invoice.objects.count() + 1
+    return existing or Invoice.objects.create(
+        brand=brand,
+        issuer="JB",
+        sequence_number=number,
+        number=f"JB-{number:06d}",
+        period_start=timezone.localdate().replace(day=1),
+        period_end=timezone.localdate(),
+        currency="EUR",
+        net=10,
+        vat=2,
+        total=12,
+        vat_treatment="domestic",
+        customer_name=brand.name,
+        issuer_name="JoyBack",
+        issued_at=timezone.now(),
+    )
 
 
 def sample_invitation(brand):

@@ -10,8 +10,10 @@ from django.db.models import Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from campaigns.fees import fee_for_reward, fee_plan_for
 from campaigns.models import ActionRule
 from campaigns.selectors import campaign_claimability
+from campaigns.services.fees import reward_fee_charge, reward_fee_refund
 from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Account, Hold
 from joyback.ledger.services import (
@@ -95,6 +97,10 @@ def claim_reward_take_back(
             reference=f"claim:{claim.pk}",
             description=f"Clawback: {reason}"[:200],
         )
+    )
+    # The platform's fee on it goes back in the same proportion, in the same transaction.
+    reward_fee_refund(
+        claim_id=claim.pk, campaign=claim.campaign, amount=amount, idempotency_key=idempotency_key
     )
 
 
@@ -270,6 +276,8 @@ def claim_reward_post(claim: ActionClaim, *, due_now: bool = False, payable: Acc
             reward = hold_commit(
                 hold=Hold.objects.get(pk=claim.hold_id),
                 destination=payable,
+                # The reward only: the rest of the hold (its fee, claim_hold_amount) is freed for it.
+                amount=claim.amount,
                 reason="reward",
                 reference=f"claim:{claim.pk}",
                 description=description,
@@ -284,6 +292,8 @@ def claim_reward_post(claim: ActionClaim, *, due_now: bool = False, payable: Acc
                 reference=f"claim:{claim.pk}",
                 description=description,
             )
+        # The platform's fee on it, in the same transaction: a budget covers rewards and fees.
+        reward_fee_charge(claim_id=claim.pk, campaign=claim.campaign, amount=claim.amount, reward=reward)
     except InsufficientFunds:
         raise ClaimRefused("fully_claimed") from None
     ActionClaim.objects.filter(pk=claim.pk).update(ledger_transaction_id=reward.pk)
@@ -316,7 +326,7 @@ def claim_hold_reserve(claim: ActionClaim) -> None:
     try:
         hold = hold_reserve(
             account=campaign_budget_account(campaign=claim.campaign),
-            amount=claim.amount,
+            amount=claim_hold_amount(claim, amount=claim.amount),
             idempotency_key=f"claim-hold:{claim.pk}",
             reference=f"claim:{claim.pk}",
         )
@@ -332,12 +342,20 @@ def claim_hold_reduce(claim: ActionClaim, *, amount: int) -> None:
     claim_hold_release(claim)
     hold = hold_reserve(
         account=campaign_budget_account(campaign=claim.campaign),
-        amount=amount,
+        amount=claim_hold_amount(claim, amount=amount),
         idempotency_key=f"claim-hold:{claim.pk}:{amount}",
         reference=f"claim:{claim.pk}",
     )
     ActionClaim.objects.filter(pk=claim.pk).update(hold_id=hold.pk, amount=amount)
     claim.hold_id, claim.amount = hold.pk, amount
+
+
+def claim_hold_amount(claim: ActionClaim, *, amount: int) -> int:
+    """What a waiting reward of `amount` holds on the budget: the reward and the platform's fee on
+    it, so the fee is there when the reward is committed (a hold's commit frees the rest)."""
+    return amount + fee_for_reward(
+        plan=fee_plan_for(brand=claim.campaign.brand, currency=claim.currency), amount=amount
+    )
 
 
 def claim_hold_release(claim: ActionClaim) -> None:
