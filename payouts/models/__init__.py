@@ -2,6 +2,7 @@
 
 from payouts.models.funding import ProviderBalanceCheck, ProviderDeposit, ProviderTransaction, VirtualAccount
 from payouts.models.notifications import Notification
+from payouts.models.onboarding import ProviderOnboarding
 from payouts.models.payees import PayeeAccount, PayeeChange, PayeeChangeCode, PayeeSubmission, VopCheck
 from payouts.models.payouts import (
     PaymentBatch,
@@ -29,6 +30,7 @@ from payouts.models.sandbox import (
     SandboxBankPayment,
     SandboxFundingEvent,
     SandboxFundingTransfer,
+    SandboxLegalEntity,
 )
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "PrivacyRequest",
     "ProviderBalanceCheck",
     "ProviderDeposit",
+    "ProviderOnboarding",
     "ProviderTransaction",
     "PspFeedCursor",
     "ReconciliationException",
@@ -56,6 +59,7 @@ __all__ = [
     "SandboxBankPayment",
     "SandboxFundingEvent",
     "SandboxFundingTransfer",
+    "SandboxLegalEntity",
     "Statement",
     "StatementImport",
     "StatementLine",

@@ -17,13 +17,16 @@ from payouts.sandbox.funding import (
     funding_webhooks_deliver,
     play_money_add,
 )
+from payouts.sandbox.onboarding import documents_give, legal_entity_decide
 
 __all__ = [
     "TEST_ACCOUNT_IBAN",
     "PlayMoneyRefused",
     "brand_transfer_arrive",
     "deposit_simulate",
+    "documents_give",
     "funding_webhooks_deliver",
+    "legal_entity_decide",
     "payment_return",
     "play_money_add",
     "webhooks_deliver",
