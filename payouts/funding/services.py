@@ -214,8 +214,10 @@ def provider_transfer_apply(payload: dict) -> str | None:
         return f"{found.kind} {found.status} of test data"
     if found.kind == "payout" and account.account_holder_id and _payout_of(account, found):
         return None  # one of the brand's own payouts, leaving its own account: the payouts' to apply
-    if found.kind == "platform_fee" and account.account_holder_id:
-        return None  # the platform's fee from the brand's own account: the fee's to book
+    if found.kind == "sweep" and account.account_holder_id:
+        # Only the platform's own API key moves money between its balance accounts: out of a
+        # brand's own account to the platform's, that is the platform's fee, the fee's to book.
+        return None
     if found.kind == "custody_move" and account.account_holder_id:
         return custody_move_apply(
             account=account,

@@ -265,7 +265,9 @@ def balance_movement(data: dict) -> int | None:
 
 
 def transfer_kind(data: dict) -> str:
-    """deposit, sweep, payout (a bank transfer out, which is ours only if its reference is one of
+    """deposit, sweep (an internal transfer out to the platform's balance account: an old
+    account's sweep, or from a brand's own account the platform's fee), custody_move (in from the
+    platform's account), payout (a bank transfer out, which is ours only if its reference is one of
     the brand's payouts), or unexplained: any other movement on a brand's balance account (a direct
     debit, a top-up, an incoming bank transfer that took money away)."""
     category, direction, kind = data.get("category"), data.get("direction"), data.get("type")
@@ -287,17 +289,9 @@ def transfer_kind(data: dict) -> str:
         credits = movement is not None and movement > 0 and (status != "booked" or movement == value)
         return "deposit" if credits else "unexplained"
     counterparty_account = (data.get("counterparty") or {}).get("balanceAccountId")
-    if (
-        category == "internal"
-        and kind == SWEEP_TYPE
-        and counterparty_account == settings.ADYEN_BALANCE_ACCOUNT_ID
-    ):
-        if direction == "incoming":
-            return "custody_move"  # what the platform held for the brand, moved to its own account
-        if direction == "outgoing":
-            # Only the platform's own API key moves money between its balance accounts: from a
-            # brand's own account to the platform's, that is the platform's fee, the fee's to book.
-            return "platform_fee"
+    from_platform = counterparty_account == settings.ADYEN_BALANCE_ACCOUNT_ID and direction == "incoming"
+    if category == "internal" and kind == SWEEP_TYPE and from_platform:
+        return "custody_move"  # what the platform held for the brand, moved to its own account
     if category == "internal" and direction == "outgoing" and kind == SWEEP_TYPE:
         counterparty = (data.get("counterparty") or {}).get("balanceAccountId")
         to_platform = counterparty == settings.ADYEN_BALANCE_ACCOUNT_ID

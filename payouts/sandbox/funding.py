@@ -152,7 +152,9 @@ def balance_accounts(request):
         holder != settings.ADYEN_ACCOUNT_HOLDER_ID
         and not SandboxLegalEntity.objects.filter(account_holder_id=holder).exists()
     ):
-        return adyen_error_response(422, "30_011", "Invalid account holder", "Account holder not found")
+        return adyen_error_response(
+            422, "30_011", "Invalid account holder", "The account holder is not one of this platform's"
+        )
     key = _key(request)
     account = SandboxBalanceAccount.objects.filter(idempotency_key=key).first() if key else None
     if account is None:
