@@ -16,6 +16,7 @@ from payouts.models import (
     PayoutAlert,
     PayoutEvent,
     ProviderDeposit,
+    ProviderOnboarding,
     SandboxBankAccount,
     SandboxBankPayment,
     TransferEvent,
@@ -353,10 +354,42 @@ class VirtualAccountAdmin(StandingWorkAdmin):
     """Each brand's virtual account at the provider; one still requested with its attempts used up
     is what the worker gave up on (its error says why)."""
 
-    list_display = ["id", "brand", "currency", "status", "iban", "balance_account_id", "attempts", "error"]
+    list_display = [
+        "id",
+        "brand",
+        "currency",
+        "status",
+        "iban",
+        "balance_account_id",
+        "account_holder_id",
+        "provider_balance",
+        "ledger_balance",
+        "attempts",
+        "error",
+    ]
     list_filter = ["status", "currency"]
     search_fields = ["iban", "balance_account_id", "brand__name"]
     list_select_related = ["brand"]
+
+
+@admin.register(ProviderOnboarding)
+class ProviderOnboardingAdmin(admin.ModelAdmin):
+    """Each brand at the provider: its legal entity and account holder, what the provider allows and
+    still asks; read-only, as the provider's signed webhooks reported it."""
+
+    list_display = ["id", "brand", "status", "allowed", "legal_entity_id", "account_holder_id", "updated_at"]
+    list_filter = ["status", "allowed"]
+    search_fields = ["legal_entity_id", "account_holder_id", "brand__name"]
+    list_select_related = ["brand"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(ProviderDeposit)

@@ -35,6 +35,7 @@ from joyback.modes import brand_livemode
 from joyback.modes import provider_routed_for as routed_for
 from joyback.money import money_format
 from payouts import sql
+from payouts.funding.selectors import onboarding_problem_words
 from payouts.links import status_page_path
 from payouts.models import BroadcastRecipient, Notification, PayeeAccount, PayeeChange, Payout
 from payouts.selectors import participant_latest_campaign
@@ -396,6 +397,61 @@ def _deposit_booked(note: Notification) -> Message:
     )
 
 
+def _funding_url(brand) -> str:
+    return settings.SITE_URL + reverse("payouts:funding", args=[brand.slug])
+
+
+def _onboarding_documents(note: Notification) -> Message:
+    names = {
+        "brand": note.brand.name,
+        "what": "\n".join(f"- {words}" for words in onboarding_problem_words(note.context.get("problems"))),
+        "url": _funding_url(note.brand),
+    }
+    return Message(
+        _("Adyen needs documents from %(brand)s") % names,
+        _(
+            "Our payment provider, Adyen, holds %(brand)s's money in its own account and must verify "
+            "the company first. It still needs:\n\n%(what)s\n\nGive them on Adyen's page, linked from "
+            "your funding page; funding and payouts open once Adyen has verified the company:\n\n"
+            "%(url)s\n\nJoyBack"
+        )
+        % names,
+        "",
+        [],
+    )
+
+
+def _onboarding_refused(note: Notification) -> Message:
+    names = {"brand": note.brand.name, "url": _funding_url(note.brand)}
+    return Message(
+        _("Adyen refused to verify %(brand)s") % names,
+        _(
+            "Our payment provider, Adyen, has refused to verify %(brand)s, so it will not hold the "
+            "brand's money and JoyBack cannot open funding or payouts for it. Adyen does not tell us "
+            "all of its reasons; what it said is on your funding page. Write to JoyBack's support if "
+            "you think this is a mistake:\n\n%(url)s\n\nJoyBack"
+        )
+        % names,
+        "",
+        [],
+    )
+
+
+def _onboarding_verified(note: Notification) -> Message:
+    names = {"brand": note.brand.name, "url": _funding_url(note.brand)}
+    return Message(
+        _("Adyen verified %(brand)s") % names,
+        _(
+            "Our payment provider, Adyen, has verified %(brand)s. Money you send to the brand's own "
+            "virtual IBAN stays in its own account at Adyen, and people are paid from there:\n\n"
+            "%(url)s\n\nJoyBack"
+        )
+        % names,
+        "",
+        [],
+    )
+
+
 def _shop_taken_over(note: Notification) -> Message:
     names = {"domain": note.context["domain"]}
     return Message(
@@ -431,6 +487,9 @@ MESSAGES: dict[str, Callable[[Notification], Message]] = {
     "shop_taken_over": _shop_taken_over,
     "invitation": _invitation,
     "broadcast": _broadcast,
+    "onboarding_documents": _onboarding_documents,
+    "onboarding_refused": _onboarding_refused,
+    "onboarding_verified": _onboarding_verified,
 }
 
 
@@ -497,6 +556,21 @@ def deposit_booked_notify(*, transaction_id: int, reference: str) -> list[int]:
         key=f"deposit_booked:{transaction_id}",
         roles=FUND,
         context=context,
+    )
+
+
+def onboarding_notify(*, onboarding, key: str) -> list[int]:
+    """Tell the brand's owners and finance people where its verification at the payment provider
+    stands (documents it asks for, a refusal, the verification): once per `key`."""
+    kind = {"documents": "onboarding_documents", "refused": "onboarding_refused"}.get(
+        onboarding.status, "onboarding_verified"
+    )
+    return brand_notify(
+        brand_id=onboarding.brand_id,
+        kind=kind,
+        key=f"onboarding:{onboarding.brand_id}:{key}",
+        roles=FUND,
+        context={"problems": list(onboarding.problems or [])},
     )
 
 

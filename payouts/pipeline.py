@@ -36,6 +36,7 @@ from django.utils import timezone
 
 from joyback.queue import standing_work_ready
 from payouts import psp, sql
+from payouts.funding.selectors import brands_custody_blocked
 from payouts.models import PayeeAccount, Payout
 from payouts.models.payouts import PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
@@ -190,6 +191,10 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
         crash_point("batch_claimed")
         # A brand whose verification staff withdrew pays nothing (the sweep pays it once verified).
         brand_of = {pk: brand_id for pk, brand_id, verified_at in people if verified_at is not None}
+        # Nor one the payment provider does not allow to pay from its own account, or whose
+        # account there drifted from its ledger account (that brand alone waits).
+        blocked = brands_custody_blocked(brand_ids=set(brand_of.values()))
+        brand_of = {pk: brand_id for pk, brand_id in brand_of.items() if brand_id not in blocked}
         payees = {
             payee.participant_id: payee for payee in payees_payable().filter(participant_id__in=brand_of)
         }

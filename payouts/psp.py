@@ -48,6 +48,9 @@ class PaymentOrder:
     address: dict | None = None
     # The payout's brand's mode when the caller knows it (saves a read per payment); None: read it.
     livemode: bool | None = None
+    # The brand's own balance account at the provider the money leaves from (its custody); empty
+    # only for a brand with none (test data, and brands from before they held their own).
+    balance_account_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ class PayoutProvider(Protocol):
     def transfer_submit(self, order: PaymentOrder) -> PaymentStatus:
         """Send one payment; PspUnknown when the answer is lost, PspError when refused."""
 
-    def transfer_find(self, end_to_end_id: str) -> PaymentStatus | None:
+    def transfer_find(self, end_to_end_id: str, *, balance_account_id: str = "") -> PaymentStatus | None:
         """What the provider knows of a payment; None when it never received it."""
 
     def webhook_verify(self, body: bytes, headers) -> bool:
@@ -118,6 +121,7 @@ _local = threading.local()
 # channel, in-process: a test brand's calls go here on every deployment (joyback.modes).
 SANDBOX_ADYEN_API_BASE = "http://sandbox.localhost/sandbox/bank/btl/v4"
 SANDBOX_ADYEN_BALANCE_PLATFORM_API_BASE = "http://sandbox.localhost/sandbox/bank/bcl/v2"
+SANDBOX_ADYEN_LEGAL_ENTITY_API_BASE = "http://sandbox.localhost/sandbox/bank/lem/v4"
 SANDBOX_PSP_API_BASE = "http://sandbox.localhost/sandbox/bank"
 
 # The one routing point, under the name the payouts know it by.
@@ -136,6 +140,12 @@ def adyen_balance_platform_api_base() -> str:
     if provider_test_routed():
         return SANDBOX_ADYEN_BALANCE_PLATFORM_API_BASE
     return settings.ADYEN_BALANCE_PLATFORM_API_BASE
+
+
+def adyen_legal_entity_api_base() -> str:
+    if provider_test_routed():
+        return SANDBOX_ADYEN_LEGAL_ENTITY_API_BASE
+    return settings.ADYEN_LEGAL_ENTITY_API_BASE
 
 
 def psp_api_base() -> str:
@@ -180,6 +190,19 @@ def _payout_livemode(end_to_end_id: str) -> bool:
     return not Payout.objects.filter(end_to_end_id=end_to_end_id, brand__livemode=False).exists()
 
 
+def _payout_balance_account(end_to_end_id: str) -> str:
+    """The brand's own balance account a payout left from (payouts.funding.selectors)."""
+    from payouts.funding.selectors import (
+        brand_balance_account_id,
+    )  # deferred: funding reads load models the port must not
+    from payouts.models import Payout  # deferred: no cycle; left to the port's rework
+
+    payout = Payout.objects.filter(end_to_end_id=end_to_end_id).select_related("brand").first()
+    if payout is None:
+        return ""
+    return brand_balance_account_id(brand=payout.brand, currency=payout.currency)
+
+
 def payment_submit(order: PaymentOrder) -> PaymentStatus:
     """Send one payment. Raises PspUnknown when the answer is lost: the caller must then query.
 
@@ -204,8 +227,11 @@ def payment_submit(order: PaymentOrder) -> PaymentStatus:
 
 def payment_status(end_to_end_id: str) -> PaymentStatus | None:
     """What the provider knows of a payment; None when it never received it."""
-    with routed_for(livemode=_payout_livemode(end_to_end_id)):
-        return _provider().transfer_find(end_to_end_id)
+    livemode = _payout_livemode(end_to_end_id)
+    with routed_for(livemode=livemode):
+        return _provider().transfer_find(
+            end_to_end_id, balance_account_id=_payout_balance_account(end_to_end_id) if livemode else ""
+        )
 
 
 def _bank_headers() -> dict:

@@ -9,6 +9,7 @@ from payouts.reconciliation import views as reconciliation_views
 from payouts.sandbox import bank as sandbox_bank
 from payouts.sandbox import funding as sandbox_funding
 from payouts.sandbox import klaviyo as sandbox_klaviyo
+from payouts.sandbox import onboarding as sandbox_onboarding
 from payouts.submission import views as submission_views
 
 app_name = "payouts"
@@ -59,6 +60,16 @@ sandbox_adyen_config_api = [
     ),
     path("balanceAccounts/<str:account_id>/sweeps", sandbox_funding.sweeps, name="sandbox_adyen_sweeps"),
     path("paymentInstruments", sandbox_funding.payment_instruments, name="sandbox_adyen_payment_instruments"),
+    path("accountHolders", sandbox_onboarding.account_holders, name="sandbox_adyen_account_holders"),
+]
+# Adyen's Legal Entity Management API under /sandbox/bank/lem/v4/, and its hosted onboarding page.
+sandbox_adyen_legal_entity_api = [
+    path("legalEntities", sandbox_onboarding.legal_entities, name="sandbox_adyen_legal_entities"),
+    path(
+        "legalEntities/<str:legal_entity_id>/onboardingLinks",
+        sandbox_onboarding.onboarding_links,
+        name="sandbox_adyen_onboarding_links",
+    ),
 ]
 
 # Called by Adyen: the machine handler answers it (config.machine_urls).
@@ -84,5 +95,11 @@ urlpatterns = [
     path("sandbox/bank/btl/v4/", include(sandbox_adyen_api)),
     path("sandbox/bank/bcl/v2/", include(sandbox_adyen_config_api)),
     path("sandbox/klaviyo/", include(sandbox_klaviyo_api)),
+    path("sandbox/bank/lem/v4/", include(sandbox_adyen_legal_entity_api)),
+    path(
+        "sandbox/bank/onboarding/<str:legal_entity_id>/",
+        sandbox_onboarding.onboarding_page,
+        name="sandbox_onboarding_page",
+    ),
     *machine_urlpatterns,
 ]

@@ -28,6 +28,7 @@ from campaigns.services.funding import brand_deposit_record, campaign_fund
 from joyback.ledger.services import _shared_accounts
 from joyback.machine import MachineChain, machine_environ
 from joyback.modes import brand_livemode_forget
+from payouts.models import ProviderOnboarding
 from tests.brand_columns import brand_columns_wrong
 from verification.services.participants import identity_attach, participant_create
 from verification.services.rewards import action_reward
@@ -128,9 +129,12 @@ def bob(make_user):
     return totp_enable(make_user("bob@bison.example", first_name="Bob"))
 
 
-def verified(brand):
+def verified(brand, *, provider_allowed: bool = True):
     """The brand as platform staff left it after checking who it is (campaigns.services.brands.
-    brand_verify, tested in tests/campaigns/test_brand_verification.py): funding and payouts are open."""
+    brand_verify, tested in tests/campaigns/test_brand_verification.py) and, unless
+    `provider_allowed` is false, as the payment provider's account holder webhook left it after
+    allowing its capabilities (payouts.funding.onboarding, tested in
+    tests/payouts/test_provider_onboarding.py): funding and payouts are open."""
     Brand.objects.filter(pk=brand.pk).update(
         legal_name=f"{brand.name} GmbH",
         registration_number="HRB 12345",
@@ -138,6 +142,10 @@ def verified(brand):
         verified_at=timezone.now(),
     )
     brand.refresh_from_db()
+    if provider_allowed and brand.livemode:
+        ProviderOnboarding.objects.update_or_create(
+            brand=brand, defaults={"provider": "adyen", "status": "verified", "allowed": True}
+        )
     return brand
 
 

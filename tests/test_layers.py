@@ -20,6 +20,7 @@ PLUG_INS = {
     "SANDBOX_BANK_TRANSFER": "campaigns",  # a sandbox top up: the test-mode bank receives a transfer
     "SANDBOX_TEST_FUNDS": "campaigns",  # test data's play money, from the test-mode bank
     "BRAND_VERIFIED_TASK": "campaigns",  # queued: a verified brand's virtual account is requested
+    "BRAND_MONEY_CHECKS": "campaigns",  # live money: the provider allows the brand's own account
     "LEDGER_EXTERNAL_CHECKS": "joyback",  # ledger_check: the ledger against the banks
     "HEALTH_CHECKS": "joyback",  # /healthz/: alerts staff have not cleared
     "METRICS_SOURCES": "joyback",  # GET /metrics: each app's own numbers

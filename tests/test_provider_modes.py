@@ -29,7 +29,7 @@ from payouts import psp
 from payouts.bank_accounts import BankAccount, Rail
 from payouts.funding import services as funding
 from payouts.models import ProviderBalanceCheck, ReconciliationException, TransferEvent, VirtualAccount
-from payouts.providers import adyen, adyen_funding, klaviyo
+from payouts.providers import adyen, adyen_funding, adyen_onboarding, klaviyo
 from payouts.sandbox.funding import TEST_ACCOUNT_IBAN
 from payouts.submission.webhooks import transfer_events_process
 from tests.conftest import PASSWORD
@@ -54,6 +54,7 @@ def production(settings, monkeypatch):
     settings.SANDBOX = False
     settings.ADYEN_API_BASE = f"{LIVE}/btl/v4"
     settings.ADYEN_BALANCE_PLATFORM_API_BASE = f"{LIVE}/bcl/v2"
+    settings.ADYEN_LEGAL_ENTITY_API_BASE = f"{LIVE}/lem/v4"
     settings.PSP_API_BASE = f"{LIVE}/bank"
     settings.TIKTOK_AUTHORIZE_URL = f"{LIVE}/tiktok/v2/auth/authorize/"
     settings.TIKTOK_API_BASE = f"{LIVE}/tiktok"
@@ -268,7 +269,23 @@ CALLS = {
         key="k",
     ),
     "payouts.providers.adyen_funding._post": lambda: adyen_funding.account_open(
-        key="k", currency="EUR", reference="r", description="d", opened=adyen_funding.OpenedAccount()
+        key="k",
+        account_holder_id="AH1",
+        currency="EUR",
+        reference="r",
+        description="d",
+        opened=adyen_funding.OpenedAccount(),
+    ),
+    "payouts.providers.adyen_funding.internal_transfer": lambda: adyen_funding.internal_transfer(
+        key="k", source="BA0", destination="BA1", amount=1, currency="EUR", reference="r", description="d"
+    ),
+    "payouts.providers.adyen_onboarding._post": lambda: adyen_onboarding.legal_entity_create(
+        key="k", legal_name="Twin GmbH", registration_number="HRB 1", country="DE", reference="r"
+    ),
+    "payouts.providers.adyen_onboarding.onboarding_link_create": lambda: (
+        adyen_onboarding.onboarding_link_create(
+            legal_entity_id="LE1", redirect_url="https://joyback.example/", language="en"
+        )
     ),
     "payouts.providers.adyen_funding.balance_get": lambda: adyen_funding.balance_get(
         balance_account_id="BA1", currency="EUR"

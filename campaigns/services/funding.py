@@ -32,8 +32,10 @@ class BrandNotVerified(Exception):
 
 
 def brand_money_allowed_check(*, brand: Brand) -> None:
-    """Funding and payouts open only once staff verified who the brand is; the rest (campaigns,
-    the landing page, the sandbox flows, API keys) works before."""
+    """Funding and payouts open only once staff verified who the brand is and, for live money, the
+    payment provider allows what the brand's own account there needs (BRAND_MONEY_CHECKS, filled
+    by payouts: each raises BrandNotVerified); the rest (campaigns, the landing page, the sandbox
+    flows, API keys) works before. Test data moves play money only, never at the provider."""
     if not Brand.objects.filter(pk=brand.pk, verified_at__isnull=False).exists():
         raise BrandNotVerified(
             gettext(
@@ -42,6 +44,9 @@ def brand_money_allowed_check(*, brand: Brand) -> None:
                 "what is still missing."
             )
         )
+    if brand.livemode:
+        for check in settings.BRAND_MONEY_CHECKS:
+            import_string(check)(brand=brand)
 
 
 def brand_deposit_record(

@@ -28,6 +28,10 @@ ADYEN_HMAC_KEYS = env.get("ADYEN_HMAC_KEYS")
 ADYEN_BALANCE_PLATFORM_API_BASE = env.get("ADYEN_BALANCE_PLATFORM_API_BASE")
 ADYEN_ACCOUNT_HOLDER_ID = env.get("ADYEN_ACCOUNT_HOLDER_ID")
 ADYEN_VIRTUAL_IBAN_COUNTRY = env.get("ADYEN_VIRTUAL_IBAN_COUNTRY")
+# Each brand onboarded at the provider (payouts/funding/onboarding.py): the Legal Entity Management
+# API base, and the theme of the hosted onboarding page (Adyen's default when empty).
+ADYEN_LEGAL_ENTITY_API_BASE = env.get("ADYEN_LEGAL_ENTITY_API_BASE")
+ADYEN_ONBOARDING_THEME_ID = env.get("ADYEN_ONBOARDING_THEME_ID")
 # The ledger's provider balance may differ from the provider's balances by this much before
 # /healthz/ and ledger_check report it (minor units; transfers still under way explain a little).
 PROVIDER_DRIFT_TOLERANCE_MINOR = env.get("PROVIDER_DRIFT_TOLERANCE_MINOR")
@@ -76,6 +80,10 @@ BANK_DROP_FOLDER = env.get("BANK_DROP_FOLDER")
 SANDBOX_BANK_TRANSFER = "payouts.providers.test_mode_bank.brand_transfer_arrive"
 # Run (queued, after commit) when staff verify a brand: its virtual account is requested.
 BRAND_VERIFIED_TASK = "payouts.funding.tasks.virtual_account_request_task"
+# Asked before a live brand's money moves (campaigns.services.funding.brand_money_allowed_check):
+# each raises BrandNotVerified while the payment provider has not allowed the brand's capabilities,
+# or its balance account drifted from its ledger account.
+BRAND_MONEY_CHECKS = ["payouts.funding.onboarding.brand_custody_check"]
 # Test mode's play money: the sandbox bank's test account, kept apart from the live bank channel.
 SANDBOX_TEST_FUNDS = "payouts.providers.test_mode_bank.play_money_add"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.

@@ -30,10 +30,18 @@ class AccountKind(models.TextChoices):
     # Money held for the platform at its payment provider (brands' virtual accounts), not yet swept
     # to the account payouts leave from.
     PROVIDER_BALANCE = "provider_balance", _("Provider balance")
+    # A brand's own balance account at the payment provider (its virtual IBAN's), mirrored: the
+    # brand's money, held in its name by the provider, never the platform's.
+    BRAND_BALANCE = "brand_balance", _("Balance account at the provider")
 
 
 NORMAL_DEBIT = frozenset(
-    {AccountKind.PLATFORM_BANK, AccountKind.PARTICIPANT_RECEIVABLE, AccountKind.PROVIDER_BALANCE}
+    {
+        AccountKind.PLATFORM_BANK,
+        AccountKind.PARTICIPANT_RECEIVABLE,
+        AccountKind.PROVIDER_BALANCE,
+        AccountKind.BRAND_BALANCE,
+    }
 )
 
 

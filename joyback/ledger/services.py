@@ -424,7 +424,10 @@ def account_get_or_create(
             "name": name or f"{AccountKind(kind).label} {subject}".strip(),
             # The provider debits a return after the money was swept on: its balance, and so this
             # account's, may go below zero (the drift check compares the two).
-            "no_overdraft": kind not in (AccountKind.SUSPENSE, AccountKind.PROVIDER_BALANCE),
+            # A brand's balance account mirrors what the provider booked, which the ledger may not
+            # refuse; the drift check compares the two.
+            "no_overdraft": kind
+            not in (AccountKind.SUSPENSE, AccountKind.PROVIDER_BALANCE, AccountKind.BRAND_BALANCE),
             "livemode": livemode,
         },
     )
@@ -469,6 +472,17 @@ def provider_balance(*, provider: str, currency: str) -> Account:
         currency=currency,
         subject=provider,
         name=f"Provider balance {provider} {currency}",
+    )
+
+
+def brand_balance_account(*, brand_id: int, currency: str) -> Account:
+    """A brand's own balance account at the payment provider, in the ledger: an asset of the brand
+    (its money, in its name at the provider), one per brand and currency."""
+    return account_for(
+        kind=AccountKind.BRAND_BALANCE,
+        currency=currency,
+        brand_id=brand_id,
+        name=f"Balance account at the provider {currency}",
     )
 
 

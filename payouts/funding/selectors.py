@@ -2,11 +2,83 @@
 
 from django.conf import settings
 from django.db.models import Count
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from campaigns import roles
 from campaigns.models import Brand, Membership
 from joyback.metrics import gauge
-from payouts.models import ProviderBalanceCheck, ProviderDeposit, VirtualAccount
+from payouts.models import ProviderBalanceCheck, ProviderDeposit, ProviderOnboarding, VirtualAccount
+from payouts.models.funding import VirtualAccountStatus
+
+
+def brand_balance_account_id(*, brand: Brand | int, currency: str | None = None) -> str:
+    """The one way to find a brand's own balance account at the payment provider (the account its
+    deposits stay on, its payouts and fees leave from): its id, or "" while it has none open under
+    its own account holder (test data never has one). `brand`: the brand or its id; `currency`:
+    the brand's default unless said (needed when only the id is given)."""
+    if isinstance(brand, Brand):
+        brand_id, currency = brand.pk, currency or brand.default_currency
+    else:
+        brand_id = brand
+        currency = currency or Brand.objects.values_list("default_currency", flat=True).get(pk=brand_id)
+    found = (
+        VirtualAccount.objects.filter(
+            brand_id=brand_id,
+            brand__livemode=True,
+            currency=currency,
+            status=VirtualAccountStatus.OPEN,
+        )
+        .exclude(account_holder_id="")
+        .values_list("balance_account_id", flat=True)
+        .first()
+    )
+    return found or ""
+
+
+# Adyen's remediating actions (LegalEntityService and the account holder webhooks' problems), in
+# the words the brand reads; any other is shown as Adyen words it.
+ADYEN_ACTION_WORDS = {
+    "1_501": gettext_lazy("Adyen needs your company's register extract."),
+    "1_500": gettext_lazy("Adyen needs your company's details corrected (name, registration number)."),
+    "1_502": gettext_lazy("Adyen needs a document proving your company's tax number."),
+    "1_503": gettext_lazy("Adyen needs your company's articles of association."),
+    "2_902": gettext_lazy("Adyen needs you to accept its terms of service."),
+    "2_124": gettext_lazy("Adyen needs to know who signs for your company."),
+    "2_151": gettext_lazy("Adyen needs to know who owns or controls your company."),
+    "1_703": gettext_lazy("Adyen needs a bank statement of your company's account."),
+    "1_800": gettext_lazy("Adyen needs an ID document of the person who signs for your company."),
+}
+
+
+def onboarding_problem_words(problems) -> list[str]:
+    """What the provider asks of the brand, each once, in words: ours for the actions we know,
+    Adyen's own message otherwise."""
+    words = []
+    for problem in problems or []:
+        known = ADYEN_ACTION_WORDS.get(str(problem.get("code") or ""))
+        said = (
+            str(known) if known else _("Adyen asks: %(message)s") % {"message": problem.get("message") or "?"}
+        )
+        if said not in words:
+            words.append(said)
+    return words
+
+
+def onboarding_for_brand(*, brand: Brand) -> ProviderOnboarding | None:
+    return ProviderOnboarding.objects.filter(brand_id=brand.pk).first()
+
+
+def brands_custody_blocked(*, brand_ids) -> set[int]:
+    """Of these brands, the live ones whose money may not move at the provider now: the provider
+    has not allowed their capabilities (or was never asked), or a balance account of theirs drifted
+    from its ledger account (fail closed: nothing heard is a no)."""
+    live = set(Brand.objects.filter(pk__in=list(brand_ids), livemode=True).values_list("pk", flat=True))
+    allowed = set(
+        ProviderOnboarding.objects.filter(brand_id__in=live, allowed=True).values_list("brand_id", flat=True)
+    )
+    drifted = {account.brand_id for account in brand_balance_drift(brand_ids=live)}
+    return (live - allowed) | drifted
 
 
 def virtual_account_for_brand(*, brand: Brand, currency: str) -> VirtualAccount | None:
@@ -39,7 +111,20 @@ def provider_drift_problems() -> list[str]:
         f"PROVIDER DRIFT {check.provider} {check.currency} at {check.checked_at:%Y-%m-%d %H:%M}: "
         f"ledger {check.ledger_balance}, provider {check.provider_balance}, drift {check.drift}"
         for check in provider_drift()
+    ] + [
+        f"BRAND BALANCE DRIFT brand {account.brand_id} {account.balance_account_id} {account.currency} "
+        f"at {account.balance_checked_at:%Y-%m-%d %H:%M}: ledger {account.ledger_balance}, provider "
+        f"{account.provider_balance}, drift {account.drift}; the brand's payouts are paused"
+        for account in brand_balance_drift()
     ]
+
+
+def brand_balance_drift(*, brand_ids=None) -> list[VirtualAccount]:
+    """Brands' own balance accounts whose provider balance differs from their ledger account."""
+    checked = VirtualAccount.objects.filter(balance_checked_at__isnull=False).order_by("pk")
+    if brand_ids is not None:
+        checked = checked.filter(brand_id__in=list(brand_ids))
+    return [account for account in checked if abs(account.drift) > settings.PROVIDER_DRIFT_TOLERANCE_MINOR]
 
 
 def provider_metrics():

@@ -17,19 +17,23 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Brand
-from campaigns.services.funding import BrandNotVerified, brand_funding_account, brand_money_allowed_check
+from campaigns.services.funding import brand_funding_account
 from joyback.ledger.models import Transaction
 from joyback.ledger.selectors import transaction_amount_on, transaction_by_key
 from joyback.ledger.services import (
     InsufficientFunds,
     LedgerError,
+    accounts_lock,
+    brand_balance_account,
     platform_bank,
     provider_balance,
     transaction_reverse,
     transfer_post,
 )
 from joyback.queue import claim_and_process, standing_work_inline
+from payouts.funding.onboarding import OnboardingRefused, onboarding_ensure, onboarding_reminders_send
 from payouts.models import (
+    Payout,
     ProviderBalanceCheck,
     ProviderDeposit,
     ProviderTransaction,
@@ -78,9 +82,11 @@ def _sweep_key(transfer_id: str) -> str:
 
 def virtual_account_request(*, brand: Brand, currency: str) -> VirtualAccount:
     """The brand's virtual account in `currency`: found, or requested once (a second request, a
-    retry, a race all find the one row); the provider is asked after commit. Only a live brand
-    staff verified has one: a test twin's play money comes from the test-mode bank, and a twin's own
-    verification (play money needs none) never stands for the live brand's."""
+    retry, a race all find the one row); the provider is asked after commit, the brand onboarded
+    there first (its own legal entity and account holder). Only a live brand staff verified has
+    one: a test twin's play money comes from the test-mode bank, and a twin's own verification
+    (play money needs none) never stands for the live brand's. The provider's own verification
+    comes after, on the account holder: money moves once it allows the capabilities."""
     if not brand.livemode:
         raise FundingRefused(
             _(
@@ -88,10 +94,14 @@ def virtual_account_request(*, brand: Brand, currency: str) -> VirtualAccount:
                 "from the test-mode bank."
             )
         )
-    try:
-        brand_money_allowed_check(brand=brand)
-    except BrandNotVerified as refused:
-        raise FundingRefused(str(refused)) from None
+    if not Brand.objects.filter(pk=brand.pk, verified_at__isnull=False).exists():
+        raise FundingRefused(
+            _(
+                "Funding and payouts open once JoyBack's staff have verified the brand: its legal name, "
+                "registration number, country and the owner's confirmed email. See the dashboard for "
+                "what is still missing."
+            )
+        )
     with transaction.atomic(durable=True):
         VirtualAccount.objects.bulk_create(
             [VirtualAccount(brand=brand, currency=currency, provider=provider.NAME)], ignore_conflicts=True
@@ -133,9 +143,13 @@ def _virtual_account_open(account_id: int) -> None:
         )
         return
     try:
+        # The brand's own legal entity and account holder first: its balance account is opened
+        # under it, in its name, never under the platform's.
+        onboarding = onboarding_ensure(brand=account.brand)
         with routed_for(livemode=account.brand.livemode):
             opened = provider.account_open(
                 key=f"joyback-virtual-account-{account.pk}",
+                account_holder_id=onboarding.account_holder_id,
                 currency=account.currency,
                 reference=f"brand-{account.brand_id}-{account.currency}",
                 description=f"{account.brand.name} funding {account.currency}",
@@ -149,6 +163,11 @@ def _virtual_account_open(account_id: int) -> None:
             )
     except PspUnknown:
         raise  # the lease ends, another pass asks again with the same keys: a replay at the provider
+    except OnboardingRefused as refused:
+        VirtualAccount.objects.filter(pk=account_id, status=Status.REQUESTED).update(
+            status=Status.FAILED, error=refused.message[:300], claimed_until=None
+        )
+        return
     except PspError as refused:
         failed = account.attempts >= VIRTUAL_ACCOUNT_MAX_ATTEMPTS  # the claim counted this one
         VirtualAccount.objects.filter(pk=account_id, status=Status.REQUESTED).update(
@@ -160,9 +179,11 @@ def _virtual_account_open(account_id: int) -> None:
         balance_account_id=opened.balance_account_id,
         payment_instrument_id=opened.payment_instrument_id,
         sweep_id=opened.sweep_id,
+        account_holder_id=onboarding.account_holder_id,
         iban=opened.iban.replace(" ", "").upper(),
         bic=opened.bic,
-        holder_name=settings.PAYOUT_DEBTOR_NAME,
+        # The brand's own account: in its name at the provider.
+        holder_name=(account.brand.legal_name or account.brand.name)[:140],
         error="",
         opened_at=timezone.now(),
         claimed_until=None,
@@ -191,11 +212,41 @@ def provider_transfer_apply(payload: dict) -> str | None:
         if found.status == "booked" and found.amount > 0:
             return _transfer_park(account, found)
         return f"{found.kind} {found.status} of test data"
-    if found.kind == "sweep":
-        return _sweep_apply(account, found)
-    if found.kind == "unexplained":
+    if found.kind == "payout" and account.account_holder_id and _payout_of(account, found):
+        return None  # one of the brand's own payouts, leaving its own account: the payouts' to apply
+    if found.kind == "sweep" and account.account_holder_id:
+        # Only the platform's own API key moves money between its balance accounts: out of a
+        # brand's own account to the platform's, that is the platform's fee, the fee's to book.
+        return None
+    if found.kind == "custody_move" and account.account_holder_id:
+        return custody_move_apply(
+            account=account,
+            transfer_id=found.transfer_id,
+            amount=found.amount,
+            currency=found.currency,
+            status=found.status,
+        )
+    if found.kind == "sweep" and not account.account_holder_id:
+        return _sweep_apply(account, found)  # an account from before brands held their own
+    if found.kind != "deposit":
+        # On a brand's own account nothing is swept anywhere, and a transfer out that is not one
+        # of its payouts is never booked as one: staff explain it.
         return _movement_report(account, found)
     return _deposit_apply(account, found)
+
+
+def _payout_of(account: VirtualAccount, found: provider.IncomingTransfer) -> bool:
+    """The transfer out is a payout of this brand, by its reference (the payout's EndToEndId)."""
+    return Payout.objects.filter(brand_id=account.brand_id, end_to_end_id=found.reference).exists()
+
+
+def brand_balance_ledger_account(account: VirtualAccount, currency: str):
+    """Where the ledger mirrors what is on the virtual account: the brand's own balance account
+    (its asset), or, for an account from before brands held their own, the platform's provider
+    balance it was swept from."""
+    if account.account_holder_id:
+        return brand_balance_account(brand_id=account.brand_id, currency=currency)
+    return provider_balance(provider=provider.NAME, currency=currency)
 
 
 def _transfer_park(account: VirtualAccount, found: provider.IncomingTransfer) -> str:
@@ -288,7 +339,7 @@ def _deposit_apply(account: VirtualAccount, found: provider.IncomingTransfer) ->
             try:
                 with transaction.atomic():
                     posted = transfer_post(
-                        source=provider_balance(provider=provider.NAME, currency=deposit.currency),
+                        source=brand_balance_ledger_account(account, deposit.currency),
                         destination=brand_funding_account(brand=account.brand, currency=deposit.currency),
                         amount=deposit.amount,
                         reason="deposit",
@@ -366,6 +417,36 @@ def _sweep_apply(account: VirtualAccount, found: provider.IncomingTransfer) -> s
     return "sweep_booked"
 
 
+# What the platform held for a brand before brands held their own, moved to the brand's own account.
+
+
+def custody_move_key(transfer_id: str) -> str:
+    return f"custody-move:{provider.NAME}:{transfer_id}"
+
+
+def custody_move_apply(
+    *, account: VirtualAccount, transfer_id: str, amount: int, currency: str, status: str
+) -> str:
+    """The provider booked an internal transfer from the platform's balance account to the brand's
+    own (payouts.funding.custody): the ledger moves the same amount from the platform's bank to
+    the brand's balance account, keyed by the provider's transfer id (the command's answer and
+    the webhook book it once). The brand's liabilities do not change: its money only changes
+    hands, from the platform's keeping to its own account."""
+    if status != "booked" or amount <= 0:
+        return f"custody_move {status}"
+    with transaction.atomic(durable=True):
+        transfer_post(
+            source=brand_balance_account(brand_id=account.brand_id, currency=currency),
+            destination=platform_bank(currency=currency),
+            amount=amount,
+            reason="custody_move",
+            idempotency_key=custody_move_key(transfer_id),
+            reference=f"brand:{account.brand_id}",
+            description=f"Moved to the brand's own balance account {account.balance_account_id}",
+        )
+    return "custody_move_booked"
+
+
 # Reconciliation of the provider's transaction list with the ledger.
 
 
@@ -393,11 +474,21 @@ def provider_transactions_reconcile(*, now=None, days: int = 7, grace: timedelta
     return done
 
 
-def _transaction_kind(booked: provider.BookedTransaction) -> tuple[str, str]:
+def _transaction_kind(account: VirtualAccount, booked: provider.BookedTransaction) -> tuple[str, str]:
+    """What a booked transaction on the account is, and the idempotency key of its ledger booking."""
+    if account.account_holder_id:
+        if transaction_by_key(idempotency_key=custody_move_key(booked.transfer_id)) is not None:
+            return ProviderTransactionKind.OTHER, custody_move_key(booked.transfer_id)
+        payout = Payout.objects.filter(brand_id=account.brand_id, psp_reference=booked.transfer_id).first()
+        if payout is not None:
+            key = f"payout-settled:{payout.pk}" if booked.amount < 0 else f"payout-returned:{payout.pk}"
+            return ProviderTransactionKind.PAYOUT, key
     if booked.amount > 0:
         return ProviderTransactionKind.DEPOSIT, _deposit_key(booked.transfer_id)
     if ProviderDeposit.objects.filter(provider=provider.NAME, transfer_id=booked.transfer_id).exists():
         return ProviderTransactionKind.RETURN, _return_key(booked.transfer_id)
+    if account.account_holder_id:
+        return ProviderTransactionKind.OTHER, ""  # nothing leaves a brand's own account unbooked
     return ProviderTransactionKind.SWEEP, _sweep_key(booked.transfer_id)
 
 
@@ -407,13 +498,12 @@ def _transaction_reconcile(account, booked, *, now, grace) -> str:
     ).first()
     if known is not None and known.matched:
         return "matched"
-    kind, key = _transaction_kind(booked)
-    ledger = transaction_by_key(idempotency_key=key)
+    kind, key = _transaction_kind(account, booked)
+    ledger = transaction_by_key(idempotency_key=key) if key else None
     booked_amount = None
     if ledger is not None:
         booked_amount = transaction_amount_on(
-            transaction_id=ledger.pk,
-            account=provider_balance(provider=provider.NAME, currency=booked.currency),
+            transaction_id=ledger.pk, account=brand_balance_ledger_account(account, booked.currency)
         )
     if ledger is not None and booked_amount == booked.amount:
         with transaction.atomic(durable=True):
@@ -472,8 +562,10 @@ def _transaction_record(account, booked, kind, *, matched, ledger_id, exception=
 
 
 def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceCheck]:
-    """The provider's balances of the brands' virtual accounts, summed per currency, against the
-    ledger's provider balance: what /healthz/ and the metrics report as drift."""
+    """Each brand's balance account at the provider against its own ledger account (a drift pauses
+    that brand only: payouts.funding.selectors.brands_custody_blocked); the accounts from before
+    brands held their own, summed per currency, against the ledger's provider balance. What
+    /healthz/ and the metrics report as drift."""
     now = now or timezone.now()
     if accounts is None:
         accounts = list(
@@ -485,6 +577,9 @@ def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceC
             balance = provider.balance_get(
                 balance_account_id=account.balance_account_id, currency=account.currency
             )
+        if account.account_holder_id:
+            brand_balance_check(account=account, provider_amount=balance, now=now)
+            continue
         totals[account.currency] = totals.get(account.currency, 0) + balance
     checks = []
     for currency, total in sorted(totals.items()):
@@ -496,4 +591,32 @@ def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceC
             defaults={"provider_balance": total, "ledger_balance": ledger.balance, "checked_at": now},
         )
         checks.append(check)
+    onboarding_reminders_send(now=now)
     return checks
+
+
+def brand_balance_check(*, account: VirtualAccount, provider_amount: int, now=None) -> VirtualAccount:
+    """One brand's balance account: the provider's balance (as read, or as its balance webhook
+    says) against the brand's ledger account, read under the account's lock so no posting is half
+    in; kept on the virtual account, whose drift pauses this brand's money alone."""
+    now = now or timezone.now()
+    with transaction.atomic(durable=True):
+        ledger = brand_balance_account(brand_id=account.brand_id, currency=account.currency)
+        locked = accounts_lock(account_ids=[ledger.pk])[ledger.pk]
+        VirtualAccount.objects.filter(pk=account.pk).update(
+            provider_balance=provider_amount, ledger_balance=locked.balance, balance_checked_at=now
+        )
+    account.provider_balance, account.ledger_balance, account.balance_checked_at = (
+        provider_amount,
+        locked.balance,
+        now,
+    )
+    if abs(account.drift) > settings.PROVIDER_DRIFT_TOLERANCE_MINOR:
+        logger.warning(
+            "brand %s balance account %s drifted: ledger %s, provider %s; its payouts are paused",
+            account.brand_id,
+            account.balance_account_id,
+            locked.balance,
+            provider_amount,
+        )
+    return account

@@ -11,6 +11,7 @@ from payouts.models.audience import (
 from payouts.models.fees import FeeTransfer
 from payouts.models.funding import ProviderBalanceCheck, ProviderDeposit, ProviderTransaction, VirtualAccount
 from payouts.models.notifications import Notification
+from payouts.models.onboarding import ProviderOnboarding
 from payouts.models.payees import PayeeAccount, PayeeChange, PayeeChangeCode, PayeeSubmission, VopCheck
 from payouts.models.payouts import (
     PaymentBatch,
@@ -38,6 +39,7 @@ from payouts.models.sandbox import (
     SandboxBankPayment,
     SandboxFundingEvent,
     SandboxFundingTransfer,
+    SandboxLegalEntity,
 )
 
 __all__ = [
@@ -60,6 +62,7 @@ __all__ = [
     "PrivacyRequest",
     "ProviderBalanceCheck",
     "ProviderDeposit",
+    "ProviderOnboarding",
     "ProviderTransaction",
     "PspFeedCursor",
     "ReconciliationException",
@@ -71,6 +74,7 @@ __all__ = [
     "SandboxCrmProfile",
     "SandboxFundingEvent",
     "SandboxFundingTransfer",
+    "SandboxLegalEntity",
     "Statement",
     "StatementImport",
     "StatementLine",

@@ -39,6 +39,14 @@ class VirtualAccount(LeasedWork):
     error = models.CharField(max_length=300, blank=True, default="")
     requested_at = models.DateTimeField(default=timezone.now)
     opened_at = models.DateTimeField(null=True, blank=True)
+    # The account holder it was opened under: the brand's own (its ProviderOnboarding's); empty
+    # for an account opened under the platform's account holder before brands held their own.
+    account_holder_id = models.CharField(max_length=64, blank=True, default="", db_default="")
+    # Reconciliation per balance account: the provider's balance against the brand's own ledger
+    # account, as the last pass found them; a drift pauses this brand's payouts only.
+    provider_balance = models.BigIntegerField(null=True, blank=True, help_text="Minor units")
+    ledger_balance = models.BigIntegerField(null=True, blank=True, help_text="Minor units")
+    balance_checked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -55,6 +63,12 @@ class VirtualAccount(LeasedWork):
 
     def __str__(self):
         return f"{self.brand} {self.currency} {self.iban or self.status}"
+
+    @property
+    def drift(self) -> int:
+        if self.provider_balance is None or self.ledger_balance is None:
+            return 0
+        return self.ledger_balance - self.provider_balance
 
     @property
     def iban_grouped(self) -> str:
@@ -102,6 +116,7 @@ class ProviderTransactionKind(models.TextChoices):
     DEPOSIT = "deposit", _("Deposit")
     RETURN = "return", _("Returned deposit")
     SWEEP = "sweep", _("Swept to the platform's account")
+    PAYOUT = "payout", _("Payout")
     OTHER = "other", _("Other")
 
 

@@ -57,6 +57,9 @@ class SandboxBankPayment(models.Model):
     returned_at = models.DateTimeField(null=True, blank=True)
     # The Idempotency-Key of the transfer request it came in: the same key again is a replay.
     idempotency_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    # The balance account it leaves from: a brand's own (SandboxBalanceAccount.account_id), or
+    # empty for the platform's (ADYEN_BALANCE_ACCOUNT_ID) and a pain.001 file's.
+    balance_account_id = models.CharField(max_length=64, blank=True, default="", db_default="")
 
     def __str__(self):
         return f"{self.end_to_end_id} {self.status}"
@@ -140,3 +143,36 @@ class SandboxFundingEvent(models.Model):
 
     def __str__(self):
         return f"{self.transfer_id} {self.status}"
+
+
+class SandboxLegalEntityStatus(models.TextChoices):
+    DOCUMENTS = "documents", "Documents needed"
+    PENDING = "pending", "Checking"
+    VERIFIED = "verified", "Verified"
+    REFUSED = "refused", "Refused"
+
+
+class SandboxLegalEntity(models.Model):
+    """A legal entity the sandbox bank's Legal Entity Management API made, with the one account
+    holder of it the Balance Platform API made, and where its verification stands. `version`
+    counts changes; the account holder's webhook is sent for each one `sent_version` has not seen."""
+
+    legal_entity_id = models.CharField(max_length=64, unique=True)
+    legal_name = models.CharField(max_length=200)
+    registration_number = models.CharField(max_length=64, blank=True, default="")
+    country = models.CharField(max_length=2)
+    idempotency_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    account_holder_id = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    account_holder_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    account_holder_reference = models.CharField(max_length=150, blank=True, default="")
+    capabilities = models.JSONField(default=list, blank=True)
+    status = models.CharField(
+        max_length=10, choices=SandboxLegalEntityStatus.choices, default=SandboxLegalEntityStatus.DOCUMENTS
+    )
+    version = models.PositiveIntegerField(default=0)
+    sent_version = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.legal_entity_id} {self.status}"

@@ -260,7 +260,7 @@ def transfer_request(order: PaymentOrder) -> dict:
     priority = PRIORITY[order.scheme]
     return {
         "amount": {"currency": order.currency, "value": order.amount},
-        "balanceAccountId": settings.ADYEN_BALANCE_ACCOUNT_ID,
+        "balanceAccountId": order.balance_account_id or settings.ADYEN_BALANCE_ACCOUNT_ID,
         "category": "bank",
         "priority": priority,
         "reference": order.end_to_end_id,
@@ -292,14 +292,15 @@ def transfer_submit(order: PaymentOrder) -> PaymentStatus:
     return transfer_status(response.json())
 
 
-def transfer_find(end_to_end_id: str) -> PaymentStatus | None:
-    """What Adyen knows of the transfer with this reference; None when it never received it."""
+def transfer_find(end_to_end_id: str, *, balance_account_id: str = "") -> PaymentStatus | None:
+    """What Adyen knows of the transfer with this reference, sent from `balance_account_id` (the
+    brand's own; the platform's when empty); None when it never received it."""
     now = timezone.now()
     response = http_request(
         "GET",
         f"{adyen_api_base()}/transfers",
         params={
-            "balanceAccountId": settings.ADYEN_BALANCE_ACCOUNT_ID,
+            "balanceAccountId": balance_account_id or settings.ADYEN_BALANCE_ACCOUNT_ID,
             "reference": end_to_end_id,
             "category": "bank",
             # Adyen asks for a window; a payout is queried within days of its submission.
@@ -363,8 +364,12 @@ WEBHOOK_TYPES = frozenset({"balancePlatform.transfer.created", "balancePlatform.
 
 
 def webhook_event_id(payload: dict) -> str:
-    """A redelivery of the same webhook has the same transfer id and sequence number."""
+    """A redelivery of the same webhook has the same transfer id and sequence number; an account
+    holder's (balancePlatform.accountHolder.*, the same endpoint and HMAC keys) its id, type and
+    timestamp."""
     data = payload["data"]
+    if "id" not in data and (data.get("accountHolder") or {}).get("id"):
+        return f"{data['accountHolder']['id']}:{payload['type']}:{payload.get('timestamp', '')}"[:100]
     return f"{data['id']}:{data.get('sequenceNumber', data.get('status'))}"[:100]
 
 

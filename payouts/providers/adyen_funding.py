@@ -4,13 +4,14 @@ Built from Adyen's published OpenAPI specifications (BalancePlatformService-v2, 
 BalancePlatformTransferNotification-v4); tests/payouts/adyen/ keeps the parts the contract tests
 validate against.
 
-- A brand's account is a balance account of the platform's own account holder
-  (POST /balanceAccounts), with a payment instrument of type bankAccount and formFactor virtual
-  (POST /paymentInstruments): Adyen issues a local IBAN for it. The brands' money is the platform's
-  liability to them, held under the platform's name, so no account holder (and no legal entity to
-  verify at Adyen) per brand is needed.
-- A push sweep of schedule "balance" (POST /balanceAccounts/{id}/sweeps) moves whatever arrives on
-  to the platform's balance account, the one payouts leave from.
+- A brand's account is a balance account of the brand's own account holder (POST
+  /balanceAccounts; the account holder and its legal entity are payouts/providers/
+  adyen_onboarding.py's), with a payment instrument of type bankAccount and formFactor virtual
+  (POST /paymentInstruments): Adyen issues a local IBAN for it. The money stays there, in the
+  brand's name: payouts leave from it (TransferService's balanceAccountId), no sweep moves it on.
+- Accounts opened before brands held their own were balance accounts of the platform's account
+  holder with a push sweep to the platform's balance account; their sweeps are still read, and
+  `manage.py custody_move` moves what the platform holds for such a brand to its own account.
 - An incoming bank transfer is reported by balancePlatform.transfer.created/updated webhooks with
   category bank, direction incoming and type bankTransfer (received -> booked, perhaps returned),
   its balances crediting the account; a sweep by the same webhooks with category internal, type
@@ -53,12 +54,15 @@ class IncomingTransfer:
 
     transfer_id: str
     balance_account_id: str
-    kind: str  # "deposit" (a bank transfer in), "sweep" (moved on to the platform's account), "unexplained"
+    # "deposit" (a bank transfer in), "sweep" (moved on to the platform's account), "payout" (a
+    # bank transfer out with a reference), "unexplained"
+    kind: str
     status: str  # received, booked, returned, failed, ...
     amount: int
     currency: str
     sequence: int
     payer_name: str = ""
+    reference: str = ""
     reason: str = ""
     type: str = ""  # Adyen's: bankTransfer, bankDirectDebit, internalTransfer, ...
     category: str = ""
@@ -92,9 +96,11 @@ def _post(path: str, body: dict, key: str) -> dict:
     return response.json()
 
 
-def balance_account_request(*, currency: str, reference: str, description: str) -> dict:
+def balance_account_request(
+    *, account_holder_id: str, currency: str, reference: str, description: str
+) -> dict:
     return {
-        "accountHolderId": settings.ADYEN_ACCOUNT_HOLDER_ID,
+        "accountHolderId": account_holder_id,
         "defaultCurrencyCode": currency,
         "description": description[:300],
         "reference": reference[:150],
@@ -112,29 +118,28 @@ def payment_instrument_request(*, balance_account_id: str, reference: str, descr
     }
 
 
-def sweep_request(*, currency: str, description: str) -> dict:
-    return {
-        "counterparty": {"balanceAccountId": settings.ADYEN_BALANCE_ACCOUNT_ID},
-        "currency": currency,
-        "schedule": {"type": "balance"},
-        "triggerAmount": {"currency": currency, "value": 1},
-        "type": "push",
-        "category": "internal",
-        "status": "active",
-        "description": description[:140],
-    }
-
-
 def account_open(
-    *, key: str, currency: str, reference: str, description: str, opened: OpenedAccount
+    *,
+    key: str,
+    account_holder_id: str,
+    currency: str,
+    reference: str,
+    description: str,
+    opened: OpenedAccount,
 ) -> OpenedAccount:
-    """Open what is still missing of a brand's account: its balance account, its virtual IBAN, its
-    sweep. `opened` says what an earlier attempt got; `key` (ours, per account) keys each step."""
+    """Open what is still missing of a brand's account under its own account holder: its balance
+    account, then its virtual IBAN; no sweep, the money stays. `opened` says what an earlier
+    attempt got; `key` (ours, per account) keys each step."""
     balance_account_id = opened.balance_account_id
     if not balance_account_id:
         answer = _post(
             "/balanceAccounts",
-            balance_account_request(currency=currency, reference=reference, description=description),
+            balance_account_request(
+                account_holder_id=account_holder_id,
+                currency=currency,
+                reference=reference,
+                description=description,
+            ),
             f"{key}-balance-account",
         )
         balance_account_id = answer["id"]
@@ -152,15 +157,35 @@ def account_open(
             raise PspError(f"payment instrument {answer.get('id')} has no IBAN")
         instrument_id, iban = answer["id"], identification["iban"]
         bic = identification.get("bic", "")
-    sweep_id = opened.sweep_id
-    if not sweep_id:
-        answer = _post(
-            f"/balanceAccounts/{balance_account_id}/sweeps",
-            sweep_request(currency=currency, description=f"JoyBack funding {reference}"),
-            f"{key}-sweep",
-        )
-        sweep_id = answer["id"]
-    return OpenedAccount(balance_account_id, instrument_id, sweep_id, iban, bic)
+    return OpenedAccount(balance_account_id, instrument_id, opened.sweep_id, iban, bic)
+
+
+def internal_transfer_request(
+    *, source: str, destination: str, amount: int, currency: str, reference: str, description: str
+) -> dict:
+    """TransferService v4: money between two balance accounts of the platform (category internal)."""
+    return {
+        "amount": {"currency": currency, "value": amount},
+        "balanceAccountId": source,
+        "category": "internal",
+        "counterparty": {"balanceAccountId": destination},
+        "reference": reference[:80],
+        "description": description[:140],
+    }
+
+
+def internal_transfer(*, key: str, **request) -> tuple[str, str]:
+    """POST /transfers, category internal; (Adyen's transfer id, its status)."""
+    response = http_request(
+        "POST",
+        f"{adyen_api_base()}/transfers",
+        json=internal_transfer_request(**request),
+        headers=_headers({"Idempotency-Key": key}),
+    )
+    if response.status_code not in (200, 202):
+        raise refusal(response, "internal transfer")
+    answer = response.json()
+    return str(answer["id"]), str(answer.get("status") or "")
 
 
 def balance_get(*, balance_account_id: str, currency: str) -> int:
@@ -240,9 +265,19 @@ def balance_movement(data: dict) -> int | None:
 
 
 def transfer_kind(data: dict) -> str:
-    """deposit, sweep, or unexplained: any other movement on a brand's balance account (a direct
-    debit, a transfer out, a top-up, an incoming bank transfer that took money away)."""
+    """deposit, sweep (an internal transfer out to the platform's balance account: an old
+    account's sweep, or from a brand's own account the platform's fee), custody_move (in from the
+    platform's account), payout (a bank transfer out, which is ours only if its reference is one of
+    the brand's payouts), or unexplained: any other movement on a brand's balance account (a direct
+    debit, a top-up, an incoming bank transfer that took money away)."""
     category, direction, kind = data.get("category"), data.get("direction"), data.get("type")
+    if (
+        category == "bank"
+        and direction == "outgoing"
+        and kind in (DEPOSIT_TYPE, None)
+        and data.get("reference")
+    ):
+        return "payout"
     movement = balance_movement(data)
     status = str(data.get("status") or "")
     if category == "bank" and direction == "incoming" and kind == DEPOSIT_TYPE:
@@ -253,6 +288,10 @@ def transfer_kind(data: dict) -> str:
         value = int((data.get("amount") or {}).get("value") or 0)
         credits = movement is not None and movement > 0 and (status != "booked" or movement == value)
         return "deposit" if credits else "unexplained"
+    counterparty_account = (data.get("counterparty") or {}).get("balanceAccountId")
+    from_platform = counterparty_account == settings.ADYEN_BALANCE_ACCOUNT_ID and direction == "incoming"
+    if category == "internal" and kind == SWEEP_TYPE and from_platform:
+        return "custody_move"  # what the platform held for the brand, moved to its own account
     if category == "internal" and direction == "outgoing" and kind == SWEEP_TYPE:
         counterparty = (data.get("counterparty") or {}).get("balanceAccountId")
         to_platform = counterparty == settings.ADYEN_BALANCE_ACCOUNT_ID
@@ -283,6 +322,7 @@ def webhook_incoming(payload: dict) -> IncomingTransfer | None:
         currency=str(amount["currency"]),
         sequence=int(data.get("sequenceNumber") or 0),
         payer_name=str(payer.get("fullName") or "")[:140],
+        reference=str(data.get("reference") or "")[:80],
         reason=str(data.get("reason") or "")[:60],
         type=str(data.get("type") or "")[:40],
         category=str(data.get("category") or "")[:20],

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from payouts import sql
 from payouts.funding.deposits import brand_deposit_book
+from payouts.funding.selectors import brand_balance_account_id
 from payouts.models import ExceptionResolution as Resolution
 from payouts.models import PaymentBatch, Payout, ReconciliationException, StatementImport, StatementLine
 from payouts.models.payouts import PayoutStatus
@@ -256,6 +257,18 @@ def _deposit_line(line: StatementLine) -> bool:
         # Never a brand's money until platform staff say whose it is.
         return _exception(
             line, Reason.UNKNOWN_LINE, _("Money came in with no brand's payment reference on it.")
+        )
+    if brand.livemode and brand_balance_account_id(brand=brand, currency=line.currency):
+        # Funding by reference to the platform's account is retired for a brand that holds its own
+        # money at the provider: the platform never keeps it, staff send it back to the sender.
+        return _exception(
+            line,
+            Reason.UNKNOWN_LINE,
+            _(
+                "Money came in with %(brand)s's payment reference, but the brand funds only through "
+                "its own virtual IBAN now; send it back to the sender."
+            )
+            % {"brand": brand.name},
         )
     posted = brand_deposit_book(
         brand=brand,

@@ -11,6 +11,7 @@ else the account number's last four digits (the magic numbers in MAGIC_SUFFIXES;
 IBANs that end in them). Every other account settles at once and its holder's name matches.
 """
 
+import hashlib
 import json
 import re
 import secrets
@@ -31,13 +32,17 @@ from payouts.iso20022.types import SchemaError
 from payouts.iso20022.validate import namespace, xsd_parse
 from payouts.models import (
     PspFeedCursor,
+    SandboxBalanceAccount,
     SandboxBankAccount,
     SandboxBankEvent,
     SandboxBankMessage,
     SandboxBankPayment,
+    SandboxFundingEvent,
+    SandboxFundingTransfer,
+    SandboxLegalEntity,
 )
 from payouts.models.payees import VopResult
-from payouts.models.sandbox import SandboxOutcome
+from payouts.models.sandbox import SandboxLegalEntityStatus, SandboxOutcome
 from payouts.providers import adyen
 from payouts.psp import psp_client, routed_for
 from payouts.sandbox.files import message_id, msg_id_of, notification_issue
@@ -265,8 +270,8 @@ def transfer_json(payment: SandboxBankPayment, status: str = "") -> dict:
     status = status or ("returned" if payment.returned_at else ADYEN_STATUS[payment.status])
     data = {
         "id": payment.bank_reference,
-        "accountHolder": {"id": "AH00000000000000000JOYBACK"},
-        "balanceAccount": {"id": settings.ADYEN_BALANCE_ACCOUNT_ID},
+        "accountHolder": {"id": _holder_of(payment)},
+        "balanceAccount": {"id": payment.balance_account_id or settings.ADYEN_BALANCE_ACCOUNT_ID},
         "amount": {"currency": payment.currency, "value": payment.amount},
         "category": "bank",
         "categoryData": {"type": "bank", "priority": _priority(payment.scheme)},
@@ -290,6 +295,41 @@ def transfer_json(payment: SandboxBankPayment, status: str = "") -> dict:
     else:
         data["reason"] = "approved"
     return data
+
+
+def _holder_of(payment: SandboxBankPayment) -> str:
+    if payment.balance_account_id:
+        found = SandboxBalanceAccount.objects.filter(account_id=payment.balance_account_id).first()
+        if found is not None:
+            return found.account_holder_id
+    return settings.ADYEN_ACCOUNT_HOLDER_ID or "AH00000000000000000JOYBACK"
+
+
+def _capability_allowed(account: SandboxBalanceAccount, capability: str) -> bool:
+    """Whether the balance account's holder may use the capability: the platform's own holder
+    may; a brand's only once its legal entity is verified (payouts.sandbox.onboarding)."""
+    entity = SandboxLegalEntity.objects.filter(account_holder_id=account.account_holder_id).first()
+    if entity is None:
+        return account.account_holder_id == settings.ADYEN_ACCOUNT_HOLDER_ID
+    return entity.status == SandboxLegalEntityStatus.VERIFIED and capability in entity.capabilities
+
+
+def funding_event_signed(transfer, status: str) -> int:
+    """A funding event's effect on its balance account (minor units)."""
+    if transfer.direction == "incoming":
+        return transfer.amount if status == "booked" else -transfer.amount if status == "returned" else 0
+    return -transfer.amount if status == "booked" else 0
+
+
+def sandbox_balance(account: SandboxBalanceAccount) -> int:
+    """What is on a balance account: what arrived on its virtual IBAN (and was swept, for an old
+    account), less the payouts that left it and did not come back."""
+    events = SandboxFundingEvent.objects.filter(transfer__account=account).select_related("transfer")
+    funded = sum(funding_event_signed(event.transfer, event.status) for event in events)
+    paid = SandboxBankPayment.objects.filter(
+        balance_account_id=account.account_id, status="ACSC", returned_at__isnull=True
+    ).values_list("amount", flat=True)
+    return funded - sum(paid)
 
 
 def _identification(key: str) -> dict:
@@ -332,10 +372,14 @@ def transfers(request):
     key = request.headers.get("Idempotency-Key", "")[:64] or None
     try:
         body = json.loads(request.body)
+        if isinstance(body, dict) and body.get("category") == "internal":
+            return _internal_transfer(body, key)
         if body.get("category") != "bank":
             raise ValueError("the sandbox bank makes bank transfers only")
-        if body.get("balanceAccountId") != settings.ADYEN_BALANCE_ACCOUNT_ID:
-            raise ValueError("balanceAccountId is not the platform's balance account")
+        source = str(body.get("balanceAccountId") or "")
+        brand_account = SandboxBalanceAccount.objects.filter(account_id=source).first()
+        if source != settings.ADYEN_BALANCE_ACCOUNT_ID and brand_account is None:
+            raise ValueError("balanceAccountId is no balance account of this platform")
         bank_account = body["counterparty"]["bankAccount"]
         order = {
             "end_to_end_id": str(body["reference"])[:35],
@@ -363,8 +407,25 @@ def transfers(request):
                 422, "00_422", "Idempotency key reused", "The Idempotency-Key was used for another request"
             )
         payment = existing
+    elif brand_account is not None and not _capability_allowed(brand_account, "sendToThirdParty"):
+        # Adyen refuses a transfer from an account holder not allowed to pay third parties.
+        return adyen_error_response(
+            403, "00_403", "Forbidden", "The account holder is not allowed to send to third parties"
+        )
     else:
-        payment = payment_receive(idempotency_key=key, **order)
+        with transaction.atomic():
+            short = False
+            if brand_account is not None:
+                # Two transfers from one account take turns, as Adyen's balance does.
+                SandboxBalanceAccount.objects.select_for_update().filter(pk=brand_account.pk).first()
+                short = sandbox_balance(brand_account) < order["amount"]
+            payment = payment_receive(
+                idempotency_key=key,
+                balance_account_id=brand_account.account_id if brand_account is not None else "",
+                # Adyen books nothing it cannot cover: the transfer fails with notEnoughBalance.
+                outcome_override=SandboxOutcome.REJECT_AM04 if short else None,
+                **order,
+            )
     # The chaos account's answer is Adyen's usual first word; its booking comes by webhook only.
     chaos = payment.account[-4:] == CHAOS_SUFFIX and payment.status == "ACSC"
     response = JsonResponse(transfer_json(payment, status="authorised" if chaos else ""), status=202)
@@ -372,6 +433,66 @@ def transfers(request):
     if payment.outcome == SandboxOutcome.TIMEOUT and existing is None:
         response[LOST_ANSWER_HEADER] = "1"
     return response
+
+
+def _internal_transfer(body: dict, key: str | None) -> JsonResponse:
+    """POST /transfers, category internal: between the platform's balance account and a brand's
+    own, either way (what the platform held for a brand moved to it; the platform's fee). Booked at
+    once, as Adyen books internal transfers; each side's webhook goes out with the funding ones."""
+    source = str(body["balanceAccountId"])
+    destination = str((body.get("counterparty") or {})["balanceAccountId"])
+    amount, currency = int(body["amount"]["value"]), str(body["amount"]["currency"])
+    platform = settings.ADYEN_BALANCE_ACCOUNT_ID
+    brand_side = destination if source == platform else source if destination == platform else None
+    account = SandboxBalanceAccount.objects.filter(account_id=brand_side).first() if brand_side else None
+    if account is None or amount <= 0:
+        return adyen_error_response(
+            422,
+            "30_112",
+            "Invalid transfer information",
+            "An internal transfer goes between the platform's "
+            "balance account and one of its account holders' balance accounts",
+        )
+    transfer_id = "SBXIT" + hashlib.sha256((key or secrets.token_hex(8)).encode()).hexdigest()[:11].upper()
+    with transaction.atomic():
+        SandboxBalanceAccount.objects.select_for_update().filter(pk=account.pk).first()
+        existing = SandboxFundingTransfer.objects.filter(transfer_id=transfer_id).first()
+        if existing is None:
+            outgoing = source == account.account_id
+            if outgoing and not _capability_allowed(account, "sendToBalanceAccount"):
+                return adyen_error_response(
+                    403,
+                    "00_403",
+                    "Forbidden",
+                    "The account holder is not allowed to send to balance accounts",
+                )
+            if outgoing and sandbox_balance(account) < amount:
+                return adyen_error_response(422, "30_031", "Not enough balance", "notEnoughBalance")
+            existing = SandboxFundingTransfer.objects.create(
+                transfer_id=transfer_id,
+                account=account,
+                category="internal",
+                direction="outgoing" if outgoing else "incoming",
+                amount=amount,
+                currency=currency,
+                counterparty_balance_account=destination if outgoing else source,
+                reference=str(body.get("reference") or "")[:80],
+            )
+            SandboxFundingEvent.objects.create(transfer=existing, status="booked")
+    return JsonResponse(
+        {
+            "id": existing.transfer_id,
+            "amount": {"currency": currency, "value": amount},
+            "balanceAccount": {"id": source},
+            "category": "internal",
+            "counterparty": {"balanceAccountId": destination},
+            "direction": "outgoing",
+            "reference": existing.reference,
+            "status": "booked",
+            "type": "internalTransfer",
+        },
+        status=202,
+    )
 
 
 def _transfers_list(request) -> JsonResponse:
@@ -405,10 +526,20 @@ def transfer_detail(request, transfer_id):
 
 
 def payment_receive(
-    *, end_to_end_id, scheme, amount, currency, creditor_name, account, msg_id="", idempotency_key=None
+    *,
+    end_to_end_id,
+    scheme,
+    amount,
+    currency,
+    creditor_name,
+    account,
+    msg_id="",
+    idempotency_key=None,
+    balance_account_id="",
+    outcome_override=None,
 ) -> SandboxBankPayment:
     """Book one incoming order as the bank would; each status it takes becomes a webhook."""
-    outcome = outcome_for(account)
+    outcome = outcome_override or outcome_for(account)
     if outcome in INSTANT_ONLY_OUTCOMES and scheme != "sepa_instant":
         outcome = SandboxOutcome.SETTLE  # a batch transfer has the day to reach the payee's bank
     now = timezone.now()
@@ -436,6 +567,7 @@ def payment_receive(
             settled_at=settled_at,
             return_due_at=return_due_at,
             idempotency_key=idempotency_key,
+            balance_account_id=balance_account_id,
         )
         if status == "ACSP" or account[-4:] == CHAOS_SUFFIX:
             _event_add(payment, "authorised")

@@ -22,7 +22,10 @@ def msg_id_of(xml: bytes) -> str:
 
 
 def notification_issue(*, payment: SandboxBankPayment, returned: bool = False, reason_code: str = "") -> None:
-    """A camt.054 for one booking on the platform's account: the payout leaving, or coming back."""
+    """A camt.054 for one booking on the platform's account: the payout leaving, or coming back. A
+    payout from a brand's own balance account never touches the platform's account: none."""
+    if payment.balance_account_id:
+        return
     if payment.currency != "EUR":
         return  # the sandbox bank keeps its euro account only; other rails report by the event feed
     today = timezone.localdate()

@@ -28,6 +28,7 @@ import secrets
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.http import JsonResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -47,19 +48,24 @@ from payouts.iso20022.types import Entry, EntryDetail, Iso20022Error, SchemaErro
 from payouts.models import (
     PspFeedCursor,
     SandboxBalanceAccount,
+    SandboxBankPayment,
     SandboxFundingEvent,
     SandboxFundingTransfer,
+    SandboxLegalEntity,
 )
 from payouts.providers import adyen
 from payouts.reconciliation.references import brand_deposit_reference, brand_for_reference
 from payouts.sandbox.bank import (
     adyen_error_response,
+    funding_event_signed,
     sandbox_api_key_valid,
+    sandbox_balance,
     sandbox_hmac_key,
     sandbox_open_check,
     webhook_client,
 )
 from payouts.sandbox.bank import transfers as sandbox_bank_transfers
+from payouts.sandbox.onboarding import onboarding_webhooks_deliver
 
 SANDBOX_BANK_CODE = "10010010"  # the sandbox bank's own German bank code (PAYOUT_DEBTOR_IBAN's)
 BALANCE_PLATFORM = "JOYBACK_SANDBOX"
@@ -90,8 +96,8 @@ def _account_json(account: SandboxBalanceAccount) -> dict:
         "balances": [
             {
                 "currency": account.currency,
-                "balance": balance_of(account),
-                "available": balance_of(account),
+                "balance": sandbox_balance(account),
+                "available": sandbox_balance(account),
                 "reserved": 0,
             }
         ],
@@ -142,8 +148,14 @@ def _guarded(view):
 @require_POST
 def balance_accounts(request):
     body = _body(request)
-    if body.get("accountHolderId") != settings.ADYEN_ACCOUNT_HOLDER_ID:
-        raise ValueError("accountHolderId is not the platform's account holder")
+    holder = body.get("accountHolderId")
+    if (
+        holder != settings.ADYEN_ACCOUNT_HOLDER_ID
+        and not SandboxLegalEntity.objects.filter(account_holder_id=holder).exists()
+    ):
+        return adyen_error_response(
+            422, "30_011", "Invalid account holder", "The account holder is not one of this platform's"
+        )
     key = _key(request)
     account = SandboxBalanceAccount.objects.filter(idempotency_key=key).first() if key else None
     if account is None:
@@ -215,16 +227,8 @@ def sweeps(request, account_id):
 # What happened on the balance accounts.
 
 
-def _signed(transfer: SandboxFundingTransfer, status: str) -> int:
-    """The event's effect on the balance account (minor units)."""
-    if transfer.direction == "incoming":
-        return transfer.amount if status == "booked" else -transfer.amount if status == "returned" else 0
-    return -transfer.amount if status == "booked" else 0
-
-
 def balance_of(account: SandboxBalanceAccount) -> int:
-    events = SandboxFundingEvent.objects.filter(transfer__account=account).select_related("transfer")
-    return sum(_signed(event.transfer, event.status) for event in events)
+    return sandbox_balance(account)
 
 
 @_guarded
@@ -243,7 +247,38 @@ def transactions(request):
         .select_related("transfer")
         .order_by("pk")
     )
-    return JsonResponse({"data": [transaction_json(event) for event in found], "_links": {}})
+    paid = SandboxBankPayment.objects.filter(balance_account_id=account.account_id).filter(
+        Q(settled_at__gte=since, settled_at__lte=until) | Q(returned_at__gte=since, returned_at__lte=until)
+    )
+    data = [transaction_json(event) for event in found]
+    for payment in paid.order_by("pk"):
+        data.extend(payment_transactions_json(payment, account, since=since, until=until))
+    return JsonResponse({"data": data, "_links": {}})
+
+
+def payment_transactions_json(payment, account: SandboxBalanceAccount, *, since, until) -> list[dict]:
+    """A payout from the brand's own balance account as the transactions it booked there: its
+    leaving, and its coming back if the payee's bank returned it."""
+    found = []
+    for sign, at in ((-1, payment.settled_at), (1, payment.returned_at)):
+        if at is None or not since <= at <= until:
+            continue
+        stamp = at.isoformat(timespec="seconds")
+        found.append(
+            {
+                "id": f"EVJP{payment.pk:015d}{'R' if sign > 0 else 'S'}",
+                "accountHolder": {"id": account.account_holder_id},
+                "amount": {"currency": payment.currency, "value": sign * payment.amount},
+                "balanceAccount": {"id": account.account_id},
+                "balancePlatform": BALANCE_PLATFORM,
+                "bookingDate": stamp,
+                "creationDate": stamp,
+                "valueDate": stamp,
+                "status": "booked",
+                "transfer": {"id": payment.bank_reference, "reference": payment.end_to_end_id},
+            }
+        )
+    return found
 
 
 def transaction_json(event: SandboxFundingEvent) -> dict:
@@ -252,7 +287,7 @@ def transaction_json(event: SandboxFundingEvent) -> dict:
     return {
         "id": f"EVJN{event.pk:016d}{transfer.currency}",
         "accountHolder": {"id": transfer.account.account_holder_id},
-        "amount": {"currency": transfer.currency, "value": _signed(transfer, event.status)},
+        "amount": {"currency": transfer.currency, "value": funding_event_signed(transfer, event.status)},
         "balanceAccount": {"id": transfer.account.account_id},
         "balancePlatform": BALANCE_PLATFORM,
         "bookingDate": at,
@@ -388,7 +423,7 @@ def sweeps_run() -> int:
     for account in SandboxBalanceAccount.objects.exclude(sweep_to=""):
         with transaction.atomic():
             locked = SandboxBalanceAccount.objects.select_for_update().get(pk=account.pk)
-            balance = balance_of(locked)
+            balance = sandbox_balance(locked)
             if balance <= 0:
                 continue
             transfer = SandboxFundingTransfer.objects.create(
@@ -474,7 +509,9 @@ def webhook_bodies(events: list[SandboxFundingEvent]) -> list[dict]:
 
 
 def funding_webhooks_deliver(*, limit: int = 500) -> int:
-    """Run the sweeps, then send each new status as a signed webhook, at least once."""
+    """The account holders' news first (payouts.sandbox.onboarding), then the sweeps of accounts
+    from before brands held their own, then each new status as a signed webhook, at least once."""
+    onboarding_webhooks_deliver()
     sweeps_run()
     cursor, _created = PspFeedCursor.objects.get_or_create(name="sandbox_funding_webhooks")
     found = list(

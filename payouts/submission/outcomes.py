@@ -18,7 +18,7 @@ from payouts.submission.states import (
     PAYEE_DATA_CODES,
     SENT,
     payout_in_transit_account,
-    payout_platform_bank,
+    payout_source_account,
     payout_transition,
 )
 from verification.models import Participant
@@ -92,7 +92,7 @@ def _settle_locked(settled: list[tuple[Payout, str]], *, now) -> list[Payout]:
     }
     # The platform bank of each payout's mode: a test brand's payouts settle against the sandbox's.
     banks = {
-        (brand_id, currency): payout_platform_bank(currency=currency, brand_id=brand_id)
+        (brand_id, currency): payout_source_account(currency=currency, brand_id=brand_id)
         for brand_id, currency in in_transit
     }
     results = postings_post(
@@ -150,7 +150,7 @@ def payout_return(*, payout: Payout, reason_code: str, detail: str = "") -> Payo
         ):
             return payout
         transfer_post(
-            source=payout_platform_bank(currency=payout.currency, brand_id=payout.brand_id),
+            source=payout_source_account(currency=payout.currency, brand_id=payout.brand_id),
             destination=participant_payable_account(participant=payout.participant, currency=payout.currency),
             amount=payout.amount,
             reason="payout_returned",

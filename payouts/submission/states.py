@@ -6,8 +6,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from joyback.ledger.models import Account, AccountKind
-from joyback.ledger.services import account_for, platform_bank
+from joyback.ledger.services import account_for, brand_balance_account, platform_bank
 from joyback.modes import brand_livemode
+from payouts.funding.selectors import brand_balance_account_id
 from payouts.models import PayeeAccount, Payout, PayoutEvent
 from payouts.models.payees import Rail
 from payouts.models.payouts import PayoutScheme, PayoutStatus
@@ -38,10 +39,15 @@ def payout_in_transit_account(*, brand_id: int, currency: str) -> Account:
     )
 
 
-def payout_platform_bank(*, currency: str, brand_id: int) -> Account:
-    """The platform's bank in the payout's mode: a test brand's payouts leave the sandbox bank."""
+def payout_source_account(*, currency: str, brand_id: int) -> Account:
+    """Where a payout's money leaves from, in the ledger: the brand's own balance account at the
+    payment provider (its custody: the provider pays from it, TransferService's balanceAccountId).
+    A test brand's payouts leave the sandbox bank's play money; a live brand with no account of its
+    own (from before brands held their own, until custody_move) the platform's bank."""
     if not brand_livemode(brand_id):
         return platform_bank(currency=currency, livemode=False)
+    if brand_balance_account_id(brand=brand_id, currency=currency):
+        return brand_balance_account(brand_id=brand_id, currency=currency)
     return account_for(
         kind=AccountKind.PLATFORM_BANK, currency=currency, brand_id=None, name=f"Platform bank {currency}"
     )

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from joyback.modes import brand_livemode
 from payouts import psp
+from payouts.funding.selectors import brand_balance_account_id, brands_custody_blocked
 from payouts.models import Payout
 from payouts.models.payouts import PayoutScheme, PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
@@ -26,6 +27,7 @@ from verification.models import Participant
 
 
 def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
+    livemode = brand_livemode(payout.brand_id)
     return psp.PaymentOrder(
         end_to_end_id=payout.end_to_end_id,
         scheme=payout.scheme,
@@ -36,7 +38,11 @@ def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
         remittance=f"JoyBack reward {payout.end_to_end_id}",
         beneficiary_reference=payout.beneficiary_reference or "",
         address=json.loads(payout.payee.address) if payout.payee.address else None,
-        livemode=brand_livemode(payout.brand_id),
+        livemode=livemode,
+        # The brand's own balance account: the provider pays the person from the brand's money.
+        balance_account_id=brand_balance_account_id(brand=payout.brand_id, currency=payout.currency)
+        if livemode
+        else "",
     )
 
 
@@ -53,9 +59,10 @@ def payout_submit(*, payout_id: int) -> Payout:
         return payout
     if payout.status != PayoutStatus.PAYEE_VERIFIED or payout.scheme == PayoutScheme.SEPA:
         return payout  # batch SEPA transfers leave with the next pain.001 file
-    if payouts_paused():
-        # The ledger's bank and the bank's statement disagree: nothing leaves until staff clear
-        # the alert; the sweep comes back for this payout.
+    if payouts_paused() or brands_custody_blocked(brand_ids=[payout.brand_id]):
+        # The ledger's bank and the bank's statement disagree, or the brand's own account at the
+        # provider is not allowed to pay (or drifted from its ledger account): nothing leaves until
+        # that is cleared; the sweep comes back for this payout.
         Payout.objects.filter(pk=payout.pk).update(
             next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS)
         )

@@ -60,12 +60,20 @@ def transfer_events_process(*, limit: int = 200, ids: list[int] | None = None) -
 
 
 def _transfer_event_apply(event_id: int) -> None:
-    from payouts.funding.services import provider_transfer_apply  # deferred: left to the lifecycle rework
+    # deferred: left to the lifecycle rework
+    from payouts.funding.onboarding import account_holder_webhook_apply
+    from payouts.funding.services import provider_transfer_apply
 
     event = TransferEvent.objects.get(pk=event_id)
-    # Whatever moves on a brand's virtual account is funding's to book or to report, before any
-    # reading of it as a payout: a transfer out of a brand's account is never a payout of ours.
-    outcome = provider_transfer_apply(event.payload) or _payout_apply(event.payload)
+    # A brand's account holder at the provider (its capabilities, its verification) first; then
+    # whatever moves on a brand's virtual account is funding's to book or to report, before any
+    # reading of it as a payout: a transfer out of a brand's account is a payout of ours only when
+    # its reference is one of that brand's payouts.
+    outcome = (
+        account_holder_webhook_apply(event.payload)
+        or provider_transfer_apply(event.payload)
+        or _payout_apply(event.payload)
+    )
     TransferEvent.objects.filter(pk=event_id, processed_at__isnull=True).update(
         processed_at=timezone.now(), outcome=outcome[:40], claimed_until=None
     )

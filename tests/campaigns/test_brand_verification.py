@@ -24,7 +24,7 @@ from campaigns.services.funding import brand_deposit_record, brand_topup_sandbox
 from campaigns.services.refusals import CampaignError
 from joyback.ledger.models import Account, AccountKind, Transaction
 from payouts.manual.services import payout_manual_enter
-from payouts.models import PayeeAccount, Payout, SandboxBankPayment
+from payouts.models import PayeeAccount, Payout, ProviderOnboarding, SandboxBankPayment
 from payouts.rails import iban_check
 from payouts.submission.states import PayoutRefused
 from tests.conftest import totp_enable
@@ -142,14 +142,21 @@ def test_only_the_owner_gives_the_legal_details(client, alpaca, fiona, bob):
     assert alpaca.legal_name == "Alpaca Coffee GmbH"
 
 
-def test_staff_verify_the_brand_in_the_admin_and_money_may_move(client, dodo, dora, sam):
+def test_staff_verify_the_brand_in_the_admin_and_money_may_move(
+    client, dodo, dora, sam, django_capture_on_commit_callbacks
+):
     ready(dodo, dora)
     client.force_login(sam)
-    response = client.post(
-        reverse("admin:campaigns_brand_changelist"),
-        {"action": "verify", "_selected_action": [dodo.pk]},
-        follow=True,
-    )
+    with pytest.raises(CampaignError):
+        brand_topup_sandbox(brand=dodo, amount=100_00, currency="EUR")
+    # Staff's verification sets the brand's onboarding at the payment provider going (after the
+    # commit); the provider verifies it too (the sandbox's, at once for these details).
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("admin:campaigns_brand_changelist"),
+            {"action": "verify", "_selected_action": [dodo.pk]},
+            follow=True,
+        )
     assert "1 brand(s) verified." in response.content.decode()
 
     dodo.refresh_from_db()
@@ -165,6 +172,7 @@ def test_staff_verify_the_brand_in_the_admin_and_money_may_move(client, dodo, do
     change_page = client.get(reverse("admin:campaigns_brand_change", args=[dodo.pk])).content.decode()
     assert "HRB 4711" in change_page
 
+    assert ProviderOnboarding.objects.get(brand=dodo).allowed  # both words: money may move
     brand_topup_sandbox(brand=dodo, amount=100_00, currency="EUR")
     assert funding(dodo) == 100_00
 

@@ -141,7 +141,10 @@ def test_opening_a_virtual_account_sends_what_adyen_documents():
             PLATFORM,
             "BalanceAccountInfo",
             adyen_funding.balance_account_request(
-                currency="EUR", reference="brand-1-EUR", description="A funding"
+                account_holder_id="AH3227C223222H5J4DCLW9VBV",
+                currency="EUR",
+                reference="brand-1-EUR",
+                description="A funding",
             ),
         )
         == []
@@ -151,9 +154,6 @@ def test_opening_a_virtual_account_sends_what_adyen_documents():
     )
     assert spec_errors(PLATFORM, "PaymentInstrumentInfo", instrument) == []
     assert instrument["type"] == "bankAccount" and instrument["bankAccount"] == {"formFactor": "virtual"}
-    sweep = adyen_funding.sweep_request(currency="EUR", description="JoyBack funding")
-    assert spec_errors(PLATFORM, "CreateSweepConfigurationV2", sweep) == []
-    assert sweep["counterparty"] == {"balanceAccountId": "BA00000000000000000JOYBACK"}
 
 
 def test_the_adapter_reads_adyens_documented_answers_and_keys_each_step(monkeypatch):
@@ -174,6 +174,7 @@ def test_the_adapter_reads_adyens_documented_answers_and_keys_each_step(monkeypa
 
     opened = adyen_funding.account_open(
         key="joyback-virtual-account-7",
+        account_holder_id="AH3227C223222H5J4DCLW9VBV",
         currency="EUR",
         reference="brand-1-EUR",
         description="Alpaca funding EUR",
@@ -184,37 +185,31 @@ def test_the_adapter_reads_adyens_documented_answers_and_keys_each_step(monkeypa
         opened.iban == "DE20100190002300001206"
         and opened.payment_instrument_id == "PI3227C223226C5JW49ZHBQMS"
     )
-    assert [r.url.path.rsplit("/", 1)[-1] for r in sent] == [
-        "balanceAccounts",
-        "paymentInstruments",
-        "sweeps",
-    ]
+    # No sweep: the money stays on the brand's own balance account.
+    assert [r.url.path.rsplit("/", 1)[-1] for r in sent] == ["balanceAccounts", "paymentInstruments"]
     assert [r.headers["Idempotency-Key"] for r in sent] == [
         "joyback-virtual-account-7-balance-account",
         "joyback-virtual-account-7-bank-account",
-        "joyback-virtual-account-7-sweep",
     ]
+    assert json.loads(sent[0].content)["accountHolderId"] == "AH3227C223222H5J4DCLW9VBV"
     assert all(r.headers["X-API-Key"] == "sbx-adyen-api-key" for r in sent)
     # A retry after the first step got through asks only for what is missing, with the same keys.
     sent.clear()
     adyen_funding.account_open(
         key="joyback-virtual-account-7",
+        account_holder_id="AH3227C223222H5J4DCLW9VBV",
         currency="EUR",
         reference="brand-1-EUR",
         description="Alpaca funding EUR",
         opened=adyen_funding.OpenedAccount(balance_account_id="BA3227C223222H5J4DCGQ9V9L"),
     )
-    assert [r.headers["Idempotency-Key"] for r in sent] == [
-        "joyback-virtual-account-7-bank-account",
-        "joyback-virtual-account-7-sweep",
-    ]
+    assert [r.headers["Idempotency-Key"] for r in sent] == ["joyback-virtual-account-7-bank-account"]
 
 
 def test_the_sandbox_answers_in_adyens_documented_shapes(opened):
     sandbox_account = SandboxBalanceAccount.objects.get()
     assert spec_errors(PLATFORM, "BalanceAccount", sandbox._account_json(sandbox_account)) == []
     assert spec_errors(PLATFORM, "PaymentInstrument", sandbox._instrument_json(sandbox_account)) == []
-    assert spec_errors(PLATFORM, "SweepConfigurationV2", sandbox._sweep_json(sandbox_account)) == []
     sandbox.deposit_simulate(iban=opened.iban, amount=10_00, returned=True)
     sandbox.funding_webhooks_deliver()
     events = list(SandboxFundingEvent.objects.select_related("transfer__account"))
@@ -341,7 +336,9 @@ def test_a_signed_booked_webhook_books_the_brands_deposit(
         "Alpaca Coffee GmbH",
     )
     assert funding_balance(alpaca) == 250_00
-    assert ledger_balance(AccountKind.PROVIDER_BALANCE) == 250_00 and ledger_drift() == []
+    # It stays on the brand's own balance account, mirrored as the brand's asset.
+    assert ledger_balance(AccountKind.BRAND_BALANCE) == 250_00 and ledger_drift() == []
+    assert ledger_balance(AccountKind.PROVIDER_BALANCE) == 0
     assert list(TransferEvent.objects.order_by("pk").values_list("outcome", flat=True)) == [
         "kept received",
         "deposit_booked",
@@ -398,7 +395,7 @@ def test_a_return_overtaking_the_booking_books_nothing(
         deliver(client, incoming_webhook(opened, transfer, "returned", 3))
         deliver(client, incoming_webhook(opened, transfer, "booked", 2))
     assert ProviderDeposit.objects.get().status == "returned"
-    assert funding_balance(alpaca) == 0 and ledger_balance(AccountKind.PROVIDER_BALANCE) == 0
+    assert funding_balance(alpaca) == 0 and ledger_balance(AccountKind.BRAND_BALANCE) == 0
 
 
 def test_a_webhook_for_an_account_that_is_not_a_brands_books_nothing(
@@ -431,11 +428,11 @@ def test_the_sandbox_deposit_with_duplicates_out_of_order_and_a_return_books_wha
         later.transfer_id: "returned",
     }
     assert funding_balance(alpaca) == 400_00
-    # The sweep moved what stayed on to the platform's account; the later return left the virtual
-    # account below zero, as Adyen's would be, and the ledger's provider balance with it.
-    assert ledger_balance(AccountKind.PLATFORM_BANK) == 430_00
-    assert ledger_balance(AccountKind.PROVIDER_BALANCE) == -30_00
-    assert sandbox.balance_of(SandboxBalanceAccount.objects.get()) == -30_00
+    # Nothing was swept: what stayed is on the brand's own balance account, and the ledger's
+    # mirror of it says the same.
+    assert ledger_balance(AccountKind.PLATFORM_BANK) == 0
+    assert ledger_balance(AccountKind.BRAND_BALANCE) == 400_00
+    assert sandbox.balance_of(SandboxBalanceAccount.objects.get()) == 400_00
     assert ledger_drift() == []
 
 
@@ -528,17 +525,16 @@ def test_every_provider_transaction_matches_its_ledger_booking(alpaca, opened):
     sandbox.deposit_simulate(iban=opened.iban, amount=120_00)
     sandbox.funding_webhooks_deliver()
     transfer_events_process()
-    sandbox.funding_webhooks_deliver()  # the sweep's webhook
-    transfer_events_process()
 
     done = funding.provider_transactions_reconcile()
 
-    assert done == {"matched": 2, "exceptions": 0, "waiting": 0}
+    assert done == {"matched": 1, "exceptions": 0, "waiting": 0}
     assert sorted(ProviderTransaction.objects.values_list("kind", "amount", "matched")) == [
         ("deposit", 120_00, True),
-        ("sweep", -120_00, True),
     ]
     assert funding_selectors.provider_drift_problems() == []
+    opened.refresh_from_db()
+    assert (opened.provider_balance, opened.ledger_balance, opened.drift) == (120_00, 120_00, 0)
     assert not ReconciliationException.objects.exists()
 
 
@@ -563,11 +559,13 @@ def test_what_the_ledger_lacks_or_books_differently_is_an_exception_for_finance(
     page = client.get(reverse("payouts:reconciliation", args=[alpaca.slug])).content.decode()
     assert "Booked by the payment provider, not in the ledger" in page
     assert "The provider booked another amount than the ledger" in page
-    # The provider's balance is 80.00 more than the ledger's: drift, for /healthz/ and metrics.
-    assert funding_selectors.provider_drift_problems()[0].startswith("PROVIDER DRIFT adyen EUR")
+    # The provider's balance is 80.00 more than the brand's ledger account: drift, for /healthz/,
+    # and the brand's money paused.
+    assert funding_selectors.provider_drift_problems()[0].startswith("BRAND BALANCE DRIFT brand")
+    assert funding_selectors.brands_custody_blocked(brand_ids=[alpaca.pk]) == {alpaca.pk}
     client.force_login(sam)
     health = client.get("/healthz/")
-    assert health.status_code == 503 and b"PROVIDER DRIFT" in health.content
+    assert health.status_code == 503 and b"BRAND BALANCE DRIFT" in health.content
     metrics = "".join(str(m) for m in funding_selectors.provider_metrics())
     assert "joyback_provider_drift_minor" in metrics
 

@@ -11,7 +11,7 @@ import pytest
 
 from payouts import psp
 from payouts.models import SandboxBankPayment
-from payouts.providers import adyen, adyen_funding
+from payouts.providers import adyen, adyen_funding, adyen_onboarding
 from payouts.sandbox.bank import MAGIC_ERROR_AMOUNTS, RETRY_AFTER_SECONDS
 from tests.payouts.test_adyen_transfers import TRANSFERS, order, recording_client, spec_errors
 
@@ -108,7 +108,18 @@ def test_funding_calls_refuse_with_the_same_typed_refusal(monkeypatch):
     recording_client(monkeypatch, lambda request: httpx.Response(422, json=problem))
     with pytest.raises(adyen.AdyenRefused) as refused:
         adyen_funding.account_open(
-            key="k", currency="EUR", reference="r", description="d", opened=adyen_funding.OpenedAccount()
+            key="k",
+            account_holder_id="AH1",
+            currency="EUR",
+            reference="r",
+            description="d",
+            opened=adyen_funding.OpenedAccount(),
+        )
+    assert refused.value.error_code == "30_011"
+    # The onboarding calls refuse the same way.
+    with pytest.raises(adyen.AdyenRefused) as refused:
+        adyen_onboarding.legal_entity_create(
+            key="k", legal_name="Alpaca GmbH", registration_number="", country="DE", reference="r"
         )
     assert refused.value.error_code == "30_011"
     assert refused.value.invalid_fields == (("description", "x", "Too long"),)

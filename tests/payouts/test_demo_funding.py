@@ -7,7 +7,7 @@ from django.core.management import call_command
 
 from campaigns.models import Brand, Campaign
 from joyback.ledger.models import Account, AccountKind
-from payouts.models import ProviderDeposit, StatementImport, TransferEvent, VirtualAccount
+from payouts.models import ProviderDeposit, ProviderOnboarding, StatementImport, TransferEvent, VirtualAccount
 from payouts.reconciliation.references import brand_deposit_reference
 from tests.payouts.camt_fixtures import Ntry, camt054
 
@@ -25,14 +25,15 @@ def test_the_demo_brand_is_funded_through_its_virtual_iban_by_the_providers_webh
     deposit = ProviderDeposit.objects.get()
     assert (deposit.brand, deposit.amount, deposit.status) == (brand, 10_000_00, "booked")
     assert VirtualAccount.objects.get(brand=brand).iban.startswith("DE")
-    assert set(TransferEvent.objects.values_list("outcome", flat=True)) == {
-        "kept received",
-        "deposit_booked",
-        "sweep_booked",
-    }
-    # Swept on by the provider to the platform's account, the one payouts leave from.
-    assert Account.objects.get(kind=AccountKind.PLATFORM_BANK).balance == 10_000_00
-    assert Account.objects.get(kind=AccountKind.PROVIDER_BALANCE).balance == 0
+    assert {"kept received", "deposit_booked", "onboarding_verified"} <= set(
+        TransferEvent.objects.values_list("outcome", flat=True)
+    )
+    # Onboarded at the provider as its own legal entity and account holder, verified there, and
+    # its money stays on its own balance account: nothing on the platform's.
+    assert ProviderOnboarding.objects.get(brand=brand).allowed
+    assert Account.objects.get(kind=AccountKind.BRAND_BALANCE, brand_id=brand.pk).balance == 10_000_00
+    platform = [AccountKind.PLATFORM_BANK, AccountKind.PROVIDER_BALANCE]
+    assert not Account.objects.filter(kind__in=platform).exists()
     assert set(Campaign.objects.filter(brand=brand).values_list("status", flat=True)) == {"live"}
     call_command("ledger_check")
 

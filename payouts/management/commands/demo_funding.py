@@ -1,7 +1,10 @@
-"""Demo funding through the payment provider: the demo brand's virtual IBAN is opened at the
-sandbox bank (Adyen's wire format), the sandbox bank sends 10,000 EUR to it, Adyen's signed
-webhooks report the transfer (received, booked) and the sweep on to the platform's account, the
-standing worker's pass books them, and the demo campaigns are funded from it and go live.
+"""Demo funding through the payment provider: the demo brand is onboarded at the sandbox bank
+(Adyen's wire format: its own legal entity, account holder and balance account with a virtual
+IBAN), gives whatever documents the sandbox's hosted onboarding page still asks, and Adyen's signed
+account holder webhook allows its capabilities; the sandbox bank sends 10,000 EUR to its virtual
+IBAN, Adyen's signed webhooks report the transfer (received, booked), the money stays on the
+brand's own balance account, the standing worker's pass books it, and the demo campaigns are funded
+from it and go live.
 
 Run after demo_seed (make run does); safe to run again.
 """
@@ -13,9 +16,9 @@ from campaigns.models import Brand, Campaign, CampaignStatus
 from campaigns.services.campaigns import campaign_transition
 from campaigns.services.funding import campaign_fund
 from payouts.funding.services import virtual_account_request, virtual_accounts_open
-from payouts.models import ProviderDeposit
+from payouts.models import ProviderDeposit, ProviderOnboarding
 from payouts.models.funding import VirtualAccountStatus
-from payouts.providers.test_mode_bank import deposit_simulate, funding_webhooks_deliver
+from payouts.providers.test_mode_bank import deposit_simulate, documents_give, funding_webhooks_deliver
 from payouts.submission.webhooks import transfer_events_process
 
 DEPOSIT = 10_000_00
@@ -36,10 +39,22 @@ class Command(BaseCommand):
             if account.status != VirtualAccountStatus.OPEN:
                 self.stderr.write(f"The virtual account could not be opened: {account.error}")
                 return
+            onboarding = ProviderOnboarding.objects.get(brand=brand)
+            # The brand gives the register extract on the (sandbox's) hosted onboarding page;
+            # Adyen's signed account holder webhook then allows the capabilities.
+            documents_give(legal_entity_id=onboarding.legal_entity_id)
+            funding_webhooks_deliver()
+            transfer_events_process()
+            onboarding.refresh_from_db()
+            if not onboarding.allowed:
+                self.stderr.write(f"The provider has not allowed the demo brand: {onboarding.status}")
+                return
+            self.stdout.write(
+                f"  the provider verified {brand.legal_name or brand.name} ({onboarding.account_holder_id})"
+            )
             deposit_simulate(iban=account.iban, amount=DEPOSIT, payer_name=brand.legal_name or brand.name)
-            for _pass in range(2):  # the deposit's webhooks, then the sweep's
-                funding_webhooks_deliver()
-                transfer_events_process()
+            funding_webhooks_deliver()  # the deposit's webhooks: received, booked; it stays there
+            transfer_events_process()
             self.stdout.write(
                 f"  the provider booked 10000.00 EUR sent to the virtual IBAN {account.iban_grouped}"
             )

@@ -1,0 +1,432 @@
+"""Custody on the brand's own balance account: what arrives on a brand's virtual IBAN stays on its
+own balance account at the provider (no sweep), its payouts leave from there (TransferService's
+balanceAccountId), the ledger mirrors each brand's balance account as its own asset, the database
+refuses any posting that moves money between two brands' accounts, each brand's provider balance
+is reconciled with its ledger account (a drift pauses that brand only), and what the platform held
+for a brand before is moved out by `manage.py custody_move`.
+
+Where money could still cross from one brand to another, and the test that refuses it:
+- a posting with legs on two brands' accounts: the ledger's check and the database trigger
+  (test_the_database_refuses_a_posting_between_two_brands, the property test below);
+- a payout sent from another brand's balance account: the order takes the payout's own brand's
+  (test_a_payout_leaves_from_the_brands_own_balance_account);
+- a transfer out of a brand's account with another brand's payout reference: not a payout of this
+  brand, an exception for staff (test_a_transfer_out_with_another_brands_reference_is_not_booked);
+- the platform's own accounts (its fee, a custody move) stand between a brand and the platform only,
+  never two brands (the trigger allows a leg without a brand, no other).
+"""
+
+import itertools
+import threading
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schwifty import IBAN
+
+from campaigns.models import Brand
+from campaigns.services.brands import brand_create
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import (
+    BrandNotVerified,
+    brand_deposit_record,
+    brand_funding_account,
+    brand_money_allowed_check,
+    campaign_fund,
+)
+from joyback.ledger import sql as ledger_sql
+from joyback.ledger.models import Account, AccountKind, Entry
+from joyback.ledger.selectors import ledger_drift
+from joyback.ledger.services import InvalidPosting, platform_bank, transfer_post
+from payouts.funding import selectors as funding_selectors
+from payouts.funding import services as funding
+from payouts.models import (
+    Payout,
+    ProviderOnboarding,
+    ReconciliationException,
+    SandboxBalanceAccount,
+    SandboxBankPayment,
+    SandboxFundingEvent,
+    SandboxFundingTransfer,
+    VirtualAccount,
+)
+from payouts.sandbox import bank as sandbox_bank
+from payouts.sandbox.funding import deposit_simulate, funding_webhooks_deliver
+from payouts.submission.create import payout_for_participant
+from payouts.submission.submit import payout_payment_order, payout_submit
+from payouts.submission.webhooks import transfer_events_process
+from tests.conftest import rewarded_in_browser, verified
+from tests.payouts.conftest import payee_details
+
+pytestmark = pytest.mark.django_db
+IBAN_NUMBERS = itertools.count(1)
+
+
+def webhooks():
+    funding_webhooks_deliver()
+    transfer_events_process()
+
+
+def custody_brand(owner, slug: str, capture) -> tuple[Brand, VirtualAccount]:
+    """A live brand staff verified and the sandbox provider verified at once (nothing in its legal
+    name asks otherwise), with its own balance account and virtual IBAN."""
+    brand = verified(
+        brand_create(name=slug.title(), slug=slug, owner=owner, currency="EUR"), provider_allowed=False
+    )
+    Brand.objects.filter(pk=brand.pk).update(legal_name=f"{slug.title()} GmbH")
+    brand.refresh_from_db()
+    with capture(execute=True):
+        funding.virtual_account_request(brand=brand, currency="EUR")
+    webhooks()
+    account = VirtualAccount.objects.get(brand=brand)
+    assert account.status == "open" and account.account_holder_id, account.error
+    assert funding_selectors.brand_balance_account_id(brand=brand) == account.balance_account_id
+    return brand, account
+
+
+def deposit(account: VirtualAccount, amount: int, *, returned: bool = False):
+    deposit_simulate(iban=account.iban, amount=amount, returned=returned)
+    webhooks()
+
+
+def live_campaign(brand, budget: int, slug: str):
+    campaign = campaign_create(
+        brand=brand,
+        name=slug.title(),
+        slug=slug,
+        package="all_in_one",
+        currency="EUR",
+        countries=["DE"],
+        languages=["en"],
+    )
+    campaign_fund(campaign=campaign, amount=budget)
+    return campaign_transition(campaign=campaign, to="live")
+
+
+def provider_balance_of(account: VirtualAccount) -> int:
+    return sandbox_bank.sandbox_balance(
+        SandboxBalanceAccount.objects.get(account_id=account.balance_account_id)
+    )
+
+
+def ledger_balance_of(brand) -> int:
+    found = Account.objects.filter(kind=AccountKind.BRAND_BALANCE, brand_id=brand.pk, currency="EUR").first()
+    return found.balance if found else 0
+
+
+def crossing_transactions() -> list[int]:
+    """Transactions whose entries touch two different brands' accounts."""
+    seen: dict[int, set] = {}
+    for transaction_id, brand_id in Entry.objects.values_list("transaction_id", "account__brand_id"):
+        if brand_id is not None:
+            seen.setdefault(transaction_id, set()).add(brand_id)
+    return [pk for pk, brands in seen.items() if len(brands) > 1]
+
+
+def own_iban(number: int) -> str:
+    """A valid IBAN of a person's own (people sharing one are held for review), settling at the
+    sandbox bank (no magic suffix)."""
+    return str(IBAN.generate("DE", bank_code="37040044", account_code=f"{5_000_000 + number * 10:010d}"))
+
+
+def pay(client, campaign, capture, *, subject: str, iban=None) -> Payout:
+    iban = iban or own_iban(next(IBAN_NUMBERS))
+    person = rewarded_in_browser(client, campaign, subject=subject)
+    with capture(execute=True):
+        payee_details(client, campaign, iban=iban, email=f"{subject}@example.com")
+    # The pipeline made and sent it after the commit, or it is made here as a worker would.
+    payout = Payout.objects.filter(participant=person).order_by("-pk").first()
+    if payout is None:
+        payout = payout_for_participant(participant_id=person.pk, currency="EUR")
+    if payout.status in ("created", "payee_verified"):
+        payout_submit(payout_id=payout.pk)
+    payout.refresh_from_db()
+    return payout
+
+
+# The database: no posting between two brands.
+
+
+def test_the_database_refuses_a_posting_between_two_brands(alpaca, bison):
+    """The ledger's Python check says it in words; the trigger holds it even for a writer that
+    goes around the write path."""
+    a = brand_funding_account(brand=alpaca, currency="EUR")
+    b = brand_funding_account(brand=bison, currency="EUR")
+    with pytest.raises(InvalidPosting, match="two brands"):
+        transfer_post(source=a, destination=b, amount=1, reason="crossing")
+    with pytest.raises(DatabaseError, match="between two brands"), transaction.atomic():
+        (tx,) = ledger_sql.transactions_insert(
+            now=timezone.now(),
+            columns=[["crossing"], [""], [""], [None], ["x"], [None], [alpaca.pk]],
+        )
+        ledger_sql.entries_insert(entries=[(tx, a.pk, 1, "EUR", alpaca.pk), (tx, b.pk, -1, "EUR", alpaca.pk)])
+    # A brand and the platform's own account (its fee, a custody move) is allowed.
+    brand_deposit_record(brand=alpaca, amount=5_00, currency="EUR", bank_reference="OK-1")
+    assert crossing_transactions() == []
+
+
+# Deposits stay; payouts leave from the brand's own account; the ledger mirrors it.
+
+
+def test_a_deposit_stays_on_the_brands_own_balance_account(alice, django_capture_on_commit_callbacks):
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    deposit(account, 250_00)
+    assert provider_balance_of(account) == 250_00 == ledger_balance_of(brand)
+    assert brand_funding_account(brand=brand, currency="EUR").balance == 250_00
+    # Nothing swept, nothing on the platform's accounts.
+    assert not SandboxFundingTransfer.objects.filter(category="internal").exists()
+    assert not Entry.objects.filter(account__brand_id__isnull=True).exists()
+    assert account.holder_name == "Alpaca GmbH"
+
+
+def test_a_payout_leaves_from_the_brands_own_balance_account(
+    client, alice, bob, django_capture_on_commit_callbacks
+):
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    other, other_account = custody_brand(bob, "bison", django_capture_on_commit_callbacks)
+    deposit(account, 100_00)
+    deposit(other_account, 100_00)
+    campaign = live_campaign(brand, 100_00, "summer-glow")
+    payout = pay(client, campaign, django_capture_on_commit_callbacks, subject="pat")
+    assert payout_payment_order(payout).balance_account_id == account.balance_account_id
+    assert payout.status == "settled"
+    sent = SandboxBankPayment.objects.get(end_to_end_id=payout.end_to_end_id)
+    assert sent.balance_account_id == account.balance_account_id
+    # Its webhooks name the brand's balance account: read as its payout, never a movement.
+    sandbox_bank.webhooks_deliver()
+    transfer_events_process()
+    webhooks()
+    assert not ReconciliationException.objects.exists()
+    assert provider_balance_of(account) == 100_00 - payout.amount == ledger_balance_of(brand)
+    assert provider_balance_of(other_account) == 100_00 == ledger_balance_of(other)
+    # Reconciled per balance account: each brand's provider balance equals its ledger account.
+    funding.provider_transactions_reconcile()
+    for found in VirtualAccount.objects.all():
+        assert found.balance_checked_at is not None and found.drift == 0
+    assert not ReconciliationException.objects.exists() and ledger_drift() == []
+    assert crossing_transactions() == []
+
+
+def test_a_returned_payout_comes_back_to_the_brands_own_account(
+    client, alice, django_capture_on_commit_callbacks
+):
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    deposit(account, 50_00)
+    campaign = live_campaign(brand, 50_00, "summer-glow")
+    payout = pay(client, campaign, django_capture_on_commit_callbacks, subject="pat")
+    sandbox_bank.payment_return(
+        payment=SandboxBankPayment.objects.get(end_to_end_id=payout.end_to_end_id), reason_code="AC04"
+    )
+    sandbox_bank.webhooks_deliver()
+    transfer_events_process()
+    payout.refresh_from_db()
+    assert payout.status == "returned"
+    assert provider_balance_of(account) == 50_00 == ledger_balance_of(brand)
+
+
+def test_a_transfer_out_with_another_brands_reference_is_not_booked(
+    client, alice, bob, django_capture_on_commit_callbacks
+):
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    other, other_account = custody_brand(bob, "bison", django_capture_on_commit_callbacks)
+    deposit(other_account, 20_00)
+    campaign = live_campaign(other, 20_00, "bison-ride")
+    theirs = pay(client, campaign, django_capture_on_commit_callbacks, subject="pat")
+    # Alpaca's account reports a transfer out carrying Bison's payout reference: not Alpaca's.
+    outcome = funding.provider_transfer_apply(
+        {
+            "type": "balancePlatform.transfer.updated",
+            "data": {
+                "id": "FORGED0000000001",
+                "category": "bank",
+                "direction": "outgoing",
+                "type": "bankTransfer",
+                "status": "booked",
+                "reference": theirs.end_to_end_id,
+                "amount": {"currency": "EUR", "value": 2_00},
+                "balanceAccount": {"id": account.balance_account_id},
+                "balances": [{"currency": "EUR", "balance": -2_00}],
+            },
+        }
+    )
+    assert outcome == "movement_exception"
+    assert ReconciliationException.objects.get().brand_id == brand.pk
+
+
+def test_the_provider_refuses_what_the_brands_account_cannot_cover(
+    client, alice, django_capture_on_commit_callbacks
+):
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    deposit(account, 10_00)
+    campaign = live_campaign(brand, 10_00, "summer-glow")
+    _take_from_sandbox(account, 9_50)  # the provider's balance is lower than the ledger thinks
+    payout = pay(client, campaign, django_capture_on_commit_callbacks, subject="pat")
+    assert (payout.status, payout.reason_code) == ("rejected", "AM04")
+    assert SandboxBankPayment.objects.get(end_to_end_id=payout.end_to_end_id).status == "RJCT"
+
+
+def _take_from_sandbox(account: VirtualAccount, amount: int) -> None:
+    """Money leaves the brand's account at the sandbox provider without the ledger knowing (what a
+    drift looks like)."""
+    holder = SandboxBalanceAccount.objects.get(account_id=account.balance_account_id)
+    moved = SandboxFundingTransfer.objects.create(
+        transfer_id=f"SBXOUT{amount:010d}",
+        account=holder,
+        category="internal",
+        direction="outgoing",
+        amount=amount,
+        currency="EUR",
+        counterparty_balance_account="BAELSEWHERE",
+    )
+    SandboxFundingEvent.objects.create(transfer=moved, status="booked")
+
+
+def test_a_drift_pauses_that_brand_only(client, alice, bob, django_capture_on_commit_callbacks):
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    other, other_account = custody_brand(bob, "bison", django_capture_on_commit_callbacks)
+    deposit(account, 10_00)
+    deposit(other_account, 10_00)
+    _take_from_sandbox(account, 3_00)
+    funding.provider_balances_check()
+    account.refresh_from_db()
+    assert account.drift == 3_00
+    assert funding_selectors.brands_custody_blocked(brand_ids=[brand.pk, other.pk]) == {brand.pk}
+    with pytest.raises(BrandNotVerified, match="paused"):
+        brand_money_allowed_check(brand=brand)
+    brand_money_allowed_check(brand=other)
+    assert any("BRAND BALANCE DRIFT" in line for line in funding_selectors.provider_drift_problems())
+    # Its payout waits; the other brand's leaves.
+    campaign = live_campaign(other, 10_00, "bison-ride")
+    assert pay(client, campaign, django_capture_on_commit_callbacks, subject="pat").status == "settled"
+
+
+# What the platform held for a brand, moved to its own account.
+
+
+def test_custody_move_moves_what_the_platform_held(alice, django_capture_on_commit_callbacks):
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    # Funded the retired way: by reference to the platform's bank account.
+    brand_deposit_record(brand=brand, amount=300_00, currency="EUR", bank_reference="REF-OLD-1")
+    out = StringIO()
+    call_command("custody_move", stdout=out)
+    assert "would move €300.00" in out.getvalue() and provider_balance_of(account) == 0
+    call_command("custody_move", "--execute", stdout=out)
+    assert provider_balance_of(account) == 300_00 == ledger_balance_of(brand)
+    assert platform_bank(currency="EUR").balance == 0
+    assert brand_funding_account(brand=brand, currency="EUR").balance == 300_00  # its money, unchanged
+    # Its webhook books nothing twice; a second run moves nothing.
+    webhooks()
+    assert provider_balance_of(account) == 300_00 == ledger_balance_of(brand)
+    call_command("custody_move", "--execute", stdout=out)
+    assert "nothing held for it" in out.getvalue() and provider_balance_of(account) == 300_00
+    assert crossing_transactions() == [] and ledger_drift() == []
+
+
+def test_custody_move_skips_a_brand_not_onboarded(alpaca):
+    out = StringIO()
+    call_command("custody_move", "--execute", stdout=out)
+    assert "alpaca: skipped" in out.getvalue()
+
+
+# The invariants, after any sequence of deposits, payouts and returns on two brands.
+
+SUBJECTS = itertools.count(1)
+
+STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["deposit", "deposit_returned", "payout", "return"]),
+        st.integers(0, 1),
+        st.integers(1, 40_00),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(steps=STEPS)
+def test_no_posting_crosses_brands_and_each_balance_matches(
+    client, alice, bob, django_capture_on_commit_callbacks, steps
+):
+    brands = []
+    for owner, slug in ((alice, "alpaca"), (bob, "bison")):
+        found = VirtualAccount.objects.filter(brand__slug=slug).first()
+        if found is None:
+            brand, account = custody_brand(owner, slug, django_capture_on_commit_callbacks)
+            deposit(account, 500_00)
+            live_campaign(brand, 200_00, f"{slug}-camp")
+            found = account
+        brands.append((found.brand, found))
+    for step, which, amount in steps:
+        brand, account = brands[which]
+        if step == "deposit":
+            deposit(account, amount)
+        elif step == "deposit_returned":
+            deposit(account, amount, returned=True)
+        elif step == "payout":
+            campaign = brand.campaigns.get()
+            pay(client, campaign, django_capture_on_commit_callbacks, subject=f"person-{next(SUBJECTS)}")
+        else:
+            settled = SandboxBankPayment.objects.filter(
+                balance_account_id=account.balance_account_id, status="ACSC", returned_at__isnull=True
+            ).first()
+            if settled is not None:
+                sandbox_bank.payment_return(payment=settled, reason_code="AC04")
+                sandbox_bank.webhooks_deliver()
+                transfer_events_process()
+    assert crossing_transactions() == []
+    for brand, account in brands:
+        assert provider_balance_of(account) == ledger_balance_of(brand), brand.slug
+    assert ledger_drift() == []
+
+
+# Two payouts racing on one brand's balance.
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_payouts_racing_on_one_brands_balance(client, alice, django_capture_on_commit_callbacks):
+    """The provider's balance covers one of two payouts sent at once from two workers: exactly one
+    leaves, the other is refused (notEnoughBalance) and its person is owed again; the ledger
+    mirrors only what left."""
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    deposit(account, 10_00)
+    campaign = live_campaign(brand, 10_00, "summer-glow")
+    # While the people give their details nothing leaves (the brand held), so the two payouts
+    # can be sent at once below.
+    ProviderOnboarding.objects.filter(brand=brand).update(allowed=False)
+    people = []
+    for subject in ("pat", "sam"):
+        people.append(rewarded_in_browser(client, campaign, subject=subject))
+        payee_details(client, campaign, iban=own_iban(next(IBAN_NUMBERS)), email=f"{subject}@example.com")
+    payouts = [payout_for_participant(participant_id=person.pk, currency="EUR") for person in people]
+    assert all(payout is not None and payout.status in ("created", "payee_verified") for payout in payouts)
+    _take_from_sandbox(account, 10_00 - payouts[0].amount)  # room for one payout only
+    ProviderOnboarding.objects.filter(brand=brand).update(allowed=True)
+    barrier = threading.Barrier(2)
+    errors = []
+
+    def worker(payout_id):
+        try:
+            barrier.wait()
+            payout_submit(payout_id=payout_id)
+        except Exception as error:  # the race's failure is the finding
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(p.pk,)) for p in payouts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    statuses = sorted(Payout.objects.filter(pk__in=[p.pk for p in payouts]).values_list("status", flat=True))
+    assert statuses == ["rejected", "settled"]
+    assert provider_balance_of(account) == 0
+    assert ledger_balance_of(brand) == 10_00 - payouts[0].amount  # the ledger's mirror of what left
+    assert crossing_transactions() == [] and ledger_drift() == []
