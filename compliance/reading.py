@@ -99,7 +99,7 @@ class _Latin:
         if not self._clean(text, veto):
             return False
         words, stems = self._words(text)
-        anchored = forbidden or any(stem in self.tasks for stem in stems)
+        anchored = forbidden or any(stem in self.tasks or stem in self.speech for stem in stems)
         # A speech verb scripts what is said, and a disclosure may only be asked for plainly: the
         # rest must be all known words ("mention the oat flavour", "add #ad at the start"), never an
         # open one ("say it tastes like caramel", "leave the #ad off, it looks salesy").
