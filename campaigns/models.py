@@ -3,6 +3,8 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.brief import brief_lines as brief_render
+
 
 def default_person_allowance() -> int | None:
     """New brands start with a cap on what one person earns; they raise or lower it themselves."""
@@ -302,6 +304,10 @@ class ActionRule(models.Model):
     # What a share earns by the product the person bought, {"SKU": minor units}; a product not listed
     # earns reward_amount (only with the campaign's purchase gate).
     product_rewards = models.JSONField(default=dict, blank=True, db_default={})
+    # What the brief asks as fields (campaigns.brief: show the product, tag, hashtags, post within
+    # hours, keep public, the label, language, length, the flavour, the price may be said), rendered
+    # to the creator in their language; only `instructions` beside them is free text to lint.
+    brief = models.JSONField(default=dict, blank=True, db_default={})
 
     class Meta:
         ordering = ["position", "pk"]
@@ -332,6 +338,11 @@ class ActionRule(models.Model):
     def step_title(self) -> str:
         """The step as the person doing it reads it ("Post a video"), not the rule's name ("UGC share")."""
         return str(STEP_TITLES.get(self.trigger, self.get_trigger_display()))
+
+    @property
+    def brief_lines(self) -> list[str]:
+        """The brief's fields as the person reads them, in the active language."""
+        return brief_render(self.brief or {})
 
 
 class LicenceTerms(models.Model):
