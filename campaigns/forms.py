@@ -4,6 +4,8 @@ from django import forms
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.brief import FIELDS as BRIEF_FIELDS
+from campaigns.brief import BriefError, brief_clean
 from campaigns.models import Package, Role, Trigger, VerificationMode
 from campaigns.reach import TiersInvalid, reach_tiers_parse
 
@@ -191,6 +193,52 @@ class RuleForm(forms.Form):
         required=False,
         help_text=_("Referred sales only: an order from a buyer who bought from you before earns nothing."),
     )
+    # The brief as fields (campaigns.brief): what a brand may ask of a posted video, rendered to the
+    # creator in their language; only the text above is free and checked by reading it.
+    brief_show_product = forms.BooleanField(label=_("Show the product"), required=False)
+    brief_show_within_seconds = forms.IntegerField(
+        label=_("Show it within the first seconds"), min_value=1, max_value=60, required=False
+    )
+    brief_tag_handle = forms.CharField(
+        label=_("Tag this account"),
+        max_length=31,
+        required=False,
+        widget=forms.TextInput(attrs={"placeholder": "@"}),
+    )
+    brief_hashtags = forms.CharField(
+        label=_("Hashtags to add"),
+        max_length=600,
+        required=False,
+        help_text=_(
+            "Separated by spaces. The disclosure (#ad, #Werbung, #publi, #广告) is added on its own."
+        ),
+    )
+    brief_mention = forms.CharField(label=_("Name this flavour or product"), max_length=60, required=False)
+    brief_label_on = forms.BooleanField(label=_("Switch on the paid-partnership label"), required=False)
+    brief_post_within_hours = forms.IntegerField(
+        label=_("Post within (hours)"), min_value=1, max_value=24 * 30, required=False
+    )
+    brief_keep_public_days = forms.IntegerField(
+        label=_("Keep public for (days)"), min_value=1, max_value=365, required=False
+    )
+    brief_min_seconds = forms.IntegerField(
+        label=_("Video at least (seconds)"), min_value=1, max_value=600, required=False
+    )
+    brief_max_seconds = forms.IntegerField(
+        label=_("Video at most (seconds)"), min_value=1, max_value=600, required=False
+    )
+    brief_language = forms.ChoiceField(
+        label=_("Language spoken"),
+        required=False,
+        choices=[
+            ("", "—"),
+            ("en", _("English")),
+            ("de", _("German")),
+            ("es", _("Spanish")),
+            ("zh-hans", _("Chinese")),
+        ],
+    )
+    brief_price_allowed = forms.BooleanField(label=_("The price may be mentioned"), required=False)
 
     # The fields an action uses, the rest hidden while another action is chosen (actions.js; the
     # server checks every field whatever the browser shows). A field not named here is for all.
@@ -213,7 +261,12 @@ class RuleForm(forms.Form):
         "referral_person_cap": (Trigger.REFERRAL,),
         "referral_campaign_cap": (Trigger.REFERRAL,),
         "referral_first_order_only": (Trigger.REFERRAL,),
+        **dict.fromkeys((f"brief_{name}" for name in BRIEF_FIELDS), SHARES),
     }
+
+    def brief(self) -> dict:
+        """The brief's fields as campaigns.brief takes them (after is_valid)."""
+        return {name: self.cleaned_data.get(f"brief_{name}") for name in BRIEF_FIELDS}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -262,6 +315,14 @@ class RuleForm(forms.Form):
             and data["reach_tiers"][-1][1] > data["reward"]
         ):
             self.add_error("reach_tiers", _("A tier pays more than the most one video earns (the reward)."))
+        if not self.errors:
+            try:
+                brief = brief_clean(self.brief())
+            except BriefError as error:
+                self.add_error(None, str(error))
+            else:
+                if brief and data.get("trigger") not in (Trigger.UGC_SHARE, Trigger.VIEW_THRESHOLD):
+                    self.add_error(None, _("Only a rule for a posted video has a brief."))
         return data
 
 

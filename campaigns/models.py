@@ -4,6 +4,8 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.brief import brief_lines as brief_render
+
 
 def default_person_allowance() -> int | None:
     """New brands start with a cap on what one person earns; they raise or lower it themselves."""
@@ -323,6 +325,10 @@ class ActionRule(models.Model):
     referral_min_order = models.BigIntegerField(
         null=True, blank=True, help_text="Smallest order that earns a referral, minor units"
     )
+    # What the brief asks as fields (campaigns.brief: show the product, tag, hashtags, post within
+    # hours, keep public, the label, language, length, the flavour, the price may be said), rendered
+    # to the creator in their language; only `instructions` beside them is free text to lint.
+    brief = models.JSONField(default=dict, blank=True, db_default={})
 
     class Meta:
         ordering = ["position", "pk"]
@@ -353,6 +359,11 @@ class ActionRule(models.Model):
     def step_title(self) -> str:
         """The step as the person doing it reads it ("Post a video"), not the rule's name ("UGC share")."""
         return str(STEP_TITLES.get(self.trigger, self.get_trigger_display()))
+
+    @property
+    def brief_lines(self) -> list[str]:
+        """The brief's fields as the person reads them, in the active language."""
+        return brief_render(self.brief or {})
 
 
 class LicenceTerms(models.Model):

@@ -38,6 +38,7 @@ brand_pages = [
     path(campaign, views.campaign_detail, name="campaign_detail"),
     path(campaign + "edit/", views.campaign_edit, name="campaign_edit"),
     path(campaign + "rules/", views.campaign_rule_save, name="campaign_rule_save"),
+    path(campaign + "rules/brief/", views.campaign_rule_brief_preview, name="campaign_rule_brief_preview"),
     path(campaign + "rules/<int:rule_id>/delete/", views.campaign_rule_delete, name="campaign_rule_delete"),
     path(campaign + "fund/", views.campaign_fund_view, name="campaign_fund"),
     path(campaign + "status/", views.campaign_status, name="campaign_status"),

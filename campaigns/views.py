@@ -8,7 +8,7 @@ from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -16,6 +16,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaigns import roles
 from campaigns.access import brand_member_required
+from campaigns.brief import FIELDS as BRIEF_FIELDS
+from campaigns.brief import BriefError, brief_clean, brief_lines
 from campaigns.forms import (
     AllowanceForm,
     AmountForm,
@@ -319,6 +321,10 @@ def _rule_initial(rule: ActionRule) -> dict:
         "referral_person_cap": major(rule.referral_person_cap),
         "referral_campaign_cap": major(rule.referral_campaign_cap),
         "referral_first_order_only": rule.referral_first_order_only,
+        **{
+            f"brief_{name}": " ".join(value) if isinstance(value, list) else value
+            for name, value in (rule.brief or {}).items()
+        },
     }
 
 
@@ -424,6 +430,7 @@ def campaign_rule_save(request, campaign_id):
             referral_person_cap=data.get("referral_person_cap"),
             referral_campaign_cap=data.get("referral_campaign_cap"),
             referral_first_order_only=bool(data.get("referral_first_order_only")),
+            brief={name: data.get(f"brief_{name}") for name in BRIEF_FIELDS},
         )
 
     return _campaign_form_submit(
@@ -433,6 +440,37 @@ def campaign_rule_save(request, campaign_id):
         form_name="rule_form",
         action=save,
         success=_("Rule saved."),
+    )
+
+
+# The languages a creator may read a brief in, each by its own name.
+BRIEF_LANGUAGES = (("en", "English"), ("de", "Deutsch"), ("es", "Español"), ("zh-hans", "中文"))
+
+
+@brand_member_required(roles.EDIT_CAMPAIGNS)
+def campaign_rule_brief_preview(request, campaign_id):
+    """The brief's fields as the creator will read them, in each of the four languages (the rule
+    editor asks for it with htmx as the brand fills the fields); a field it cannot take, said so."""
+    campaign = _campaign(request, campaign_id)
+    form = RuleForm(request.GET)
+    form.is_valid()  # the brief's own fields are read from cleaned_data; the rest does not matter here
+    data = {name: form.cleaned_data.get(f"brief_{name}") for name in BRIEF_FIELDS}
+    error, previews = "", []
+    wrong = [e for name in BRIEF_FIELDS for e in form.errors.get(f"brief_{name}", [])]
+    try:
+        if wrong:
+            raise BriefError(wrong[0])
+        brief = brief_clean(data)
+    except BriefError as refused:
+        error = str(refused)
+    else:
+        for code, name in BRIEF_LANGUAGES:
+            with translation.override(code):
+                previews.append({"code": code, "name": name, "lines": brief_lines(brief)})
+    return render(
+        request,
+        "campaigns/_brief_preview.html",
+        {"campaign": campaign, "previews": previews, "error": error},
     )
 
 

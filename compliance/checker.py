@@ -539,6 +539,19 @@ def _lead_words_are_tags(text: str, end: int) -> bool:
     return all(token.startswith("#") or not _FIRST_WORD.search(token) for token in text[:end].split())
 
 
+# A caption that opens by saying what it is: "ok this is an ad", "Das ist Werbung", "Esto es
+# publicidad", "这是广告". Only these words before the disclosure; a negation is no part of them.
+_LEAD_IN = re.compile(
+    r"[\W_]*(?:(?:ok|okay|so|yes|yep|ja|also|vale|bueno|好的|嗯)[\W_]+)?"
+    r"(?:(?:this|this video|this post|it)\s+is|it['’]s|this['’]s"
+    r"|(?:dies|das|dieses video|dieser beitrag)\s+ist"
+    r"|(?:esto|este vídeo|este video|esta publicación)\s+es|这是|这条是|本视频是|这个视频是)"
+    r"\s*(?:an?|ein|eine|un|una|一条|一个)?\s*$"
+)
+# After such an opening the sentence may go on: "ok this is an ad but hear me out".
+_GOES_ON = re.compile(r"\s+(?:but|aber|pero)\b|\s*(?:但|不过)")
+
+
 def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int) -> bool:
     """One disclosure in a shape the policies accept: first in the caption (or in its leading
     hashtags) and followed by a separator, a connector or the brand; "由<brand>赞助" at the start; or a
@@ -553,8 +566,11 @@ def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int) -> bool:
             by = _CJK_BY.search(text, before.start(), before.start(1))
             if by and _CJK_LEAD.fullmatch(text, 0, by.start()):
                 return True
-    if not _lead_words_are_tags(text, start):
+    opened = not _lead_words_are_tags(text, start)
+    if opened and not _LEAD_IN.fullmatch(text, 0, start):
         return False
+    if opened and _GOES_ON.match(text, end):
+        return True
     if term.split()[-1] in m.connector_words:
         # "En colaboración con el ayuntamiento", "Paid partnership with my sister": a connector that
         # does not lead to the brand leaves the disclosure about someone else, or no one.

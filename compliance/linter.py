@@ -17,6 +17,7 @@ import snowballstemmer
 from django.utils.translation import gettext as _
 
 from compliance.checker import CompiledPolicy, normalize, term_pattern_compile
+from compliance.reading import ALLOW, BLOCK, Grammar, Reading
 
 STEMMERS = {"en": "english", "de": "german", "es": "spanish"}
 GAP = 6  # words that may stand between "only" and "recommend", "buy" and "likes" ("buy 500 more likes")
@@ -204,6 +205,7 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
         ordered = sorted(phrases, key=len, reverse=True)
         found["phrases"] = re.compile("|".join(re.escape(p) for p in ordered)) if ordered else None
         found["shapes"] = re.compile("|".join(f"(?:{p})" for p in shapes)) if shapes else None
+        found["grammar"] = Grammar(languages)
         _COMPILED[key] = found
     return found
 
@@ -227,11 +229,19 @@ _TAGS = re.compile(r"@[\w.]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
-def not_understood(text: str, patterns: dict, names: Sequence[str] = ()) -> str | None:
-    """The first sentence of a rule's free text not made only of what a brand may ask (show the
-    product, tag, post within hours, keep public, disclose) once the allowed shapes in it are taken
-    out, or None. Fail closed: such a sentence goes to JoyBack's review before launch."""
-    for sentence in re.split(r"[.!?;:\n。！？；：]+", text):
+# A brief's sentences end at these; not the point or colon inside a number ("1.000", "9:16").
+_BRIEF_SENTENCES = re.compile(r"[.:](?!\d)|[!?;\n。！？；：]+")
+# "z. B.", "e.g.", "p. ej.": a point that ends no sentence.
+_ABBREVIATIONS = re.compile(r"\b(?:z\. ?b\.|e\.g\.|i\.e\.|p\. ?ej\.|u\. ?a\.|d\. ?h\.|etc\.|usw\.|bzw\.)")
+
+
+def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list[tuple[str, Reading]]:
+    """Each sentence of a rule's free text not made only of what a brand may ask once the allowed
+    shapes in it are taken out, with how its structure reads (compliance.reading): understood as a
+    task after all, an element of a blocked kind, or unknown (fail closed: JoyBack's review)."""
+    unread = []
+    text = _ABBREVIATIONS.sub(lambda found: found.group(0).replace(".", "").replace(" ", ""), text)
+    for sentence in _BRIEF_SENTENCES.split(text):
         rest = _TAGS.sub(" ", sentence)
         for words in (_WORDS.findall(normalize(name)) for name in names if name):
             if words:
@@ -244,8 +254,80 @@ def not_understood(text: str, patterns: dict, names: Sequence[str] = ()) -> str 
         if _CJK.search(rest) or any(
             not w.isdigit() and w not in patterns["words"] for w in _WORDS.findall(rest)
         ):
-            return sentence.strip()
+            reading = patterns["grammar"].read(rest)
+            if reading.verdict != ALLOW:
+                # The shapes are tried one after another, not longest first: a shorter one can cut
+                # a lawful phrase in two ("不要买粉" of "不要买粉丝或刷播放"). The sentence as written is
+                # read too: allowed if either reading allows it, blocked only if both block it.
+                whole = patterns["grammar"].read(normalize(_TAGS.sub(" ", sentence)))
+                if whole.verdict == ALLOW:
+                    continue
+                if whole.verdict != BLOCK:
+                    reading = whole
+            if reading.verdict != ALLOW:
+                unread.append((sentence.strip(), reading))
+    return unread
+
+
+def not_understood(text: str, patterns: dict, names: Sequence[str] = ()) -> str | None:
+    """The first sentence of a rule's free text not understood as allowed, or None."""
+    unread = sentences_read(text, patterns, names)
+    return unread[0][0] if unread else None
+
+
+# A sentence read as an element of a blocked kind, as the finding that kind makes.
+KIND_FINDINGS = {
+    "hide_payment": "deceptive_instruction",
+    "false_testimony": "deceptive_instruction",
+    "suppress_negatives": "sentiment_conditioned",
+    "require_persuasion": "sentiment_conditioned",
+    "rating_condition": "sentiment_conditioned",
+    "scripted_superlative": "sentiment_conditioned",
+    "fake_engagement": "fake_engagement",
+}
+
+
+# A hashtag that says the post is not an ad, or not paid: "#notanad", "#keinewerbung", "#sinpubli", "#非广告".
+_DENIED_TAG = re.compile(
+    r"(?:not|no|non|un|kein\w*|nicht|sin|ohne|不是|非|无|没)(?:an?|e|es)?(?:ad|ads|sponsored|paid|werbung|anzeige|publi\w*|广告|赞助)"
+)
+
+
+def _brief_value_doubtful(brief: dict, patterns: dict) -> str | None:
+    """A brief's free-standing values (the product to name, the hashtags) read like free text: one
+    that holds a blocked kind's element or denies the ad goes to review like a sentence would."""
+    grammar = patterns["grammar"]
+    for value in [brief.get("mention") or "", *(brief.get("hashtags") or [])]:
+        words = normalize(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", value.lstrip("#")))
+        if not words:
+            continue
+        if (
+            _DENIED_TAG.search(words.replace(" ", ""))
+            or (grammar.veto is not None and grammar.veto.search(words))
+            or _first_match(patterns["deceptive"], words)
+            or _first_match(patterns["sentiment"], words)
+            or _first_match(patterns["fake_engagement"], words)
+        ):
+            return value
     return None
+
+
+def _kind_message(code: str, rule: str, said: str) -> str:
+    if code == "fake_engagement":
+        return _(
+            "Rule “%(rule)s” asks for fake or bought engagement (“%(said)s”), which is banned "
+            "(FTC 16 CFR 465.8)."
+        ) % {"rule": rule, "said": said}
+    if code == "sentiment_conditioned":
+        return _(
+            "Rule “%(rule)s” conditions the reward on a sentiment (“%(said)s”). An incentive may never "
+            "depend on a positive opinion (FTC 16 CFR 465, EU UCPD): ask for an honest post instead."
+        ) % {"rule": rule, "said": said}
+    return _(
+        "Rule “%(rule)s” asks people to hide that they are paid or to say something untrue (“%(said)s”). A "
+        "paid post must say so, and a testimony must be the person's own (FTC 16 CFR 255 and 465, EU UCPD): "
+        "remove it."
+    ) % {"rule": rule, "said": said}
 
 
 def rules_lint(
@@ -336,8 +418,16 @@ def rules_lint(
                 )
         blocked = any(finding.blocking for finding in findings[before:])
         brand = getattr(getattr(getattr(rule, "campaign", None), "brand", None), "name", "")
-        unclear = not_understood(text, patterns, [brand]) if text and not blocked else None
-        if unclear and rule.instructions.strip() not in approved:
+        unread = sentences_read(text, patterns, [brand]) if text and not blocked else []
+        kinds = [(reading.kind, reading.said) for _sentence, reading in unread if reading.verdict == BLOCK]
+        if kinds:
+            # Not understood, and an element of a blocked kind in it: blocked as that kind.
+            kind, cue = kinds[0]
+            code = KIND_FINDINGS.get(kind, "deceptive_instruction")
+            findings.append(Finding(code, True, rule.pk, _kind_message(code, name, cue)))
+            said = said or (cue if code == "sentiment_conditioned" else None)
+        elif unread and rule.instructions.strip() not in approved:
+            unclear = unread[0][0]
             findings.append(
                 Finding(
                     "instructions_review",
@@ -349,6 +439,21 @@ def rules_lint(
                         "it before the campaign can go live, and tells you what to change."
                     )
                     % {"rule": name, "said": unclear[:120]},
+                )
+            )
+        odd = _brief_value_doubtful(getattr(rule, "brief", None) or {}, patterns)
+        if odd and odd not in approved:
+            findings.append(
+                Finding(
+                    "instructions_review",
+                    True,
+                    rule.pk,
+                    _(
+                        "Rule “%(rule)s” says more than JoyBack can check on its own (“%(said)s”). Use the "
+                        "rule's settings for what people must do, or keep the text: JoyBack's team reviews "
+                        "it before the campaign can go live, and tells you what to change."
+                    )
+                    % {"rule": name, "said": odd[:120]},
                 )
             )
         if text and "review" in text and not said:

@@ -3,6 +3,7 @@
 from django.db import transaction
 from django.utils.translation import gettext
 
+from campaigns.brief import BriefError, brief_clean
 from campaigns.models import (
     ActionRule,
     Campaign,
@@ -34,11 +35,21 @@ PACKAGE_RULES = {
 # TikTok identity: so every TikTok engagement action needs the login first.
 NEEDS_TIKTOK_LOGIN = frozenset({Trigger.UGC_SHARE, Trigger.LIKE, Trigger.COMMENT, Trigger.VIEW_THRESHOLD})
 
+# The actions whose person posts a video, and so reads a brief.
+BRIEF_TRIGGERS = frozenset({Trigger.UGC_SHARE, Trigger.VIEW_THRESHOLD})
+
 # Likes and comments cost a bot nothing: they are only ever paid up to a cap the brand sets.
 ALWAYS_CAPPED = frozenset({Trigger.LIKE, Trigger.COMMENT})
 
 
 def rule_write(*, campaign: Campaign, trigger: str, reward_amount: int, position: int = 0, **fields):
+    if "brief" in fields:
+        try:
+            fields["brief"] = brief_clean(fields["brief"] or {})
+        except BriefError as error:
+            raise CampaignError(str(error)) from None
+        if fields["brief"] and trigger not in BRIEF_TRIGGERS:
+            raise CampaignError(gettext("Only a rule for a posted video has a brief."))
     if trigger in ALWAYS_CAPPED and not fields.get("total_cap"):
         raise CampaignError(gettext("Likes and comments are cheap to fake: give their rule a total cap."))
     if trigger in NEEDS_TIKTOK_LOGIN:

@@ -6,6 +6,7 @@ review taking more than its share of what is fine (see evaluate.py for the scori
 
 import pytest
 
+from compliance.reading import UNKNOWN, Reading
 from tests.compliance.eval.evaluate import HERE, blind_present, captions_evaluate, rows, rules_evaluate
 
 LANGUAGES = {"en", "de", "es", "zh-hans"}
@@ -14,9 +15,9 @@ LANGUAGES = {"en", "de", "es", "zh-hans"}
 # JoyBack's review before launch, and a rule expected "allow" (or "block") that goes there counts as
 # a disagreement. The dev half's floor is high because its kinds were read (docs/disclosure-checking.md).
 FLOORS = [
-    ("own", 95.0, 78.0, 10.0, 50.0),
-    ("blind_dev", 92.0, 95.0, 10.0, 10.0),
-    ("blind_holdout", 89.0, 53.0, 10.0, 60.0),
+    ("own", 95.0, 83.0, 10.0, 40.0),
+    ("blind_dev", 93.0, 95.0, 10.0, 10.0),
+    ("blind_holdout", 89.0, 75.0, 10.0, 40.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 
@@ -80,7 +81,10 @@ def test_a_checker_that_passes_everything_would_fail_the_evaluation(monkeypatch,
 
 def test_a_linter_that_sends_everything_to_review_would_fail_on_its_cost(monkeypatch):
     # Fail closed has a price, and the floor holds it: reviewing every rule costs every allowed one.
-    monkeypatch.setattr("compliance.linter.not_understood", lambda text, patterns, names=(): text or None)
+    monkeypatch.setattr(
+        "compliance.linter.sentences_read",
+        lambda text, patterns, names=(): [(text, Reading(UNKNOWN))] if text else [],
+    )
 
     result = rules_evaluate()
 

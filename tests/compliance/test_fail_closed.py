@@ -100,7 +100,6 @@ def test_the_accepted_shapes_are_still_paid_without_a_look(language, caption):
     [
         ("de", "Bezahlte Kooperation mit Alpaca Coffee: mein Morgen", "not_the_mark"),
         ("zh-hans", "商业合作 | 早上的咖啡", "not_the_mark"),
-        ("en", "This is an #ad for Alpaca Coffee", "not_up_front"),
         ("en", "#ad what do you think of this blend? not sure yet", "doubtful_context"),
     ],
 )

@@ -100,7 +100,7 @@ def test_a_rule_asking_only_what_a_brand_may_ask_goes_live_and_the_check_is_reco
     assert decision.verdict == "compliant" and decision.policy_versions == ["eu-de@1"]
 
 
-HONEST = "Post an honest video about your morning coffee, whatever you think of it"
+HONEST = "Tell a story about your grandmother's kitchen while the coffee brews"
 
 
 def test_free_text_the_linter_cannot_read_waits_for_joybacks_review_before_launch(draft):

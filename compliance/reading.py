@@ -1,0 +1,269 @@
+# ruff: noqa: RUF001 - Chinese punctuation is matched on purpose
+"""A brief's sentence read by its structure, not by its exact words.
+
+A brand's brief asks for tasks: produce the video (film, show, hold, light), format it (vertical, 30
+seconds), time it (post within 48 hours, keep it public 30 days), tag, disclose. Such a sentence is
+an imperative (or a modal: "you should", "du musst", "debes", "需要") of a task verb over an object,
+or a description of the video ("the video should be vertical"). Its object is open: "the oat latte on
+your kitchen table" need not be listed word by word. What must never pass is an element of a kind
+the law forbids: praise or a superlative scripted, a rating, sales as the goal, engagement or
+accounts, the length of use or health, negatives kept out, the payment hidden. So a sentence is
+understood as allowed when it has a task and no such element (`veto`), scripts no speech (`speech`
+verbs: what a script says is read only by the exact shapes of the policy data), negates nothing but
+what a brand may forbid (`safe`: "no swearing", "don't buy views", "don't remove the #ad"), and
+leaves at most a few words unknown. A sentence not understood that holds an element of a blocked
+kind (`cues`) is blocked as that kind; otherwise it goes to a person. The data is in the policy
+file, `[languages.<code>.brief]`.
+"""
+
+import functools
+import re
+from dataclasses import dataclass
+
+import snowballstemmer
+
+STEMMERS = {"en": "english", "de": "german", "es": "spanish"}
+ALLOW, BLOCK, UNKNOWN = "allow", "block", "unknown"
+_WORDS = re.compile(r"[#@]?[^\W_]+(?:['’-][^\W_]+)*")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+# "Only say how long you have really used it": in a sentence asking for honesty, "only" limits the
+# honesty; what it could limit to (praise, a rating) is a veto element and still refused.
+_LIMITERS = re.compile(r"\b(?:only|just|solo|sólo|únicamente|nur|bloß)\b")
+# A disclosure in quotes ('Put "Ad" first') is the disclosure, not a scripted line.
+# What is left of an honesty sentence may not set a condition ("we pay as long as ...").
+_CONDITIONS = re.compile(
+    r"\b(?:as long as|so long as|provided|once|unless|if|when|as soon as|sofern|solange|wenn|falls|sobald"
+    r"|siempre que|si|cuando|mientras|en cuanto)\b|只要|才|如果|前提"
+)
+# The words for a disclosure or the platform's label, besides each language's `disclosures`.
+_LABELS = (
+    r"\blabel",
+    r"\bdisclos",
+    r"\bkennzeichn",
+    r"\betiquet",
+    r"\bindicaci",
+    "标识",
+    "标签",
+    "标注",
+    "标明",
+)
+_QUOTES = "\"“”„‘’'«»「」『』‚"
+
+
+@dataclass(frozen=True)
+class Reading:
+    verdict: str  # ALLOW, BLOCK (a blocked kind's element, `kind`) or UNKNOWN
+    kind: str = ""
+    said: str = ""
+
+
+@functools.cache
+def _stemmer(language: str):
+    name = STEMMERS.get(language)
+    return snowballstemmer.stemmer(name) if name else None
+
+
+def _stem(language: str, word: str) -> str:
+    stemmer = _stemmer(language)
+    return stemmer.stemWord(word) if stemmer else word
+
+
+def _any(patterns) -> re.Pattern | None:
+    patterns = list(patterns)
+    return re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
+
+
+@dataclass(frozen=True)
+class _Latin:
+    language: str
+    tasks: frozenset  # stems
+    speech: frozenset  # stems
+    known: frozenset  # words as written
+    known_stems: frozenset
+    negations: re.Pattern | None
+    safe: re.Pattern | None
+    budget: int
+    honesty: re.Pattern | None = None
+    honesty_safe: re.Pattern | None = None
+    honesty_words: re.Pattern | None = None
+
+    def read(self, text: str, veto: re.Pattern | None, disclosed: re.Pattern | None = None) -> bool:
+        """True when the sentence asks for a task, or for honesty, and nothing else this language
+        can tell."""
+        forbidden = False  # something a brand may forbid, forbidden ("no swearing")
+        if self.safe is not None:
+            text, forbidden = self.safe.subn(" ", text)
+        if self.honesty is not None and self.honesty.search(text):
+            return self._honest(text, veto)
+        if not self._clean(text, veto):
+            return False
+        words, stems = self._words(text)
+        anchored = forbidden or any(stem in self.tasks or stem in self.speech for stem in stems)
+        # A speech verb scripts what is said, and a disclosure may only be asked for plainly: the
+        # rest must be all known words ("mention the oat flavour", "add #ad at the start"), never an
+        # open one ("say it tastes like caramel", "leave the #ad off, it looks salesy").
+        strict = any(stem in self.speech for stem in stems) or (
+            disclosed is not None and disclosed.search(text)
+        )
+        return anchored and self._unknown(words, stems) <= (0 if strict else self.budget)
+
+    def _clean(self, text: str, veto: re.Pattern | None) -> bool:
+        if veto is not None and veto.search(text):
+            return False
+        return self.negations is None or not self.negations.search(text)
+
+    def _words(self, text: str) -> tuple[list[str], list[str]]:
+        words = [w for w in _WORDS.findall(text) if not w.startswith(("#", "@")) and not w.isdigit()]
+        return words, [_stem(self.language, w.strip("'’")) for w in words]
+
+    def _unknown(self, words, stems, also: frozenset = frozenset()) -> int:
+        return sum(
+            1
+            for word, stem in zip(words, stems, strict=True)
+            if word not in self.known
+            and word not in also
+            and stem not in self.known_stems
+            and stem not in self.tasks
+        )
+
+    def _honest(self, text: str, veto: re.Pattern | None) -> bool:
+        """Honesty asked for: the markers and their look-alikes out, nothing of a blocked kind left."""
+        if self.honesty_safe is not None:
+            text = self.honesty_safe.sub(" ", text)
+        text = _LIMITERS.sub(" ", self.honesty.sub(" ", text))
+        if self.honesty_words is not None:
+            text = self.honesty_words.sub(" ", text)
+        if _CONDITIONS.search(text) or not self._clean(text, veto):
+            return False
+        words, stems = self._words(text)
+        return self._unknown(words, stems) <= self.budget
+
+
+@dataclass(frozen=True)
+class _Chinese:
+    tasks: re.Pattern | None
+    known: re.Pattern | None
+    negations: re.Pattern | None
+    safe: re.Pattern | None
+    budget: int
+    honesty: re.Pattern | None = None
+    honesty_words: re.Pattern | None = None
+
+    def read(self, text: str, veto: re.Pattern | None, disclosed: re.Pattern | None = None) -> bool:
+        forbidden = 0
+        if self.safe is not None:
+            text, forbidden = self.safe.subn("，", text)
+        honest = self.honesty is not None and self.honesty.search(text)
+        if honest:
+            text = self.honesty.sub("，", text)
+            if self.honesty_words is not None:
+                text = self.honesty_words.sub("，", text)
+            if _CONDITIONS.search(text):
+                return False
+        if veto is not None and veto.search(text):
+            return False
+        if self.negations is not None and self.negations.search(text):
+            return False
+        if not honest and not forbidden and (self.tasks is None or not self.tasks.search(text)):
+            return False
+        rest = self.known.sub("", text) if self.known is not None else text
+        strict = disclosed is not None and disclosed.search(text)
+        return sum(len(run) for run in _CJK_RUN.findall(rest)) <= (0 if strict else self.budget)
+
+
+class Grammar:
+    """The structure of what a brief may ask, in every language of the policies in force."""
+
+    def __init__(self, languages: dict):
+        self.latin: list[_Latin] = []
+        self.chinese: list[_Chinese] = []
+        vetoes, cues = [], []
+        for code, table in languages.items():
+            brief = table.get("brief")
+            if not brief:
+                continue
+            vetoes += brief.get("veto", [])
+            cues += [(kind, re.compile(pattern)) for kind, pattern in brief.get("cues", [])]
+            negations = brief.get("negations", [])
+            safe = _any(brief.get("safe", []))
+            budget = int(brief.get("unknown_budget", 0))
+            honesty = table.get("honesty", {})
+            markers = _any(honesty.get("markers", []))
+            if code.startswith("zh"):
+                known = [*table.get("allowed_phrases", []), *table.get("allowed_phrases_more", [])]
+                known += [*brief.get("known", []), *brief.get("tasks", [])]
+                ordered = sorted(set(known), key=len, reverse=True)
+                self.chinese.append(
+                    _Chinese(
+                        _any(re.escape(t) for t in brief.get("tasks", [])),
+                        _any(re.escape(k) for k in ordered),
+                        _any(re.escape(n) for n in negations),
+                        safe,
+                        budget,
+                        markers,
+                        _any(re.escape(w) for w in sorted(honesty.get("words", []), key=len, reverse=True)),
+                    )
+                )
+                continue
+            known_words = {
+                w.casefold() for key in ("allowed_words", "allowed_words_more") for w in table.get(key, [])
+            }
+            known_words |= {
+                w.casefold() for key in ("function", "nouns", "subjects") for w in brief.get(key, [])
+            }
+            self.latin.append(
+                _Latin(
+                    code,
+                    frozenset(
+                        _stem(code, w.casefold())
+                        for w in [*brief.get("tasks", []), *brief.get("subjects", [])]
+                    ),
+                    frozenset(_stem(code, w.casefold()) for w in brief.get("speech", [])),
+                    frozenset(known_words),
+                    frozenset(_stem(code, w) for w in brief.get("nouns", [])),
+                    _any(rf"(?<![\w'’]){re.escape(n)}(?![\w'’])" for n in negations),
+                    safe,
+                    budget,
+                    markers,
+                    _any(honesty.get("safe", [])),
+                    _any(
+                        rf"(?<![\w'’]){re.escape(w.casefold())}(?![\w'’])" for w in honesty.get("words", [])
+                    ),
+                )
+            )
+        # Whatever would be blocked as a kind is never read as allowed either.
+        self.veto = _any([*vetoes, *(pattern.pattern for _kind, pattern in cues)])
+        self.cues = cues
+        self.safe = _any(
+            reader.safe.pattern for reader in [*self.latin, *self.chinese] if reader.safe is not None
+        )
+        terms = sorted(
+            {t.casefold() for table in languages.values() for t in table.get("disclosures", [])},
+            key=len,
+            reverse=True,
+        )
+        self.quoted = (
+            re.compile(rf"[{_QUOTES}]\s*(#?(?:{'|'.join(map(re.escape, terms))}))\s*[{_QUOTES}]")
+            if terms
+            else None
+        )
+        self.disclosed = _any(
+            [*(re.escape(t) for t in terms if len(t) > 2 or not t.isascii()), r"#?\bads?\b", *_LABELS]
+        )
+
+    def read(self, text: str) -> Reading:
+        """How a sentence (lower case, the brand's names and handles taken out) reads."""
+        if self.quoted is not None:
+            text = self.quoted.sub(r" \1 ", text)
+        if text.strip():
+            readers = self.chinese if _CJK.search(text) else self.latin
+            if any(reader.read(text, self.veto, self.disclosed) for reader in readers):
+                return Reading(ALLOW)
+        if self.safe is not None:
+            text = self.safe.sub(" ", text)  # a lawful look-alike ("don't forget the #ad") is no cue
+        for kind, pattern in self.cues:
+            found = pattern.search(text)
+            if found:
+                return Reading(BLOCK, kind, found.group(0).strip())
+        return Reading(UNKNOWN)
