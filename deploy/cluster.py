@@ -493,14 +493,17 @@ class Cluster:
     def postgres_start(self) -> None:
         self._folder(self.logs)
         if self.ha:
+            began = time.monotonic()
             self.etcd_start()
             self.patroni_start(NODES[0])
             self._wait_rest(NODES[0], "/primary")
+            log(f"Patroni made {NODES[0]} the primary ({time.monotonic() - began:.0f} s)")
             self._admin(f"CREATE DATABASE {self.database}", ignore="already exists")
             self._admin("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", database=self.database)
             self.patroni_start(NODES[1])
             self._wait_rest(NODES[1], "/replica")
             self._sync_wait()
+            log(f"{NODES[1]} streams from it as the synchronous standby ({time.monotonic() - began:.0f} s)")
             return
         self.primary_make()
         if not self._running(self.home / "primary"):
