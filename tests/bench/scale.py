@@ -215,6 +215,14 @@ class LockSampler(threading.Thread):
         self.waits, self.samples, self.lag_ms = Counter(), 0, []
 
     def run(self):
+        # The primary lost (the failover run): sampling goes on on whichever node is primary next.
+        while not self.stop_event.is_set():
+            try:
+                self._sample()
+            except psycopg.Error:
+                self.stop_event.wait(1)
+
+    def _sample(self):
         with psycopg.connect(self.url, autocommit=True, application_name="bench-sampler") as conn:
             while not self.stop_event.wait(SAMPLE_SECONDS):
                 self.samples += 1
@@ -532,7 +540,7 @@ def chaos_run(cluster, run: Run, *, seconds: float, began: float, identities: li
     at(0.4)
     run.cpu_at_kill["postgres replica"] = group_cpu(postmaster_pid(cluster.data_dir("replica")) or 0)
     cluster.replica_restart()
-    event("the replica restarted (pg_ctl restart)")
+    event("the replica restarted (" + ("by Patroni" if cluster.ha else "pg_ctl restart") + ")")
     at(0.55)
     cluster.web_start(2)
     cluster.worker_start("qcluster")
