@@ -19,7 +19,7 @@ WITH_DB := $(BIN)/python -m joyback.embedded_db
 # the CPU of a start from bytecode.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test lint format bench migrate demo clean lock audit cluster config-docs
+.PHONY: run test lint format bench migrate demo clean lock audit cluster cluster-packages config-docs
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) deploy/venv.py $(VENV) $(LOCK)
@@ -66,8 +66,18 @@ run: demo
 # nodes and the two worker groups, each its own process group. CLUSTER_ARGS="--pooling pgbouncer"
 # puts PgBouncer in front of the primary, "--pooling django" gives each process a psycopg pool.
 # Ctrl-C stops everything; `make cluster CLUSTER_ARGS=down` stops what a crash left running.
-cluster: $(STAMP)
+cluster: $(STAMP) cluster-packages
 	$(BIN)/python -m deploy.cluster $(CLUSTER_ARGS)
+
+# What the cluster runs beside PostgreSQL 15 and Redis, installed when missing as wrk is for the bench:
+# PgBouncer, and Patroni with etcd (Debian's packages), the failover deploy/cluster.py sets up.
+CLUSTER_PACKAGES := pgbouncer:pgbouncer patroni:patroni etcd:etcd-server
+cluster-packages:
+	@missing=""; for pair in $(CLUSTER_PACKAGES); do command -v $${pair%%:*} >/dev/null 2>&1 \
+		|| [ -x /usr/sbin/$${pair%%:*} ] || missing="$$missing $${pair#*:}"; done; \
+	[ -z "$$missing" ] || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $$missing >/dev/null) \
+		|| echo "could not install$$missing: the cluster runs without them (no failover, no PgBouncer)"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -88,7 +98,7 @@ format: $(STAMP)
 test: lint
 	JOYBACK_ENV=test $(WITH_DB) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
-bench: $(STAMP)
+bench: $(STAMP) cluster-packages
 	@command -v wrk >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null) \
 		|| echo "wrk could not be installed: the HTTP benchmarks will say so"
 	JOYBACK_ENV=test $(BIN)/python -m tests.bench.run $(BENCH_ARGS)

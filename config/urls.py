@@ -51,6 +51,9 @@ def handler404(request, exception):
 
 
 def handler500(request):
+    """503 with Retry-After while the database cannot be reached; otherwise the 500 (JSON under /api/)."""
+    if views.database_outage():
+        return views.service_unavailable(request)
     if request.path.startswith("/api/"):
         return api_server_error(request)
     return defaults.server_error(request)

@@ -244,6 +244,13 @@ VARIABLES = [
         DATABASE,
         default=5.0,
     ),
+    Var(
+        "REPLICA_MAX_LAG_SECONDS",
+        "float",
+        "the health checks report the replica lagging when its replay is further behind than this",
+        DATABASE,
+        default=10.0,
+    ),
     # Tasks, cache and storage
     Var(
         "REDIS_URL",
@@ -266,6 +273,28 @@ VARIABLES = [
         "`/healthz/work/` fails when a stored row waited this long",
         TASKS,
         default=300,
+    ),
+    Var(
+        "STANDING_WORK_LEASE_SECONDS",
+        "int",
+        "a standing worker's claim on a row lasts this long, renewed while it works; a dead worker's "
+        "rows are taken by another after it",
+        TASKS,
+        default=30,
+    ),
+    Var(
+        "WORKER_HEARTBEAT_SECONDS",
+        "float",
+        "each worker process writes its heartbeat row this often",
+        TASKS,
+        default=5.0,
+    ),
+    Var(
+        "WORKER_STALE_SECONDS",
+        "int",
+        "`/healthz/work/` fails when no worker of a kind wrote its heartbeat for this long",
+        TASKS,
+        default=30,
     ),
     Var(
         "LANDING_CACHE_SECONDS",

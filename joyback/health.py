@@ -6,9 +6,11 @@ from dataclasses import dataclass
 import httpx
 import redis
 from django.conf import settings
+from django.db import DatabaseError
 
 from joyback.queue import standing_work_health
-from joyback.sql import database_ping
+from joyback.replicas import REPLICA, replica_configured
+from joyback.sql import database_ping, replica_state
 
 logger = logging.getLogger(__name__)
 PROBE_TIMEOUT_SECONDS = 1.0
@@ -44,6 +46,23 @@ def _redis() -> Check:
     return Check("redis", True)
 
 
+def _replica() -> Check:
+    """The streaming replica, when one is configured: reachable, a standby that streams from a
+    primary, and not further behind than REPLICA_MAX_LAG_SECONDS. While it is not, its pages read
+    from the primary (joyback.replicas), and the primary has no standby to fail over to."""
+    try:
+        in_recovery, streaming, lag = replica_state(using=REPLICA)
+    except DatabaseError as error:
+        return Check("replica", False, f"{type(error).__name__}: down, its reads go to the primary")
+    if not in_recovery:
+        return Check("replica", False, "not a standby (promoted?): it takes writes, no replica left")
+    if not streaming:
+        return Check("replica", False, "not streaming from a primary: it falls behind")
+    if lag is not None and lag > settings.REPLICA_MAX_LAG_SECONDS:
+        return Check("replica", False, f"lagging: its replay is {lag:.1f} s behind")
+    return Check("replica", True, f"{lag or 0:.1f} s behind")
+
+
 def _payment_provider() -> Check:
     if settings.SANDBOX:
         return Check("payment_provider", True, "sandbox bank, served by this app")
@@ -69,9 +88,14 @@ def _worker_backlog() -> Check:
 
 def readiness() -> list[Check]:
     """What taking this node out of rotation would mend: its own reach to the database and the
-    cache. A provider that does not answer, work waiting or the money's state are the same on every
-    node; failing readiness for them would take every node out at once and mend nothing."""
-    return [_database(), _redis()]
+    cache; and the replica, when one is configured, reported (its pages fall back to the primary,
+    so it only degrades the answer). A provider that does not answer, work waiting or the money's
+    state are the same on every node; failing readiness for them would take every node out at once
+    and mend nothing."""
+    checks = [_database(), _redis()]
+    if replica_configured():
+        checks.append(_replica())
+    return checks
 
 
 def monitoring() -> list[Check]:

@@ -15,7 +15,7 @@ from functools import cache, partial
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, close_old_connections, connections, transaction
-from django.db.models import Count, F, Min, Q, QuerySet
+from django.db.models import Count, F, Min, Model, Q, QuerySet
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from django_q.brokers import get_broker
@@ -32,12 +32,61 @@ from joyback.observability import request_id_bound
 logger = logging.getLogger(__name__)
 _local = threading.local()
 REDIS_DOWN = (RedisConnectionError, RedisTimeoutError)
+# A worker loop that meets one of these (the database restarting or failing over, PgBouncer or Redis
+# gone) drops its connection and tries again after a pause that doubles up to BACKOFF_MAX_SECONDS:
+# it never exits for them.
+TRANSIENT = (DatabaseError, *REDIS_DOWN, ConnectionError, TimeoutError)
+BACKOFF_FIRST_SECONDS = 0.5
+BACKOFF_MAX_SECONDS = 15.0
 
 
 def _broker():
     if getattr(_local, "broker", None) is None:
         _local.broker = get_broker()
     return _local.broker
+
+
+class _Resilient:
+    """The broker's loops in the task cluster, kept alive: the pusher's dequeue and the monitor's
+    acknowledge meet a database or Redis that went away with a pause and a new connection, where
+    django-q2 would end the process (its sentinel starts a new one ten seconds later)."""
+
+    def dequeue(self):
+        if not hasattr(self, "_backoff"):
+            self._backoff = Backoff(maximum=5.0)
+        try:
+            tasks = super().dequeue()
+        except TRANSIENT as error:
+            connection_drop()  # the ORM broker's; Redis's pool reconnects by itself
+            self._backoff.failed("the task broker's dequeue", error)
+            return None
+        self._backoff.succeeded()
+        return tasks
+
+    def acknowledge(self, task_id):
+        try:
+            return super().acknowledge(task_id)
+        except TRANSIENT as error:
+            # Not acknowledged: the broker hands the task out again after Q_CLUSTER's retry.
+            connection_drop()
+            logger.warning("task %s could not be acknowledged, it will run again: %s", task_id, error)
+            return None
+
+
+def broker_resilient(list_key: str | None = None):
+    """Q_CLUSTER's broker_class: django-q2's Redis or database broker, as configured, with _Resilient's
+    loops."""
+    # deferred: django-q2's brokers import their client libraries; only the configured one is needed
+    from django_q.brokers import orm, redis_broker
+
+    base = orm.ORM if Conf.ORM else redis_broker.Redis
+    resilient = _RESILIENT.get(base) or _RESILIENT.setdefault(
+        base, type(f"Resilient{base.__name__}", (_Resilient, base), {})
+    )
+    return resilient(list_key=list_key)
+
+
+_RESILIENT: dict = {}
 
 
 def enqueue_on_commit(func: str, *args) -> None:
@@ -154,9 +203,52 @@ def standing_work_pass() -> dict[str, int]:
         try:
             done[name] = work.claim_and_process()
         except DatabaseError:
+            if connection_broken():
+                raise  # every kind would fail alike: the worker's loop backs off and reconnects
             logger.exception("standing work %s: the database failed; trying again", name)
             done[name] = 0
     return done
+
+
+def connection_broken(alias: str = DEFAULT_DB_ALIAS) -> bool:
+    """Whether this thread's connection is gone (never made, closed, or lost mid-statement), as
+    opposed to a statement that failed on a good one."""
+    raw = connections[alias].connection
+    return raw is None or raw.closed or getattr(raw, "broken", False)
+
+
+def connection_drop(alias: str = DEFAULT_DB_ALIAS) -> None:
+    """Forget this thread's connection after a failure, so the next statement connects afresh (to
+    whichever server is the primary by then). Closing one whose server is gone may fail too."""
+    connection = connections[alias]
+    if connection.in_atomic_block:  # a test's transaction: it is the test's to end
+        return
+    try:
+        connection.close()
+    except DatabaseError:
+        connection.connection = None
+
+
+class Backoff:
+    """The pause after a failure: BACKOFF_FIRST_SECONDS, doubling up to `maximum`, back to nothing
+    after a success. The wait ends early when `stopping` says so."""
+
+    def __init__(self, stopping: Callable[[], bool] = lambda: False, *, maximum: float = BACKOFF_MAX_SECONDS):
+        self.stopping, self.maximum, self.seconds = stopping, maximum, 0.0
+
+    def failed(self, what: str, error: BaseException) -> None:
+        self.seconds = min(self.maximum, max(BACKOFF_FIRST_SECONDS, self.seconds * 2))
+        logger.warning(
+            "%s failed (%s: %s); trying again in %.1f s", what, type(error).__name__, error, self.seconds
+        )
+        deadline = time.monotonic() + self.seconds
+        while not self.stopping() and time.monotonic() < deadline:
+            time.sleep(min(0.1, max(0.0, deadline - time.monotonic())))
+
+    def succeeded(self) -> None:
+        if self.seconds:
+            logger.warning("back after a pause of %.1f s", self.seconds)
+        self.seconds = 0.0
 
 
 def standing_work_run(
@@ -174,20 +266,38 @@ def standing_work_run(
 
 
 def _standing_work_loop(*, poll: float, once: bool, stopping: Callable[[], bool]) -> None:
+    backoff = Backoff(stopping)
     while not stopping():
-        if not connections[DEFAULT_DB_ALIAS].in_atomic_block:  # (a test's transaction)
-            close_old_connections()  # honours CONN_MAX_AGE and drops a broken connection
-        wait = None if once else standing_work_wait()
-        if wait != 0 and not once:
-            # Idle, or a gathering kind filling its batch: never longer than a poll, so the other
-            # kinds wait no longer than they would without gathering.
-            time.sleep(poll if wait is None else min(wait, poll))
+        try:
+            done = _standing_work_step(poll=poll, once=once)
+        except TRANSIENT as error:
+            # The database restarted or failed over, PgBouncer or Redis went away: the connection
+            # is dropped and the loop goes on once it is back. Rows this worker held are leased:
+            # another worker takes them when their lease ends, or this one after it reconnects.
+            connection_drop()
+            backoff.failed("the standing worker's pass", error)
             continue
-        claimed = sum(standing_work_pass().values())
-        if once and not claimed:
+        backoff.succeeded()
+        if done:
             return
-        if not claimed:
-            time.sleep(poll)
+
+
+def _standing_work_step(*, poll: float, once: bool) -> bool:
+    """One turn of the loop; whether a `once` run is done."""
+    if not connections[DEFAULT_DB_ALIAS].in_atomic_block:  # (a test's transaction)
+        close_old_connections()  # honours CONN_MAX_AGE and drops a broken connection
+    wait = None if once else standing_work_wait()
+    if wait != 0 and not once:
+        # Idle, or a gathering kind filling its batch: never longer than a poll, so the other
+        # kinds wait no longer than they would without gathering.
+        time.sleep(poll if wait is None else min(wait, poll))
+        return False
+    claimed = sum(standing_work_pass().values())
+    if once and not claimed:
+        return True
+    if not claimed:
+        time.sleep(poll)
+    return False
 
 
 def standing_work_waiting() -> bool:
@@ -289,31 +399,94 @@ def standing_work_inline(func: Callable, /, **kwargs) -> None:
         transaction.on_commit(partial(func, **kwargs))
 
 
+def standing_lease() -> timedelta:
+    """How long a claimed row is a worker's: short, so the rows of a worker that died are taken
+    by another within it, and renewed while the worker holds them (leases_renew)."""
+    return timedelta(seconds=settings.STANDING_WORK_LEASE_SECONDS)
+
+
+# The rows this process holds leased, by model: renewed by the worker's heartbeat
+# (joyback.heartbeats) and between items of a long batch, released once processed.
+_held_lock = threading.Lock()
+_held: dict[type[Model], dict] = {}
+
+
+def _leases_hold(model, pks) -> None:
+    with _held_lock:
+        _held.setdefault(model, {}).update(dict.fromkeys(pks))
+
+
+def _lease_release(model, pk) -> None:
+    with _held_lock:
+        _held.get(model, {}).pop(pk, None)
+
+
+def leases_held() -> int:
+    with _held_lock:
+        return sum(len(pks) for pks in _held.values())
+
+
+def leases_renew(*, model=None) -> int:
+    """The leases this process holds (of `model`, or all) extended by a lease from now; how many
+    rows. Only rows whose lease has not ended: one that ended may be another worker's now."""
+    with _held_lock:
+        held = {m: list(pks) for m, pks in _held.items() if pks and model in (None, m)}
+    now, renewed = timezone.now(), 0
+    for rows_model, pks in held.items():
+        renewed += rows_model._base_manager.filter(pk__in=pks, claimed_until__gt=now).update(
+            claimed_until=now + standing_lease()
+        )
+    return renewed
+
+
 def claim_and_process(
-    pending: QuerySet, *, process: Callable, limit: int, lease: timedelta, order_by: str, ids=None
+    pending: QuerySet,
+    *,
+    process: Callable,
+    limit: int,
+    order_by: str,
+    ids=None,
+    lease: timedelta | None = None,
 ) -> int:
     """Claim up to `limit` rows of `pending` (only these ids, if given) and process(pk) each; how
     many were claimed. One whose processing raises is logged and claimed again once its lease ends,
-    so `process` must be safe to repeat."""
+    so `process` must be safe to repeat. The rows not processed yet have their lease renewed
+    while a long batch goes on."""
     if ids is not None:
         pending = pending.filter(pk__in=ids)
+    lease = lease or standing_lease()
+    model = pending.model
     claimed = lease_claim(pending, limit=limit, lease=lease, order_by=order_by)
-    name = pending.model._meta.verbose_name
-    for pk in claimed:
-        # Each item's log lines share an id, as a request's do.
-        with request_id_bound(f"work-{pending.model._meta.model_name}-{pk}"):
-            try:
-                process(pk)
-            except Exception:
-                logger.exception("%s %s could not be processed; it will be tried again", name, pk)
+    _leases_hold(model, claimed)
+    renew_at = time.monotonic() + lease.total_seconds() / 3
+    name = model._meta.verbose_name
+    try:
+        for pk in claimed:
+            if time.monotonic() > renew_at:
+                leases_renew(model=model)
+                renew_at = time.monotonic() + lease.total_seconds() / 3
+            # Each item's log lines share an id, as a request's do.
+            with request_id_bound(f"work-{model._meta.model_name}-{pk}"):
+                try:
+                    process(pk)
+                except Exception:
+                    if connection_broken():
+                        raise  # the rest of the batch would fail alike; their leases run out
+                    logger.exception("%s %s could not be processed; it will be tried again", name, pk)
+            _lease_release(model, pk)
+    finally:
+        for pk in claimed:
+            _lease_release(model, pk)
     return len(claimed)
 
 
-def lease_claim(pending: QuerySet, *, limit: int, lease: timedelta, order_by: str) -> list:
+def lease_claim(pending: QuerySet, *, limit: int, order_by: str, lease: timedelta | None = None) -> list:
     """Up to `limit` primary keys of `pending` (rows with `claimed_until` and `attempts` fields)
-    that no worker holds, each leased to this one for `lease`: workers racing each other claim
-    disjoint rows (FOR UPDATE SKIP LOCKED), and a row whose worker died is claimed again once its
-    lease ends. `pending` says what is still to do and how many attempts are allowed."""
+    that no worker holds, each leased to this one for `lease` (standing_lease by default): workers
+    racing each other claim disjoint rows (FOR UPDATE SKIP LOCKED), and a row whose worker died is
+    claimed again once its lease ends. `pending` says what is still to do and how many attempts are
+    allowed."""
+    lease = lease or standing_lease()
     now = timezone.now()
     free = pending.filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
     if not free.exists():

@@ -95,6 +95,21 @@ def database_ping() -> None:
         cursor.execute("SELECT 1")
 
 
+def replica_state(*, using: str) -> tuple[bool, bool, float | None]:
+    """(in recovery, streaming from a primary, seconds its replay is behind) of the server behind
+    `using`; the lag is 0 when everything received is replayed, None on a primary."""
+    # Why raw: server functions about replication, about no table or model.
+    with connections[using].cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_is_in_recovery(), "
+            "EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming'), "
+            "CASE WHEN NOT pg_is_in_recovery() THEN NULL "
+            "WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0 "
+            "ELSE extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8 END"
+        )
+        return cursor.fetchone()
+
+
 def encrypted_columns_batch(model, columns: list[str], *, after, size: int) -> list[tuple]:
     """(pk, *values) of the next `size` rows after primary key `after`, values as stored."""
     # Why raw: the ORM decrypts an encrypted field as it reads it; this reads the stored ciphertext.

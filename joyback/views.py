@@ -1,10 +1,18 @@
+import sys
+
 from django.conf import settings
-from django.http import HttpResponsePermanentRedirect, JsonResponse
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
+from django.utils.html import escape
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
+from django_q.conf import Conf
 
+from joyback.api.exceptions import api_unavailable
 from joyback.health import monitoring, readiness
+from joyback.heartbeats import workers_problems, workers_state
 from joyback.queue import standing_work_health
 
 
@@ -30,7 +38,7 @@ def healthz_ready(request):
     200, as pages, sign-in and the API answer from the database meanwhile. Nothing about money or
     providers: it is the same on every node, so failing here would take them all out of rotation
     and mend nothing (the uptime monitor's /healthz/ tells a person)."""
-    return _health_answer(readiness(), bank=[], show_details=True)
+    return _health_answer(readiness(), bank=[], show_details=True, degraded_by={"redis", "replica"})
 
 
 def healthz(request):
@@ -43,14 +51,15 @@ def healthz(request):
     if checks[0].ok:
         for path in settings.HEALTH_CHECKS:
             bank += import_string(path)()
-    return _health_answer(checks, bank=bank, show_details=request.user.is_staff)
+    # A replica down or lagging fails here: a person is told the primary has no standby to fail over to.
+    return _health_answer(checks, bank=bank, show_details=request.user.is_staff, degraded_by={"redis"})
 
 
-def _health_answer(checks, *, bank: list[str], show_details: bool) -> JsonResponse:
+def _health_answer(checks, *, bank: list[str], show_details: bool, degraded_by: set) -> JsonResponse:
     down = [check.name for check in checks if not check.ok]
     if not down and not bank:
         status, code = "ok", 200
-    elif down == ["redis"] and not bank:
+    elif set(down) <= degraded_by and not bank:
         status, code = "degraded", 200
     else:
         status, code = "failing", 503
@@ -76,11 +85,27 @@ def _health_answer(checks, *, bank: list[str], show_details: bool) -> JsonRespon
 
 def healthz_work(request):
     """For the uptime monitor: 503 when the standing worker gave up on rows (listed in the admin,
-    where they are tried again) or rows wait longer than any running worker would leave them."""
+    where they are tried again), rows wait longer than any running worker would leave them, no
+    worker of a kind wrote its heartbeat within WORKER_STALE_SECONDS, or a silent one may still
+    hold leased rows (each worker named). Without task workers (Q_SYNC) no worker is expected."""
     health = standing_work_health()
-    failing = any(kind.failing for kind in health)
+    workers = workers_state()
+    problems = [] if Conf.SYNC else workers_problems(workers)
+    failing = any(kind.failing for kind in health) or bool(problems)
     body = {
         "status": "failing" if failing else "ok",
+        "problems": problems,
+        "workers": [
+            {
+                "name": worker.name,
+                "kind": worker.kind,
+                "alive": worker.alive,
+                "seconds_since_beat": worker.seconds_since_beat,
+                "holding": worker.holding,
+                "stopped": worker.stopped,
+            }
+            for worker in workers
+        ],
         "work": [
             {
                 "name": kind.name,
@@ -91,4 +116,33 @@ def healthz_work(request):
             for kind in health
         ],
     }
-    return JsonResponse(body, status=503 if failing else 200)
+    response = JsonResponse(body, status=503 if failing else 200)
+    if failing:
+        response["Retry-After"] = "30"
+    return response
+
+
+# The seconds a client is asked to wait when the database cannot be reached: about what a restart
+# or a failover to the replica takes.
+OUTAGE_RETRY_AFTER_SECONDS = 5
+
+
+def database_outage() -> bool:
+    """Whether the exception being handled says the database cannot be reached or was lost (a
+    restart, a failover, PgBouncer gone), rather than a fault of the request or the code."""
+    error = sys.exc_info()[1]
+    return isinstance(error, OperationalError | InterfaceError)
+
+
+def service_unavailable(request):
+    """A 503 with Retry-After instead of a 500 while the database is away: clients and load
+    balancers try again, people are told to. A bare page: nothing here may need the database."""
+    if request.path.startswith("/api/"):
+        return api_unavailable(request, retry_after=OUTAGE_RETRY_AFTER_SECONDS)
+    message = escape(_("The service is briefly unavailable; please try again shortly."))
+    response = HttpResponse(
+        f'<!doctype html><meta charset="utf-8"><title>503</title><h1>503</h1><p>{message}</p>',
+        status=503,
+    )
+    response["Retry-After"] = str(OUTAGE_RETRY_AFTER_SECONDS)
+    return response

@@ -15,7 +15,7 @@ from django.contrib.postgres.operations import AddIndexConcurrently, RemoveIndex
 from django.db import migrations, models
 from django.db.migrations.loader import MigrationLoader
 
-OURS = {"users", "ledger", "api", "campaigns", "compliance", "verification", "payouts"}
+OURS = {"joyback", "users", "ledger", "api", "campaigns", "compliance", "verification", "payouts"}
 BEFORE_THE_RULE = {
     ("users", "0001_initial"),
     ("ledger", "0001_initial"),

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_q.conf import Conf
 
+from joyback.heartbeats import WORKER_KINDS, heartbeat_start
 from payouts.models import PayeeSubmission, TransferEvent
 from payouts.payees import services as payees_services
 from payouts.payees.services import SUBMISSION_MAX_ATTEMPTS, payee_submissions_process
@@ -22,8 +23,11 @@ PAT = {"name": "Pat Example", "email": "pat@example.com", "iban": "DE89370400440
 
 @pytest.fixture
 def no_task_workers_inline(monkeypatch):
-    """As production: the request only stores the details, a worker processes them later."""
+    """As production: the request only stores the details, a worker processes them later (its
+    heartbeat and the task cluster's written just now)."""
     monkeypatch.setattr(Conf, "SYNC", False)
+    for kind in WORKER_KINDS:
+        heartbeat_start(name=f"{kind}@test:1", kind=kind)
 
 
 @pytest.fixture

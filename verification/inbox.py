@@ -25,7 +25,7 @@ from verification.cashback import (
     tiktok_engagement_record,
 )
 from verification.referrals import Referral
-from verification.services.provider_events import EVENT_LEASE, EVENT_MAX_ATTEMPTS
+from verification.services.provider_events import EVENT_MAX_ATTEMPTS
 
 # What names the like or comment in the brand's report, kept as the claim's evidence.
 ENGAGEMENT_REFERENCE = {"like": ("video_id", "like_id"), "comment": ("video_id", "comment_id")}
@@ -120,7 +120,6 @@ def inbound_events_process(*, limit: int = 100, ids: list | None = None) -> int:
         inbound_events_unfinished().filter(attempts__lt=EVENT_MAX_ATTEMPTS),
         process=lambda pk: inbound_event_process(event_id=pk),
         limit=limit,
-        lease=EVENT_LEASE,
         order_by="created_at",
         ids=ids,
     )

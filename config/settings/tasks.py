@@ -22,6 +22,8 @@ Q_CLUSTER = {
     "poll": 0.2,
     # A worker process runs queued work (the test layer runs it inline, at once).
     "sync": env.get("Q_SYNC"),
+    # django-q2's broker, whose loops back off and reconnect when the database or Redis goes away.
+    "broker_class": "joyback.queue.broker_resilient",
 }
 if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
@@ -30,6 +32,13 @@ else:
 # /healthz/work/ fails when a stored event or bank details waited longer than this: the cluster's
 # one-minute sweep alone would have processed it, so no worker is running.
 STANDING_WORK_STALE_SECONDS = env.get("STANDING_WORK_STALE_SECONDS")
+# A standing worker's claim on a row lasts this long, renewed while the worker holds it: the rows of
+# a worker that died are taken by another within it.
+STANDING_WORK_LEASE_SECONDS = env.get("STANDING_WORK_LEASE_SECONDS")
+# Each worker writes its heartbeat row this often; /healthz/work/ fails when none of a kind beat
+# within WORKER_STALE_SECONDS, or a silent one may still hold leases (joyback.heartbeats).
+WORKER_HEARTBEAT_SECONDS = env.get("WORKER_HEARTBEAT_SECONDS")
+WORKER_STALE_SECONDS = env.get("WORKER_STALE_SECONDS")
 
 # Login rate limits, used TOTP codes and the API's key cache must be shared by every web process:
 # Redis when set (falling back to the database's cache table while it is unreachable), else that

@@ -74,6 +74,15 @@ def api_server_error(request):
     return _json_error(500, "server_error", _("Something went wrong on our side; nothing was changed."))
 
 
+def api_unavailable(request, *, retry_after: int):
+    """The database cannot be reached (a restart, a failover): try again shortly."""
+    response = _json_error(
+        503, "unavailable", _("The service is briefly unavailable; please try again shortly.")
+    )
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
 def api_error_response(exc: exceptions.APIException) -> HttpResponse:
     """What ApiView would answer for this refusal: the JSON error, with its headers."""
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):

@@ -51,7 +51,6 @@ from payouts.psp import PspError, PspUnknown, routed_for
 
 logger = logging.getLogger(__name__)
 
-VIRTUAL_ACCOUNT_LEASE = timedelta(minutes=2)
 VIRTUAL_ACCOUNT_MAX_ATTEMPTS = 10
 # The provider's words for an incoming transfer that did not stay (sent back, or never credited).
 GONE = frozenset({"returned", "failed", "refused", "rejected", "cancelled", "expired", "error"})
@@ -126,7 +125,6 @@ def virtual_accounts_open(*, limit: int = 50, ids: list[int] | None = None) -> i
         VirtualAccount.objects.filter(status=Status.REQUESTED, attempts__lt=VIRTUAL_ACCOUNT_MAX_ATTEMPTS),
         process=_virtual_account_open,
         limit=limit,
-        lease=VIRTUAL_ACCOUNT_LEASE,
         order_by="pk",
         ids=ids,
     )

@@ -3,7 +3,6 @@ with the bank, and the private status link mailed."""
 
 import json
 import logging
-from datetime import timedelta
 from urllib.parse import urljoin
 
 from django.db import transaction
@@ -130,9 +129,6 @@ def _submission_claim(submission: PayeeSubmission) -> bool:
 # them the person's payee account (payee_account_save: the locks, the shared-details check, VoP, the
 # mail).
 
-SUBMISSION_LEASE = timedelta(minutes=5)  # a worker that dies mid-way gives the details back after this
-
-
 SUBMISSION_MAX_ATTEMPTS = 5
 
 
@@ -156,7 +152,6 @@ def payee_submissions_process(*, limit: int = 50, ids: list | None = None) -> in
         payee_submissions_unfinished().filter(attempts__lt=SUBMISSION_MAX_ATTEMPTS),
         process=lambda pk: payee_submission_process(submission_id=pk),
         limit=limit,
-        lease=SUBMISSION_LEASE,
         order_by="created_at",
         ids=ids,
     )

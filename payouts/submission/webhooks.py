@@ -1,7 +1,6 @@
 """The payment provider's transfer webhooks: stored by the request, applied by the standing worker."""
 
 import json
-from datetime import timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -18,9 +17,6 @@ class TransferWebhookRefused(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
-
-
-TRANSFER_EVENT_LEASE = timedelta(minutes=2)
 
 
 TRANSFER_EVENT_MAX_ATTEMPTS = 10
@@ -53,7 +49,6 @@ def transfer_events_process(*, limit: int = 200, ids: list[int] | None = None) -
         TransferEvent.objects.filter(processed_at__isnull=True, attempts__lt=TRANSFER_EVENT_MAX_ATTEMPTS),
         process=_transfer_event_apply,
         limit=limit,
-        lease=TRANSFER_EVENT_LEASE,
         order_by="pk",
         ids=ids,
     )

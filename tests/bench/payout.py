@@ -299,7 +299,7 @@ def approvals_run(
     index, of = share
     warmup_ids, timed_ids = warmup_ids[index::of], timed_ids[index::of]
     # deferred: the bench sets Django up (its settings, per process) before importing apps
-    from django.db import connection
+    from django.db import DatabaseError, connection
 
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from verification.models import ActionRule, ClaimStatus, Identity
@@ -319,6 +319,14 @@ def approvals_run(
             claim = action_reward(rule=rule, identity=identity, context=ClaimContext())
         except ClaimRefused as refusal:
             return f"refused: {refusal.code}"
+        except DatabaseError as error:
+            # The primary lost (the scale part's failover): not acknowledged, so not counted as
+            # approved; the next call connects to whichever server is the primary by then.
+            try:
+                connection.close()
+            except DatabaseError:
+                connection.connection = None
+            return f"database: {type(error).__name__}"
         if claim.status != ClaimStatus.APPROVED:
             return f"{claim.status}: {claim.reason}"
         return ""

@@ -38,9 +38,12 @@ import multiprocessing
 import os
 import queue as queues
 import re
+import signal
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,12 +51,14 @@ from pathlib import Path
 import psutil
 import psycopg
 
-from deploy.cluster import Cluster, ClusterError, stale_down
+from deploy.cluster import Cluster, ClusterError, ha_available, stale_down
 from tests.bench import payout, web, webhook
 from tests.bench.server import BenchSetupError, percentile
 
 DATABASE = "joyback_scale"
 P99_TARGET_MS = 100.0
+# A dead primary is replaced within Patroni's TTL and a loop or two (deploy/cluster.py).
+FAILOVER_TARGET_SECONDS = 30.0
 PAYOUT_P99_TARGET_MS = 1000.0
 SAMPLE_SECONDS = 0.1
 CLAIMANT_IBANS = 500_000
@@ -99,6 +104,13 @@ class Run:
     cpu_at_kill: dict = field(default_factory=dict)  # group -> its CPU seconds just before it died
     held: dict = field(default_factory=dict)  # payout id -> the bank had it when its worker died
     work_killed_at: float = 0.0  # time.time()
+    outage_seconds: float | None = None  # the failover: the primary killed -> a write accepted again
+    skipped: str = ""  # why the run was not made
+    fault: str = ""  # one of FAULTS: the fault made during the run
+    fault_seconds: float = 0.0  # how long it lasts (Redis down, the worker stopped)
+    health: list = field(default_factory=list)  # (seconds into the run, /healthz/ready, /healthz/work/)
+    fault_at: float = 0.0  # seconds into the run the fault began, and ended
+    fault_end: float = 0.0
 
     def requests(self, kind: str | None = None) -> int:
         return sum(load.requests for (k, _n), load in self.loads.items() if kind in (None, k))
@@ -113,6 +125,10 @@ class Run:
 
     def errors(self) -> int:
         return sum(load.errors for load in self.loads.values())
+
+    def approval_errors(self) -> int:
+        """Approvals the database refused during the run (an outage: not acknowledged, not counted)."""
+        return sum(1 for problem in self.approvals.not_approved if problem.startswith("database"))
 
 
 def group_cpu(pid: int) -> float:
@@ -152,7 +168,7 @@ def cpu_snapshot(cluster) -> dict:
     if (work := cluster.groups.get("work")) and work.alive():
         snapshot[BANK_THREADS] = (work.pid, payout.sender_threads_cpu(work.pid))
     for name in ("primary", "replica"):
-        if pid := postmaster_pid(cluster.home / name):
+        if pid := postmaster_pid(cluster.data_dir(name)):
             snapshot[f"postgres {name}"] = (pid, group_cpu(pid))
     # wrk, waited for by its threads; the approving process is counted by itself (Approvals).
     children = os.times()
@@ -199,6 +215,14 @@ class LockSampler(threading.Thread):
         self.waits, self.samples, self.lag_ms = Counter(), 0, []
 
     def run(self):
+        # The primary lost (the failover run): sampling goes on on whichever node is primary next.
+        while not self.stop_event.is_set():
+            try:
+                self._sample()
+            except psycopg.Error:
+                self.stop_event.wait(1)
+
+    def _sample(self):
         with psycopg.connect(self.url, autocommit=True, application_name="bench-sampler") as conn:
             while not self.stop_event.wait(SAMPLE_SECONDS):
                 self.samples += 1
@@ -306,15 +330,15 @@ def one_run(
     args,
     note,
     chaos: bool = False,
+    failover: bool = False,
 ) -> Run:
 
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.conf import settings
 
-    # deferred: the bench sets Django up (its settings, per process) before importing apps
-    from verification.services.provider_events import EVENT_LEASE
-
     nodes = list(range(1, run.nodes + 1))
+    # A fault's run lasts the fault and a quarter of a minute after it, to see the recovery.
+    seconds = args.scale_seconds + (run.fault_seconds + 15 if run.fault else 0)
     if not tokens:  # the CSRF cookie and form token of each claimant, valid on every node
         tokens += [web.client_tokens(cluster.web_port(1), client) for client in clients]
     per_node = {
@@ -330,7 +354,7 @@ def one_run(
         files[("claim", node)] = web.claim_forms_files(
             template=tokens[0],
             connections=per_node["claim"],
-            seconds=args.scale_seconds + 30,  # the run's warm-up and drain included
+            seconds=seconds + 30,  # the run's warm-up and drain included
             per_second=100,  # a connection's claims per second on a loaded cluster, with room
             prefix=tmp / f"{run.label}-claims-{node}",
             start=CLAIMANT_IBANS + next(_claim_numbers),
@@ -410,7 +434,7 @@ def one_run(
                 f"http://127.0.0.1:{cluster.web_port(node)}{path}",
                 expected=expected,
                 connections=per_node[kind],
-                seconds=args.scale_seconds,
+                seconds=seconds,
                 clients=files.get((kind, node)),
             )
         except BenchSetupError as error:
@@ -421,10 +445,19 @@ def one_run(
             thread = threading.Thread(target=load, args=(kind, node), daemon=True)
             thread.start()
             threads.append(thread)
+    probe = HealthProbe(cluster.web_port(1), began) if run.fault else None
+    if probe is not None:
+        probe.start()
     if chaos:
         chaos_run(cluster, run, seconds=args.scale_seconds, began=began, identities=list(timed_ids))
+    if failover:
+        failover_run(cluster, run, seconds=args.scale_seconds, began=began)
+    if run.fault:
+        fault_run(cluster, run, began=began, probe=probe)
     for thread in threads:
-        thread.join(timeout=args.scale_seconds + 90)
+        thread.join(timeout=seconds + 90)
+    if probe is not None:
+        run.health = probe.stop()
     run.seconds = time.monotonic() - began
     cpu_after = cpu_snapshot(cluster)
     run.waits, run.samples, run.lag_ms = sampler.stop()
@@ -433,7 +466,7 @@ def one_run(
     if errors:
         raise BenchSetupError(f"{run.label}: {errors[0]}")
     try:
-        report = results.get(timeout=args.scale_seconds + 120)
+        report = results.get(timeout=seconds + 120)
     except queues.Empty:
         raise BenchSetupError(f"{run.label}: the approver did not report back") from None
     finally:
@@ -452,7 +485,7 @@ def one_run(
     run.latency_ms = [(found[p][1] - report.approved_at[p]) * 1000 for p in people if p in found]
     run.to_payout_ms = [(found[p][0] - report.approved_at[p]) * 1000 for p in people if p in found]
     run.stored_events = webhook.Counts().now()[0] - events_before
-    if chaos:
+    if chaos or failover or run.fault:
         run.proofs = proofs(
             people=people,
             accepted_deliveries=sum(
@@ -460,7 +493,7 @@ def one_run(
             ),
             stored_deliveries=run.stored_events,
             # The webhooks the killed standing worker had claimed come back when their lease ends.
-            drain_until=max(until, run.work_killed_at + EVENT_LEASE.total_seconds() + 90),
+            drain_until=max(until, run.work_killed_at + settings.STANDING_WORK_LEASE_SECONDS + 90),
             held=run.held,
         )
     return run
@@ -505,9 +538,9 @@ def chaos_run(cluster, run: Run, *, seconds: float, began: float, identities: li
         )
     )
     at(0.4)
-    run.cpu_at_kill["postgres replica"] = group_cpu(postmaster_pid(cluster.home / "replica") or 0)
+    run.cpu_at_kill["postgres replica"] = group_cpu(postmaster_pid(cluster.data_dir("replica")) or 0)
     cluster.replica_restart()
-    event("the replica restarted (pg_ctl restart)")
+    event("the replica restarted (" + ("by Patroni" if cluster.ha else "pg_ctl restart") + ")")
     at(0.55)
     cluster.web_start(2)
     cluster.worker_start("qcluster")
@@ -515,6 +548,141 @@ def chaos_run(cluster, run: Run, *, seconds: float, began: float, identities: li
     event("web node 2, the task cluster and the standing worker started again")
     cluster.web_ready(2)
     event("web node 2 answers")
+
+
+def failover_run(cluster, run: Run, *, seconds: float, began: float) -> None:
+    """During the load: the primary's machine dies (its Patroni and its PostgreSQL, SIGKILL), the
+    synchronous replica is promoted by Patroni once the leader key expires, and every process finds
+    it through its multi-host URL; the dead node comes back as systemd would bring it back and
+    rejoins as the replica. The outage: from the kill to the first write the new primary accepts."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from django.db import connections
+
+    def event(text: str) -> None:
+        run.events.append(f"{time.monotonic() - began:.1f} s {text}")
+
+    time.sleep(max(0.0, began + seconds * 0.3 - time.monotonic()))
+    node = cluster.primary_node()
+    if node is None:
+        event("no primary found to kill")
+        return
+    pid = postmaster_pid(cluster.node_dir(node))
+    run.cpu_at_kill["postgres primary"] = group_cpu(pid or 0)
+    killed = time.monotonic()
+    cluster.node_kill(node)
+    event(f"the primary ({node}) killed: its Patroni and its PostgreSQL, SIGKILL")
+    promoted = None
+    while time.monotonic() - killed < FAILOVER_TIMEOUT:
+        try:
+            with psycopg.connect(
+                cluster.primary_url, autocommit=True, application_name="bench-failover"
+            ) as conn:
+                conn.execute("CREATE TEMPORARY TABLE failover_probe (written int)")
+                conn.execute("INSERT INTO failover_probe VALUES (1)")
+            promoted = cluster.primary_node()
+            break
+        except psycopg.Error:
+            time.sleep(0.2)
+    run.outage_seconds = time.monotonic() - killed
+    if promoted is None:
+        event(f"no new primary took writes within {FAILOVER_TIMEOUT:.0f} s")
+        run.outage_seconds = float("inf")
+    else:
+        event(f"{promoted} promoted: a write accepted {run.outage_seconds:.1f} s after the kill")
+    # This thread's connection went with the old primary: the proofs' queries connect afresh.
+    connections.close_all()
+    cluster.groups[node].start()
+    event(f"{node} started again (Patroni rejoins it as the replica)")
+
+
+FAILOVER_TIMEOUT = 90.0
+FAULT_AFTER_SECONDS = 3.0
+
+# The faults a run can be made with (--scale-runs fault-...): how long each lasts by default.
+FAULTS = {
+    "fault-primary-restart": 0.0,  # the primary's PostgreSQL killed (SIGKILL) and started again
+    "fault-redis": 30.0,  # Redis killed, started again 30 s later
+    "fault-pgbouncer": 0.0,  # PgBouncer killed (SIGKILL), started again as systemd would
+    "fault-worker-stop": 85.0,  # the standing worker frozen (SIGSTOP) for 85 s, then SIGCONT
+}
+
+
+class HealthProbe(threading.Thread):
+    """/healthz/ready and /healthz/work/ of a web node, twice a second: (seconds into the run,
+    the two statuses, the work check's problems)."""
+
+    def __init__(self, port: int, began: float):
+        super().__init__(daemon=True)
+        self.port, self.began, self.seen, self.stopping = port, began, [], threading.Event()
+
+    def _get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=5) as answer:
+                return answer.status, ""
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode(errors="replace")[:300]
+        except OSError:
+            return 0, "no answer"
+
+    def run(self):
+        while not self.stopping.wait(0.5):
+            ready, _ = self._get("/healthz/ready")
+            work, why = self._get("/healthz/work/")
+            self.seen.append((time.monotonic() - self.began, ready, work, why))
+
+    def stop(self) -> list:
+        self.stopping.set()
+        self.join(timeout=10)
+        return self.seen
+
+
+def fault_run(cluster, run: Run, *, began: float, probe) -> None:
+    """FAULT_AFTER_SECONDS into the load, the run's fault (FAULTS), held run.fault_seconds, then undone as
+    systemd (or a person) would; the health probe watches throughout."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from django.db import connections
+
+    def event(text: str) -> None:
+        run.events.append(f"{time.monotonic() - began:.1f} s {text}")
+
+    time.sleep(max(0.0, began + FAULT_AFTER_SECONDS - time.monotonic()))
+    run.fault_at = time.monotonic() - began
+    if run.fault == "fault-primary-restart":
+        cluster.primary_restart()
+        event("the primary's PostgreSQL killed (SIGKILL to the postmaster) and started again")
+        connections.close_all()
+    elif run.fault == "fault-redis":
+        cluster.groups["redis"].kill()
+        event("Redis killed (SIGKILL)")
+        time.sleep(run.fault_seconds)
+        cluster.redis_start()
+        event("Redis started again")
+    elif run.fault == "fault-pgbouncer":
+        cluster.groups["pgbouncer"].kill()
+        event("PgBouncer killed (SIGKILL)")
+        time.sleep(1)
+        cluster.pgbouncer_start()
+        event("PgBouncer started again (1 s later, as systemd would)")
+    elif run.fault == "fault-worker-stop":
+        cluster.groups["work"].send_signal(signal.SIGSTOP)
+        event(f"the standing worker frozen (SIGSTOP) for {run.fault_seconds:.0f} s")
+        time.sleep(run.fault_seconds)
+        cluster.groups["work"].send_signal(signal.SIGCONT)
+        event("the standing worker woken (SIGCONT)")
+    run.fault_end = time.monotonic() - began
+
+
+def fault_figures(run: Run) -> dict:
+    """From the health probe: when /healthz/work/ first failed after the fault began (the frozen
+    worker noticed), and when both checks were last seen failing (recovered just after)."""
+    after = [(at, ready, work) for at, ready, work, _why in run.health if at >= run.fault_at]
+    work_failed = next((at for at, _ready, work in after if work != 200), None)
+    last_bad = max((at for at, ready, work in after if ready != 200 or work != 200), default=None)
+    return {
+        "health_detect_seconds": None if work_failed is None else work_failed - run.fault_at,
+        "recovery_seconds": 0.0 if last_bad is None else max(0.0, last_bad + 0.5 - run.fault_end),
+        "health_samples": len(run.health),
+    }
 
 
 # Payouts committed as submitted whose answer is not applied yet: a batch between its claim and
@@ -800,14 +968,26 @@ def measure(args, note) -> dict:
         Run("1-node-django-pool", 1, "django"),
         Run("1-node-pgbouncer", 1, "pgbouncer"),
         Run("chaos", 2, "direct"),
+        Run("failover", 2, "direct"),
     ]
     if args.scale_runs:
         runs = [run for run in runs if run.label in args.scale_runs.split(",")]
+        # The faults, one run each, only when named (each lasts its fault and more).
+        for name, hold in FAULTS.items():
+            if name in args.scale_runs.split(","):
+                pooling = "pgbouncer" if name == "fault-pgbouncer" else "direct"
+                runs.append(Run(name, 2, pooling, fault=name, fault_seconds=hold))
     count = max(1, round(args.scale_rate * args.scale_seconds))
     warm = payout.WARMUP_PER_WORKER
     home = web.ROOT / "tmp" / "bench-cluster"
 
     stale_down(home)
+    if not ha_available():
+        for run in runs:
+            if run.label == "failover":
+                run.skipped = "Patroni and etcd are not installed (apt-get install patroni etcd-server)"
+                note(f"scale failover: skipped: {run.skipped}")
+        runs = [run for run in runs if not run.skipped]
     secret_key = "bench-scale-" + os.urandom(8).hex()
     cluster = Cluster(
         home=home,
@@ -850,6 +1030,7 @@ def measure(args, note) -> dict:
                         args=args,
                         note=note,
                         chaos=run.label == "chaos",
+                        failover=run.label == "failover",
                     )
                 finally:
                     for name in [
@@ -928,4 +1109,48 @@ def lines(done: dict, *, note, line) -> list[str]:
             )
         note("chaos: " + ("nothing lost or doubled" if not wrong else "; ".join(wrong)))
         out.append(f"bench chaos_lost_or_doubled {len(wrong)} problems vs target 0 problems")
+    if "failover" in done:
+        run = done["failover"]
+        found = run.proofs
+        note("failover proofs: " + ", ".join(f"{key} {value}" for key, value in found.items()))
+        wrong = proof_failures(found)
+        note(
+            "failover: "
+            + ("nothing acknowledged lost, nothing paid twice" if not wrong else "; ".join(wrong))
+        )
+        out.append(
+            f"bench failover_outage_seconds {run.outage_seconds:.1f} s "
+            f"vs target {FAILOVER_TARGET_SECONDS:.0f} s"
+        )
+        out.append(
+            f"bench failover_client_errors {run.errors() + run.approval_errors()} errors "
+            f"({run.errors()} HTTP of {run.requests()} requests, {run.approval_errors()} approvals of "
+            f"{len(run.approvals.call_ms)})"
+        )
+        out.append(f"bench failover_lost_or_doubled {len(wrong)} problems vs target 0 problems")
+    for label, run in done.items():
+        if not run.fault:
+            continue
+        name = label.removeprefix("fault-").replace("-", "_")
+        found, figures = run.proofs, fault_figures(run)
+        wrong = proof_failures(found)
+        note(f"{label} proofs: " + ", ".join(f"{key} {value}" for key, value in found.items()))
+        note(
+            f"{label}: "
+            + ("nothing lost, doubled or stuck" if not wrong else "; ".join(wrong))
+            + "; health: "
+            + ", ".join(f"{at:.1f} s ready {ready} work {work}" for at, ready, work, _why in run.health[::4])
+        )
+        out.append(
+            f"bench fault_{name}_client_errors {run.errors() + run.approval_errors()} errors "
+            f"({run.errors()} HTTP of {run.requests()} requests, {run.approval_errors()} approvals)"
+        )
+        out.append(f"bench fault_{name}_recovery_seconds {figures['recovery_seconds']:.1f} s")
+        if name == "worker_stop":
+            detect = figures["health_detect_seconds"]
+            out.append(
+                f"bench fault_worker_stop_health_detect_seconds "
+                f"{'never' if detect is None else f'{detect:.1f}'} s vs target 30 s"
+            )
+        out.append(f"bench fault_{name}_lost_or_doubled {len(wrong)} problems vs target 0 problems")
     return out

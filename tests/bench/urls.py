@@ -3,6 +3,7 @@
 from django.http import HttpResponse
 from django.urls import path
 
+from config.urls import handler404, handler500  # noqa: F401 - the product's error answers (503 in an outage)
 from config.urls import urlpatterns as product_urlpatterns
 
 

@@ -5,7 +5,7 @@ import hashlib
 import logging
 import re
 import secrets
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -249,7 +249,6 @@ def tiktok_event_process(*, event_id: int) -> str:
 # Stored events are processed by a standing worker, not by a task queued per delivery: the intake is
 # one statement and one commit, and an event committed just before a crash is still processed.
 EVENT_PROCESSORS = {Provider.WHATSAPP: whatsapp_event_process, Provider.TIKTOK: tiktok_event_process}
-EVENT_LEASE = timedelta(minutes=5)  # a worker that dies mid-event gives it back after this
 EVENT_MAX_ATTEMPTS = 5  # then it waits in the admin for a person, instead of failing forever
 
 
@@ -261,7 +260,6 @@ def provider_events_process(*, limit: int = 100, ids: list[int] | None = None) -
         provider_events_unfinished().filter(attempts__lt=EVENT_MAX_ATTEMPTS),
         process=_provider_event_run,
         limit=limit,
-        lease=EVENT_LEASE,
         order_by="pk",
         ids=ids,
     )

@@ -27,11 +27,13 @@ import os
 import signal
 
 import psutil
+from django import db
 from django.conf import settings
 from django_q import cluster
 from django_q.conf import Conf
 from django_q.management.commands.qcluster import Command as QclusterCommand
 
+from joyback.heartbeats import Heartbeat
 from joyback.schedules import schedules_sync
 
 logger = logging.getLogger(__name__)
@@ -93,7 +95,19 @@ class Command(QclusterCommand):
         # django-q2 internal: Cluster.start spawns the module's global Sentinel, and takes no class
         # to use instead; this process runs nothing else, so replacing it here affects nothing else.
         cluster.Sentinel = Sentinel
+        if not db.connection.in_atomic_block:  # (a test's transaction)
+            # The cluster's processes are forked from this one: none may share its connection.
+            db.connections.close_all()
         tasks = Cluster()
         tasks.start()
         if run_once:
             tasks.stop()
+            return
+        sentinel = getattr(tasks, "sentinel", None)
+        if sentinel is None:
+            return
+        # This process only waits for the sentinel from here: it says the cluster is alive while the
+        # sentinel is (joyback.heartbeats), and a TERM's handler stops the cluster meanwhile.
+        heartbeat = Heartbeat("qcluster", alive=sentinel.is_alive)
+        heartbeat.run()
+        heartbeat.stop()

@@ -4,12 +4,17 @@ Webhooks, the claim flow's bank details and the API's events only store a row an
 loop claims the waiting rows of every kind joyback/background.py declares and processes each
 once. Run it next to the task cluster; any number may run at once (they claim disjoint rows), and
 the cluster's one-minute sweep catches up if none does.
+
+A database or Redis that goes away (a restart, a failover, PgBouncer killed) never ends the loop:
+it backs off and reconnects (joyback.queue). A heartbeat thread says the worker is alive
+(joyback.heartbeats) and renews the leases of the rows it holds.
 """
 
 import signal
 
 from django.core.management.base import BaseCommand
 
+from joyback.heartbeats import Heartbeat
 from joyback.queue import standing_work_run
 
 
@@ -26,4 +31,11 @@ class Command(BaseCommand):
         stopping = []
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stopping.append(True))
-        standing_work_run(poll=poll, once=once, stopping=lambda: bool(stopping))
+        heartbeat = None if once else Heartbeat("work")
+        if heartbeat is not None:
+            heartbeat.start()
+        try:
+            standing_work_run(poll=poll, once=once, stopping=lambda: bool(stopping))
+        finally:
+            if heartbeat is not None:
+                heartbeat.stop()
