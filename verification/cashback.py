@@ -263,7 +263,7 @@ def _purchase_claim_create(*, rule, identity, order_id, amount, reward, context,
         )
         if instant:
             claim_event_emit(claim, "purchase.created", "purchase.confirmed", "reward.approved")
-            claim_reward_post(claim)
+            claim_reward_post(claim, new_claim=True)
         else:
             claim_event_emit(claim, "purchase.created")
             transaction.on_commit(lambda: purchase_confirm_schedule(purchase=purchase))
