@@ -6,6 +6,12 @@ postings, locks every touched account once (in id order, so concurrent writers n
 refuses the ones that would overdraw a no-overdraft account, and writes the rest with one insert
 of transactions, one insert of entries and one balance update per touched account.
 
+The accounts are locked FOR NO KEY UPDATE: writers of balances still take turns, while the
+foreign keys of entries being inserted elsewhere (KEY SHARE) need not wait. A batch of EARLY_FROM
+postings or more writes its transactions and entries, and has the database check that each sums
+to zero, before it locks (_post_early), so that the hot budget row is held only for the balances
+and the commit; one posting is written in one statement (joyback.ledger.sql.posting_insert).
+
 These functions open a plain transaction.atomic(), so they join the caller's transaction: the
 service that owns the business operation opens the outermost, durable one.
 """
