@@ -313,7 +313,7 @@ def _purchase_claim_create(
             ActionClaim.objects.filter(pk=claim.pk).update(evidence=claim.evidence)
         if instant:
             claim_event_emit(claim, "purchase.created", "purchase.confirmed", "reward.approved")
-            claim_reward_post(claim)
+            claim_reward_post(claim, new_claim=True)
         else:
             claim_event_emit(claim, "purchase.created")
             transaction.on_commit(lambda: purchase_confirm_schedule(purchase=purchase))

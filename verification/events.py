@@ -25,6 +25,9 @@ def claim_event_data(claim: ActionClaim) -> dict:
     }
 
 
-def claim_event_emit(claim: ActionClaim, *types: str) -> None:
-    """Emit each event type about this claim (in the caller's transaction)."""
-    webhook_events_emit(brand_id=claim.campaign.brand_id, types=list(types), data=claim_event_data(claim))
+def claim_event_emit(claim: ActionClaim, *types: str, endpoints=None) -> None:
+    """Emit each event type about this claim (in the caller's transaction). endpoints: the brand's
+    enabled endpoints when the caller knows them already ([] for none), else they are read."""
+    webhook_events_emit(
+        brand_id=claim.campaign.brand_id, types=list(types), data=claim_event_data(claim), endpoints=endpoints
+    )

@@ -4,62 +4,70 @@ A signal never rejects on its own: it sends the claim to the brand's review queu
 held on the budget, and a person decides.
 """
 
-from datetime import timedelta
-
-from django.utils import timezone
-
 from campaigns.limits import limit_value
 from campaigns.models import LimitKind
-from verification.models import ActionClaim
+from verification.sql import claim_facts
 
 
-def fraud_signals_at_claim(*, rule, identity, context, evidence: dict) -> list[tuple[str, str]]:
-    now = timezone.now()
+def fraud_facts_query(*, campaign, context) -> dict:
+    """The fraud counts' part of a claim's facts (verification.sql.claim_facts) for a claim from
+    `context`: each count stops at the brand's threshold, which is all the signal needs."""
+    brand_id = campaign.brand_id  # each threshold is the brand's own, else the platform's
+    return {
+        "fraud": True,
+        "client_ip": context.client_ip or None,
+        "device": context.device or "",
+        "device_new": bool(context.device_new),
+        "ip_limit": (
+            limit_value(kind=LimitKind.FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR, brand_id=brand_id)
+            if context.client_ip
+            else 0
+        ),
+        "minute_limit": limit_value(kind=LimitKind.FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE, brand_id=brand_id),
+    }
+
+
+def fraud_signals_at_claim(*, rule, identity, context, evidence: dict, facts=None) -> list[tuple[str, str]]:
+    """facts: the claim's facts read with the fraud counts (claim_allowed_check with the context);
+    else they are read here."""
     campaign = rule.campaign
     brand_id = campaign.brand_id  # each threshold is the brand's own, else the platform's
+    if facts is None or not facts.fraud:
+        facts = claim_facts(
+            rule_id=rule.pk,
+            identity_id=identity.pk,
+            person_id=identity.participant_id,
+            campaign_id=campaign.pk,
+            prerequisite_id=None,
+            counted=[],
+            under_way=[],
+            **fraud_facts_query(campaign=campaign, context=context),
+        )
     signals = []
     if context.client_ip:
-        recent = ActionClaim.objects.filter(
-            campaign=campaign, client_ip=context.client_ip, created_at__gte=now - timedelta(hours=1)
-        ).count()
+        recent = facts.ip_recent
         if recent >= limit_value(kind=LimitKind.FRAUD_CLAIMS_PER_ADDRESS_PER_HOUR, brand_id=brand_id):
             signals.append(
-                ("ip_velocity", f"{recent} earlier claims from {context.client_ip} in the last hour")
+                ("ip_velocity", f"at least {recent} earlier claims from {context.client_ip} in the last hour")
             )
     if context.device:
         # The device cookie is the browser itself, whatever address it comes from today.
-        others = (
-            ActionClaim.objects.filter(
-                campaign=campaign, device=context.device, created_at__gte=now - timedelta(days=1)
-            )
-            .exclude(participant=identity.participant)
-            .values("participant")
-            .distinct()
-            .count()
-        )
+        others = facts.device_people
         if others >= limit_value(kind=LimitKind.FRAUD_PEOPLE_PER_DEVICE, brand_id=brand_id) - 1:
             signals.append(("device_shared", f"{others + 1} people claimed from one browser today"))
-    if context.device_new and context.client_ip:
+    if context.device_new and context.client_ip and facts.address_shared:
         # A fresh, cookie-less browser per claim is how a farm at one address looks like many people.
-        earlier = (
-            ActionClaim.objects.filter(
-                campaign=campaign, client_ip=context.client_ip, created_at__gte=now - timedelta(days=1)
+        signals.append(
+            (
+                "device_new_at_address",
+                f"a browser new to us, at {context.client_ip}, where someone else claimed today",
             )
-            .exclude(participant=identity.participant)
-            .exists()
         )
-        if earlier:
-            signals.append(
-                (
-                    "device_new_at_address",
-                    f"a browser new to us, at {context.client_ip}, where someone else claimed today",
-                )
-            )
-    per_minute = ActionClaim.objects.filter(
-        campaign=campaign, created_at__gte=now - timedelta(minutes=1)
-    ).count()
+    per_minute = facts.per_minute
     if per_minute >= limit_value(kind=LimitKind.FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE, brand_id=brand_id):
-        signals.append(("campaign_velocity", f"{per_minute} claims on this campaign in the last minute"))
+        signals.append(
+            ("campaign_velocity", f"at least {per_minute} claims on this campaign in the last minute")
+        )
     if evidence.get("follower_count") == 0 and evidence.get("video_count") == 0:
         signals.append(("empty_account", "the account has no followers and no videos"))
     return signals

@@ -179,6 +179,14 @@ class ActionClaim(models.Model):
         indexes = [
             models.Index(fields=["campaign", "status"], name="verification_claim_funnel"),
             models.Index(fields=["campaign", "client_ip", "created_at"], name="verification_claim_ip"),
+            # The fraud signals' counts of a campaign's recent claims (verification.sql.claim_facts):
+            # by time, and by browser (claims from a browser only; the API's and webhooks' have none).
+            models.Index(fields=["campaign", "created_at"], name="verification_claim_recent"),
+            models.Index(
+                fields=["campaign", "device", "created_at"],
+                condition=~Q(device=""),
+                name="verification_claim_device",
+            ),
             models.Index(fields=["check_at"], condition=Q(status="pending"), name="verification_claim_due"),
             models.Index(
                 fields=["next_check_at"], condition=Q(status="pending"), name="verification_reach_due"

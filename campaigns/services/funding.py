@@ -14,7 +14,13 @@ from campaigns.models import (
 from campaigns.services.landing import landing_cache_clear
 from campaigns.services.refusals import CampaignError
 from joyback.ledger.models import Account, AccountKind, Transaction
-from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
+from joyback.ledger.services import (
+    InsufficientFunds,
+    account_for,
+    account_get_or_create,
+    platform_bank,
+    transfer_post,
+)
 from joyback.safety import sandbox_bank_live_refusal
 
 
@@ -73,6 +79,19 @@ def brand_deposit_record(
 
 def campaign_budget_account(*, campaign: Campaign) -> Account:
     return account_get_or_create(
+        kind=AccountKind.CAMPAIGN_BUDGET,
+        currency=campaign.currency,
+        brand_id=campaign.brand_id,
+        subject=campaign.budget_subject,
+        name=f"{campaign.name} budget",
+    )
+
+
+def campaign_budget_leg(*, campaign: Campaign) -> Account:
+    """The campaign's budget account as a posting's or a hold's leg: its id and terms, looked up
+    once per process (ledger.account_for), since every reward and hold of the campaign names it.
+    Its balance is as it was first read: the ledger locks and reads the row afresh to post."""
+    return account_for(
         kind=AccountKind.CAMPAIGN_BUDGET,
         currency=campaign.currency,
         brand_id=campaign.brand_id,

@@ -6,6 +6,12 @@ postings, locks every touched account once (in id order, so concurrent writers n
 refuses the ones that would overdraw a no-overdraft account, and writes the rest with one insert
 of transactions, one insert of entries and one balance update per touched account.
 
+The accounts are locked FOR NO KEY UPDATE: writers of balances still take turns, while the
+foreign keys of entries being inserted elsewhere (KEY SHARE) need not wait. A batch of EARLY_FROM
+postings or more writes its transactions and entries, and has the database check that each sums
+to zero, before it locks (_post_early), so that the hot budget row is held only for the balances
+and the commit; one posting is written in one statement (joyback.ledger.sql.posting_insert).
+
 These functions open a plain transaction.atomic(), so they join the caller's transaction: the
 service that owns the business operation opens the outermost, durable one.
 """
@@ -55,6 +61,16 @@ class HoldAlreadyResolved(LedgerError):
 
 class AlreadyReversed(LedgerError):
     code = "already_reversed"
+
+
+class _Replan(Exception):
+    """The balances locked decided otherwise than those read before the locks: the batch is posted
+    again, the usual way, from its savepoint."""
+
+
+class _KeyTaken(Exception):
+    """Another writer committed one of the batch's idempotency keys between the read of the keys and
+    the insert: the batch is planned again from its savepoint."""
 
 
 @dataclass(frozen=True)
@@ -163,7 +179,8 @@ def _posting_check(posting: Posting) -> str:
 
 def _accounts_lock(account_ids) -> dict[int, Account]:
     """Row-lock accounts in ascending id order: the one lock order every writer uses."""
-    accounts = Account.objects.select_for_update().filter(pk__in=sorted(set(account_ids))).order_by("pk")
+    rows = sql.accounts_lock(account_ids=list(account_ids))
+    accounts = (Account.from_db("default", sql.ACCOUNT_FIELDS, row) for row in rows)
     return {account.pk: account for account in accounts}
 
 
@@ -185,10 +202,11 @@ def _plan_postings(plans, accounts, existing, held_deltas):
     balance_deltas: dict[int, int] = defaultdict(int)
     first_by_key: dict[str, _Plan] = {}
     to_write: list[_Plan] = []
-    reversed_ids = set(
-        Transaction.objects.filter(
-            reverses_id__in=[p.posting.reverses_id for p in plans if p.posting.reverses_id]
-        ).values_list("reverses_id", flat=True)
+    reverses = [p.posting.reverses_id for p in plans if p.posting.reverses_id]
+    reversed_ids = (
+        set(Transaction.objects.filter(reverses_id__in=reverses).values_list("reverses_id", flat=True))
+        if reverses
+        else set()
     )
     for plan in plans:
         key = plan.posting.idempotency_key
@@ -236,8 +254,10 @@ def _overdrawn(deltas, accounts, balance_deltas, held_deltas) -> InsufficientFun
     return None
 
 
-def _write(to_write: list[_Plan], accounts) -> dict[int, Transaction]:
-    """Insert the planned transactions and their entries; returns plan index -> transaction."""
+def _write(to_write: list[_Plan], accounts, balance_deltas, held_deltas) -> dict[int, Transaction]:
+    """Insert the planned transactions and their entries and add the balance changes; returns plan
+    index -> transaction. _KeyTaken when another writer committed one of the keys meanwhile (nothing
+    of the batch's entries or balances is then written)."""
     # Keys are inserted in sorted order so that two batches racing on the same keys wait on each
     # other in the same order instead of deadlocking.
     ordered = sorted(to_write, key=lambda plan: plan.posting.idempotency_key or "")
@@ -253,8 +273,7 @@ def _write(to_write: list[_Plan], accounts) -> dict[int, Transaction]:
         )
         for plan in ordered
     ]
-    with transaction.atomic():
-        created = _insert_rows(ordered, rows, accounts)
+    created = _insert_rows(ordered, rows, accounts, _balance_changes(balance_deltas, held_deltas))
     return {plan.index: row for plan, row in zip(ordered, created, strict=True)}
 
 
@@ -267,9 +286,20 @@ def _posting_brand(posting: Posting) -> int | None:
     return None
 
 
-def _insert_rows(ordered: list[_Plan], rows: list[Transaction], accounts) -> list[Transaction]:
-    """Two statements (joyback.ledger.sql), column arrays unnested by PostgreSQL."""
+def _insert_rows(ordered: list[_Plan], rows: list[Transaction], accounts, changes) -> list[Transaction]:
+    """Two statements (joyback.ledger.sql), column arrays unnested by PostgreSQL: the transactions,
+    then their entries with the balance changes."""
     now = timezone.now()
+    if len(rows) == 1:
+        (plan,), (row,) = ordered, rows
+        values = [row.reason, row.description, row.reference, row.idempotency_key]
+        values += [row.fingerprint, row.reverses_id, row.brand_id]
+        legs = [(account.pk, amount, accounts[account.pk].currency) for account, amount in plan.posting.legs]
+        inserted = sql.posting_insert(now=now, row=values, legs=legs, changes=changes)
+        if not inserted:
+            raise _KeyTaken
+        row.pk, row.posted_at = inserted[0][0], now
+        return rows
     columns = [
         [row.reason for row in rows],
         [row.description for row in rows],
@@ -279,71 +309,143 @@ def _insert_rows(ordered: list[_Plan], rows: list[Transaction], accounts) -> lis
         [row.reverses_id for row in rows],
         [row.brand_id for row in rows],
     ]
-    ids = sql.transactions_insert(now=now, columns=columns)
+    inserted = sql.transactions_insert(now=now, columns=columns)
+    if len(inserted) != len(rows):
+        raise _KeyTaken
+    ids = [row_id for row_id, _key in inserted]
     entries = [
         (transaction_id, account.pk, amount, accounts[account.pk].currency, row.brand_id)
         for plan, row, transaction_id in zip(ordered, rows, ids, strict=True)
         for account, amount in plan.posting.legs
     ]
-    sql.entries_insert(entries=entries)
+    sql.entries_insert(entries=entries, changes=changes)
     for row, row_id in zip(rows, ids, strict=True):
         row.pk, row.posted_at = row_id, now
     return rows
 
 
-def _balances_save(balance_deltas: dict[int, int], held_deltas: dict[int, int]) -> None:
+def _balance_changes(
+    balance_deltas: dict[int, int], held_deltas: dict[int, int]
+) -> list[tuple[int, int, int]]:
     changes = [
         (account_id, balance_deltas.get(account_id, 0), held_deltas.get(account_id, 0))
         for account_id in sorted(set(balance_deltas) | set(held_deltas))
     ]
-    changes = [change for change in changes if change[1] or change[2]]
-    if not changes:
-        return
-    sql.balances_add(changes=changes)
+    return [change for change in changes if change[1] or change[2]]
 
 
-def _post_locked(plans: list[_Plan], accounts, held_deltas=None, known=None) -> dict[int, PostingResult]:
+def _balances_save(balance_deltas: dict[int, int], held_deltas: dict[int, int]) -> None:
+    changes = _balance_changes(balance_deltas, held_deltas)
+    if changes:
+        sql.balances_add(changes=changes)
+
+
+def _post_locked(
+    plans: list[_Plan], accounts, held_deltas=None, known=None, fresh=False
+) -> dict[int, PostingResult]:
     """known: the keys' transactions already read (by postings_post, before the locks). Reading
-    them again would change nothing: a key committed since then by a writer on other accounts
-    fails the insert (IntegrityError), and the next attempt reads afresh."""
+    them again would change nothing: a key committed since then by a writer on other accounts is
+    left out by the insert (_KeyTaken), and the next attempt reads afresh. fresh: the keys are new
+    (postings_post), so none is looked up.
+
+    _KeyTaken leaves the transactions of the batch inserted so far in place: the caller rolls back
+    to its savepoint (postings_post), or its transaction fails whole."""
     held_deltas = held_deltas or {}
-    for _attempt in range(3):
-        keys = [p.posting.idempotency_key for p in plans if p.posting.idempotency_key]
-        if known is not None:
-            existing, known = known, None
-        elif keys:
-            existing = {t.idempotency_key: t for t in Transaction.objects.filter(idempotency_key__in=keys)}
-        else:
-            existing = {}
-        to_write, results, balance_deltas, first_by_key = _plan_postings(
-            plans, accounts, existing, held_deltas
-        )
-        try:
-            written = _write(to_write, accounts) if to_write else {}
-        except IntegrityError:
-            # Another writer committed one of our keys on accounts we do not hold: plan again,
-            # and that posting now shows up in `existing`.
+    keys = [p.posting.idempotency_key for p in plans if p.posting.idempotency_key]
+    if known is not None:
+        existing = known
+    elif keys and not fresh:
+        existing = {t.idempotency_key: t for t in Transaction.objects.filter(idempotency_key__in=keys)}
+    else:
+        existing = {}
+    to_write, results, balance_deltas, first_by_key = _plan_postings(plans, accounts, existing, held_deltas)
+    if to_write:
+        written = _write(to_write, accounts, balance_deltas, held_deltas)
+    else:
+        written = {}
+        _balances_save({}, held_deltas)
+    for plan in to_write:
+        results[plan.index] = PostingResult(plan.posting, transaction=written[plan.index])
+    for plan in plans:
+        if plan.index in results:
             continue
-        _balances_save(balance_deltas, held_deltas)
-        for plan in to_write:
-            results[plan.index] = PostingResult(plan.posting, transaction=written[plan.index])
-        for plan in plans:
-            if plan.index in results:
-                continue
-            first = first_by_key[plan.posting.idempotency_key]
-            results[plan.index] = _replay(plan, written[first.index])
-        return results
+        first = first_by_key[plan.posting.idempotency_key]
+        results[plan.index] = _replay(plan, written[first.index])
+    return results
+
+
+# From this many postings a batch writes its transactions and entries before it locks the accounts
+# (_post_early): the hot budget row is then held only for the balances and the commit.
+EARLY_FROM = 20
+
+
+def _post_early(plans: list[_Plan], known) -> dict[int, PostingResult]:
+    """A batch planned against the balances as read without locks, its transactions and entries
+    written and checked (every transaction sums to zero: the deferred trigger run now, SET
+    CONSTRAINTS ... IMMEDIATE), all before the accounts' locks; then the accounts locked, the batch
+    planned again against the locked balances and, when that decides every posting the same way,
+    the balances added. The row locks are FOR NO KEY UPDATE, so the entries' foreign keys (KEY
+    SHARE) need not wait for another batch's locks. _Replan when the decisions differ: the caller
+    rolls back to its savepoint."""
+    ids = sorted({account.pk for p in plans for account, _ in p.posting.legs})
+    read = {account.pk: account for account in _accounts_read(ids)}
+    keys = [p.posting.idempotency_key for p in plans if p.posting.idempotency_key]
+    if known is not None:
+        existing = known
+    elif keys:
+        existing = {t.idempotency_key: t for t in Transaction.objects.filter(idempotency_key__in=keys)}
+    else:
+        existing = {}
+    to_write, _results, _deltas, _first = _plan_postings(plans, read, existing, {})
+    written = _write(to_write, read, {}, {}) if to_write else {}
+    sql.balance_checks_now()
+    locked = _accounts_lock(ids)
+    again, results, balance_deltas, first_by_key = _plan_postings(plans, locked, existing, {})
+    if [plan.index for plan in again] != [plan.index for plan in to_write]:
+        raise _Replan
+    _balances_save(balance_deltas, {})
+    for plan in to_write:
+        results[plan.index] = PostingResult(plan.posting, transaction=written[plan.index])
+    for plan in plans:
+        if plan.index not in results:
+            results[plan.index] = _replay(plan, written[first_by_key[plan.posting.idempotency_key].index])
+    return results
+
+
+def _post_locked_from_savepoint(plans: list[_Plan], accounts, known) -> dict[int, PostingResult]:
+    """_post_locked inside a savepoint of its own, planned again (the keys read afresh) when another
+    writer committed one of the keys meanwhile: for a caller without a savepoint (postings_post)."""
+    for _attempt in range(3):
+        try:
+            with transaction.atomic():
+                return _post_locked(plans, accounts, known=known)
+        except _KeyTaken:
+            known = None
     raise LedgerError("Could not post: idempotency keys kept colliding with concurrent writers.")
 
 
-def postings_post(*, postings: Sequence[Posting], savepoint: bool = True) -> list[PostingResult]:
+def _accounts_read(account_ids) -> list[Account]:
+    rows = sql.accounts_read(account_ids=account_ids)
+    return [Account.from_db("default", sql.ACCOUNT_FIELDS, row) for row in rows]
+
+
+def postings_post(
+    *, postings: Sequence[Posting], savepoint: bool = True, fresh_keys: bool = False
+) -> list[PostingResult]:
     """Post many postings in one database transaction; one result per posting, in order.
 
     A posting that would overdraw, repeats a key with other content, or reverses a reversed
     transaction gets an error in its result; the others are posted.
 
     savepoint=False inside a caller's transaction that is rolled back whole if anything here
-    raises (a batch): the savepoint it would fall back to costs two statements a call.
+    raises (a batch, a reward): the savepoint it would fall back to costs two statements a call.
+    A key another writer commits while the batch is being written is then planned again from a
+    savepoint taken after the locks (_post_locked_from_savepoint).
+
+    fresh_keys: every key names a row the caller's transaction has just made (a claim's own id), so
+    no earlier posting can hold one: none is looked up, and the writes need no savepoint. Were one
+    taken after all, the insert leaves it out and the posting fails (LedgerError; without a
+    savepoint, the caller's transaction with it), never posting twice.
     """
     results: list[PostingResult | None] = [None] * len(postings)
     plans = []
@@ -352,33 +454,57 @@ def postings_post(*, postings: Sequence[Posting], savepoint: bool = True) -> lis
             plans.append(_Plan(index=index, posting=posting, fingerprint=_posting_check(posting)))
         except LedgerError as error:
             results[index] = PostingResult(posting, error=error)
-    if plans:
+    if not plans:
+        return results
+    for _attempt in range(3):
         keys = [p.posting.idempotency_key for p in plans if p.posting.idempotency_key]
         known = None
-        if keys and len(keys) == len(plans):
+        if keys and len(keys) == len(plans) and not fresh_keys:
             # Replays need no locks: answer them from what is committed.
             known = {t.idempotency_key: t for t in Transaction.objects.filter(idempotency_key__in=keys)}
             if len(known) == len(set(keys)):
                 for plan in plans:
                     results[plan.index] = _replay(plan, known[plan.posting.idempotency_key])
                 return results
-        with transaction.atomic(savepoint=savepoint):
-            accounts = _accounts_lock(account.pk for p in plans for account, _ in p.posting.legs)
-            for index, result in _post_locked(plans, accounts, known=known).items():
-                results[index] = result
-    return results
+        try:
+            if savepoint and len(plans) >= EARLY_FROM:
+                try:
+                    with transaction.atomic():
+                        for index, result in _post_early(plans, known).items():
+                            results[index] = result
+                    return results
+                except _Replan:
+                    pass  # rolled back: the usual way below
+            with transaction.atomic(savepoint=savepoint):
+                accounts = _accounts_lock(account.pk for p in plans for account, _ in p.posting.legs)
+                if savepoint or fresh_keys:
+                    posted = _post_locked(plans, accounts, known=known, fresh=fresh_keys)
+                else:
+                    posted = _post_locked_from_savepoint(plans, accounts, known=known)
+                for index, result in posted.items():
+                    results[index] = result
+        except _KeyTaken:
+            if fresh_keys:
+                raise LedgerError(
+                    "Could not post: an idempotency key was taken by a concurrent writer; nothing was posted."
+                ) from None
+            # Rolled back to the savepoint: that posting now shows up among the known keys.
+            continue
+        return results
+    raise LedgerError("Could not post: idempotency keys kept colliding with concurrent writers.")
 
 
-def posting_post(*, posting: Posting) -> Transaction:
-    (result,) = postings_post(postings=[posting])
+def posting_post(*, posting: Posting, savepoint: bool = True, fresh_key: bool = False) -> Transaction:
+    """One posting; raises the LedgerError that refused it. savepoint, fresh_key: postings_post's."""
+    (result,) = postings_post(postings=[posting], savepoint=savepoint, fresh_keys=fresh_key)
     if result.error:
         raise result.error
     return result.transaction
 
 
-def transfer_post(**kwargs) -> Transaction:
-    """One transfer; raises the LedgerError that refused it."""
-    return posting_post(posting=transfer(**kwargs))
+def transfer_post(*, savepoint: bool = True, fresh_key: bool = False, **kwargs) -> Transaction:
+    """One transfer; raises the LedgerError that refused it. savepoint, fresh_key: postings_post's."""
+    return posting_post(posting=transfer(**kwargs), savepoint=savepoint, fresh_key=fresh_key)
 
 
 def transaction_reverse(
@@ -418,32 +544,62 @@ def account_get_or_create(
     lookup = {"kind": kind, "currency": currency, "brand_id": brand_id, "subject": subject}
     if brand_id is None:
         lookup["livemode"] = livemode
+    found = Account.objects.filter(**lookup).first()
+    if found is not None:
+        return found
+    if brand_id is not None:
+        return account_open(kind=kind, currency=currency, brand_id=brand_id, subject=subject, name=name)
     account, _ = Account.objects.get_or_create(
-        **lookup,
-        defaults={
-            "name": name or f"{AccountKind(kind).label} {subject}".strip(),
-            # The provider debits a return after the money was swept on: its balance, and so this
-            # account's, may go below zero (the drift check compares the two).
-            # A brand's balance account mirrors what the provider booked, which the ledger may not
-            # refuse; the drift check compares the two.
-            "no_overdraft": kind
-            not in (AccountKind.SUSPENSE, AccountKind.PROVIDER_BALANCE, AccountKind.BRAND_BALANCE),
-            "livemode": livemode,
-        },
+        **lookup, defaults=_account_defaults(kind, subject, name, livemode)
     )
     return account
+
+
+def _account_defaults(kind: str, subject: str, name: str, livemode: bool) -> dict:
+    return {
+        "name": name or f"{AccountKind(kind).label} {subject}".strip(),
+        # The provider debits a return after the money was swept on: its balance, and so this
+        # account's, may go below zero (the drift check compares the two). A brand's balance account
+        # mirrors what the provider booked, which the ledger may not refuse either.
+        "no_overdraft": kind
+        not in (AccountKind.SUSPENSE, AccountKind.PROVIDER_BALANCE, AccountKind.BRAND_BALANCE),
+        "livemode": livemode,
+    }
+
+
+def account_open(*, kind: str, currency: str, brand_id: int, subject: str, name: str = "") -> Account:
+    """A brand's account that is most likely new (a person's first reward opens their payable): made
+    in one statement, or the one already there. account_get_or_create's for every other case."""
+    currency_check(currency)
+    defaults = _account_defaults(kind, subject, name, brand_livemode(brand_id))
+    row = sql.account_open(
+        kind=kind,
+        currency=currency,
+        brand_id=brand_id,
+        subject=subject,
+        name=str(defaults["name"]),
+        no_overdraft=defaults["no_overdraft"],
+        livemode=defaults["livemode"],
+        now=timezone.now(),
+    )
+    if row is None:  # made by a concurrent transaction while this statement ran: now committed
+        return Account.objects.get(kind=kind, currency=currency, brand_id=brand_id, subject=subject)
+    return Account.from_db("default", sql.ACCOUNT_FIELDS, row)
 
 
 _shared_accounts: dict[tuple, Account] = {}
 
 
-def account_for(*, kind: str, currency: str, brand_id: int | None, name: str) -> Account:
-    """An account that never goes away (a brand's payouts in transit, the platform's bank): looked
-    up once per process. Remembered only once committed, so one made in a transaction that rolls
-    back is not."""
-    key = (kind, currency, brand_id)
+def account_for(*, kind: str, currency: str, brand_id: int | None, name: str, subject: str = "") -> Account:
+    """An account that never goes away (a brand's payouts in transit, the platform's bank, a
+    campaign's budget): looked up once per process. Remembered only once committed, so one made in
+    a transaction that rolls back is not. Its terms (id, kind, currency, brand, mode) are what the
+    caller may use; its balance is as it was read then: a posting locks and reads it afresh."""
+    key = (kind, currency, brand_id, subject)
     if key not in _shared_accounts:
-        account = account_get_or_create(kind=kind, currency=currency, brand_id=brand_id, name=name)
+        account = account_get_or_create(
+            kind=kind, currency=currency, brand_id=brand_id, subject=subject, name=name
+        )
         transaction.on_commit(partial(_shared_accounts.setdefault, key, account))
         return account
     return _shared_accounts[key]

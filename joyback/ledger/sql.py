@@ -1,53 +1,192 @@
-"""Every SQL statement of the ledger that the ORM does not write, each with why it cannot."""
+"""Every SQL statement of the ledger that the ORM does not write, each with why it cannot.
+
+The statements of a posting run as server-side prepared statements of their connection
+(joyback.postgresql.prepared): a reward posts on every approval, and parsing and planning them
+anew each time was a good part of the database's work. Lists travel as arrays, so that a
+statement's text does not change with the number of rows it writes.
+"""
 
 from django.db import connection, models
 
 from joyback.brand_columns import BACKFILL_SETTING, parent_update
+from joyback.ledger.models import Account
+from joyback.postgresql.prepared import prepared_fetchall
+
+_ACCOUNT_COLUMNS = [field.column for field in Account._meta.concrete_fields]
+ACCOUNT_FIELDS = [field.attname for field in Account._meta.concrete_fields]
+
+# Why raw: the accounts locked in id order and read in one statement; the ORM's select_for_update
+# compiles the query anew on every call, while the hot budget row waits for it.
+_ACCOUNTS_LOCK = (
+    f"SELECT {', '.join(_ACCOUNT_COLUMNS)} FROM ledger_account "  # noqa: S608 (the model's own columns)
+    "WHERE id = ANY(%s::bigint[]) ORDER BY id FOR NO KEY UPDATE"
+)
+
+
+def accounts_lock(*, account_ids: list[int]) -> list[tuple]:
+    """Row-lock these accounts in ascending id order; their rows (ACCOUNT_FIELDS), in that order."""
+    return prepared_fetchall(_ACCOUNTS_LOCK, [sorted(set(account_ids))])
+
+
+# Why raw: the same rows read without a lock (a batch plans against them before it locks).
+_ACCOUNTS_READ = (
+    f"SELECT {', '.join(_ACCOUNT_COLUMNS)} FROM ledger_account "  # noqa: S608 (the model's own columns)
+    "WHERE id = ANY(%s::bigint[]) ORDER BY id"
+)
+
+
+def accounts_read(*, account_ids: list[int]) -> list[tuple]:
+    """These accounts' rows (ACCOUNT_FIELDS) as committed now, without a lock."""
+    return prepared_fetchall(_ACCOUNTS_READ, [sorted(set(account_ids))])
+
+
+def balance_checks_now() -> None:
+    """The deferred check that every transaction sums to zero run now for what this transaction
+    wrote so far, and deferred again for what it writes later (SET CONSTRAINTS has no ORM word)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SET CONSTRAINTS ledger_entry_balanced IMMEDIATE; SET CONSTRAINTS ledger_entry_balanced DEFERRED"
+        )
+
+
+# Why raw: a brand's account made when it is missing, or the one already there, in one statement
+# and without a savepoint: INSERT ... ON CONFLICT DO NOTHING, with a read of the row it conflicted
+# with. The ORM's get_or_create reads, then inserts inside a savepoint (four round trips).
+_COLUMNS = ", ".join(_ACCOUNT_COLUMNS)
+_ACCOUNT_OPEN = (
+    "WITH made AS (INSERT INTO ledger_account "  # noqa: S608 (only the model's own columns are formatted in)
+    "(kind, currency, brand_id, subject, name, no_overdraft, balance, held, livemode, created_at) "
+    "VALUES (%(kind)s, %(currency)s, %(brand_id)s, %(subject)s, %(name)s, %(no_overdraft)s, 0, 0, "
+    "%(livemode)s, %(now)s) "
+    "ON CONFLICT (kind, currency, brand_id, subject) WHERE brand_id IS NOT NULL DO NOTHING "
+    f"RETURNING {_COLUMNS}) "
+    f"SELECT {_COLUMNS} FROM made UNION ALL (SELECT {_COLUMNS} FROM ledger_account "
+    "WHERE kind = %(kind)s AND currency = %(currency)s AND brand_id = %(brand_id)s "
+    "AND subject = %(subject)s) LIMIT 1"
+)
+
+
+def account_open(
+    *,
+    kind: str,
+    currency: str,
+    brand_id: int,
+    subject: str,
+    name: str,
+    no_overdraft: bool,
+    livemode: bool,
+    now,
+) -> tuple | None:
+    """The brand's account (ACCOUNT_FIELDS), made if missing; None when another transaction made it
+    while this statement ran (its row is not in this statement's snapshot: read it again)."""
+    rows = prepared_fetchall(
+        _ACCOUNT_OPEN,
+        {
+            "kind": kind,
+            "currency": currency,
+            "brand_id": brand_id,
+            "subject": subject,
+            "name": name,
+            "no_overdraft": no_overdraft,
+            "livemode": livemode,
+            "now": now,
+        },
+    )
+    return rows[0] if rows else None
+
 
 # Why raw: one statement for a whole batch with its ids back in order (unnest of column arrays); the
-# ORM's bulk_create compiles SQL per object, which would run while the hot budget row is locked.
+# ORM's bulk_create compiles SQL per object, which would run while the hot budget row is locked. A
+# key another writer committed meanwhile is skipped (ON CONFLICT), not an error: no savepoint is
+# needed around the insert, and the caller sees which keys were taken from the rows returned.
 _TRANSACTIONS_INSERT = (
     "INSERT INTO ledger_transaction "
     "(reason, description, reference, idempotency_key, fingerprint, reverses_id, brand_id, posted_at) "
     "SELECT r, d, ref, k, f, rev, b, %s FROM unnest("
     "%s::varchar[], %s::varchar[], %s::varchar[], %s::varchar[], %s::varchar[], %s::bigint[], %s::bigint[]"
-    ") AS t(r, d, ref, k, f, rev, b) RETURNING id"
+    ") AS t(r, d, ref, k, f, rev, b) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, idempotency_key"
 )
-# Why raw: the same, for the entries of the batch.
+# Why raw: the batch's entries and the balance change of every account it touched, in one statement
+# (a data-modifying WITH): the ORM has no multi-row insert from arrays, and its bulk_update writes
+# values, not increments.
 _ENTRIES_INSERT = (
-    "INSERT INTO ledger_entry (transaction_id, account_id, amount, currency, brand_id) "
-    "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::varchar[], %s::bigint[])"
+    "WITH entries AS (INSERT INTO ledger_entry (transaction_id, account_id, amount, currency, brand_id) "
+    "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::varchar[], %s::bigint[])) "
+    "UPDATE ledger_account AS a SET balance = a.balance + v.delta, held = a.held + v.held "
+    "FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[]) AS v(id, delta, held) WHERE a.id = v.id "
+    "RETURNING a.id"
+)
+# Why raw: an UPDATE from arrays sets a different delta on each row at once; the ORM's bulk_update
+# writes values, not increments, and would need a CASE per row.
+_BALANCES_ADD = (
+    "UPDATE ledger_account AS a SET balance = a.balance + v.delta, held = a.held + v.held "
+    "FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[]) AS v(id, delta, held) WHERE a.id = v.id "
+    "RETURNING a.id"
 )
 
 
-def transactions_insert(*, now, columns: list[list]) -> list[int]:
+# Why raw: one posting whole in one statement (its transaction, entries and balance changes: data-
+# modifying WITH clauses), the common case of a single reward; nothing is written when its key is
+# taken (ON CONFLICT), and then no row comes back.
+_POSTING_INSERT = (
+    "WITH t AS (INSERT INTO ledger_transaction "
+    "(reason, description, reference, idempotency_key, fingerprint, reverses_id, brand_id, posted_at) "
+    "VALUES (%s, %s, %s, %s, %s, %s::bigint, %s::bigint, %s) "
+    "ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, idempotency_key), "
+    "e AS (INSERT INTO ledger_entry (transaction_id, account_id, amount, currency, brand_id) "
+    "SELECT t.id, x.a, x.m, x.c, %s::bigint FROM t, unnest(%s::bigint[], %s::bigint[], %s::varchar[]) "
+    "AS x(a, m, c)), "
+    "u AS (UPDATE ledger_account AS a SET balance = a.balance + v.delta, held = a.held + v.held "
+    "FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[]) AS v(id, delta, held) "
+    "WHERE a.id = v.id AND EXISTS (SELECT FROM t)) "
+    "SELECT id, idempotency_key FROM t"
+)
+
+
+def posting_insert(*, now, row: list, legs: list[tuple], changes: list[tuple[int, int, int]]) -> list[tuple]:
+    """One transaction (reason, description, reference, idempotency_key, fingerprint, reverses_id,
+    brand_id), its legs (account_id, amount, currency) and the balance changes, in one statement;
+    [(id, idempotency_key)], or [] when its key was taken."""
+    return prepared_fetchall(
+        _POSTING_INSERT,
+        [
+            *row,
+            now,
+            row[6],
+            *(list(column) for column in zip(*legs, strict=True)),
+            *_changes_columns(changes),
+        ],
+    )
+
+
+def transactions_insert(*, now, columns: list[list]) -> list[tuple[int, str | None]]:
     """Insert transactions from column arrays (reason, description, reference, idempotency_key,
-    fingerprint, reverses_id, brand_id); their ids, in the order of the rows."""
-    with connection.cursor() as cursor:
-        cursor.execute(_TRANSACTIONS_INSERT, [now, *columns])
-        # RETURNING follows the order of the unnested rows, as the ORM's own bulk insert relies on.
-        return [row_id for (row_id,) in cursor.fetchall()]
+    fingerprint, reverses_id, brand_id); (id, idempotency_key) of the rows inserted, in the order of
+    the rows given. A row whose key is already taken is left out."""
+    # RETURNING follows the order of the unnested rows, as the ORM's own bulk insert relies on.
+    return prepared_fetchall(_TRANSACTIONS_INSERT, [now, *columns])
 
 
-def entries_insert(*, entries: list[tuple]) -> None:
-    """Insert (transaction_id, account_id, amount, currency, brand_id) rows in one statement."""
-    with connection.cursor() as cursor:
-        cursor.execute(_ENTRIES_INSERT, [list(column) for column in zip(*entries, strict=True)])
+def _changes_columns(changes: list[tuple[int, int, int]]) -> list[list[int]]:
+    return [
+        [change[0] for change in changes],
+        [change[1] for change in changes],
+        [change[2] for change in changes],
+    ]
+
+
+def entries_insert(*, entries: list[tuple], changes: list[tuple[int, int, int]]) -> None:
+    """Insert (transaction_id, account_id, amount, currency, brand_id) rows and add (account id,
+    balance delta, held delta) to each account, in one statement."""
+    prepared_fetchall(
+        _ENTRIES_INSERT,
+        [*(list(column) for column in zip(*entries, strict=True)), *_changes_columns(changes)],
+    )
 
 
 def balances_add(*, changes: list[tuple[int, int, int]]) -> None:
     """Add (account id, balance delta, held delta) to each account, in one statement."""
-    # Why raw: an UPDATE ... FROM (VALUES ...) sets a different delta on each row at once; the ORM's
-    # bulk_update writes values, not increments, and would need a CASE per row.
-    values = ", ".join(["(%s::bigint, %s::bigint, %s::bigint)"] * len(changes))
-    params = [value for change in changes for value in change]
-    with connection.cursor() as cursor:
-        # Only placeholders are formatted into the statement; the numbers travel as params.
-        statement = (
-            "UPDATE ledger_account AS a SET balance = a.balance + v.delta, held = a.held + v.held "  # noqa: S608
-            f"FROM (VALUES {values}) AS v(id, delta, held) WHERE a.id = v.id"
-        )
-        cursor.execute(statement, params)
+    prepared_fetchall(_BALANCES_ADD, _changes_columns(changes))
 
 
 # The brand_id backfill of migrations 0007 and 0008 (joyback.brand_columns), per range of ids.

@@ -5,8 +5,10 @@ multi-table INSERT run on every request that is a good part of the database's wo
 per connection, it is only executed after that."""
 
 import time
+from functools import cache
 
 from django.db import connection
+from django.db.models.expressions import DatabaseDefault
 
 
 def prepared_fetchall(statement: str, params) -> list[tuple]:
@@ -21,3 +23,66 @@ def prepared_fetchall(statement: str, params) -> list[tuple]:
     if connection.queries_logged:
         connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - began:.3f}"})
     return rows
+
+
+@cache
+def _model_columns(model) -> tuple[list[str], list[tuple]]:
+    """A model's concrete fields' attribute names, and those whose database value Django converts
+    on reading (a JSONField's text): (position, field, its column, its converters)."""
+    fields = model._meta.concrete_fields
+    converting = []
+    for position, field in enumerate(fields):
+        column = field.get_col(model._meta.db_table)
+        converters = field.get_db_converters(connection) + connection.ops.get_db_converters(column)
+        if converters:
+            converting.append((position, column, converters))
+    return [field.attname for field in fields], converting
+
+
+def model_columns_sql(model, alias: str) -> str:
+    """Every concrete column of `model` under `alias`, in the order model_from_row reads them."""
+    return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)
+
+
+def model_width(model) -> int:
+    return len(model._meta.concrete_fields)
+
+
+def model_from_row(model, values):
+    """A model instance from its columns as a statement of model_columns_sql returned them, with
+    the conversions Django's own queries apply (so it is the instance the ORM would have made)."""
+    names, converting = _model_columns(model)
+    values = list(values)
+    for position, column, converters in converting:
+        value = values[position]
+        for converter in converters:
+            value = converter(value, column, connection)
+        values[position] = value
+    return model.from_db(connection.alias, names, values)
+
+
+@cache
+def _insert_statement(model, fields: tuple) -> str:
+    table, pk = model._meta.db_table, model._meta.pk.column
+    columns = ", ".join(field.column for field in fields)
+    values = ", ".join(["%s"] * len(fields))
+    return f"INSERT INTO {table} ({columns}) VALUES ({values}) RETURNING {pk}"  # noqa: S608 (the model's own)
+
+
+def prepared_insert(obj) -> None:
+    """obj saved as a new row by a prepared INSERT of all its fields, as Model.save() would write
+    them (each field's pre_save and database value; a field left to its database default is left
+    out); obj.pk is the new row's. For a model without save() logic or signals of its own."""
+    model = type(obj)
+    fields, values = [], []
+    for field in model._meta.concrete_fields:
+        if field.primary_key and obj.pk is None:
+            continue
+        value = field.pre_save(obj, True)
+        if isinstance(value, DatabaseDefault):
+            continue
+        fields.append(field)
+        values.append(field.get_db_prep_save(value, connection))
+    (row,) = prepared_fetchall(_insert_statement(model, tuple(fields)), values)
+    obj.pk = row[0]
+    obj._state.adding, obj._state.db = False, connection.alias

@@ -686,11 +686,88 @@ def backlog_run(plan: Setup, *, env: dict, tmp: Path, bench_db: str) -> dict:
     }
 
 
+def environments(server: Server, bench_db: str, args) -> tuple[dict, dict]:
+    """The workers' environment (as in production: sender threads, gathering, no Redis) and the
+    approving processes'."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from django.conf import settings
+
+    env = web.server_env(database_url=server.url_for(bench_db), secret_key=settings.SECRET_KEY)
+    env.update(SANDBOX="1", Q_WORKERS=str(args.payout_workers), PAYOUT_SEPA_MODE="instant")
+    env.update(PAYOUT_SEND_THREADS=str(SEND_THREADS))  # as in production (JOYBACK_ENV=test sends in turn)
+    env.setdefault("PAYOUT_GATHER_MS", GATHER_MS)  # as in production (JOYBACK_ENV=test gathers none)
+    env.pop("REDIS_URL", None)  # no broker on the payouts' path: the database's due index is the signal
+    approver_env = {
+        "DJANGO_SETTINGS_MODULE": env["DJANGO_SETTINGS_MODULE"],
+        "DATABASE_URL": env["DATABASE_URL"],
+        "JOYBACK_ENV": "test",
+        "Q_SYNC": "0",
+        "SANDBOX": "1",
+        "LOG_LEVEL": "WARNING",
+        "EMAIL_BACKEND": env["EMAIL_BACKEND"],
+        "FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE": str(VELOCITY_LIMIT),
+        "REDIS_URL": None,
+    }
+    return env, approver_env
+
+
+def sustained_run(server: Server, bench_db: str, args, note, *, rate: float, seconds: float) -> dict:
+    """Approvals at `rate` a second for `seconds` through the whole product (tests/bench/payout.py's
+    run: approving processes, the standing worker's batches, the sandbox bank), in a fresh bench
+    database: the rate the approvals reached, approval -> bank, and the approvals' CPU."""
+    web.database_prepare(server, bench_db)
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from django.db import connections
+
+    count = max(1, round(rate * seconds))
+    plan = setup(runs={"sustained": (WARMUP_PER_WORKER * args.payout_workers, count)})
+    env, approver_env = environments(server, bench_db, args)
+    try:
+        with tempfile.TemporaryDirectory(prefix="joyback-reward-") as tmp:
+            run = one_run(
+                plan,
+                "sustained",
+                rate=rate,
+                env=env,
+                approver_env=approver_env,
+                args=argparse_with(args, payout_seconds=seconds),
+                tmp=Path(tmp),
+                bench_db=bench_db,
+            )
+    finally:
+        connections.close_all()
+    report = run["report"]
+    reached = len(report.call_ms) / max(report.ended - report.started, 1e-9)
+    cpu = run["cpu_ms"]
+    return {
+        "rate": rate,
+        "reached": reached,
+        "approved": run["approved"],
+        "submitted": run["submitted"],
+        "p99_ms": p99_with_missing(run),
+        "p50_ms": percentile(run["latency_ms"], 0.5) if run["latency_ms"] else float("inf"),
+        "call_p99_ms": percentile(report.call_ms, 0.99),
+        "late_p99_ms": percentile(report.late_ms, 0.99),
+        "approval_cpu_ms": cpu["approver"] + cpu["approver_postgres"],
+        "payout_cpu_ms": cpu["workers"] + cpu["postgres"],
+        "bank_cpu_ms": cpu["bank"] + cpu["bank_postgres"],
+        "finished": run["finished"],
+        "statuses": run["statuses"],
+    }
+
+
+def argparse_with(args, **changes):
+    """A copy of the bench's arguments with some changed."""
+    copy = type(args)(**vars(args))
+    for name, value in changes.items():
+        setattr(copy, name, value)
+    return copy
+
+
 def measure(server: Server, bench_db: str, args, note) -> dict:
     """Set up; a run at --payout-rate, then one at --payout-high-rate; results by label."""
     web.database_prepare(server, bench_db)
     # deferred: the bench sets Django up (its settings, per process) before importing apps
-    from django.conf import settings
     from django.db import connections
 
     rates = {"target": args.payout_rate}
@@ -709,26 +786,11 @@ def measure(server: Server, bench_db: str, args, note) -> dict:
         f"identity, their own SEPA IBAN and email, and a VoP already answered MTCH, "
         f"{time.monotonic() - began:.1f} s"
     )
-    env = web.server_env(database_url=server.url_for(bench_db), secret_key=settings.SECRET_KEY)
-    env.update(SANDBOX="1", Q_WORKERS=str(args.payout_workers), PAYOUT_SEPA_MODE="instant")
-    env.update(PAYOUT_SEND_THREADS=str(SEND_THREADS))  # as in production (JOYBACK_ENV=test sends in turn)
-    env.setdefault("PAYOUT_GATHER_MS", GATHER_MS)  # as in production (JOYBACK_ENV=test gathers none)
-    env.pop("REDIS_URL", None)  # no broker on the payouts' path: the database's due index is the signal
+    env, approver_env = environments(server, bench_db, args)
     results = {}
     try:
         with tempfile.TemporaryDirectory(prefix="joyback-payout-") as tmp:
             for label, rate in rates.items():
-                approver_env = {
-                    "DJANGO_SETTINGS_MODULE": env["DJANGO_SETTINGS_MODULE"],
-                    "DATABASE_URL": env["DATABASE_URL"],
-                    "JOYBACK_ENV": "test",
-                    "Q_SYNC": "0",
-                    "SANDBOX": "1",
-                    "LOG_LEVEL": "WARNING",
-                    "EMAIL_BACKEND": env["EMAIL_BACKEND"],
-                    "FRAUD_CAMPAIGN_CLAIMS_PER_MINUTE": str(VELOCITY_LIMIT),
-                    "REDIS_URL": None,
-                }
                 results[label] = run = one_run(
                     plan,
                     label,

@@ -15,6 +15,13 @@ a person is rewarded once per rule, so every call is a new person. The ledger al
 - concurrent: --workers processes at once, all on the same campaign: they queue on the rule's
   row lock and the budget's account row, which is the hot case of a campaign going viral.
 
+Each run also counts the CPU the calls cost: the calling process's (time.process_time) and its
+PostgreSQL backend's (utime + stime in /proc/<pid>/stat of pg_backend_pid(), the server being on
+this machine), read before and after the timed calls; per reward, the sequential run's is the
+reward_cpu_per_reward line. Then, with --reward-rate, approvals at that rate through the whole
+product, paid by the standing worker (tests/bench/payout.py's sustained_run): the rate reached and
+approval -> bank.
+
 Workers are spawned processes (their own interpreter, Django setup and connection, as gunicorn or
 django-q2 workers would be). Each makes one untimed call first, then they start together.
 """
@@ -54,6 +61,8 @@ class Report:
     ended: float = 0.0
     call_ms: list[float] = field(default_factory=list)
     not_posted: list[str] = field(default_factory=list)
+    cpu_seconds: float = 0.0  # this process over the timed calls (time.process_time)
+    backend_cpu_seconds: float = 0.0  # its PostgreSQL backend over the timed calls (/proc, utime+stime)
 
 
 def setup(*, sequential: int, concurrent: int, workers: int, history: int) -> Setup:
@@ -144,6 +153,9 @@ def setup(*, sequential: int, concurrent: int, workers: int, history: int) -> Se
 def rewards_claim(*, rule_id: int, identity_ids, warmup_id: int, worker: int, barrier=None) -> Report:
     """action_reward() for each identity in turn, each call timed; after one untimed call."""
     # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from django.db import connection
+
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
     from verification.models import ActionRule, ClaimStatus, Identity
     from verification.services.refusals import ClaimRefused
     from verification.services.rewards import ClaimContext, action_reward
@@ -165,9 +177,13 @@ def rewards_claim(*, rule_id: int, identity_ids, warmup_id: int, worker: int, ba
     problem = claim(by_id[warmup_id])  # the first queries connect, compile and cache untimed
     if problem:
         report.not_posted.append(problem)
+    with connection.cursor() as cursor:  # the backend whose CPU the calls cost on PostgreSQL's side
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = str(cursor.fetchone()[0])
     if barrier is not None:
         barrier.wait()
     report.started = time.monotonic()
+    cpu, backend_cpu = time.process_time(), backend_seconds(backend)
     for identity_id in identity_ids:
         began = time.perf_counter()
         problem = claim(by_id[identity_id])
@@ -175,7 +191,19 @@ def rewards_claim(*, rule_id: int, identity_ids, warmup_id: int, worker: int, ba
         if problem:
             report.not_posted.append(problem)
     report.ended = time.monotonic()
+    report.cpu_seconds = time.process_time() - cpu
+    report.backend_cpu_seconds = backend_seconds(backend) - backend_cpu
     return report
+
+
+def backend_seconds(pid: str) -> float:
+    """CPU seconds a PostgreSQL backend of this machine has used (utime + stime), or NaN when its
+    /proc entry cannot be read (a server elsewhere)."""
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from tests.bench import web
+
+    stat = web._stat(pid)
+    return stat[2] if stat else float("nan")
 
 
 def worker_main(rule_id, identity_ids, warmup_id, worker, barrier, results) -> None:
@@ -296,7 +324,7 @@ def measure(server: Server, bench_db: str, args, note) -> dict:
         f"{len(plan.sequential_ids) + len(plan.concurrent_ids) + len(plan.warmup_ids)} verified WhatsApp "
         f"identities, {args.history} earlier rewards in the ledger, {time.monotonic() - began:.1f} s"
     )
-    results = {}
+    results = {"cpu": {}}
     for label, ids, warmups, workers in (
         ("sequential", plan.sequential_ids, plan.warmup_ids[-1:], 1),
         ("concurrent", plan.concurrent_ids, plan.warmup_ids[:-1], args.workers),
@@ -304,6 +332,15 @@ def measure(server: Server, bench_db: str, args, note) -> dict:
         wall, reports = run(plan, ids, warmups, workers=workers, label=label)
         calls = [ms for report in reports for ms in report.call_ms]
         results[label] = calls
+        python_ms = sum(report.cpu_seconds for report in reports) * 1000 / len(calls)
+        postgres_ms = sum(report.backend_cpu_seconds for report in reports) * 1000 / len(calls)
+        results["cpu"][label] = (python_ms, postgres_ms)
+        note(
+            f"reward {label}: CPU per reward {python_ms + postgres_ms:.2f} ms: the calling process "
+            f"{python_ms:.2f} ms (time.process_time), its PostgreSQL backend {postgres_ms:.2f} ms "
+            f"(/proc/<pid>/stat utime+stime of pg_backend_pid(), before and after the {len(calls)} calls); "
+            f"load average {os.getloadavg()[0]:.2f}"
+        )
         rate = len(calls) / wall
         note(
             f"reward {label}: {len(calls)} action_reward() calls"
@@ -329,4 +366,22 @@ def measure(server: Server, bench_db: str, args, note) -> dict:
     from django.db import connections
 
     connections.close_all()
+    if args.reward_rate:
+        # deferred: the bench sets Django up (its settings, per process) before importing apps
+        from tests.bench import payout
+
+        results["sustained"] = done = payout.sustained_run(
+            server, bench_db, args, note, rate=args.reward_rate, seconds=args.reward_rate_seconds
+        )
+        note(
+            f"reward at {done['rate']:g} approvals/s for {args.reward_rate_seconds:g} s from "
+            f"{args.payout_approvers} approving processes, with the standing worker and the task cluster "
+            f"paying them (tests/bench/payout.py): reached {done['reached']:.1f}/s; {done['submitted']} of "
+            f"{done['approved']} at the bank; approval -> bank p50 {done['p50_ms']:.0f} ms, p99 "
+            f"{done['p99_ms']:.0f} ms; an approval call p99 {done['call_p99_ms']:.1f} ms, late for its slot "
+            f"p99 {done['late_p99_ms']:.0f} ms; CPU per approval {done['approval_cpu_ms']:.1f} ms "
+            f"(process and backend), per payout {done['payout_cpu_ms']:.1f} ms, the sandbox bank "
+            f"{done['bank_cpu_ms']:.1f} ms; load average {os.getloadavg()[0]:.2f}"
+            + ("" if done["finished"] else " (counted before all the work was done)")
+        )
     return results

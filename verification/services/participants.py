@@ -12,6 +12,7 @@ from joyback.crypto import fingerprint
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.services import (
     account_get_or_create,
+    account_open,
 )
 from verification.models import (
     ActionClaim,
@@ -28,6 +29,18 @@ from verification.services.consent import consents_withdraw_all
 
 def participant_payable_account(*, participant: Participant, currency: str) -> Account:
     return account_get_or_create(
+        kind=AccountKind.PARTICIPANT_PAYABLE,
+        currency=currency,
+        brand_id=participant.brand_id,
+        subject=participant.ledger_subject,
+        name=f"Rewards owed to participant #{participant.pk}",
+    )
+
+
+def participant_payable_open(*, participant: Participant, currency: str) -> Account:
+    """participant_payable_account for a reward about to be posted, which for most people is their
+    first: made in one statement when missing (ledger.account_open)."""
+    return account_open(
         kind=AccountKind.PARTICIPANT_PAYABLE,
         currency=currency,
         brand_id=participant.brand_id,

@@ -6,15 +6,13 @@ from dataclasses import dataclass
 from functools import partial
 
 from django.db import transaction
-from django.db.models import Sum, Value
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from campaigns.fees import fee_for_reward, fee_plan_for
-from campaigns.models import ActionRule
+from campaigns.models import ActionRule, Trigger
 from campaigns.selectors import campaign_claimability
 from campaigns.services.fees import reward_fee_charge, reward_fee_refund
-from campaigns.services.funding import campaign_budget_account
+from campaigns.services.funding import campaign_budget_leg
 from joyback.ledger.models import Account, Hold
 from joyback.ledger.services import (
     InsufficientFunds,
@@ -28,22 +26,30 @@ from joyback.ledger.services import (
 )
 from joyback.queue import standing_work_soon
 from verification.events import claim_event_emit
-from verification.fraud import fraud_signals_at_claim
+from verification.fraud import fraud_facts_query, fraud_signals_at_claim
 from verification.models import (
     ActionClaim,
     ClaimStatus,
     FraudSignal,
     Identity,
-    Participant,
     PostStatus,
-    TikTokPost,
 )
 from verification.services.participants import (
     participant_payable_account,
+    participant_payable_open,
     participant_receivable_account,
     participants_flag,
 )
 from verification.services.refusals import ClaimRefused, SecondAccount
+from verification.sql import (
+    ClaimFacts,
+    claim_facts,
+    claim_insert,
+    claim_posted,
+    payout_due_mark,
+    person_lock,
+    rule_locked,
+)
 
 
 def claim_clawback(*, claim: ActionClaim, reason: str) -> ActionClaim:
@@ -84,7 +90,7 @@ def claim_reward_take_back(
     receivable = participant_receivable_account(participant=claim.participant, currency=claim.currency)
     accounts = accounts_lock(account_ids=[payable.pk, receivable.pk])
     from_payable = min(max(accounts[payable.pk].balance, 0), amount)
-    legs = [(campaign_budget_account(campaign=claim.campaign), -amount)]
+    legs = [(campaign_budget_leg(campaign=claim.campaign), -amount)]
     if from_payable:
         legs.append((accounts[payable.pk], from_payable))
     if amount - from_payable:
@@ -115,44 +121,57 @@ def person_caps_lock(*, participant_id: int) -> None:
     after the rule's lock (docs/design.md, lock order). Two claims on two rules hold two different
     rule locks, so the rule's lock alone would let both pass. NO KEY: rows that merely point at the
     person (their claims, their payee details) are still written meanwhile."""
-    Participant.objects.select_for_update(no_key=True).filter(pk=participant_id).values("pk").first()
+    person_lock(participant_id=participant_id)
 
 
-def claim_caps_check(*, rule: ActionRule, identity: Identity) -> None:
+COUNTED = [ClaimStatus.APPROVED, ClaimStatus.PENDING, ClaimStatus.NEEDS_REVIEW]
+
+
+def _person_capped(campaign) -> bool:
+    """Whether a cap counts the person's claims across rules (person_caps_lock)."""
+    return bool(campaign.per_identity_period_cap) or campaign.brand.person_allowance is not None
+
+
+def claim_facts_read(*, rule: ActionRule, identity: Identity, fraud: dict | None = None) -> ClaimFacts:
+    """What the claim's checks read, in one statement (verification.sql.claim_facts): the one-person
+    check, the prerequisite, the caps that apply and, with `fraud` (verification.fraud's
+    fraud_facts_query), the fraud signals' counts. Read after the locks the checks need."""
     campaign = rule.campaign
-    if campaign.per_identity_period_cap or campaign.brand.person_allowance is not None:
-        person_caps_lock(participant_id=identity.participant_id)
-    counted = [ClaimStatus.APPROVED, ClaimStatus.PENDING, ClaimStatus.NEEDS_REVIEW]
-    posts = TikTokPost.objects.filter(status__in=POSTS_UNDER_WAY)
-    if rule.total_cap is not None and (
-        ActionClaim.objects.filter(rule=rule, status__in=counted).count() + posts.filter(rule=rule).count()
-        >= rule.total_cap
-    ):
+    now = timezone.now()
+    return claim_facts(
+        rule_id=rule.pk,
+        identity_id=identity.pk,
+        person_id=identity.participant_id,
+        campaign_id=campaign.pk,
+        prerequisite_id=rule.prerequisite_id,
+        counted=COUNTED,
+        under_way=POSTS_UNDER_WAY,
+        rule_cap=rule.total_cap or 0,
+        period_since=(
+            now - timezone.timedelta(days=campaign.per_identity_period_days)
+            if campaign.per_identity_period_cap
+            else None
+        ),
+        allowance_currency=campaign.currency if campaign.brand.person_allowance is not None else None,
+        **(fraud or {}),
+    )
+
+
+def claim_caps_check(*, rule: ActionRule, identity: Identity, facts: ClaimFacts | None = None) -> None:
+    """The rule's cap, the campaign's period cap and the brand's allowance. facts: read already,
+    under the person's lock (claim_allowed_check); else the lock is taken and they are read here."""
+    campaign = rule.campaign
+    if facts is None:
+        if _person_capped(campaign):
+            person_caps_lock(participant_id=identity.participant_id)
+        facts = claim_facts_read(rule=rule, identity=identity)
+    if rule.total_cap is not None and facts.rule_claims >= rule.total_cap:
         raise ClaimRefused("rule_cap")
-    if campaign.per_identity_period_cap:
-        since = timezone.now() - timezone.timedelta(days=campaign.per_identity_period_days)
-        recent = ActionClaim.objects.filter(
-            campaign=campaign, participant=identity.participant, status__in=counted, created_at__gte=since
-        ).count()
-        recent += posts.filter(campaign=campaign, participant=identity.participant).count()
-        if recent >= campaign.per_identity_period_cap:
-            raise ClaimRefused("period_cap")
+    if campaign.per_identity_period_cap and facts.recent >= campaign.per_identity_period_cap:
+        raise ClaimRefused("period_cap")
     allowance = campaign.brand.person_allowance
-    if allowance is not None:
-        earned = (
-            ActionClaim.objects.filter(
-                participant=identity.participant, status__in=counted, currency=campaign.currency
-            ).aggregate(total=Sum("amount"))["total"]
-            or 0
-        )
-        earned += (
-            posts.filter(participant=identity.participant, campaign__currency=campaign.currency).aggregate(
-                total=Sum("rule__reward_amount")
-            )["total"]
-            or 0
-        )
-        if earned + rule.reward_amount > allowance:
-            raise ClaimRefused("allowance")
+    if allowance is not None and facts.earned + rule.reward_amount > allowance:
+        raise ClaimRefused("allowance")
 
 
 @dataclass(frozen=True)
@@ -179,35 +198,41 @@ def second_accounts_flagged():
 def rule_lock(rule: ActionRule) -> ActionRule:
     # One lock per rule serialises its caps; the unique constraint still guards the one reward.
     # Only the rule's row: FOR UPDATE would otherwise lock the joined campaign and brand rows too,
-    # and every instant reward of the brand would wait on every other.
-    return (
-        ActionRule.objects.select_for_update(of=("self",)).select_related("campaign__brand").get(pk=rule.pk)
-    )
+    # and every instant reward of the brand would wait on every other. What the campaign's
+    # claimability reads of the budget, and whether the brand has webhook endpoints, come with it
+    # (verification.sql.rule_locked: one prepared statement).
+    locked = rule_locked(rule_id=rule.pk)
+    campaign = locked.rule.campaign
+    campaign.cheapest_reward, campaign.budget_available = locked.cheapest_reward, locked.budget_available
+    locked.rule.webhooks_listening = locked.webhooks_listening
+    return locked.rule
 
 
-def claim_allowed_check(*, rule: ActionRule, identity: Identity) -> None:
+def claim_allowed_check(*, rule: ActionRule, identity: Identity, context=None) -> ClaimFacts:
+    """May this identity claim the (locked) rule? ClaimRefused (SecondAccount) if not; else what the
+    checks read, the fraud signals' counts too when the claim's `context` is given."""
     claimability = campaign_claimability(campaign=rule.campaign)
     if not claimability.open:
         raise ClaimRefused(claimability.reason)
-    if ActionClaim.objects.filter(rule=rule, identity=identity).exists():
+    if _person_capped(rule.campaign):
+        person_caps_lock(participant_id=identity.participant_id)
+    fraud = fraud_facts_query(campaign=rule.campaign, context=context) if context is not None else None
+    facts = claim_facts_read(rule=rule, identity=identity, fraud=fraud)
+    if facts.claimed:
         raise ClaimRefused("already_claimed")
-    earlier = ActionClaim.objects.filter(rule=rule, participant=identity.participant, purchase__isnull=True)
-    first = earlier.exclude(identity=identity).select_related("identity").first()
-    if first is not None:
+    if facts.other_claim_id is not None:
+        first = ActionClaim.objects.select_related("identity", "rule").get(pk=facts.other_claim_id)
         raise SecondAccount(first=first, identity=identity)
-    if rule.prerequisite_id:
-        before = set(
-            ActionClaim.objects.filter(
-                rule_id=rule.prerequisite_id, participant=identity.participant
-            ).values_list("status", flat=True)
+    if rule.prerequisite_id and ClaimStatus.APPROVED not in facts.prerequisite_statuses:
+        # A step done but held for review (a second account, a shared bank account) is not a
+        # step left undone: say that it is being checked, not "do it first".
+        raise ClaimRefused(
+            "prerequisite_in_review"
+            if ClaimStatus.NEEDS_REVIEW in facts.prerequisite_statuses
+            else "prerequisite"
         )
-        if ClaimStatus.APPROVED not in before:
-            # A step done but held for review (a second account, a shared bank account) is not a
-            # step left undone: say that it is being checked, not "do it first".
-            raise ClaimRefused(
-                "prerequisite_in_review" if ClaimStatus.NEEDS_REVIEW in before else "prerequisite"
-            )
-    claim_caps_check(rule=rule, identity=identity)
+    claim_caps_check(rule=rule, identity=identity, facts=facts)
+    return facts
 
 
 def action_reward(
@@ -220,14 +245,14 @@ def action_reward(
     """Instant verification: a verified identity's action is approved and paid at once, unless a
     fraud signal sends it to the review queue with its reward held on the budget."""
     # Made before the lock: creating the person's account would otherwise queue every claimer.
-    payable = participant_payable_account(participant=identity.participant, currency=rule.campaign.currency)
+    payable = participant_payable_open(participant=identity.participant, currency=rule.campaign.currency)
     with second_accounts_flagged(), transaction.atomic(durable=True):
         rule = rule_lock(rule)
-        claim_allowed_check(rule=rule, identity=identity)
+        facts = claim_allowed_check(rule=rule, identity=identity, context=context)
         signals = fraud_signals_at_claim(
-            rule=rule, identity=identity, context=context, evidence=evidence or {}
+            rule=rule, identity=identity, context=context, evidence=evidence or {}, facts=facts
         )
-        claim = ActionClaim.objects.create(
+        claim = ActionClaim(
             campaign=rule.campaign,
             brand_id=rule.campaign.brand_id,
             rule=rule,
@@ -242,15 +267,18 @@ def action_reward(
             device=context.device,
             decided_at=None if signals else timezone.now(),
         )
+        claim_insert(claim)
+        # The brand's endpoints were asked with the rule's lock: none, none to read again.
+        endpoints = None if rule.webhooks_listening else []
         if signals:
             claim_hold_reserve(claim)
             FraudSignal.objects.bulk_create(
                 FraudSignal(claim=claim, brand_id=claim.brand_id, code=c, detail=d) for c, d in signals
             )
-            claim_event_emit(claim, "action.verified")
+            claim_event_emit(claim, "action.verified", endpoints=endpoints)
         else:
-            claim_reward_post(claim, due_now=True, payable=payable)
-            claim_event_emit(claim, "action.verified", "reward.approved")
+            claim_reward_post(claim, due_now=True, payable=payable, new_claim=True)
+            claim_event_emit(claim, "action.verified", "reward.approved", endpoints=endpoints)
     return claim
 
 
@@ -258,19 +286,26 @@ def claim_payable_account(claim: ActionClaim) -> Account:
     return participant_payable_account(participant=claim.participant, currency=claim.currency)
 
 
-def claim_reward_post(claim: ActionClaim, *, due_now: bool = False, payable: Account | None = None) -> None:
+def claim_reward_post(
+    claim: ActionClaim, *, due_now: bool = False, payable: Account | None = None, new_claim: bool = False
+) -> None:
     """Budget -> the person's payable: committed from the claim's hold if it has one.
 
     due_now: the caller holds no lock that comes after the person's in the lock order (a claim's),
     so the person is marked due for a payout in this transaction, before the ledger's locks.
     payable: the person's payable account when the caller has it already (the posting locks and
-    reads it fresh either way), instead of looking it up again."""
+    reads it fresh either way), instead of looking it up again.
+    new_claim: the claim was made in the caller's transaction, so no posting can hold its key yet
+    (the ledger does not look for one; the key's unique index still refuses a second).
+
+    Posted without a savepoint: every caller lets a database error roll its whole transaction
+    back, and a refusal (InsufficientFunds) leaves nothing written."""
     payable = payable or claim_payable_account(claim)
     if due_now:
         participant_payout_due(participant_id=claim.participant_id)
     else:
         transaction.on_commit(partial(participant_payout_due, participant_id=claim.participant_id))
-    description = f"{claim.rule.get_trigger_display()} reward, {claim.campaign.name}"
+    description = f"{Trigger(claim.rule.trigger).label} reward, {claim.campaign.name}"
     try:
         if claim.hold_id:
             reward = hold_commit(
@@ -284,19 +319,21 @@ def claim_reward_post(claim: ActionClaim, *, due_now: bool = False, payable: Acc
             )
         else:
             reward = transfer_post(
-                source=campaign_budget_account(campaign=claim.campaign),
+                source=campaign_budget_leg(campaign=claim.campaign),
                 destination=payable,
                 amount=claim.amount,
                 reason="reward",
                 idempotency_key=f"reward:{claim.pk}",
                 reference=f"claim:{claim.pk}",
                 description=description,
+                savepoint=False,
+                fresh_key=new_claim,
             )
         # The platform's fee on it, in the same transaction: a budget covers rewards and fees.
         reward_fee_charge(claim_id=claim.pk, campaign=claim.campaign, amount=claim.amount, reward=reward)
     except InsufficientFunds:
         raise ClaimRefused("fully_claimed") from None
-    ActionClaim.objects.filter(pk=claim.pk).update(ledger_transaction_id=reward.pk)
+    claim_posted(claim_id=claim.pk, transaction_id=reward.pk)
     claim.ledger_transaction_id = reward.pk
 
 
@@ -315,9 +352,7 @@ def participant_payout_due(*, participant_id: int) -> None:
 
 def participants_payout_due(*, participant_ids) -> None:
     """participant_payout_due for many people, in one statement."""
-    Participant.objects.filter(pk__in=list(participant_ids)).update(
-        payout_due_at=Coalesce("payout_due_at", Value(timezone.now()))
-    )
+    payout_due_mark(participant_ids=list(participant_ids), now=timezone.now())
     standing_work_soon(PAYOUTS_DUE)
 
 
@@ -325,7 +360,7 @@ def claim_hold_reserve(claim: ActionClaim) -> None:
     """Reserve the reward on the budget while the claim waits, so the budget is never oversold."""
     try:
         hold = hold_reserve(
-            account=campaign_budget_account(campaign=claim.campaign),
+            account=campaign_budget_leg(campaign=claim.campaign),
             amount=claim_hold_amount(claim, amount=claim.amount),
             idempotency_key=f"claim-hold:{claim.pk}",
             reference=f"claim:{claim.pk}",
@@ -341,7 +376,7 @@ def claim_hold_reduce(claim: ActionClaim, *, amount: int) -> None:
     new amount, in the caller's transaction (the budget is never short in between)."""
     claim_hold_release(claim)
     hold = hold_reserve(
-        account=campaign_budget_account(campaign=claim.campaign),
+        account=campaign_budget_leg(campaign=claim.campaign),
         amount=claim_hold_amount(claim, amount=amount),
         idempotency_key=f"claim-hold:{claim.pk}:{amount}",
         reference=f"claim:{claim.pk}",
