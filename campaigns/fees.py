@@ -10,13 +10,12 @@ of a cent more than the plan says.
 """
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
-from babel.numbers import get_currency_precision
 from django.conf import settings
-from django.db.models import Q
+from django.core.cache import cache
 
-from campaigns.limits import UNITS_PER_EURO
+from campaigns.limits import CACHE_SECONDS, euro_cents_in
 from campaigns.models import Brand, FeePlan
 
 BPS = 10_000
@@ -42,24 +41,35 @@ FREE_TRIAL = 0
 
 
 def fee_default_per_action(*, currency: str) -> int:
-    base = settings.FEE_PER_ACTION_MINOR
-    if currency == "EUR" or not base:
-        return base
-    euros = Decimal(base).scaleb(-2) * UNITS_PER_EURO.get(currency, Decimal(1))
-    return int(euros.scaleb(get_currency_precision(currency)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return euro_cents_in(amount=settings.FEE_PER_ACTION_MINOR, currency=currency)
+
+
+PLANS_CACHE_KEY = "campaigns:fee_plans"
+
+
+def _plans() -> dict[tuple[int | None, str], tuple[int, int]]:
+    # Every reward reads its brand's plan: the few rows are read once a minute, not per reward.
+    plans = cache.get(PLANS_CACHE_KEY)
+    if plans is None:
+        stored = FeePlan.objects.values_list("brand_id", "currency", "per_action", "payout_bps")
+        plans = {(brand_id, currency): (per_action, bps) for brand_id, currency, per_action, bps in stored}
+        cache.set(PLANS_CACHE_KEY, plans, CACHE_SECONDS)
+    return plans
+
+
+def fee_plans_forget() -> None:
+    cache.delete(PLANS_CACHE_KEY)
 
 
 def fee_plan_for(*, brand: Brand, currency: str) -> Plan:
     """The plan in force for this brand and currency; a test brand's costs nothing."""
     if not brand.livemode:
         return Plan(currency=currency, per_action=FREE_TRIAL, payout_bps=FREE_TRIAL)
-    rows = {
-        row.brand_id: row
-        for row in FeePlan.objects.filter(Q(brand=brand) | Q(brand__isnull=True), currency=currency)
-    }
-    row = rows.get(brand.pk) or rows.get(None)
-    if row is not None:
-        return Plan(currency, row.per_action, row.payout_bps, own=row.brand_id == brand.pk)
+    plans = _plans()
+    if (brand.pk, currency) in plans:
+        return Plan(currency, *plans[(brand.pk, currency)], own=True)
+    if (None, currency) in plans:
+        return Plan(currency, *plans[(None, currency)])
     return Plan(currency, fee_default_per_action(currency=currency), settings.FEE_PAYOUT_BPS)
 
 

@@ -7,11 +7,12 @@ The callers (verification's reward and clawback) hold the claim's lock, so the c
 are read and written one at a time. Only live brands pay: test data is the free trial.
 """
 
+from django.db import transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.fees import fee_on_reward, fee_plan_for
+from campaigns.fees import fee_on_reward, fee_plan_for, fee_plans_forget
 from campaigns.models import Brand, Campaign, FeeCharge, FeePlan
 from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Account, AccountKind, Transaction
@@ -72,6 +73,9 @@ def fee_plan_change_apply(*, subject, value: str, actor) -> FeePlan:
             "changed_at": timezone.now(),
         },
     )
+    # As for limits: this process reads the new plan at once, the others once committed.
+    fee_plans_forget()
+    transaction.on_commit(fee_plans_forget)
     return plan
 
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from campaigns.fees import fee_plan_for
+from campaigns.fees import fee_plan_for, fee_plans_forget
 from campaigns.models import FeeCharge, FeePlan
 from campaigns.modes import brand_test_twin
 from campaigns.selectors import campaign_dry_run
@@ -45,6 +45,7 @@ def staff(make_user, email):
 
 def plan_set(brand, *, per_action, payout_bps, currency="EUR", by=None, approver=None):
     """A plan as a confirmed grant leaves it (the grant itself is tested below)."""
+    fee_plans_forget()
     return FeePlan.objects.create(
         brand=brand,
         currency=currency,
@@ -298,6 +299,7 @@ class FeesReconcile(RuleBasedStateMachine):
         self.campaign = CAMPAIGN
         self.plan = (per_action, payout_bps)
         FeePlan.objects.filter(brand=self.campaign.brand).update(per_action=per_action, payout_bps=payout_bps)
+        fee_plans_forget()
         self.budget = campaign_budget_account(campaign=self.campaign)
         self.start = self.budget.balance
         self.fees_start = fees_balance()

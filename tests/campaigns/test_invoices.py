@@ -15,6 +15,7 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from campaigns.fees import fee_plans_forget
 from campaigns.invoice_documents import invoice_pdf
 from campaigns.invoices import vat_for
 from campaigns.models import Brand, FeeCharge, FeePlan, Invoice, InvoiceSequence, VatTreatment
@@ -41,6 +42,7 @@ def staff_pair(make_user):
 
 def plan_for(brand, staff_pair):
     sam, tara = staff_pair
+    fee_plans_forget()  # as a confirmed plan change does
     FeePlan.objects.create(
         brand=brand,
         currency="EUR",

@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from campaigns.fees import fee_plans_forget
 from campaigns.models import FeeCharge, FeePlan
 from campaigns.services.invoices import invoices_issue
 from tests.e2e.conftest import sign_in
@@ -22,6 +23,7 @@ def test_the_owner_sees_the_fees_in_the_dry_run_and_the_invoice(
         make_user("sam@joyback.example", is_staff=True),
         make_user("tara@joyback.example", is_staff=True),
     )
+    fee_plans_forget()  # as a confirmed plan change does
     FeePlan.objects.create(
         brand=summer.brand,
         currency="EUR",

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from campaigns.fees import fee_plans_forget
 from campaigns.models import FeeCharge, FeePlan
 from payouts import fees
 from payouts.funding import services as funding
@@ -39,6 +40,7 @@ def staff_pair(make_user):
 
 def plan_for(brand, staff_pair, per_action=10, payout_bps=500):
     sam, tara = staff_pair
+    fee_plans_forget()  # as a confirmed plan change does
     FeePlan.objects.create(
         brand=brand,
         currency="EUR",
