@@ -26,7 +26,7 @@ from django.utils.translation import gettext_lazy
 
 from campaigns.models import Brand, Invitation, Membership
 from campaigns.roles import FUND, MANAGE_API, MANAGE_MEMBERS
-from campaigns.services.team import invitation_message
+from campaigns.services.team import invitation_message, invitation_refusal
 from compliance.models import CaseStatus, RemediationCase
 from compliance.reasons import caption_reasons
 from joyback.charts import date_locale
@@ -467,13 +467,16 @@ def _shop_taken_over(note: Notification) -> Message:
     )
 
 
-def _invitation(note: Notification) -> Message:
+def _invitation(note: Notification) -> Message | None:
     invitation = Invitation.objects.select_related("brand", "invited_by").get(pk=note.context["invitation"])
+    if invitation_refusal(invitation=invitation):
+        return None  # withdrawn, accepted or expired before a retry: a dead link is not sent
     subject, body = invitation_message(invitation=invitation)
     return Message(subject, body, "", [])
 
 
-MESSAGES: dict[str, Callable[[Notification], Message]] = {
+# A template answers None when the message has nothing left to say: the row counts as done, unsent.
+MESSAGES: dict[str, Callable[[Notification], Message | None]] = {
     "status_link": _status_link,
     "settled": _settled,
     "fix_details": _fix_details,
@@ -745,6 +748,8 @@ def notifications_send(*, ids: list[int]) -> int:
             to = _recipient(note)
             with translation.override(to.language):
                 message = MESSAGES[note.kind](note)
+                if message is None:
+                    continue
                 if note.channel == "email":
                     mails.append((note, EmailMessage(message.subject, message.body, None, [to.email])))
                     continue

@@ -46,6 +46,8 @@
 
 // Moments in the reader's own time zone and language: the server wrote them in UTC.
 (function () {
+  // English the European way, day before month, as the pages have it (config/formats/en).
+  var language = document.documentElement.lang === "en" ? "en-GB" : document.documentElement.lang || undefined;
   function localise(root) {
     (root || document).querySelectorAll("time[data-local]").forEach(function (element) {
       var moment = new Date(element.getAttribute("datetime"));
@@ -53,7 +55,7 @@
         ? { dateStyle: "long" }
         : { dateStyle: "medium", timeStyle: "short" };
       try {
-        element.textContent = new Intl.DateTimeFormat(document.documentElement.lang || undefined, options).format(moment);
+        element.textContent = new Intl.DateTimeFormat(language, options).format(moment);
         element.removeAttribute("data-local");
       } catch (error) { /* an old browser keeps the server's UTC wording */ }
     });

@@ -366,6 +366,26 @@ def test_a_withdrawn_invitation_is_not_mailed_and_a_link_made_with_another_key_i
     assert invitation_notify(invitation_id=invitation.pk) == []
 
 
+def test_an_invitation_withdrawn_before_its_retry_is_not_mailed(
+    alpaca, alice, monkeypatch, django_capture_on_commit_callbacks
+):
+    def down(*args, **kwargs):
+        raise ConnectionRefusedError("mail server down")
+
+    monkeypatch.setattr("django.core.mail.backends.locmem.EmailBackend.send_messages", down)
+    with django_capture_on_commit_callbacks(execute=True):
+        invitation = invitation_create(
+            brand=alpaca, email="mia@alpaca.example", role="viewer", invited_by=alice, language="en"
+        )
+    monkeypatch.undo()
+    invitation_revoke(invitation=invitation, actor=alice)
+
+    note = Notification.objects.get(kind="invitation")
+    assert notifications_send(ids=[note.pk]) == 0
+    note.refresh_from_db()
+    assert note.sent_at is not None and not mail.outbox  # done, and nothing sent
+
+
 def _state():
     """Everything accepting an invitation could change."""
     return (

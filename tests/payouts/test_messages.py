@@ -157,7 +157,7 @@ def test_a_disclosure_to_fix_is_told_at_once_with_what_and_by_when_in_pats_zone(
     case = RemediationCase.objects.get()
     (message,) = [m for m in mail.outbox if "caption" in m.subject]
     deadline = timezone.localtime(case.deadline, timezone=ZoneInfo("Europe/Berlin"))
-    assert f"{deadline.hour % 12 or 12}:{deadline:%M}" in message.subject  # in Berlin, in English
+    assert f"{deadline.day} {deadline:%B %Y %H:%M}" in message.subject  # in Berlin, in English, day first
     assert "(Central European" in message.subject
     assert "Ad · Paid partnership with Alpaca Coffee" in message.body
     assert "Here the disclosure has to come before anything else." in message.body
@@ -190,7 +190,7 @@ def test_the_status_page_shows_the_deadline_instead_of_only_pending(
 
     actions = client.get(reverse("verification:status_actions", args=[person.token])).content.decode()
 
-    assert "needs a change by" in actions and f"{case.deadline.hour % 12 or 12}:{case.deadline:%M}" in actions
+    assert "needs a change by" in actions and f"{case.deadline:%H:%M}" in actions
     assert "(UTC), or the reward is released" in actions
 
 
