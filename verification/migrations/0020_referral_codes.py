@@ -43,21 +43,6 @@ class Migration(migrations.Migration):
                 ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
         ),
-        migrations.RemoveConstraint(
-            model_name="actionclaim",
-            name="verification_one_reward_per_identity",
-        ),
-        migrations.AddField(
-            model_name="actionclaim",
-            name="referred_purchase",
-            field=models.OneToOneField(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="referral_claim",
-                to="verification.purchase",
-            ),
-        ),
         migrations.AddField(
             model_name="purchase",
             name="address_hash",
@@ -117,25 +102,6 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.CASCADE,
                 related_name="clicks",
                 to="verification.referralcode",
-            ),
-        ),
-        migrations.AddField(
-            model_name="actionclaim",
-            name="referral_code",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.PROTECT,
-                related_name="claims",
-                to="verification.referralcode",
-            ),
-        ),
-        migrations.AddConstraint(
-            model_name="actionclaim",
-            constraint=models.UniqueConstraint(
-                condition=models.Q(("purchase__isnull", True), ("referred_purchase__isnull", True)),
-                fields=("rule", "identity"),
-                name="verification_one_reward_per_identity",
             ),
         ),
         migrations.AddConstraint(
