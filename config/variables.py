@@ -514,6 +514,14 @@ VARIABLES = [
         default="https://a.klaviyo.com",
         sandbox="/sandbox/klaviyo",
     ),
+    Var(
+        "HUBSPOT_API_BASE",
+        "url",
+        "HubSpot's API, where brands' audiences are synced as communication preferences",
+        PROVIDERS,
+        default="https://api.hubapi.com",
+        sandbox="/sandbox/hubspot",
+    ),
     # Bank and payment provider
     Var(
         "PSP_API_BASE",

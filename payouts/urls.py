@@ -8,6 +8,7 @@ from payouts.payees import views as payee_views
 from payouts.reconciliation import views as reconciliation_views
 from payouts.sandbox import bank as sandbox_bank
 from payouts.sandbox import funding as sandbox_funding
+from payouts.sandbox import hubspot as sandbox_hubspot
 from payouts.sandbox import klaviyo as sandbox_klaviyo
 from payouts.sandbox import onboarding as sandbox_onboarding
 from payouts.submission import views as submission_views
@@ -87,6 +88,25 @@ sandbox_klaviyo_api = [
     path("api/profiles", sandbox_klaviyo.profiles, name="sandbox_klaviyo_profiles"),
 ]
 
+# The sandbox HubSpot, at its Communication Preferences v4 paths under /sandbox/hubspot/.
+sandbox_hubspot_api = [
+    path(
+        "communication-preferences/v4/definitions",
+        sandbox_hubspot.definitions,
+        name="sandbox_hubspot_definitions",
+    ),
+    path(
+        "communication-preferences/v4/statuses/batch/write",
+        sandbox_hubspot.batch_write,
+        name="sandbox_hubspot_write",
+    ),
+    path(
+        "communication-preferences/v4/statuses/batch/read",
+        sandbox_hubspot.batch_read,
+        name="sandbox_hubspot_read",
+    ),
+]
+
 urlpatterns = [
     path("p/", include(claim_flow)),
     path("c/<slug:slug>/status/<str:token>/", payee_views.status_page, name="status_page"),
@@ -101,5 +121,6 @@ urlpatterns = [
         sandbox_onboarding.onboarding_page,
         name="sandbox_onboarding_page",
     ),
+    path("sandbox/hubspot/", include(sandbox_hubspot_api)),
     *machine_urlpatterns,
 ]

@@ -29,7 +29,7 @@ from payouts import psp
 from payouts.bank_accounts import BankAccount, Rail
 from payouts.funding import services as funding
 from payouts.models import ProviderBalanceCheck, ReconciliationException, TransferEvent, VirtualAccount
-from payouts.providers import adyen, adyen_funding, adyen_onboarding, klaviyo
+from payouts.providers import adyen, adyen_funding, adyen_onboarding, hubspot, klaviyo
 from payouts.sandbox.funding import TEST_ACCOUNT_IBAN
 from payouts.submission.webhooks import transfer_events_process
 from tests.conftest import PASSWORD
@@ -62,6 +62,7 @@ def production(settings, monkeypatch):
     settings.TIKTOK_BUSINESS_API_BASE = f"{LIVE}/tiktok-business"
     settings.WHATSAPP_API_BASE = f"{LIVE}/graph"
     settings.KLAVIYO_API_BASE = f"{LIVE}/klaviyo"
+    settings.HUBSPOT_API_BASE = f"{LIVE}/hubspot"
     reached, sandboxed = [], []
 
     def live_network(transport, request):
@@ -143,6 +144,7 @@ ADAPTERS = {
     "verification.providers.whatsapp",
     "verification.providers.shop_auth",
     "payouts.providers.klaviyo",
+    "payouts.providers.hubspot",
 }
 ROUTING = {"routed_for", "provider_routed_for"}
 # payouts.psp is the routing point for the payouts: it routes each call by its payout's mode itself.
@@ -332,6 +334,13 @@ CALLS = {
         api_key="pk_x", since=None
     ),
     "payouts.providers.klaviyo.key_check": lambda: klaviyo.key_check(api_key="pk_x"),
+    "payouts.providers.hubspot.subscribers_push": lambda: hubspot.subscribers_push(
+        api_key="pat-x", subscribers=[klaviyo.Subscriber("whatsapp", "+4915100000001", _now(), "JoyBack")]
+    ),
+    "payouts.providers.hubspot.unsubscribed_of": lambda: hubspot.unsubscribed_of(
+        api_key="pat-x", contacts=[("whatsapp", "+4915100000001")]
+    ),
+    "payouts.providers.hubspot.key_check": lambda: hubspot.key_check(api_key="pat-x"),
     "verification.providers.shop_auth.shopify_access_token": lambda: shop_auth.shopify_access_token(
         domain="victim-store.myshopify.com", code="c"
     ),

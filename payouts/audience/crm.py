@@ -14,11 +14,14 @@ from campaigns.models import ConsentChannel
 from joyback.modes import provider_routed_for
 from payouts.models import CrmConnection
 from payouts.models.audience import CrmKind
-from payouts.providers import klaviyo
+from payouts.providers import hubspot, klaviyo
 from verification.models import ConsentSource, Identity, Provider
 from verification.selectors import consents_current
 from verification.services.consent import consent_withdraw
 
+# Each CRM's adapter, and how its keys begin (Klaviyo's private keys, HubSpot's private app tokens).
+ADAPTERS = {CrmKind.KLAVIYO: klaviyo, CrmKind.HUBSPOT: hubspot}
+KEY_PREFIXES = {CrmKind.KLAVIYO: "pk_", CrmKind.HUBSPOT: "pat-"}
 SYNC_EVERY = timedelta(minutes=15)
 SYNC_ATTEMPTS = 6
 
@@ -38,15 +41,18 @@ def crm_connect(*, brand, user, kind: str, api_key: str, list_id: str = "") -> C
     api_key, list_id = api_key.strip(), list_id.strip()
     if kind not in CrmKind.values:
         raise CrmRefused(_("Choose a CRM."))
-    if not api_key.startswith("pk_") or len(api_key) > 200:
-        raise CrmRefused(_("Paste a Klaviyo private API key: it starts with pk_."))
+    names = {"crm": CrmKind(kind).label, "prefix": KEY_PREFIXES[kind]}
+    if not api_key.startswith(KEY_PREFIXES[kind]) or len(api_key) > 200:
+        raise CrmRefused(_("Paste a %(crm)s private key: it starts with %(prefix)s.") % names)
     if len(list_id) > 64:
         raise CrmRefused(_("The list id is longer than Klaviyo's."))
+    if kind == CrmKind.HUBSPOT and not list_id.isdigit():
+        raise CrmRefused(_("Give the id of your HubSpot subscription type (a number) as the list id."))
     try:
         with provider_routed_for(livemode=brand.livemode):
-            klaviyo.key_check(api_key=api_key)
+            ADAPTERS[kind].key_check(api_key=api_key)
     except klaviyo.KlaviyoError as error:
-        raise CrmRefused(_("Klaviyo refused the key: %(error)s") % {"error": error}) from None
+        raise CrmRefused(_("%(crm)s refused the key: %(error)s") % {**names, "error": error}) from None
     now = timezone.now()
     with transaction.atomic(durable=True):
         CrmConnection.objects.filter(brand=brand, kind=kind, disconnected_at__isnull=True).update(
@@ -91,11 +97,9 @@ def crm_sync(*, connection_id: int) -> str:
     started = timezone.now()
     try:
         with provider_routed_for(livemode=connection.brand.livemode):
-            unsubscribed = klaviyo.unsubscribed_since(
-                api_key=connection.api_key, since=connection.pulled_until
-            )
+            unsubscribed = _unsubscribed(connection)
             pulled = _unsubscribes_apply(connection=connection, unsubscribed=unsubscribed, at=started)
-            pushed = klaviyo.subscribers_push(
+            pushed = ADAPTERS[connection.kind].subscribers_push(
                 api_key=connection.api_key,
                 subscribers=_subscribers(connection.brand, since=connection.synced_at),
                 list_id=connection.list_id,
@@ -118,6 +122,17 @@ def crm_sync(*, connection_id: int) -> str:
         next_attempt_at=started + SYNC_EVERY,
     )
     return "synced"
+
+
+def _unsubscribed(connection) -> list[tuple[str, str]]:
+    """Klaviyo lists the profiles changed since the last pull; HubSpot is asked about the people
+    in force."""
+    if connection.kind == CrmKind.HUBSPOT:
+        contacts = [(s.channel, s.contact) for s in _subscribers(connection.brand, since=None)]
+        return hubspot.unsubscribed_of(
+            api_key=connection.api_key, contacts=contacts, list_id=connection.list_id
+        )
+    return klaviyo.unsubscribed_since(api_key=connection.api_key, since=connection.pulled_until)
 
 
 def _unsubscribes_apply(*, connection, unsubscribed: list[tuple[str, str]], at) -> int:

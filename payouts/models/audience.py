@@ -140,6 +140,7 @@ class BroadcastRecipient(models.Model):
 
 class CrmKind(models.TextChoices):
     KLAVIYO = "klaviyo", "Klaviyo"
+    HUBSPOT = "hubspot", "HubSpot"
 
 
 class CrmConnection(models.Model):

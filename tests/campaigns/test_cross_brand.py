@@ -132,6 +132,7 @@ SAMPLES = {
     "case_id": lambda brand: sample_case(brand).pk,
     "payout_id": lambda brand: sample_payout(brand).pk,
     "shop_id": lambda brand: sample_shop(brand).pk,
+    "broadcast_id": lambda brand: sample_broadcast(brand).pk,
     "invitation_id": lambda brand: sample_invitation(brand).pk if brand.livemode else 0,
     # A test twin has no members or invitations of its own (the live brand's are its team): none to find.
     "membership_id": lambda brand: brand.memberships.first().pk if brand.livemode else 0,
@@ -162,6 +163,18 @@ def sample_invoice(brand):
         customer_name=brand.name,
         issuer_name="JoyBack",
         issued_at=timezone.now(),
+    )
+
+
+def sample_broadcast(brand):
+    from django.utils import timezone
+
+    from payouts.models import Broadcast
+
+    owner = brand.memberships.first() or brand.live_brand.memberships.first()
+    existing = Broadcast.objects.filter(brand=brand).first()
+    return existing or Broadcast.objects.create(
+        brand=brand, template_name="joyback_news", send_at=timezone.now(), created_by=owner.user
     )
 
 

@@ -154,3 +154,41 @@ def test_connecting_takes_the_owners_second_factor_and_password_again(client, al
     assert CrmConnection.objects.get().connected_by == alice
     page = client.get(url).content.decode()
     assert 'data-testid="crm-klaviyo"' in page
+
+
+HUBSPOT = "pat-na1-alpaca-0001"
+
+
+def test_hubspot_gets_the_audience_as_whatsapp_subscriptions_with_their_legal_basis(club, alice):
+    from payouts.providers import hubspot  # deferred: HubSpot's own test
+
+    pat = audience_person(campaign=club, wa_id="4915100000001")
+    connection = crm_connect(brand=club.brand, user=alice, kind="hubspot", api_key=HUBSPOT, list_id="7")
+    body = hubspot.write_body(
+        subscribers=[klaviyo.Subscriber("whatsapp", "+4915100000001", timezone.now(), "JoyBack: Club")],
+        subscription_id="7",
+    )
+    [item] = body["inputs"]
+    assert {
+        "subscriberIdString",
+        "channel",
+        "statusState",
+        "subscriptionId",
+        "legalBasis",
+        "legalBasisExplanation",
+    } == set(item)
+    assert (item["channel"], item["statusState"], item["subscriptionId"]) == ("WHATSAPP", "SUBSCRIBED", 7)
+
+    assert crm_sync(connection_id=connection.pk) == "synced"
+    assert SandboxCrmProfile.objects.get().phone_number == "+4915100000001"
+
+    profile_unsubscribe(api_key=HUBSPOT, contact="+4915100000001")
+    assert crm_sync(connection_id=connection.pk) == "synced"
+    assert not consent_in_force(participant_id=pat.participant_id, channel="whatsapp")
+
+
+@pytest.mark.parametrize(("key", "list_id"), [("pk_wrong_crm", "7"), (HUBSPOT, ""), ("pat-ratelimit", "7")])
+def test_a_hubspot_connection_without_a_token_or_subscription_type_is_refused(club, alice, key, list_id):
+    with pytest.raises(CrmRefused):
+        crm_connect(brand=club.brand, user=alice, kind="hubspot", api_key=key, list_id=list_id)
+    assert not CrmConnection.objects.exists()

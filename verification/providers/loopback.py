@@ -47,6 +47,7 @@ SANDBOX_BASES = {
     "TIKTOK_BUSINESS_API_BASE": "/sandbox/tiktok/business",
     "WHATSAPP_API_BASE": "/sandbox/whatsapp/graph",
     "KLAVIYO_API_BASE": "/sandbox/klaviyo",
+    "HUBSPOT_API_BASE": "/sandbox/hubspot",
     "SHOP_HOST_BASE": "/sandbox/shop-hosts/{domain}",
 }
 
