@@ -14,7 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from campaigns.fees import fee_plan_for
 from campaigns.models import FeeCharge, FeePlan
 from campaigns.modes import brand_test_twin
-from campaigns.selectors import campaign_dry_run
+from campaigns.selectors import campaign_budget, campaign_dry_run
 from campaigns.services.campaigns import campaign_create, campaign_transition
 from campaigns.services.fees import (
     FeePlanRefused,
@@ -150,6 +150,7 @@ def test_the_fee_is_booked_with_the_reward_in_its_transaction(summer, plan):
     assert (charge.reward_amount, charge.action_fee, charge.payout_fee) == (1_00, 10, 5)
     booked = Transaction.objects.get(pk=charge.ledger_transaction_id)
     assert booked.reason == "platform_fee" and booked.brand_id == summer.brand_id
+    assert campaign_budget(campaign=summer).spent == 1_00  # spent on rewards: the fee is said apart
     assert ledger_drift() == []
 
 
