@@ -25,7 +25,9 @@ from campaigns.services.funding import brand_deposit_record, campaign_budget_acc
 from joyback.ledger.models import Account, Transaction
 from joyback.ledger.selectors import ledger_drift
 from joyback.users.four_eyes import SecondPersonRefused, staff_grant_confirm
+from joyback.users.models import StaffGrant
 from payouts.sandbox.funding import play_money_add
+from tests.conftest import totp_enable
 from verification.models import ActionClaim, ClaimStatus
 from verification.services.participants import identity_attach, participant_create
 from verification.services.refusals import ClaimRefused
@@ -100,6 +102,22 @@ def test_a_plan_is_in_force_only_once_a_second_staff_member_confirms_it(alpaca, 
     assert (plan.per_action, plan.payout_bps, plan.own) == (25, 300, True)
     row = FeePlan.objects.get()
     assert (row.changed_by, row.approved_by) == (sam, tara)
+
+
+def test_staff_ask_in_the_admin_and_nothing_changes_until_a_second_confirms(client, alpaca, sam, tara):
+    client.force_login(totp_enable(sam))
+
+    response = client.post(
+        "/admin/campaigns/feeplan/add/",
+        {"brand": alpaca.pk, "currency": "EUR", "per_action": 25, "payout_bps": 300},
+    )
+
+    assert response.status_code == 302
+    assert not FeePlan.objects.exists() and fee_plan_for(brand=alpaca, currency="EUR").free
+    grant = StaffGrant.objects.get(kind="fee_plan")
+    staff_grant_confirm(grant_id=grant.pk, actor=tara)
+    assert fee_plan_for(brand=alpaca, currency="EUR").per_action == 25
+    assert client.get("/admin/campaigns/feeplan/").status_code == 200
 
 
 def test_the_platforms_plan_holds_for_a_brand_without_its_own(alpaca, bison, sam, tara):
