@@ -19,6 +19,9 @@ from campaigns.limits import CACHE_SECONDS, euro_cents_in
 from campaigns.models import Brand, FeePlan
 
 BPS = 10_000
+# The ledger's reasons of a fee and of its refund (campaigns.services.fees): a budget's spending on
+# rewards is read without them.
+FEE_REASONS = ("platform_fee", "platform_fee_refund")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.fees import BPS, Plan, fee_for_reward, fee_plan_for
+from campaigns.fees import BPS, FEE_REASONS, Plan, fee_for_reward, fee_plan_for
 from campaigns.models import (
     ActionRule,
     Brand,
@@ -147,9 +147,16 @@ def campaign_budget(*, campaign: Campaign, rules=None) -> Budget:
     rules = list(campaign.rules.all()) if rules is None else rules
     funded = spent = 0
     if account is not None:
-        credits = Entry.objects.filter(account=account, amount__lt=0).aggregate(total=Sum("amount"))["total"]
+        entries = Entry.objects.filter(account=account)
+        credits = (
+            entries.filter(amount__lt=0)
+            .exclude(transaction__reason__in=FEE_REASONS)
+            .aggregate(total=Sum("amount"))["total"]
+        )
         funded = -(credits or 0)
-        spent = funded - account.balance
+        # The platform's fees come from the budget too: what went to people is said without them.
+        fees = entries.filter(transaction__reason__in=FEE_REASONS).aggregate(total=Sum("amount"))["total"]
+        spent = funded - account.balance - (fees or 0)
     threshold = campaign.low_budget_threshold or 10 * max((r.reward_amount for r in rules), default=0)
     return Budget(
         currency=campaign.currency,
@@ -374,7 +381,7 @@ def _budget_spending(*, campaigns, since, until):
         account__subject__in=list(subjects),
         transaction__posted_at__gte=since,
         transaction__posted_at__lt=until,
-    ).exclude(transaction__reason="campaign_funding")
+    ).exclude(transaction__reason__in=["campaign_funding", *FEE_REASONS])
 
 
 def campaign_spend_by_day(*, campaigns, since, until) -> dict[str, dict]:

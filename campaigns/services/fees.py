@@ -12,7 +12,7 @@ from django.db.models import Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.fees import fee_on_reward, fee_plan_for, fee_plans_forget
+from campaigns.fees import FEE_REASONS, fee_on_reward, fee_plan_for, fee_plans_forget
 from campaigns.models import Brand, Campaign, FeeCharge, FeePlan
 from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Account, AccountKind, Transaction
@@ -120,7 +120,7 @@ def reward_fee_charge(
             source=campaign_budget_account(campaign=campaign),
             destination=platform_fees_account(currency=campaign.currency),
             amount=action_fee + payout_fee,
-            reason="platform_fee",
+            reason=FEE_REASONS[0],
             idempotency_key=key,
             reference=f"claim:{claim_id}",
             description=f"JoyBack fee, {campaign.name}"[:200],
@@ -175,7 +175,7 @@ def reward_fee_refund(
             source=platform_fees_account(currency=campaign.currency),
             destination=campaign_budget_account(campaign=campaign),
             amount=action_back + payout_back,
-            reason="platform_fee_refund",
+            reason=FEE_REASONS[1],
             idempotency_key=key,
             reference=f"claim:{claim_id}",
             description=f"JoyBack fee given back, {campaign.name}"[:200],

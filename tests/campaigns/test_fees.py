@@ -14,7 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from campaigns.fees import fee_plan_for, fee_plans_forget
 from campaigns.models import FeeCharge, FeePlan
 from campaigns.modes import brand_test_twin
-from campaigns.selectors import campaign_dry_run
+from campaigns.selectors import campaign_budget, campaign_dry_run
 from campaigns.services.campaigns import campaign_create, campaign_transition
 from campaigns.services.fees import (
     FeePlanRefused,
@@ -25,7 +25,9 @@ from campaigns.services.funding import brand_deposit_record, campaign_budget_acc
 from joyback.ledger.models import Account, Transaction
 from joyback.ledger.selectors import ledger_drift
 from joyback.users.four_eyes import SecondPersonRefused, staff_grant_confirm
+from joyback.users.models import StaffGrant
 from payouts.sandbox.funding import play_money_add
+from tests.conftest import totp_enable
 from verification.models import ActionClaim, ClaimStatus
 from verification.services.participants import identity_attach, participant_create
 from verification.services.refusals import ClaimRefused
@@ -103,6 +105,22 @@ def test_a_plan_is_in_force_only_once_a_second_staff_member_confirms_it(alpaca, 
     assert (row.changed_by, row.approved_by) == (sam, tara)
 
 
+def test_staff_ask_in_the_admin_and_nothing_changes_until_a_second_confirms(client, alpaca, sam, tara):
+    client.force_login(totp_enable(sam))
+
+    response = client.post(
+        "/admin/campaigns/feeplan/add/",
+        {"brand": alpaca.pk, "currency": "EUR", "per_action": 25, "payout_bps": 300},
+    )
+
+    assert response.status_code == 302
+    assert not FeePlan.objects.exists() and fee_plan_for(brand=alpaca, currency="EUR").free
+    grant = StaffGrant.objects.get(kind="fee_plan")
+    staff_grant_confirm(grant_id=grant.pk, actor=tara)
+    assert fee_plan_for(brand=alpaca, currency="EUR").per_action == 25
+    assert client.get("/admin/campaigns/feeplan/").status_code == 200
+
+
 def test_the_platforms_plan_holds_for_a_brand_without_its_own(alpaca, bison, sam, tara):
     plan_set(None, per_action=5, payout_bps=100, by=sam, approver=tara)
     plan_set(alpaca, per_action=20, payout_bps=0, by=sam, approver=tara)
@@ -151,6 +169,7 @@ def test_the_fee_is_booked_with_the_reward_in_its_transaction(summer, plan):
     assert (charge.reward_amount, charge.action_fee, charge.payout_fee) == (1_00, 10, 5)
     booked = Transaction.objects.get(pk=charge.ledger_transaction_id)
     assert booked.reason == "platform_fee" and booked.brand_id == summer.brand_id
+    assert campaign_budget(campaign=summer).spent == 1_00  # spent on rewards: the fee is said apart
     assert ledger_drift() == []
 
 
