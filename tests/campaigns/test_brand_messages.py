@@ -59,9 +59,13 @@ def test_the_owner_is_told_in_the_brands_language_when_staff_verify_the_brand(
     with django_capture_on_commit_callbacks(execute=True):
         brand_verify(brand=brand, actor=sam)
 
-    (message,) = [m for m in mail.outbox if "Nora Noodles" in m.subject]
-    assert message.to == ["nora@example.com"] and message.subject == "Nora Noodles ist verifiziert"
+    (message,) = [m for m in mail.outbox if m.subject == "Nora Noodles ist verifiziert"]
+    assert message.to == ["nora@example.com"]
     assert "/brands/nora/" in message.body and "Überweisung" in message.body
+    # The payment provider, onboarding the brand after staff, verified it too (the sandbox's, at
+    # once): told in the same language.
+    (provider,) = [m for m in mail.outbox if m.subject == "Adyen hat Nora Noodles verifiziert"]
+    assert "/brands/nora/funding/" in provider.body
 
 
 def test_owners_and_finance_are_told_once_when_a_deposit_is_booked(
