@@ -117,8 +117,19 @@ _NOT_REQUIRED = re.compile(
 )
 
 
-def not_required(text: str, start: int) -> bool:
-    return bool(_NOT_REQUIRED.search(text, max(0, start - 40), start))
+# ... and said after it: "A five-star rating is not required", "Fünf Sterne sind keine Pflicht".
+_NOT_REQUIRED_AFTER = re.compile(
+    r"[\s-]*(?:stars?\s+)?(?:ratings?|reviews?|scores?)?\s*(?:is|are)\s+(?:not|never)\s+"
+    r"(?:required|needed|necessary|expected|a condition)\b"
+    r"|\s*(?:sterne\s+)?(?:ist|sind)\s+(?:nicht\s+(?:nötig|notwendig|erforderlich)|keine\s+(?:pflicht|voraussetzung))"
+    r"|\s*(?:estrellas\s+)?no\s+(?:es|son)\s+(?:necesari|obligatori)\w*"
+)
+
+
+def not_required(text: str, start: int, end: int | None = None) -> bool:
+    return bool(_NOT_REQUIRED.search(text, max(0, start - 40), start)) or (
+        end is not None and bool(_NOT_REQUIRED_AFTER.match(text, end))
+    )
 
 
 @dataclass(frozen=True)
@@ -132,7 +143,7 @@ class Negatable:
         for match in self.pattern.finditer(text):
             around = text[max(0, match.start() - 6) : match.end()]
             if (self.negation is None or not self.negation.search(around)) and not not_required(
-                text, match.start()
+                text, match.start(), match.end()
             ):
                 return match.group(0)
         return None
@@ -153,7 +164,7 @@ class NegatableAnyScript(Negatable):
         for match in self.pattern.finditer(text):
             if _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start()):
                 continue
-            if not_required(text, match.start()):
+            if not_required(text, match.start(), match.end()):
                 continue
             if self.negation is not None and self.negation.search(
                 text, max(0, match.start() - 6), match.start()

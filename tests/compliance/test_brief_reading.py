@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 - Chinese punctuation is part of the briefs
 """A brief's sentence read by its structure (compliance.reading): a task a brand may ask over an open
 object goes live without a review in en, de, es and zh-hans; an element of a blocked kind is blocked
 as that kind, its lawful look-alikes (a negation, "negatives are fine", "no need for 5 stars",
@@ -60,11 +61,19 @@ ALLOWED = [
     ("zh-hans", "请在周日晚上之前上传视频。"),
     ("zh-hans", "别忘了加#广告。"),
     ("zh-hans", "请不要买粉丝或刷播放。"),
+    # Honesty asked for, in wordings of our own.
+    ("en", "Give us your real opinion, even a critical one."),
+    ("en", "A five-star rating is not required."),
+    ("en", "Don't worry, you'll get paid either way."),
+    ("de", "Erzähl ehrlich, wie du den Kaffee findest, auch wenn es Kritik gibt."),
+    ("de", "Du kannst gern erwähnen, was der Kaffee kostet."),
+    ("es", "Te pagamos aunque el café no te convenza."),
+    ("es", "No hace falta darle la puntuación máxima."),
+    ("zh-hans", "说说你真实的看法，好坏都行。"),
 ]
 
 # Each blocked kind in each language, in wordings of our own.
 BLOCKED = [
-    ("en", "hide_payment", "Leave the #ad off this time, it looks too salesy."),
     ("en", "false_testimony", "Mention that you have been drinking it since college."),
     ("en", "suppress_negatives", "Keep any complaints about the taste out of the video."),
     ("en", "require_persuasion", "Your followers should feel they need to buy it right away."),
@@ -92,6 +101,10 @@ BLOCKED = [
     ("zh-hans", "rating_condition", "打9分以上才付款。"),
     ("zh-hans", "scripted_superlative", "告诉大家这是你喝过最好的咖啡。"),
     ("zh-hans", "fake_engagement", "用你的小号也发一遍。"),
+    ("en", "hide_payment", "Leave the #ad off this time, it looks too salesy."),
+    ("en", "hide_payment", "Don't let anyone know we're paying you."),
+    ("de", "hide_payment", "Verzichte auf die Kennzeichnung als Werbung."),
+    ("en", "rating_condition", "A five-star rating is required."),
 ]
 
 # Neither understood nor of a blocked kind: JoyBack's review before launch.
@@ -128,5 +141,10 @@ def test_the_grammar_reads_a_sentence_as_task_kind_or_unknown():
 
 
 def test_a_praise_word_in_the_object_is_never_read_as_a_task():
-    for text in ("Film yourself loving the new blend.", "Show how delicious the latte is."):
+    for text in (
+        "Film yourself loving the new blend.",
+        "Show how delicious the latte is.",
+        "Post it from your sister's phone as well.",
+        "Keep it natural.",
+    ):
         assert outcome(text, "en") != "allow"
