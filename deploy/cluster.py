@@ -354,6 +354,8 @@ class Cluster:
                 "data_dir": str(self.node_dir(node)),
                 "bin_dir": str(PG_BIN),
                 "pgpass": str(run / f"{node}.pgpass"),
+                # The standby's copy starts at once, not after a spread checkpoint.
+                "basebackup": {"checkpoint": "fast"},
                 "authentication": {"superuser": postgres, "replication": postgres, "rewind": postgres},
                 "parameters": {
                     "unix_socket_directories": str(run),
