@@ -5,9 +5,9 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("verification", "0020_claim_recent_device_indexes"),
-        ("verification", "0020_consent_ledger"),
-        ("verification", "0020_referral_codes"),
+        ("payouts", "0031_crm_hubspot"),
+        ("payouts", "0030_fee_transfers"),
+        ("payouts", "0030_provider_onboarding_custody"),
     ]
 
     operations = []
