@@ -66,7 +66,8 @@ def agreement(note) -> dict:
     from tests.compliance.eval.evaluate import blind_present, captions_evaluate, percentile, report
 
     parts = {}
-    for part in ("own", "blind_dev", "blind_holdout", "blind", "whole") if blind_present() else ("own",):
+    every = ("own", "blind_dev", "blind_holdout", "blind_fresh", "blind", "whole")
+    for part in every if blind_present() else ("own",):
         captions, rules = report(part)
         parts[part] = (captions, rules)
         note(f"compliance evaluation, {part}: captions {captions.summary()}; rules {rules.summary()}")

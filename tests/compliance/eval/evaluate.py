@@ -8,7 +8,8 @@ Coffee", configured with its other name and handle (`BRAND_NAMES`).
 
 Two sets, scored apart and together (`PARTS`): the one written beside the checker (`captions.csv`,
 `rules.csv`, "own") and the blind one in `blind/`, written by a reviewer who never read the checker
-(its README says how), in a dev half and a holdout half.
+(its README says how), in a dev half and a holdout half, and a second blind set in `blind_fresh/`,
+written by another reviewer in the same way and added after the checker's last change.
 
 Scoring, the same for every part:
 - agreement: the verdict is exactly the expected one. `needs_review` for an expected `non_compliant`
@@ -43,13 +44,16 @@ PARTS = {
     "own": (("captions.csv",), ("rules.csv",)),
     "blind_dev": (("blind/captions_dev.csv",), ("blind/rules_dev.csv",)),
     "blind_holdout": (("blind/captions_holdout.csv",), ("blind/rules_holdout.csv",)),
+    # A second blind set by another reviewer, added when the checker's last change was done: nothing
+    # was tuned on it (blind_fresh/README.md).
+    "blind_fresh": (("blind_fresh/captions.csv",), ("blind_fresh/rules.csv",)),
     "blind": (
-        ("blind/captions_dev.csv", "blind/captions_holdout.csv"),
-        ("blind/rules_dev.csv", "blind/rules_holdout.csv"),
+        ("blind/captions_dev.csv", "blind/captions_holdout.csv", "blind_fresh/captions.csv"),
+        ("blind/rules_dev.csv", "blind/rules_holdout.csv", "blind_fresh/rules.csv"),
     ),
     "whole": (
-        ("captions.csv", "blind/captions_dev.csv", "blind/captions_holdout.csv"),
-        ("rules.csv", "blind/rules_dev.csv", "blind/rules_holdout.csv"),
+        ("captions.csv", "blind/captions_dev.csv", "blind/captions_holdout.csv", "blind_fresh/captions.csv"),
+        ("rules.csv", "blind/rules_dev.csv", "blind/rules_holdout.csv", "blind_fresh/rules.csv"),
     ),
 }
 
