@@ -128,7 +128,10 @@ _ASCII_HANDLE = re.compile(r"@[A-Za-z0-9_.]+")
 _ALSO = re.compile(r"\s*(?:,|&|\+|and|und|y|e|x)\s*")
 # A name runs over spaces and "&" between capitalised words, not over the point that ends a sentence.
 _NAME = re.compile(rf"[A-ZÀ-ÖØ-Þ]{_L}*(?:(?:[ &'’-]|\.(?! ))+[A-ZÀ-ÖØ-Þ]{_L}*)*")
-_CJK_SPONSOR_BEFORE = re.compile(r"[由与和跟]\s*([^，。！？、,.!?:：·|#\n]{1,30}?)\s*的?\s*$")
+# "由X赞助", "与X的付费合作", and thanks that name who paid: "感谢X赞助".
+_CJK_SPONSOR_BEFORE = re.compile(
+    r"(?:[由与和跟]|感谢|谢谢|多谢)\s*([^，。！？、,.!?:：·|#\n]{1,30}?)\s*的?\s*$"
+)
 _CJK_SPONSOR_AFTER = re.compile(r"商?\s*[：:]\s*")
 
 
