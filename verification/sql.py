@@ -192,6 +192,7 @@ def claim_facts(
 # instead of compiled by the ORM on every reward while the rule's lock is held. NO KEY: rows that
 # merely point at the person (their claims, their payee details) are still written meanwhile.
 _PERSON_LOCK = f"SELECT id FROM {Participant._meta.db_table} WHERE id = %s FOR NO KEY UPDATE"  # noqa: S608
+# Why raw: the same, for the mark that the people are due (an earlier mark waiting is kept).
 _PAYOUT_DUE = (
     f"UPDATE {Participant._meta.db_table} SET payout_due_at = coalesce(payout_due_at, %s) "  # noqa: S608
     "WHERE id = ANY(%s::bigint[]) RETURNING id"

@@ -254,7 +254,9 @@ def _overdrawn(deltas, accounts, balance_deltas, held_deltas) -> InsufficientFun
     return None
 
 
-def _write(to_write: list[_Plan], accounts, balance_deltas, held_deltas) -> dict[int, Transaction]:
+def _write(
+    to_write: list[_Plan], accounts, balance_deltas, held_deltas, alone=False
+) -> dict[int, Transaction]:
     """Insert the planned transactions and their entries and add the balance changes; returns plan
     index -> transaction. _KeyTaken when another writer committed one of the keys meanwhile (nothing
     of the batch's entries or balances is then written)."""
@@ -273,7 +275,9 @@ def _write(to_write: list[_Plan], accounts, balance_deltas, held_deltas) -> dict
         )
         for plan in ordered
     ]
-    created = _insert_rows(ordered, rows, accounts, _balance_changes(balance_deltas, held_deltas))
+    created = _insert_rows(
+        ordered, rows, accounts, _balance_changes(balance_deltas, held_deltas), alone=alone
+    )
     return {plan.index: row for plan, row in zip(ordered, created, strict=True)}
 
 
@@ -286,11 +290,14 @@ def _posting_brand(posting: Posting) -> int | None:
     return None
 
 
-def _insert_rows(ordered: list[_Plan], rows: list[Transaction], accounts, changes) -> list[Transaction]:
+def _insert_rows(
+    ordered: list[_Plan], rows: list[Transaction], accounts, changes, alone=False
+) -> list[Transaction]:
     """Two statements (joyback.ledger.sql), column arrays unnested by PostgreSQL: the transactions,
-    then their entries with the balance changes."""
+    then their entries with the balance changes. alone: a posting made alone (a reward with its new
+    key) is one statement; a batch keeps its two however many postings it holds."""
     now = timezone.now()
-    if len(rows) == 1:
+    if alone and len(rows) == 1:
         (plan,), (row,) = ordered, rows
         values = [row.reason, row.description, row.reference, row.idempotency_key]
         values += [row.fingerprint, row.reverses_id, row.brand_id]
@@ -360,7 +367,7 @@ def _post_locked(
         existing = {}
     to_write, results, balance_deltas, first_by_key = _plan_postings(plans, accounts, existing, held_deltas)
     if to_write:
-        written = _write(to_write, accounts, balance_deltas, held_deltas)
+        written = _write(to_write, accounts, balance_deltas, held_deltas, alone=fresh and len(plans) == 1)
     else:
         written = {}
         _balances_save({}, held_deltas)

@@ -49,10 +49,10 @@ def balance_checks_now() -> None:
         )
 
 
+_COLUMNS = ", ".join(_ACCOUNT_COLUMNS)
 # Why raw: a brand's account made when it is missing, or the one already there, in one statement
 # and without a savepoint: INSERT ... ON CONFLICT DO NOTHING, with a read of the row it conflicted
 # with. The ORM's get_or_create reads, then inserts inside a savepoint (four round trips).
-_COLUMNS = ", ".join(_ACCOUNT_COLUMNS)
 _ACCOUNT_OPEN = (
     "WITH made AS (INSERT INTO ledger_account "  # noqa: S608 (only the model's own columns are formatted in)
     "(kind, currency, brand_id, subject, name, no_overdraft, balance, held, livemode, created_at) "
