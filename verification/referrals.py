@@ -213,7 +213,9 @@ def _self_referral(*, code: ReferralCode, buyer: Buyer, click: ReferralClick | N
     email = email_canonical(buyer.email) if buyer.email else ""
     if email and (f"email:{email}" in subjects or f"email:{buyer.email.strip().casefold()}" in subjects):
         found.append(("self_referral_email", "the buyer's email is one the poster is known by"))
-    if buyer.phone and f"phone:{buyer.phone}" in subjects:
+    # A WhatsApp identity's subject is the bare number ("4915123456789"); a shop's, "phone:+49…".
+    digits = "".join(ch for ch in buyer.phone if ch.isdigit()) if buyer.phone else ""
+    if buyer.phone and (f"phone:{buyer.phone}" in subjects or (len(digits) >= 8 and digits in subjects)):
         found.append(("self_referral_phone", "the buyer's phone is one the poster is known by"))
     if buyer.address_hash:
         own = Purchase.objects.filter(

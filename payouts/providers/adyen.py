@@ -16,6 +16,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import json
 import re
 from dataclasses import dataclass
 from datetime import timedelta
@@ -369,7 +370,10 @@ def webhook_event_id(payload: dict) -> str:
     timestamp."""
     data = payload["data"]
     if "id" not in data and (data.get("accountHolder") or {}).get("id"):
-        return f"{data['accountHolder']['id']}:{payload['type']}:{payload.get('timestamp', '')}"[:100]
+        # Two states of one account holder can share a timestamp (whole seconds): the state itself
+        # tells them apart, so the second is not dropped as a redelivery of the first.
+        state = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+        return f"{data['accountHolder']['id']}:{payload['type']}:{payload.get('timestamp', '')}:{state}"[:100]
     return f"{data['id']}:{data.get('sequenceNumber', data.get('status'))}"[:100]
 
 

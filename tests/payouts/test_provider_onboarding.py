@@ -10,6 +10,7 @@ sandbox's, validated against BalancePlatformConfigurationNotification-v2, and fr
 documented examples.
 """
 
+import copy
 import json
 
 import pytest
@@ -314,3 +315,20 @@ def test_the_hosted_page_wants_a_document_and_is_closed_outside_the_sandbox(
     assert SandboxLegalEntity.objects.get(legal_entity_id=found.legal_entity_id).status == "documents"
     with override_settings(SANDBOX=False):
         assert client.get(url).status_code == 404
+
+
+def test_two_states_of_one_account_holder_in_the_same_second_are_two_events():
+    """Adyen's timestamps are whole seconds: "documents needed" and "verified" a moment apart share
+    one, and the second must not be dropped as a redelivery of the first (the brand would stay
+    closed). A true redelivery is still one event."""
+    from payouts.providers.adyen import webhook_event_id
+
+    documents = example(
+        CONFIGURATION, "post-balancePlatform.accountHolder.updated-balancePlatform-accountHolder-updated"
+    )
+    verified = copy.deepcopy(documents)
+    for capability in verified["data"]["accountHolder"].get("capabilities", {}).values():
+        capability["allowed"] = not capability.get("allowed")
+
+    assert webhook_event_id(documents) != webhook_event_id(verified)
+    assert webhook_event_id(documents) == webhook_event_id(copy.deepcopy(documents))
