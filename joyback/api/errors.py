@@ -94,6 +94,12 @@ CATALOGUE = (
                 "Send again later with the same Idempotency-Key.",
             ),
             (
+                "unavailable",
+                503,
+                "The database could not be reached for a moment; nothing was changed.",
+                "Send again after the `Retry-After` seconds, with the same Idempotency-Key.",
+            ),
+            (
                 "error",
                 400,
                 "A refusal with no more specific code.",

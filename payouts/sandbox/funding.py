@@ -304,10 +304,12 @@ def transfers(request):
     fee moves) is the balance platform's; every other transfer is the bank's (sandbox/bank.py)."""
     if request.method == "POST":
         try:
-            category = _body(request).get("category")
+            body = _body(request)
         except ValueError:
-            category = None
-        if category == "internal":
+            body = {}
+        # Out of the platform's own account (a custody move to a brand's) is the bank's to book.
+        from_platform = body.get("balanceAccountId") == settings.ADYEN_BALANCE_ACCOUNT_ID
+        if body.get("category") == "internal" and not from_platform:
             return internal_transfer(request)
     return sandbox_bank_transfers(request)
 

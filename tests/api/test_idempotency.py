@@ -150,7 +150,9 @@ def test_a_server_error_releases_the_key_for_a_retry(client, alpaca_api, shop, m
     monkeypatch.setattr(joyback.api.sql, "prepared_fetchall", database_gone)
     monkeypatch.setattr(InboundEvent, "save", database_gone)
     client.raise_request_exception = False
-    assert alpaca_api.post("events", purchase(), idempotency_key="k-5xx").status_code == 500
+    # A lost database is "try again shortly" (503 with Retry-After), never a key held for ever.
+    gone = alpaca_api.post("events", purchase(), idempotency_key="k-5xx")
+    assert gone.status_code == 503 and gone["Retry-After"]
     assert not IdempotencyKey.objects.exists() and not InboundEvent.objects.exists()
     monkeypatch.undo()
     assert alpaca_api.post("events", purchase(), idempotency_key="k-5xx").status_code == 202
