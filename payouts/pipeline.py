@@ -36,7 +36,7 @@ from django.utils import timezone
 
 from joyback.queue import standing_work_ready
 from payouts import psp, sql
-from payouts.funding.selectors import brands_custody_blocked
+from payouts.funding.selectors import balance_accounts_remembered, brands_custody_blocked
 from payouts.models import PayeeAccount, Payout
 from payouts.models.payouts import PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
@@ -154,14 +154,16 @@ def payouts_due_process(*, limit: int | None = None) -> int:
     """One tick: claim up to `limit` people due, pay them; how many people were claimed."""
     limit = limit or settings.PAYOUT_BATCH_SIZE
     try:
-        claimed, to_send, to_continue = _batch_make(limit=limit)
+        with balance_accounts_remembered():
+            claimed, to_send, to_continue = _batch_make(limit=limit)
     except SimulatedCrash:
         raise
     except Exception:
         logger.exception("a payout batch failed and was rolled back; paying its people one by one")
         return _one_by_one(limit=limit)
     if to_send:
-        _batch_send(to_send)
+        with balance_accounts_remembered():
+            _batch_send(to_send)
     for payout_id in to_continue:
         # A name check to ask for, a batch SEPA file to wait for, payouts on hold: the single
         # payout's path, as before.

@@ -1,5 +1,8 @@
 """Reads of funding through the payment provider."""
 
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from django.conf import settings
 from django.db.models import Count
 from django.utils.translation import gettext as _
@@ -10,6 +13,19 @@ from campaigns.models import Brand, Membership
 from joyback.metrics import gauge
 from payouts.models import ProviderBalanceCheck, ProviderDeposit, ProviderOnboarding, VirtualAccount
 from payouts.models.funding import VirtualAccountStatus
+
+# Within one payout batch (balance_accounts_remembered), each brand's account is read once, not once
+# per payout; outside one, every call reads it afresh.
+_remembered: ContextVar[dict | None] = ContextVar("balance_accounts", default=None)
+
+
+@contextmanager
+def balance_accounts_remembered():
+    token = _remembered.set({})
+    try:
+        yield
+    finally:
+        _remembered.reset(token)
 
 
 def brand_balance_account_id(*, brand: Brand | int, currency: str | None = None) -> str:
@@ -22,6 +38,9 @@ def brand_balance_account_id(*, brand: Brand | int, currency: str | None = None)
     else:
         brand_id = brand
         currency = currency or Brand.objects.values_list("default_currency", flat=True).get(pk=brand_id)
+    remembered = _remembered.get()
+    if remembered is not None and (brand_id, currency) in remembered:
+        return remembered[(brand_id, currency)]
     found = (
         VirtualAccount.objects.filter(
             brand_id=brand_id,
@@ -33,6 +52,8 @@ def brand_balance_account_id(*, brand: Brand | int, currency: str | None = None)
         .values_list("balance_account_id", flat=True)
         .first()
     )
+    if remembered is not None:
+        remembered[(brand_id, currency)] = found or ""
     return found or ""
 
 

@@ -441,7 +441,9 @@ def test_a_pass_costs_the_same_statements_for_ten_people_as_for_one(club, monkey
 
     # Claiming the people due is one statement; the receipts read their rows and the people's
     # status links in one statement each, whatever the number of people.
-    assert counts[1] == counts[2] <= 38, counts
+    # The brand's own balance account at the provider and whether its custody is blocked, once a
+    # batch each, whatever the number of payouts.
+    assert counts[1] == counts[2] <= 40, counts
     assert_whole(people)
 
 
