@@ -48,6 +48,7 @@ REFERENCE_OR_PLATFORM = {
     "payouts.SandboxBankMessage": "the sandbox's stand-in for the bank: not in production",
     "verification.SandboxTikTokAdCode": "the sandbox's stand-in for TikTok: not in production",
     "payouts.SandboxBalanceAccount": "the sandbox's stand-in for the provider: not in production",
+    "payouts.SandboxLegalEntity": "the sandbox's stand-in for the provider: not in production",
     "payouts.SandboxFundingTransfer": "the sandbox's stand-in for the provider: not in production",
     "payouts.SandboxFundingEvent": "the sandbox's stand-in for the provider: not in production",
     "campaigns.InvoiceSequence": "the platform's invoice numbers, one row per issuer: the platform's own",
