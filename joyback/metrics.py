@@ -30,7 +30,9 @@ class _Business:
             yield from import_string(source)()
 
 
-def _allowed(request) -> bool:
+def metrics_reader(request) -> bool:
+    """A monitoring system with METRICS_TOKEN, or staff with their second factor: those who may read
+    the platform's numbers and health in detail."""
     token = settings.METRICS_TOKEN
     given = request.headers.get("Authorization", "")
     if token and hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
@@ -51,7 +53,7 @@ def _process_registry():
 
 
 def metrics(request):
-    if not _allowed(request):
+    if not metrics_reader(request):
         response = HttpResponse("Metrics need a bearer token or a staff sign-in.\n", status=401)
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response

@@ -13,6 +13,7 @@ from django_q.conf import Conf
 from joyback.api.exceptions import api_unavailable
 from joyback.health import monitoring, readiness
 from joyback.heartbeats import workers_problems, workers_state
+from joyback.metrics import metrics_reader
 from joyback.queue import standing_work_health
 
 
@@ -37,8 +38,11 @@ def healthz_ready(request):
     with what is wrong. 503 while the database is down; Redis down alone is "degraded" and still
     200, as pages, sign-in and the API answer from the database meanwhile. Nothing about money or
     providers: it is the same on every node, so failing here would take them all out of rotation
-    and mend nothing (the uptime monitor's /healthz/ tells a person)."""
-    return _health_answer(readiness(), bank=[], show_details=True, degraded_by={"redis", "replica"})
+    and mend nothing (the uptime monitor's /healthz/ tells a person). The details (errors naming
+    hosts, the replica's lag) only for a monitoring token or staff: a load balancer needs the code."""
+    return _health_answer(
+        readiness(), bank=[], show_details=metrics_reader(request), degraded_by={"redis", "replica"}
+    )
 
 
 def healthz(request):
@@ -52,7 +56,7 @@ def healthz(request):
         for path in settings.HEALTH_CHECKS:
             bank += import_string(path)()
     # A replica down or lagging fails here: a person is told the primary has no standby to fail over to.
-    return _health_answer(checks, bank=bank, show_details=request.user.is_staff, degraded_by={"redis"})
+    return _health_answer(checks, bank=bank, show_details=metrics_reader(request), degraded_by={"redis"})
 
 
 def _health_answer(checks, *, bank: list[str], show_details: bool, degraded_by: set) -> JsonResponse:
@@ -87,12 +91,25 @@ def healthz_work(request):
     """For the uptime monitor: 503 when the standing worker gave up on rows (listed in the admin,
     where they are tried again), rows wait longer than any running worker would leave them, no
     worker of a kind wrote its heartbeat within WORKER_STALE_SECONDS, or a silent one may still
-    hold leased rows (each worker named). Without task workers (Q_SYNC) no worker is expected."""
+    hold leased rows (each worker named). Without task workers (Q_SYNC) no worker is expected.
+    Workers' names and the backlogs are for a monitoring token or staff; others learn the status."""
     health = standing_work_health()
     workers = workers_state()
     problems = [] if Conf.SYNC else workers_problems(workers)
     failing = any(kind.failing for kind in health) or bool(problems)
-    body = {
+    response = JsonResponse(
+        _work_body(health, workers, problems, failing)
+        if metrics_reader(request)
+        else {"status": "failing" if failing else "ok"},
+        status=503 if failing else 200,
+    )
+    if failing:
+        response["Retry-After"] = "30"
+    return response
+
+
+def _work_body(health, workers, problems, failing: bool) -> dict:
+    return {
         "status": "failing" if failing else "ok",
         "problems": problems,
         "workers": [
@@ -116,10 +133,6 @@ def healthz_work(request):
             for kind in health
         ],
     }
-    response = JsonResponse(body, status=503 if failing else 200)
-    if failing:
-        response["Retry-After"] = "30"
-    return response
 
 
 # The seconds a client is asked to wait when the database cannot be reached: about what a restart

@@ -236,3 +236,15 @@ def _fresh_cache():
     cache.clear()
     _shared_accounts.clear()
     brand_livemode_forget()
+
+
+# The monitoring system's bearer token: with it, the health endpoints name what is wrong.
+MONITORING_TOKEN = "monitoring-token-for-tests"
+MONITORING = {"HTTP_AUTHORIZATION": f"Bearer {MONITORING_TOKEN}"}
+
+
+@pytest.fixture
+def monitoring(settings):
+    """Requests sent with `**MONITORING` read the health endpoints' details, as a monitor would."""
+    settings.METRICS_TOKEN = MONITORING_TOKEN
+    return MONITORING

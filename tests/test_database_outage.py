@@ -9,8 +9,13 @@ from django.db import OperationalError, connections
 from django.test import Client
 
 from joyback import health, replicas, views
+from tests.conftest import MONITORING
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True, databases=["default", "replica"])]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.django_db(transaction=True, databases=["default", "replica"]),
+    pytest.mark.usefixtures("monitoring"),
+]
 
 
 @contextlib.contextmanager
@@ -77,7 +82,7 @@ def replica_reads(settings):
 
 
 def checks(browser, path="/healthz/ready"):
-    response = browser.get(path)
+    response = browser.get(path, **MONITORING)
     return response.status_code, response.json()
 
 

@@ -268,3 +268,16 @@ def test_sentry_is_on_only_when_its_dsn_is_set():
         for dsn in ("https://key@sentry.example/1", "")
     ]
     assert results == ["True", "False"]
+
+
+def test_health_details_are_for_the_monitor_and_a_stranger_learns_only_the_status(client, monitoring):
+    """Workers' names, backlogs and the readiness checks' errors tell an attacker the topology and
+    the load; a stranger learns whether it works, the monitor with its token what is wrong."""
+    stranger = client.get("/healthz/work/").json()
+    assert set(stranger) == {"status"}
+    assert "workers" in client.get("/healthz/work/", **monitoring).json()
+
+    stranger = client.get("/healthz/ready").json()
+    assert all(set(check) == {"ok"} for check in stranger["checks"].values())
+    monitor = client.get("/healthz/ready", **monitoring).json()
+    assert all("detail" in check for check in monitor["checks"].values())

@@ -14,9 +14,9 @@ from joyback.heartbeats import WORKER_KINDS, heartbeat_start
 from payouts.models import PayeeSubmission, TransferEvent
 from payouts.payees import services as payees_services
 from payouts.payees.services import SUBMISSION_MAX_ATTEMPTS, payee_submissions_process
-from tests.conftest import rewarded_in_browser, totp_enable
+from tests.conftest import MONITORING, rewarded_in_browser, totp_enable
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("monitoring")]
 
 PAT = {"name": "Pat Example", "email": "pat@example.com", "iban": "DE89370400440532013000", "consent": "on"}
 
@@ -68,7 +68,7 @@ def try_again_in_admin(client, submission):
 
 
 def work_health(client) -> tuple[int, dict]:
-    response = client.get(reverse("healthz_work"))
+    response = client.get(reverse("healthz_work"), **MONITORING)
     return response.status_code, {kind["name"]: kind for kind in response.json()["work"]}
 
 

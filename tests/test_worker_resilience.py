@@ -24,9 +24,13 @@ from joyback.heartbeats import WORKER_KINDS, Heartbeat, heartbeat_start
 from joyback.models import WorkerHeartbeat
 from joyback.queue import broker_resilient, lease_claim, leases_renew, standing_work_run
 from payouts.models import PayeeSubmission
-from tests.conftest import rewarded_in_browser
+from tests.conftest import MONITORING, rewarded_in_browser
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("monitoring"),
+]
 
 PAT = {"name": "Pat Example", "email": "pat@example.com", "iban": "DE89370400440532013000", "consent": "on"}
 
@@ -146,7 +150,7 @@ def beat_age(name: str, seconds: float) -> None:
 
 
 def work_health(client):
-    response = client.get(reverse("healthz_work"))
+    response = client.get(reverse("healthz_work"), **MONITORING)
     return response.status_code, response.json()
 
 

@@ -267,6 +267,10 @@ def statements_top(url: str, limit: int = 6) -> list[tuple]:
         ).fetchall()
 
 
+# The health endpoints name what is wrong only to a monitor with this token (METRICS_TOKEN).
+MONITORING_TOKEN = "bench-scale-monitor-" + os.urandom(8).hex()
+
+
 def cluster_env(*, secret_key: str) -> dict:
     env = web.server_env(database_url="", secret_key=secret_key)
     env.pop("DATABASE_URL")
@@ -277,6 +281,8 @@ def cluster_env(*, secret_key: str) -> dict:
         LOG_LEVEL="WARNING",
         # As in production and the payout part (JOYBACK_ENV=test alone sends a batch in turn).
         PAYOUT_SEND_THREADS=str(payout.SEND_THREADS),
+        # The health probe reads what is wrong (the worker named), as a monitoring system does.
+        METRICS_TOKEN=MONITORING_TOKEN,
     )
     return env
 
@@ -616,8 +622,11 @@ class HealthProbe(threading.Thread):
         self.port, self.began, self.seen, self.stopping = port, began, [], threading.Event()
 
     def _get(self, path: str) -> tuple[int, str]:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}{path}", headers={"Authorization": f"Bearer {MONITORING_TOKEN}"}
+        )
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=5) as answer:
+            with urllib.request.urlopen(request, timeout=5) as answer:  # noqa: S310 (http, our node)
                 return answer.status, ""
         except urllib.error.HTTPError as error:
             return error.code, error.read().decode(errors="replace")[:300]
