@@ -74,3 +74,10 @@ def rate_limit_hit(*, scope: str, key: str, limit: int, window_seconds: int) -> 
     """Counts one hit; True once the key has made more than `limit` hits in this window."""
     allowed, _wait = rate_limit_window(scope=scope, key=key, limit=limit, window_seconds=window_seconds)
     return not allowed
+
+
+def rate_limit_over(*, scope: str, key: str, limit: int, window_seconds: int) -> bool:
+    """Whether the key already made more than `limit` hits in this window, without counting one: for
+    limits on failures (wrong codes), read before the attempt and counted only when it fails."""
+    window = int(time.time() // window_seconds)
+    return (cache.get(f"ratelimit:{scope}:{key}:{window}") or 0) > limit

@@ -53,6 +53,9 @@ from verification.services.rewards import (
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 CODE_ATTEMPTS = 8
+# Wrong codes one address may try an hour on a referral link: a person mistyping one tries a few; a
+# script guessing the 887 million codes is stopped long before it finds one.
+REFERRAL_MISSES_PER_HOUR = 30
 COUNTED = [ClaimStatus.APPROVED, ClaimStatus.PENDING, ClaimStatus.NEEDS_REVIEW]
 # Where a poster's own audience comes from: orders from there are the code working, not a leak.
 POSTERS_OWN_SOURCES = ("tiktok.com",)

@@ -28,14 +28,19 @@ from joyback.limits import json_loads
 from joyback.machine import machine_endpoint
 from joyback.mfa import reauthentication_required
 from joyback.modes import provider_routed_for
-from joyback.ratelimit import client_address
+from joyback.ratelimit import client_address, rate_limit_hit, rate_limit_over
 from verification import posting
 from verification.content import SPARK_DAYS, purchase_gate_refusal
 from verification.device import browser_device
 from verification.models import LicenceGrant, Provider, ShopConnection
 from verification.providers import tiktok, whatsapp
 from verification.providers.shops import CLICK_PARAMETER, LANDING_PARAMETER
-from verification.referrals import referral_click_record, referral_code_find, referral_code_for
+from verification.referrals import (
+    REFERRAL_MISSES_PER_HOUR,
+    referral_click_record,
+    referral_code_find,
+    referral_code_for,
+)
 from verification.selectors import (
     campaign_funnel,
     campaign_recent_claims,
@@ -404,12 +409,27 @@ def referral_link(request, slug, code):
     then the buyer goes on to the shop, the code and the visit in the landing parameters the shop
     keeps with the order. A code that is not the campaign's goes to the campaign's page."""
     campaign = public_campaign_or_404(slug)
+    address = client_address(request)
+    misses = {
+        "scope": "referral_miss",
+        "key": address,
+        "limit": REFERRAL_MISSES_PER_HOUR,
+        "window_seconds": 3600,
+    }
+    if rate_limit_over(**misses):
+        # Guessing codes finds none: after too many wrong ones even a right one waits.
+        response = HttpResponse(
+            _("Too many wrong codes from your connection. Please try again later."), status=429
+        )
+        response["Retry-After"] = "3600"
+        return response
     found = referral_code_find(campaign=campaign, raw=code)
     landing = reverse("campaign_landing", args=[campaign.slug])
     if found is None or found.campaign_id != campaign.pk:
+        rate_limit_hit(**misses)
         return redirect(landing)
     device, _new = browser_device(request)
-    click = referral_click_record(code=found, device=device, client_ip=client_address(request))
+    click = referral_click_record(code=found, device=device, client_ip=address)
     query = urlencode({LANDING_PARAMETER: found.code, CLICK_PARAMETER: click.public_id})
     # The campaign's own shop, else the brand's: a creators' campaign sells through the brand's shop.
     shops = ShopConnection.objects.filter(brand_id=campaign.brand_id, disconnected_at__isnull=True)

@@ -59,3 +59,20 @@ def test_the_same_through_the_shops_signed_webhook(client, alpaca, cashback, cre
 
     assert referral_claim().status == "needs_review"
     assert "self_referral_phone" in _reasons()
+
+
+def test_guessing_codes_on_the_link_is_stopped_and_then_finds_none(client, creators, code):  # noqa: F811
+    """A script walking the codes is answered 429 after REFERRAL_MISSES_PER_HOUR wrong ones, and
+    from then on a right code records no click either; a person mistyping once is redirected."""
+    from verification.referrals import REFERRAL_MISSES_PER_HOUR, ReferralClick
+
+    for guess in range(REFERRAL_MISSES_PER_HOUR + 1):
+        assert client.get(f"/v/c/creators/r/NOPE{guess:02d}/").status_code in (302, 429)
+
+    response = client.get(f"/v/c/creators/r/{code.code}/")
+    assert response.status_code == 429 and response["Retry-After"]
+    assert "Too many wrong codes" in response.content.decode()
+    assert not ReferralClick.objects.exists()
+
+    other = client.get(f"/v/c/creators/r/{code.code}/", REMOTE_ADDR="198.51.100.7")
+    assert other.status_code == 302 and ReferralClick.objects.count() == 1
