@@ -472,6 +472,18 @@ class LimitKind(models.TextChoices):
         _("views per follower of a share's creator (plus 10,000) before review"),
     )
     FRAUD_MAX_VIEWS_PER_HOUR = "fraud_max_views_per_hour", _("views a share gains in an hour before review")
+    FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR = (
+        "fraud_referral_orders_per_source_per_hour",
+        _("orders with one referral code from one other site in an hour before review"),
+    )
+    FRAUD_REFERRAL_REFUND_MIN_ORDERS = (
+        "fraud_referral_refund_min_orders",
+        _("a poster's referred orders before the share refunded is judged"),
+    )
+    FRAUD_REFERRAL_REFUND_PERCENT = (
+        "fraud_referral_refund_percent",
+        _("percent of a poster's referred orders refunded before review"),
+    )
 
 
 # Amounts of money, in minor units of the row's currency; the others are counts, whatever the currency.

@@ -820,23 +820,25 @@ VARIABLES = [
         "FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR",
         "int",
         "orders with one referral code from one referring site in an hour from which its reward goes to "
-        "review (a code leaked to a coupon site)",
+        "review (a code leaked to a coupon site; staff set a brand's own)",
         FRAUD,
         default=10,
     ),
     Var(
         "FRAUD_REFERRAL_REFUND_MIN_ORDERS",
         "int",
-        "referred orders of one poster from which the share of them refunded is judged (a refund ring)",
+        "referred orders of one poster from which the share of them refunded is judged (a refund ring; "
+        "staff set a brand's own)",
         FRAUD,
         default=5,
     ),
     Var(
-        "FRAUD_REFERRAL_REFUND_SHARE",
-        "float",
-        "share of a poster's referred orders refunded from which their next referral goes to review",
+        "FRAUD_REFERRAL_REFUND_PERCENT",
+        "int",
+        "percent of a poster's referred orders refunded from which their next referral goes to review "
+        "(staff set a brand's own)",
         FRAUD,
-        default=0.5,
+        default=50,
     ),
     Var(
         "FRAUD_MAX_LIKES_PER_THOUSAND_VIEWS",

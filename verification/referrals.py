@@ -26,7 +26,8 @@ from django.db.models import Q, Sum
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from campaigns.models import ActionRule, Campaign, Trigger
+from campaigns.limits import limit_value
+from campaigns.models import ActionRule, Campaign, LimitKind, Trigger
 from joyback.crypto import fingerprint
 from joyback.emails import email_canonical
 from verification.models import (
@@ -251,6 +252,10 @@ def _self_referral(*, code: ReferralCode, buyer: Buyer, click: ReferralClick | N
     return unique
 
 
+def _limit(kind: str, rule: ActionRule) -> int:
+    return limit_value(kind=kind, brand_id=rule.campaign.brand_id)
+
+
 def _leak_and_ring(*, rule: ActionRule, code: ReferralCode, source: str) -> list[tuple[str, str]]:
     found = []
     now = timezone.now()
@@ -260,17 +265,17 @@ def _leak_and_ring(*, rule: ActionRule, code: ReferralCode, source: str) -> list
         from_source = ActionClaim.objects.filter(
             referral_code=code, created_at__gte=now - timedelta(hours=1), evidence__source=source
         ).count()
-        if from_source + 1 >= settings.FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR:
+        if from_source + 1 >= _limit(LimitKind.FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR, rule):
             found.append(("code_leaked", f"{from_source + 1} orders with this code from {source} in an hour"))
     mine = ActionClaim.objects.filter(
         rule__trigger=Trigger.REFERRAL, participant=code.participant, referred_purchase__isnull=False
     )
     total = mine.count()
-    if total >= settings.FRAUD_REFERRAL_REFUND_MIN_ORDERS:
+    if total >= _limit(LimitKind.FRAUD_REFERRAL_REFUND_MIN_ORDERS, rule):
         refunded = mine.filter(
             Q(referred_purchase__status=PurchaseStatus.REFUNDED) | ~Q(referred_purchase__refunds={})
         ).count()
-        if refunded >= total * settings.FRAUD_REFERRAL_REFUND_SHARE:
+        if refunded * 100 >= total * _limit(LimitKind.FRAUD_REFERRAL_REFUND_PERCENT, rule):
             found.append(("refund_ring", f"{refunded} of {total} orders this poster referred came back"))
     return found
 

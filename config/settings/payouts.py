@@ -127,7 +127,7 @@ PERSON_ALLOWANCE_DEFAULT = env.get("PERSON_ALLOWANCE_DEFAULT")
 REFERRAL_PAYEE_MATCHES = ["payouts.payees.shared_details.referral_payee_matches"]
 FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR = env.get("FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR")
 FRAUD_REFERRAL_REFUND_MIN_ORDERS = env.get("FRAUD_REFERRAL_REFUND_MIN_ORDERS")
-FRAUD_REFERRAL_REFUND_SHARE = env.get("FRAUD_REFERRAL_REFUND_SHARE")
+FRAUD_REFERRAL_REFUND_PERCENT = env.get("FRAUD_REFERRAL_REFUND_PERCENT")
 
 # The platform's fee (defaults for brands and currencies without a plan; campaigns.fees) and its
 # monthly invoices (campaigns.invoices): the issuer, its country and VAT rate, the number's prefix.

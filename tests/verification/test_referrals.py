@@ -374,7 +374,7 @@ def test_a_spike_of_orders_from_one_coupon_site_goes_to_review(alpaca, cashback,
     assert statuses[2:] == [("needs_review", "code_leaked")] * 2
 
 
-@override_settings(FRAUD_REFERRAL_REFUND_MIN_ORDERS=3, FRAUD_REFERRAL_REFUND_SHARE=0.5)
+@override_settings(FRAUD_REFERRAL_REFUND_MIN_ORDERS=3, FRAUD_REFERRAL_REFUND_PERCENT=50)
 def test_a_poster_whose_referred_buyers_return_most_goes_to_review(alpaca, cashback, creators, code):
     for n in range(3):
         record(alpaca, cashback, code.code, order_id=f"r{n}", email=f"b{n}@example.com")
@@ -490,3 +490,33 @@ def test_the_ledger_never_takes_back_more_than_a_referral_paid(alpaca, cashback,
     paid, taken = moved("reward"), moved("clawback")
     assert paid == 4_00 and taken <= paid
     assert paid - taken == (referral.amount if referral.status == "approved" else 0)
+
+
+def test_a_brands_own_leak_threshold_set_by_two_staff_applies_to_its_referrals(
+    alpaca, cashback, creators, code, make_user
+):
+    from django.contrib.auth.models import Permission
+
+    from campaigns.models import LimitKind
+    from tests.payouts.conftest import staff_user
+    from tests.payouts.test_limits_per_brand import limit_set
+
+    asked_by = staff_user(make_user, "sam@joyback.example")
+    confirmed_by = staff_user(make_user, "tara@joyback.example")
+    confirmed_by.user_permissions.add(Permission.objects.get(codename="change_staffgrant"))
+    confirmed_by = type(confirmed_by).objects.get(pk=confirmed_by.pk)
+    limit_set(
+        asked_by=asked_by,
+        confirmed_by=confirmed_by,
+        kind=LimitKind.FRAUD_REFERRAL_ORDERS_PER_SOURCE_PER_HOUR,
+        currency="",
+        brand=alpaca,
+        value=2,
+    )
+    for n in range(2):
+        record(
+            alpaca, cashback, code.code, order_id=f"l{n}", email=f"l{n}@example.com", source="coupons.example"
+        )
+
+    latest = ActionClaim.objects.filter(referred_purchase__isnull=False).order_by("pk").last()
+    assert (latest.status, latest.reason) == ("needs_review", "code_leaked")
