@@ -595,6 +595,30 @@ def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int) -> bool:
     return bool(word and word.group(0) in m.connector_words)
 
 
+# What ends the label's phrase: a middle dot, a bar, a bullet, a line break or an emoji. "Publicidad ·
+# Estudiando en la biblio" is a label and then the post; "Publicidad: la que sale en YouTube" or "Ad
+# on the subway" is one phrase, the word used in another sense.
+_BREAK = re.compile(r"[·|•\n]|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
+# A leading label hashtag and then another whole hashtag ("#ad #alpacacoffee study session"): the
+# tags are the label block, the words after it are the post.
+_TAG_BETWEEN = re.compile(r"\s+#[^\W_][\w.]*\s+(?:#[^\W_][\w.]*\s+)*")
+
+
+def _attached(pattern: re.Pattern | None, text: str, lead: list) -> re.Match | None:
+    """Another sense of a disclosure word near an up-front label, in the label's own phrase: not
+    after a break that ends it. A cue that starts inside or before the label always counts."""
+    for start, end, _who in lead if pattern is not None else ():
+        for said in pattern.finditer(text, max(0, start - 80), min(len(text), end + 80)):
+            if said.start() >= end:
+                between = text[end : said.start()]
+                if _BREAK.search(between):
+                    break
+                if text.startswith("#", start) and _TAG_BETWEEN.fullmatch(between):
+                    break
+            return said
+    return None
+
+
 def _near(pattern: re.Pattern | None, text: str, found: list, *, before: int, after: int) -> re.Match | None:
     for start, end, _who in found if pattern is not None else ():
         said = pattern.search(text, max(0, start - before), min(len(text), end + after))
@@ -641,7 +665,7 @@ def _doubts(
     # A closing "#publicidad" says nothing of what the text above it is about: another sense of the
     # word anywhere in the caption counts then, as it does when no disclosure is up front.
     lead = [hit for hit in accepted if hit[0] < trailing_start]
-    sense = _near(other, text, lead, before=80, after=80) if lead else (other.search(text) if other else None)
+    sense = _attached(other, text, lead) if lead else (other.search(text) if other else None)
     if sense and not up_front:
         # The word stands in another sense (a police report, a job advert, an ad seen on the subway).
         said("missing", sense)
