@@ -555,12 +555,30 @@ _LEAD_IN = re.compile(
 _GOES_ON = re.compile(r"\s+(?:but|aber|pero)\b|\s*(?:但|不过)")
 
 
-def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int) -> bool:
+# A caption this short is read at once, on one line: a label that closes it is as plain as one that
+# opens it. Not where the policy wants the label first of all (the ASA's "Ad" up front, the
+# Medienanstalten's "Werbung" at the start): there it is still `not_first`.
+SHORT_WORDS, SHORT_CHARS = 10, 80
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*|[\u3400-\u9fff]{1,2}")
+
+
+def _closes_short(text: str, hit: tuple) -> bool:
+    """The label ends a one-line caption of a few words, with nothing but punctuation or emoji after
+    it: "oat latte o'clock with Alpaca Coffee · Werbung", "冷萃咖啡 (广告)"."""
+    start, end, _who = hit
+    if len(text) > SHORT_CHARS or "\n" in text.strip() or _FIRST_WORD.search(text, end):
+        return False
+    return start > 0 and len(_WORD.findall(text)) <= SHORT_WORDS
+
+
+def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: bool = False) -> bool:
     """One disclosure in a shape the policies accept: first in the caption (or in its leading
     hashtags) and followed by a separator, a connector or the brand; "由<brand>赞助" at the start; or a
     hashtag in the short run of hashtags that ends the caption."""
     start, end, who = hit
     if text.startswith("#", start) and start >= trailing_start:
+        return True
+    if not first and _closes_short(text, hit):
         return True
     term = text[start:end]
     if _cjk(term) and who == "":
@@ -659,7 +677,7 @@ def _doubts(
         said("not_in_post", pointer)
         return ["not_in_post"]
     trailing_start, _count = _trailing_hashtags(text)
-    accepted = [hit for hit in found if _up_front(m, text, hit, trailing_start)]
+    accepted = [hit for hit in found if _up_front(m, text, hit, trailing_start, first=policy.require_first)]
     up_front = bool(accepted)
     other = cues.get("other_sense")
     # A closing "#publicidad" says nothing of what the text above it is about: another sense of the
