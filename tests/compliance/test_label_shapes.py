@@ -99,3 +99,11 @@ def test_a_label_closing_a_long_caption_is_not_up_front():
         "the best part of my day with Bergkaffee (ad)"
     )
     assert check(caption, "US", "en").verdict != COMPLIANT
+
+
+def test_an_ambassador_of_the_brand_in_spanish_is_a_persons_call():
+    verdict = check("Embajadora de Bergkaffee 🦙 mi café de cada mañana", "ES", "es")
+    assert verdict.verdict == NEEDS_REVIEW
+    assert "not_the_mark" in verdict.reasons
+    assert check("#embajadora mi café de cada mañana con Bergkaffee", "ES", "es").verdict == NON_COMPLIANT
+    assert check("Embajadora de Nescafé 🦙 mi café con Bergkaffee", "ES", "es").verdict != "compliant"
