@@ -571,6 +571,20 @@ def _closes_short(text: str, hit: tuple) -> bool:
     return start > 0 and len(_WORD.findall(text)) <= SHORT_WORDS
 
 
+# "Near the start": within the first few words, opening a phrase of its own (after a break, a
+# sentence's end or another hashtag), where the policy does not want the label first of all. A
+# label word in the middle of a phrase ("loved the ad at the cinema") is never one.
+NEAR_WORDS = 5
+_OPENS_AFTER = re.compile(
+    r"(?:[·|•:!?.。！？：】)\]\n—–]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|#[^\W_][\w.]*|^)[\s\ufe0f]*$"
+)
+
+
+def _opens_a_phrase_early(text: str, start: int) -> bool:
+    before = text[:start]
+    return len(_WORD.findall(before)) <= NEAR_WORDS and bool(_OPENS_AFTER.search(before))
+
+
 def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: bool = False) -> bool:
     """One disclosure in a shape the policies accept: first in the caption (or in its leading
     hashtags) and followed by a separator, a connector or the brand; "由<brand>赞助" at the start; or a
@@ -588,7 +602,11 @@ def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: 
             if by and _CJK_LEAD.fullmatch(text, 0, by.start()):
                 return True
     opened = not _lead_words_are_tags(text, start)
-    if opened and not _LEAD_IN.fullmatch(text, 0, start):
+    if (
+        opened
+        and not _LEAD_IN.fullmatch(text, 0, start)
+        and (first or not _opens_a_phrase_early(text, start))
+    ):
         return False
     if opened and _GOES_ON.match(text, end):
         return True

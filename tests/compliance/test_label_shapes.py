@@ -107,3 +107,42 @@ def test_an_ambassador_of_the_brand_in_spanish_is_a_persons_call():
     assert "not_the_mark" in verdict.reasons
     assert check("#embajadora mi café de cada mañana con Bergkaffee", "ES", "es").verdict == NON_COMPLIANT
     assert check("Embajadora de Nescafé 🦙 mi café con Bergkaffee", "ES", "es").verdict != "compliant"
+
+
+@pytest.mark.parametrize(
+    ("caption", "country", "language"),
+    [
+        ("Morning vibes ☀️ #ad Bergkaffee oat latte for the commute", "US", "en"),
+        ("New drop! Ad | Bergkaffee cold brew is back", "US", "en"),
+        ("Mi rutina ☕ Publicidad · café Bergkaffee por la mañana", "ES", "es"),
+        ("早餐时间 ☀️ #广告 Bergkaffee冷萃", "CN", "zh-hans"),
+    ],
+)
+def test_a_label_opening_a_phrase_in_the_first_words_is_near_the_start(caption, country, language):
+    assert check(caption, country, language).verdict == COMPLIANT
+
+
+@pytest.mark.parametrize(
+    ("caption", "country", "language"),
+    [
+        # In the middle of a phrase: the word, not a label.
+        ("Loved the ad at the cinema, Bergkaffee cold brew after", "US", "en"),
+        ("Saw this ad on the subway lol #bergkaffee", "US", "en"),
+        ("POV: the ad you skip every time 😂 Bergkaffee", "US", "en"),
+        ("Job alert! Ad for a barista at Bergkaffee, apply now", "US", "en"),
+        # Denied, pointing elsewhere, or naming another sponsor, near the start as anywhere.
+        ("Sunday reset 🧺 ad? no lol just Bergkaffee", "US", "en"),
+        ("Lunch break 🍜 #ad for @fitfuel and my Bergkaffee", "US", "en"),
+        ("Mi rutina ☀️ #publicidad en la descripción Bergkaffee", "ES", "es"),
+        # Too far in.
+        ("Sunday reset with my sister and our two dogs in the park 🧺 #ad Bergkaffee", "US", "en"),
+    ],
+)
+def test_a_label_word_inside_a_phrase_or_too_far_in_is_not_paid(caption, country, language):
+    assert check(caption, country, language).verdict != COMPLIANT
+
+
+def test_where_the_label_must_come_first_near_the_start_is_not_enough():
+    verdict = check("Morgenroutine ☀️ Werbung | Bergkaffee Hafer Latte", "DE", "de")
+    assert verdict.verdict == NON_COMPLIANT
+    assert "not_first" in verdict.reasons
