@@ -555,12 +555,44 @@ _LEAD_IN = re.compile(
 _GOES_ON = re.compile(r"\s+(?:but|aber|pero)\b|\s*(?:但|不过)")
 
 
-def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int) -> bool:
+# A caption this short is read at once, on one line: a label that closes it is as plain as one that
+# opens it. Not where the policy wants the label first of all (the ASA's "Ad" up front, the
+# Medienanstalten's "Werbung" at the start): there it is still `not_first`.
+SHORT_WORDS, SHORT_CHARS = 10, 80
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*|[\u3400-\u9fff]{1,2}")
+
+
+def _closes_short(text: str, hit: tuple) -> bool:
+    """The label ends a one-line caption of a few words, with nothing but punctuation or emoji after
+    it: "oat latte o'clock with Alpaca Coffee · Werbung", "冷萃咖啡 (广告)"."""
+    start, end, _who = hit
+    if len(text) > SHORT_CHARS or "\n" in text.strip() or _FIRST_WORD.search(text, end):
+        return False
+    return start > 0 and len(_WORD.findall(text)) <= SHORT_WORDS
+
+
+# "Near the start": within the first few words, opening a phrase of its own (after a break, a
+# sentence's end or another hashtag), where the policy does not want the label first of all. A
+# label word in the middle of a phrase ("loved the ad at the cinema") is never one.
+NEAR_WORDS = 5
+_OPENS_AFTER = re.compile(
+    r"(?:[·|•:!?.。！？：】)\]\n—–]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|#[^\W_][\w.]*|^)[\s\ufe0f]*$"
+)
+
+
+def _opens_a_phrase_early(text: str, start: int) -> bool:
+    before = text[:start]
+    return len(_WORD.findall(before)) <= NEAR_WORDS and bool(_OPENS_AFTER.search(before))
+
+
+def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: bool = False) -> bool:
     """One disclosure in a shape the policies accept: first in the caption (or in its leading
     hashtags) and followed by a separator, a connector or the brand; "由<brand>赞助" at the start; or a
     hashtag in the short run of hashtags that ends the caption."""
     start, end, who = hit
     if text.startswith("#", start) and start >= trailing_start:
+        return True
+    if not first and _closes_short(text, hit):
         return True
     term = text[start:end]
     if _cjk(term) and who == "":
@@ -570,7 +602,11 @@ def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int) -> bool:
             if by and _CJK_LEAD.fullmatch(text, 0, by.start()):
                 return True
     opened = not _lead_words_are_tags(text, start)
-    if opened and not _LEAD_IN.fullmatch(text, 0, start):
+    if (
+        opened
+        and not _LEAD_IN.fullmatch(text, 0, start)
+        and (first or not _opens_a_phrase_early(text, start))
+    ):
         return False
     if opened and _GOES_ON.match(text, end):
         return True
@@ -593,6 +629,30 @@ def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int) -> bool:
         return True
     word = re.match(r"\w+", rest)
     return bool(word and word.group(0) in m.connector_words)
+
+
+# What ends the label's phrase: a middle dot, a bar, a bullet, a line break or an emoji. "Publicidad ·
+# Estudiando en la biblio" is a label and then the post; "Publicidad: la que sale en YouTube" or "Ad
+# on the subway" is one phrase, the word used in another sense.
+_BREAK = re.compile(r"[·|•\n]|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
+# A leading label hashtag and then another whole hashtag ("#ad #alpacacoffee study session"): the
+# tags are the label block, the words after it are the post.
+_TAG_BETWEEN = re.compile(r"\s+#[^\W_][\w.]*\s+(?:#[^\W_][\w.]*\s+)*")
+
+
+def _attached(pattern: re.Pattern | None, text: str, lead: list) -> re.Match | None:
+    """Another sense of a disclosure word near an up-front label, in the label's own phrase: not
+    after a break that ends it. A cue that starts inside or before the label always counts."""
+    for start, end, _who in lead if pattern is not None else ():
+        for said in pattern.finditer(text, max(0, start - 80), min(len(text), end + 80)):
+            if said.start() >= end:
+                between = text[end : said.start()]
+                if _BREAK.search(between):
+                    break
+                if text.startswith("#", start) and _TAG_BETWEEN.fullmatch(between):
+                    break
+            return said
+    return None
 
 
 def _near(pattern: re.Pattern | None, text: str, found: list, *, before: int, after: int) -> re.Match | None:
@@ -635,13 +695,13 @@ def _doubts(
         said("not_in_post", pointer)
         return ["not_in_post"]
     trailing_start, _count = _trailing_hashtags(text)
-    accepted = [hit for hit in found if _up_front(m, text, hit, trailing_start)]
+    accepted = [hit for hit in found if _up_front(m, text, hit, trailing_start, first=policy.require_first)]
     up_front = bool(accepted)
     other = cues.get("other_sense")
     # A closing "#publicidad" says nothing of what the text above it is about: another sense of the
     # word anywhere in the caption counts then, as it does when no disclosure is up front.
     lead = [hit for hit in accepted if hit[0] < trailing_start]
-    sense = _near(other, text, lead, before=80, after=80) if lead else (other.search(text) if other else None)
+    sense = _attached(other, text, lead) if lead else (other.search(text) if other else None)
     if sense and not up_front:
         # The word stands in another sense (a police report, a job advert, an ad seen on the subway).
         said("missing", sense)

@@ -155,6 +155,15 @@ _LATIN_NEGATION = re.compile(
 )
 
 
+# ... or a negated verb of saying whose "that"-clause holds it: "nicht behaupten, dass der Kaffee gegen
+# Kopfschmerzen hilft", "never claim that it cures anything", "no digas que cura nada".
+_NEGATED_CLAIM = re.compile(
+    r"\b(?:not|don'?t|never|no|nicht|kein\w*|nie|niemals|nunca|jamás)\b(?:\W+\w+){0,2}?\W+"
+    r"(?:say|claim|suggest|imply|promise|state|write|behaupt\w*|sag\w*|versprech\w*|schreib\w*|suggerier\w*"
+    r"|digas|decir|afirm\w*|promet\w*|sugier\w*|escrib\w*)\W+(?:that|dass|daß|que)\b(?:\W+\w+){0,5}\W*$"
+)
+
+
 @dataclass(frozen=True)
 class NegatableAnyScript(Negatable):
     """Not after a negation in the words just before it ("please don't remove the #ad", "发布后不要删掉
@@ -163,6 +172,8 @@ class NegatableAnyScript(Negatable):
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
             if _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start()):
+                continue
+            if _NEGATED_CLAIM.search(text, max(0, match.start() - 80), match.start()):
                 continue
             if not_required(text, match.start(), match.end()):
                 continue

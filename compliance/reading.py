@@ -50,6 +50,33 @@ _LABELS = (
 )
 _QUOTES = "\"“”„‘’'«»「」『』‚"
 
+# Forbidding what the law forbids is lawful: "don't say it cures headaches", "you don't need to give
+# us 5 stars", "nunca digas que es el mejor café" ask for less promotion, not more. A clause opened
+# by a negation that holds an element of these kinds, and none of hiding the payment or keeping
+# negatives out (forbidding the truth: "don't mention the sugar"), is read as a prohibition.
+_PROMOTION_KINDS = frozenset(
+    {"false_testimony", "scripted_superlative", "rating_condition", "fake_engagement"}
+)
+_FORBIDS = re.compile(
+    r"(?:\b(?:don'?t|do not|does not|doesn'?t|never|no|not|avoid|nicht|kein\w*|nie|niemals|vermeide\w*"
+    r"|nunca|jamás|evita\w*)\b"
+    # "Don't forget to say…", "not only…": what follows is asked for, not forbidden.
+    r"(?!\s+(?:forget|fail|hesitate|miss|skip|stop|only|just|be shy|be afraid|vergiss|vergessen|nur|scheu"
+    r"|olvides|olvidéis|dejes|solo|sólo|tengas miedo)\b)"
+    r"|不要|别|禁止|严禁|不得|不能|不许|请勿|切勿|不用|不必|无需|不需要|没必要)"
+)
+# A comma before "dass"/"que"/"that" opens what the negated verb governs ("nicht behaupten, dass…").
+_CLAUSE_END = re.compile(
+    r",(?!\s*(?:dass|daß|that|que|wie|como)\b)|[;—–()，；]|\b(?:but|aber|sondern|pero|sino|instead|stattdessen)\b|但|而是"
+)
+# "Never rate it below five stars", "nichts außer Lob": a negation over a floor is the demand itself.
+_FLOOR = re.compile(
+    r"\b(?:less|fewer|below|under|lower|anything but|other than|except|unless|weniger|unter|niedriger|außer"
+    r"|menos|por debajo|inferior|salvo|excepto|si no)\b|低于|少于|除了|以下|不到"
+    # A second negation turns the prohibition into the demand: "don't post without calling it the best".
+    r"|\b(?:without|ohne|sin|nicht|not|no|never|nie|nunca|unless|sofern nicht)\b|不|没|别|无"
+)
+
 
 @dataclass(frozen=True)
 class Reading:
@@ -88,12 +115,20 @@ class _Latin:
     honesty_safe: re.Pattern | None = None
     honesty_words: re.Pattern | None = None
 
-    def read(self, text: str, veto: re.Pattern | None, disclosed: re.Pattern | None = None) -> bool:
+    def read(
+        self,
+        text: str,
+        veto: re.Pattern | None,
+        disclosed: re.Pattern | None = None,
+        *,
+        prohibits: bool = False,
+    ) -> bool:
         """True when the sentence asks for a task, or for honesty, and nothing else this language
-        can tell."""
-        forbidden = False  # something a brand may forbid, forbidden ("no swearing")
+        can tell. `prohibits`: a prohibition of a promotion element was taken out of it."""
+        forbidden = prohibits  # something a brand may forbid, forbidden ("no swearing")
         if self.safe is not None:
-            text, forbidden = self.safe.subn(" ", text)
+            text, count = self.safe.subn(" ", text)
+            forbidden = forbidden or bool(count)
         if self.honesty is not None and self.honesty.search(text):
             return self._honest(text, veto)
         if not self._clean(text, veto):
@@ -150,10 +185,18 @@ class _Chinese:
     honesty: re.Pattern | None = None
     honesty_words: re.Pattern | None = None
 
-    def read(self, text: str, veto: re.Pattern | None, disclosed: re.Pattern | None = None) -> bool:
-        forbidden = 0
+    def read(
+        self,
+        text: str,
+        veto: re.Pattern | None,
+        disclosed: re.Pattern | None = None,
+        *,
+        prohibits: bool = False,
+    ) -> bool:
+        forbidden = int(prohibits)
         if self.safe is not None:
-            text, forbidden = self.safe.subn("，", text)
+            text, count = self.safe.subn("，", text)
+            forbidden += count
         honest = self.honesty is not None and self.honesty.search(text)
         if honest:
             text = self.honesty.sub("，", text)
@@ -252,6 +295,26 @@ class Grammar:
             [*(re.escape(t) for t in terms if len(t) > 2 or not t.isascii()), r"#?\bads?\b", *_LABELS]
         )
 
+    def _prohibitions_out(self, text: str) -> str:
+        """The sentence without the clauses that forbid an element of a promotion kind."""
+        truth = [pattern for kind, pattern in self.cues if kind not in _PROMOTION_KINDS]
+        promotion = [pattern for kind, pattern in self.cues if kind in _PROMOTION_KINDS]
+        spans = []
+        for negation in _FORBIDS.finditer(text):
+            if spans and negation.start() < spans[-1][1]:
+                continue
+            end = _CLAUSE_END.search(text, negation.end())
+            clause = text[negation.start() : end.start() if end else len(text)]
+            if (
+                not _FLOOR.search(clause, negation.end() - negation.start())
+                and any(pattern.search(clause) for pattern in promotion)
+                and not any(pattern.search(clause) for pattern in truth)
+            ):
+                spans.append((negation.start(), negation.start() + len(clause)))
+        for start, end in reversed(spans):
+            text = text[:start] + " " + text[end:]
+        return text
+
     def read(self, text: str) -> Reading:
         """How a sentence (lower case, the brand's names and handles taken out) reads."""
         if self.quoted is not None:
@@ -260,6 +323,11 @@ class Grammar:
             readers = self.chinese if _CJK.search(text) else self.latin
             if any(reader.read(text, self.veto, self.disclosed) for reader in readers):
                 return Reading(ALLOW)
+            rest = self._prohibitions_out(text)
+            if rest != text:
+                text = rest
+                if any(reader.read(text, self.veto, self.disclosed, prohibits=True) for reader in readers):
+                    return Reading(ALLOW)
         if self.safe is not None:
             text = self.safe.sub(" ", text)  # a lawful look-alike ("don't forget the #ad") is no cue
         for kind, pattern in self.cues:

@@ -16,8 +16,11 @@ LANGUAGES = {"en", "de", "es", "zh-hans"}
 # a disagreement. The dev half's floor is high because its kinds were read (docs/disclosure-checking.md).
 FLOORS = [
     ("own", 95.0, 83.0, 10.0, 40.0),
-    ("blind_dev", 93.0, 95.0, 10.0, 10.0),
+    ("blind_dev", 96.0, 98.0, 10.0, 10.0),
     ("blind_holdout", 89.0, 75.0, 10.0, 40.0),
+    # Never read, only measured: its floor is what the checker holds, so a change that loses any of
+    # it shows (docs/disclosure-checking.md).
+    ("blind_fresh", 86.0, 74.0, 15.0, 40.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 

@@ -1,0 +1,148 @@
+# ruff: noqa: RUF001 - Chinese punctuation is part of the captions
+"""Where a label ends and the post begins: a word of another sense after a label that stands apart
+("Publicidad · Estudiando…") is the post's subject, not the label's; a disclosed giveaway says what it
+is; a label closing a caption of a few words is read at once, except where the policy wants it first."""
+
+import pytest
+
+from compliance.checker import (
+    COMPLIANT,
+    NEEDS_REVIEW,
+    NON_COMPLIANT,
+    caption_check,
+    compiled,
+    policies_for_countries,
+    policies_from_source,
+)
+
+POLICIES = [compiled(code=p["code"], version=1, data=p) for p in policies_from_source()]
+
+
+def check(caption, country, language, *, contest=False):
+    return caption_check(
+        caption,
+        policies=policies_for_countries(POLICIES, [country]),
+        platform="tiktok",
+        languages=[language],
+        brand="Bergkaffee",
+        brand_names=("@bergkaffee",),
+        label_on=None,
+        contest=contest,
+    )
+
+
+@pytest.mark.parametrize(
+    ("caption", "country", "language"),
+    [
+        ("Publicidad · Estudiando para el examen con Bergkaffee", "ES", "es"),
+        ("Publi 📚 sesión de estudio con Bergkaffee", "ES", "es"),
+        ("#ad #bergkaffee study session with a cold brew", "US", "en"),
+        ("Ad | exam week survival kit: Bergkaffee", "US", "en"),
+    ],
+)
+def test_another_sense_after_a_label_that_stands_apart_is_the_post(caption, country, language):
+    assert check(caption, country, language).verdict == COMPLIANT
+
+
+@pytest.mark.parametrize(
+    ("caption", "country", "language"),
+    [
+        # The word in its other sense in the label's own phrase: never paid without a look.
+        ("Publicidad: la que sale en YouTube antes de Bergkaffee", "ES", "es"),
+        ("Ad on the subway this morning was Bergkaffee", "US", "en"),
+        ("#ad for my band's concert tonight, Bergkaffee in hand", "US", "en"),
+    ],
+)
+def test_another_sense_in_the_labels_phrase_is_not_paid(caption, country, language):
+    assert check(caption, country, language).verdict != COMPLIANT
+
+
+@pytest.mark.parametrize(
+    ("caption", "country", "language"),
+    [
+        ("#ad GIVEAWAY with Bergkaffee: comment your favourite flavour", "US", "en"),
+        ("Werbung · Giveaway mit Bergkaffee: kommentiere deine Lieblingssorte", "DE", "de"),
+        ("Publicidad · Giveaway con Bergkaffee: comenta tu sabor favorito", "ES", "es"),
+    ],
+)
+def test_a_disclosed_giveaway_names_its_contest(caption, country, language):
+    assert check(caption, country, language, contest=True).verdict == COMPLIANT
+
+
+def test_a_verb_alone_still_leaves_the_contest_unclear():
+    verdict = check("Ad · Win a year of coffee from Bergkaffee", "US", "en", contest=True)
+    assert verdict.verdict == NEEDS_REVIEW
+    assert "contest_word_unclear" in verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("caption", "country", "language"),
+    [
+        ("iced oat latte o'clock with Bergkaffee (ad)", "US", "en"),
+        ("mi café de la mañana con Bergkaffee · publicidad", "ES", "es"),
+        ("Bergkaffee冷萃，夏天的早晨（广告）", "CN", "zh-hans"),
+    ],
+)
+def test_a_label_closing_a_short_caption_is_read_at_once(caption, country, language):
+    assert check(caption, country, language).verdict == COMPLIANT
+
+
+def test_where_the_label_must_come_first_a_short_caption_still_fails():
+    verdict = check("mein Kaffee am Morgen mit Bergkaffee · Werbung", "DE", "de")
+    assert verdict.verdict == NON_COMPLIANT
+    assert "not_first" in verdict.reasons
+
+
+def test_a_label_closing_a_long_caption_is_not_up_front():
+    caption = (
+        "5am wake up, skincare, journaling, gym, emails, a walk with the dog and then finally "
+        "the best part of my day with Bergkaffee (ad)"
+    )
+    assert check(caption, "US", "en").verdict != COMPLIANT
+
+
+def test_an_ambassador_of_the_brand_in_spanish_is_a_persons_call():
+    verdict = check("Embajadora de Bergkaffee 🦙 mi café de cada mañana", "ES", "es")
+    assert verdict.verdict == NEEDS_REVIEW
+    assert "not_the_mark" in verdict.reasons
+    assert check("#embajadora mi café de cada mañana con Bergkaffee", "ES", "es").verdict == NON_COMPLIANT
+    assert check("Embajadora de Nescafé 🦙 mi café con Bergkaffee", "ES", "es").verdict != "compliant"
+
+
+@pytest.mark.parametrize(
+    ("caption", "country", "language"),
+    [
+        ("Morning vibes ☀️ #ad Bergkaffee oat latte for the commute", "US", "en"),
+        ("New drop! Ad | Bergkaffee cold brew is back", "US", "en"),
+        ("Mi rutina ☕ Publicidad · café Bergkaffee por la mañana", "ES", "es"),
+        ("早餐时间 ☀️ #广告 Bergkaffee冷萃", "CN", "zh-hans"),
+    ],
+)
+def test_a_label_opening_a_phrase_in_the_first_words_is_near_the_start(caption, country, language):
+    assert check(caption, country, language).verdict == COMPLIANT
+
+
+@pytest.mark.parametrize(
+    ("caption", "country", "language"),
+    [
+        # In the middle of a phrase: the word, not a label.
+        ("Loved the ad at the cinema, Bergkaffee cold brew after", "US", "en"),
+        ("Saw this ad on the subway lol #bergkaffee", "US", "en"),
+        ("POV: the ad you skip every time 😂 Bergkaffee", "US", "en"),
+        ("Job alert! Ad for a barista at Bergkaffee, apply now", "US", "en"),
+        # Denied, pointing elsewhere, or naming another sponsor, near the start as anywhere.
+        ("Sunday reset 🧺 ad? no lol just Bergkaffee", "US", "en"),
+        ("Lunch break 🍜 #ad for @fitfuel and my Bergkaffee", "US", "en"),
+        ("Mi rutina ☀️ #publicidad en la descripción Bergkaffee", "ES", "es"),
+        # Too far in.
+        ("Sunday reset with my sister and our two dogs in the park 🧺 #ad Bergkaffee", "US", "en"),
+    ],
+)
+def test_a_label_word_inside_a_phrase_or_too_far_in_is_not_paid(caption, country, language):
+    assert check(caption, country, language).verdict != COMPLIANT
+
+
+def test_where_the_label_must_come_first_near_the_start_is_not_enough():
+    verdict = check("Morgenroutine ☀️ Werbung | Bergkaffee Hafer Latte", "DE", "de")
+    assert verdict.verdict == NON_COMPLIANT
+    assert "not_first" in verdict.reasons
