@@ -8,12 +8,13 @@ from allauth.core.exceptions import ReauthenticationRequired
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns import roles
@@ -343,6 +344,23 @@ def overview_audience(request):
         "purchases": audience_purchases(brand=request.brand),
     }
     return render(request, "payouts/audience/_overview_audience.html", context)
+
+
+@csrf_exempt  # Mailchimp posts with no cookie; the secret in the address is the check
+@require_http_methods(["GET", "POST"])
+def mailchimp_webhook(request, connection_id, secret):
+    """Mailchimp's audience webhook: a GET when the webhook is saved (it checks the address
+    answers), form-encoded POSTs for each unsubscribe or clean. A wrong address is a 404 either way."""
+    if not CrmConnection.objects.filter(
+        pk=connection_id, kind=CrmKind.MAILCHIMP, disconnected_at__isnull=True, webhook_secret=secret
+    ).exists():
+        raise Http404("No such webhook")
+    if request.method == "GET":
+        return HttpResponse(status=200)
+    outcome = crm.mailchimp_webhook_receive(
+        connection_id=connection_id, secret=secret, data=request.POST.dict()
+    )
+    return HttpResponse(outcome, status=200, content_type="text/plain")
 
 
 def brand_pages():
