@@ -25,6 +25,8 @@ claim_flow = [
     path("status/<str:token>/vop/", payee_views.status_vop_choose, name="status_vop_choose"),
     path("status/<str:token>/privacy/", payee_views.status_privacy, name="status_privacy"),
     path("privacy/<str:token>/", payee_views.privacy_confirm, name="privacy_confirm"),
+    path("status/<str:token>/email/", audience_views.email_optin_view, name="email_optin"),
+    path("email/confirm/<str:token>/", audience_views.email_optin_confirm_view, name="email_optin_confirm"),
 ]
 
 brand_pages = [
