@@ -27,6 +27,7 @@ What the formats rest on (Mailchimp Marketing API 3.0 reference and guides):
 import base64
 import hashlib
 from datetime import UTC, timedelta
+from urllib.parse import urlsplit
 
 import pytest
 from django.urls import reverse
@@ -125,7 +126,8 @@ def test_the_webhook_ends_the_consent_once_mailchimp_confirms_it(client, club, a
     assert crm_webhook_url(connection).endswith(
         f"/webhooks/mailchimp/{connection.pk}/{connection.webhook_secret}/"
     )
-    assert client.get(crm_webhook_url(connection).split("testserver")[-1]).status_code in (200, 404)
+    # Mailchimp checks the address answers a GET when the webhook is saved.
+    assert client.get(urlsplit(crm_webhook_url(connection)).path).status_code == 200
 
     # A post Mailchimp contradicts (the member is still subscribed there) changes nothing.
     assert _hook(client, connection, **{"data[email]": "pat@example.com"}).content == b"still_subscribed"
