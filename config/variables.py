@@ -522,6 +522,14 @@ VARIABLES = [
         default="https://api.hubapi.com",
         sandbox="/sandbox/hubspot",
     ),
+    Var(
+        "MAILCHIMP_API_BASE",
+        "str",
+        "Mailchimp's Marketing API, where brands' email audiences are synced ({dc}: the key's datacenter)",
+        PROVIDERS,
+        default="https://{dc}.api.mailchimp.com",
+        sandbox="/sandbox/mailchimp/{dc}",
+    ),
     # Bank and payment provider
     Var(
         "PSP_API_BASE",

@@ -142,6 +142,8 @@ def _recipient(note: Notification) -> Recipient:
         # The template's own language is Meta's code on the message (Message.language).
         sending = _broadcast_recipient(note)
         return Recipient("", sending.identity.subject, settings.LANGUAGE_CODE, sending.country, note.brand_id)
+    if note.kind == "email_optin":  # an address not yet confirmed: the one the form gave
+        return Recipient(note.context["email"], "", note.context["language"], "", note.brand_id)
     if note.user_id is not None:
         country = note.brand.country.upper()
         language = _COUNTRY_LANGUAGES.get(country, settings.LANGUAGE_CODE)
@@ -231,6 +233,21 @@ def _status_link(note: Notification) -> Message:
         % names,
         "status_link",
         [names["campaign"], names["url"]],
+    )
+
+
+def _email_optin(note: Notification) -> Message:
+    names = {"brand": note.context["brand"], "url": note.context["url"]}
+    return Message(
+        _("Confirm: %(brand)s's news by email") % names,
+        _(
+            "You asked for %(brand)s's news and offers by email on your reward page. Confirm with this "
+            "link within a week:\n\n%(url)s\n\nIf it was not you, ignore this message: nothing is sent to "
+            "you. Your reward does not depend on it.\n\nJoyBack"
+        )
+        % names,
+        "",
+        [],
     )
 
 
@@ -490,6 +507,7 @@ MESSAGES: dict[str, Callable[[Notification], Message | None]] = {
     "shop_taken_over": _shop_taken_over,
     "invitation": _invitation,
     "broadcast": _broadcast,
+    "email_optin": _email_optin,
     "onboarding_documents": _onboarding_documents,
     "onboarding_refused": _onboarding_refused,
     "onboarding_verified": _onboarding_verified,
@@ -513,6 +531,13 @@ def person_notify(
         for channel in _channels(payee, every=every_channel)
     ]
     return _notifications_write(rows=rows, kind=kind, context=context or {})
+
+
+def email_optin_notify(*, participant, key: str, context: dict) -> list[int]:
+    """The link that confirms an email opt-in, to the address the form gave (not one on file):
+    in the caller's transaction, sent after commit, once per key."""
+    rows = [(participant.pk, None, None, participant.brand_id, "email", key, None)]
+    return _notifications_write(rows=rows, kind="email_optin", context=context)
 
 
 def brand_notify(*, brand_id: int, kind: str, key: str, roles, context: dict | None = None) -> list[int]:

@@ -10,6 +10,7 @@ from payouts.sandbox import bank as sandbox_bank
 from payouts.sandbox import funding as sandbox_funding
 from payouts.sandbox import hubspot as sandbox_hubspot
 from payouts.sandbox import klaviyo as sandbox_klaviyo
+from payouts.sandbox import mailchimp as sandbox_mailchimp
 from payouts.sandbox import onboarding as sandbox_onboarding
 from payouts.submission import views as submission_views
 
@@ -24,6 +25,8 @@ claim_flow = [
     path("status/<str:token>/vop/", payee_views.status_vop_choose, name="status_vop_choose"),
     path("status/<str:token>/privacy/", payee_views.status_privacy, name="status_privacy"),
     path("privacy/<str:token>/", payee_views.privacy_confirm, name="privacy_confirm"),
+    path("status/<str:token>/email/", audience_views.email_optin_view, name="email_optin"),
+    path("email/confirm/<str:token>/", audience_views.email_optin_confirm_view, name="email_optin_confirm"),
 ]
 
 brand_pages = [
@@ -107,6 +110,23 @@ sandbox_hubspot_api = [
     ),
 ]
 
+# The sandbox Mailchimp, at the Marketing API 3.0's paths under /sandbox/mailchimp/<datacenter>/.
+sandbox_mailchimp_api = [
+    path("3.0/lists/<str:list_id>", sandbox_mailchimp.list_read, name="sandbox_mailchimp_list"),
+    path("3.0/lists/<str:list_id>/members", sandbox_mailchimp.members, name="sandbox_mailchimp_members"),
+    path(
+        "3.0/lists/<str:list_id>/members/<str:subscriber_hash>",
+        sandbox_mailchimp.member,
+        name="sandbox_mailchimp_member",
+    ),
+    path(
+        "3.0/lists/<str:list_id>/members/<str:subscriber_hash>/tags",
+        sandbox_mailchimp.member_tags,
+        name="sandbox_mailchimp_tags",
+    ),
+    path("3.0/lists/<str:list_id>/webhooks", sandbox_mailchimp.webhooks, name="sandbox_mailchimp_webhooks"),
+]
+
 urlpatterns = [
     path("p/", include(claim_flow)),
     path("c/<slug:slug>/status/<str:token>/", payee_views.status_page, name="status_page"),
@@ -122,5 +142,12 @@ urlpatterns = [
         name="sandbox_onboarding_page",
     ),
     path("sandbox/hubspot/", include(sandbox_hubspot_api)),
+    path("sandbox/mailchimp/<str:dc>/", include(sandbox_mailchimp_api)),
+    # Mailchimp's audience webhook: the secret is in the address, so it is no fixed machine path.
+    path(
+        "webhooks/mailchimp/<int:connection_id>/<str:secret>/",
+        audience_views.mailchimp_webhook,
+        name="mailchimp_webhook",
+    ),
     *machine_urlpatterns,
 ]

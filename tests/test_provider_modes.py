@@ -29,7 +29,7 @@ from payouts import psp
 from payouts.bank_accounts import BankAccount, Rail
 from payouts.funding import services as funding
 from payouts.models import ProviderBalanceCheck, ReconciliationException, TransferEvent, VirtualAccount
-from payouts.providers import adyen, adyen_funding, adyen_onboarding, hubspot, klaviyo
+from payouts.providers import adyen, adyen_funding, adyen_onboarding, hubspot, klaviyo, mailchimp
 from payouts.sandbox.funding import TEST_ACCOUNT_IBAN
 from payouts.submission.webhooks import transfer_events_process
 from tests.conftest import PASSWORD, totp_enable
@@ -63,6 +63,7 @@ def production(settings, monkeypatch):
     settings.WHATSAPP_API_BASE = f"{LIVE}/graph"
     settings.KLAVIYO_API_BASE = f"{LIVE}/klaviyo"
     settings.HUBSPOT_API_BASE = f"{LIVE}/hubspot"
+    settings.MAILCHIMP_API_BASE = f"{LIVE}/mailchimp/{{dc}}"
     reached, sandboxed = [], []
 
     def live_network(transport, request):
@@ -145,6 +146,7 @@ ADAPTERS = {
     "verification.providers.shop_auth",
     "payouts.providers.klaviyo",
     "payouts.providers.hubspot",
+    "payouts.providers.mailchimp",
 }
 ROUTING = {"routed_for", "provider_routed_for"}
 # payouts.psp is the routing point for the payouts: it routes each call by its payout's mode itself.
@@ -341,6 +343,24 @@ CALLS = {
         api_key="pat-x", contacts=[("whatsapp", "+4915100000001")]
     ),
     "payouts.providers.hubspot.key_check": lambda: hubspot.key_check(api_key="pat-x"),
+    "payouts.providers.mailchimp.email_permission_ids": lambda: mailchimp.email_permission_ids(
+        api_key=MAILCHIMP_KEY, list_id="a1"
+    ),
+    "payouts.providers.mailchimp.subscribers_push": lambda: mailchimp.subscribers_push(
+        api_key=MAILCHIMP_KEY,
+        subscribers=[klaviyo.Subscriber("email", "p@example.com", _now(), "JoyBack")],
+        list_id="a1",
+    ),
+    "payouts.providers.mailchimp.unsubscribed_since": lambda: mailchimp.unsubscribed_since(
+        api_key=MAILCHIMP_KEY, list_id="a1", since=None
+    ),
+    "payouts.providers.mailchimp.member_status": lambda: mailchimp.member_status(
+        api_key=MAILCHIMP_KEY, list_id="a1", email="p@example.com"
+    ),
+    "payouts.providers.mailchimp.webhook_create": lambda: mailchimp.webhook_create(
+        api_key=MAILCHIMP_KEY, list_id="a1", url="https://joyback.example/webhooks/mailchimp/1/s/"
+    ),
+    "payouts.providers.mailchimp.key_check": lambda: mailchimp.key_check(api_key=MAILCHIMP_KEY, list_id="a1"),
     "verification.providers.shop_auth.shopify_access_token": lambda: shop_auth.shopify_access_token(
         domain="victim-store.myshopify.com", code="c"
     ),
@@ -348,6 +368,9 @@ CALLS = {
         domain="shop.example", consumer_key="ck_x", consumer_secret="cs_x"
     ),
 }
+
+
+MAILCHIMP_KEY = "0123456789abcdef0123456789abcdef-us21"
 
 
 def _now():

@@ -1,12 +1,17 @@
-"""CRM sync: the brand connects its Klaviyo account with a private API key (its owner, with a
+"""CRM sync: the brand connects its Klaviyo, HubSpot or Mailchimp account with its API key (its owner, with a
 second factor and the password asked again, as for shops and API keys); its consented audience is
 pushed with each consent's time and source, and unsubscribes made in the CRM come back as
 withdrawals. A failure is retried on a backoff and shown on the page; a refused key waits for a
-person."""
+person. Mailchimp signs no webhook: its address carries a secret, and each unsubscribe it posts is
+confirmed by reading the member back."""
 
+import hmac
+import secrets
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -14,14 +19,15 @@ from campaigns.models import ConsentChannel
 from joyback.modes import provider_routed_for
 from payouts.models import CrmConnection
 from payouts.models.audience import CrmKind
-from payouts.providers import hubspot, klaviyo
+from payouts.providers import hubspot, klaviyo, mailchimp
 from verification.models import ConsentSource, Identity, Provider
 from verification.selectors import consents_current
 from verification.services.consent import consent_withdraw
 
-# Each CRM's adapter, and how its keys begin (Klaviyo's private keys, HubSpot's private app tokens).
-ADAPTERS = {CrmKind.KLAVIYO: klaviyo, CrmKind.HUBSPOT: hubspot}
-KEY_PREFIXES = {CrmKind.KLAVIYO: "pk_", CrmKind.HUBSPOT: "pat-"}
+# Each CRM's adapter, and how its keys begin (Klaviyo's private keys, HubSpot's private app tokens;
+# a Mailchimp key is 32 hex digits and its datacenter, checked by the adapter).
+ADAPTERS = {CrmKind.KLAVIYO: klaviyo, CrmKind.HUBSPOT: hubspot, CrmKind.MAILCHIMP: mailchimp}
+KEY_PREFIXES = {CrmKind.KLAVIYO: "pk_", CrmKind.HUBSPOT: "pat-", CrmKind.MAILCHIMP: ""}
 SYNC_EVERY = timedelta(minutes=15)
 SYNC_ATTEMPTS = 6
 
@@ -48,9 +54,14 @@ def crm_connect(*, brand, user, kind: str, api_key: str, list_id: str = "") -> C
         raise CrmRefused(_("The list id is longer than Klaviyo's."))
     if kind == CrmKind.HUBSPOT and not list_id.isdigit():
         raise CrmRefused(_("Give the id of your HubSpot subscription type (a number) as the list id."))
+    if kind == CrmKind.MAILCHIMP and not list_id.isalnum():
+        raise CrmRefused(_("Give the id of your Mailchimp audience as the list id."))
     try:
         with provider_routed_for(livemode=brand.livemode):
-            ADAPTERS[kind].key_check(api_key=api_key)
+            if kind == CrmKind.MAILCHIMP:
+                mailchimp.key_check(api_key=api_key, list_id=list_id)
+            else:
+                ADAPTERS[kind].key_check(api_key=api_key)
     except klaviyo.KlaviyoError as error:
         raise CrmRefused(_("%(crm)s refused the key: %(error)s") % {**names, "error": error}) from None
     now = timezone.now()
@@ -58,10 +69,32 @@ def crm_connect(*, brand, user, kind: str, api_key: str, list_id: str = "") -> C
         CrmConnection.objects.filter(brand=brand, kind=kind, disconnected_at__isnull=True).update(
             disconnected_at=now
         )
-        return CrmConnection.objects.create(
+        secret = secrets.token_urlsafe(32) if kind == CrmKind.MAILCHIMP else ""
+        connection = CrmConnection.objects.create(
             brand=brand, kind=kind, api_key=api_key, list_id=list_id, connected_by=user, connected_at=now,
-            next_attempt_at=now,
+            next_attempt_at=now, webhook_secret=secret,
         )  # fmt: skip
+    if kind == CrmKind.MAILCHIMP:
+        _mailchimp_webhook_register(connection)
+    return connection
+
+
+def crm_webhook_url(connection: CrmConnection) -> str:
+    return settings.SITE_URL.rstrip("/") + reverse(
+        "payouts:mailchimp_webhook", args=[connection.pk, connection.webhook_secret]
+    )
+
+
+def _mailchimp_webhook_register(connection: CrmConnection) -> None:
+    """Mailchimp posts unsubscribes at once; without its webhook the periodic read still finds them,
+    so a refusal is shown, not fatal."""
+    try:
+        with provider_routed_for(livemode=connection.brand.livemode):
+            mailchimp.webhook_create(
+                api_key=connection.api_key, list_id=connection.list_id, url=crm_webhook_url(connection)
+            )
+    except mailchimp.CrmError as error:
+        CrmConnection.objects.filter(pk=connection.pk).update(last_error=f"webhook: {error}"[:300])
 
 
 def crm_disconnect(*, connection: CrmConnection) -> None:
@@ -132,6 +165,10 @@ def _unsubscribed(connection) -> list[tuple[str, str]]:
         return hubspot.unsubscribed_of(
             api_key=connection.api_key, contacts=contacts, list_id=connection.list_id
         )
+    if connection.kind == CrmKind.MAILCHIMP:
+        return mailchimp.unsubscribed_since(
+            api_key=connection.api_key, list_id=connection.list_id, since=connection.pulled_until
+        )
     return klaviyo.unsubscribed_since(api_key=connection.api_key, since=connection.pulled_until)
 
 
@@ -160,3 +197,37 @@ def crm_syncs_due(*, now=None) -> int:
         "pk", flat=True
     )
     return sum(1 for pk in list(due) if crm_sync(connection_id=pk))
+
+
+def mailchimp_webhook_receive(*, connection_id: int, secret: str, data: dict) -> str:
+    """An unsubscribe (or a clean: the address bounces) Mailchimp posted: the secret in the address
+    must be the connection's, the audience its own, and Mailchimp, asked again, must not say the
+    member is subscribed. A member it cannot be asked about is taken as stopped (fail closed: a
+    message too few, never one too many). The outcome."""
+    connection = (
+        CrmConnection.objects.select_related("brand")
+        .filter(pk=connection_id, kind=CrmKind.MAILCHIMP, disconnected_at__isnull=True)
+        .first()
+    )
+    if connection is None or not hmac.compare_digest(connection.webhook_secret.encode(), secret.encode()):
+        return "unknown"
+    if data.get("type") not in ("unsubscribe", "cleaned"):
+        return "ignored"
+    email = str(data.get("data[email]") or "").strip().lower()
+    if not email or data.get("data[list_id]") != connection.list_id:
+        return "ignored"
+    try:
+        with provider_routed_for(livemode=connection.brand.livemode):
+            status = mailchimp.member_status(
+                api_key=connection.api_key, list_id=connection.list_id, email=email
+            )
+    except mailchimp.CrmError:
+        status = "unknown"
+    if status == "subscribed":
+        return "still_subscribed"
+    ended = _unsubscribes_apply(connection=connection, unsubscribed=[("email", email)], at=timezone.now())
+    if ended:
+        CrmConnection.objects.filter(pk=connection.pk).update(
+            pulled_unsubscribes=connection.pulled_unsubscribes + ended
+        )
+    return "withdrawn" if ended else "nothing_to_end"

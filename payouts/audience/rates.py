@@ -8,7 +8,12 @@ RATES_DATE = "2025-07-01"
 RATES_SOURCE = "https://developers.facebook.com/docs/whatsapp/pricing"
 RATES_CURRENCY = "USD"
 
-# Marketing, USD per delivered message x 1,000,000 (Meta's rate card effective 2025-07-01).
+# Marketing, USD per delivered message x 1,000,000: a reference table for the estimate shown
+# before a send, NOT checked against Meta's published rate card. Meta's own card (the CSV linked
+# from RATES_SOURCE) was not in the references available when this was written; the third-party
+# copies found disagree with each other and with this table, so none was vendored in its place.
+# Before relying on an estimate, replace these figures with Meta's card and its effective date.
+RATES_VERIFIED = False
 MARKETING_MICROS = {
     "AR": 61_800, "BR": 62_500, "CL": 88_900, "CO": 12_500, "EG": 107_300, "FR": 85_900, "DE": 136_500,
     "IN": 11_800, "ID": 41_100, "IL": 35_300, "IT": 69_100, "MY": 86_000, "MX": 30_500, "NL": 159_700,

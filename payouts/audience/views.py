@@ -8,12 +8,13 @@ from allauth.core.exceptions import ReauthenticationRequired
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import path
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns import roles
@@ -21,8 +22,9 @@ from campaigns.access import brand_member_required
 from campaigns.models import Campaign, ConsentChannel
 from campaigns.overview import overview_window
 from joyback.mfa import recently_authenticated
+from joyback.ratelimit import client_address, rate_limit_hit
 from joyback.tables import DateRangeForm, csv_response, csv_when, table_context, table_render
-from payouts.audience import broadcasts, crm
+from payouts.audience import broadcasts, crm, email_optin
 from payouts.audience.rates import RATES_CURRENCY, RATES_DATE, RATES_SOURCE, micros_to_cents
 from payouts.audience.selectors import (
     audience_counts,
@@ -36,9 +38,11 @@ from payouts.audience.selectors import (
     broadcasts_for_brand,
 )
 from payouts.audience.services import audience_export_record
+from payouts.links import status_page_path
 from payouts.models import CrmConnection
 from payouts.models.audience import CrmKind
 from verification.models import ConsentAction
+from verification.selectors import participant_get_by_token
 
 
 class AudienceFilterForm(DateRangeForm):
@@ -343,6 +347,79 @@ def overview_audience(request):
         "purchases": audience_purchases(brand=request.brand),
     }
     return render(request, "payouts/audience/_overview_audience.html", context)
+
+
+@csrf_exempt  # Mailchimp posts with no cookie; the secret in the address is the check
+@require_http_methods(["GET", "POST"])
+def mailchimp_webhook(request, connection_id, secret):
+    """Mailchimp's audience webhook: a GET when the webhook is saved (it checks the address
+    answers), form-encoded POSTs for each unsubscribe or clean. A wrong address is a 404 either way."""
+    if not CrmConnection.objects.filter(
+        pk=connection_id, kind=CrmKind.MAILCHIMP, disconnected_at__isnull=True, webhook_secret=secret
+    ).exists():
+        raise Http404("No such webhook")
+    if request.method == "GET":
+        return HttpResponse(status=200)
+    outcome = crm.mailchimp_webhook_receive(
+        connection_id=connection_id, secret=secret, data=request.POST.dict()
+    )
+    return HttpResponse(outcome, status=200, content_type="text/plain")
+
+
+# The person's side: the email news offered on their reward page, and the link that confirms it.
+
+
+@require_POST
+def email_optin_view(request, token):
+    """The reward page's email form: the confirmation link is mailed; nothing is in force yet."""
+    participant = participant_get_by_token(token=token)
+    campaign = Campaign.objects.select_related("brand").filter(pk=request.POST.get("campaign") or 0).first()
+    if participant is None or campaign is None or campaign.brand_id != participant.brand_id:
+        raise Http404("No such claim")
+    if rate_limit_hit(scope="email_optin", key=client_address(request), limit=5, window_seconds=60):
+        refusal = _("Too many attempts: wait a minute.")
+        return render(
+            request, "payouts/email_optin.html", {"state": "refused", "refusal": refusal}, status=429
+        )
+
+    def confirm_url_for(confirm_token):
+        return request.build_absolute_uri(reverse("payouts:email_optin_confirm", args=[confirm_token]))
+
+    try:
+        email = email_optin.email_optin_request(
+            participant=participant,
+            campaign=campaign,
+            email=request.POST.get("email", ""),
+            wording_id=int(request.POST.get("wording") or 0)
+            if request.POST.get("wording", "").isdigit()
+            else 0,
+            agreed=request.POST.get("agree") == "yes",
+            confirm_url_for=confirm_url_for,
+        )
+    except email_optin.OptinRefused as refusal:
+        context = {
+            "state": "refused",
+            "refusal": str(refusal),
+            "back": status_page_path(slug=campaign.slug, token=token),
+        }
+        return render(request, "payouts/email_optin.html", context, status=400)
+    context = {"state": "sent", "email": email, "back": status_page_path(slug=campaign.slug, token=token)}
+    return render(request, "payouts/email_optin.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def email_optin_confirm_view(request, token):
+    """GET shows what is confirmed (a mail scanner opening the link changes nothing); POST does it."""
+    try:
+        pending = email_optin.email_optin_pending(token=token)
+        if request.method == "GET":
+            return render(request, "payouts/email_optin.html", {"state": "confirm", **pending})
+        email_optin.email_optin_confirm(token=token)
+    except email_optin.OptinRefused as refusal:
+        return render(
+            request, "payouts/email_optin.html", {"state": "refused", "refusal": str(refusal)}, status=400
+        )
+    return render(request, "payouts/email_optin.html", {"state": "done", **pending})
 
 
 def brand_pages():

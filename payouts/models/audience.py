@@ -141,6 +141,7 @@ class BroadcastRecipient(models.Model):
 class CrmKind(models.TextChoices):
     KLAVIYO = "klaviyo", "Klaviyo"
     HUBSPOT = "hubspot", "HubSpot"
+    MAILCHIMP = "mailchimp", "Mailchimp"
 
 
 class CrmConnection(models.Model):
@@ -150,6 +151,9 @@ class CrmConnection(models.Model):
     kind = models.CharField(max_length=12, choices=CrmKind.choices)
     api_key = EncryptedTextField()
     list_id = models.CharField(max_length=64, blank=True, default="")
+    # The secret in the webhook address the CRM posts to (Mailchimp signs nothing: the address is
+    # the only proof a post is from the CRM the brand connected).
+    webhook_secret = models.CharField(max_length=64, blank=True, default="")
     connected_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     connected_at = models.DateTimeField()
     disconnected_at = models.DateTimeField(null=True, blank=True)

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from campaigns.models import Trigger
 from campaigns.selectors import campaign_public_cached, campaign_schedule_state
 from joyback.ratelimit import client_address, rate_limit_hit
+from payouts.audience.email_optin import email_optin_offer
 from payouts.forms import CONSENT_VERSION, PayeeForm
 from payouts.links import status_page_path
 from payouts.models.payouts import OPEN_STATUSES, PayoutStatus
@@ -49,7 +50,7 @@ from payouts.selectors import (
 )
 from payouts.submission.states import PayoutRefused
 from payouts.vop import vop_choose
-from verification.selectors import participant_claims, participant_get_by_token
+from verification.selectors import consent_in_force, participant_claims, participant_get_by_token
 from verification.sessions import browser_participant, browser_participant_id
 
 
@@ -252,10 +253,15 @@ def status_page(request, slug, token):
         raise Http404("No such claim")
     # The link shows the status; it does not make this browser the person (links get forwarded
     # and shared): changing their details takes a code sent to them (payee_change).
+    # The brand's email news, offered while the person does not get it (never a condition of the
+    # reward: the box starts unticked and the page says so).
+    offer = None
+    if not consent_in_force(participant_id=participant.pk, channel="email"):
+        offer = email_optin_offer(campaign=campaign, language=(get_language() or "en").split("-")[0])
     return render(
         request,
         "payouts/status_page.html",
-        {"campaign": campaign, "token": token, **_payout_context(participant)},
+        {"campaign": campaign, "token": token, "email_offer": offer, **_payout_context(participant)},
     )
 
 

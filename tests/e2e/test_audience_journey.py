@@ -74,3 +74,53 @@ def test_opt_in_audience_template_stop_and_the_reward_stays(live_server, open_pa
 
     claim = ActionClaim.objects.get()
     assert (claim.status, claim.amount) == ("approved", claim.rule.reward_amount)
+
+
+def test_email_news_double_opt_in_shows_in_the_audience_and_syncs_to_mailchimp(
+    live_server, open_page, screenshot, club, alice, mailoutbox
+):
+    from campaigns.services.consent import consent_wording_save  # deferred: this journey's own setup
+    from payouts.audience.crm import crm_connect, crm_sync  # deferred: as above
+    from payouts.links import status_page_path  # deferred: as above
+    from payouts.models import SandboxCrmProfile  # deferred: as above
+    from verification.models import Participant  # deferred: as above
+
+    words = "I agree that Alpaca Coffee sends me news and offers by email."
+    consent_wording_save(campaign=club, channel="email", language="en", text=words, user=alice)
+    pat = open_page("phone")
+    pat.goto(f"{live_server.url}/c/coffee-club/")
+    pat.get_by_role("button", name="Opt in on WhatsApp").click()
+    pat.get_by_role("link", name="Open WhatsApp").click()
+    pat.get_by_label("Your WhatsApp number").fill("+49 151 23456789")
+    pat.get_by_role("button", name="Send").click()
+    pat.locator(".step.state-approved").first.wait_for()
+
+    token = Participant.objects.get().token
+    pat.goto(live_server.url + status_page_path(slug=club.slug, token=token))
+    offer = pat.locator("#email-news")
+    assert words in offer.inner_text() and not pat.get_by_test_id("email-consent").is_checked()
+    pat.get_by_label("Your email address").fill("pat@example.com")
+    pat.get_by_test_id("email-consent").check()
+    screenshot(pat, "audience-60-email-offer")
+    pat.get_by_role("button", name="Send me the confirmation link").click()
+    pat.get_by_text("We sent a confirmation link to pat@example.com").wait_for()
+
+    link = next(word for word in mailoutbox[-1].body.split() if "/email/confirm/" in word)
+    pat.goto(link)
+    screenshot(pat, "audience-70-email-confirm")
+    pat.get_by_test_id("email-confirm").click()
+    pat.get_by_text("Confirmed: Alpaca Coffee sends its news to pat@example.com").wait_for()
+
+    key = "0123456789abcdef0123456789abcdef-us21"
+    connection = crm_connect(
+        brand=club.brand, user=alice, kind="mailchimp", api_key=key, list_id="a1b2c3d4e5"
+    )
+    assert crm_sync(connection_id=connection.pk) == "synced"
+    assert SandboxCrmProfile.objects.get(email="pat@example.com").consent == "subscribed"
+
+    brand = open_page("desktop")
+    sign_in(brand, live_server, "alice@alpaca.example", next_path="/brands/alpaca/audience/")
+    brand.get_by_text("pat@example.com").wait_for()
+    brand.goto(f"{live_server.url}/brands/alpaca/audience/crm/")
+    brand.get_by_test_id("crm-mailchimp").get_by_text("Synced").wait_for()
+    screenshot(brand, "audience-80-crm-mailchimp")

@@ -36,3 +36,21 @@ def audience_stop(identity, proof: str = "wamid.stop") -> None:
         consent_record_withdraw(
             participant_id=identity.participant_id, channel="whatsapp", source="whatsapp_stop", proof=proof
         )
+
+
+def audience_email_person(*, campaign, email: str, language: str = "en"):
+    """A person who agreed on `campaign` to the brand's email news (a confirmed form opt-in)."""
+    person = participant_create(brand=campaign.brand)
+    identity = identity_attach(participant=person, provider="email", subject=email.lower(), display_name="")
+    with transaction.atomic():
+        consent_record_give(
+            identity=identity,
+            channel="email",
+            campaign=campaign,
+            text=f"I agree that {campaign.brand.name} sends me news and offers by email.",
+            language=language,
+            wording=None,
+            source="form",
+            proof=f"form:test-{email}",
+        )
+    return identity

@@ -18,7 +18,8 @@ from payouts.models import AudienceExport
 from tests.conftest import verified
 from tests.payouts.audience_helpers import audience_person, audience_stop
 from verification.selectors import consent_in_force
-from verification.services.consent import consent_record_give
+from verification.services.consent import consent_record_give, consent_record_withdraw
+from verification.services.participants import identity_attach
 
 pytestmark = pytest.mark.django_db
 
@@ -95,35 +96,61 @@ def test_a_filter_typed_wrongly_is_said_and_changes_nothing(client, alice, club)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["give", "stop", "again"])), max_size=14))
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.sampled_from(["whatsapp", "email"]),
+            st.sampled_from(["give", "stop", "again"]),
+        ),
+        max_size=14,
+    )
+)
 def test_no_export_or_send_includes_a_person_without_a_current_consent(alice, make_live_campaign, steps):
-    """Whatever order people agree, stop and agree again in, an export and a send's plan hold
-    exactly the people whose latest consent row is in force (and a send never one without)."""
+    """Whatever order people agree, stop and agree again in, on WhatsApp and by email, an export,
+    a send's plan and a CRM push hold exactly the people (and channels) whose latest consent row is
+    in force (and a send never one without)."""
+    from payouts.audience.crm import _subscribers  # deferred: the CRM push's own reading
+
     n = _fresh()
     brand = verified(brand_create(name=f"Prop {n}", slug=f"prop-{n}", owner=alice, currency="EUR"))
     campaign = make_live_campaign(slug=f"prop-{n}", package="whatsapp_reward", brand=brand)
     people = [audience_person(campaign=campaign, consented=False) for _ in range(4)]
-    for index, (who, step) in enumerate(steps):
-        identity = people[who]
-        if step == "stop":
-            audience_stop(identity, proof=f"stop-{index}")
-        else:
-            with transaction.atomic():
+    emails = [
+        identity_attach(participant=p.participant, provider="email", subject=f"p{n}-{i}@example.com")
+        for i, p in enumerate(people)
+    ]
+    for index, (who, channel, step) in enumerate(steps):
+        identity = people[who] if channel == "whatsapp" else emails[who]
+        source = "whatsapp_message" if channel == "whatsapp" else "form"
+        with transaction.atomic():
+            if step == "stop":
+                consent_record_withdraw(
+                    participant_id=identity.participant_id, channel=channel, source="status_page",
+                    proof=f"stop-{index}",
+                )  # fmt: skip
+            else:
                 consent_record_give(
-                    identity=identity, channel="whatsapp", campaign=campaign, text="Prop news on WhatsApp",
-                    language="en", wording=None, source="whatsapp_message", proof=f"give-{index}",
+                    identity=identity, channel=channel, campaign=campaign, text=f"Prop news by {channel}",
+                    language="en", wording=None, source=source,
+                    proof=f"give-{index}",
                 )  # fmt: skip
     in_force = {
-        p.participant_id
+        (p.participant_id, channel)
         for p in people
-        if consent_in_force(participant_id=p.participant_id, channel="whatsapp")
+        for channel in ("whatsapp", "email")
+        if consent_in_force(participant_id=p.participant_id, channel=channel)
     }
 
-    exported = set(audience_export_rows(brand=brand, filters={}).values_list("participant_id", flat=True))
+    exported = set(audience_export_rows(brand=brand, filters={}).values_list("participant_id", "channel"))
     assert exported == in_force
     templates_sync(livemode=True)
     plan = broadcast_plan(brand=brand, template_name="joyback_news")
-    assert {participant for participant, *_rest in plan.send} == in_force
+    assert {participant for participant, *_rest in plan.send} == {p for p, c in in_force if c == "whatsapp"}
+    contacts = {("whatsapp", "+" + p.subject): p.participant_id for p in people}
+    contacts |= {("email", e.subject): e.participant_id for e in emails}
+    pushed = {(contacts[(s.channel, s.contact)], s.channel) for s in _subscribers(brand, since=None)}
+    assert pushed == in_force
 
 
 _counter = iter(range(10**6))

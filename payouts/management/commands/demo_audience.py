@@ -1,7 +1,8 @@
 """The demo brand's audience: people who opted in on WhatsApp through the real webhook path (their
 consent recorded with the message as proof), two who sent STOP, one +1 number and one Meta caps;
-the sandbox's templates synced, a sandbox Klaviyo connected and synced, and one template sent with
-its statuses back. Run after demo_seed (make run does); safe to run again."""
+three of them who also confirmed the brand's email news (the double opt-in's link), the sandbox's
+templates synced, the sandbox Klaviyo, HubSpot and Mailchimp connected and synced, and one template
+sent with its statuses back. Run after demo_seed (make run does); safe to run again."""
 
 import secrets
 import time
@@ -10,10 +11,12 @@ from django.core.management.base import BaseCommand
 from django.utils import timezone
 
 from campaigns.models import Brand, Campaign, Membership, Role
+from campaigns.services.consent import consent_wording_save
 from payouts.audience.broadcasts import broadcast_create, broadcasts_send_due, templates_sync
 from payouts.audience.crm import crm_connect, crm_sync
+from payouts.audience.email_optin import email_optin_confirm, email_optin_request
 from payouts.models import Broadcast, CrmConnection
-from verification.models import ConsentRecord, ProviderEvent
+from verification.models import ConsentRecord, Identity, ProviderEvent
 from verification.providers.whatsapp import InboundMessage
 from verification.services.participants import participant_create
 from verification.services.provider_events import (
@@ -33,6 +36,54 @@ PEOPLE = [
     ("Sam Miller", "12025550107", "en", False),  # a +1 number: no marketing templates
     ("Kai Braun", "4915112340049", "de", False),  # Meta caps this one (131049)
 ]
+
+
+# Who of them also asked for the brand's email news, and confirmed it by the mailed link.
+EMAIL_PEOPLE = {
+    "4915112340001": "lena@example.com",
+    "34612340003": "ana@example.com",
+    "351912340006": "sofia@example.com",
+}
+EMAIL_WORDS = {
+    "en": "I agree that {brand} sends me news and offers by email. I can unsubscribe from any mail.",
+    "de": "Ich bin einverstanden, dass {brand} mir Neuigkeiten und Angebote per E-Mail schickt. "
+    "Abmelden kann ich mich in jeder Mail.",
+    "es": "Acepto que {brand} me envíe noticias y ofertas por correo electrónico. "
+    "Puedo darme de baja en cualquier correo.",
+    "zh-hans": "我同意 {brand} 通过电子邮件向我发送资讯和优惠。我可以在任何邮件中退订。",
+}
+# The sandbox CRMs' keys: a Klaviyo private key, a HubSpot private app token (with its subscription
+# type), a Mailchimp key of the us21 datacenter (with its audience, one with GDPR fields).
+CRMS = [
+    ("klaviyo", "pk_demo_sandbox_key", ""),
+    ("hubspot", "pat-na1-demo-sandbox", "7"),
+    ("mailchimp", "0123456789abcdef0123456789abcdef-us21", "gdprdemo01"),
+]
+
+
+def _email_optins(*, campaign, owner) -> None:
+    for language, words in EMAIL_WORDS.items():
+        if not campaign.consent_wordings.filter(channel="email", language=language).exists():
+            text = words.format(brand=campaign.brand.name)
+            consent_wording_save(campaign=campaign, channel="email", language=language, text=text, user=owner)
+    wording = campaign.consent_wordings.filter(channel="email", language="en").first()
+    for wa_id, email in EMAIL_PEOPLE.items():
+        identity = Identity.objects.filter(brand=campaign.brand, provider="whatsapp", subject=wa_id).first()
+        if (
+            identity is None
+            or ConsentRecord.objects.filter(participant_id=identity.participant_id, channel="email").exists()
+        ):
+            continue
+        links = []
+        email_optin_request(
+            participant=identity.participant,
+            campaign=campaign,
+            email=email,
+            wording_id=wording.pk,
+            agreed=True,
+            confirm_url_for=lambda token, links=links: links.append(token) or token,
+        )
+        email_optin_confirm(token=links[0])
 
 
 def _inbound(*, wa_id: str, name: str, text: str, kind: str = "text") -> None:
@@ -61,12 +112,14 @@ class Command(BaseCommand):
                 if stops:
                     stop = {"de": "Abmelden", "es": "Baja"}.get(language, "STOP")
                     _inbound(wa_id=wa_id, name=name, text=stop)
+        _email_optins(campaign=campaign, owner=owner.user)
         templates_sync(livemode=brand.livemode)
-        if not CrmConnection.objects.filter(brand=brand).exists():
-            connection = crm_connect(
-                brand=brand, user=owner.user, kind="klaviyo", api_key="pk_demo_sandbox_key"
-            )
-            crm_sync(connection_id=connection.pk)
+        for kind, key, list_id in CRMS:
+            if not CrmConnection.objects.filter(brand=brand, kind=kind).exists():
+                connection = crm_connect(
+                    brand=brand, user=owner.user, kind=kind, api_key=key, list_id=list_id
+                )
+                crm_sync(connection_id=connection.pk)
         if not Broadcast.objects.filter(brand=brand).exists():
             broadcast_create(
                 brand=brand,
