@@ -85,3 +85,42 @@ def test_the_same_words_still_block_where_they_ask_for_more(language, text):
 )
 def test_a_second_negation_makes_the_prohibition_a_demand(language, text):
     assert outcome(text, language) != "allow"
+
+
+# Our own briefs in plain wordings of the allowed kinds, and beside them the same words asking for
+# what is blocked.
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("de", "Schreib gut sichtbar Werbung an den Anfang."),
+        ("es", "El vídeo no debe durar más de un minuto."),
+        ("es", "Si algo no te gusta, puedes decirlo sin problema."),
+        ("es", "Cobras lo mismo digas lo que digas."),
+        ("zh-hans", "视频里请展示一下包装。"),
+        ("zh-hans", "视频时长不要超过一分钟。"),
+        ("zh-hans", "尽量在自然光下拍摄。"),
+        ("en", "Mentioning the price is totally okay."),
+        ("en", "Keep your #ad visible, don't hide it in the comments."),
+    ],
+)
+def test_plain_wordings_of_allowed_kinds_go_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("de", "Schreib, dass es der beste Kaffee der Welt ist."),
+        ("es", "Si algo no te gusta, no lo digas."),
+        ("es", "Digas lo que digas, pon cinco estrellas."),
+        ("zh-hans", "装作是自己买的。"),
+        ("zh-hans", "找人帮忙刷量。"),
+        ("zh-hans", "包装要拍好，然后说这是最好喝的咖啡。"),
+        ("en", "Move the #ad to the comments."),
+        ("en", "Don't put the #ad first, move it to the comments."),
+        ("en", "Don't hide the #ad, just put it in the comments."),
+        ("en", "Mentioning the price is not okay."),
+    ],
+)
+def test_the_same_words_asking_for_what_is_blocked_do_not_go_live(language, text):
+    assert outcome(text, language) != "allow"
