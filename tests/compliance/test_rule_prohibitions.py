@@ -101,6 +101,11 @@ def test_a_second_negation_makes_the_prohibition_a_demand(language, text):
         ("zh-hans", "尽量在自然光下拍摄。"),
         ("en", "Mentioning the price is totally okay."),
         ("en", "Keep your #ad visible, don't hide it in the comments."),
+        ("en", "Post whenever you like, as long as it's before Friday."),
+        ("de", "Poste, wann du willst, aber bis Sonntag."),
+        ("en", "Tell us your honest opinion, including the negatives."),
+        ("de", "Uns interessiert deine ehrliche Meinung, auch Kritik."),
+        ("es", "Queremos tu opinión sincera, también lo negativo."),
     ],
 )
 def test_plain_wordings_of_allowed_kinds_go_live(language, text):
@@ -120,6 +125,11 @@ def test_plain_wordings_of_allowed_kinds_go_live(language, text):
         ("en", "Don't put the #ad first, move it to the comments."),
         ("en", "Don't hide the #ad, just put it in the comments."),
         ("en", "Mentioning the price is not okay."),
+        ("en", "Post whenever you like, but make sure viewers want to buy it."),
+        ("en", "Even the negatives should be left out."),
+        ("de", "Deine ehrliche Meinung, aber ohne Kritik."),
+        ("es", "Tu opinión sincera, sin lo negativo."),
+        ("es", "Cuando quieras, pero di que lo tomas desde hace años."),
     ],
 )
 def test_the_same_words_asking_for_what_is_blocked_do_not_go_live(language, text):
