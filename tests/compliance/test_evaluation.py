@@ -20,7 +20,7 @@ FLOORS = [
     ("blind_holdout", 89.0, 75.0, 10.0, 40.0),
     # Never read, only measured: its floor is what the checker holds, so a change that loses any of
     # it shows (docs/disclosure-checking.md).
-    ("blind_fresh", 86.0, 74.0, 15.0, 40.0),
+    ("blind_fresh", 86.0, 77.0, 15.0, 35.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 

@@ -85,3 +85,52 @@ def test_the_same_words_still_block_where_they_ask_for_more(language, text):
 )
 def test_a_second_negation_makes_the_prohibition_a_demand(language, text):
     assert outcome(text, language) != "allow"
+
+
+# Our own briefs in plain wordings of the allowed kinds, and beside them the same words asking for
+# what is blocked.
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("de", "Schreib gut sichtbar Werbung an den Anfang."),
+        ("es", "El vídeo no debe durar más de un minuto."),
+        ("es", "Si algo no te gusta, puedes decirlo sin problema."),
+        ("es", "Cobras lo mismo digas lo que digas."),
+        ("zh-hans", "视频里请展示一下包装。"),
+        ("zh-hans", "视频时长不要超过一分钟。"),
+        ("zh-hans", "尽量在自然光下拍摄。"),
+        ("en", "Mentioning the price is totally okay."),
+        ("en", "Keep your #ad visible, don't hide it in the comments."),
+        ("en", "Post whenever you like, as long as it's before Friday."),
+        ("de", "Poste, wann du willst, aber bis Sonntag."),
+        ("en", "Tell us your honest opinion, including the negatives."),
+        ("de", "Uns interessiert deine ehrliche Meinung, auch Kritik."),
+        ("es", "Queremos tu opinión sincera, también lo negativo."),
+    ],
+)
+def test_plain_wordings_of_allowed_kinds_go_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("de", "Schreib, dass es der beste Kaffee der Welt ist."),
+        ("es", "Si algo no te gusta, no lo digas."),
+        ("es", "Digas lo que digas, pon cinco estrellas."),
+        ("zh-hans", "装作是自己买的。"),
+        ("zh-hans", "找人帮忙刷量。"),
+        ("zh-hans", "包装要拍好，然后说这是最好喝的咖啡。"),
+        ("en", "Move the #ad to the comments."),
+        ("en", "Don't put the #ad first, move it to the comments."),
+        ("en", "Don't hide the #ad, just put it in the comments."),
+        ("en", "Mentioning the price is not okay."),
+        ("en", "Post whenever you like, but make sure viewers want to buy it."),
+        ("en", "Even the negatives should be left out."),
+        ("de", "Deine ehrliche Meinung, aber ohne Kritik."),
+        ("es", "Tu opinión sincera, sin lo negativo."),
+        ("es", "Cuando quieras, pero di que lo tomas desde hace años."),
+    ],
+)
+def test_the_same_words_asking_for_what_is_blocked_do_not_go_live(language, text):
+    assert outcome(text, language) != "allow"
