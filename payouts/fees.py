@@ -230,9 +230,14 @@ def _book(locked: FeeTransfer, *, transfer_id: str) -> str:
             description=f"JoyBack fees {locked.reference} to the platform's balance account",
         )
     except LedgerError as error:
-        # The ledger says the brand's account cannot have paid it: a drift for staff, not a retry.
+        # The ledger says the brand's account cannot have paid it: a drift for staff, told once,
+        # and never asked of the provider again (it moved the money).
         logger.error("fee transfer %s booked by the provider, not bookable: %s", locked.reference, error)
-        _alert(locked, unbookable=True)
+        if locked.provider_status != "booked":
+            _alert(locked, unbookable=True)
+        locked.status, locked.provider_status = Status.SENT, "booked"
+        locked.provider_transfer_id = transfer_id or locked.provider_transfer_id
+        locked.save()
         return "unbookable"
     locked.status, locked.booked_at, locked.ledger_transaction_id = Status.BOOKED, timezone.now(), posted.pk
     locked.provider_status = "booked"

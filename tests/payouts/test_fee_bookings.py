@@ -25,7 +25,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from joyback.ledger.models import Transaction
-from joyback.ledger.services import brand_balance_account, platform_bank
+from joyback.ledger.services import LedgerError, brand_balance_account, platform_bank
 from payouts import fees
 from payouts.funding import services as funding_services
 from payouts.models import FeeTransfer, ReconciliationException, SandboxFundingEvent, SandboxFundingTransfer
@@ -377,3 +377,20 @@ def test_the_fee_leaves_the_brands_own_account_and_each_balance_still_matches(
     account.refresh_from_db()
     assert account.drift == 0 and not ReconciliationException.objects.exists()
     assert crossing_transactions() == []
+
+
+def test_a_booking_the_ledger_cannot_make_is_told_to_staff_once_and_never_sent_again(taken, monkeypatch):
+    def refused(**kwargs):
+        raise LedgerError("currency mismatch")
+
+    monkeypatch.setattr(fees, "transfer_post", refused)
+    for _twice in range(2):
+        said = fees.fee_transfer_outcome(
+            reference=taken.reference, attempt=0, status="booked", transfer_id="A"
+        )
+        assert said == "unbookable"
+
+    taken.refresh_from_db()
+    assert (taken.status, taken.provider_status) == ("sent", "booked")
+    assert ReconciliationException.objects.get().reason == "provider_amount"
+    assert fees.fee_transfers_send(now=timezone.now() + timedelta(days=1)) == {}
