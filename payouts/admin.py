@@ -412,7 +412,9 @@ class ProviderDepositAdmin(admin.ModelAdmin):
 @admin.register(FeeTransfer)
 class FeeTransferAdmin(admin.ModelAdmin):
     """The platform's fees moving from each brand's balance account to the platform's, a batch at a
-    time; a refused one is asked for again every 15 minutes (its reason says why)."""
+    time, booked in the ledger when the provider says booked; a refused one is asked for again after
+    a backoff that doubles per refusal (its reason says why, its next attempt when), and from the
+    third refusal it is an open reconciliation exception too."""
 
     list_display = [
         "reference",
@@ -422,6 +424,8 @@ class FeeTransferAdmin(admin.ModelAdmin):
         "provider_status",
         "refusals",
         "reason",
+        "next_attempt_at",
+        "booked_at",
         "created_at",
     ]
     list_filter = ["status", "currency"]

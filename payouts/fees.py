@@ -11,6 +11,14 @@ with the same key (a replay at the provider, never a second transfer), a refusal
 account short, `notEnoughBalance`) waits and is asked again with the next key. A batch whose
 refunds (rewards taken back) outweigh its fees is not sent: later fees of the brand take it with
 them.
+
+Taken is not moved: the ledger books the move (the platform's balance account <- the brand's) only
+on the provider's word that it is booked, its answer or its signed transfer webhook
+(balancePlatform.transfer.created/updated), whichever comes first, once per transfer under a unique
+key. A transfer the provider refuses or fails later (notEnoughBalance) is asked for again after a
+backoff that doubles with each refusal; from REFUSALS_ALERT refusals on it is an open exception for
+staff (and the brand's finance page) until it is booked. Each attempt carries its number in the
+reference, so a late webhook about an earlier attempt never fails the one under way.
 """
 
 import logging
@@ -21,12 +29,16 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from campaigns.models import Brand, FeeCharge
+from joyback.ledger.services import LedgerError, brand_balance_account, platform_bank, transfer_post
 from payouts.funding.selectors import virtual_account_for_brand
-from payouts.models import FeeTransfer
+from payouts.models import FeeTransfer, ReconciliationException
+from payouts.models.fees import FEE_TRANSFER_DUE
 from payouts.models.fees import FeeTransferStatus as Status
 from payouts.models.funding import VirtualAccountStatus
+from payouts.models.reconciliation import ExceptionReason
 from payouts.providers import adyen
 from payouts.psp import PspUnknown, routed_for
 
@@ -34,8 +46,33 @@ logger = logging.getLogger(__name__)
 
 GATHER_MOST = 5000
 SEND_MOST = 200
-# A transfer refused, waiting for an account, or whose answer was lost is asked about again after this.
+# A transfer waiting for an account, or whose answer was lost, is asked about again after this; a
+# refused one after this doubled per refusal (a brand short of money is not asked every minute), at
+# most RETRY_MOST apart.
 RETRY_AFTER = timedelta(minutes=15)
+RETRY_MOST = timedelta(hours=12)
+REFUSALS_ALERT = 3
+ATTEMPT_MARK = "-R"
+
+
+def fee_retry_after(*, refusals: int) -> timedelta:
+    return min(RETRY_AFTER * 2 ** max(refusals - 1, 0), RETRY_MOST)
+
+
+def fee_attempt_reference(reference: str, refusals: int) -> str:
+    """The reference the provider gets for an attempt: the transfer's own, then with its number."""
+    return reference if refusals == 0 else f"{reference}{ATTEMPT_MARK}{refusals}"
+
+
+def fee_attempt_of(provider_reference: str) -> tuple[str, int]:
+    reference, _mark, number = provider_reference.partition(ATTEMPT_MARK)
+    return reference, int(number) if number.isdigit() else 0
+
+
+def fee_ledger_key(reference: str) -> str:
+    """The ledger's unique key of a fee transfer's booking: whatever attempt the provider booked,
+    the fee moves in the ledger once."""
+    return f"fee-transfer:{reference}"
 
 
 def fee_balance_account_for(*, brand: Brand, currency: str) -> str | None:
@@ -84,8 +121,7 @@ def fee_transfers_send(*, now=None, limit: int = SEND_MOST) -> dict:
     now = now or timezone.now()
     done = defaultdict(int)
     due = (
-        FeeTransfer.objects.exclude(status=Status.SENT)
-        .filter(next_attempt_at__lte=now)
+        FeeTransfer.objects.filter(status__in=FEE_TRANSFER_DUE, next_attempt_at__lte=now)
         .order_by("next_attempt_at", "pk")
         .values_list("pk", flat=True)[:limit]
     )
@@ -102,8 +138,7 @@ def fee_transfer_send(*, transfer_id: int, now=None) -> str:
         fee_transfer = (
             FeeTransfer.objects.select_for_update(skip_locked=True)
             .select_related("brand")
-            .filter(pk=transfer_id)
-            .exclude(status=Status.SENT)
+            .filter(pk=transfer_id, status__in=FEE_TRANSFER_DUE)
             .first()
         )
         if fee_transfer is None:
@@ -121,10 +156,11 @@ def fee_transfer_send(*, transfer_id: int, now=None) -> str:
             destination=settings.ADYEN_BALANCE_ACCOUNT_ID,
             amount=fee_transfer.amount,
             currency=fee_transfer.currency,
-            reference=fee_transfer.reference,
+            reference=fee_attempt_reference(fee_transfer.reference, fee_transfer.refusals),
             description=f"JoyBack fees {fee_transfer.reference}",
         )
         key = adyen.internal_transfer_key(fee_transfer.reference, fee_transfer.refusals)
+        attempt = fee_transfer.refusals
     try:
         with routed_for(livemode=True):
             answer = adyen.internal_transfer_submit(request=request, key=key)
@@ -136,40 +172,123 @@ def fee_transfer_send(*, transfer_id: int, now=None) -> str:
         if refused.status in (401, 403):
             logger.error("fee transfer %s: %s", fee_transfer.reference, refused)
             return "error"  # our key or permissions: for the operators, the same request later
-        return _record(fee_transfer, status=Status.REFUSED, reason=str(refused), refused=True)
-    if answer.refused:
-        return _record(
-            fee_transfer,
-            status=Status.REFUSED,
-            provider_status=answer.status,
-            reason=answer.reason,
-            refused=True,
-            transfer_id=answer.transfer_id,
+        return fee_transfer_outcome(
+            reference=fee_transfer.reference, attempt=attempt, status="refused", reason=str(refused)
         )
-    return _record(
-        fee_transfer, status=Status.SENT, provider_status=answer.status, transfer_id=answer.transfer_id
+    return fee_transfer_outcome(
+        reference=fee_transfer.reference,
+        attempt=attempt,
+        status=answer.status,
+        reason=answer.reason,
+        transfer_id=answer.transfer_id,
     )
 
 
-def _record(
-    fee_transfer: FeeTransfer,
-    *,
-    status: str,
-    reason: str = "",
-    provider_status: str = "",
-    refused: bool = False,
-    transfer_id: str = "",
+def fee_transfer_outcome(
+    *, reference: str, attempt: int, status: str, reason: str = "", transfer_id: str = ""
 ) -> str:
+    """The provider's word on one attempt (its answer, or a webhook), applied under the transfer's
+    lock: booked books the move in the ledger once, whichever attempt it was; refused or failed
+    counts a refusal of the attempt under way only (a late word about an earlier attempt, or the
+    same word again, changes nothing) and sets its next attempt; anything else says it is taken."""
     with transaction.atomic(durable=True):
-        locked = FeeTransfer.objects.select_for_update().get(pk=fee_transfer.pk)
-        if locked.status == Status.SENT:
-            return "sent"
-        locked.status, locked.reason = status, reason[:300]
-        locked.provider_status = provider_status[:40]
+        locked = FeeTransfer.objects.select_for_update().select_related("brand").get(reference=reference)
+        if status == "booked":
+            return _book(locked, transfer_id=transfer_id)
+        if locked.status == Status.BOOKED or attempt != locked.refusals:
+            return f"kept {locked.status}"
+        locked.provider_status = status[:40]
         locked.provider_transfer_id = transfer_id or locked.provider_transfer_id
-        if refused:
+        if status in adyen.FAILED:
+            locked.status, locked.reason = Status.REFUSED, reason[:300]
             locked.refusals += 1
-        else:
-            locked.sent_at = timezone.now()
+            locked.next_attempt_at = timezone.now() + fee_retry_after(refusals=locked.refusals)
+            if locked.refusals == REFUSALS_ALERT:
+                _alert(locked)
+        elif locked.status != Status.SENT:
+            locked.status, locked.sent_at = Status.SENT, timezone.now()
         locked.save()
-    return status
+    return locked.status
+
+
+def _book(locked: FeeTransfer, *, transfer_id: str) -> str:
+    if locked.status == Status.BOOKED:
+        if transfer_id and locked.provider_transfer_id and transfer_id != locked.provider_transfer_id:
+            # Two attempts both booked at the provider: the ledger's key keeps the second out, and
+            # staff ask the provider for it back.
+            _alert(locked, twice=transfer_id)
+            return "booked_twice"
+        return "kept booked"
+    try:
+        posted = transfer_post(
+            source=platform_bank(currency=locked.currency),
+            destination=brand_balance_account(brand_id=locked.brand_id, currency=locked.currency),
+            amount=locked.amount,
+            reason="platform_fee_moved",
+            idempotency_key=fee_ledger_key(locked.reference),
+            reference=f"brand:{locked.brand_id}",
+            description=f"JoyBack fees {locked.reference} to the platform's balance account",
+        )
+    except LedgerError as error:
+        # The ledger says the brand's account cannot have paid it: a drift for staff, told once,
+        # and never asked of the provider again (it moved the money).
+        logger.error("fee transfer %s booked by the provider, not bookable: %s", locked.reference, error)
+        if locked.provider_status != "booked":
+            _alert(locked, unbookable=True)
+        locked.status, locked.provider_status = Status.SENT, "booked"
+        locked.provider_transfer_id = transfer_id or locked.provider_transfer_id
+        locked.save()
+        return "unbookable"
+    locked.status, locked.booked_at, locked.ledger_transaction_id = Status.BOOKED, timezone.now(), posted.pk
+    locked.provider_status = "booked"
+    locked.provider_transfer_id = transfer_id or locked.provider_transfer_id
+    locked.sent_at = locked.sent_at or locked.booked_at
+    locked.save()
+    return Status.BOOKED
+
+
+def _alert(locked: FeeTransfer, *, twice: str = "", unbookable: bool = False) -> None:
+    """One exception for staff, shown on the brand's finance page too."""
+    if twice:
+        reason = ExceptionReason.DUPLICATE
+        detail = _("The provider booked the platform's fee %(reference)s twice (%(id)s); ask it back.")
+    elif unbookable:
+        reason = ExceptionReason.PROVIDER_AMOUNT
+        detail = _("The provider booked the platform's fee %(reference)s; the ledger cannot book it.")
+    else:
+        reason = ExceptionReason.FEE_REFUSED
+        detail = _(
+            "The provider refused the platform's fee %(reference)s %(count)s times (%(why)s); "
+            "it is asked for again until it is booked."
+        )
+    ReconciliationException.objects.create(
+        brand_id=locked.brand_id,
+        reason=reason,
+        detail=(
+            detail
+            % {"reference": locked.reference, "id": twice, "count": locked.refusals, "why": locked.reason}
+        )[:300],
+        amount=-locked.amount,
+        currency=locked.currency,
+    )
+
+
+def fee_transfer_webhook_apply(payload: dict) -> str | None:
+    """A signed transfer webhook about one of the platform's fee transfers (either balance account's
+    side of it), applied; None when it is about anything else."""
+    if payload.get("type") not in adyen.WEBHOOK_TYPES:
+        return None
+    data = payload.get("data") or {}
+    if data.get("category") != "internal" or not data.get("reference"):
+        return None
+    reference, attempt = fee_attempt_of(str(data["reference"]))
+    if not FeeTransfer.objects.filter(reference=reference).exists():
+        return None
+    outcome = fee_transfer_outcome(
+        reference=reference,
+        attempt=attempt,
+        status=str(data.get("status") or ""),
+        reason=str(data.get("reason") or ""),
+        transfer_id=str(data.get("id") or "")[:64],
+    )
+    return f"fee {outcome}"

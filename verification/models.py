@@ -555,6 +555,8 @@ class TikTokPost(models.Model):
     publish_id = models.CharField(max_length=100, null=True, blank=True, unique=True)
     post_id = models.CharField(max_length=32, blank=True, default="")
     hold_id = models.BigIntegerField(null=True, blank=True, help_text="Budget held while it is posted")
+    # The reward its claim will be worth; the hold is more by the platform's fee on it.
+    reward_amount = models.BigIntegerField(null=True, blank=True)
     claim = models.OneToOneField(
         ActionClaim, null=True, blank=True, on_delete=models.PROTECT, related_name="tiktok_post"
     )

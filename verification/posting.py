@@ -36,6 +36,7 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext, gettext_lazy
 
+from campaigns.fees import fee_for_reward, fee_plan_for
 from campaigns.models import ActionRule, LicenceTerms
 from campaigns.services.funding import campaign_budget_account
 from compliance.selectors import caption_verdict, disclosure_for
@@ -444,16 +445,20 @@ def tiktok_post_start(
                 amount = reach_ceiling(rule=rule, participant=identity.participant, per_video=amount)
                 if amount <= 0:
                     raise ClaimRefused("reach_cap")
+            # The reward and the platform's fee on it, as a waiting claim holds them: the claim made
+            # when the post is public commits the reward and frees the fee for its charge; a post
+            # that fails releases both with the one hold.
+            plan = fee_plan_for(brand=rule.campaign.brand, currency=rule.campaign.currency)
             try:
                 hold = hold_reserve(
                     account=_budget(rule),
-                    amount=amount,
+                    amount=amount + fee_for_reward(plan=plan, amount=amount),
                     idempotency_key=f"tiktok-post-hold:{post.pk}",
                     reference=f"tiktok-post:{post.pk}",
                 )
             except InsufficientFunds:
                 raise ClaimRefused("fully_claimed") from None
-            TikTokPost.objects.filter(pk=post.pk).update(hold_id=hold.pk)
+            TikTokPost.objects.filter(pk=post.pk).update(hold_id=hold.pk, reward_amount=amount)
             caption_check_record(
                 campaign=rule.campaign,
                 verdict=verdict,
@@ -574,6 +579,12 @@ def _post_fail(post: TikTokPost, code: str) -> TikTokPost:
     return locked
 
 
+def _post_reward(post: TikTokPost) -> int:
+    if post.reward_amount is not None:
+        return post.reward_amount
+    return Hold.objects.get(pk=post.hold_id).amount if post.hold_id else post.rule.reward_amount
+
+
 def _post_hold_release(post: TikTokPost) -> None:
     if post.hold_id:
         hold = Hold.objects.get(pk=post.hold_id)
@@ -642,8 +653,9 @@ def tiktok_post_public(*, post_id: int, video_id: str) -> str:
             identity=post.identity,
             status=ClaimStatus.PENDING,
             reason="awaiting_window",
-            # What was held for the post: the product's reward, or a reach share's most.
-            amount=Hold.objects.get(pk=post.hold_id).amount if post.hold_id else rule.reward_amount,
+            # What was held for the post without its fee: the product's reward, or a reach share's
+            # most (a post held before fees were held with it: its whole hold).
+            amount=_post_reward(post),
             currency=post.campaign.currency,
             hold_id=post.hold_id,
             evidence={

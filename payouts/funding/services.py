@@ -31,8 +31,10 @@ from joyback.ledger.services import (
     transfer_post,
 )
 from joyback.queue import claim_and_process, standing_work_inline
+from payouts.fees import fee_ledger_key
 from payouts.funding.onboarding import OnboardingRefused, onboarding_ensure, onboarding_reminders_send
 from payouts.models import (
+    FeeTransfer,
     Payout,
     ProviderBalanceCheck,
     ProviderDeposit,
@@ -477,6 +479,9 @@ def _transaction_kind(account: VirtualAccount, booked: provider.BookedTransactio
     if account.account_holder_id:
         if transaction_by_key(idempotency_key=custody_move_key(booked.transfer_id)) is not None:
             return ProviderTransactionKind.OTHER, custody_move_key(booked.transfer_id)
+        fee = FeeTransfer.objects.filter(brand_id=account.brand_id, provider_transfer_id=booked.transfer_id)
+        if booked.amount < 0 and (reference := fee.values_list("reference", flat=True).first()):
+            return ProviderTransactionKind.OTHER, fee_ledger_key(reference)  # the platform's fee
         payout = Payout.objects.filter(brand_id=account.brand_id, psp_reference=booked.transfer_id).first()
         if payout is not None:
             key = f"payout-settled:{payout.pk}" if booked.amount < 0 else f"payout-returned:{payout.pk}"

@@ -11,14 +11,21 @@ from campaigns.models import Brand
 class FeeTransferStatus(models.TextChoices):
     PENDING = "pending", _("To send")
     SENT = "sent", _("Taken by the provider")
+    BOOKED = "booked", _("Booked by the provider")
     REFUSED = "refused", _("Refused by the provider; sent again later")
     WAITING = "waiting", _("Waiting for the brand's balance account")
 
 
+# What is still to be asked of the provider: neither taken (its booking comes by webhook) nor booked.
+FEE_TRANSFER_DUE = ("pending", "refused", "waiting")
+
+
 class FeeTransfer(models.Model):
     """What the provider is asked to move for a batch of fees; `reference` is unique, is the
-    transfer's reference at the provider, and keys its Idempotency-Key (with the number of refusals,
-    so a transfer the provider refused can be asked for again, and a lost answer never twice)."""
+    transfer's reference at the provider (with "-R<n>" after the n-th refusal, so each webhook
+    names its attempt), and keys its Idempotency-Key (with the number of refusals, so a transfer
+    the provider refused can be asked for again, and a lost answer never twice). Booked in the
+    ledger once, when the provider says booked, under the unique key fee_ledger_key(reference)."""
 
     brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+")
     currency = models.CharField(max_length=3)
@@ -35,6 +42,8 @@ class FeeTransfer(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     next_attempt_at = models.DateTimeField(default=timezone.now)
     sent_at = models.DateTimeField(null=True, blank=True)
+    booked_at = models.DateTimeField(null=True, blank=True)
+    ledger_transaction_id = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -43,7 +52,7 @@ class FeeTransfer(models.Model):
         indexes = [
             models.Index(
                 fields=["next_attempt_at"],
-                condition=~models.Q(status="sent"),
+                condition=models.Q(status__in=FEE_TRANSFER_DUE),
                 name="payouts_fee_transfer_due",
             )
         ]

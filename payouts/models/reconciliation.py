@@ -172,6 +172,7 @@ class ExceptionReason(models.TextChoices):
     PROVIDER_UNMATCHED = "provider_unmatched", _("Booked by the payment provider, not in the ledger")
     PROVIDER_AMOUNT = "provider_amount", _("The provider booked another amount than the ledger")
     PROVIDER_MOVEMENT = "provider_movement", _("Money moved on a virtual account that is not a deposit")
+    FEE_REFUSED = "fee_refused", _("The provider keeps refusing to move the platform's fee")
 
 
 class ExceptionStatus(models.TextChoices):

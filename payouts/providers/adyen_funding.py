@@ -33,7 +33,7 @@ from urllib.parse import parse_qs, urlparse
 from django.conf import settings
 from django.utils.dateparse import parse_datetime
 
-from payouts.providers.adyen import refusal
+from payouts.providers.adyen import INTERNAL_DESCRIPTION, refusal
 from payouts.psp import PspError, adyen_api_base, adyen_balance_platform_api_base, http_request
 
 NAME = "adyen"
@@ -170,7 +170,8 @@ def internal_transfer_request(
         "category": "internal",
         "counterparty": {"balanceAccountId": destination},
         "reference": reference[:80],
-        "description": description[:140],
+        # Adyen takes a description in its own characters only: a brand's name may have others.
+        "description": INTERNAL_DESCRIPTION.sub("", description)[:140],
     }
 
 

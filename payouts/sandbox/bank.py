@@ -11,7 +11,6 @@ else the account number's last four digits (the magic numbers in MAGIC_SUFFIXES;
 IBANs that end in them). Every other account settles at once and its holder's name matches.
 """
 
-import hashlib
 import json
 import re
 import secrets
@@ -38,7 +37,6 @@ from payouts.models import (
     SandboxBankMessage,
     SandboxBankPayment,
     SandboxFundingEvent,
-    SandboxFundingTransfer,
     SandboxLegalEntity,
 )
 from payouts.models.payees import VopResult
@@ -305,7 +303,7 @@ def _holder_of(payment: SandboxBankPayment) -> str:
     return settings.ADYEN_ACCOUNT_HOLDER_ID or "AH00000000000000000JOYBACK"
 
 
-def _capability_allowed(account: SandboxBalanceAccount, capability: str) -> bool:
+def capability_allowed(account: SandboxBalanceAccount, capability: str) -> bool:
     """Whether the balance account's holder may use the capability: the platform's own holder
     may; a brand's only once its legal entity is verified (payouts.sandbox.onboarding)."""
     entity = SandboxLegalEntity.objects.filter(account_holder_id=account.account_holder_id).first()
@@ -372,8 +370,7 @@ def transfers(request):
     key = request.headers.get("Idempotency-Key", "")[:64] or None
     try:
         body = json.loads(request.body)
-        if isinstance(body, dict) and body.get("category") == "internal":
-            return _internal_transfer(body, key)
+        # Category internal is the balance platform's (payouts.sandbox.internal), routed before this.
         if body.get("category") != "bank":
             raise ValueError("the sandbox bank makes bank transfers only")
         source = str(body.get("balanceAccountId") or "")
@@ -407,7 +404,7 @@ def transfers(request):
                 422, "00_422", "Idempotency key reused", "The Idempotency-Key was used for another request"
             )
         payment = existing
-    elif brand_account is not None and not _capability_allowed(brand_account, "sendToThirdParty"):
+    elif brand_account is not None and not capability_allowed(brand_account, "sendToThirdParty"):
         # Adyen refuses a transfer from an account holder not allowed to pay third parties.
         return adyen_error_response(
             403, "00_403", "Forbidden", "The account holder is not allowed to send to third parties"
@@ -433,66 +430,6 @@ def transfers(request):
     if payment.outcome == SandboxOutcome.TIMEOUT and existing is None:
         response[LOST_ANSWER_HEADER] = "1"
     return response
-
-
-def _internal_transfer(body: dict, key: str | None) -> JsonResponse:
-    """POST /transfers, category internal: between the platform's balance account and a brand's
-    own, either way (what the platform held for a brand moved to it; the platform's fee). Booked at
-    once, as Adyen books internal transfers; each side's webhook goes out with the funding ones."""
-    source = str(body["balanceAccountId"])
-    destination = str((body.get("counterparty") or {})["balanceAccountId"])
-    amount, currency = int(body["amount"]["value"]), str(body["amount"]["currency"])
-    platform = settings.ADYEN_BALANCE_ACCOUNT_ID
-    brand_side = destination if source == platform else source if destination == platform else None
-    account = SandboxBalanceAccount.objects.filter(account_id=brand_side).first() if brand_side else None
-    if account is None or amount <= 0:
-        return adyen_error_response(
-            422,
-            "30_112",
-            "Invalid transfer information",
-            "An internal transfer goes between the platform's "
-            "balance account and one of its account holders' balance accounts",
-        )
-    transfer_id = "SBXIT" + hashlib.sha256((key or secrets.token_hex(8)).encode()).hexdigest()[:11].upper()
-    with transaction.atomic():
-        SandboxBalanceAccount.objects.select_for_update().filter(pk=account.pk).first()
-        existing = SandboxFundingTransfer.objects.filter(transfer_id=transfer_id).first()
-        if existing is None:
-            outgoing = source == account.account_id
-            if outgoing and not _capability_allowed(account, "sendToBalanceAccount"):
-                return adyen_error_response(
-                    403,
-                    "00_403",
-                    "Forbidden",
-                    "The account holder is not allowed to send to balance accounts",
-                )
-            if outgoing and sandbox_balance(account) < amount:
-                return adyen_error_response(422, "30_031", "Not enough balance", "notEnoughBalance")
-            existing = SandboxFundingTransfer.objects.create(
-                transfer_id=transfer_id,
-                account=account,
-                category="internal",
-                direction="outgoing" if outgoing else "incoming",
-                amount=amount,
-                currency=currency,
-                counterparty_balance_account=destination if outgoing else source,
-                reference=str(body.get("reference") or "")[:80],
-            )
-            SandboxFundingEvent.objects.create(transfer=existing, status="booked")
-    return JsonResponse(
-        {
-            "id": existing.transfer_id,
-            "amount": {"currency": currency, "value": amount},
-            "balanceAccount": {"id": source},
-            "category": "internal",
-            "counterparty": {"balanceAccountId": destination},
-            "direction": "outgoing",
-            "reference": existing.reference,
-            "status": "booked",
-            "type": "internalTransfer",
-        },
-        status=202,
-    )
 
 
 def _transfers_list(request) -> JsonResponse:

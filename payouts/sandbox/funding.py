@@ -65,6 +65,7 @@ from payouts.sandbox.bank import (
     webhook_client,
 )
 from payouts.sandbox.bank import transfers as sandbox_bank_transfers
+from payouts.sandbox.internal import internal_transfer
 from payouts.sandbox.onboarding import onboarding_webhooks_deliver
 
 SANDBOX_BANK_CODE = "10010010"  # the sandbox bank's own German bank code (PAYOUT_DEBTOR_IBAN's)
@@ -300,83 +301,22 @@ def transaction_json(event: SandboxFundingEvent) -> dict:
 
 @csrf_exempt
 def transfers(request):
-    """POST /transfers of category internal (money between two balance accounts, as the platform's
-    fee moves) is the balance platform's; every other transfer is the bank's (sandbox/bank.py)."""
+    """POST /transfers: category internal (money between two balance accounts: the platform's fee, a
+    custody move) is the balance platform's one handler (payouts.sandbox.internal); every other
+    transfer is the bank's (payouts.sandbox.bank)."""
     if request.method == "POST":
         try:
-            body = _body(request)
+            body = json.loads(request.body)
         except ValueError:
-            body = {}
-        # Out of the platform's own account (a custody move to a brand's) is the bank's to book.
-        from_platform = body.get("balanceAccountId") == settings.ADYEN_BALANCE_ACCOUNT_ID
-        if body.get("category") == "internal" and not from_platform:
-            return internal_transfer(request)
+            body = None
+        if isinstance(body, dict) and body.get("category") == "internal":
+            return _internal(request, body)
     return sandbox_bank_transfers(request)
 
 
 @_guarded
-def internal_transfer(request):
-    """From a brand's balance account to the platform's, as Adyen makes it: the same
-    Idempotency-Key again answers as the first time; more than the account holds is refused
-    (status refused, reason notEnoughBalance); booked at once otherwise, its webhooks to follow."""
-    body = _body(request)
-    amount = body["amount"]
-    value, currency = int(amount["value"]), str(amount["currency"])
-    destination = (body.get("counterparty") or {}).get("balanceAccountId")
-    account = SandboxBalanceAccount.objects.filter(account_id=body.get("balanceAccountId")).first()
-    if account is None:
-        return adyen_error_response(422, "30_011", "Invalid balance account", "Balance account not found")
-    if destination != settings.ADYEN_BALANCE_ACCOUNT_ID:
-        raise ValueError("the sandbox bank moves money between balance accounts to the platform's only")
-    if value <= 0 or currency != account.currency:
-        return adyen_error_response(
-            422, "30_112", "Invalid amount", "Amount must be positive, in the account's currency"
-        )
-    key = _key(request)
-    with transaction.atomic():
-        locked = SandboxBalanceAccount.objects.select_for_update().get(pk=account.pk)
-        existing = SandboxFundingTransfer.objects.filter(idempotency_key=key).first() if key else None
-        if existing is not None:
-            if (existing.amount, existing.reference) != (value, str(body.get("reference") or "")[:80]):
-                return adyen_error_response(
-                    422,
-                    "00_422",
-                    "Idempotency key reused",
-                    "The Idempotency-Key was used for another request",
-                )
-            transfer = existing
-        else:
-            transfer = SandboxFundingTransfer.objects.create(
-                transfer_id=_id("SBXIT")[:16],
-                account=locked,
-                category="internal",
-                direction="outgoing",
-                amount=value,
-                currency=currency,
-                counterparty_balance_account=destination,
-                reference=str(body.get("reference") or "")[:80],
-                idempotency_key=key or "",
-            )
-            status = "booked" if balance_of(locked) >= value else "refused"
-            SandboxFundingEvent.objects.create(transfer=transfer, status=status)
-    status = transfer.events.order_by("pk").values_list("status", flat=True).last()
-    return JsonResponse(_internal_json(transfer, status), status=202)
-
-
-def _internal_json(transfer: SandboxFundingTransfer, status: str) -> dict:
-    """An internal transfer as Adyen's Transfer object (post-transfers-payout-to-balance-account-202)."""
-    return {
-        "id": transfer.transfer_id,
-        "accountHolder": {"id": transfer.account.account_holder_id},
-        "amount": {"currency": transfer.currency, "value": transfer.amount},
-        "balanceAccount": {"id": transfer.account.account_id},
-        "category": "internal",
-        "counterparty": {"balanceAccountId": transfer.counterparty_balance_account},
-        "reference": transfer.reference,
-        "direction": "outgoing",
-        "reason": "notEnoughBalance" if status == "refused" else "approved",
-        "status": status,
-    }
+def _internal(request, body: dict):
+    return internal_transfer(body, _key(request))
 
 
 def deposit_simulate(
@@ -454,7 +394,7 @@ def _webhook(event: SandboxFundingEvent, sequence: int) -> dict:
         "category": transfer.category,
         "creationDate": transfer.created_at.isoformat(timespec="seconds"),
         "direction": transfer.direction,
-        "reason": "refusedByCounterpartyBank" if event.status == "returned" else "approved",
+        "reason": _event_reason(event),
         "reference": transfer.reference,
         "sequenceNumber": sequence,
         "status": event.status,
@@ -482,11 +422,20 @@ def _webhook(event: SandboxFundingEvent, sequence: int) -> dict:
     }
 
 
+def _event_reason(event: SandboxFundingEvent) -> str:
+    if event.status == "returned":
+        return "refusedByCounterpartyBank"
+    # The one refusal of an internal transfer the sandbox makes: the paying account is short.
+    return "notEnoughBalance" if event.status == "refused" else "approved"
+
+
 def _balances(transfer: SandboxFundingTransfer, status: str) -> dict:
     """Adyen's BalanceMutation: where the transfer's amount stands on each register, signed."""
     signed = transfer.amount if transfer.direction == "incoming" else -transfer.amount
     if status == "received":
         return {"currency": transfer.currency, "received": signed}
+    if status == "authorised":
+        return {"currency": transfer.currency, "received": 0, "reserved": signed}
     if status in ("booked", "returned"):
         balance = signed if status == "booked" else -signed
         return {"currency": transfer.currency, "balance": balance, "received": 0, "reserved": 0}

@@ -56,6 +56,7 @@ def transfer_events_process(*, limit: int = 200, ids: list[int] | None = None) -
 
 def _transfer_event_apply(event_id: int) -> None:
     # deferred: left to the lifecycle rework
+    from payouts.fees import fee_transfer_webhook_apply
     from payouts.funding.onboarding import account_holder_webhook_apply
     from payouts.funding.services import provider_transfer_apply
 
@@ -63,9 +64,11 @@ def _transfer_event_apply(event_id: int) -> None:
     # A brand's account holder at the provider (its capabilities, its verification) first; then
     # whatever moves on a brand's virtual account is funding's to book or to report, before any
     # reading of it as a payout: a transfer out of a brand's account is a payout of ours only when
-    # its reference is one of that brand's payouts.
+    # its reference is one of that brand's payouts. The platform's fee moving between a brand's
+    # account and the platform's is the fees' to book, on either account's webhook.
     outcome = (
         account_holder_webhook_apply(event.payload)
+        or fee_transfer_webhook_apply(event.payload)
         or provider_transfer_apply(event.payload)
         or _payout_apply(event.payload)
     )

@@ -2,13 +2,25 @@
 provider's signed webhooks, as a real transfer would, and the bank's drop folder is read by the
 statements_import command."""
 
+from io import StringIO
+
 import pytest
 from django.core.management import call_command
 
-from campaigns.models import Brand, Campaign
+from campaigns.management.commands.demo_seed import ADMIN_EMAIL, STAFF_EMAIL, demo_logins
+from campaigns.models import Brand, Campaign, FeePlan, Invoice
 from joyback.ledger.models import Account, AccountKind
-from payouts.models import ProviderDeposit, ProviderOnboarding, StatementImport, TransferEvent, VirtualAccount
+from payouts.models import (
+    FeeTransfer,
+    ProviderDeposit,
+    ProviderOnboarding,
+    SandboxBalanceAccount,
+    StatementImport,
+    TransferEvent,
+    VirtualAccount,
+)
 from payouts.reconciliation.references import brand_deposit_reference
+from payouts.sandbox.bank import sandbox_balance
 from tests.payouts.camt_fixtures import Ntry, camt054
 
 pytestmark = pytest.mark.django_db
@@ -52,3 +64,22 @@ def test_statements_import_reads_the_banks_folder(alpaca, tmp_path):
         ("folder", 0),
     ]
     assert Account.objects.get(kind=AccountKind.BRAND_FUNDING, brand_id=alpaca.pk).balance == 55_00
+
+
+def test_the_demo_brand_pays_the_platforms_fee_from_its_own_account_and_has_its_invoice():
+    for step in ("demo_seed", "demo_funding", "demo_payouts", "demo_fees", "demo_seed", "demo_fees"):
+        call_command(step, stdout=StringIO())
+
+    brand = Brand.objects.get(slug="demo")
+    plan = FeePlan.objects.get(brand=brand)
+    # Asked for by the admin, confirmed by the second staff member: never the same person.
+    assert (plan.changed_by.email, plan.approved_by.email) == (ADMIN_EMAIL, STAFF_EMAIL)
+    assert STAFF_EMAIL in demo_logins()
+    (fee_transfer,) = FeeTransfer.objects.filter(brand=brand)
+    assert fee_transfer.status == "booked" and fee_transfer.amount > 0
+    invoice = Invoice.objects.get(brand=brand)
+    assert invoice.net == fee_transfer.amount
+    account = VirtualAccount.objects.get(brand=brand)
+    at_provider = sandbox_balance(SandboxBalanceAccount.objects.get(account_id=account.balance_account_id))
+    assert Account.objects.get(kind=AccountKind.BRAND_BALANCE, brand_id=brand.pk).balance == at_provider
+    call_command("ledger_check")

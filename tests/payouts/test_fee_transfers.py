@@ -128,9 +128,9 @@ def test_a_brands_fees_move_as_one_transfer_from_its_account_to_the_platforms(
 
     done = fees.fee_transfers_send()
 
-    assert done == {"sent": 1}
+    assert done == {"booked": 1}  # the sandbox books an internal transfer at once, and says so
     (fee_transfer,) = FeeTransfer.objects.all()
-    assert fee_transfer.amount == 3 * (10 + 5) and fee_transfer.status == "sent"
+    assert fee_transfer.amount == 3 * (10 + 5) and fee_transfer.status == "booked"
     assert set(FeeCharge.objects.values_list("transfer_reference", flat=True)) == {fee_transfer.reference}
     moved = SandboxFundingTransfer.objects.get(reference=fee_transfer.reference)
     assert (moved.account, moved.category, moved.direction, moved.amount) == (
@@ -165,7 +165,7 @@ def test_a_lost_answer_is_asked_again_with_the_same_key_and_moves_once(
     )
     FeeTransfer.objects.update(next_attempt_at=timezone.now())
 
-    assert fees.fee_transfers_send() == {"sent": 1}
+    assert fees.fee_transfers_send() == {"booked": 1}
     assert keys[0] == keys[1]
     assert SandboxFundingTransfer.objects.filter(category="internal").count() == 1
     assert sandbox.balance_of(account) == 50_00 - 15
@@ -186,7 +186,9 @@ def test_a_brand_short_at_the_provider_is_refused_and_asked_again_later_with_a_n
 
     sandbox.deposit_simulate(iban=account.iban, amount=1_00)
     FeeTransfer.objects.update(next_attempt_at=timezone.now())
-    assert fees.fee_transfers_send() == {"sent": 1}
+    assert fees.fee_transfers_send() == {"booked": 1}
+    retried = SandboxFundingTransfer.objects.filter(category="internal").order_by("pk").last()
+    assert retried.reference == f"{fee_transfer.reference}-R1"  # the attempt its webhooks name
     keys = list(
         SandboxFundingTransfer.objects.filter(category="internal").values_list("idempotency_key", flat=True)
     )
@@ -228,7 +230,7 @@ def test_each_brand_is_charged_from_its_own_account_only(
     rewarded(summer, 2, prefix="a")
     rewarded(winter, 1, prefix="b")
 
-    assert fees.fee_transfers_send() == {"sent": 2}
+    assert fees.fee_transfers_send() == {"booked": 2}
 
     moved = {t.account_id: t.amount for t in SandboxFundingTransfer.objects.filter(category="internal")}
     assert moved == {alpaca_account.pk: 30, bison_account.pk: 15}
@@ -255,6 +257,6 @@ def test_two_workers_at_once_move_each_fee_once(summer, staff_pair, django_captu
 
     moved = SandboxFundingTransfer.objects.filter(category="internal")
     assert sum(moved.values_list("amount", flat=True)) == 6 * 15
-    assert moved.count() == FeeTransfer.objects.count() == FeeTransfer.objects.filter(status="sent").count()
+    assert moved.count() == FeeTransfer.objects.count() == FeeTransfer.objects.filter(status="booked").count()
     assert not FeeCharge.objects.filter(transfer_reference="").exists()
     assert sandbox.balance_of(account) == 100_00 - 90

@@ -8,9 +8,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 from django_q.models import Schedule
 
+from campaigns.fees import fee_plans_forget
+from campaigns.models import FeeCharge, FeePlan
 from campaigns.services.funding import campaign_budget_account
 from joyback.ledger.models import Hold
 from verification import posting
@@ -27,6 +31,7 @@ from verification.providers import tiktok
 from verification.sandbox.tiktok import content_posting as sandbox
 from verification.selectors import participant_can_publish
 from verification.services.provider_events import provider_events_process
+from verification.services.rewards import claim_reward_post
 
 pytestmark = pytest.mark.django_db
 
@@ -609,3 +614,61 @@ def test_a_post_on_its_way_counts_against_the_rules_cap(client, summer, uploads)
 
     assert "All rewards for this action have been claimed." in response.content.decode()
     assert TikTokPost.objects.count() == 1 and len(stored_files(uploads)) == 1
+
+
+# The budget held for a post covers the platform's fee on its reward too, released with it.
+
+
+def _fee_plan(brand, make_user, per_action=10, payout_bps=500):
+    fee_plans_forget()  # as a confirmed plan change does
+    FeePlan.objects.create(
+        brand=brand,
+        currency="EUR",
+        per_action=per_action,
+        payout_bps=payout_bps,
+        changed_by=make_user("sam@joyback.example", is_staff=True),
+        approved_by=make_user("tara@joyback.example", is_staff=True),
+        changed_at=timezone.now(),
+    )
+
+
+def test_a_posts_hold_reserves_its_fee_and_its_claim_pays_the_reward_and_the_fee_from_it(
+    client, summer, make_user, django_capture_on_commit_callbacks
+):
+    _fee_plan(summer.brand, make_user)
+    connect(client, summer)
+    budget = campaign_budget_account(campaign=summer)
+
+    posted(client, summer, django_capture_on_commit_callbacks)
+
+    post = TikTokPost.objects.get()
+    hold = Hold.objects.get(pk=post.hold_id)
+    reward = post.reward_amount
+    assert reward > 0 and hold.amount == reward + 10 + reward * 500 // 10_000
+    budget.refresh_from_db()
+    assert budget.held == hold.amount
+    claim = ActionClaim.objects.get(rule__trigger="ugc_share")
+    assert (claim.amount, claim.hold_id) == (reward, hold.pk)  # the claim is worth the reward alone
+
+    with transaction.atomic():
+        claim_reward_post(claim)
+
+    charge = FeeCharge.objects.get(claim_id=claim.pk)
+    assert (charge.reward_amount, charge.fee) == (reward, 10 + reward * 500 // 10_000)
+    budget.refresh_from_db()
+    assert budget.held == 0 and Hold.objects.get(pk=hold.pk).status == "committed"
+
+
+def test_a_post_that_fails_releases_the_reward_and_its_fee_together(
+    client, summer, make_user, monkeypatch, django_capture_on_commit_callbacks
+):
+    _fee_plan(summer.brand, make_user)
+    post = _publish(client, summer, django_capture_on_commit_callbacks, monkeypatch)
+    budget = campaign_budget_account(campaign=summer)
+    budget.refresh_from_db()
+    assert budget.held == Hold.objects.get(pk=post.hold_id).amount > post.reward_amount
+
+    posting._post_fail(post, "cancelled_by_person")
+
+    budget.refresh_from_db()
+    assert budget.held == 0 and Hold.objects.get(pk=post.hold_id).status == "voided"

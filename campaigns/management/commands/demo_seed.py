@@ -1,4 +1,6 @@
-"""Seed the demo: an admin, a demo brand (verified) with one member per role, and its campaigns as drafts.
+"""Seed the demo: an admin, a second staff member, a demo brand (verified) with one member per role,
+its fee plan (asked for by the admin, confirmed by the second staff member, as every plan is), and its
+campaigns as drafts.
 
 The brand's money arrives as it would in production, through the bank: `demo_funding` (payouts)
 has the sandbox bank receive the brand's transfer, fetches the bank's feed, funds the campaigns
@@ -7,14 +9,21 @@ and puts them live. Safe to run again: it finds what exists instead of adding a 
 
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 
-from campaigns.models import Brand, Campaign, Package, Role
+from campaigns.models import Brand, Campaign, FeePlan, Package, Role
 from campaigns.services.brands import brand_create, brand_legal_details_save, brand_verify, member_add
 from campaigns.services.campaigns import campaign_create
+from campaigns.services.fees import fee_plan_change_request
+from joyback.users.four_eyes import staff_grant_confirm
 
 DEMO_PASSWORD = "joyback-demo"  # noqa: S105 - printed by make run, demo data only
 ADMIN_EMAIL = "admin@joyback.localhost"
+# The second staff member: a fee plan (like every money permission) needs a second person's yes.
+STAFF_EMAIL = "ops@joyback.localhost"
+# The demo brand's plan: 0.10 EUR per verified action and 2% of each reward.
+DEMO_FEE_PER_ACTION, DEMO_FEE_BPS = 10, 200
 DEMO_BRAND_SLUG = "demo"
 DEMO_CAMPAIGNS = [
     ("demo-all-in-one", Package.ALL_IN_ONE, "Summer Glow", "Get paid for loving our summer range"),
@@ -101,6 +110,7 @@ class Command(BaseCommand):
             brand = brand_verify(brand=brand, actor=admin, note="Demo brand, seeded")
         for role in (Role.FINANCE, Role.MARKETER, Role.VIEWER):
             member_add(brand=brand, user=user_get_or_create(f"{role}@demo.localhost"), role=role)
+        demo_fee_plan(brand=brand, admin=admin)
         for slug, package, name, headline in DEMO_CAMPAIGNS:
             if Campaign.objects.filter(slug=slug).exists():
                 # A demo seeded before its pages spoke every language gets its words now.
@@ -121,11 +131,27 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS("Demo ready."))
 
 
+def demo_fee_plan(*, brand: Brand, admin) -> None:
+    """The admin asks for the demo brand's plan and the second staff member confirms it, so the
+    brand's dry run shows fees, its payouts carry them and it gets a monthly invoice."""
+    if FeePlan.objects.filter(brand=brand, currency="EUR").exists():
+        return
+    second = user_get_or_create(STAFF_EMAIL, first_name="Omar", last_name="Ops", is_staff=True)
+    second.user_permissions.add(
+        Permission.objects.get(content_type__app_label="users", codename="change_staffgrant")
+    )
+    grant = fee_plan_change_request(
+        actor=admin, brand=brand, currency="EUR", per_action=DEMO_FEE_PER_ACTION, payout_bps=DEMO_FEE_BPS
+    )
+    staff_grant_confirm(grant_id=grant.pk, actor=type(second).objects.get(pk=second.pk))
+
+
 def demo_logins(*, site: str = "") -> str:
     """What a visitor needs to try the demo: the sign-ins and the pages, as `make run` ends with."""
     lines = [
         f"Sign in (password for all: {DEMO_PASSWORD}):",
         f"  admin      {ADMIN_EMAIL}",
+        f"  staff      {STAFF_EMAIL}  (the second person: confirms what the admin asks)",
     ]
     lines += [f"  {role.value:<10} {role.value}@demo.localhost" for role in Role]
     lines += ["Pages:", f"  brand dashboard   {site}/brands/", f"  admin             {site}/admin/"]
