@@ -21,7 +21,7 @@ import threading
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
@@ -42,8 +42,10 @@ from joyback.ledger import sql as ledger_sql
 from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import ledger_drift
 from joyback.ledger.services import InvalidPosting, platform_bank, transfer_post
+from joyback.users.models import AccessChange, StaffGrant
 from payouts.funding import selectors as funding_selectors
 from payouts.funding import services as funding
+from payouts.funding.custody import CustodyMoveRefused, custody_move_confirm, custody_move_request
 from payouts.models import (
     Payout,
     ProviderOnboarding,
@@ -310,28 +312,82 @@ def test_a_drift_pauses_that_brand_only(client, alice, bob, django_capture_on_co
 # What the platform held for a brand, moved to its own account.
 
 
-def test_custody_move_moves_what_the_platform_held(alice, django_capture_on_commit_callbacks):
+def test_custody_move_moves_what_the_platform_held_once_a_second_person_confirms(
+    alice, treasury, django_capture_on_commit_callbacks
+):
+    sam, tara = treasury
     brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
     # Funded the retired way: by reference to the platform's bank account.
     brand_deposit_record(brand=brand, amount=300_00, currency="EUR", bank_reference="REF-OLD-1")
     out = StringIO()
     call_command("custody_move", stdout=out)
     assert "would move €300.00" in out.getvalue() and provider_balance_of(account) == 0
-    call_command("custody_move", "--execute", stdout=out)
+    call_command("custody_move", "--brand", "alpaca", "--request", "--staff", sam.email, stdout=out)
+    grant = StaffGrant.objects.get(kind="custody_move")
+    assert grant.value == f"{brand.pk}:EUR:30000" and provider_balance_of(account) == 0
+    # Nothing moves on one person's word: not the one who asked confirming, nor running it alone.
+    with pytest.raises(CommandError, match=r"second person|themselves"):
+        call_command("custody_move", "--confirm", str(grant.pk), "--staff", sam.email, stdout=out)
+    with pytest.raises(CommandError, match="not confirmed by a second staff member"):
+        call_command("custody_move", "--execute", str(grant.pk), stdout=out)
+    assert provider_balance_of(account) == 0 and ledger_balance_of(brand) == 0
+    call_command("custody_move", "--confirm", str(grant.pk), "--staff", tara.email, stdout=out)
     assert provider_balance_of(account) == 300_00 == ledger_balance_of(brand)
     assert platform_bank(currency="EUR").balance == 0
     assert brand_funding_account(brand=brand, currency="EUR").balance == 300_00  # its money, unchanged
-    # Its webhook books nothing twice; a second run moves nothing.
+    # Both people are in the audit row written with the booking.
+    audit = AccessChange.objects.get(kind="custody_move", detail__contains="booked")
+    assert (audit.subject, audit.actor, audit.brand_id) == (sam, tara, brand.pk)
+    assert Entry.objects.filter(transaction__reason="custody_move").exists()
+    # Its webhook books nothing twice; the grant sent again moves nothing.
     webhooks()
     assert provider_balance_of(account) == 300_00 == ledger_balance_of(brand)
-    call_command("custody_move", "--execute", stdout=out)
-    assert "nothing held for it" in out.getvalue() and provider_balance_of(account) == 300_00
+    call_command("custody_move", "--execute", str(grant.pk), stdout=out)
+    assert "booked already" in out.getvalue() and provider_balance_of(account) == 300_00
+    assert AccessChange.objects.filter(kind="custody_move", detail__contains="booked").count() == 1
+    call_command("custody_move", stdout=out)
+    assert "alpaca: nothing held for it" in out.getvalue()
     assert crossing_transactions() == [] and ledger_drift() == []
+
+
+def test_a_custody_move_confirmed_for_another_amount_than_held_is_refused(
+    alice, treasury, django_capture_on_commit_callbacks
+):
+    sam, tara = treasury
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    brand_deposit_record(brand=brand, amount=300_00, currency="EUR", bank_reference="REF-OLD-1")
+    grant = custody_move_request(actor=sam, brand=brand)
+    brand_deposit_record(brand=brand, amount=5_00, currency="EUR", bank_reference="REF-OLD-2")
+    with pytest.raises(CustodyMoveRefused, match="ask again"):
+        custody_move_confirm(grant_id=grant.pk, actor=tara)
+    grant.refresh_from_db()
+    assert grant.confirmed_at is None and provider_balance_of(account) == 0
+
+
+def test_a_custody_transfer_without_a_confirmed_grant_is_not_booked(
+    alice, treasury, django_capture_on_commit_callbacks
+):
+    """One staff member with the platform's API key moving money to a brand's account (or a
+    transfer naming a grant nobody confirmed) is no custody move: staff explain it, nothing booked."""
+    sam, _tara = treasury
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    brand_deposit_record(brand=brand, amount=300_00, currency="EUR", bank_reference="REF-OLD-1")
+    grant = custody_move_request(actor=sam, brand=brand)
+    outcome = funding.custody_move_apply(
+        account=account,
+        transfer_id="SBXITUNCONFIRMED",
+        amount=300_00,
+        currency="EUR",
+        status="booked",
+        reference=funding.custody_move_reference(grant_id=grant.pk),
+    )
+    assert outcome == "movement_exception" and ledger_balance_of(brand) == 0
+    assert ReconciliationException.objects.filter(brand=brand).count() == 1
 
 
 def test_custody_move_skips_a_brand_not_onboarded(alpaca):
     out = StringIO()
-    call_command("custody_move", "--execute", stdout=out)
+    call_command("custody_move", stdout=out)
     assert "alpaca: skipped" in out.getvalue()
 
 
@@ -392,7 +448,9 @@ def test_no_posting_crosses_brands_and_each_balance_matches(
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_two_payouts_racing_on_one_brands_balance(client, alice, django_capture_on_commit_callbacks):
+def test_two_payouts_racing_on_one_brands_balance(
+    client, alice, django_capture_on_commit_callbacks, monkeypatch
+):
     """The provider's balance covers one of two payouts sent at once from two workers: exactly one
     leaves, the other is refused (notEnoughBalance) and its person is owed again; the ledger
     mirrors only what left."""
@@ -406,10 +464,13 @@ def test_two_payouts_racing_on_one_brands_balance(client, alice, django_capture_
     for subject in ("pat", "sam"):
         people.append(rewarded_in_browser(client, campaign, subject=subject))
         payee_details(client, campaign, iban=own_iban(next(IBAN_NUMBERS)), email=f"{subject}@example.com")
+    # Allowed again; the payouts are made, their sending left to the two workers below (the
+    # queued tasks that would send them one after the other are not run).
+    ProviderOnboarding.objects.filter(brand=brand).update(allowed=True)
+    monkeypatch.setattr("payouts.submission.create.enqueue_on_commit", lambda *args, **kwargs: None)
     payouts = [payout_for_participant(participant_id=person.pk, currency="EUR") for person in people]
     assert all(payout is not None and payout.status in ("created", "payee_verified") for payout in payouts)
     _take_from_sandbox(account, 10_00 - payouts[0].amount)  # room for one payout only
-    ProviderOnboarding.objects.filter(brand=brand).update(allowed=True)
     barrier = threading.Barrier(2)
     errors = []
 
