@@ -28,7 +28,8 @@ from payouts.funding.services import (
     custody_move_apply,
     custody_move_reference,
 )
-from payouts.models import VirtualAccount
+from payouts.models import Payout, VirtualAccount
+from payouts.models.transitions import SENT
 from payouts.providers import adyen_funding as provider
 from payouts.psp import routed_for
 
@@ -71,6 +72,13 @@ def custody_move_plan(*, brand: Brand, currency: str | None = None) -> CustodyMo
     balance_account_id = brand_balance_account_id(brand=brand, currency=currency)
     if not balance_account_id:
         raise CustodyMoveRefused(f"{brand.slug} has no balance account of its own at the provider yet")
+    if Payout.objects.filter(brand_id=brand.pk, currency=currency, status__in=SENT).exists():
+        # A payout on its way left the platform's pool: what it takes is in transit in the ledger,
+        # and would be moved to the brand's account as if still held. Moved once it settled or
+        # came back (no new one leaves meanwhile: the brand moves no money until it holds its own).
+        raise CustodyMoveRefused(
+            f"{brand.slug} has payouts on their way; move once they settled or came back"
+        )
     return CustodyMove(brand, currency, custody_held(brand=brand, currency=currency), balance_account_id)
 
 

@@ -28,7 +28,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schwifty import IBAN
 
-from campaigns.models import Brand
+from campaigns.fees import fee_plans_forget
+from campaigns.models import Brand, FeePlan
 from campaigns.services.brands import brand_create
 from campaigns.services.campaigns import campaign_create, campaign_transition
 from campaigns.services.funding import (
@@ -43,6 +44,7 @@ from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import ledger_drift
 from joyback.ledger.services import InvalidPosting, platform_bank, transfer_post
 from joyback.users.models import AccessChange, StaffGrant
+from payouts.fees import fee_transfers_send
 from payouts.funding import selectors as funding_selectors
 from payouts.funding import services as funding
 from payouts.funding.custody import CustodyMoveRefused, custody_move_confirm, custody_move_request
@@ -404,18 +406,34 @@ STEPS = st.lists(
     min_size=1,
     max_size=6,
 )
+STEPS_WITH_FEES = st.lists(
+    st.tuples(
+        st.sampled_from(["deposit", "deposit_returned", "payout", "return", "fee"]),
+        st.integers(0, 1),
+        st.integers(1, 40_00),
+    ),
+    min_size=1,
+    max_size=6,
+)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
-@given(steps=STEPS)
-def test_no_posting_crosses_brands_and_each_balance_matches(
-    client, alice, bob, django_capture_on_commit_callbacks, steps
-):
+def _steps_run(client, owners, capture, steps, *, fees_by=None):
     brands = []
-    for owner, slug in ((alice, "alpaca"), (bob, "bison")):
+    for owner, slug in owners:
         found = VirtualAccount.objects.filter(brand__slug=slug).first()
         if found is None:
-            brand, account = custody_brand(owner, slug, django_capture_on_commit_callbacks)
+            brand, account = custody_brand(owner, slug, capture)
+            if fees_by is not None:
+                fee_plans_forget()
+                FeePlan.objects.create(
+                    brand=brand,
+                    currency="EUR",
+                    per_action=10,
+                    payout_bps=500,
+                    changed_by=fees_by[0],
+                    approved_by=fees_by[1],
+                    changed_at=timezone.now(),
+                )
             deposit(account, 500_00)
             live_campaign(brand, 200_00, f"{slug}-camp")
             found = account
@@ -428,7 +446,10 @@ def test_no_posting_crosses_brands_and_each_balance_matches(
             deposit(account, amount, returned=True)
         elif step == "payout":
             campaign = brand.campaigns.get()
-            pay(client, campaign, django_capture_on_commit_callbacks, subject=f"person-{next(SUBJECTS)}")
+            pay(client, campaign, capture, subject=f"person-{next(SUBJECTS)}")
+        elif step == "fee":
+            fee_transfers_send()
+            webhooks()
         else:
             settled = SandboxBankPayment.objects.filter(
                 balance_account_id=account.balance_account_id, status="ACSC", returned_at__isnull=True
@@ -437,10 +458,44 @@ def test_no_posting_crosses_brands_and_each_balance_matches(
                 sandbox_bank.payment_return(payment=settled, reason_code="AC04")
                 sandbox_bank.webhooks_deliver()
                 transfer_events_process()
+    if fees_by is not None:
+        fee_transfers_send()  # what the fees accrued moves at the provider, as the schedule would
+        webhooks()
     assert crossing_transactions() == []
     for brand, account in brands:
         assert provider_balance_of(account) == ledger_balance_of(brand), brand.slug
     assert ledger_drift() == []
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(steps=STEPS)
+def test_no_posting_crosses_brands_and_each_balance_matches(
+    client, alice, bob, django_capture_on_commit_callbacks, steps
+):
+    """After any sequence of deposits (kept or returned) and payouts (settled or returned) on two
+    brands: no transaction touches two brands' accounts, and each brand's balance at the provider
+    equals its ledger account."""
+    _steps_run(client, ((alice, "alpaca"), (bob, "bison")), django_capture_on_commit_callbacks, steps)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the platform's fee leaves the brand's account at the provider (payouts.fees) but is not "
+    "yet booked out of the brand's balance account in the ledger: the fees' work, in progress",
+)
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(steps=STEPS_WITH_FEES)
+def test_with_the_platforms_fees_no_posting_crosses_brands_and_each_balance_matches(
+    client, alice, bob, treasury, django_capture_on_commit_callbacks, steps
+):
+    """The same, with the platform's fees moved from each brand's own account to the platform's."""
+    _steps_run(
+        client,
+        ((alice, "alpaca"), (bob, "bison")),
+        django_capture_on_commit_callbacks,
+        steps,
+        fees_by=treasury,
+    )
 
 
 # Two payouts racing on one brand's balance.

@@ -12,6 +12,7 @@ import pytest
 from django.core import mail
 from django.urls import reverse
 from django.utils import translation
+from schwifty import IBAN
 
 from campaigns.models import Brand
 from campaigns.services.brands import brand_create
@@ -20,10 +21,11 @@ from joyback.background import SCHEDULES
 from joyback.ledger.models import AccountKind, Entry
 from joyback.ledger.selectors import ledger_drift
 from joyback.ledger.services import platform_bank
+from joyback.users.models import StaffGrant
 from payouts import psp
 from payouts.batches import payment_batch_build
 from payouts.funding import services as funding
-from payouts.funding.custody import custody_move_confirm, custody_move_request
+from payouts.funding.custody import CustodyMoveRefused, custody_move_confirm, custody_move_request
 from payouts.funding.selectors import brands_custody_blocked
 from payouts.models import (
     Notification,
@@ -34,7 +36,8 @@ from payouts.models import (
     VirtualAccount,
 )
 from payouts.notifications import MESSAGES, brand_verified_notify, notifications_send
-from payouts.providers import adyen
+from payouts.providers import adyen, adyen_funding
+from payouts.psp import PspError
 from payouts.reconciliation.references import brand_deposit_reference
 from payouts.reconciliation.statement_import import bank_statements_fetch
 from payouts.sandbox.files import incoming_transfer_issue
@@ -256,3 +259,35 @@ def test_a_batch_sepa_payout_leaves_the_brands_own_account_not_a_bank_file(
     sent = SandboxBankPayment.objects.get(end_to_end_id=payout.end_to_end_id)
     assert sent.balance_account_id == account.balance_account_id and sent.msg_id == ""
     assert payment_batch_build() == []
+
+
+def test_no_internal_transfer_is_ever_asked_between_two_brands_accounts(settings):
+    """The platform's API key could move money between any two balance accounts at Adyen: the
+    adapter asks only for transfers with the platform's own account on one side."""
+    between = {"amount": 10_00, "currency": "EUR", "reference": "x", "description": "x"}
+    with pytest.raises(PspError, match="platform's balance account"):
+        adyen_funding.internal_transfer_request(source="BABRANDA", destination="BABRANDB", **between)
+    platform = settings.ADYEN_BALANCE_ACCOUNT_ID
+    with pytest.raises(PspError):
+        adyen_funding.internal_transfer_request(source=platform, destination=platform, **between)
+    assert adyen_funding.internal_transfer_request(source="BABRANDA", destination=platform, **between)[
+        "counterparty"
+    ] == {"balanceAccountId": platform}
+
+
+def test_no_custody_move_while_a_payout_is_on_its_way(
+    client, alice, treasury, django_capture_on_commit_callbacks
+):
+    """A payout on its way may have left the platform's pool: what it takes is in transit in the
+    ledger and must not be moved to the brand's account as if still held."""
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    deposit(account, 50_00)
+    campaign = live_campaign(brand, 50_00, "summer-glow")
+    # The sandbox bank keeps a transfer to an account ending 9300 pending: on its way.
+    pending = str(IBAN.generate("DE", bank_code="37040044", account_code="0005019300"))
+    payout = pay(client, campaign, django_capture_on_commit_callbacks, subject="pat", iban=pending)
+    assert payout.status in ("submitted", "accepted"), payout.status
+    brand_deposit_record(brand=brand, amount=10_00, currency="EUR", bank_reference="REF-OLD-1")
+    with pytest.raises(CustodyMoveRefused, match="payouts on their way"):
+        custody_move_request(actor=treasury[0], brand=brand)
+    assert not StaffGrant.objects.exists()
