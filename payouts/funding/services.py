@@ -539,46 +539,54 @@ def custody_move_apply(
     if status != "booked" or amount <= 0:
         return f"custody_move {status}"
     grant = _custody_grant(reference)
-    granted = None
-    if grant is not None:
-        granted = custody_grant_parse(grant.value)
-    if granted != (account.brand_id, currency, amount):
-        found = provider.IncomingTransfer(
-            transfer_id=transfer_id,
-            balance_account_id=account.balance_account_id,
-            kind="custody_move",
-            status=status,
-            amount=amount,
-            currency=currency,
-            sequence=0,
-            reference=reference,
-            type="internalTransfer",
-            category="internal",
-            direction="incoming",
-        )
-        return _movement_report(account, found)
-    with transaction.atomic(durable=True):
-        posted = transfer_post(
-            source=brand_balance_account(brand_id=account.brand_id, currency=currency),
-            destination=platform_bank(currency=currency),
-            amount=amount,
-            reason="custody_move",
-            idempotency_key=custody_move_key(transfer_id),
-            reference=f"brand:{account.brand_id}",
-            description=f"Moved to the brand's own balance account {account.balance_account_id}",
-        )
-        if not custody_grant_booked(grant_id=grant.pk):
-            AccessChange.objects.create(
-                actor=grant.confirmed_by,
-                subject=grant.requested_by,
-                kind=AccessChangeKind.CUSTODY_MOVE,
-                detail=(
-                    f"{_custody_audit_detail(grant.pk)}: ledger {posted.pk}, transfer {transfer_id}, "
-                    f"{amount} {currency}, asked by {grant.requested_by.get_username()}"
-                )[:200],
-                brand_id=account.brand_id,
+    granted = custody_grant_parse(grant.value) if grant is not None else None
+    booked_elsewhere = False
+    if granted == (account.brand_id, currency, amount):
+        with transaction.atomic(durable=True):
+            # One grant, one transfer: a second transfer naming a grant already booked (someone with
+            # the platform's API key reusing its reference) is not its authority.
+            StaffGrant.objects.select_for_update().filter(pk=grant.pk).first()
+            booked_elsewhere = (
+                custody_grant_booked(grant_id=grant.pk)
+                and transaction_by_key(idempotency_key=custody_move_key(transfer_id)) is None
             )
-    return "custody_move_booked"
+            if not booked_elsewhere:
+                posted = transfer_post(
+                    source=brand_balance_account(brand_id=account.brand_id, currency=currency),
+                    destination=platform_bank(currency=currency),
+                    amount=amount,
+                    reason="custody_move",
+                    idempotency_key=custody_move_key(transfer_id),
+                    reference=f"brand:{account.brand_id}",
+                    description=f"Moved to the brand's own balance account {account.balance_account_id}",
+                )
+                if not custody_grant_booked(grant_id=grant.pk):
+                    AccessChange.objects.create(
+                        actor=grant.confirmed_by,
+                        subject=grant.requested_by,
+                        kind=AccessChangeKind.CUSTODY_MOVE,
+                        detail=(
+                            f"{_custody_audit_detail(grant.pk)}: ledger {posted.pk}, transfer {transfer_id}, "
+                            f"{amount} {currency}, asked by {grant.requested_by.get_username()}"
+                        )[:200],
+                        brand_id=account.brand_id,
+                    )
+        if not booked_elsewhere:
+            return "custody_move_booked"
+    found = provider.IncomingTransfer(
+        transfer_id=transfer_id,
+        balance_account_id=account.balance_account_id,
+        kind="custody_move",
+        status=status,
+        amount=amount,
+        currency=currency,
+        sequence=0,
+        reference=reference,
+        type="internalTransfer",
+        category="internal",
+        direction="incoming",
+    )
+    return _movement_report(account, found)
 
 
 def custody_grant_parse(value: str) -> tuple[int, str, int]:

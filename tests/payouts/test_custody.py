@@ -349,6 +349,17 @@ def test_custody_move_moves_what_the_platform_held_once_a_second_person_confirms
     assert AccessChange.objects.filter(kind="custody_move", detail__contains="booked").count() == 1
     call_command("custody_move", stdout=out)
     assert "alpaca: nothing held for it" in out.getvalue()
+    # One grant stands behind one transfer: another naming it (its reference reused by someone
+    # with the platform's API key) is an exception for staff, not booked.
+    again = funding.custody_move_apply(
+        account=account,
+        transfer_id="SBXITREUSED",
+        amount=300_00,
+        currency="EUR",
+        status="booked",
+        reference=funding.custody_move_reference(grant_id=grant.pk),
+    )
+    assert again == "movement_exception" and ledger_balance_of(brand) == 300_00
     assert crossing_transactions() == [] and ledger_drift() == []
 
 
