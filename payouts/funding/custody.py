@@ -19,7 +19,7 @@ from django.db.models import F, Sum
 
 from campaigns.models import Brand
 from joyback.ledger.models import Account, AccountKind
-from joyback.users.four_eyes import staff_grant_confirm, staff_grant_request
+from joyback.users.four_eyes import SecondPersonRefused, staff_grant_confirm, staff_grant_request
 from joyback.users.models import AccessChangeKind, StaffGrant
 from payouts.funding.selectors import brand_balance_account_id
 from payouts.funding.services import (
@@ -113,7 +113,8 @@ def custody_move_grant_apply(*, subject, value: str, actor) -> None:
     brand_id, currency, amount = custody_grant_parse(value)
     plan = custody_move_plan(brand=Brand.objects.get(pk=brand_id), currency=currency)
     if plan.amount != amount:
-        raise CustodyMoveRefused(
+        # The confirmation itself is refused (the admin's confirm action shows it as such).
+        raise SecondPersonRefused(
             f"the platform now holds {plan.amount} (minor units) for the brand, not the {amount} asked "
             "for: ask again"
         )

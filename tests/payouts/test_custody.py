@@ -43,11 +43,12 @@ from joyback.ledger import sql as ledger_sql
 from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import ledger_drift
 from joyback.ledger.services import InvalidPosting, platform_bank, transfer_post
+from joyback.users.four_eyes import SecondPersonRefused
 from joyback.users.models import AccessChange, StaffGrant
 from payouts.fees import fee_transfers_send
 from payouts.funding import selectors as funding_selectors
 from payouts.funding import services as funding
-from payouts.funding.custody import CustodyMoveRefused, custody_move_confirm, custody_move_request
+from payouts.funding.custody import custody_move_confirm, custody_move_request
 from payouts.models import (
     Payout,
     ProviderOnboarding,
@@ -371,7 +372,7 @@ def test_a_custody_move_confirmed_for_another_amount_than_held_is_refused(
     brand_deposit_record(brand=brand, amount=300_00, currency="EUR", bank_reference="REF-OLD-1")
     grant = custody_move_request(actor=sam, brand=brand)
     brand_deposit_record(brand=brand, amount=5_00, currency="EUR", bank_reference="REF-OLD-2")
-    with pytest.raises(CustodyMoveRefused, match="ask again"):
+    with pytest.raises(SecondPersonRefused, match="ask again"):
         custody_move_confirm(grant_id=grant.pk, actor=tara)
     grant.refresh_from_db()
     assert grant.confirmed_at is None and provider_balance_of(account) == 0
