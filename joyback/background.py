@@ -82,6 +82,13 @@ SCHEDULES: tuple[Recurring, ...] = (
         "idempotency keys are forgotten.",
     ),
     Recurring(
+        name="payouts-legacy-brands-onboard",
+        func="payouts.funding.tasks.legacy_brands_onboard_task",
+        minutes=60,
+        purpose="Brands staff verified before brands held their own money are onboarded at the payment "
+        "provider and get a balance account of their own.",
+    ),
+    Recurring(
         name="payouts-provider-reconcile",
         func="payouts.funding.tasks.provider_reconcile_task",
         minutes=15,

@@ -8,6 +8,10 @@ class PayoutsConfig(AppConfig):
 
     def ready(self):
         # deferred: ready() runs once every app's models are loaded
+        from joyback.users.four_eyes import staff_grant_applier_register
+        from joyback.users.models import AccessChangeKind
+        from payouts.funding.custody import custody_move_grant_apply
         from payouts.providers import providers_register
 
         providers_register()
+        staff_grant_applier_register(AccessChangeKind.CUSTODY_MOVE, custody_move_grant_apply)

@@ -15,7 +15,8 @@ from payouts import psp
 from payouts.iso20022.pain001 import pain001_files
 from payouts.iso20022.pain002 import pain002_parse
 from payouts.iso20022.types import CreditTransfer, Debtor
-from payouts.models import PaymentBatch, Payout
+from payouts.models import PaymentBatch, Payout, VirtualAccount
+from payouts.models.funding import VirtualAccountStatus
 from payouts.models.payouts import PayoutScheme, PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.states import PayoutRefused, payout_transition
@@ -36,16 +37,30 @@ def _transfer(payout: Payout) -> CreditTransfer:
     )
 
 
+def _brands_holding_own():
+    return (
+        VirtualAccount.objects.filter(status=VirtualAccountStatus.OPEN)
+        .exclude(account_holder_id="")
+        .values("brand_id")
+    )
+
+
 def payment_batch_build(*, currency: str = "EUR", now=None) -> list[PaymentBatch]:
     """Put every verified SEPA batch payout into pain.001 files (split at the bank's cap)."""
     now = now or timezone.now()
     if payouts_paused():
         return []  # as for a single payout: nothing leaves while the bank and the ledger disagree
+    if not settings.CUSTODY_POOLED_LEGACY:
+        # The platform's bank account pays no brand's rewards: every live brand pays from its own
+        # balance account at the provider (payouts.submission.submit), batch SEPA transfers too.
+        return []
     with transaction.atomic(durable=True):
         payouts = list(
             Payout.objects.select_for_update(skip_locked=True)
             .filter(status=PayoutStatus.PAYEE_VERIFIED, scheme=PayoutScheme.SEPA, currency=currency)
             .filter(brand__livemode=True)  # the bank's files carry live money only
+            # A brand holding its own money pays from its own account, never in the platform's files.
+            .exclude(brand_id__in=_brands_holding_own())
             # Made to details the person replaced since: cancelled and made again by the sweep.
             .filter(payee__replaced_at__isnull=True)
             .select_related("payee")

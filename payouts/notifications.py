@@ -381,9 +381,10 @@ def _brand_verified(note: Notification) -> Message:
     return Message(
         _("%(brand)s is verified") % names,
         _(
-            "JoyBack's staff have verified %(brand)s. You can now fund campaigns by bank transfer "
-            "and pay people their rewards. Your funding details are on the dashboard:\n\n%(url)s"
-            "\n\nJoyBack"
+            "JoyBack's staff have verified %(brand)s. Funding and payouts open once our payment "
+            "provider, Adyen, has verified your company too: your brand gets its own account there, "
+            "in its name, and pays people their rewards from it. The dashboard shows what Adyen "
+            "still needs:\n\n%(url)s\n\nJoyBack"
         )
         % names,
         "",

@@ -84,6 +84,12 @@ BRAND_VERIFIED_TASK = "payouts.funding.tasks.virtual_account_request_task"
 # each raises BrandNotVerified while the payment provider has not allowed the brand's capabilities,
 # or its balance account drifted from its ledger account.
 BRAND_MONEY_CHECKS = ["payouts.funding.onboarding.brand_custody_check"]
+# Brands hold their own money at the provider: a live brand without its own balance account there
+# moves no money (no payout from the platform's balance account or bank, no funding by payment
+# reference to the platform's account, no deposit swept into the platform's pool). Not an
+# environment variable: no installation can turn the pool back on. Only the test settings do, for
+# the fixtures that still fund the platform's bank (config/settings/test.py).
+CUSTODY_POOLED_LEGACY = False
 # Test mode's play money: the sandbox bank's test account, kept apart from the live bank channel.
 SANDBOX_TEST_FUNDS = "payouts.providers.test_mode_bank.play_money_add"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.

@@ -53,7 +53,7 @@ MONEY_PERMISSIONS = frozenset(
 
 # Grants that give nobody access (a limit staff change through the same two steps): recorded under
 # their own kind, and no link between the two people for the cooling period.
-NOT_ACCESS = frozenset({AccessChangeKind.LIMIT, AccessChangeKind.FEE_PLAN})
+NOT_ACCESS = frozenset({AccessChangeKind.LIMIT, AccessChangeKind.FEE_PLAN, AccessChangeKind.CUSTODY_MOVE})
 
 
 class SecondPersonRefused(Exception):

@@ -58,6 +58,7 @@ class AccessChangeKind(models.TextChoices):
     GRANT_CONFIRMED = "grant_confirmed", _("money permission confirmed")
     LIMIT = "limit", _("limit change")
     FEE_PLAN = "fee_plan", _("fee plan change")
+    CUSTODY_MOVE = "custody_move", _("custody move")
 
 
 class AccessChange(models.Model):

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from campaigns.models import Brand
 from campaigns.services.funding import BrandNotVerified
-from payouts.funding.selectors import brands_custody_blocked
+from payouts.funding.selectors import brands_custody_blocked, brands_holding_own
 from payouts.models import ProviderOnboarding
 from payouts.models.onboarding import OnboardingStatus as Status
 from payouts.notifications import onboarding_notify
@@ -41,6 +41,14 @@ def brand_custody_check(*, brand: Brand) -> None:
     if brand.pk not in brands_custody_blocked(brand_ids=[brand.pk]):
         return
     onboarding = ProviderOnboarding.objects.filter(brand_id=brand.pk).first()
+    if onboarding is not None and onboarding.allowed and not brands_holding_own(brand_ids=[brand.pk]):
+        raise BrandNotVerified(
+            _(
+                "Funding and payouts wait for your brand's own account at our payment provider, Adyen: "
+                "JoyBack no longer keeps brands' money for them. It is being opened; if this stays, "
+                "see the funding page or write to support."
+            )
+        )
     if onboarding is not None and onboarding.allowed:
         raise BrandNotVerified(
             _(

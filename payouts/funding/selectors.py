@@ -92,14 +92,30 @@ def onboarding_for_brand(*, brand: Brand) -> ProviderOnboarding | None:
 
 def brands_custody_blocked(*, brand_ids) -> set[int]:
     """Of these brands, the live ones whose money may not move at the provider now: the provider
-    has not allowed their capabilities (or was never asked), or a balance account of theirs drifted
-    from its ledger account (fail closed: nothing heard is a no)."""
+    has not allowed their capabilities (or was never asked), they have no balance account of their
+    own there (a brand from before brands held their own: its money would leave the platform's
+    pool), or a balance account of theirs drifted from its ledger account (fail closed: nothing
+    heard is a no)."""
     live = set(Brand.objects.filter(pk__in=list(brand_ids), livemode=True).values_list("pk", flat=True))
     allowed = set(
         ProviderOnboarding.objects.filter(brand_id__in=live, allowed=True).values_list("brand_id", flat=True)
     )
     drifted = {account.brand_id for account in brand_balance_drift(brand_ids=live)}
-    return (live - allowed) | drifted
+    return (live - allowed) | (live - brands_holding_own(brand_ids=live)) | drifted
+
+
+def brands_holding_own(*, brand_ids) -> set[int]:
+    """Of these brands, those whose money may move: each with a balance account of its own open at
+    the provider (every brand, while the suite's old fixtures keep the pool: CUSTODY_POOLED_LEGACY)."""
+    if settings.CUSTODY_POOLED_LEGACY:
+        return set(brand_ids)
+    return set(
+        VirtualAccount.objects.filter(
+            brand_id__in=list(brand_ids), brand__livemode=True, status=VirtualAccountStatus.OPEN
+        )
+        .exclude(account_holder_id="")
+        .values_list("brand_id", flat=True)
+    )
 
 
 def virtual_account_for_brand(*, brand: Brand, currency: str) -> VirtualAccount | None:

@@ -13,6 +13,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -31,6 +32,7 @@ from joyback.ledger.services import (
     transfer_post,
 )
 from joyback.queue import claim_and_process, standing_work_inline
+from joyback.users.models import AccessChange, AccessChangeKind, StaffGrant
 from payouts.fees import fee_ledger_key
 from payouts.funding.onboarding import OnboardingRefused, onboarding_ensure, onboarding_reminders_send
 from payouts.models import (
@@ -107,6 +109,24 @@ def virtual_account_request(*, brand: Brand, currency: str) -> VirtualAccount:
         VirtualAccount.objects.bulk_create(
             [VirtualAccount(brand=brand, currency=currency, provider=provider.NAME)], ignore_conflicts=True
         )
+        if not settings.CUSTODY_POOLED_LEGACY:
+            # An account from before brands held their own (under the platform's account holder,
+            # swept into its pool) is opened again under the brand's own: its old balance account
+            # and IBAN are kept aside, recognised if money still arrives there, never used again.
+            VirtualAccount.objects.filter(
+                brand=brand, currency=currency, status=Status.OPEN, account_holder_id=""
+            ).update(
+                status=Status.REQUESTED,
+                legacy_balance_account_id=F("balance_account_id"),
+                balance_account_id="",
+                payment_instrument_id="",
+                sweep_id="",
+                iban="",
+                bic="",
+                attempts=0,
+                error="",
+                requested_at=timezone.now(),
+            )
         account = VirtualAccount.objects.get(brand=brand, currency=currency)
         if account.status == Status.REQUESTED:
             standing_work_inline(virtual_accounts_open, ids=[account.pk])
@@ -120,6 +140,31 @@ def virtual_account_request_task(brand_id: int, currency: str) -> None:
         virtual_account_request(brand=brand, currency=currency)
     except FundingRefused:
         logger.info("brand %s is no longer verified; no virtual account", brand_id)
+
+
+def legacy_brands_onboard(*, limit: int = 50) -> int:
+    """Brands staff verified before brands held their own money, onboarded now (the periodic task;
+    staff verifying a brand does the same at once): each without an onboarding at the provider, or
+    with an account under the platform's account holder, gets its own legal entity, account holder
+    and balance account requested. Their money stays still meanwhile (brands_custody_blocked); what
+    the platform holds for them moves with custody_move once the provider allows them."""
+    brands = (
+        Brand.objects.filter(livemode=True, verified_at__isnull=False)
+        .filter(
+            Q(provider_onboarding__isnull=True)
+            | Q(virtual_accounts__status=Status.OPEN, virtual_accounts__account_holder_id="")
+        )
+        .distinct()
+        .order_by("pk")[:limit]
+    )
+    done = 0
+    for brand in brands:
+        try:
+            virtual_account_request(brand=brand, currency=brand.default_currency)
+        except FundingRefused:
+            continue
+        done += 1
+    return done
 
 
 def virtual_accounts_open(*, limit: int = 50, ids: list[int] | None = None) -> int:
@@ -148,7 +193,9 @@ def _virtual_account_open(account_id: int) -> None:
         onboarding = onboarding_ensure(brand=account.brand)
         with routed_for(livemode=account.brand.livemode):
             opened = provider.account_open(
-                key=f"joyback-virtual-account-{account.pk}",
+                # Opened again under the brand's own holder: new keys, never the old account replayed.
+                key=f"joyback-virtual-account-{account.pk}"
+                + ("-own" if account.legacy_balance_account_id else ""),
                 account_holder_id=onboarding.account_holder_id,
                 currency=account.currency,
                 reference=f"brand-{account.brand_id}-{account.currency}",
@@ -205,7 +252,20 @@ def provider_transfer_apply(payload: dict) -> str | None:
         .first()
     )
     if account is None:
-        return None
+        legacy = (
+            VirtualAccount.objects.filter(
+                provider=provider.NAME, legacy_balance_account_id=found.balance_account_id
+            )
+            .select_related("brand")
+            .first()
+        )
+        if legacy is None:
+            return None
+        # Money on the brand's old account under the platform's holder (an old IBAN a payer kept):
+        # not the brand's funding; staff send it back, or move it with custody_move.
+        if found.status == "booked" and found.amount > 0:
+            return _transfer_park(legacy, found)
+        return f"{found.kind} {found.status} on an account from before brands held their own"
     if not account.brand.livemode:
         # Money on an account a test brand holds at the provider (opened before twins were refused
         # one): the ledger keeps modes apart, so staff decide; nothing is booked either way.
@@ -225,7 +285,15 @@ def provider_transfer_apply(payload: dict) -> str | None:
             amount=found.amount,
             currency=found.currency,
             status=found.status,
+            reference=found.reference,
         )
+    if not account.account_holder_id and not settings.CUSTODY_POOLED_LEGACY:
+        # An account from before brands held their own, under the platform's account holder: what
+        # lands on it (or its sweep moves into the platform's pool) is never booked as the brand's
+        # money; staff return it, or move it once the brand holds its own account (custody_move).
+        if found.status == "booked" and found.amount > 0:
+            return _transfer_park(account, found)
+        return f"{found.kind} {found.status} on an account from before brands held their own"
     if found.kind == "sweep" and not account.account_holder_id:
         return _sweep_apply(account, found)  # an account from before brands held their own
     if found.kind != "deposit":
@@ -424,27 +492,108 @@ def custody_move_key(transfer_id: str) -> str:
     return f"custody-move:{provider.NAME}:{transfer_id}"
 
 
+CUSTODY_REFERENCE = "custody-grant-"
+
+
+def custody_move_reference(*, grant_id: int) -> str:
+    """The transfer's reference at the provider: the confirmed grant it moves under, so its webhook
+    finds the two staff members who stand behind it."""
+    return f"{CUSTODY_REFERENCE}{grant_id}"
+
+
+def _custody_grant(reference: str) -> StaffGrant | None:
+    if not reference.startswith(CUSTODY_REFERENCE) or not reference[len(CUSTODY_REFERENCE) :].isdigit():
+        return None
+    return (
+        StaffGrant.objects.filter(
+            pk=int(reference[len(CUSTODY_REFERENCE) :]),
+            kind=AccessChangeKind.CUSTODY_MOVE,
+            confirmed_at__isnull=False,
+        )
+        .exclude(confirmed_by=F("requested_by"))
+        .select_related("requested_by", "confirmed_by")
+        .first()
+    )
+
+
+def _custody_audit_detail(grant_id: int) -> str:
+    return f"custody move grant {grant_id} booked"
+
+
+def custody_grant_booked(*, grant_id: int) -> bool:
+    return AccessChange.objects.filter(
+        kind=AccessChangeKind.CUSTODY_MOVE, detail__startswith=_custody_audit_detail(grant_id) + ":"
+    ).exists()
+
+
 def custody_move_apply(
-    *, account: VirtualAccount, transfer_id: str, amount: int, currency: str, status: str
+    *, account: VirtualAccount, transfer_id: str, amount: int, currency: str, status: str, reference: str
 ) -> str:
     """The provider booked an internal transfer from the platform's balance account to the brand's
     own (payouts.funding.custody): the ledger moves the same amount from the platform's bank to
     the brand's balance account, keyed by the provider's transfer id (the command's answer and
-    the webhook book it once). The brand's liabilities do not change: its money only changes
-    hands, from the platform's keeping to its own account."""
+    the webhook book it once). Its authority is the provider's booking AND a custody-move grant
+    two staff members made (one asked, another confirmed) for this brand, currency and amount,
+    named by the transfer's reference; both are recorded in an audit row in the booking's own
+    transaction. A transfer without such a grant is not booked: staff explain it. The brand's
+    liabilities do not change: its money only changes hands, from the platform's keeping to its own
+    account."""
     if status != "booked" or amount <= 0:
         return f"custody_move {status}"
-    with transaction.atomic(durable=True):
-        transfer_post(
-            source=brand_balance_account(brand_id=account.brand_id, currency=currency),
-            destination=platform_bank(currency=currency),
-            amount=amount,
-            reason="custody_move",
-            idempotency_key=custody_move_key(transfer_id),
-            reference=f"brand:{account.brand_id}",
-            description=f"Moved to the brand's own balance account {account.balance_account_id}",
-        )
-    return "custody_move_booked"
+    grant = _custody_grant(reference)
+    granted = custody_grant_parse(grant.value) if grant is not None else None
+    booked_elsewhere = False
+    if granted == (account.brand_id, currency, amount):
+        with transaction.atomic(durable=True):
+            # One grant, one transfer: a second transfer naming a grant already booked (someone with
+            # the platform's API key reusing its reference) is not its authority.
+            StaffGrant.objects.select_for_update().filter(pk=grant.pk).first()
+            booked_elsewhere = (
+                custody_grant_booked(grant_id=grant.pk)
+                and transaction_by_key(idempotency_key=custody_move_key(transfer_id)) is None
+            )
+            if not booked_elsewhere:
+                posted = transfer_post(
+                    source=brand_balance_account(brand_id=account.brand_id, currency=currency),
+                    destination=platform_bank(currency=currency),
+                    amount=amount,
+                    reason="custody_move",
+                    idempotency_key=custody_move_key(transfer_id),
+                    reference=f"brand:{account.brand_id}",
+                    description=f"Moved to the brand's own balance account {account.balance_account_id}",
+                )
+                if not custody_grant_booked(grant_id=grant.pk):
+                    AccessChange.objects.create(
+                        actor=grant.confirmed_by,
+                        subject=grant.requested_by,
+                        kind=AccessChangeKind.CUSTODY_MOVE,
+                        detail=(
+                            f"{_custody_audit_detail(grant.pk)}: ledger {posted.pk}, transfer {transfer_id}, "
+                            f"{amount} {currency}, asked by {grant.requested_by.get_username()}"
+                        )[:200],
+                        brand_id=account.brand_id,
+                    )
+        if not booked_elsewhere:
+            return "custody_move_booked"
+    found = provider.IncomingTransfer(
+        transfer_id=transfer_id,
+        balance_account_id=account.balance_account_id,
+        kind="custody_move",
+        status=status,
+        amount=amount,
+        currency=currency,
+        sequence=0,
+        reference=reference,
+        type="internalTransfer",
+        category="internal",
+        direction="incoming",
+    )
+    return _movement_report(account, found)
+
+
+def custody_grant_parse(value: str) -> tuple[int, str, int]:
+    brand_id, currency, amount = value.split(":")
+    return int(brand_id), currency, int(amount)
 
 
 # Reconciliation of the provider's transaction list with the ledger.

@@ -10,5 +10,9 @@ def virtual_account_request_task(brand_id: int, currency: str) -> None:
     services.virtual_account_request_task(brand_id, currency)
 
 
+def legacy_brands_onboard_task() -> int:
+    return services.legacy_brands_onboard()
+
+
 def provider_reconcile_task() -> dict:
     return services.provider_transactions_reconcile()

@@ -61,6 +61,9 @@ def payout_retry(*, payout: Payout, actor) -> Payout:
         raise PayoutRefused(_("Only a rejected or returned payout can be paid again."))
     if payout.repaid_by.exists():
         raise PayoutRefused(_("This payout has already been paid again."))
+    # Paid again from the brand's own balance account only, as any payout: refused with the reason
+    # while the provider does not allow the brand's account (or it has none of its own yet).
+    brand_verified_check(payout.brand)
     payee = PayeeAccount.objects.filter(participant=payout.participant, replaced_at__isnull=True).first()
     if payee is None or payee.unusable_code:
         raise PayoutRefused(

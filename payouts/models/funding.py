@@ -42,6 +42,10 @@ class VirtualAccount(LeasedWork):
     # The account holder it was opened under: the brand's own (its ProviderOnboarding's); empty
     # for an account opened under the platform's account holder before brands held their own.
     account_holder_id = models.CharField(max_length=64, blank=True, default="", db_default="")
+    # The balance account it had under the platform's account holder, when it was opened again under
+    # the brand's own (payouts.funding.services.virtual_account_request): what still arrives there
+    # is recognised, and never booked as the brand's funding.
+    legacy_balance_account_id = models.CharField(max_length=64, blank=True, default="", db_default="")
     # Reconciliation per balance account: the provider's balance against the brand's own ledger
     # account, as the last pass found them; a drift pauses this brand's payouts only.
     provider_balance = models.BigIntegerField(null=True, blank=True, help_text="Minor units")

@@ -256,12 +256,32 @@ def address_complete(address: dict) -> bool:
     )
 
 
+class PooledSourceRefused(PspError):
+    """A live payout with no brand balance account to leave from: it would leave the platform's
+    own balance account, paying one party with money the platform holds for others. Never sent."""
+
+
+def transfer_source(order: PaymentOrder) -> str:
+    """The balance account a payout leaves from: the brand's own. Test mode's play money leaves the
+    sandbox's platform account (test only: the sandbox bank, never live money); a live payout
+    without its brand's account is refused (fail closed: livemode unknown counts as live), unless
+    the suite's old fixtures keep the pool (CUSTODY_POOLED_LEGACY, never in production)."""
+    if order.balance_account_id:
+        return order.balance_account_id
+    if order.livemode is False or settings.CUSTODY_POOLED_LEGACY:
+        return settings.ADYEN_BALANCE_ACCOUNT_ID
+    raise PooledSourceRefused(
+        f"payout {order.end_to_end_id} has no brand balance account to leave from; the platform's "
+        "own balance account pays nobody's rewards"
+    )
+
+
 def transfer_request(order: PaymentOrder) -> dict:
     identification = account_identification(order.account)
     priority = PRIORITY[order.scheme]
     return {
         "amount": {"currency": order.currency, "value": order.amount},
-        "balanceAccountId": order.balance_account_id or settings.ADYEN_BALANCE_ACCOUNT_ID,
+        "balanceAccountId": transfer_source(order),
         "category": "bank",
         "priority": priority,
         "reference": order.end_to_end_id,

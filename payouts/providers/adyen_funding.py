@@ -163,7 +163,12 @@ def account_open(
 def internal_transfer_request(
     *, source: str, destination: str, amount: int, currency: str, reference: str, description: str
 ) -> dict:
-    """TransferService v4: money between two balance accounts of the platform (category internal)."""
+    """TransferService v4: money between two balance accounts of the platform (category internal).
+    One side is always the platform's own balance account (its fee in, a custody move out): the
+    platform's API key could move money between any two balance accounts of its balance platform,
+    so a request between two others (two brands') is never made."""
+    if settings.ADYEN_BALANCE_ACCOUNT_ID not in (source, destination) or source == destination:
+        raise PspError("an internal transfer goes between the platform's balance account and one brand's")
     return {
         "amount": {"currency": currency, "value": amount},
         "balanceAccountId": source,

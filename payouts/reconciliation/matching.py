@@ -258,9 +258,12 @@ def _deposit_line(line: StatementLine) -> bool:
         return _exception(
             line, Reason.UNKNOWN_LINE, _("Money came in with no brand's payment reference on it.")
         )
-    if brand.livemode and brand_balance_account_id(brand=brand, currency=line.currency):
-        # Funding by reference to the platform's account is retired for a brand that holds its own
-        # money at the provider: the platform never keeps it, staff send it back to the sender.
+    if brand.livemode and (
+        not settings.CUSTODY_POOLED_LEGACY or brand_balance_account_id(brand=brand, currency=line.currency)
+    ):
+        # Funding by reference to the platform's account is retired: the bank's word is that the
+        # platform's account received it, and the reference is only a hint of whose it may be, so
+        # it is never the brand's funding; staff send it back, or move it with custody_move.
         return _exception(
             line,
             Reason.UNKNOWN_LINE,

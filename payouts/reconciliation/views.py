@@ -39,7 +39,9 @@ def _context(request, **extra):
         "resolved": selectors.exceptions_resolved(brand=brand),
         "deposits": selectors.deposits_evidence(brand=brand),
         "charts": selectors.campaign_spend(brand=brand),
-        "deposit_reference": brand_deposit_reference(brand),
+        # Funding by reference to the platform's account is retired (only the suite's pooled
+        # fixtures still show it): brands fund their own virtual IBAN.
+        "deposit_reference": brand_deposit_reference(brand) if settings.CUSTODY_POOLED_LEGACY else "",
         "can_compare": request.membership.role in roles.FUND,
         **extra,
     }

@@ -14,6 +14,7 @@ from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import accounts_of_kind
 from joyback.ledger.services import Posting, accounts_lock, postings_post
 from joyback.queue import enqueue_on_commit
+from payouts.funding.selectors import brand_balance_account_id, brands_custody_blocked
 from payouts.models import PayeeAccount, Payout, PayoutEvent, VopCheck
 from payouts.models.payees import Rail
 from payouts.models.payouts import OPEN_STATUSES, PayoutScheme, PayoutStatus
@@ -100,9 +101,10 @@ def payout_for_participant(*, participant_id: int, currency: str, send_now: bool
     approval and the bank; a crash in between leaves it to the sweep (next_check_at).
     """
     participant = Participant.objects.select_related("brand").get(pk=participant_id)
-    if participant.brand.verified_at is None:
-        # Staff withdrew the brand's verification: what people are owed stays owed (the sweep pays
-        # it once the brand is verified again), nothing leaves meanwhile.
+    if participant.brand.verified_at is None or brands_custody_blocked(brand_ids=[participant.brand_id]):
+        # Staff withdrew the brand's verification, or its own balance account at the provider may
+        # not pay (not allowed, none of its own yet, drifted): what people are owed stays owed (the
+        # sweep pays it once that clears), nothing leaves meanwhile.
         return None
     participant_payable_account(participant=participant, currency=currency)
     with transaction.atomic(durable=True):
@@ -188,8 +190,16 @@ def _payouts_plan(payees: dict, brand_of: dict, accounts: dict, *, now, claim: b
         scheme = scheme_for(payee, last=last.get(payee.pk))
         check = payee._vop_current
         settled_check = payee.rail != Rail.SEPA or (check is not None and check.settled)
-        # Batch transfers wait for the next file.
-        at_once = claim and scheme != PayoutScheme.SEPA and settled_check
+        # Batch transfers wait for the next file, unless the brand pays them from its own balance
+        # account at the provider (priority "regular"), as it does every other payout.
+        at_once = (
+            claim
+            and (
+                scheme != PayoutScheme.SEPA
+                or bool(brand_balance_account_id(brand=brand_id, currency=payee.currency))
+            )
+            and settled_check
+        )
         netted_of[pk] = netted
         payouts.append(
             Payout(

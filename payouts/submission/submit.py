@@ -46,6 +46,15 @@ def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
     )
 
 
+def payout_leaves_own_account(payout: Payout) -> bool:
+    """A live payout leaves its brand's own balance account at the provider, a batch SEPA transfer
+    too (Adyen's priority "regular"): never a file from the platform's bank account."""
+    return bool(
+        brand_livemode(payout.brand_id)
+        and brand_balance_account_id(brand=payout.brand_id, currency=payout.currency)
+    )
+
+
 def payout_submit(*, payout_id: int) -> Payout:
     """Take a payout as far as it can go now: payee verified, then sent to the PSP exactly once."""
     payout = Payout.objects.select_related("payee").get(pk=payout_id)
@@ -57,8 +66,12 @@ def payout_submit(*, payout_id: int) -> Payout:
         return Payout.objects.get(pk=payout.pk)
     if payout.status == PayoutStatus.CREATED and not payout_payee_verify(payout):
         return payout
-    if payout.status != PayoutStatus.PAYEE_VERIFIED or payout.scheme == PayoutScheme.SEPA:
-        return payout  # batch SEPA transfers leave with the next pain.001 file
+    if payout.status != PayoutStatus.PAYEE_VERIFIED:
+        return payout
+    if payout.scheme == PayoutScheme.SEPA and not payout_leaves_own_account(payout):
+        # The platform bank's pain.001 files: the suite's pooled fixtures only (no live brand
+        # without its own balance account moves money, CUSTODY_POOLED_LEGACY).
+        return payout
     if payouts_paused() or brands_custody_blocked(brand_ids=[payout.brand_id]):
         # The ledger's bank and the bank's statement disagree, or the brand's own account at the
         # provider is not allowed to pay (or drifted from its ledger account): nothing leaves until

@@ -109,6 +109,17 @@ def staff_user(make_user, email, *codenames):
 
 
 @pytest.fixture
+def treasury(make_user):
+    """Two platform staff who may confirm a four-eyes grant: one asks, the other confirms."""
+    people = []
+    for email in ("sam@joyback.example", "tara@joyback.example"):
+        user = staff_user(make_user, email)
+        user.user_permissions.add(Permission.objects.get(codename="change_staffgrant"))
+        people.append(type(user).objects.get(pk=user.pk))
+    return people
+
+
+@pytest.fixture
 def sam(make_user):
     """Platform staff in treasury: uploads the bank's statements and resolves exceptions."""
     return staff_user(

@@ -21,14 +21,15 @@ import threading
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schwifty import IBAN
 
-from campaigns.models import Brand
+from campaigns.fees import fee_plans_forget
+from campaigns.models import Brand, FeePlan
 from campaigns.services.brands import brand_create
 from campaigns.services.campaigns import campaign_create, campaign_transition
 from campaigns.services.funding import (
@@ -42,8 +43,12 @@ from joyback.ledger import sql as ledger_sql
 from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import ledger_drift
 from joyback.ledger.services import InvalidPosting, platform_bank, transfer_post
+from joyback.users.four_eyes import SecondPersonRefused
+from joyback.users.models import AccessChange, StaffGrant
+from payouts.fees import fee_transfers_send
 from payouts.funding import selectors as funding_selectors
 from payouts.funding import services as funding
+from payouts.funding.custody import custody_move_confirm, custody_move_request
 from payouts.models import (
     Payout,
     ProviderOnboarding,
@@ -310,28 +315,93 @@ def test_a_drift_pauses_that_brand_only(client, alice, bob, django_capture_on_co
 # What the platform held for a brand, moved to its own account.
 
 
-def test_custody_move_moves_what_the_platform_held(alice, django_capture_on_commit_callbacks):
+def test_custody_move_moves_what_the_platform_held_once_a_second_person_confirms(
+    alice, treasury, django_capture_on_commit_callbacks
+):
+    sam, tara = treasury
     brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
     # Funded the retired way: by reference to the platform's bank account.
     brand_deposit_record(brand=brand, amount=300_00, currency="EUR", bank_reference="REF-OLD-1")
     out = StringIO()
     call_command("custody_move", stdout=out)
     assert "would move €300.00" in out.getvalue() and provider_balance_of(account) == 0
-    call_command("custody_move", "--execute", stdout=out)
+    call_command("custody_move", "--brand", "alpaca", "--request", "--staff", sam.email, stdout=out)
+    grant = StaffGrant.objects.get(kind="custody_move")
+    assert grant.value == f"{brand.pk}:EUR:30000" and provider_balance_of(account) == 0
+    # Nothing moves on one person's word: not the one who asked confirming, nor running it alone.
+    with pytest.raises(CommandError, match=r"second person|themselves"):
+        call_command("custody_move", "--confirm", str(grant.pk), "--staff", sam.email, stdout=out)
+    with pytest.raises(CommandError, match="not confirmed by a second staff member"):
+        call_command("custody_move", "--execute", str(grant.pk), stdout=out)
+    assert provider_balance_of(account) == 0 and ledger_balance_of(brand) == 0
+    call_command("custody_move", "--confirm", str(grant.pk), "--staff", tara.email, stdout=out)
     assert provider_balance_of(account) == 300_00 == ledger_balance_of(brand)
     assert platform_bank(currency="EUR").balance == 0
     assert brand_funding_account(brand=brand, currency="EUR").balance == 300_00  # its money, unchanged
-    # Its webhook books nothing twice; a second run moves nothing.
+    # Both people are in the audit row written with the booking.
+    audit = AccessChange.objects.get(kind="custody_move", detail__contains="booked")
+    assert (audit.subject, audit.actor, audit.brand_id) == (sam, tara, brand.pk)
+    assert Entry.objects.filter(transaction__reason="custody_move").exists()
+    # Its webhook books nothing twice; the grant sent again moves nothing.
     webhooks()
     assert provider_balance_of(account) == 300_00 == ledger_balance_of(brand)
-    call_command("custody_move", "--execute", stdout=out)
-    assert "nothing held for it" in out.getvalue() and provider_balance_of(account) == 300_00
+    call_command("custody_move", "--execute", str(grant.pk), stdout=out)
+    assert "booked already" in out.getvalue() and provider_balance_of(account) == 300_00
+    assert AccessChange.objects.filter(kind="custody_move", detail__contains="booked").count() == 1
+    call_command("custody_move", stdout=out)
+    assert "alpaca: nothing held for it" in out.getvalue()
+    # One grant stands behind one transfer: another naming it (its reference reused by someone
+    # with the platform's API key) is an exception for staff, not booked.
+    again = funding.custody_move_apply(
+        account=account,
+        transfer_id="SBXITREUSED",
+        amount=300_00,
+        currency="EUR",
+        status="booked",
+        reference=funding.custody_move_reference(grant_id=grant.pk),
+    )
+    assert again == "movement_exception" and ledger_balance_of(brand) == 300_00
     assert crossing_transactions() == [] and ledger_drift() == []
+
+
+def test_a_custody_move_confirmed_for_another_amount_than_held_is_refused(
+    alice, treasury, django_capture_on_commit_callbacks
+):
+    sam, tara = treasury
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    brand_deposit_record(brand=brand, amount=300_00, currency="EUR", bank_reference="REF-OLD-1")
+    grant = custody_move_request(actor=sam, brand=brand)
+    brand_deposit_record(brand=brand, amount=5_00, currency="EUR", bank_reference="REF-OLD-2")
+    with pytest.raises(SecondPersonRefused, match="ask again"):
+        custody_move_confirm(grant_id=grant.pk, actor=tara)
+    grant.refresh_from_db()
+    assert grant.confirmed_at is None and provider_balance_of(account) == 0
+
+
+def test_a_custody_transfer_without_a_confirmed_grant_is_not_booked(
+    alice, treasury, django_capture_on_commit_callbacks
+):
+    """One staff member with the platform's API key moving money to a brand's account (or a
+    transfer naming a grant nobody confirmed) is no custody move: staff explain it, nothing booked."""
+    sam, _tara = treasury
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    brand_deposit_record(brand=brand, amount=300_00, currency="EUR", bank_reference="REF-OLD-1")
+    grant = custody_move_request(actor=sam, brand=brand)
+    outcome = funding.custody_move_apply(
+        account=account,
+        transfer_id="SBXITUNCONFIRMED",
+        amount=300_00,
+        currency="EUR",
+        status="booked",
+        reference=funding.custody_move_reference(grant_id=grant.pk),
+    )
+    assert outcome == "movement_exception" and ledger_balance_of(brand) == 0
+    assert ReconciliationException.objects.filter(brand=brand).count() == 1
 
 
 def test_custody_move_skips_a_brand_not_onboarded(alpaca):
     out = StringIO()
-    call_command("custody_move", "--execute", stdout=out)
+    call_command("custody_move", stdout=out)
     assert "alpaca: skipped" in out.getvalue()
 
 
@@ -348,18 +418,34 @@ STEPS = st.lists(
     min_size=1,
     max_size=6,
 )
+STEPS_WITH_FEES = st.lists(
+    st.tuples(
+        st.sampled_from(["deposit", "deposit_returned", "payout", "return", "fee"]),
+        st.integers(0, 1),
+        st.integers(1, 40_00),
+    ),
+    min_size=1,
+    max_size=6,
+)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
-@given(steps=STEPS)
-def test_no_posting_crosses_brands_and_each_balance_matches(
-    client, alice, bob, django_capture_on_commit_callbacks, steps
-):
+def _steps_run(client, owners, capture, steps, *, fees_by=None):
     brands = []
-    for owner, slug in ((alice, "alpaca"), (bob, "bison")):
+    for owner, slug in owners:
         found = VirtualAccount.objects.filter(brand__slug=slug).first()
         if found is None:
-            brand, account = custody_brand(owner, slug, django_capture_on_commit_callbacks)
+            brand, account = custody_brand(owner, slug, capture)
+            if fees_by is not None:
+                fee_plans_forget()
+                FeePlan.objects.create(
+                    brand=brand,
+                    currency="EUR",
+                    per_action=10,
+                    payout_bps=500,
+                    changed_by=fees_by[0],
+                    approved_by=fees_by[1],
+                    changed_at=timezone.now(),
+                )
             deposit(account, 500_00)
             live_campaign(brand, 200_00, f"{slug}-camp")
             found = account
@@ -372,7 +458,10 @@ def test_no_posting_crosses_brands_and_each_balance_matches(
             deposit(account, amount, returned=True)
         elif step == "payout":
             campaign = brand.campaigns.get()
-            pay(client, campaign, django_capture_on_commit_callbacks, subject=f"person-{next(SUBJECTS)}")
+            pay(client, campaign, capture, subject=f"person-{next(SUBJECTS)}")
+        elif step == "fee":
+            fee_transfers_send()
+            webhooks()
         else:
             settled = SandboxBankPayment.objects.filter(
                 balance_account_id=account.balance_account_id, status="ACSC", returned_at__isnull=True
@@ -381,10 +470,39 @@ def test_no_posting_crosses_brands_and_each_balance_matches(
                 sandbox_bank.payment_return(payment=settled, reason_code="AC04")
                 sandbox_bank.webhooks_deliver()
                 transfer_events_process()
+    if fees_by is not None:
+        fee_transfers_send()  # what the fees accrued moves at the provider, as the schedule would
+        webhooks()
     assert crossing_transactions() == []
     for brand, account in brands:
         assert provider_balance_of(account) == ledger_balance_of(brand), brand.slug
     assert ledger_drift() == []
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(steps=STEPS)
+def test_no_posting_crosses_brands_and_each_balance_matches(
+    client, alice, bob, django_capture_on_commit_callbacks, steps
+):
+    """After any sequence of deposits (kept or returned) and payouts (settled or returned) on two
+    brands: no transaction touches two brands' accounts, and each brand's balance at the provider
+    equals its ledger account."""
+    _steps_run(client, ((alice, "alpaca"), (bob, "bison")), django_capture_on_commit_callbacks, steps)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(steps=STEPS_WITH_FEES)
+def test_with_the_platforms_fees_no_posting_crosses_brands_and_each_balance_matches(
+    client, alice, bob, treasury, django_capture_on_commit_callbacks, steps
+):
+    """The same, with the platform's fees moved from each brand's own account to the platform's."""
+    _steps_run(
+        client,
+        ((alice, "alpaca"), (bob, "bison")),
+        django_capture_on_commit_callbacks,
+        steps,
+        fees_by=treasury,
+    )
 
 
 # Two payouts racing on one brand's balance.
@@ -392,7 +510,9 @@ def test_no_posting_crosses_brands_and_each_balance_matches(
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_two_payouts_racing_on_one_brands_balance(client, alice, django_capture_on_commit_callbacks):
+def test_two_payouts_racing_on_one_brands_balance(
+    client, alice, django_capture_on_commit_callbacks, monkeypatch
+):
     """The provider's balance covers one of two payouts sent at once from two workers: exactly one
     leaves, the other is refused (notEnoughBalance) and its person is owed again; the ledger
     mirrors only what left."""
@@ -406,10 +526,13 @@ def test_two_payouts_racing_on_one_brands_balance(client, alice, django_capture_
     for subject in ("pat", "sam"):
         people.append(rewarded_in_browser(client, campaign, subject=subject))
         payee_details(client, campaign, iban=own_iban(next(IBAN_NUMBERS)), email=f"{subject}@example.com")
+    # Allowed again; the payouts are made, their sending left to the two workers below (the
+    # queued tasks that would send them one after the other are not run).
+    ProviderOnboarding.objects.filter(brand=brand).update(allowed=True)
+    monkeypatch.setattr("payouts.submission.create.enqueue_on_commit", lambda *args, **kwargs: None)
     payouts = [payout_for_participant(participant_id=person.pk, currency="EUR") for person in people]
     assert all(payout is not None and payout.status in ("created", "payee_verified") for payout in payouts)
     _take_from_sandbox(account, 10_00 - payouts[0].amount)  # room for one payout only
-    ProviderOnboarding.objects.filter(brand=brand).update(allowed=True)
     barrier = threading.Barrier(2)
     errors = []
 

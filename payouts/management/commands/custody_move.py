@@ -1,8 +1,12 @@
 """Move what the platform still holds for brands to their own balance accounts at the provider.
+Two staff members: one asks for a brand's move with the amount it shows, a second confirms it and
+the money moves (joyback.users.four_eyes; the same person, or someone either set up lately, is
+refused).
 
-    manage.py custody_move              # what would move, per brand (nothing moves)
-    manage.py custody_move --execute    # move it: one internal transfer per brand and currency
-    manage.py custody_move --brand acme --execute
+    manage.py custody_move                                    # what would move, per brand
+    manage.py custody_move --brand acme --request --staff a@joyback.example   # asks; prints the grant
+    manage.py custody_move --confirm 12 --staff b@joyback.example             # confirms, moves
+    manage.py custody_move --execute 12       # a confirmed move whose answer was lost, sent again
 
 Funding by payment reference to the platform's bank account is retired: a brand with its own
 balance account funds only through its virtual IBAN, and what the platform held for it before is
@@ -10,37 +14,85 @@ moved here (payouts.funding.custody). Safe to run again; a brand not yet onboard
 is skipped and said so.
 """
 
-from django.core.management.base import BaseCommand
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import Brand
 from joyback.money import money_format
-from payouts.funding.custody import CustodyMoveRefused, custody_move, custody_move_plan
+from joyback.users.four_eyes import SecondPersonRefused
+from payouts.funding.custody import (
+    CustodyMove,
+    CustodyMoveRefused,
+    custody_move,
+    custody_move_confirm,
+    custody_move_plan,
+    custody_move_request,
+)
 
 
 class Command(BaseCommand):
-    help = "Move what the platform holds for brands to their own balance accounts (dry run unless --execute)."
+    help = (
+        "Move what the platform holds for brands to their own balance accounts: one staff member "
+        "asks (--request), a second confirms (--confirm); without either, only say what would move."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--brand", help="only this brand (its slug)")
-        parser.add_argument("--execute", action="store_true", help="move the money (else: only say what)")
+        parser.add_argument("--staff", help="the staff member asking or confirming (their email)")
+        parser.add_argument("--request", action="store_true", help="ask for the brand's move (--brand)")
+        parser.add_argument("--confirm", type=int, help="confirm the move asked for as this grant, and move")
+        parser.add_argument("--execute", type=int, help="send a confirmed move again (a lost answer)")
 
-    def handle(self, *args, brand=None, execute=False, **options):
+    def handle(self, *args, brand=None, staff=None, request=False, confirm=None, execute=None, **options):
+        try:
+            if request:
+                found = self._brand(brand)
+                grant = custody_move_request(actor=self._staff(staff), brand=found)
+                self.stdout.write(
+                    f"{found.slug}: move asked for as {grant.pk} ({grant.value}); a second staff member "
+                    f"confirms it with --confirm {grant.pk}"
+                )
+                return
+            if confirm is not None:
+                self._said(custody_move_confirm(grant_id=confirm, actor=self._staff(staff)), moved=True)
+                return
+            if execute is not None:
+                self._said(custody_move(grant_id=execute), moved=True)
+                return
+        except (CustodyMoveRefused, SecondPersonRefused) as refused:
+            raise CommandError(str(getattr(refused, "message", refused))) from None
         brands = Brand.objects.filter(livemode=True).order_by("pk")
         if brand:
             brands = brands.filter(slug=brand)
         for found in brands:
             try:
-                move = custody_move(brand=found) if execute else custody_move_plan(brand=found)
+                self._said(custody_move_plan(brand=found), moved=False)
             except CustodyMoveRefused as refused:
                 self.stdout.write(f"{found.slug}: skipped, {refused}")
-                continue
-            amount = money_format(move.amount, move.currency, "en")
-            if move.amount <= 0:
-                self.stdout.write(f"{found.slug}: nothing held for it")
-            elif execute:
-                self.stdout.write(
-                    f"{found.slug}: moved {amount} to {move.balance_account_id} "
-                    f"(transfer {move.transfer_id}, {move.outcome})"
-                )
-            else:
-                self.stdout.write(f"{found.slug}: would move {amount} to {move.balance_account_id}")
+
+    def _brand(self, slug) -> Brand:
+        found = Brand.objects.filter(livemode=True, slug=slug or "").first()
+        if found is None:
+            raise CommandError("--request needs --brand, the slug of a live brand")
+        return found
+
+    def _staff(self, email):
+        user = (
+            get_user_model().objects.filter(email__iexact=email or "", is_active=True, is_staff=True).first()
+        )
+        if user is None:
+            raise CommandError("--staff must be the email of an active staff member")
+        return user
+
+    def _said(self, move: CustodyMove, *, moved: bool) -> None:
+        amount = money_format(move.amount, move.currency, "en")
+        slug = move.brand.slug
+        if move.amount <= 0:
+            self.stdout.write(f"{slug}: nothing held for it" + (f" ({move.outcome})" if move.outcome else ""))
+        elif moved:
+            self.stdout.write(
+                f"{slug}: moved {amount} to {move.balance_account_id} "
+                f"(transfer {move.transfer_id}, {move.outcome})"
+            )
+        else:
+            self.stdout.write(f"{slug}: would move {amount} to {move.balance_account_id}")
