@@ -41,6 +41,7 @@ from payouts.models.sandbox import (
     SandboxFundingTransfer,
     SandboxLegalEntity,
 )
+from payouts.models.tax import TaxProfile
 
 __all__ = [
     "AudienceExport",
@@ -78,6 +79,7 @@ __all__ = [
     "Statement",
     "StatementImport",
     "StatementLine",
+    "TaxProfile",
     "TransferEvent",
     "VirtualAccount",
     "VopCheck",
