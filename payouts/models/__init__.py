@@ -42,6 +42,7 @@ from payouts.models.sandbox import (
     SandboxLegalEntity,
 )
 from payouts.models.tax import TaxProfile
+from payouts.models.tax_reports import TaxReport, TaxReportRow
 
 __all__ = [
     "AudienceExport",
@@ -80,6 +81,8 @@ __all__ = [
     "StatementImport",
     "StatementLine",
     "TaxProfile",
+    "TaxReport",
+    "TaxReportRow",
     "TransferEvent",
     "VirtualAccount",
     "VopCheck",
