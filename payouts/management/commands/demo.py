@@ -1,5 +1,6 @@
 """The whole demo in one process: brands and campaigns, their funding, payouts with each bank
-outcome, the sandbox shops' orders and the demo brand's audience (make run does this). Safe to run again.
+outcome, the sandbox shops' orders, the demo brand's audience and the year's tax reports (make
+run does this). Safe to run again.
 
 One process instead of four: each would start Django anew, and on a busy machine that start is a
 good part of a cold `make run`.
@@ -8,7 +9,7 @@ good part of a cold `make run`.
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-STEPS = ("demo_seed", "demo_funding", "demo_payouts", "demo_shops", "demo_audience")
+STEPS = ("demo_seed", "demo_funding", "demo_payouts", "demo_shops", "demo_audience", "demo_tax")
 
 
 class Command(BaseCommand):

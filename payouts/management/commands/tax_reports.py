@@ -51,8 +51,8 @@ class Command(BaseCommand):
             missing = [row for row in rows if row.missing]
             reconciled = report.totals == report.ledger_totals
             self.stdout.write(
-                f"{place} {year}: {len(rows) - len(missing)} people in the file, "
-                f"{len(missing)} missing details; "
+                f"{place} {year}: in the file {len(rows) - len(missing)}, "
+                f"missing details {len(missing)}; "
                 f"report {_money(report.totals)}, ledger {_money(report.ledger_totals)}: "
                 + ("reconciled" if reconciled else "DIFFERENT")
             )
