@@ -22,6 +22,7 @@ from payouts.selectors import manual_payout_unpaid
 from payouts.submission.crash import crash_point
 from payouts.submission.states import payee_last_payout, payout_in_transit_account, scheme_for
 from payouts.submission.submit import payout_send, payout_submit
+from payouts.tax.services import tax_held_filter
 from payouts.vop import payee_unpayable_mark
 from verification.models import ActionClaim, ClaimStatus, Participant
 from verification.services.participants import participant_payable_account
@@ -59,6 +60,9 @@ def payouts_make(
     # Details the bank would refuse (stored before a name's Latin spelling or an international
     # transfer's address was asked for) are marked, and their person asked, instead of paid.
     payees = {key: payee for key, payee in payees.items() if not payee_unpayable_mark(payee)}
+    # People owed a reported reward (a personal service) whose tax details are not given yet wait,
+    # and are asked for them (payouts.tax): nothing reportable is paid without them.
+    payees = tax_held_filter(payees)
     if not payees:
         return []
     accounts = _accounts_lock(payees, brand_of)

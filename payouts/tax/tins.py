@@ -60,7 +60,7 @@ EXAMPLES = {
     TinKind.ES_NIF: "12345678Z",
     TinKind.ES_NIE: "X1234567L",
     TinKind.GB_UTR: "12345 67890",
-    TinKind.GB_NINO: "QQ 12 34 56 C",
+    TinKind.GB_NINO: "AB 12 34 56 C",
     TinKind.US_SSN: "123-45-6789",
     TinKind.US_ITIN: "912-70-1234",
 }
