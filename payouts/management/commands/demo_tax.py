@@ -3,10 +3,10 @@ commissioned video (a personal service, reported) after the TikTok login it need
 promotional gift, not reported), and the year's reports made from the ledger, checked and reconciled.
 
 Run after demo_seed and demo_funding (make run does); safe to run again. The people's tax details
-are given here as the claim flow would have stored them.
+are saved as the claim flow saves them (payouts.tax.services.tax_profile_save).
 """
 
-import json
+import datetime
 import time
 
 from django.conf import settings
@@ -15,11 +15,11 @@ from django.core.management.base import BaseCommand
 from django.utils import timezone
 
 from campaigns.models import Brand, Campaign
-from payouts.models import TaxProfile
 from payouts.payees.services import payee_account_save, payee_onboard
 from payouts.pipeline import payouts_due_process
 from payouts.rails import iban_check
 from payouts.submission.sweeps import payouts_sweep
+from payouts.tax.services import TaxDetails, tax_profile_save
 from verification.models import Identity
 from verification.services.participants import identity_attach, participant_create
 from verification.services.rewards import action_reward
@@ -91,20 +91,19 @@ class Command(BaseCommand):
             identity = identity_attach(
                 participant=person, provider="tiktok", subject=f"demo-creator-{index}", display_name=name
             )
-            TaxProfile.objects.create(
+            tax_profile_save(
                 participant=person,
-                brand=brand,
-                legal_name=name,
-                tin=tin,
-                tin_kind=kind,
-                tin_country=country,
-                birth_date=born,
-                address=json.dumps(address | {"country": country}),
-                residence_country=country,
-                us_status="w9" if country == "US" else "w8ben",
-                certified_at=timezone.now(),
-                certification_version="demo",
-                language=language,
+                details=TaxDetails(
+                    legal_name=name,
+                    birth_date=datetime.date.fromisoformat(born),
+                    address=address | {"country": country},
+                    residence_country=country,
+                    tin=tin,
+                    tin_kind=kind,
+                    tin_country=country,
+                    us_status="w9" if country == "US" else "w8ben",
+                    language=language,
+                ),
             )
             # The login first (a promotional gift: not reported), then the video it opens.
             action_reward(rule=login, identity=identity)
