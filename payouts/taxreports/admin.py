@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils import timezone
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -37,6 +38,11 @@ from payouts.taxreports.statement import statement_pdf
 
 def _money(totals: dict) -> str:
     return ", ".join(admin_money(amount, currency) for currency, amount in sorted(totals.items())) or "-"
+
+
+def _breakable(text: str):
+    # Identifiers of 60 characters and more: on a phone they wrap instead of covering the buttons.
+    return format_html('<span style="overflow-wrap: anywhere">{}</span>', text or "-")
 
 
 class TaxGenerateForm(forms.Form):
@@ -82,9 +88,9 @@ class TaxReportAdmin(admin.ModelAdmin):
         "year",
         "corrects",
         "status",
-        "message_ref_id",
+        "message_ref_id_display",
         "file_name",
-        "file_sha256",
+        "file_sha256_display",
         "totals_display",
         "ledger_display",
         "reconciled",
@@ -111,6 +117,14 @@ class TaxReportAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    @admin.display(description="MessageRefId")
+    def message_ref_id_display(self, report):
+        return _breakable(report.message_ref_id)
+
+    @admin.display(description="SHA-256")
+    def file_sha256_display(self, report):
+        return _breakable(report.file_sha256)
 
     @admin.display(description=gettext_lazy("People in the file"))
     def people(self, report):
