@@ -13,7 +13,7 @@ import hashlib
 import uuid
 
 from django.contrib.admin.models import CHANGE, LogEntry
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -148,12 +148,20 @@ def tax_report_generate(*, jurisdiction: str, year: int, actor) -> TaxReport:
         operator = platform_operator()
         if report is None:
             message_ref_id = _message_ref_id(jurisdiction=jurisdiction, year=year, operator=operator)
-            report = TaxReport.objects.create(
-                jurisdiction=jurisdiction,
-                year=year,
-                message_ref_id=message_ref_id,
-                operator_doc_ref_id=f"{message_ref_id}_PO",
-            )
+            try:
+                with transaction.atomic():
+                    report = TaxReport.objects.create(
+                        jurisdiction=jurisdiction,
+                        year=year,
+                        message_ref_id=message_ref_id,
+                        operator_doc_ref_id=f"{message_ref_id}_PO",
+                    )
+            except IntegrityError:
+                # Another staff member's first run of the same year committed first (the unique
+                # constraint is the arbiter): theirs stands, this one changes nothing.
+                raise TaxReportRefused(
+                    _("This report is being made by someone else right now: open it in a moment.")
+                ) from None
         else:
             report.rows.all().delete()
         people = tax_year_rows(year=year, jurisdiction=jurisdiction)

@@ -134,3 +134,28 @@ def test_the_command_makes_every_report_and_writes_files_and_statements(
     assert any(name.startswith("IRS-1099NEC") for name in names)
     statements = [path for path in tmp_path.iterdir() if path.name.startswith("statement-dac7")]
     assert len(statements) == 1 and statements[0].read_bytes().startswith(b"%PDF")
+
+
+def test_a_report_that_does_not_reconcile_cannot_be_filed(
+    client, summer, django_capture_on_commit_callbacks, rita
+):
+    service_reward_paid(client, summer, django_capture_on_commit_callbacks, subject="jurgen")
+    report = tax_report_generate(jurisdiction="dac7", year=this_year(), actor=rita)
+    TaxReport.objects.filter(pk=report.pk).update(ledger_totals={"EUR": report.totals["EUR"] + 1})
+
+    with pytest.raises(TaxReportRefused) as refused:
+        tax_report_mark_filed(report=report, reference="BZST-1", actor=rita)
+    assert "differ from the ledger" in refused.value.message
+    report.refresh_from_db()
+    assert report.status == "draft" and report.filing_reference == ""
+
+
+def test_the_platforms_own_missing_details_make_no_file(
+    client, summer, django_capture_on_commit_callbacks, rita, settings
+):
+    service_reward_paid(client, summer, django_capture_on_commit_callbacks, subject="jurgen")
+    settings.TAX_HMRC_OPERATOR_ID = ""
+    with pytest.raises(TaxReportRefused) as refused:
+        tax_report_generate(jurisdiction="uk", year=this_year(), actor=rita)
+    assert "TAX_HMRC_OPERATOR_ID" in refused.value.message
+    assert not TaxReport.objects.filter(jurisdiction="uk").exists()
