@@ -131,6 +131,8 @@ TABLES: dict[str, dict[str, dict[str, str]]] = {
     "2026-1": {"*": _OECD, "US": _US},
 }
 CURRENT = "2026-1"
+# The launch check's code for a rule's tax class: a statement, never a problem that blocks.
+TAX_STATEMENT = "tax_class"
 
 
 @dataclass(frozen=True)
@@ -179,8 +181,9 @@ def campaign_reward_judge(*, campaign: Campaign, trigger: str) -> TaxJudgement:
 
 
 def campaign_tax_check(*, campaign: Campaign, launching: bool = False) -> list[LaunchProblem]:
-    """The launch check's statement of each rule's tax class (never blocking): what the person will
-    be asked for, decided before the first reward rather than discovered in January."""
+    """Each rule's tax class as the campaign page's launch check states it, beside the problems of
+    CAMPAIGN_LAUNCH_CHECKS (never blocking, so kept out of them): what the person will be asked
+    for, decided before the first reward rather than discovered in January."""
     problems = []
     for rule in campaign.rules.all():
         judgement = campaign_reward_judge(campaign=campaign, trigger=rule.trigger)
@@ -192,7 +195,7 @@ def campaign_tax_check(*, campaign: Campaign, launching: bool = False) -> list[L
         )
         problems.append(
             LaunchProblem(
-                code="tax_class",
+                code=TAX_STATEMENT,
                 message=_("%(step)s: %(class)s (%(country)s). %(reason)s %(asked)s")
                 % {
                     "step": rule.get_trigger_display(),

@@ -142,7 +142,7 @@ LANDING_LOCAL_SECONDS = env.get("LANDING_LOCAL_SECONDS")
 
 # Run when a campaign or its rules are saved and before it goes live; each returns problems, and a
 # blocking one refuses the launch. Dotted paths: campaigns may not import the apps to its right.
-CAMPAIGN_LAUNCH_CHECKS = ["campaigns.tax.campaign_tax_check", "compliance.services.campaign_lint"]
+CAMPAIGN_LAUNCH_CHECKS = ["compliance.services.campaign_lint"]
 # What verification hands a WhatsApp status of a message we sent (delivered, read, failed): the
 # audience's template sends record it.
 WHATSAPP_STATUS_RECEIVERS = ["payouts.audience.broadcasts.whatsapp_status_record"]

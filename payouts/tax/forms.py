@@ -59,6 +59,9 @@ class TaxDetailsForm(forms.Form):
         label=_("Are you a US citizen or a US resident for tax purposes?"),
         choices=(("no", _("No")), ("yes", _("Yes"))),
         coerce=lambda value: value == "yes",
+        # Not asked of a US resident (who is a US person): its absence is "no".
+        required=False,
+        empty_value=False,
         initial="no",
         widget=forms.RadioSelect,
     )

@@ -23,7 +23,6 @@ from payouts.tax.services import tax_profiles_retention_enforce
 from payouts.tax.tins import TinRefused, tin_check
 from tests.payouts.conftest import payee_details
 from verification.models import ActionClaim
-from verification.services.participants import identity_attach
 from verification.services.rewards import action_reward
 
 pytestmark = pytest.mark.django_db
@@ -190,6 +189,14 @@ def test_the_launch_check_states_each_rules_class_without_blocking(summer):
     assert "Promotional gift" in texts["tiktok_login"] and "Nothing more is asked" in texts["tiktok_login"]
 
 
+def test_the_campaign_page_states_each_rules_tax_class_beside_the_launch_check(client, alice, summer):
+    client.force_login(alice)
+    html = client.get(reverse("campaign_detail", args=[summer.brand.slug, summer.pk])).content.decode()
+
+    assert 'id="tax-statements"' in html
+    assert "UGC share: Personal service (DE)." in html and "TikTok login: Promotional gift (DE)." in html
+
+
 def test_the_reward_rows_carry_the_booked_class_and_sum_to_the_ledger(video_owed):
     person, claim = video_owed
     start = timezone.now() - timedelta(days=1)
@@ -273,3 +280,18 @@ def test_an_erasure_of_someone_never_paid_for_a_service_erases_their_tax_details
 
 def test_another_persons_token_shows_no_tax_form(client):
     assert client.get(reverse("payouts:tax_details", args=["no-such-token"])).status_code == 404
+
+
+def test_a_persons_data_download_holds_their_tax_details(video_owed):
+    from payouts.privacy import participant_export
+
+    person, _ = video_owed
+    _profile(person)
+
+    (given,) = participant_export(participant=person)["tax_details"]
+
+    assert (given["tin"], given["birth_date"], given["address"]) == (
+        "36574261809",
+        "1994-03-02",
+        {"city": "Berlin"},
+    )
