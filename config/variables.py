@@ -1035,9 +1035,19 @@ VARIABLES = [
         "TAX_OPERATOR_TIN",
         "str",
         "the platform operator's tax identification number in its country (`PLATFORM_COUNTRY`), "
-        "in its DAC7 and UK files; its name and address are the invoices' (`INVOICE_ISSUER_*`)",
+        "in its DAC7 and UK files (its name is the invoices' issuer, `INVOICE_ISSUER_NAME`)",
         TAX,
         default="",
+        sandbox="DE000000000",
+    ),
+    Var(
+        "TAX_OPERATOR_ADDRESS",
+        "str",
+        "the platform operator's registered address on one line, in its tax files; "
+        "`INVOICE_ISSUER_ADDRESS` when empty",
+        TAX,
+        default="",
+        sandbox="Sandboxstraße 1, 10115 Berlin",
     ),
     Var(
         "TAX_HMRC_OPERATOR_ID",
@@ -1046,6 +1056,7 @@ VARIABLES = [
         "the UK file",
         TAX,
         default="",
+        sandbox="XEDPI0000000000",
     ),
     Var(
         "TAX_US_EIN",
@@ -1053,6 +1064,7 @@ VARIABLES = [
         "the US payer's employer identification number, for the 1099-NEC",
         TAX,
         default="",
+        sandbox="00-0000000",
     ),
     Var(
         "TAX_US_TCC",
@@ -1060,6 +1072,7 @@ VARIABLES = [
         "the Transmitter Control Code the IRS gave for FIRE (five characters)",
         TAX,
         default="",
+        sandbox="00000",
     ),
     Var(
         "TAX_US_ADDRESS",
@@ -1067,6 +1080,7 @@ VARIABLES = [
         "the US payer's address as `street; city; state; ZIP` (the state's two letters)",
         TAX,
         default="",
+        sandbox="1 Sandbox Way; San Francisco; CA; 94105",
     ),
     Var(
         "TAX_CONTACT",
@@ -1074,6 +1088,7 @@ VARIABLES = [
         "who the tax authorities ask about a file, as `name; telephone; email`",
         TAX,
         default="",
+        sandbox="Demo Tax; +1 415 555 0100; tax@demo.localhost",
     ),
     # Processes: read by gunicorn's config, the entrypoint or a library, not by the settings.
     Var(

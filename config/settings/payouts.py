@@ -141,6 +141,7 @@ PLATFORM_VAT_RATE_BPS = env.get("PLATFORM_VAT_RATE_BPS")
 INVOICE_NUMBER_PREFIX = env.get("INVOICE_NUMBER_PREFIX")
 # The tax reports' platform operator (payouts.taxreports.selectors.platform_operator).
 TAX_OPERATOR_TIN = env.get("TAX_OPERATOR_TIN")
+TAX_OPERATOR_ADDRESS = env.get("TAX_OPERATOR_ADDRESS")
 TAX_HMRC_OPERATOR_ID = env.get("TAX_HMRC_OPERATOR_ID")
 TAX_US_EIN = env.get("TAX_US_EIN")
 TAX_US_TCC = env.get("TAX_US_TCC")

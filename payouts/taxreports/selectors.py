@@ -31,7 +31,11 @@ def platform_operator() -> PlatformOperator:
         name=settings.INVOICE_ISSUER_NAME,
         country=settings.PLATFORM_COUNTRY,
         tin=settings.TAX_OPERATOR_TIN,
-        address=Address(country=settings.PLATFORM_COUNTRY, city="", street=settings.INVOICE_ISSUER_ADDRESS),
+        address=Address(
+            country=settings.PLATFORM_COUNTRY,
+            city="",
+            street=settings.TAX_OPERATOR_ADDRESS or settings.INVOICE_ISSUER_ADDRESS,
+        ),
         business_name="JoyBack",
         hmrc_operator_id=settings.TAX_HMRC_OPERATOR_ID,
         irs_tcc=settings.TAX_US_TCC,
@@ -51,7 +55,7 @@ def operator_missing(operator: PlatformOperator, *, jurisdiction: str) -> list[s
     if jurisdiction in ("dac7", "uk") and not operator.tin:
         missing.append("TAX_OPERATOR_TIN")
     if jurisdiction in ("dac7", "uk") and not operator.address.street:
-        missing.append("INVOICE_ISSUER_ADDRESS")
+        missing.append("TAX_OPERATOR_ADDRESS")
     if jurisdiction == "uk" and not operator.hmrc_operator_id:
         missing.append("TAX_HMRC_OPERATOR_ID")
     if jurisdiction == "us":

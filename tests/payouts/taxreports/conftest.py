@@ -30,8 +30,9 @@ PROFILES = {
 }
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def operator(settings):
+    """The platform operator as production would name it (the sandbox has its own defaults)."""
     settings.TAX_OPERATOR_TIN = "DE123456789"
     settings.INVOICE_ISSUER_NAME = "JoyBack GmbH"
     settings.INVOICE_ISSUER_ADDRESS = "Torstraße 1, 10119 Berlin"

@@ -1,5 +1,6 @@
 """make run's demo: a year of demo activity makes tax reports that pass the official schema and
-reconcile with the ledger, a person in each of Germany, Spain and the UK reported where they live."""
+reconcile with the ledger, a person in each of Germany, Spain and the UK reported where they live,
+with the sandbox's own platform operator (no setting given)."""
 
 import pytest
 from django.core.management import call_command

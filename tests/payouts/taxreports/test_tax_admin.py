@@ -14,7 +14,7 @@ from tests.conftest import SignedInClient
 from tests.payouts.conftest import staff_user
 from tests.payouts.taxreports.conftest import service_reward_paid
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("operator")]
 
 
 def signed_in(user):

@@ -9,7 +9,11 @@ from tests.payouts.conftest import staff_user
 from tests.payouts.taxreports.conftest import service_reward_paid
 from tests.verification.test_claim_races import race
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("operator"),
+]
 
 
 def test_making_one_year_at_once_keeps_one_report_with_each_person_once(

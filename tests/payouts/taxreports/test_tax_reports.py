@@ -20,7 +20,7 @@ from payouts.taxreports.services import (
 from tests.payouts.conftest import staff_user
 from tests.payouts.taxreports.conftest import service_reward_paid
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("operator")]
 NS = {"dpi": DPI, "stf": STF}
 
 
