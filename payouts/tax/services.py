@@ -89,14 +89,18 @@ def tax_profile_save(
 def tax_held_filter(payees: dict[int, PayeeAccount]) -> dict[int, PayeeAccount]:
     """The payees whose payouts may be made: those who owe their tax details are left out and asked
     for them (once per person), in the caller's transaction, as payouts.vop does for bank details
-    the bank would refuse. One statement for the batch."""
+    the bank would refuse. No statement more when the payees were read by payees_payable."""
     if not payees:
         return payees
-    held = set(
-        Participant.objects.filter(pk__in=list(payees))
-        .filter(tax_details_missing_q(OuterRef("pk")))
-        .values_list("pk", flat=True)
-    )
+    if all(hasattr(payee, "tax_details_missing") for payee in payees.values()):
+        # Read with the payees (payouts.submission.create.payees_payable): no statement more.
+        held = {pk for pk, payee in payees.items() if payee.tax_details_missing}
+    else:
+        held = set(
+            Participant.objects.filter(pk__in=list(payees))
+            .filter(tax_details_missing_q(OuterRef("pk")))
+            .values_list("pk", flat=True)
+        )
     for participant_id in sorted(held):
         tax_details_request(payee=payees[participant_id])
     return {pk: payee for pk, payee in payees.items() if pk not in held}

@@ -295,3 +295,27 @@ def test_a_persons_data_download_holds_their_tax_details(video_owed):
         "1994-03-02",
         {"city": "Berlin"},
     )
+
+
+@pytest.mark.parametrize(
+    ("language", "subject"),
+    [
+        ("de", "Deine Belohnung wartet auf deine Steuerdaten"),
+        ("es", "Tu recompensa espera tus datos fiscales"),
+        ("zh-hans", "您的奖励正在等待您的税务信息"),
+    ],
+)
+def test_the_person_is_told_in_their_own_language(
+    client, summer, django_capture_on_commit_callbacks, language, subject
+):
+    from tests.conftest import rewarded_in_browser
+
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = language
+    person = rewarded_in_browser(client, summer)
+    video_rewarded(person, summer)
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        payee_details(client, summer)
+
+    (told,) = [m for m in mail.outbox if m.subject == subject]
+    assert person.token in told.body
