@@ -55,6 +55,7 @@ from campaigns.services.funding import brand_topup_sandbox, campaign_fund
 from campaigns.services.refusals import CampaignError, campaign_launch_problems
 from campaigns.services.rules import rule_delete, rule_save
 from campaigns.starters import starters
+from campaigns.tax import campaign_tax_check
 from campaigns.visits import landing_visit_record, visit_is_counted
 from joyback.ledger.selectors import account_entries, account_get_for_brand
 
@@ -248,6 +249,8 @@ def _campaign_context(request, campaign, **extra):
         campaign=campaign,
         rules=rules,
         launch_problems=campaign_launch_problems(campaign=campaign),
+        # Beside the launch check: what each rewarded action is for tax (campaigns.tax), never blocking.
+        tax_statements=campaign_tax_check(campaign=campaign),
         budget=campaign_budget(campaign=campaign, rules=rules),
         charts=campaign_charts(campaign=campaign, today=timezone.localdate()),
         claimability=campaign_claimability(campaign=campaign),

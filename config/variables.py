@@ -20,6 +20,7 @@ OPERATIONS = "Operations"
 SANDBOX = "Sandbox"
 PROCESSES = "Processes (gunicorn, the container's entrypoint)"
 FEES = "The platform's fee and invoices"
+TAX = "Tax reports (DAC7, the UK's platform rules, 1099-NEC)"
 
 VARIABLES = [
     # Installation
@@ -1038,6 +1039,66 @@ VARIABLES = [
         "the start of every invoice number; one issuer's numbers follow each other without a gap",
         FEES,
         default="JB",
+    ),
+    # Tax reports: the platform operator as the tax authorities know it (payouts/taxreports/).
+    Var(
+        "TAX_OPERATOR_TIN",
+        "str",
+        "the platform operator's tax identification number in its country (`PLATFORM_COUNTRY`), "
+        "in its DAC7 and UK files (its name is the invoices' issuer, `INVOICE_ISSUER_NAME`)",
+        TAX,
+        default="",
+        sandbox="DE000000000",
+    ),
+    Var(
+        "TAX_OPERATOR_ADDRESS",
+        "str",
+        "the platform operator's registered address on one line, in its tax files; "
+        "`INVOICE_ISSUER_ADDRESS` when empty",
+        TAX,
+        default="",
+        sandbox="Sandboxstraße 1, 10115 Berlin",
+    ),
+    Var(
+        "TAX_HMRC_OPERATOR_ID",
+        "str",
+        "the platform operator ID HMRC gave on registration (XEDPI and ten digits), the sender of "
+        "the UK file",
+        TAX,
+        default="",
+        sandbox="XEDPI0000000000",
+    ),
+    Var(
+        "TAX_US_EIN",
+        "str",
+        "the US payer's employer identification number, for the 1099-NEC",
+        TAX,
+        default="",
+        sandbox="00-0000000",
+    ),
+    Var(
+        "TAX_US_TCC",
+        "str",
+        "the Transmitter Control Code the IRS gave for FIRE (five characters)",
+        TAX,
+        default="",
+        sandbox="00000",
+    ),
+    Var(
+        "TAX_US_ADDRESS",
+        "str",
+        "the US payer's address as `street; city; state; ZIP` (the state's two letters)",
+        TAX,
+        default="",
+        sandbox="1 Sandbox Way; San Francisco; CA; 94105",
+    ),
+    Var(
+        "TAX_CONTACT",
+        "str",
+        "who the tax authorities ask about a file, as `name; telephone; email`",
+        TAX,
+        default="",
+        sandbox="Demo Tax; +1 415 555 0100; tax@demo.localhost",
     ),
     # Processes: read by gunicorn's config, the entrypoint or a library, not by the settings.
     Var(

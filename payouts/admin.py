@@ -29,6 +29,7 @@ from payouts.reconciliation import admin as reconciliation_admin  # noqa: F401
 from payouts.reconciliation.admin import bank_alerts_warn
 from payouts.submission.states import PayoutRefused
 from payouts.submission.submit import payout_status_check
+from payouts.taxreports import admin as taxreports_admin  # noqa: F401
 from verification.admin import ParticipantAdmin
 from verification.models import Participant
 

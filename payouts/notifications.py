@@ -321,6 +321,22 @@ def _privacy(note: Notification) -> Message:
     return Message(subject, body, note.kind, [url])
 
 
+def _tax_details(note: Notification) -> Message:
+    names = {"name": note.payee.holder_name, "url": _note_status_url(note, note.payee.participant)}
+    return Message(
+        _("Your reward waits for your tax details"),
+        _(
+            "Hello %(name)s,\n\nyou were rewarded for a task a brand asked of you, such as a video. "
+            "The law requires us to report such payments to the tax authority, with your tax "
+            "number, date of birth and address. Your payout waits until you give them; we pay you "
+            "as soon as you do:\n\n%(url)s\n\nJoyBack"
+        )
+        % names,
+        "payout_tax_details",
+        [names["url"]],
+    )
+
+
 def _details_changed(note: Notification) -> Message:
     change = PayeeChange.objects.get(pk=note.context["change"])
     names = {
@@ -502,6 +518,7 @@ MESSAGES: dict[str, Callable[[Notification], Message | None]] = {
     "privacy_export": _privacy,
     "privacy_erase": _privacy,
     "details_changed": _details_changed,
+    "tax_details": _tax_details,
     "disclosure_fix": _disclosure_fix,
     "brand_verified": _brand_verified,
     "deposit_booked": _deposit_booked,

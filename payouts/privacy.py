@@ -5,7 +5,9 @@ number on file, or done by staff in the admin. Erasure removes at once what noth
 keep (contacts, account names, tokens, addresses, browser hashes) and pseudonymises the accounts'
 ids; the records bookkeeping and anti-money-laundering law require (the ledger, payouts with the
 account they went to and the holder's name, claims and their compliance evidence) are kept for
-PRIVACY_RETENTION_DAYS and then pseudonymised by the daily retention job. Ledger entries carry no
+PRIVACY_RETENTION_DAYS and then pseudonymised by the daily retention job. Tax details (payouts.tax)
+are kept for the tax retention of the person's country after their last reported reward, and
+erased at once when nothing of theirs was reported. Ledger entries carry no
 personal data and are never changed; nor are the append-only, hash-chained compliance decisions,
 whose evidence is a caption snapshot (no name or contact).
 """
@@ -22,7 +24,10 @@ from compliance.services import participant_cases_erase
 from payouts.models import Notification, PayeeAccount, PayeeSubmission, Payout, PrivacyRequest, VopCheck
 from payouts.models.payouts import OPEN_STATUSES
 from payouts.models.privacy import PrivacyKind
+from payouts.models.tax import TaxProfile
 from payouts.notifications import person_notify
+from payouts.tax.selectors import tax_identity_read
+from payouts.tax.services import tax_profiles_retain, tax_profiles_retention_enforce
 from verification.models import Participant, ProviderEvent
 from verification.services.participants import (
     participant_evidence_erase,
@@ -169,6 +174,22 @@ def participant_export(*, participant: Participant) -> dict:
             }
             for p in payouts
         ],
+        "tax_details": [
+            {
+                "legal_name": identity.legal_name,
+                "tin": identity.tin,
+                "tin_kind": identity.tin_kind,
+                "tin_country": identity.tin_country,
+                "birth_date": identity.birth_date.isoformat() if identity.birth_date else None,
+                "address": identity.address,
+                "residence_country": identity.residence_country,
+                "us_status": identity.us_status,
+                "certified_at": identity.certified_at.isoformat(),
+                "retained_until": p.retain_until.isoformat() if p.retain_until else None,
+            }
+            for p in TaxProfile.objects.filter(participant=participant).order_by("pk")
+            for identity in [tax_identity_read(profile=p)]
+        ],
         "messages": list(
             Notification.objects.filter(participant=participant).values("kind", "channel", "sent_at")
         ),
@@ -209,6 +230,8 @@ def participant_erase(
         PayeeSubmission.objects.filter(participant=participant).update(details="")
         VopCheck.objects.filter(payee__participant=participant).update(bank_name_returned=None)
         participant_identities_erase(participant=participant)
+        # Tax records stay for their own legal retention, or go now if nothing was reported.
+        tax_profiles_retain(participant=participant, now=now)
         PrivacyRequest.objects.filter(pk=request.pk).update(done_at=now)
     request.refresh_from_db()
     return request
@@ -237,6 +260,7 @@ def privacy_retention_enforce(*, now=None, batch: int = 200) -> int:
             participant_cases_erase(participant_id=request.participant_id)
             PrivacyRequest.objects.filter(pk=request.pk).update(retention_done_at=now)
         done += 1
+    tax_profiles_retention_enforce(now=now, batch=batch)
     old = ProviderEvent.objects.filter(processed_at__lte=cutoff).exclude(payload={})
     while ids := list(old.values_list("pk", flat=True)[:1000]):
         ProviderEvent.objects.filter(pk__in=ids).update(payload={})

@@ -13,6 +13,7 @@ from payouts.sandbox import klaviyo as sandbox_klaviyo
 from payouts.sandbox import mailchimp as sandbox_mailchimp
 from payouts.sandbox import onboarding as sandbox_onboarding
 from payouts.submission import views as submission_views
+from payouts.tax import views as tax_views
 
 app_name = "payouts"
 
@@ -24,6 +25,7 @@ claim_flow = [
     path("status/<str:token>/change/", payee_views.payee_change, name="payee_change"),
     path("status/<str:token>/vop/", payee_views.status_vop_choose, name="status_vop_choose"),
     path("status/<str:token>/privacy/", payee_views.status_privacy, name="status_privacy"),
+    path("status/<str:token>/tax/", tax_views.tax_details, name="tax_details"),
     path("privacy/<str:token>/", payee_views.privacy_confirm, name="privacy_confirm"),
     path("status/<str:token>/email/", audience_views.email_optin_view, name="email_optin"),
     path("email/confirm/<str:token>/", audience_views.email_optin_confirm_view, name="email_optin_confirm"),

@@ -27,6 +27,7 @@ REFERENCE_OR_PLATFORM = {
     "campaigns.Brand": "the distribution key itself: distributed by its own id",
     "users.User": "a person signs in once and may be a member of several brands: a reference table",
     "users.StaffGrant": "a permission for platform staff, asked and confirmed by staff: the platform's",
+    "payouts.TaxReport": "the platform operator's yearly file to a tax authority, for every brand",
     "compliance.Policy": "the disclosure rules of a country, the same for every brand: a reference table",
     "verification.ProviderEvent": "a provider's webhook as received, before it is known which brand it "
     "concerns; processed into brand rows (claims): the intake stays on the coordinator",

@@ -166,6 +166,13 @@ class ActionClaim(models.Model):
     referral_code = models.ForeignKey(
         "ReferralCode", null=True, blank=True, on_delete=models.PROTECT, related_name="claims"
     )
+    # What the reward is for tax, decided when it was first booked (campaigns.tax): its class
+    # (service, rebate, promotional), the country it was judged for and the table's version. A
+    # report for a past year reads these, never today's table. Blank: not booked yet, or booked
+    # before the columns existed (read under the first table, campaigns.tax.TABLES["2026-1"]).
+    tax_class = models.CharField(max_length=12, blank=True, default="", db_default="")
+    tax_country = models.CharField(max_length=2, blank=True, default="", db_default="")
+    tax_table = models.CharField(max_length=10, blank=True, default="", db_default="")
 
     class Meta:
         constraints = [

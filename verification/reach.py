@@ -21,6 +21,7 @@ from campaigns.models import ActionRule, LimitKind
 from campaigns.reach import reach_value
 from campaigns.services.fees import reward_fee_charge
 from campaigns.services.funding import campaign_budget_account
+from campaigns.tax import campaign_reward_judge
 from compliance.models import CaseStatus
 from compliance.selectors import caption_verdict, case_for_claim, unresolved_claim_ids
 from joyback.ledger.models import Hold
@@ -258,7 +259,20 @@ def _reach_top_up(claim: ActionClaim, *, views: int) -> int:
     )
     claim.reach_paid = target
     claim.ledger_transaction_id = claim.ledger_transaction_id or posted.pk
-    claim.save(update_fields=["hold_id", "reach_paid", "ledger_transaction_id"])
+    if not claim.tax_class:
+        # The share's first top-up books it: its tax class is recorded now (campaigns.tax).
+        tax = campaign_reward_judge(campaign=claim.campaign, trigger=claim.rule.trigger)
+        claim.tax_class, claim.tax_country, claim.tax_table = tax.tax_class, tax.country, tax.version
+    claim.save(
+        update_fields=[
+            "hold_id",
+            "reach_paid",
+            "ledger_transaction_id",
+            "tax_class",
+            "tax_country",
+            "tax_table",
+        ]
+    )
     # Marked after the commit: the claim's lock comes after the person's in the lock order.
     transaction.on_commit(partial(participant_payout_due, participant_id=claim.participant_id))
     return top_up

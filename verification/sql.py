@@ -259,7 +259,14 @@ def rule_locked(*, rule_id: int) -> LockedRule:
 
 # Why raw (both): an instant reward's claim written, and its posting noted on it, by prepared
 # statements: the ORM compiled both anew on every reward while the rule's lock was held.
-_CLAIM_POSTED = f"UPDATE {_CLAIMS} SET ledger_transaction_id = %s WHERE id = %s RETURNING id"  # noqa: S608
+# The reward's tax class is recorded with its first booking (campaigns.tax), in the same statement.
+_CLAIM_POSTED = (
+    f"UPDATE {_CLAIMS} SET ledger_transaction_id = %s, "  # noqa: S608
+    "tax_class = CASE WHEN tax_class = '' THEN %s ELSE tax_class END, "
+    "tax_country = CASE WHEN tax_class = '' THEN %s ELSE tax_country END, "
+    "tax_table = CASE WHEN tax_class = '' THEN %s ELSE tax_table END "
+    "WHERE id = %s RETURNING id"
+)
 
 
 def claim_insert(claim: ActionClaim) -> None:
@@ -267,5 +274,6 @@ def claim_insert(claim: ActionClaim) -> None:
     prepared_insert(claim)
 
 
-def claim_posted(*, claim_id: int, transaction_id: int) -> None:
-    prepared_fetchall(_CLAIM_POSTED, [transaction_id, claim_id])
+def claim_posted(*, claim_id: int, transaction_id: int, tax) -> None:
+    """tax: the reward's campaigns.tax.TaxJudgement, kept if the claim has one already."""
+    prepared_fetchall(_CLAIM_POSTED, [transaction_id, tax.tax_class, tax.country, tax.version, claim_id])

@@ -41,6 +41,8 @@ from payouts.models.sandbox import (
     SandboxFundingTransfer,
     SandboxLegalEntity,
 )
+from payouts.models.tax import TaxProfile
+from payouts.models.tax_reports import TaxReport, TaxReportRow
 
 __all__ = [
     "AudienceExport",
@@ -78,6 +80,9 @@ __all__ = [
     "Statement",
     "StatementImport",
     "StatementLine",
+    "TaxProfile",
+    "TaxReport",
+    "TaxReportRow",
     "TransferEvent",
     "VirtualAccount",
     "VopCheck",

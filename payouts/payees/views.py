@@ -49,6 +49,7 @@ from payouts.selectors import (
     vop_latest,
 )
 from payouts.submission.states import PayoutRefused
+from payouts.tax.selectors import tax_details_needed
 from payouts.vop import vop_choose
 from verification.selectors import consent_in_force, participant_claims, participant_get_by_token
 from verification.sessions import browser_participant, browser_participant_id
@@ -278,6 +279,10 @@ def _payout_context(participant):
         "fix_reason": reason_text(payee.unusable_code) if payee and payee.unusable_code else "",
         "token": participant.token,
         "fix_url": reverse("payouts:payee_change", args=[participant.token]) if payee else "",
+        # A reported reward (a service) is owed and the person's tax details are not given: their
+        # payout waits, and this says why and how to unblock it.
+        "tax_needed": tax_details_needed(participant_id=participant.pk),
+        "tax_url": reverse("payouts:tax_details", args=[participant.token]),
     }
 
 

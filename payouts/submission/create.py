@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, QuerySet
 from django.utils import timezone
 
 from joyback.ledger.models import AccountKind
@@ -23,6 +23,8 @@ from payouts.selectors import manual_payout_unpaid
 from payouts.submission.crash import crash_point
 from payouts.submission.states import payee_last_payout, payout_in_transit_account, scheme_for
 from payouts.submission.submit import payout_send, payout_submit
+from payouts.tax.selectors import tax_details_missing_q
+from payouts.tax.services import tax_held_filter
 from payouts.vop import payee_unpayable_mark
 from verification.models import ActionClaim, ClaimStatus, Participant
 from verification.services.participants import participant_payable_account
@@ -32,7 +34,8 @@ def payees_payable() -> QuerySet[PayeeAccount]:
     """Who may be paid, as their current bank details: usable, no claim of theirs waiting for a
     person's decision (the decision marks them again), no payout of theirs under way in the
     currency (one at a time: its resolution marks them again for what arrived meanwhile), and no
-    returned manual payout unpaid (paid again by hand, within the manual controls)."""
+    returned manual payout unpaid (paid again by hand, within the manual controls). Each carries
+    `tax_details_missing`: a payout of theirs waits for their tax details (payouts_make holds it)."""
     in_review = ActionClaim.objects.filter(
         participant_id=OuterRef("participant_id"), status=ClaimStatus.NEEDS_REVIEW
     )
@@ -42,8 +45,18 @@ def payees_payable() -> QuerySet[PayeeAccount]:
         manual=False,
         status__in=OPEN_STATUSES,
     )
-    return PayeeAccount.objects.filter(replaced_at__isnull=True, unusable_code="").filter(
-        ~Exists(in_review), ~Exists(under_way), ~Exists(manual_payout_unpaid(OuterRef("participant_id")))
+    return (
+        PayeeAccount.objects.filter(replaced_at__isnull=True, unusable_code="")
+        .filter(
+            ~Exists(in_review), ~Exists(under_way), ~Exists(manual_payout_unpaid(OuterRef("participant_id")))
+        )
+        # Read in the same statement: whether a reported reward waits for their tax details
+        # (payouts.tax), so a batch costs no statement more for it.
+        .annotate(
+            tax_details_missing=ExpressionWrapper(
+                tax_details_missing_q(OuterRef("participant_id")), output_field=BooleanField()
+            )
+        )
     )
 
 
@@ -60,6 +73,9 @@ def payouts_make(
     # Details the bank would refuse (stored before a name's Latin spelling or an international
     # transfer's address was asked for) are marked, and their person asked, instead of paid.
     payees = {key: payee for key, payee in payees.items() if not payee_unpayable_mark(payee)}
+    # People owed a reported reward (a personal service) whose tax details are not given yet wait,
+    # and are asked for them (payouts.tax): nothing reportable is paid without them.
+    payees = tax_held_filter(payees)
     if not payees:
         return []
     accounts = _accounts_lock(payees, brand_of)

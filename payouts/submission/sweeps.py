@@ -70,6 +70,8 @@ def participants_owed(*, limit: int) -> list[tuple[int, str]]:
     return list(
         payees_payable()
         .filter(participant__brand__verified_at__isnull=False, participant__payout_due_at__isnull=True)
+        # Waiting for their tax details: giving them marks the person due (payouts.tax).
+        .filter(tax_details_missing=False)
         .annotate(subject=subject)
         .filter(Exists(owed))
         .values_list("participant_id", "currency")[:limit]

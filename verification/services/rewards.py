@@ -13,6 +13,7 @@ from campaigns.models import ActionRule, Trigger
 from campaigns.selectors import campaign_claimability
 from campaigns.services.fees import reward_fee_charge, reward_fee_refund
 from campaigns.services.funding import campaign_budget_leg
+from campaigns.tax import campaign_reward_judge
 from joyback.ledger.models import Account, Hold
 from joyback.ledger.services import (
     InsufficientFunds,
@@ -333,8 +334,11 @@ def claim_reward_post(
         reward_fee_charge(claim_id=claim.pk, campaign=claim.campaign, amount=claim.amount, reward=reward)
     except InsufficientFunds:
         raise ClaimRefused("fully_claimed") from None
-    claim_posted(claim_id=claim.pk, transaction_id=reward.pk)
+    tax = campaign_reward_judge(campaign=claim.campaign, trigger=claim.rule.trigger)
+    claim_posted(claim_id=claim.pk, transaction_id=reward.pk, tax=tax)
     claim.ledger_transaction_id = reward.pk
+    if not claim.tax_class:
+        claim.tax_class, claim.tax_country, claim.tax_table = tax.tax_class, tax.country, tax.version
 
 
 PAYOUTS_DUE = "payouts due"  # a kind of standing work (joyback/background.py), done by the payouts app
