@@ -170,21 +170,18 @@ def _children(element) -> dict[str, list]:
 
 def _first(candidates, tags: tuple[str, ...]):
     # What ElementPath's find("a/b/c") returns: depth first, so the first match in document order.
-    # The last step is a loop, not a call: this runs a few times for each of 100,000 entries.
-    if not tags:
-        for element in candidates:
-            return element
-        return None
+    # Children are compared by tag here rather than by iterchildren(tag), whose tag matcher costs
+    # more to set up than an element's few children cost to look at; this runs a few times for
+    # each of 100,000 entries.
     tag, rest = tags[0], tags[1:]
-    if not rest:
-        for element in candidates:
-            for found in element.iterchildren(tag):
-                return found
-        return None
     for element in candidates:
-        found = _first(element.iterchildren(tag), rest)
-        if found is not None:
-            return found
+        for child in element:
+            if child.tag == tag:
+                if not rest:
+                    return child
+                found = _first((child,), rest)
+                if found is not None:
+                    return found
     return None
 
 
@@ -240,7 +237,15 @@ class _Reader:
         return _first(candidates, steps[1]) if steps[1] else candidates[0]
 
     def first_text(self, children: dict, path: str) -> str:
-        found = self.first(children, path)
+        # first(), inlined: called ten times an entry.
+        steps = self._steps.get(path)
+        if steps is None:
+            tags = self.tags(path)
+            steps = self._steps[path] = (tags[0], tags[1:])
+        candidates = children.get(steps[0])
+        if candidates is None:
+            return ""
+        found = _first(candidates, steps[1]) if steps[1] else candidates[0]
         if found is None:
             return ""
         text = found.text
