@@ -170,12 +170,18 @@ def _children(element) -> dict[str, list]:
 
 def _first(candidates, tags: tuple[str, ...]):
     # What ElementPath's find("a/b/c") returns: depth first, so the first match in document order.
+    # Children are compared by tag here rather than by iterchildren(tag), whose tag matcher costs
+    # more to set up than an element's few children cost to look at; this runs a few times for
+    # each of 100,000 entries.
+    tag, rest = tags[0], tags[1:]
     for element in candidates:
-        if not tags:
-            return element
-        found = _first(element.iterchildren(tags[0]), tags[1:])
-        if found is not None:
-            return found
+        for child in element:
+            if child.tag == tag:
+                if not rest:
+                    return child
+                found = _first((child,), rest)
+                if found is not None:
+                    return found
     return None
 
 
@@ -197,7 +203,9 @@ class _Reader:
             return "/".join(ns + part if part[0].isalpha() else part for part in path.split("/"))
 
         self.q = cache(q)
-        self._tags = cache(lambda path: tuple(ns + part for part in path.split("/")))
+        self._tags: dict[str, tuple[str, ...]] = {}
+        # path -> (its first tag, the tags after it): looked up some twenty times an entry.
+        self._steps: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def text(self, element, path: str) -> str:
         found = element.find(self.q(path))
@@ -212,19 +220,36 @@ class _Reader:
     # An entry is read from a map of its children (and each transaction from its own), made in one
     # pass: a search per field costs as much as the map, and an entry has some fifteen fields.
     def tags(self, path: str) -> tuple[str, ...]:
-        return self._tags(path)
+        tags = self._tags.get(path)
+        if tags is None:
+            tags = self._tags[path] = tuple(self.ns + part for part in path.split("/"))
+        return tags
 
     def first(self, children: dict, path: str):
         """children[...].find(path): the first match in document order, or None."""
-        head, *rest = tags = self.tags(path)
-        candidates = children.get(head)
+        steps = self._steps.get(path)
+        if steps is None:
+            tags = self.tags(path)
+            steps = self._steps[path] = (tags[0], tags[1:])
+        candidates = children.get(steps[0])
         if candidates is None:
             return None
-        return candidates[0] if not rest else _first(candidates, tags[1:])
+        return _first(candidates, steps[1]) if steps[1] else candidates[0]
 
     def first_text(self, children: dict, path: str) -> str:
-        found = self.first(children, path)
-        return found.text.strip() if found is not None and found.text else ""
+        # first(), inlined: called ten times an entry.
+        steps = self._steps.get(path)
+        if steps is None:
+            tags = self.tags(path)
+            steps = self._steps[path] = (tags[0], tags[1:])
+        candidates = children.get(steps[0])
+        if candidates is None:
+            return ""
+        found = _first(candidates, steps[1]) if steps[1] else candidates[0]
+        if found is None:
+            return ""
+        text = found.text
+        return text.strip() if text else ""
 
     def every(self, children: dict, path: str) -> list:
         """findall(path): every match in document order."""
@@ -259,7 +284,7 @@ class _Reader:
         batch_pmt_inf_id = ""
         details = []
         for entry_details in children.get(self.tags("NtryDtls")[0], ()):
-            batch = self.find(entry_details, "Btch")
+            batch = next(entry_details.iterchildren(self.tags("Btch")[0]), None)
             if batch is not None:
                 batch_msg_id = batch_msg_id or self.text(batch, "MsgId")
                 batch_pmt_inf_id = batch_pmt_inf_id or self.text(batch, "PmtInfId")

@@ -10,10 +10,8 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from payouts import sql
 from payouts.funding.deposits import brand_deposit_book
 from payouts.funding.selectors import brand_balance_account_id
-from payouts.models import ExceptionResolution as Resolution
 from payouts.models import PaymentBatch, Payout, ReconciliationException, StatementImport, StatementLine
 from payouts.models.payouts import PayoutStatus
 from payouts.models.reconciliation import ExceptionReason as Reason
@@ -28,11 +26,14 @@ from payouts.reconciliation.rules import BOOKED, SENT
 from payouts.submission.outcomes import payout_return, payout_settle
 
 
-def lines_match(*, line_ids: list[int], import_id: int | None = None, offset: int = 0) -> tuple[int, int]:
-    """Match lines to payouts, batches and deposits; (matched, exceptions)."""
+def lines_match(
+    *, line_ids: list[int], import_id: int | None = None, offset: int = 0, matched: int = 0
+) -> tuple[int, int]:
+    """Match the lines still new among these to payouts, batches and deposits; (matched,
+    exceptions). matched: how many of them were matched as they were written (the lines that only
+    confirm a settled payout, payouts.sql.statement_lines_copy), counted in."""
     if not line_ids:
-        return 0, 0
-    matched = _bulk_match(line_ids, import_id=import_id)
+        return matched, 0
     # A range, not an IN list of 100,000 parameters; the import's own lines only.
     lines = StatementLine.objects.filter(pk__range=(min(line_ids), max(line_ids)), state=State.NEW)
     if import_id:
@@ -54,26 +55,6 @@ def lines_match(*, line_ids: list[int], import_id: int | None = None, offset: in
                 processed=offset + (len(line_ids) - len(remaining) + position) // 2
             )
     return matched, exceptions
-
-
-def _bulk_match(line_ids: list[int], *, import_id: int | None = None) -> int:
-    """One UPDATE for the lines that only confirm what the payouts already know: a debit for a
-    payout already settled (or since returned), in the same amount and currency, the first line
-    for it. Everything else goes through _line_match."""
-    # "= ANY(array)" is a linear search per row: an import's lines are named by their import.
-    if import_id:
-        which, argument = "s.statement_import_id = %s", import_id
-    else:
-        which, argument = "l.id = ANY(%s)", line_ids
-    with transaction.atomic(durable=True):
-        matched, resolved = sql.payout_lines_match(which=which, argument=argument)
-        Resolution.objects.bulk_create(
-            [
-                Resolution(exception_id=pk, action=Action.LINK, note="matched by a statement line")
-                for pk in resolved
-            ]
-        )
-    return matched
 
 
 def _unknown_lines(lines: list[StatementLine]) -> list[StatementLine]:

@@ -17,8 +17,10 @@ from joyback.users.four_eyes import second_person_refusal
 from payouts import sql
 from payouts.iso20022.camt import camt_read, entry_count, message_detect
 from payouts.iso20022.types import SchemaError
+from payouts.models import ExceptionResolution as Resolution
 from payouts.models import SandboxBankMessage, Statement, StatementImport, StatementLine
 from payouts.models.reconciliation import LineState as State
+from payouts.models.reconciliation import ResolutionAction as Action
 from payouts.models.reconciliation import StatementImportStatus
 from payouts.models.transitions import STATEMENT_IMPORT, state_step
 from payouts.reconciliation.exceptions import numbers_forget
@@ -74,12 +76,14 @@ def statement_import_create(
             uploaded_by=uploaded_by,
             source=channel,
             filename=filename[:200],
-            data=data,
+            data=b"",
             sha256=hashlib.sha256(data).hexdigest(),
             message=message,
             total=entry_count(data),
             status=STATEMENT_IMPORT.step("hand_in_held" if waits else "hand_in").target,
         )
+        sql.statement_file_store(import_id=job.pk, data=data)
+        job.data = data
         if large and not waits:
             enqueue_on_commit("payouts.reconciliation.tasks.statement_import_task", job.pk)
     if not large and not waits:
@@ -151,7 +155,7 @@ def statement_import_decline(*, import_id: int, actor, note: str) -> StatementIm
 def statement_import_run(*, import_id: int) -> StatementImport:
     """Read, check, write and match one file; safe to run again (a second run finds it done)."""
     claimed = state_step(STATEMENT_IMPORT, StatementImport.objects.filter(pk=import_id), "run")
-    job = StatementImport.objects.get(pk=import_id)
+    job = StatementImport.objects.defer("data").get(pk=import_id)
     if not claimed:
         return job
 
@@ -160,7 +164,7 @@ def statement_import_run(*, import_id: int) -> StatementImport:
         StatementImport.objects.filter(pk=import_id).update(processed=read // 2)
 
     try:
-        parsed = camt_read(bytes(job.data), progress=progress)
+        parsed = camt_read(sql.statement_file(import_id=import_id), progress=progress)
         _totals_check(parsed)
     except SchemaError as error:
         state_step(
@@ -174,11 +178,13 @@ def statement_import_run(*, import_id: int) -> StatementImport:
         job.refresh_from_db()
         return job
     total = parsed.line_count
-    new_line_ids = _lines_write(job, parsed)
+    new_line_ids, confirmed = _lines_write(job, parsed)
     StatementImport.objects.filter(pk=import_id).update(
         total=total, processed=total // 2, new_lines=len(new_line_ids), known_lines=total - len(new_line_ids)
     )
-    matched, exceptions = lines_match(line_ids=new_line_ids, import_id=import_id, offset=total // 2)
+    matched, exceptions = lines_match(
+        line_ids=new_line_ids, import_id=import_id, offset=total // 2, matched=confirmed
+    )
     payouts_unreconciled_flag()
     for statement in Statement.objects.filter(statement_import_id=import_id, closing_balance__isnull=False):
         bank_drift_check(statement=statement)
@@ -297,8 +303,9 @@ def _line_values(statement_id: int, brand_id: int | None, scope: str, account: s
     )
 
 
-def _lines_write(job: StatementImport, parsed) -> list[int]:
-    """Write the statements and their new lines in one transaction; the ids of the new lines."""
+def _lines_write(job: StatementImport, parsed) -> tuple[list[int], int]:
+    """Write the statements and their new lines in one transaction: (the ids of the new lines, how
+    many of them were written matched, confirming a settled payout; sql.statement_lines_copy)."""
     # Every booking statement is the platform's own (brand None); "0" keeps the keys of lines
     # imported before brands stopped handing in statements.
     scope = "0"
@@ -323,12 +330,16 @@ def _lines_write(job: StatementImport, parsed) -> list[int]:
             statement_chain_check(statement)
             rows = [_line_values(statement.pk, None, scope, block.account, line) for line in block.lines]
             copied.append(rows)
-        sql.statement_lines_copy((row for rows in copied for row in rows), _LINE_COLUMNS)
-        return list(
-            StatementLine.objects.filter(statement_id__in=statement_ids, state=State.NEW)
-            .order_by("pk")
-            .values_list("pk", flat=True)
+        ids, confirmed, resolved = sql.statement_lines_copy(
+            (row for rows in copied for row in rows), _LINE_COLUMNS
         )
+        Resolution.objects.bulk_create(
+            [
+                Resolution(exception_id=pk, action=Action.LINK, note="matched by a statement line")
+                for pk in resolved
+            ]
+        )
+        return ids, confirmed
 
 
 def bank_statements_fetch() -> list[StatementImport]:
