@@ -50,9 +50,23 @@ def client_address(request) -> str:
     return remote
 
 
+def _counted_as(key: str) -> str:
+    """An IPv6 client holds a whole /64 (its provider gives it 2^64 addresses), so its limit is
+    counted per /64; an IPv4 address, or a key that is no address (an API key), as it is."""
+    address = _address(key)
+    if address is None:
+        return key
+    if address.version == 4:
+        return str(address)
+    if address.ipv4_mapped:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.ip_network(f"{address}/64", strict=False))
+
+
 def rate_limit_window(*, scope: str, key: str, limit: int, window_seconds: int) -> tuple[bool, int]:
     """Counts one hit in a fixed window: whether it is within `limit`, and the seconds until the
     window starts again (a Retry-After). Atomic add/incr in the shared cache (Redis in production)."""
+    key = _counted_as(key)
     now = time.time()
     window = int(now // window_seconds)
     wait = max(1, round((window + 1) * window_seconds - now))
@@ -80,4 +94,4 @@ def rate_limit_over(*, scope: str, key: str, limit: int, window_seconds: int) ->
     """Whether the key already made more than `limit` hits in this window, without counting one: for
     limits on failures (wrong codes), read before the attempt and counted only when it fails."""
     window = int(time.time() // window_seconds)
-    return (cache.get(f"ratelimit:{scope}:{key}:{window}") or 0) > limit
+    return (cache.get(f"ratelimit:{scope}:{_counted_as(key)}:{window}") or 0) > limit

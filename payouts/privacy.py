@@ -230,6 +230,11 @@ def participant_erase(
         PayeeSubmission.objects.filter(participant=participant).update(details="")
         VopCheck.objects.filter(payee__participant=participant).update(bank_name_returned=None)
         participant_identities_erase(participant=participant)
+        # A confirmation mail of the email opt-in holds the address typed into the form: one not
+        # sent yet is not sent, one sent forgets it.
+        optin_mails = Notification.objects.filter(participant=participant, kind="email_optin")
+        optin_mails.filter(sent_at__isnull=True).delete()
+        optin_mails.update(context={})
         # Tax records stay for their own legal retention, or go now if nothing was reported.
         tax_profiles_retain(participant=participant, now=now)
         PrivacyRequest.objects.filter(pk=request.pk).update(done_at=now)

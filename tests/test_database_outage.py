@@ -105,7 +105,7 @@ def test_a_replica_down_degrades_readiness_and_fails_the_monitor(browser, replic
         assert status == 200 and body["status"] == "degraded" and body["down"] == ["replica"]
         assert "down" in body["checks"]["replica"]["detail"]
 
-        monitor = browser.get("/healthz/")
+        monitor = browser.get("/healthz/", **MONITORING)
         assert monitor.status_code == 503 and "replica" in monitor.json()["down"]
 
 

@@ -280,8 +280,15 @@ CALLS = {
         description="d",
         opened=adyen_funding.OpenedAccount(),
     ),
+    # One side is always the platform's own balance account: no other transfer is asked for.
     "payouts.providers.adyen_funding.internal_transfer": lambda: adyen_funding.internal_transfer(
-        key="k", source="BA0", destination="BA1", amount=1, currency="EUR", reference="r", description="d"
+        key="k",
+        source=django_settings.ADYEN_BALANCE_ACCOUNT_ID,
+        destination="BA1",
+        amount=1,
+        currency="EUR",
+        reference="r",
+        description="d",
     ),
     "payouts.providers.adyen_onboarding._post": lambda: adyen_onboarding.legal_entity_create(
         key="k", legal_name="Twin GmbH", registration_number="HRB 1", country="DE", reference="r"
@@ -637,7 +644,7 @@ def test_anonymous_healthz_says_the_words_without_any_amount(client, drifts, mak
 
     assert response.status_code == 503
     text = response.content.decode()
-    assert response.json()["bank"] == "failing"
+    assert response.json() == {"status": "failing"}
     for amount in ("5000012", "5,000,012", "7,777.77", "1,234.56", "654321", "DRIFT"):
         assert amount not in text
 

@@ -114,20 +114,20 @@ def test_queued_work_waits_in_the_database_while_redis_is_down(
     assert schedule.schedule_type == Schedule.ONCE and schedule.repeats == 1
 
 
-def test_healthz_says_redis_is_down_and_the_rest_serves(client, redis_down):
+def test_healthz_says_redis_is_down_and_the_rest_serves(client, redis_down, monitoring):
     ready = client.get("/healthz/ready")
     live = client.get("/healthz/live")
 
     assert live.status_code == 200
     assert ready.status_code == 200 and ready.json()["status"] == "degraded"
     assert ready.json()["down"] == ["redis"]
-    assert client.get("/healthz/").json()["down"] == ["redis"]
+    assert client.get("/healthz/", **monitoring).json()["down"] == ["redis"]
 
 
-def test_healthz_fails_when_the_payment_provider_does_not_answer(client, settings):
+def test_healthz_fails_when_the_payment_provider_does_not_answer(client, settings, monitoring):
     settings.SANDBOX, settings.PSP_API_BASE = False, "http://127.0.0.1:1/"
 
-    response = client.get("/healthz/")
+    response = client.get("/healthz/", **monitoring)
 
     assert response.status_code == 503 and response["Retry-After"]
     assert response.json()["down"] == ["payment_provider"]
@@ -136,12 +136,12 @@ def test_healthz_fails_when_the_payment_provider_does_not_answer(client, setting
     assert client.get("/healthz/ready").status_code == 200
 
 
-def test_healthz_is_ok_when_everything_answers(client):
+def test_healthz_is_ok_when_everything_answers(client, monitoring):
     response = client.get("/healthz/ready")
 
     assert response.status_code == 200 and response.json()["status"] == "ok"
     assert set(response.json()["checks"]) == {"database", "redis"}
-    assert set(client.get("/healthz/").json()["checks"]) == {
+    assert set(client.get("/healthz/", **monitoring).json()["checks"]) == {
         "database",
         "redis",
         "payment_provider",

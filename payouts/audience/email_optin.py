@@ -17,6 +17,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaigns.models import Campaign, ConsentChannel, ConsentWording
+from joyback.ratelimit import rate_limit_hit
+from payouts.models import PrivacyRequest
+from payouts.models.privacy import PrivacyKind
 from payouts.notifications import email_optin_notify
 from verification.models import ConsentRecord, ConsentSource, Participant, Provider
 from verification.selectors import consent_in_force
@@ -25,6 +28,11 @@ from verification.services.participants import identity_attach
 
 CONFIRM_SALT = "joyback.email-optin"
 CONFIRM_DAYS = 7
+# Confirmation mails a day: to one address (whoever asks, so nobody makes JoyBack mail a stranger
+# over and over) and from one reward page (so no page relays mail to a list of addresses).
+MAILS_PER_ADDRESS_PER_DAY = 3
+MAILS_PER_PERSON_PER_DAY = 3
+DAY = 24 * 3600
 
 
 class OptinRefused(Exception):
@@ -71,6 +79,18 @@ def email_optin_request(
         raise OptinRefused(_("This campaign offers no email news."))
     if consent_in_force(participant_id=participant.pk, channel=ConsentChannel.EMAIL):
         raise OptinRefused(_("You already get this brand's news by email."))
+    address_key = hashlib.sha256(email.encode()).hexdigest()
+    if rate_limit_hit(
+        scope="email_optin_to", key=address_key, limit=MAILS_PER_ADDRESS_PER_DAY, window_seconds=DAY
+    ) or rate_limit_hit(
+        scope="email_optin_from", key=str(participant.pk), limit=MAILS_PER_PERSON_PER_DAY, window_seconds=DAY
+    ):
+        raise OptinRefused(
+            _(
+                "We already sent confirmation emails today. Open the link in the last one, "
+                "or try again tomorrow."
+            )
+        )
     submission = secrets.token_hex(8)
     token = signing.dumps(
         {"p": participant.pk, "c": campaign.pk, "e": email, "w": wording.pk, "s": submission,
@@ -119,6 +139,11 @@ def email_optin_confirm(*, token: str) -> ConsentRecord | None:
         .first()
     )
     if participant is None or wording is None or wording.brand_id != participant.brand_id:
+        raise OptinRefused(_("This link is not valid."))
+    if PrivacyRequest.objects.filter(
+        participant=participant, kind=PrivacyKind.ERASE, done_at__isnull=False
+    ).exists():
+        # The person's data was erased after this link was mailed: it brings nothing back.
         raise OptinRefused(_("This link is not valid."))
     identity = identity_attach(participant=participant, provider=Provider.EMAIL, subject=found["e"])
     if identity.participant_id != participant.pk:

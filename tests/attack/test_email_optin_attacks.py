@@ -1,6 +1,6 @@
 """A stranger's view of the email double opt-in: someone holding one reward page's link (their own)
 tries to make JoyBack mail a victim's address again and again, to confirm for others, to replay or
-alter the signed link, and to go around CSRF. The floods are what gets through today."""
+alter the signed link, and to go around CSRF. Each attempt is refused."""
 
 import re
 
@@ -46,7 +46,7 @@ def _link(mail) -> str:
     return re.search(r"https?://\S+/email/confirm/\S+/", mail.body).group(0).split("testserver")[-1]
 
 
-# --- What gets through today -------------------------------------------------------------------
+# --- Floods ----------------------------------------------------------------------------------------
 
 
 def test_one_reward_link_cannot_flood_a_strangers_mailbox_from_many_addresses(
@@ -98,7 +98,7 @@ def test_ipv6_neighbours_share_the_opt_in_limit(
     assert 429 in codes, f"8 requests from one /64 all answered {set(codes)}"
 
 
-# --- What held (kept as guards) ---------------------------------------------------------------
+# --- Links and forms -------------------------------------------------------------------------------
 
 
 def test_a_get_of_the_link_records_nothing_and_the_post_needs_csrf(

@@ -1,7 +1,7 @@
 """What a stranger learns from, and costs, the health endpoints with no token: /healthz/live,
-/healthz/ready, /healthz/work/ and /metrics say little (held); /healthz/ probes the payment
-provider from the server on every anonymous request, and tells anyone that the platform's money
-disagrees with its bank (gets through today)."""
+/healthz/ready, /healthz/work/ and /metrics say little; /healthz/ answers the status alone, kept a
+few seconds, so a stranger neither makes every node call the payment provider nor learns that the
+platform's money disagrees with its bank."""
 
 from unittest import mock
 

@@ -1,6 +1,6 @@
 """A person asks for the brand's email news, then has their data erased (GDPR Art. 17) before
-opening the confirmation mail. The address they typed stays in the message's row, and the link,
-still valid for a week, puts the address back on the erased person with a new consent."""
+opening the confirmation mail: the address they typed goes from the message's row, and the link,
+still within its week, brings nothing back."""
 
 import re
 

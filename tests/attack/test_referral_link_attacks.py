@@ -1,6 +1,6 @@
 """Guessing referral codes on `/v/c/<slug>/r/<code>/` as a stranger: a forged X-Forwarded-For, the
 same code in other cases and with dashes, another campaign's slug all count against the one limit
-(held); addresses of one IPv6 /64, each counted apart, do not (gets through today)."""
+(held); addresses of one IPv6 /64, each counted apart, share one limit too."""
 
 import pytest
 
