@@ -36,6 +36,51 @@ def invoice_vat_note(invoice: Invoice) -> str:
     return _("VAT %(rate)s of the net amount.") % {"rate": _percent(invoice.vat_rate_bps)}
 
 
+def _day(moment) -> str:
+    return date_format(timezone.localtime(moment).date(), "SHORT_DATE_FORMAT")
+
+
+def invoice_payment_notes(invoice: Invoice) -> list[str]:
+    """What was taken from the brand's balance account for this invoice, and when: the fees with
+    each reward, the VAT when the invoice was issued (due until the provider booked its move)."""
+    notes = [_("The fees were taken from your balance account with each reward.")]
+    state = invoice.vat_state
+    amount = _money(invoice.vat, invoice.currency)
+    if state == "paid":
+        notes.append(
+            _("The VAT (%(amount)s) was taken from your balance account on %(date)s; nothing is left to pay.")
+            % {"amount": amount, "date": _day(invoice.vat_moved_at)}
+        )
+    elif state == "due":
+        notes.append(
+            _(
+                "VAT due: %(amount)s, taken from your funds when this invoice was issued; it leaves "
+                "your balance account with the next transfer of fees."
+            )
+            % {"amount": amount}
+        )
+    elif state == "short":
+        notes.append(
+            _(
+                "VAT due: %(amount)s. Your funds did not cover it when this invoice was issued; it "
+                "is taken from your balance account as soon as they do."
+            )
+            % {"amount": amount}
+        )
+    else:
+        notes.append(_("Nothing is left to pay."))
+    return notes
+
+
+def invoice_vat_paid(invoice: Invoice) -> str:
+    """The VAT's payment as the CSV says it: the day it was moved, "VAT due", or nothing."""
+    if invoice.vat_state == "paid":
+        return f"{timezone.localtime(invoice.vat_moved_at).date():%Y-%m-%d}"
+    if invoice.vat_state in ("due", "short"):
+        return _("VAT due")
+    return ""
+
+
 def invoice_title(invoice: Invoice) -> str:
     return _("Invoice %(number)s") % {"number": invoice.number}
 
@@ -110,15 +155,16 @@ def invoice_pdf(invoice: Invoice) -> bytes:
         page.text(390, y, label, bold=label == totals[-1][0])
         page.text(right, y, _money(amount, currency), right=True, bold=label == totals[-1][0])
         y -= LINE
+    if invoice.vat_state in ("due", "short"):
+        page.text(390, y, _("VAT due"), bold=True)
+        page.text(right, y, _money(invoice.vat, currency), right=True, bold=True)
+        y -= LINE
     y -= LINE
     page.text(MARGIN, y, invoice_vat_note(invoice), size=9)
     y -= LINE
-    page.text(
-        MARGIN,
-        y,
-        _("Paid from your balance account with each reward; nothing is left to pay."),
-        size=9,
-    )
+    for note in invoice_payment_notes(invoice):
+        page.text(MARGIN, y, note, size=9)
+        y -= LINE
     return pdf_document(pages=pages, title=invoice_title(invoice))
 
 
@@ -138,6 +184,7 @@ def invoice_csv(invoice: Invoice) -> tuple[list, list]:
         _("Total"),
         _("Currency"),
         _("VAT treatment"),
+        _("VAT paid"),
     ]
     period = f"{invoice.period_start:%Y-%m}"
     rows = [
@@ -153,6 +200,7 @@ def invoice_csv(invoice: Invoice) -> tuple[list, list]:
             "",
             "",
             currency,
+            "",
             "",
         ]
         for line in invoice.lines.all()
@@ -171,6 +219,7 @@ def invoice_csv(invoice: Invoice) -> tuple[list, list]:
             csv_amount(invoice.total, currency),
             currency,
             invoice.get_vat_treatment_display(),
+            invoice_vat_paid(invoice),
         ]
     )
     return header, rows

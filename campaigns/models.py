@@ -676,7 +676,8 @@ class VatTreatment(models.TextChoices):
 class Invoice(models.Model):
     """The platform's monthly invoice to a live brand for one currency's fees: its lines per
     campaign, the VAT the brand's country calls for, and a number of the issuer's sequence.
-    Never edited once issued: what the brand was told is what it keeps."""
+    Never edited once issued (but for how its VAT was collected): what the brand was told is what
+    it keeps."""
 
     brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="invoices")
     issuer = models.CharField(max_length=40)
@@ -698,6 +699,16 @@ class Invoice(models.Model):
     issuer_address = models.CharField(max_length=300, blank=True, default="")
     issuer_vat_id = models.CharField(max_length=20, blank=True, default="")
     issued_at = models.DateTimeField()
+    # The VAT is taken from the brand's funds when the invoice is issued (booked to the VAT the
+    # platform owes the tax office), then moved from the brand's balance account at the provider
+    # with its next fee transfer (payouts.fees, `vat_transfer_reference`), done on the provider's
+    # word that it is booked (`vat_moved_at`). `vat_short_at`: when the brand's funds could not
+    # cover it; it is taken as soon as they can.
+    # The ledger's transaction, by id: its unique key (invoice-vat:<number>) books it once.
+    vat_ledger_transaction_id = models.BigIntegerField(null=True, blank=True)
+    vat_short_at = models.DateTimeField(null=True, blank=True)
+    vat_transfer_reference = models.CharField(max_length=40, blank=True, default="")
+    vat_moved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-period_start", "-pk"]
@@ -715,6 +726,16 @@ class Invoice(models.Model):
 
     def __str__(self):
         return self.number
+
+    @property
+    def vat_state(self) -> str:
+        """none (no VAT to collect), short (the brand's funds could not cover it yet), due (taken,
+        not yet moved at the provider), paid (the provider booked its move)."""
+        if self.vat <= 0:
+            return "none"
+        if self.vat_moved_at is not None:
+            return "paid"
+        return "due" if self.vat_ledger_transaction_id else "short"
 
 
 class InvoiceLine(models.Model):

@@ -12,6 +12,12 @@ account short, `notEnoughBalance`) waits and is asked again with the next key. A
 refunds (rewards taken back) outweigh its fees is not sent: later fees of the brand take it with
 them.
 
+An invoice's VAT, taken from the brand's funds when the invoice is issued (campaigns.services.
+invoices), moves the same way: the next transfer of the brand and currency gathers it with the
+fees (`Invoice.vat_transfer_reference`), and the invoice says it is paid (`vat_moved_at`) when that
+transfer is booked. An invoice whose VAT the brand's funds could not cover is taken again each run
+and named to staff (and on the brand's finance page) once.
+
 Taken is not moved: the ledger books the move (the platform's balance account <- the brand's) only
 on the provider's word that it is booked, its answer or its signed transfer webhook
 (balancePlatform.transfer.created/updated), whichever comes first, once per transfer under a unique
@@ -31,7 +37,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from campaigns.models import Brand, FeeCharge
+from campaigns.models import Brand, FeeCharge, Invoice
+from campaigns.services.invoices import invoices_vat_take
 from joyback.ledger.services import LedgerError, brand_balance_account, platform_bank, transfer_post
 from payouts.funding.selectors import virtual_account_for_brand
 from payouts.models import FeeTransfer, ReconciliationException
@@ -89,8 +96,10 @@ def fee_reference_new() -> str:
 
 
 def fee_transfers_gather(*, limit: int = GATHER_MOST) -> list[FeeTransfer]:
-    """The fees booked and not moved yet, made into one transfer per brand and currency; two
-    workers take disjoint charges (SKIP LOCKED)."""
+    """The fees booked and not moved yet, and the VAT of invoices taken and not moved yet, made
+    into one transfer per brand and currency; two workers take disjoint rows (SKIP LOCKED)."""
+    invoices_vat_take()
+    _vat_short_alert()
     made = []
     with transaction.atomic(durable=True):
         charges = list(
@@ -98,11 +107,18 @@ def fee_transfers_gather(*, limit: int = GATHER_MOST) -> list[FeeTransfer]:
             .filter(transfer_reference="")
             .order_by("pk")[:limit]
         )
-        groups = defaultdict(list)
+        invoices = list(
+            Invoice.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(vat__gt=0, vat_ledger_transaction_id__isnull=False, vat_transfer_reference="")
+            .order_by("pk")[:limit]
+        )
+        groups = defaultdict(lambda: ([], []))
         for charge in charges:
-            groups[(charge.brand_id, charge.currency)].append(charge)
-        for (brand_id, currency), group in sorted(groups.items()):
-            amount = sum(charge.fee for charge in group)
+            groups[(charge.brand_id, charge.currency)][0].append(charge)
+        for invoice in invoices:
+            groups[(invoice.brand_id, invoice.currency)][1].append(invoice)
+        for (brand_id, currency), (group, vats) in sorted(groups.items()):
+            amount = sum(charge.fee for charge in group) + sum(invoice.vat for invoice in vats)
             if amount <= 0:
                 continue  # refunds outweigh fees: later fees of the brand take them along
             fee_transfer = FeeTransfer.objects.create(
@@ -111,8 +127,44 @@ def fee_transfers_gather(*, limit: int = GATHER_MOST) -> list[FeeTransfer]:
             FeeCharge.objects.filter(pk__in=[charge.pk for charge in group]).update(
                 transfer_reference=fee_transfer.reference
             )
+            Invoice.objects.filter(pk__in=[invoice.pk for invoice in vats]).update(
+                vat_transfer_reference=fee_transfer.reference
+            )
             made.append(fee_transfer)
     return made
+
+
+def _vat_short_alert() -> None:
+    """Each invoice whose VAT the brand's funds could not cover, named to staff once (and so on
+    the brand's finance page), under the invoice's lock."""
+    short = Invoice.objects.filter(
+        vat__gt=0, vat_ledger_transaction_id__isnull=True, vat_short_at__isnull=False
+    )
+    for invoice_id in list(short.values_list("pk", flat=True)):
+        with transaction.atomic(durable=True):
+            invoice = (
+                Invoice.objects.select_for_update(skip_locked=True)
+                .filter(pk=invoice_id, vat_ledger_transaction_id__isnull=True)
+                .first()
+            )
+            if invoice is None:
+                continue
+            told = ReconciliationException.objects.filter(
+                brand_id=invoice.brand_id, reason=ExceptionReason.FEE_REFUSED, detail__contains=invoice.number
+            )
+            if told.exists():
+                continue
+            detail = _(
+                "The VAT of invoice %(number)s could not be taken: the brand's funds do not cover "
+                "it. It is taken as soon as they do."
+            ) % {"number": invoice.number}
+            ReconciliationException.objects.create(
+                brand_id=invoice.brand_id,
+                reason=ExceptionReason.FEE_REFUSED,
+                detail=detail[:300],
+                amount=-invoice.vat,
+                currency=invoice.currency,
+            )
 
 
 def fee_transfers_send(*, now=None, limit: int = SEND_MOST) -> dict:
@@ -240,6 +292,9 @@ def _book(locked: FeeTransfer, *, transfer_id: str) -> str:
         locked.save()
         return "unbookable"
     locked.status, locked.booked_at, locked.ledger_transaction_id = Status.BOOKED, timezone.now(), posted.pk
+    Invoice.objects.filter(vat_transfer_reference=locked.reference, vat_moved_at__isnull=True).update(
+        vat_moved_at=locked.booked_at
+    )
     locked.provider_status = "booked"
     locked.provider_transfer_id = transfer_id or locked.provider_transfer_id
     locked.sent_at = locked.sent_at or locked.booked_at

@@ -4,6 +4,13 @@ The number is the issuer's next: its InvoiceSequence row is locked and raised in
 transaction, so two invoices issued at once take turns and a rolled-back one gives its number back
 (numbers follow without a gap), and the database refuses a number given twice (unique per issuer)
 or a second invoice for the same brand, month and currency.
+
+The VAT an invoice carries is taken in its own transaction: the brand's funds -> the VAT the
+platform owes the tax office (never its revenue), once per invoice under a unique ledger key. Its
+move at the provider (the brand's balance account -> the platform's) goes with the brand's next fee
+transfer (payouts.fees), and is done only on the provider's word. A brand whose funds cannot cover
+it still gets its invoice: the VAT is shown as due, and taken as soon as the funds can
+(invoices_vat_take).
 """
 
 from collections import defaultdict
@@ -16,6 +23,11 @@ from django.utils import timezone
 
 from campaigns.invoices import vat_for
 from campaigns.models import Brand, FeeCharge, Invoice, InvoiceLine, InvoiceSequence
+from campaigns.services.funding import brand_funding_account
+from joyback.ledger.models import Account, AccountKind
+from joyback.ledger.services import InsufficientFunds, account_for, posting_post, transfer
+
+VAT_REASON = "invoice_vat"
 
 
 def month_start(day: date) -> date:
@@ -32,6 +44,63 @@ def _bounds(period_start: date) -> tuple[datetime, datetime]:
     start = datetime(period_start.year, period_start.month, 1, tzinfo=tz)
     end_day = month_after(period_start)
     return start, datetime(end_day.year, end_day.month, 1, tzinfo=tz)
+
+
+def platform_vat_account(*, currency: str) -> Account:
+    """The VAT the platform charged on its invoices and owes the tax office, once per currency."""
+    return account_for(
+        kind=AccountKind.VAT_PAYABLE, currency=currency, brand_id=None, name=f"VAT owed {currency}"
+    )
+
+
+def invoice_vat_ledger_key(invoice: Invoice) -> str:
+    return f"invoice-vat:{invoice.number}"
+
+
+def _vat_take(invoice: Invoice) -> bool:
+    """The invoice's VAT from the brand's funds to the VAT owed, in the caller's transaction (which
+    holds the invoice's row); False, and nothing booked, when the funds cannot cover it."""
+    try:
+        posted = posting_post(
+            posting=transfer(
+                source=brand_funding_account(brand=invoice.brand, currency=invoice.currency),
+                destination=platform_vat_account(currency=invoice.currency),
+                amount=invoice.vat,
+                reason=VAT_REASON,
+                idempotency_key=invoice_vat_ledger_key(invoice),
+                # The authority: the invoice, reckoned from fees the provider's bookings carried.
+                reference=f"invoice:{invoice.number}",
+                description=f"VAT of invoice {invoice.number}",
+            )
+        )
+    except InsufficientFunds:
+        if invoice.vat_short_at is None:
+            invoice.vat_short_at = timezone.now()
+            invoice.save(update_fields=["vat_short_at"])
+        return False
+    invoice.vat_ledger_transaction_id = posted.pk
+    invoice.save(update_fields=["vat_ledger_transaction_id"])
+    return True
+
+
+def invoices_vat_take(*, brand_id: int | None = None) -> int:
+    """The VAT of invoices whose brand's funds could not cover it when they were issued, taken now
+    where they can (each invoice's row locked, so two runs take it once); how many were taken."""
+    short = Invoice.objects.filter(vat__gt=0, vat_ledger_transaction_id__isnull=True)
+    if brand_id is not None:
+        short = short.filter(brand_id=brand_id)
+    taken = 0
+    for invoice_id in list(short.order_by("pk").values_list("pk", flat=True)):
+        with transaction.atomic(durable=True):
+            invoice = (
+                Invoice.objects.select_for_update(of=("self",))
+                .select_related("brand")
+                .filter(pk=invoice_id, vat_ledger_transaction_id__isnull=True)
+                .first()
+            )
+            if invoice is not None and _vat_take(invoice):
+                taken += 1
+    return taken
 
 
 def invoice_number_next(*, issuer: str) -> int:
@@ -115,6 +184,8 @@ def invoice_issue(*, brand: Brand, currency: str, period_start: date) -> Invoice
                 for campaign, line in sorted(lines.items(), key=lambda item: (item[0].name, item[0].pk))
             )
             FeeCharge.objects.filter(pk__in=[charge.pk for charge in charges]).update(invoice=invoice)
+            if vat_amount > 0:
+                _vat_take(invoice)
     except IntegrityError:
         # Issued meanwhile by another worker (the same brand, month and currency): that one stands.
         return Invoice.objects.filter(brand=brand, currency=currency, period_start=period_start).first()

@@ -33,6 +33,8 @@ class AccountKind(models.TextChoices):
     # A brand's own balance account at the payment provider (its virtual IBAN's), mirrored: the
     # brand's money, held in its name by the provider, never the platform's.
     BRAND_BALANCE = "brand_balance", _("Balance account at the provider")
+    # VAT the platform charged on its invoices and owes the tax office: never its revenue.
+    VAT_PAYABLE = "vat_payable", _("VAT owed to the tax office")
 
 
 NORMAL_DEBIT = frozenset(

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from schwifty import IBAN
 
 from campaigns.fees import fee_plans_forget
-from campaigns.models import Brand, FeePlan
+from campaigns.models import Brand, FeePlan, Invoice
 from campaigns.services.brands import brand_create
 from campaigns.services.campaigns import campaign_create, campaign_transition
 from campaigns.services.funding import (
@@ -39,6 +39,7 @@ from campaigns.services.funding import (
     brand_money_allowed_check,
     campaign_fund,
 )
+from campaigns.services.invoices import invoice_issue
 from joyback.ledger import sql as ledger_sql
 from joyback.ledger.models import Account, AccountKind, Entry
 from joyback.ledger.selectors import ledger_drift
@@ -420,7 +421,7 @@ STEPS = st.lists(
 )
 STEPS_WITH_FEES = st.lists(
     st.tuples(
-        st.sampled_from(["deposit", "deposit_returned", "payout", "return", "fee"]),
+        st.sampled_from(["deposit", "deposit_returned", "payout", "return", "fee", "invoice"]),
         st.integers(0, 1),
         st.integers(1, 40_00),
     ),
@@ -462,6 +463,9 @@ def _steps_run(client, owners, capture, steps, *, fees_by=None):
         elif step == "fee":
             fee_transfers_send()
             webhooks()
+        elif step == "invoice":
+            # This month's invoice so far: its VAT taken from the brand's funds, moved with the fees.
+            invoice_issue(brand=brand, currency="EUR", period_start=timezone.localdate())
         else:
             settled = SandboxBankPayment.objects.filter(
                 balance_account_id=account.balance_account_id, status="ACSC", returned_at__isnull=True
@@ -477,6 +481,8 @@ def _steps_run(client, owners, capture, steps, *, fees_by=None):
     for brand, account in brands:
         assert provider_balance_of(account) == ledger_balance_of(brand), brand.slug
     assert ledger_drift() == []
+    for invoice in Invoice.objects.filter(vat__gt=0):
+        assert invoice.vat_state == "paid", invoice.number
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
@@ -495,7 +501,8 @@ def test_no_posting_crosses_brands_and_each_balance_matches(
 def test_with_the_platforms_fees_no_posting_crosses_brands_and_each_balance_matches(
     client, alice, bob, treasury, django_capture_on_commit_callbacks, steps
 ):
-    """The same, with the platform's fees moved from each brand's own account to the platform's."""
+    """The same, with the platform's fees, and the VAT of the brands' invoices, moved from each
+    brand's own account to the platform's."""
     _steps_run(
         client,
         ((alice, "alpaca"), (bob, "bison")),

@@ -24,7 +24,11 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from joyback.ledger.models import Transaction
+from campaigns.invoice_documents import invoice_csv, invoice_pdf
+from campaigns.models import Brand, Invoice
+from campaigns.services.funding import brand_deposit_record
+from campaigns.services.invoices import invoice_issue, invoice_vat_ledger_key, platform_vat_account
+from joyback.ledger.models import AccountKind, Transaction
 from joyback.ledger.services import LedgerError, brand_balance_account, platform_bank
 from payouts import fees
 from payouts.funding import services as funding_services
@@ -32,6 +36,7 @@ from payouts.models import FeeTransfer, ReconciliationException, SandboxFundingE
 from payouts.providers import adyen
 from payouts.sandbox import funding as sandbox
 from payouts.submission.webhooks import transfer_events_process
+from tests.campaigns.test_invoices import pdf_text
 from tests.payouts.test_adyen_transfers import (
     NOTIFICATIONS,
     TRANSFERS,
@@ -394,3 +399,164 @@ def test_a_booking_the_ledger_cannot_make_is_told_to_staff_once_and_never_sent_a
     assert (taken.status, taken.provider_status) == ("sent", "booked")
     assert ReconciliationException.objects.get().reason == "provider_amount"
     assert fees.fee_transfers_send(now=timezone.now() + timedelta(days=1)) == {}
+
+
+# ---- the invoice's VAT: taken when the invoice is issued, moved with the fees on the provider's word
+
+
+def vat_moves(invoice: Invoice) -> int:
+    return Transaction.objects.filter(idempotency_key=invoice_vat_ledger_key(invoice)).count()
+
+
+def issued(brand, *, funds: int = 10_00) -> Invoice:
+    """This month's invoice of the brand, its funds (what no campaign holds) topped up first."""
+    if funds:
+        brand_deposit_record(brand=brand, amount=funds, currency="EUR", bank_reference=f"VAT-{funds}")
+    return invoice_issue(brand=brand, currency="EUR", period_start=timezone.localdate())
+
+
+@pytest.fixture
+def vat_taken(summer, staff_pair, monkeypatch, django_capture_on_commit_callbacks):
+    """Alpaca (Germany, no VAT number): one reward's fee (15 cents) and its invoice, VAT 19% (3
+    cents), both sent in one transfer Adyen took (status received): not moved yet."""
+    plan_for(summer.brand, staff_pair)
+    rewarded(summer, 1)
+    invoice = issued(summer.brand)
+    own_account(invoice.brand, django_capture_on_commit_callbacks, holds=50_00)
+    answer = example(TRANSFERS, "post-transfers-payout-to-balance-account-202")
+    recording_client(monkeypatch, lambda request: httpx.Response(202, json=answer))
+    return invoice
+
+
+def test_the_vat_is_taken_when_the_invoice_is_issued_and_moved_once_when_booked(
+    client, vat_taken, django_capture_on_commit_callbacks
+):
+    invoice = vat_taken
+    vat_owed = platform_vat_account(currency="EUR")
+    assert (invoice.net, invoice.vat, invoice.vat_state, vat_moves(invoice)) == (15, 3, "due", 1)
+    legs = {
+        entry.account.kind: entry.amount
+        for entry in Transaction.objects.get(pk=invoice.vat_ledger_transaction_id).entries.all()
+    }
+    # Debited from the brand's funds, credited to what the platform owes the tax office (not revenue).
+    assert legs == {AccountKind.BRAND_FUNDING: 3, AccountKind.VAT_PAYABLE: -3}
+    vat_owed.refresh_from_db()
+    assert vat_owed.balance == 3
+    assert "VAT due: €0.03" in pdf_text(invoice_pdf(invoice))
+
+    assert fees.fee_transfers_send() == {"sent": 1}
+    fee_transfer = FeeTransfer.objects.get()
+    invoice.refresh_from_db()
+    assert (fee_transfer.amount, invoice.vat_transfer_reference) == (15 + 3, fee_transfer.reference)
+    assert invoice.vat_state == "due"  # taken by the provider is not booked
+    for _twice in range(2):
+        for name in ("03.internal-authorised", "04.internal-booked"):
+            body = documented(name, fee_transfer, transfer_id="1W1UG35U8A9J5ZLG")
+            with django_capture_on_commit_callbacks(execute=True):
+                assert deliver(client, body).status_code == 200
+
+    invoice.refresh_from_db()
+    assert (invoice.vat_state, booked_moves(fee_transfer.reference), vat_moves(invoice)) == ("paid", 1, 1)
+    text = pdf_text(invoice_pdf(invoice))
+    assert "The fees were taken from your balance account with each reward." in text
+    assert "The VAT (€0.03) was taken from your balance account on" in text
+    assert "VAT due" not in text
+    _header, rows = invoice_csv(invoice)
+    assert rows[-1][-1] == f"{timezone.localdate():%Y-%m-%d}"
+    assert fees.fee_transfers_send() == {}  # nothing more to move
+
+
+def test_a_reverse_charged_invoice_moves_no_vat(summer, staff_pair, django_capture_on_commit_callbacks):
+    plan_for(summer.brand, staff_pair)
+    rewarded(summer, 1)
+    Brand.objects.filter(pk=summer.brand_id).update(country="FR", vat_id="FR12345678901")
+    invoice = issued(Brand.objects.get(pk=summer.brand_id))
+    own_account(invoice.brand, django_capture_on_commit_callbacks, holds=50_00)
+
+    assert (invoice.vat, invoice.vat_state, invoice.vat_ledger_transaction_id) == (0, "none", None)
+    assert fees.fee_transfers_send() == {"booked": 1}
+    invoice.refresh_from_db()
+    assert (FeeTransfer.objects.get().amount, invoice.vat_transfer_reference) == (15, "")
+    vat_owed = platform_vat_account(currency="EUR")
+    vat_owed.refresh_from_db()
+    assert vat_owed.balance == 0
+    text = pdf_text(invoice_pdf(invoice))
+    assert "Reverse charge" in text and "Nothing is left to pay." in text and "VAT due" not in text
+
+
+def test_vat_the_funds_cannot_cover_is_shown_due_told_to_staff_once_and_taken_later(
+    summer, staff_pair, django_capture_on_commit_callbacks
+):
+    plan_for(summer.brand, staff_pair)
+    rewarded(summer, 1)
+    invoice = issued(summer.brand, funds=0)  # every cent is in the campaign's budget
+    own_account(invoice.brand, django_capture_on_commit_callbacks, holds=50_00)
+
+    assert (invoice.number, invoice.vat, invoice.vat_state, vat_moves(invoice)) == (
+        "JB-000001",
+        3,
+        "short",
+        0,
+    )
+    assert "Your funds did not cover it" in pdf_text(invoice_pdf(invoice))
+    for _twice in range(2):
+        fees.fee_transfers_send()
+    told = ReconciliationException.objects.get(reason="fee_refused")
+    assert invoice.number in told.detail and told.brand_id == invoice.brand_id
+    assert FeeTransfer.objects.get().amount == 15  # the fee went; the VAT waits for the funds
+
+    brand_deposit_record(brand=invoice.brand, amount=1_00, currency="EUR", bank_reference="LATER")
+    assert fees.fee_transfers_send() == {"booked": 1}
+    invoice.refresh_from_db()
+    assert (invoice.vat_state, vat_moves(invoice)) == ("paid", 1)
+    assert list(FeeTransfer.objects.order_by("pk").values_list("amount", flat=True)) == [15, 3]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_invoice_issued_by_racing_workers_takes_its_vat_once(summer, staff_pair):
+    plan_for(summer.brand, staff_pair)
+    rewarded(summer, 2)
+    brand_deposit_record(brand=summer.brand, amount=10_00, currency="EUR", bank_reference="RACE")
+    barrier = threading.Barrier(8)
+
+    def issue(_index):
+        try:
+            barrier.wait()
+            return invoice_issue(brand=summer.brand, currency="EUR", period_start=timezone.localdate()).pk
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        issued_ids = set(pool.map(issue, range(8)))
+
+    invoice = Invoice.objects.get()
+    assert issued_ids == {invoice.pk} and (invoice.vat, vat_moves(invoice)) == (6, 1)  # 19% of 30
+    vat_owed = platform_vat_account(currency="EUR")
+    vat_owed.refresh_from_db()
+    assert vat_owed.balance == 6
+
+
+def test_the_vat_leaves_the_brands_own_account_and_each_balance_still_matches(
+    client, alice, staff_pair, django_capture_on_commit_callbacks
+):
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    plan_for(brand, staff_pair)
+    deposit(account, 100_00)
+    campaign = live_campaign(brand, 50_00, "summer-glow")
+    payout = pay(client, campaign, django_capture_on_commit_callbacks, subject="pat")
+    invoice = invoice_issue(brand=brand, currency="EUR", period_start=timezone.localdate())
+    fee = 10 + payout.amount * 500 // 10_000
+    assert (invoice.net, invoice.vat_state) == (fee, "due") and invoice.vat > 0
+
+    assert fees.fee_transfers_send() == {"booked": 1}
+    webhooks()
+    invoice.refresh_from_db()
+    assert FeeTransfer.objects.get().amount == fee + invoice.vat and invoice.vat_state == "paid"
+    ledger = brand_balance_account(brand_id=brand.pk, currency="EUR")
+    ledger.refresh_from_db()
+    assert provider_balance_of(account) == 100_00 - payout.amount - fee - invoice.vat == ledger.balance
+    funding_services.provider_transactions_reconcile()
+    account.refresh_from_db()
+    assert account.drift == 0 and not ReconciliationException.objects.exists()
+    assert crossing_transactions() == []

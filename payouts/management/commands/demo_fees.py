@@ -1,8 +1,8 @@
-"""Demo fees: the platform's fee on the demo's rewards moves from the demo brand's own balance
+"""Demo fees: the brand's invoice for the month so far is issued (PDF and CSV on its finance page),
+as the monthly schedule issues last month's, its VAT taken from the brand's funds; then the
+platform's fee on the demo's rewards and the invoice's VAT move from the demo brand's own balance
 account to the platform's (an internal transfer at the sandbox provider, booked in the ledger on
-its word), and the brand's invoice for the month so far is issued (PDF and CSV on its finance
-page), as the monthly schedule issues last month's. Run last, after every step that rewards someone
-(make run does); safe to run again.
+its word). Run last, after every step that rewards someone (make run does); safe to run again.
 """
 
 from django.core.management.base import BaseCommand
@@ -25,15 +25,18 @@ class Command(BaseCommand):
         if brand is None:
             self.stderr.write("Run demo_seed first.")
             return
+        invoice = invoice_issue(brand=brand, currency="EUR", period_start=timezone.localdate())
         fee_transfers_send()  # what the schedule payouts-fee-transfers does each minute
         funding_webhooks_deliver()  # the provider's transfer webhooks: received, authorised, booked
         transfer_events_process()
         moved = sum(FeeTransfer.objects.filter(brand=brand, status="booked").values_list("amount", flat=True))
-        invoice = invoice_issue(brand=brand, currency="EUR", period_start=timezone.localdate())
         number = invoice.number if invoice is not None else "none yet"
+        if invoice is not None:
+            invoice.refresh_from_db()
+            number = f"{number} (VAT {invoice.vat_state})"
         self.stdout.write(
             self.style.SUCCESS(
-                f"Demo fees moved to the platform ({moved / 100:.2f} EUR), invoice {number}: "
+                f"Demo fees and VAT moved to the platform ({moved / 100:.2f} EUR), invoice {number}: "
                 f"/brands/{brand.slug}/finance/"
             )
         )
