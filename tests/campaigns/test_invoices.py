@@ -253,6 +253,7 @@ def test_finance_downloads_the_pdf_and_the_csv(client, fiona, invoice):
     assert rows[0].startswith("Invoice,Period,Campaign")
     assert rows[1].startswith("JB-000001,") and "Summer Glow" in rows[1]
     assert rows[-1].split(",")[7:10] == ["0.30", "0.06", "0.36"]
+    assert rows[-1].rstrip().endswith(",VAT due")  # not taken yet: the brand's funds are all budgeted
 
 
 def test_the_finance_page_lists_the_invoices(client, fiona, invoice):
@@ -261,6 +262,8 @@ def test_the_finance_page_lists_the_invoices(client, fiona, invoice):
     text = client.get(reverse("brand_finance", args=["alpaca"])).content.decode()
 
     assert "JB-000001" in text and reverse("brand_invoice_pdf", args=["alpaca", invoice.pk]) in text
+    # Every cent of Alpaca's is in its campaign's budget: the VAT could not be taken yet.
+    assert invoice.vat_state == "short" and 'data-vat-state="short">VAT due<' in text
 
 
 def test_a_viewer_sees_no_invoices_and_may_not_download_them(client, vic, invoice):
