@@ -14,11 +14,12 @@ import time
 
 import pytest
 from allauth.mfa.totp.internal.auth import TOTP, format_hotp_value, hotp_value
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.client import ClientHandler
-from django.utils import timezone
+from django.utils import timezone, translation
 from psycopg.pq import TransactionStatus
 
 from campaigns.models import Brand, Role
@@ -224,6 +225,15 @@ def _brand_columns_named(request, django_db_blocker):
     with django_db_blocker.unblock():
         wrong = brand_columns_wrong()
     assert wrong == [], "rows without their parent's brand_id (tests/brand_columns.py)"
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """A request's language stays active in its thread after the response (LocaleMiddleware sets it
+    and nothing resets it): each test starts in the default language, whatever the last one asked."""
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 @pytest.fixture(autouse=True)
