@@ -3,10 +3,12 @@ template; Pat replies STOP on the phone; the next send skips Pat, and Pat's rewa
 
 import pytest
 
+from campaigns.models import Brand
 from campaigns.services.campaigns import campaign_create, campaign_transition
 from campaigns.services.funding import brand_deposit_record, campaign_fund
 from payouts.audience.broadcasts import broadcasts_send_due, templates_sync
 from tests.e2e.conftest import sign_in
+from tests.payouts.audience_helpers import waba_connect
 from verification.models import ActionClaim
 from verification.services.provider_events import provider_events_process
 
@@ -41,7 +43,9 @@ def test_opt_in_audience_template_stop_and_the_reward_stays(live_server, open_pa
     brand.get_by_text("+4915123456789").wait_for()
     screenshot(brand, "audience-20-audience-page")
 
-    templates_sync(livemode=True)
+    alpaca = Brand.objects.get(slug="alpaca")
+    waba_connect(brand=alpaca)
+    templates_sync(brand=alpaca)
     brand.goto(f"{live_server.url}/brands/alpaca/audience/sends/")
     brand.get_by_label("The template's values, one per line").fill("Alpaca Coffee\nnew beans are in")
     brand.get_by_role("button", name="See cost and who is skipped").click()
