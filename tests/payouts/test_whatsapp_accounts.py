@@ -8,7 +8,7 @@ from urllib.parse import unquote
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from payouts import notifications
 from payouts.audience.broadcasts import (
@@ -26,6 +26,13 @@ from verification.sandbox import whatsapp as sandbox
 
 pytestmark = pytest.mark.django_db
 META = Path(__file__).parents[1] / "verification" / "vendor" / "meta"
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """The refusals are read in English here, whatever language an earlier test left active."""
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture
