@@ -458,6 +458,13 @@ VARIABLES = [
         sandbox="/sandbox/shop-hosts/{domain}",
     ),
     Var(
+        "WHATSAPP_APP_ID",
+        "str",
+        "the Meta app's id: brands connect their WhatsApp Business Account through its Embedded Signup",
+        PROVIDERS,
+        sandbox="1234567890123456",
+    ),
+    Var(
         "WHATSAPP_APP_SECRET",
         "secret",
         "the Meta app secret WhatsApp webhooks are signed with",

@@ -37,7 +37,14 @@ from joyback.money import money_format
 from payouts import sql
 from payouts.funding.selectors import onboarding_problem_words
 from payouts.links import status_page_path
-from payouts.models import BroadcastRecipient, Notification, PayeeAccount, PayeeChange, Payout
+from payouts.models import (
+    BroadcastRecipient,
+    Notification,
+    PayeeAccount,
+    PayeeChange,
+    Payout,
+    WhatsAppAccount,
+)
 from payouts.selectors import participant_latest_campaign
 from verification.models import ActionClaim, Participant
 from verification.providers import whatsapp
@@ -166,6 +173,13 @@ class Message:
     parameters: list  # its body's parameters, in order
     language: str = ""  # the template's language at Meta, when it is not the person's
     callback: str = ""  # comes back on the message's statuses (biz_opaque_callback_data)
+    # The brand's own number and token for its marketing; None is the platform's own number (the
+    # person's payout messages are the platform's).
+    sender: whatsapp.Sender | None = None
+
+
+class NoWhatsAppAccount(Exception):
+    """A brand's message with no account of the brand's own to send it from."""
 
 
 # Messages a brand sends its audience: each needs the person's consent in force at the moment it
@@ -185,6 +199,11 @@ def _broadcast_recipient(note: Notification) -> BroadcastRecipient:
 
 def _broadcast(note: Notification) -> Message:
     sending = _broadcast_recipient(note)
+    account = WhatsAppAccount.objects.filter(brand_id=note.brand_id, disconnected_at__isnull=True).first()
+    if account is None:
+        # Disconnected since it was queued: it fails (and is tried again), never sent from the
+        # platform's number instead.
+        raise NoWhatsAppAccount(f"brand {note.brand_id} has no WhatsApp Business Account connected")
     return Message(
         "",
         "",
@@ -192,6 +211,7 @@ def _broadcast(note: Notification) -> Message:
         list(sending.broadcast.parameters),
         language=sending.language,
         callback=f"notification:{note.pk}",
+        sender=whatsapp.Sender(account.phone_number_id, account.access_token),
     )
 
 
@@ -744,6 +764,7 @@ def message_deliver(*, to: Recipient, channel: str, message: Message) -> str:
             language=message.language or translation.get_language() or "en",
             parameters=message.parameters,
             callback=message.callback,
+            sender=message.sender,
         )
 
 

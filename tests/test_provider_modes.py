@@ -336,6 +336,14 @@ CALLS = {
     ),
     "verification.providers.whatsapp.templates_list": lambda: whatsapp.templates_list(),
     "verification.providers.whatsapp.messaging_limit": lambda: whatsapp.messaging_limit(),
+    "verification.providers.whatsapp.signup_code_exchange": lambda: whatsapp.signup_code_exchange(code="c"),
+    "verification.providers.whatsapp.token_wabas": lambda: whatsapp.token_wabas(token="EAAx"),
+    "verification.providers.whatsapp.waba_phone_numbers": lambda: whatsapp.waba_phone_numbers(
+        waba_id="1", token="EAAx"
+    ),
+    "verification.providers.whatsapp.waba_subscribe": lambda: whatsapp.waba_subscribe(
+        waba_id="1", token="EAAx"
+    ),
     "payouts.providers.klaviyo.subscribers_push": lambda: klaviyo.subscribers_push(
         api_key="pk_x", subscribers=[klaviyo.Subscriber("whatsapp", "+4915100000001", _now(), "JoyBack")]
     ),

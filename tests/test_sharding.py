@@ -38,8 +38,6 @@ REFERENCE_OR_PLATFORM = {
     "verification.SandboxTikTokUser": "the sandbox's stand-in for TikTok: not in production",
     "verification.SandboxWhatsAppMessage": "the sandbox's stand-in for WhatsApp: not in production",
     "payouts.SandboxCrmProfile": "the sandbox's stand-in for Klaviyo: not in production",
-    "payouts.WhatsAppTemplate": "the templates of the platform's WhatsApp Business Account, which every "
-    "brand sends from: a reference table",
     "verification.SandboxTikTokGrant": "the sandbox's stand-in for TikTok: not in production",
     "verification.SandboxTikTokVideo": "the sandbox's stand-in for TikTok: not in production",
     "verification.SandboxTikTokPublish": "the sandbox's stand-in for TikTok: not in production",

@@ -140,6 +140,27 @@ sandbox = [
         sandbox_whatsapp.graph_messages,
         name="sandbox_whatsapp_messages",
     ),
+    path("whatsapp/signup/", sandbox_whatsapp.signup, name="sandbox_whatsapp_signup"),
+    path(
+        "whatsapp/graph/v21.0/oauth/access_token",
+        sandbox_whatsapp.graph_oauth_access_token,
+        name="sandbox_whatsapp_oauth_access_token",
+    ),
+    path(
+        "whatsapp/graph/v21.0/debug_token",
+        sandbox_whatsapp.graph_debug_token,
+        name="sandbox_whatsapp_debug_token",
+    ),
+    path(
+        "whatsapp/graph/v21.0/<str:waba_id>/phone_numbers",
+        sandbox_whatsapp.graph_phone_numbers,
+        name="sandbox_whatsapp_phone_numbers",
+    ),
+    path(
+        "whatsapp/graph/v21.0/<str:waba_id>/subscribed_apps",
+        sandbox_whatsapp.graph_subscribed_apps,
+        name="sandbox_whatsapp_subscribed_apps",
+    ),
     path(
         "whatsapp/graph/v21.0/<str:phone_number_id>",
         sandbox_whatsapp.graph_phone_number,

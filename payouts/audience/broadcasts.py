@@ -17,7 +17,7 @@ from campaigns.models import ConsentChannel
 from joyback.modes import provider_routed_for
 from payouts.audience.rates import RATES_DATE, country_of, marketing_rate_micros
 from payouts.audience.selectors import tier_used_today
-from payouts.models import Broadcast, BroadcastRecipient, Notification, WhatsAppTemplate
+from payouts.models import Broadcast, BroadcastRecipient, Notification, WhatsAppAccount, WhatsAppTemplate
 from payouts.models.audience import BroadcastStatus, RecipientStatus
 from payouts.notifications import audience_messages_notify
 from verification.models import ConsentAction, ConsentRecord, Identity, Provider
@@ -45,15 +45,83 @@ class BroadcastRefused(Exception):
     """A send that cannot be made as asked; the message is for the brand member."""
 
 
-def templates_sync(*, livemode: bool = True) -> int:
-    """The WABA's templates as Meta lists them now; how many. A template gone from the list stays
-    with its last status, so a send made with it still reads its name."""
-    with provider_routed_for(livemode=livemode):
-        listed = whatsapp.templates_list()
+NOT_CONNECTED = gettext_lazy("Connect your WhatsApp Business Account")
+
+
+def whatsapp_account_for(*, brand) -> WhatsAppAccount | None:
+    """The brand's connected WhatsApp Business Account, or None: then it sends nothing."""
+    return WhatsAppAccount.objects.filter(brand=brand, disconnected_at__isnull=True).first()
+
+
+def whatsapp_sender(*, brand_id: int) -> whatsapp.Sender:
+    """The brand's own number and token; refused when none is connected (fail closed: never the
+    platform's number for a brand's marketing)."""
+    account = WhatsAppAccount.objects.filter(brand_id=brand_id, disconnected_at__isnull=True).first()
+    if account is None:
+        raise BroadcastRefused(str(NOT_CONNECTED))
+    return whatsapp.Sender(account.phone_number_id, account.access_token)
+
+
+def whatsapp_account_connect(*, brand, user, code: str) -> WhatsAppAccount:
+    """Embedded Signup's end: the code exchanged for the business's token, the account the token
+    was granted and its number read from Meta, our app subscribed to its webhooks; the brand's
+    earlier account (if any) disconnected in the same transaction."""
+    if not code.strip():
+        raise BroadcastRefused(_("WhatsApp gave no signup code: start the signup again."))
+    try:
+        with provider_routed_for(livemode=brand.livemode):
+            token = whatsapp.signup_code_exchange(code=code.strip())
+            wabas = whatsapp.token_wabas(token=token)
+            if len(wabas) != 1:
+                raise BroadcastRefused(_("Choose exactly one WhatsApp Business Account in the signup."))
+            numbers = whatsapp.waba_phone_numbers(waba_id=wabas[0], token=token)
+            if not numbers:
+                raise BroadcastRefused(_("This WhatsApp Business Account has no phone number yet."))
+            whatsapp.waba_subscribe(waba_id=wabas[0], token=token)
+    except whatsapp.WhatsAppError as error:
+        if error.subcode in (36007, 36009):
+            raise BroadcastRefused(
+                _("The signup code expired or was used: start the signup again.")
+            ) from error
+        raise BroadcastRefused(_("WhatsApp refused the connection; nothing was saved. Try again.")) from error
+    number = numbers[0]
+    now = timezone.now()
+    with transaction.atomic(durable=True):
+        WhatsAppAccount.objects.filter(brand=brand, disconnected_at__isnull=True).update(disconnected_at=now)
+        account = WhatsAppAccount.objects.create(
+            brand=brand,
+            waba_id=wabas[0],
+            phone_number_id=number.phone_number_id,
+            display_number=number.display_number[:40],
+            verified_name=number.verified_name[:200],
+            access_token=token,
+            connected_by=user,
+            connected_at=now,
+        )
+    return account
+
+
+def whatsapp_account_disconnect(*, brand) -> None:
+    """No more sends from the account: the ones planned wait (refused) until one is connected."""
+    WhatsAppAccount.objects.filter(brand=brand, disconnected_at__isnull=True).update(
+        disconnected_at=timezone.now()
+    )
+
+
+def templates_sync(*, brand) -> int:
+    """The brand's account's templates as Meta lists them now; how many. A template gone from the
+    list stays with its last status, so a send made with it still reads its name."""
+    account = whatsapp_account_for(brand=brand)
+    if account is None:
+        raise BroadcastRefused(str(NOT_CONNECTED))
+    with provider_routed_for(livemode=brand.livemode):
+        listed = whatsapp.templates_list(waba_id=account.waba_id, token=account.access_token)
     now = timezone.now()
     with transaction.atomic(durable=True):
         for template in listed:
             WhatsAppTemplate.objects.update_or_create(
+                brand=brand,
+                waba_id=account.waba_id,
                 name=template.name,
                 language=template.language,
                 defaults={
@@ -68,11 +136,15 @@ def templates_sync(*, livemode: bool = True) -> int:
     return len(listed)
 
 
-def templates_sendable() -> dict[str, list[WhatsAppTemplate]]:
-    """Approved marketing and utility templates, by name, with their languages."""
+def templates_sendable(*, brand) -> dict[str, list[WhatsAppTemplate]]:
+    """The brand's approved marketing and utility templates of its connected account, by name,
+    with their languages; none without an account."""
+    account = whatsapp_account_for(brand=brand)
+    if account is None:
+        return {}
     found: dict[str, list[WhatsAppTemplate]] = {}
     for template in WhatsAppTemplate.objects.filter(
-        status="APPROVED", category__in=SENDABLE_CATEGORIES
+        brand=brand, waba_id=account.waba_id, status="APPROVED", category__in=SENDABLE_CATEGORIES
     ).order_by("name", "language"):
         found.setdefault(template.name, []).append(template)
     return found
@@ -116,14 +188,15 @@ def skip_reason_text(reason: str) -> str:
 def broadcast_plan(*, brand, template_name: str, campaign_id: int | None = None) -> Plan:
     """Every WhatsApp number of the brand's people (of one campaign, or all), and what becomes of
     each: sent, or skipped and why. Read again when the send is made."""
-    languages = {t.language for t in templates_sendable().get(template_name, [])}
+    sender = whatsapp_sender(brand_id=brand.pk)
+    languages = {t.language for t in templates_sendable(brand=brand).get(template_name, [])}
     if not languages:
         raise BroadcastRefused(_("Choose one of the approved templates."))
     plan = Plan()
     with provider_routed_for(livemode=brand.livemode):
-        plan.tier, plan.tier_limit = whatsapp.messaging_limit()
+        plan.tier, plan.tier_limit = whatsapp.messaging_limit(sender=sender)
     if plan.tier_limit is not None:
-        plan.tier_remaining = max(0, plan.tier_limit - tier_used_today())
+        plan.tier_remaining = max(0, plan.tier_limit - tier_used_today(brand_id=brand.pk))
     identities = Identity.objects.filter(brand=brand, provider=Provider.WHATSAPP).order_by("participant_id")
     if campaign_id:
         identities = identities.filter(participant__claims__campaign_id=campaign_id).distinct()
@@ -186,7 +259,8 @@ def broadcast_create(
     *, brand, user, template_name: str, parameters: list[str], send_at, campaign_id: int | None = None
 ) -> Broadcast:
     """The send as planned now, every person's row written (to send, or skipped and why)."""
-    templates = templates_sendable().get(template_name, [])
+    whatsapp_sender(brand_id=brand.pk)
+    templates = templates_sendable(brand=brand).get(template_name, [])
     if not templates:
         raise BroadcastRefused(_("Choose one of the approved templates."))
     wanted = templates[0].parameters
@@ -259,13 +333,21 @@ def broadcasts_send_due(*, now=None) -> int:
     for broadcast in Broadcast.objects.filter(
         status__in=[BroadcastStatus.SCHEDULED, BroadcastStatus.SENDING], send_at__lte=now
     ).order_by("send_at", "pk"):
+        try:
+            sender = whatsapp_sender(brand_id=broadcast.brand_id)
+        except BroadcastRefused:
+            # No account of the brand's own (disconnected since it was planned): it waits, sends
+            # nothing from anyone else's number.
+            continue
         with provider_routed_for(livemode=broadcast.brand.livemode):
-            _tier, limit = whatsapp.messaging_limit()
+            _tier, limit = whatsapp.messaging_limit(sender=sender)
+        # Each brand's number has its own tier: the pace's room is shared, the tier's is not.
+        batch_room = room
         if limit is not None:
-            room = min(room, max(0, limit - tier_used_today(now=now)))
-        if room <= 0:
-            break
-        sent = _broadcast_batch(broadcast=broadcast, limit=room, now=now)
+            batch_room = min(room, max(0, limit - tier_used_today(brand_id=broadcast.brand_id, now=now)))
+        if batch_room <= 0:
+            continue
+        sent = _broadcast_batch(broadcast=broadcast, limit=batch_room, now=now)
         queued += sent
         room -= sent
     return queued

@@ -162,12 +162,12 @@ def _replied(*, broadcast, sent) -> int:
     return len(set(inbound.values_list("payload__wa_id", flat=True)))
 
 
-def tier_used_today(*, now=None) -> int:
-    """People reached with templates in the last 24 h by the platform's number, every brand's sends
-    counted: Meta's tier limit is the number's."""
+def tier_used_today(*, brand_id: int, now=None) -> int:
+    """People reached with templates in the last 24 h by the brand's own number: Meta's tier limit
+    is the number's."""
     now = now or timezone.now()
     return (
-        BroadcastRecipient.objects.filter(sent_at__gte=now - timedelta(hours=24))
+        BroadcastRecipient.objects.filter(brand_id=brand_id, sent_at__gte=now - timedelta(hours=24))
         .values("identity__subject")
         .distinct()
         .count()

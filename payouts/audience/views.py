@@ -3,9 +3,11 @@ whose consent is in force, each export recorded), its WhatsApp template sends an
 Marketers and owners see contacts and send; a viewer and finance see the counts only."""
 
 from datetime import timedelta
+from urllib.parse import urlencode
 
 from allauth.core.exceptions import ReauthenticationRequired
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
@@ -39,7 +41,7 @@ from payouts.audience.selectors import (
 )
 from payouts.audience.services import audience_export_record
 from payouts.links import status_page_path
-from payouts.models import CrmConnection
+from payouts.models import CrmConnection, WhatsAppTemplate
 from payouts.models.audience import CrmKind
 from verification.models import ConsentAction
 from verification.selectors import participant_get_by_token
@@ -170,13 +172,27 @@ class BroadcastForm(forms.Form):
 def broadcast_list(request):
     """The brand's sends, the approved templates and a new send: planned (cost, tier, skipped)
     before it is confirmed."""
-    templates = broadcasts.templates_sendable()
-    form = BroadcastForm(request.POST or request.GET or None, brand=request.brand, templates=templates)
+    account = broadcasts.whatsapp_account_for(brand=request.brand)
+    templates = broadcasts.templates_sendable(brand=request.brand)
+    data = (request.POST or request.GET).copy()
+    chosen = data.get("template", "")
+    if chosen.isdigit():
+        # A template chosen by its id: only one of the brand's own account's (another brand's
+        # is not there for it).
+        template = WhatsAppTemplate.objects.filter(
+            pk=int(chosen), brand=request.brand, waba_id=account.waba_id if account else "-"
+        ).first()
+        if template is None:
+            raise Http404("No such template")
+        data["template"] = template.name
+    form = BroadcastForm(data or None, brand=request.brand, templates=templates)
     plan = None
     if request.method == "POST" or "template" in request.GET:
         if request.membership.role not in roles.EDIT_CAMPAIGNS:
             raise PermissionDenied("Your role in this brand does not allow this.")
-        if form.is_valid():
+        if account is None:
+            form.add_error(None, str(broadcasts.NOT_CONNECTED))
+        elif form.is_valid():
             data = form.cleaned_data
             try:
                 if request.method == "POST" and request.POST.get("confirm"):
@@ -204,6 +220,7 @@ def broadcast_list(request):
         "membership": request.membership,
         "roles": roles,
         "form": form,
+        "account": account,
         "templates": templates,
         "plan": plan,
         "plan_rows": _plan_rows(plan) if plan else [],
@@ -236,7 +253,9 @@ def _skip_rows(plan):
 @require_POST
 def templates_sync_view(request):
     try:
-        found = broadcasts.templates_sync(livemode=request.brand.livemode)
+        found = broadcasts.templates_sync(brand=request.brand)
+    except broadcasts.BroadcastRefused as refusal:
+        messages.error(request, str(refusal))
     except Exception:  # the provider's answer, whatever it was: said, nothing changed
         messages.error(
             request, _("WhatsApp did not answer; the templates were not synced. Try again in a minute.")
@@ -274,6 +293,50 @@ def broadcast_detail(request, broadcast_id):
         "rates": {"date": broadcast.rates_date, "currency": RATES_CURRENCY},
     }
     return render(request, "payouts/audience/broadcast_detail.html", context)
+
+
+@brand_member_required()
+@require_http_methods(["GET", "POST"])
+def whatsapp_account_view(request):
+    """The brand's own WhatsApp Business Account: connected by the owner at the end of Meta's
+    Embedded Signup (the popup hands this page a code), with a second factor and the password
+    asked again, as the token sends in the brand's name; or disconnected."""
+    code = request.POST.get("code", "") or request.GET.get("code", "")
+    if request.method == "POST":
+        if request.membership.role not in roles.MANAGE_API:
+            raise PermissionDenied("Your role in this brand does not allow this.")
+        if not recently_authenticated(request):
+            raise ReauthenticationRequired()
+        if request.POST.get("action") == "disconnect":
+            broadcasts.whatsapp_account_disconnect(brand=request.brand)
+            messages.success(request, _("Disconnected: nothing more is sent from this number."))
+            return redirect("payouts:whatsapp_account", brand_slug=request.brand.slug)
+        try:
+            account = broadcasts.whatsapp_account_connect(brand=request.brand, user=request.user, code=code)
+        except broadcasts.BroadcastRefused as refusal:
+            messages.error(request, str(refusal))
+            return redirect("payouts:whatsapp_account", brand_slug=request.brand.slug)
+        messages.success(
+            request,
+            _("Connected: your sends go from %(number)s. Sync your templates next.")
+            % {"number": account.display_number},
+        )
+        return redirect("payouts:broadcasts", brand_slug=request.brand.slug)
+    back = reverse("payouts:whatsapp_account", args=[request.brand.slug])
+    context = {
+        "brand": request.brand,
+        "membership": request.membership,
+        "roles": roles,
+        "account": broadcasts.whatsapp_account_for(brand=request.brand),
+        "code": code,
+        "signup_url": reverse("verification:sandbox_whatsapp_signup")
+        + "?"
+        + urlencode({"next": back, "business": request.brand.name})
+        if settings.SANDBOX
+        else "",
+        "app_id": settings.WHATSAPP_APP_ID,
+    }
+    return render(request, "payouts/audience/whatsapp_account.html", context)
 
 
 class CrmConnectForm(forms.Form):
@@ -430,5 +493,6 @@ def brand_pages():
         path("audience/sends/templates/", templates_sync_view, name="templates_sync"),
         path("audience/sends/<int:broadcast_id>/", broadcast_detail, name="broadcast_detail"),
         path("audience/crm/", crm_page, name="crm"),
+        path("audience/whatsapp/", whatsapp_account_view, name="whatsapp_account"),
         path("overview/audience/", overview_audience, name="overview_audience"),
     ]

@@ -6,6 +6,7 @@ from payouts.models.audience import (
     BroadcastRecipient,
     CrmConnection,
     SandboxCrmProfile,
+    WhatsAppAccount,
     WhatsAppTemplate,
 )
 from payouts.models.fees import FeeTransfer
@@ -86,6 +87,7 @@ __all__ = [
     "TransferEvent",
     "VirtualAccount",
     "VopCheck",
+    "WhatsAppAccount",
     "WhatsAppTemplate",
     # Not models: migrations 0003 and 0011 name these defaults by their first home, payouts.models,
     # so they stay importable here for as long as those migrations exist.

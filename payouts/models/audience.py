@@ -26,10 +26,40 @@ class AudienceExport(models.Model):
         return f"export of {self.brand} by {self.user} at {self.at:%Y-%m-%d %H:%M}"
 
 
-class WhatsAppTemplate(models.Model):
-    """A message template of the platform's WhatsApp Business Account, as its Management API last
-    listed it: only an APPROVED marketing or utility one is offered to send."""
+class WhatsAppAccount(models.Model):
+    """A brand's own WhatsApp Business Account, connected by its owner through Meta's Embedded
+    Signup: its templates are the brand's and its sends leave from the brand's number with the
+    brand's token. WhatsApp's Business Policy wants the business a person opted in to to be the
+    one messaging them, so a brand without one sends nothing."""
 
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+")
+    waba_id = models.CharField(max_length=40)
+    phone_number_id = models.CharField(max_length=40)
+    display_number = models.CharField(max_length=40, blank=True, default="")
+    verified_name = models.CharField(max_length=200, blank=True, default="")
+    # The business integration system user token the signup's code was exchanged for.
+    access_token = EncryptedTextField()
+    connected_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    connected_at = models.DateTimeField()
+    disconnected_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["brand"], condition=Q(disconnected_at__isnull=True), name="payouts_one_waba_per_brand"
+            )
+        ]
+
+    def __str__(self):
+        return f"WhatsApp {self.display_number or self.phone_number_id} of {self.brand}"
+
+
+class WhatsAppTemplate(models.Model):
+    """A message template of a brand's WhatsApp Business Account, as the Management API last listed
+    it: only an APPROVED marketing or utility one of the brand's connected account is offered."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.PROTECT, related_name="+")
+    waba_id = models.CharField(max_length=40, blank=True, default="")
     template_id = models.CharField(max_length=40)
     name = models.CharField(max_length=512)
     language = models.CharField(max_length=15)
@@ -41,7 +71,9 @@ class WhatsAppTemplate(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["name", "language"], name="payouts_one_template_per_language")
+            models.UniqueConstraint(
+                fields=["brand", "waba_id", "name", "language"], name="payouts_one_template_per_waba"
+            )
         ]
 
     def __str__(self):

@@ -3,6 +3,7 @@ template; Pat replies STOP on the phone; the next send skips Pat, and Pat's rewa
 
 import pytest
 
+from campaigns.models import Brand
 from campaigns.services.campaigns import campaign_create, campaign_transition
 from campaigns.services.funding import brand_deposit_record, campaign_fund
 from payouts.audience.broadcasts import broadcasts_send_due, templates_sync
@@ -41,7 +42,24 @@ def test_opt_in_audience_template_stop_and_the_reward_stays(live_server, open_pa
     brand.get_by_text("+4915123456789").wait_for()
     screenshot(brand, "audience-20-audience-page")
 
-    templates_sync(livemode=True)
+    # Alpaca sends from its own WhatsApp Business Account: asked to connect it first, it does so
+    # through (the sandbox's) Meta Embedded Signup.
+    brand.goto(f"{live_server.url}/brands/alpaca/audience/sends/")
+    brand.get_by_test_id("whatsapp-not-connected").wait_for()
+    screenshot(brand, "audience-25-connect-whatsapp")
+    brand.get_by_role("link", name="Connect your WhatsApp Business Account").click()
+    brand.get_by_role("link", name="Sign up with Meta").click()
+    brand.get_by_role("button", name="Finish").click()
+    screenshot(brand, "audience-26-finish-connecting")
+    brand.get_by_role("button", name="Finish connecting").click()
+    brand.get_by_text("Connected: your sends go from").wait_for()
+    # The owner's phone shows the account it sends from.
+    phone = open_page("phone")
+    phone.context.add_cookies(brand.context.cookies())
+    phone.goto(f"{live_server.url}/brands/alpaca/audience/whatsapp/")
+    phone.get_by_test_id("whatsapp-account").get_by_text("Alpaca Coffee").wait_for()
+    screenshot(phone, "audience-27-whatsapp-account-phone")
+    templates_sync(brand=Brand.objects.get(slug="alpaca"))
     brand.goto(f"{live_server.url}/brands/alpaca/audience/sends/")
     brand.get_by_label("The template's values, one per line").fill("Alpaca Coffee\nnew beans are in")
     brand.get_by_role("button", name="See cost and who is skipped").click()

@@ -5,6 +5,9 @@ import itertools
 
 from django.db import transaction
 
+from campaigns.models import Membership, Role
+from payouts.audience.broadcasts import whatsapp_account_connect
+from verification.sandbox.whatsapp import signup_code
 from verification.services.consent import consent_record_give, consent_record_withdraw
 from verification.services.participants import identity_attach, participant_create
 
@@ -54,3 +57,11 @@ def audience_email_person(*, campaign, email: str, language: str = "en"):
             proof=f"form:test-{email}",
         )
     return identity
+
+
+def waba_connect(*, brand, user=None):
+    """The brand's own WhatsApp Business Account, connected as the owner's Embedded Signup ends in
+    the sandbox (the code exchanged, the account and its number read from Meta's answers)."""
+    if user is None:
+        user = Membership.objects.filter(brand=brand, role=Role.OWNER).first().user
+    return whatsapp_account_connect(brand=brand, user=user, code=signup_code(brand.name))

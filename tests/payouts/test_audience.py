@@ -16,7 +16,7 @@ from payouts.audience.broadcasts import broadcast_plan, templates_sync
 from payouts.audience.selectors import audience_export_rows
 from payouts.models import AudienceExport
 from tests.conftest import verified
-from tests.payouts.audience_helpers import audience_person, audience_stop
+from tests.payouts.audience_helpers import audience_person, audience_stop, waba_connect
 from verification.selectors import consent_in_force
 from verification.services.consent import consent_record_give, consent_record_withdraw
 from verification.services.participants import identity_attach
@@ -76,7 +76,14 @@ def test_a_viewer_sees_counts_and_cannot_export(client, vic, club):
 
 
 @pytest.mark.parametrize(
-    "name", ["payouts:audience", "payouts:audience_csv", "payouts:broadcasts", "payouts:crm"]
+    "name",
+    [
+        "payouts:audience",
+        "payouts:audience_csv",
+        "payouts:broadcasts",
+        "payouts:crm",
+        "payouts:whatsapp_account",
+    ],
 )
 def test_another_brand_gets_404(client, bob, bison, club, name):
     audience_person(campaign=club)
@@ -144,7 +151,8 @@ def test_no_export_or_send_includes_a_person_without_a_current_consent(alice, ma
 
     exported = set(audience_export_rows(brand=brand, filters={}).values_list("participant_id", "channel"))
     assert exported == in_force
-    templates_sync(livemode=True)
+    waba_connect(brand=brand)
+    templates_sync(brand=brand)
     plan = broadcast_plan(brand=brand, template_name="joyback_news")
     assert {participant for participant, *_rest in plan.send} == {p for p, c in in_force if c == "whatsapp"}
     contacts = {("whatsapp", "+" + p.subject): p.participant_id for p in people}

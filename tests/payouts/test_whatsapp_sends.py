@@ -20,7 +20,7 @@ from payouts.audience.broadcasts import (
 from payouts.audience.rates import country_of, marketing_rate_micros
 from payouts.audience.selectors import broadcast_results
 from payouts.models import BroadcastRecipient, Notification, WhatsAppTemplate
-from tests.payouts.audience_helpers import audience_person, audience_stop
+from tests.payouts.audience_helpers import audience_person, audience_stop, waba_connect
 from verification.models import ProviderEvent, SandboxWhatsAppMessage
 from verification.providers import whatsapp
 from verification.providers.whatsapp import signature, status_updates
@@ -37,8 +37,9 @@ def club(make_live_campaign):
 
 
 @pytest.fixture
-def synced():
-    templates_sync(livemode=True)
+def synced(club):
+    waba_connect(brand=club.brand)
+    templates_sync(brand=club.brand)
 
 
 @pytest.fixture
@@ -100,7 +101,7 @@ def test_metas_status_examples_read_as_delivered_billable_and_failed_131049():
     assert (failed.status, failed.error_code, failed.billable) == ("failed", 131049, None)
 
 
-def test_the_sandbox_lists_templates_in_pages_and_only_approved_ones_are_offered(synced):
+def test_the_sandbox_lists_templates_in_pages_and_only_approved_ones_are_offered(club, synced):
     assert WhatsAppTemplate.objects.filter(name="joyback_news").count() == 4
     assert set(WhatsAppTemplate.objects.values_list("status", flat=True)) == {
         "APPROVED",
@@ -109,7 +110,7 @@ def test_the_sandbox_lists_templates_in_pages_and_only_approved_ones_are_offered
     }
     from payouts.audience.broadcasts import templates_sendable  # deferred: read here alone
 
-    assert set(templates_sendable()) == {"joyback_news", "joyback_offer"}
+    assert set(templates_sendable(brand=club.brand)) == {"joyback_news", "joyback_offer"}
 
 
 def test_the_plan_prices_per_country_and_skips_who_must_be_skipped(club, alice, synced):

@@ -156,7 +156,28 @@ def _message_text(message: dict) -> str:
     return ""
 
 
-def template_send(*, to: str, template: str, language: str, parameters: list[str], callback: str = "") -> str:
+@dataclass(frozen=True)
+class Sender:
+    """A business's number and the token that may send from it: a brand's own WhatsApp Business
+    Account. None of it means the platform's own number (the person's payout messages)."""
+
+    phone_number_id: str
+    token: str
+
+
+def _sender(sender: Sender | None) -> Sender:
+    return sender or Sender(settings.WHATSAPP_PHONE_NUMBER_ID, settings.WHATSAPP_ACCESS_TOKEN)
+
+
+def template_send(
+    *,
+    to: str,
+    template: str,
+    language: str,
+    parameters: list[str],
+    callback: str = "",
+    sender: Sender | None = None,
+) -> str:
     """Send an approved message template (the only kind allowed outside the 24-hour window);
     returns Meta's message id. `callback` comes back on its statuses (biz_opaque_callback_data)."""
     body = {
@@ -174,11 +195,12 @@ def template_send(*, to: str, template: str, language: str, parameters: list[str
     }
     if callback:
         body["biz_opaque_callback_data"] = callback
+    sender = _sender(sender)
     with http_client() as client:
         response = client.post(
-            f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{settings.WHATSAPP_PHONE_NUMBER_ID}/messages",
+            f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{sender.phone_number_id}/messages",
             json=body,
-            headers={"Authorization": f"Bearer {settings.WHATSAPP_ACCESS_TOKEN}"},
+            headers={"Authorization": f"Bearer {sender.token}"},
         )
     if response.status_code != 200:
         raise WhatsAppError(f"template {template} to {to[-4:]}: {response.status_code} {response.text[:200]}")
@@ -186,7 +208,23 @@ def template_send(*, to: str, template: str, language: str, parameters: list[str
 
 
 class WhatsAppError(Exception):
-    pass
+    def __init__(self, message: str, *, code: int | None = None, subcode: int | None = None):
+        super().__init__(message)
+        self.code, self.subcode = code, subcode
+
+
+def _graph_error(what: str, response) -> WhatsAppError:
+    """Meta's error envelope ({"error": {"code", "error_subcode", "message"}}) kept readable."""
+    try:
+        error = response.json().get("error") or {}
+    except (ValueError, AttributeError):
+        error = {}
+    code, subcode = error.get("code"), error.get("error_subcode")
+    return WhatsAppError(
+        f"{what}: {response.status_code} {response.text[:200]}",
+        code=code if isinstance(code, int) else None,
+        subcode=subcode if isinstance(subcode, int) else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -202,18 +240,17 @@ class Template:
     parameters: int  # how many {{n}} the body takes
 
 
-def templates_list() -> list[Template]:
-    """GET /{waba-id}/message_templates, every page (Meta pages with paging.next)."""
-    url = (
-        f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{settings.WHATSAPP_BUSINESS_ACCOUNT_ID}/message_templates"
-    )
+def templates_list(*, waba_id: str = "", token: str = "") -> list[Template]:
+    """GET /{waba-id}/message_templates, every page (Meta pages with paging.next): a brand's
+    account with its token, or the platform's own."""
+    waba_id = waba_id or settings.WHATSAPP_BUSINESS_ACCOUNT_ID
+    token = token or settings.WHATSAPP_ACCESS_TOKEN
+    url = f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{waba_id}/message_templates"
     params = {"fields": "id,name,language,status,category,components", "limit": "100"}
     found = []
     with http_client() as client:
         for _page in range(50):
-            response = client.get(
-                url, params=params, headers={"Authorization": f"Bearer {settings.WHATSAPP_ACCESS_TOKEN}"}
-            )
+            response = client.get(url, params=params, headers={"Authorization": f"Bearer {token}"})
             if response.status_code != 200:
                 raise WhatsAppError(f"message_templates: {response.status_code} {response.text[:200]}")
             answer = response.json()
@@ -245,15 +282,16 @@ PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 TIER_LIMITS = {"TIER_250": 250, "TIER_1K": 1000, "TIER_2K": 2000, "TIER_10K": 10_000, "TIER_100K": 100_000}
 
 
-def messaging_limit() -> tuple[str, int | None]:
+def messaging_limit(*, sender: Sender | None = None) -> tuple[str, int | None]:
     """The sending number's tier (GET /{phone-number-id}?fields=messaging_limit_tier) and how many
     people it may reach a day (None: unlimited). An answer it cannot read counts as the lowest tier:
     sending too few is safe, too many gets the number restricted."""
+    sender = _sender(sender)
     with http_client() as client:
         response = client.get(
-            f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{settings.WHATSAPP_PHONE_NUMBER_ID}",
+            f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{sender.phone_number_id}",
             params={"fields": "messaging_limit_tier"},
-            headers={"Authorization": f"Bearer {settings.WHATSAPP_ACCESS_TOKEN}"},
+            headers={"Authorization": f"Bearer {sender.token}"},
         )
     if response.status_code != 200:
         raise WhatsAppError(f"messaging_limit_tier: {response.status_code} {response.text[:200]}")
@@ -261,3 +299,90 @@ def messaging_limit() -> tuple[str, int | None]:
     if tier == "TIER_UNLIMITED":
         return tier, None
     return tier or "TIER_250", TIER_LIMITS.get(tier, 250)
+
+
+# Embedded Signup's end, on our server: the code the signup popup returned is exchanged for the
+# business's token, the token tells which WhatsApp Business Account it was granted, the account
+# lists its number, and our app subscribes to the account's webhooks.
+
+
+@dataclass(frozen=True)
+class PhoneNumber:
+    phone_number_id: str
+    display_number: str
+    verified_name: str
+
+
+def signup_code_exchange(*, code: str) -> str:
+    """GET /oauth/access_token with the app's id and secret and the signup's code: the business
+    integration system user's token (the code works once and expires within minutes)."""
+    with http_client() as client:
+        response = client.get(
+            f"{provider_url('WHATSAPP_API_BASE')}/v21.0/oauth/access_token",
+            params={
+                "client_id": settings.WHATSAPP_APP_ID,
+                "client_secret": settings.WHATSAPP_APP_SECRET,
+                "code": code,
+            },
+        )
+    if response.status_code != 200:
+        raise _graph_error("oauth/access_token", response)
+    token = str(response.json().get("access_token") or "")
+    if not token:
+        raise WhatsAppError("oauth/access_token: no access_token in the answer")
+    return token
+
+
+def token_wabas(*, token: str) -> list[str]:
+    """GET /debug_token (asked with the app's token): the WhatsApp Business Accounts the token
+    may manage, from granular_scopes' whatsapp_business_management target_ids. An invalid token
+    grants none."""
+    with http_client() as client:
+        response = client.get(
+            f"{provider_url('WHATSAPP_API_BASE')}/v21.0/debug_token",
+            params={"input_token": token},
+            headers={"Authorization": f"Bearer {settings.WHATSAPP_APP_ID}|{settings.WHATSAPP_APP_SECRET}"},
+        )
+    if response.status_code != 200:
+        raise _graph_error("debug_token", response)
+    data = response.json().get("data") or {}
+    if data.get("is_valid") is not True:
+        return []
+    return [
+        str(target)
+        for scope in data.get("granular_scopes") or []
+        if scope.get("scope") == "whatsapp_business_management"
+        for target in scope.get("target_ids") or []
+    ]
+
+
+def waba_phone_numbers(*, waba_id: str, token: str) -> list[PhoneNumber]:
+    """GET /{waba-id}/phone_numbers: the account's numbers, with the name Meta verified."""
+    with http_client() as client:
+        response = client.get(
+            f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{waba_id}/phone_numbers",
+            params={"fields": "id,display_phone_number,verified_name"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+    if response.status_code != 200:
+        raise _graph_error("phone_numbers", response)
+    return [
+        PhoneNumber(
+            str(item.get("id") or ""),
+            str(item.get("display_phone_number") or ""),
+            str(item.get("verified_name") or ""),
+        )
+        for item in response.json().get("data") or []
+        if item.get("id")
+    ]
+
+
+def waba_subscribe(*, waba_id: str, token: str) -> None:
+    """POST /{waba-id}/subscribed_apps: the account's messages and statuses come to our webhook."""
+    with http_client() as client:
+        response = client.post(
+            f"{provider_url('WHATSAPP_API_BASE')}/v21.0/{waba_id}/subscribed_apps",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+    if response.status_code != 200 or response.json().get("success") is not True:
+        raise _graph_error("subscribed_apps", response)

@@ -8,9 +8,12 @@ import hashlib
 import json
 import secrets
 import time
+from urllib.parse import urlencode
 
 import phonenumbers
 from django.conf import settings
+from django.core import signing
+from django.core.cache import cache
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -157,13 +160,209 @@ MESSAGING_TIER = "TIER_250"
 CAPPED_SUFFIX = "049"
 
 
-def _template_id(name: str, language: str) -> str:
-    """A numeric id that stays the same for a template and language, as Meta's do."""
-    return str(int(hashlib.sha256(f"{name}:{language}".encode()).hexdigest()[:13], 16))
+def _template_id(name: str, language: str, waba_id: str = WABA_ID) -> str:
+    """A numeric id that stays the same for an account's template and language, as Meta's do."""
+    seed = f"{name}:{language}" if waba_id == WABA_ID else f"{waba_id}:{name}:{language}"
+    return str(int(hashlib.sha256(seed.encode()).hexdigest()[:13], 16))
 
 
 def _authorised(request) -> bool:
     return request.headers.get("Authorization") == f"Bearer {settings.WHATSAPP_ACCESS_TOKEN}"
+
+
+# A brand's WhatsApp Business Account in the sandbox: one per business that went through the
+# sandbox's Embedded Signup, its ids derived from the business's name (so signing up again finds
+# the same account), its token signed (a token opens its own account only).
+CODE_SALT = "sandbox-whatsapp-signup-code"
+TOKEN_SALT = "sandbox-whatsapp-business-token"  # noqa: S105 (a signing salt, not a secret)
+# Meta's code from Embedded Signup is short-lived and works once.
+CODE_MAX_AGE = 600
+
+
+def _digits(seed: str, length: int) -> str:
+    return str(int(hashlib.sha256(seed.encode()).hexdigest(), 16))[:length]
+
+
+def business_waba(business: str) -> dict:
+    waba_id = "1" + _digits(f"waba:{business}", 14)
+    return {
+        "waba_id": waba_id,
+        "phone_number_id": "1" + _digits(f"phone:{waba_id}", 14),
+        "display_phone_number": "+49 30 " + _digits(f"number:{waba_id}", 8),
+        "verified_name": business[:100],
+    }
+
+
+def signup_code(business: str) -> str:
+    """What Meta's signup popup hands the page when a business finished: a code for our server."""
+    return signing.dumps({"b": business[:100], "n": secrets.token_hex(8)}, salt=CODE_SALT, compress=True)
+
+
+def _token_for(waba_id: str, business: str) -> str:
+    return "EAAsbx" + signing.dumps({"w": waba_id, "b": business}, salt=TOKEN_SALT, compress=True)
+
+
+def _token_waba(raw: str) -> dict | None:
+    """The account a business token opens, or None."""
+    if not raw.startswith("EAAsbx"):
+        return None
+    try:
+        found = signing.loads(raw[6:], salt=TOKEN_SALT)
+    except signing.BadSignature:
+        return None
+    account = business_waba(found.get("b", ""))
+    return account if account["waba_id"] == found.get("w") else None
+
+
+def _bearer_waba(request) -> dict | None:
+    header = request.headers.get("Authorization", "")
+    return _token_waba(header[7:]) if header.startswith("Bearer ") else None
+
+
+def _may_use_waba(request, waba_id: str) -> bool:
+    if waba_id == WABA_ID:
+        return _authorised(request)
+    account = _bearer_waba(request)
+    return account is not None and account["waba_id"] == waba_id
+
+
+def _may_send_from(request, phone_number_id: str) -> bool:
+    if phone_number_id == PHONE_NUMBER_ID:
+        return _authorised(request)
+    account = _bearer_waba(request)
+    return account is not None and account["phone_number_id"] == phone_number_id
+
+
+def _sandbox_open(request) -> None:
+    if not (settings.SANDBOX or getattr(request, "loopback", False)):
+        raise Http404("The sandbox is off")
+
+
+def _oauth_error(message: str, code: int, subcode: int | None = None, status: int = 400):
+    error = {
+        "message": message,
+        "type": "OAuthException",
+        "code": code,
+        "fbtrace_id": "A" + secrets.token_hex(8),
+    }
+    if subcode:
+        error["error_subcode"] = subcode
+    return JsonResponse({"error": error}, status=status)
+
+
+@require_http_methods(["GET"])
+def graph_oauth_access_token(request):
+    """GET /oauth/access_token?client_id&client_secret&code, answered as Meta answers: the token,
+    or its documented refusals (a wrong app secret, an expired code (36007), a used one (36009))."""
+    _sandbox_open(request)
+    if request.GET.get("client_id") != settings.WHATSAPP_APP_ID:
+        return _oauth_error("Error validating application. Invalid application ID.", 101)
+    if request.GET.get("client_secret") != settings.WHATSAPP_APP_SECRET:
+        return _oauth_error("Error validating client secret.", 1, 463)
+    code = request.GET.get("code", "")
+    try:
+        found = signing.loads(code, salt=CODE_SALT, max_age=CODE_MAX_AGE)
+    except signing.SignatureExpired:
+        return _oauth_error("This authorization code has expired.", 100, 36007)
+    except signing.BadSignature:
+        return _oauth_error("Invalid verification code format.", 100, 36008)
+    if not cache.add("sandbox-whatsapp-code:" + hashlib.sha256(code.encode()).hexdigest(), 1, CODE_MAX_AGE):
+        return _oauth_error("This authorization code has been used.", 100, 36009)
+    account = business_waba(found["b"])
+    return JsonResponse({"access_token": _token_for(account["waba_id"], found["b"]), "token_type": "bearer"})
+
+
+@require_http_methods(["GET"])
+def graph_debug_token(request):
+    """GET /debug_token?input_token=, asked with the app's token: which accounts it may manage."""
+    _sandbox_open(request)
+    if (
+        request.headers.get("Authorization")
+        != f"Bearer {settings.WHATSAPP_APP_ID}|{settings.WHATSAPP_APP_SECRET}"
+    ):
+        return _oauth_error("Invalid OAuth access token - Cannot parse access token", 190, status=401)
+    account = _token_waba(request.GET.get("input_token", ""))
+    if account is None:
+        return JsonResponse(
+            {
+                "data": {
+                    "error": {
+                        "code": 190,
+                        "message": "Invalid OAuth access token - Cannot parse access token",
+                    },
+                    "is_valid": False,
+                    "scopes": [],
+                }
+            }
+        )
+    scopes = ["whatsapp_business_management", "whatsapp_business_messaging"]
+    return JsonResponse(
+        {
+            "data": {
+                "app_id": settings.WHATSAPP_APP_ID,
+                "type": "SYSTEM_USER",
+                "application": "JoyBack",
+                "data_access_expires_at": 0,
+                "expires_at": 0,
+                "is_valid": True,
+                "issued_at": int(time.time()),
+                "scopes": scopes,
+                "granular_scopes": [{"scope": scope, "target_ids": [account["waba_id"]]} for scope in scopes],
+                "user_id": _digits(f"user:{account['waba_id']}", 15),
+            }
+        }
+    )
+
+
+@require_http_methods(["GET"])
+def graph_phone_numbers(request, waba_id):
+    """GET /{waba-id}/phone_numbers: the account's one number."""
+    _sandbox_open(request)
+    if not _may_use_waba(request, waba_id):
+        return _oauth_refused()
+    if waba_id == WABA_ID:
+        number = {"id": PHONE_NUMBER_ID, "display_phone_number": settings.WHATSAPP_BUSINESS_NUMBER}
+        number["verified_name"] = "JoyBack"
+    else:
+        account = _bearer_waba(request)
+        number = {
+            "id": account["phone_number_id"],
+            "display_phone_number": account["display_phone_number"],
+            "verified_name": account["verified_name"],
+        }
+    number.update(
+        {"code_verification_status": "VERIFIED", "quality_rating": "GREEN", "platform_type": "CLOUD_API"}
+    )
+    return JsonResponse({"data": [number], "paging": {"cursors": {"before": "QVFI", "after": "QVFI"}}})
+
+
+@csrf_exempt
+@require_POST
+def graph_subscribed_apps(request, waba_id):
+    """POST /{waba-id}/subscribed_apps: our app hears the account's webhooks."""
+    _sandbox_open(request)
+    if not _may_use_waba(request, waba_id):
+        return _oauth_refused()
+    return JsonResponse({"success": True})
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    """A stand-in for Meta's Embedded Signup popup: the business names itself, and the page it came
+    from gets the code, as the popup's callback hands it to the page's script."""
+    if not settings.SANDBOX:
+        raise Http404("The sandbox is off")
+    back = request.GET.get("next", "/")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        back = "/"
+    if request.method == "GET":
+        return render(
+            request,
+            "sandbox/whatsapp_signup.html",
+            {"business": request.GET.get("business", ""), "next": back},
+        )
+    business = request.POST.get("business", "").strip()[:100] or "Sandbox Business"
+    return redirect(back + ("&" if "?" in back else "?") + urlencode({"code": signup_code(business)}))
 
 
 def _oauth_refused():
@@ -178,9 +377,9 @@ def graph_templates(request, waba_id):
     """GET /{waba-id}/message_templates, one page per `limit` with Meta's cursors."""
     if not (settings.SANDBOX or getattr(request, "loopback", False)):
         raise Http404("The sandbox is off")
-    if not _authorised(request):
+    if not (_authorised(request) or _bearer_waba(request)):
         return _oauth_refused()
-    if waba_id != WABA_ID:
+    if not _may_use_waba(request, waba_id):
         return JsonResponse(
             {"error": {"message": "(#100) Invalid parameter", "type": "OAuthException", "code": 100}},
             status=400,
@@ -200,7 +399,7 @@ def graph_templates(request, waba_id):
                     "language": language,
                     "status": template["status"],
                     "category": template["category"],
-                    "id": _template_id(template["name"], language),
+                    "id": _template_id(template["name"], language, waba_id),
                 }
             )
     try:
@@ -223,15 +422,23 @@ def graph_phone_number(request, phone_number_id):
     """GET /{phone-number-id}?fields=messaging_limit_tier."""
     if not (settings.SANDBOX or getattr(request, "loopback", False)):
         raise Http404("The sandbox is off")
-    if not _authorised(request):
+    if not (_authorised(request) or _bearer_waba(request)):
         return _oauth_refused()
-    if phone_number_id != PHONE_NUMBER_ID:
+    if not _may_send_from(request, phone_number_id):
         return JsonResponse({"error": {"message": "(#100) Invalid parameter", "code": 100}}, status=400)
-    return JsonResponse({"messaging_limit_tier": MESSAGING_TIER, "id": PHONE_NUMBER_ID})
+    return JsonResponse({"messaging_limit_tier": MESSAGING_TIER, "id": phone_number_id})
 
 
 def status_envelope(
-    *, wamid: str, wa_id: str, status: str, callback: str = "", error_code: int | None = None
+    *,
+    wamid: str,
+    wa_id: str,
+    status: str,
+    callback: str = "",
+    error_code: int | None = None,
+    waba_id: str = WABA_ID,
+    phone_number_id: str = PHONE_NUMBER_ID,
+    display_number: str = "",
 ) -> dict:
     """A statuses[] notification as Meta sends it (per-message pricing since July 2025)."""
     item = {"id": wamid, "status": status, "timestamp": str(int(time.time())), "recipient_id": wa_id}
@@ -264,15 +471,15 @@ def status_envelope(
         "object": "whatsapp_business_account",
         "entry": [
             {
-                "id": WABA_ID,
+                "id": waba_id,
                 "changes": [
                     {
                         "field": "messages",
                         "value": {
                             "messaging_product": "whatsapp",
                             "metadata": {
-                                "display_phone_number": settings.WHATSAPP_BUSINESS_NUMBER,
-                                "phone_number_id": PHONE_NUMBER_ID,
+                                "display_phone_number": display_number or settings.WHATSAPP_BUSINESS_NUMBER,
+                                "phone_number_id": phone_number_id,
                             },
                             "statuses": [item],
                         },
@@ -297,7 +504,7 @@ def graph_messages(request, phone_number_id):
     only (a test brand's message) when the sandbox is off."""
     if not (settings.SANDBOX or getattr(request, "loopback", False)):
         raise Http404("The sandbox is off")
-    if request.headers.get("Authorization") != f"Bearer {settings.WHATSAPP_ACCESS_TOKEN}":
+    if not (_authorised(request) or _bearer_waba(request)):
         return JsonResponse({"error": {"message": "Invalid OAuth access token.", "code": 190}}, status=401)
     try:
         body = json.loads(request.body)
@@ -305,7 +512,7 @@ def graph_messages(request, phone_number_id):
         valid = body.get("messaging_product") == "whatsapp" and to.isdigit() and template["name"]
     except (ValueError, KeyError, TypeError):
         valid = False
-    if phone_number_id != PHONE_NUMBER_ID or not valid:
+    if not _may_send_from(request, phone_number_id) or not valid:
         return JsonResponse({"error": {"message": "(#100) Invalid parameter", "code": 100}}, status=400)
     language = str((template.get("language") or {}).get("code") or "")
     known, body = _known_template(template["name"], language)
@@ -345,6 +552,7 @@ def graph_messages(request, phone_number_id):
         # Meta answers "accepted" and reports what became of it by webhook: sent and delivered, or
         # failed with 131049 for a number it holds marketing back from (+1 numbers among them).
         statuses = ["failed"] if capped else ["sent", "delivered"]
+        account = _bearer_waba(request) or {}
         for status in statuses:
             webhook_deliver(
                 status_envelope(
@@ -353,6 +561,9 @@ def graph_messages(request, phone_number_id):
                     status=status,
                     callback=callback,
                     error_code=131049 if capped else None,
+                    waba_id=account.get("waba_id", WABA_ID),
+                    phone_number_id=phone_number_id,
+                    display_number=account.get("display_phone_number", ""),
                 )
             )
     return JsonResponse(

@@ -1,6 +1,7 @@
 """The demo brand's audience: people who opted in on WhatsApp through the real webhook path (their
 consent recorded with the message as proof), two who sent STOP, one +1 number and one Meta caps;
 three of them who also confirmed the brand's email news (the double opt-in's link), the sandbox's
+own WhatsApp Business Account connected (the sandbox's Embedded Signup) and its
 templates synced, the sandbox Klaviyo, HubSpot and Mailchimp connected and synced, and one template
 sent with its statuses back. Run after demo_seed (make run does); safe to run again."""
 
@@ -12,12 +13,19 @@ from django.utils import timezone
 
 from campaigns.models import Brand, Campaign, Membership, Role
 from campaigns.services.consent import consent_wording_save
-from payouts.audience.broadcasts import broadcast_create, broadcasts_send_due, templates_sync
+from payouts.audience.broadcasts import (
+    broadcast_create,
+    broadcasts_send_due,
+    templates_sync,
+    whatsapp_account_connect,
+    whatsapp_account_for,
+)
 from payouts.audience.crm import crm_connect, crm_sync
 from payouts.audience.email_optin import email_optin_confirm, email_optin_request
 from payouts.models import Broadcast, CrmConnection
 from verification.models import ConsentRecord, Identity, ProviderEvent
 from verification.providers.whatsapp import InboundMessage
+from verification.sandbox.whatsapp import signup_code
 from verification.services.participants import participant_create
 from verification.services.provider_events import (
     optin_code_get_or_create,
@@ -113,7 +121,10 @@ class Command(BaseCommand):
                     stop = {"de": "Abmelden", "es": "Baja"}.get(language, "STOP")
                     _inbound(wa_id=wa_id, name=name, text=stop)
         _email_optins(campaign=campaign, owner=owner.user)
-        templates_sync(livemode=brand.livemode)
+        if whatsapp_account_for(brand=brand) is None:
+            # The brand's own account, as the owner's Embedded Signup in the sandbox ends.
+            whatsapp_account_connect(brand=brand, user=owner.user, code=signup_code(brand.name))
+        templates_sync(brand=brand)
         for kind, key, list_id in CRMS:
             if not CrmConnection.objects.filter(brand=brand, kind=kind).exists():
                 connection = crm_connect(
