@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 from joyback.admin import admin_money
 from payouts.models import TaxReport, TaxReportRow
 from payouts.models.tax_reports import TaxJurisdiction, TaxReportStatus
-from payouts.taxreports.records import Address
+from payouts.taxreports.records import Address, tax_identity
 from payouts.taxreports.selectors import platform_operator, seller_from_json
 from payouts.taxreports.services import (
     TaxReportRefused,
@@ -34,6 +34,18 @@ from payouts.taxreports.services import (
     tax_statement_rows,
 )
 from payouts.taxreports.statement import statement_pdf
+
+# The words for what a row lacks (records.Seller.missing), as staff read them.
+MISSING_LABELS = {
+    "name": gettext_lazy("Name"),
+    "address": gettext_lazy("Address"),
+    "tin": gettext_lazy("Tax identification number"),
+    "birth_date": gettext_lazy("Date of birth"),
+}
+
+
+def missing_words(missing: str) -> str:
+    return ", ".join(str(MISSING_LABELS.get(name, name)) for name in missing.split(",") if name)
 
 
 def _money(totals: dict) -> str:
@@ -165,8 +177,18 @@ class TaxReportAdmin(admin.ModelAdmin):
         report = TaxReport.objects.filter(pk=object_id).first()
         rows = []
         if report is not None:
+            # Rows of one person paid through several brands are filed as one seller
+            # (records.sellers_merged): each row says which rows it is summed with.
+            together: dict[tuple, list[str]] = {}
+            sellers = []
             for row in report.rows.select_related("corrects").order_by("id"):
                 seller = seller_from_json(row.seller)
+                identity = tax_identity(seller)
+                sellers.append((row, seller, identity))
+                if identity and not row.missing:
+                    together.setdefault((identity, row.currency, row.doc_type), []).append(row.doc_ref_id)
+            for row, seller, identity in sellers:
+                group = together.get((identity, row.currency, row.doc_type), []) if identity else []
                 rows.append(
                     {
                         "row": row,
@@ -175,6 +197,8 @@ class TaxReportAdmin(admin.ModelAdmin):
                         "quarters": [admin_money(amount, row.currency) for amount in row.consideration],
                         "total": admin_money(row.total, row.currency),
                         "activities": sum(row.activities),
+                        "missing": missing_words(row.missing),
+                        "together": [ref for ref in group if ref != row.doc_ref_id] if len(group) > 1 else [],
                     }
                 )
         context = {

@@ -2,7 +2,8 @@
 tests give it any data without a database."""
 
 import datetime
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 QUARTERS = 4
 
@@ -99,10 +100,58 @@ class SellerRow:
     doc_type: str = "OECD1"
     corr_doc_ref_id: str = ""
     corr_message_ref_id: str = ""
+    # The DocRefIds of the rows (one per brand the person was paid through) summed into this one.
+    merged_refs: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:
         return sum(self.consideration)
+
+
+def tax_identity(seller: Seller) -> tuple[str, str] | None:
+    """Who a seller is for the authorities: the TIN as issued (its country and compact form). A
+    seller without one has no identity to match on: a name or a birth date is never enough to say
+    two rows are the same person, so such rows stay apart and staff see each."""
+    number = re.sub(r"[^0-9A-Za-z]", "", seller.tin or "").upper()
+    country = (seller.tin_country or "").upper()
+    if not number or not country:
+        return None
+    return country, number
+
+
+def _summed(*parts) -> tuple[int, int, int, int]:
+    return tuple(sum(values) for values in zip(*parts, strict=True))
+
+
+def sellers_merged(rows) -> list[SellerRow]:
+    """One row per person: JoyBack is one platform operator, so a person paid through several
+    brands (a participant, and a row, per brand) is one ReportableSeller and one 1099 payee, with
+    the consideration, fees, taxes and activities summed per quarter. Rows are matched by
+    `tax_identity`, within one currency and one kind of record (new data or a correction); the
+    first row gives the person's details and the DocRefId, and the others are listed in
+    `merged_refs`."""
+    groups: dict[object, list[SellerRow]] = {}
+    for number, row in enumerate(rows):
+        identity = tax_identity(row.seller)
+        key = (identity, row.currency, row.doc_type) if identity else ("alone", number)
+        groups.setdefault(key, []).append(row)
+    out = []
+    for members in groups.values():
+        first = members[0]
+        if len(members) == 1:
+            out.append(first)
+            continue
+        out.append(
+            replace(
+                first,
+                consideration=_summed(*(row.consideration for row in members)),
+                fees=_summed(*(row.fees for row in members)),
+                taxes=_summed(*(row.taxes for row in members)),
+                activities=_summed(*(row.activities for row in members)),
+                merged_refs=tuple(row.doc_ref_id for row in members),
+            )
+        )
+    return out
 
 
 @dataclass(frozen=True)

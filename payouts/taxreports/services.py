@@ -22,7 +22,7 @@ from payouts.models import TaxReport, TaxReportRow
 from payouts.models.tax_reports import TaxReportStatus
 from payouts.taxreports.dpi import DpiInvalid, dpi_xml
 from payouts.taxreports.fire import FireInvalid, fire_file
-from payouts.taxreports.records import Jurisdiction, ReportMessage, SellerRow
+from payouts.taxreports.records import Jurisdiction, ReportMessage, SellerRow, sellers_merged, tax_identity
 from payouts.taxreports.selectors import (
     ledger_paid_totals,
     operator_missing,
@@ -76,8 +76,11 @@ def _row_record(row: TaxReportRow) -> SellerRow:
 
 
 def tax_statement_rows(report: TaxReport) -> list[SellerRow]:
-    """Each person's row as their statement shows it (people with missing details included)."""
-    return [_row_record(row) for row in report.rows.select_related("corrects__report").order_by("id")]
+    """Each person's row as their statement shows it (people with missing details included), one
+    statement per person however many brands paid them."""
+    return sellers_merged(
+        [_row_record(row) for row in report.rows.select_related("corrects__report").order_by("id")]
+    )
 
 
 def tax_report_message(report: TaxReport) -> ReportMessage:
@@ -90,7 +93,7 @@ def tax_report_message(report: TaxReport) -> ReportMessage:
         message_ref_id=report.message_ref_id,
         timestamp=timezone.now(),
         operator_doc_ref_id=report.operator_doc_ref_id,
-        rows=tuple(_row_record(row) for row in rows),
+        rows=tuple(sellers_merged([_row_record(row) for row in rows])),
         correction=report.corrects_id is not None,
     )
 
@@ -248,25 +251,57 @@ def tax_row_correct(*, row: TaxReportRow, changes: dict, reason: str, actor) -> 
             raise TaxReportRefused(
                 _("The open correction is being filed; correct the row after it is confirmed.")
             )
-        number = TaxReportRow.objects.filter(report=correction).count() + 1
         was_filed = not row.missing  # a row left out was never sent: it goes as new data
-        new = TaxReportRow.objects.create(
-            report=correction,
-            participant_id=row.participant_id,
-            brand_id=row.brand_id,
-            currency=row.currency,
-            consideration=row.consideration,
-            fees=row.fees,
-            activities=row.activities,
-            total=row.total,
-            seller=seller_json(corrected),
-            missing=missing,
-            doc_ref_id=f"{correction.message_ref_id}_{number:06d}",
-            doc_type="OECD2" if was_filed else "OECD1",
-            corrects=row if was_filed else None,
-            corrected_by=actor,
-            correction_reason=reason,
-        )
+        members = [row]
+        if was_filed and tax_identity(seller) is not None:
+            # The person was filed as one seller summed over the brands that paid them: the
+            # correction replaces that seller whole, so every row it was summed from is corrected.
+            members = [
+                other
+                for other in original.rows.filter(currency=row.currency, missing="").order_by("id")
+                if tax_identity(seller_from_json(other.seller)) == tax_identity(seller)
+            ]
+        own = {key: value for key, value in changes.items() if key != "iban"}
+        new = None
+        for member in members:
+            member_seller = seller_from_json(member.seller)
+            fixed = (
+                corrected
+                if member.pk == row.pk
+                else member_seller.__class__(**{**member_seller.__dict__, **own})
+            )
+            values = {
+                "seller": seller_json(fixed),
+                "missing": ",".join(fixed.missing(jurisdiction=original.jurisdiction)),
+                "corrected_by": actor,
+                "correction_reason": reason,
+            }
+            existing = TaxReportRow.objects.filter(
+                report=correction, participant_id=member.participant_id, currency=member.currency
+            ).first()
+            if existing is not None:  # corrected again before the correction is filed
+                for name, value in values.items():
+                    setattr(existing, name, value)
+                existing.save(update_fields=list(values))
+                made = existing
+            else:
+                number = TaxReportRow.objects.filter(report=correction).count() + 1
+                made = TaxReportRow.objects.create(
+                    report=correction,
+                    participant_id=member.participant_id,
+                    brand_id=member.brand_id,
+                    currency=member.currency,
+                    consideration=member.consideration,
+                    fees=member.fees,
+                    activities=member.activities,
+                    total=member.total,
+                    doc_ref_id=f"{correction.message_ref_id}_{number:06d}",
+                    doc_type="OECD2" if was_filed else "OECD1",
+                    corrects=member if was_filed else None,
+                    **values,
+                )
+            if member.pk == row.pk:
+                new = made
         _file_write(correction)
         _record(
             actor=actor,

@@ -2,6 +2,12 @@
 commissioned video (a personal service, reported) after the TikTok login it needs (a
 promotional gift, not reported), and the year's reports made from the ledger, checked and reconciled.
 
+The US creator is paid in dollars by a campaign of its own for the US, funded the way demo_funding
+funds the others (a deposit to the brand's USD virtual account, booked from the provider's
+webhooks): a 1099-NEC is filed in dollars only. Its video pays a demo amount above the 1099's
+$2,000 threshold, labelled so on the campaign, standing for a year of commissioned videos: the
+demo's 1099 then has a payee.
+
 Run after demo_seed and demo_funding (make run does); safe to run again. The people's tax details
 are saved as the claim flow saves them (payouts.tax.services.tax_profile_save).
 """
@@ -14,11 +20,20 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
-from campaigns.models import Brand, Campaign
+from campaigns.models import Brand, Campaign, CampaignStatus, Package
+from campaigns.services.brands import brand_allowance_set
+from campaigns.services.campaigns import campaign_create, campaign_transition
+from campaigns.services.funding import campaign_fund
+from campaigns.services.rules import rule_save
+from payouts.funding.services import virtual_account_request, virtual_accounts_open
+from payouts.models import Payout, ProviderDeposit
 from payouts.payees.services import payee_account_save, payee_onboard
 from payouts.pipeline import payouts_due_process
-from payouts.rails import iban_check
+from payouts.providers.test_mode_bank import deposit_simulate, funding_webhooks_deliver
+from payouts.rails import iban_check, us_account_check
+from payouts.submission.submit import payout_status_check
 from payouts.submission.sweeps import payouts_sweep
+from payouts.submission.webhooks import transfer_events_process
 from payouts.tax.services import TaxDetails, tax_profile_save
 from verification.models import Identity
 from verification.services.participants import identity_attach, participant_create
@@ -64,10 +79,60 @@ CREATORS = [
         "123456789",
         "1992-02-29",
         {"line1": "500 Congress Ave", "postal_code": "78701", "city": "Austin", "region": "TX"},
-        "DE20370400440888413000",
+        # A US checking account (ACH): the sandbox settles any account number not in its magic list.
+        ("011000015", "000888413000"),
         "zh-hans",
     ),
 ]
+
+
+US_CAMPAIGN = "demo-tiktok-us"
+# A demo amount, labelled on the campaign: one video standing for a year of commissioned videos,
+# so the year's 1099-NEC (threshold $2,000 from 2026) has a payee.
+US_VIDEO_REWARD = 2_100_00
+US_DEPOSIT = 5_000_00
+
+
+def us_campaign(*, brand) -> Campaign | None:
+    """The demo brand's dollar campaign for US creators, funded from its USD virtual account."""
+    campaign = Campaign.objects.filter(slug=US_CAMPAIGN).first()
+    if campaign is not None:
+        return campaign
+    account = virtual_account_request(brand=brand, currency="USD")
+    virtual_accounts_open(ids=[account.pk])
+    account.refresh_from_db()
+    if not account.iban:
+        return None
+    if not ProviderDeposit.objects.filter(brand=brand, currency="USD").exists():
+        deposit_simulate(iban=account.iban, amount=US_DEPOSIT, payer_name=brand.legal_name or brand.name)
+        funding_webhooks_deliver()
+        transfer_events_process()
+    campaign = campaign_create(
+        brand=brand,
+        name="TikTok Creators US",
+        slug=US_CAMPAIGN,
+        package=Package.TIKTOK_ONLY,
+        currency="USD",
+        countries=["US"],
+        languages=["en"],
+        headline="Demo: one video paid $2,100, standing for a year of commissioned videos",
+        description="Demo campaign: its video reward is a demo amount above the 1099-NEC's $2,000 threshold.",
+    )
+    video = campaign.rules.get(trigger="ugc_share")
+    rule_save(
+        campaign=campaign,
+        trigger="ugc_share",
+        reward_amount=US_VIDEO_REWARD,
+        verification_mode=video.verification_mode,
+        window_hours=video.window_hours,
+    )
+    campaign_fund(campaign=campaign, amount=US_DEPOSIT, idempotency_key=f"demo-fund:{US_CAMPAIGN}")
+    # What one person may earn from the brand (a fraud cap, 100.00 by default) would refuse the
+    # demo amount: the demo brand allows it, as a brand commissioning such videos would.
+    needed = US_VIDEO_REWARD + campaign.rules.get(trigger="tiktok_login").reward_amount
+    if brand.person_allowance is not None and brand.person_allowance < needed:
+        brand_allowance_set(brand=brand, person_allowance=needed)
+    return campaign_transition(campaign=campaign, to=CampaignStatus.LIVE)
 
 
 class Command(BaseCommand):
@@ -79,14 +144,20 @@ class Command(BaseCommand):
         if brand is None or campaign is None:
             self.stderr.write("Run demo_seed first.")
             return
+        dollars = us_campaign(brand=brand)
+        if dollars is None:
+            self.stderr.write("The demo brand's USD account could not be opened.")
+            return
         if not Identity.objects.filter(subject__startswith="demo-creator-").exists():
-            self._creators_pay(brand=brand, campaign=campaign)
+            self._creators_pay(brand=brand, campaigns={"EUR": campaign, "USD": dollars})
         call_command("tax_reports", year=timezone.now().year, stdout=self.stdout, stderr=self.stderr)
 
-    def _creators_pay(self, *, brand, campaign):
-        login = campaign.rules.get(trigger="tiktok_login")
-        video = campaign.rules.get(trigger="ugc_share")
-        for index, (name, country, kind, tin, born, address, iban, language) in enumerate(CREATORS):
+    def _creators_pay(self, *, brand, campaigns):
+        for index, (name, country, kind, tin, born, address, account, language) in enumerate(CREATORS):
+            currency = "USD" if country == "US" else "EUR"
+            campaign = campaigns[currency]
+            login = campaign.rules.get(trigger="tiktok_login")
+            video = campaign.rules.get(trigger="ugc_share")
             person = participant_create(brand=brand)
             identity = identity_attach(
                 participant=person, provider="tiktok", subject=f"demo-creator-{index}", display_name=name
@@ -113,8 +184,8 @@ class Command(BaseCommand):
                 name=name,
                 email=f"demo-creator-{index}@demo.localhost",
                 phone="",
-                bank_account=iban_check(iban),
-                currency="EUR",
+                bank_account=us_account_check(*account) if currency == "USD" else iban_check(account),
+                currency=currency,
                 consent_version="demo",
                 onboard=False,
             )
@@ -123,3 +194,8 @@ class Command(BaseCommand):
         while payouts_due_process():
             pass
         payouts_sweep()
+        # ACH books a day after it is accepted: the bank's answer when asked stands for that day.
+        for payout_id in Payout.objects.filter(
+            participant__identities__subject__startswith="demo-creator-", status="accepted"
+        ).values_list("pk", flat=True):
+            payout_status_check(payout_id=payout_id)

@@ -1,6 +1,7 @@
 """make run's demo: a year of demo activity makes tax reports that pass the official schema and
 reconcile with the ledger, a person in each of Germany, Spain and the UK reported where they live,
-with the sandbox's own platform operator (no setting given)."""
+and the US creator, paid in dollars by the demo's US campaign, the payee of the 1099-NEC, with the
+sandbox's own platform operator (no setting given)."""
 
 import pytest
 from django.core.management import call_command
@@ -28,3 +29,9 @@ def test_the_demo_year_reports_validate_and_reconcile():
     assert sorted(row.seller.count("Jonas") + row.seller.count("Lucía") for row in dac7.rows.all()) == [1, 1]
     assert "O'Brien" in uk.rows.get().seller
     assert uk.totals == {"EUR": uk.rows.get().total} and uk.totals["EUR"] > 0
+    us = reports["us"]
+    payee = us.rows.get()
+    assert "Zhang" in payee.seller and payee.currency == "USD" and payee.missing == ""
+    assert us.totals == {"USD": 2_100_00}
+    payees = [line for line in us.file.split("\r\n") if line.startswith("B")]
+    assert len(payees) == 1 and payees[0][54:66] == "000000210000"

@@ -1,9 +1,11 @@
 """For any people, rewards, classes and bank outcomes (settled, or settled and sent back), the
 year's report adds up to the ledger's postings for the rewards it counts, to the cent, and to
 exactly what the bank kept paid for reportable rewards: through the real ledger, payouts and
-sandbox bank."""
+sandbox bank. Whoever is paid through two brands with the same TIN is one seller in the file with
+the sum; people with different TINs never merge."""
 
 import time
+from collections import defaultdict
 
 import pytest
 from django.conf import settings as django_settings
@@ -12,13 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaigns.models import Campaign
-from payouts.models import Payout
+from payouts.models import Payout, TaxProfile
 from payouts.payees.services import payee_account_save, payee_onboard
 from payouts.pipeline import payouts_due_process
 from payouts.rails import iban_check
+from payouts.sandbox.bank import MAGIC_ERROR_AMOUNTS
 from payouts.submission.submit import payout_status_check
 from payouts.submission.sweeps import payouts_sweep
-from payouts.taxreports.services import tax_report_generate
+from payouts.taxreports.services import tax_report_generate, tax_report_message
 from tests.payouts.taxreports.conftest import tax_profile_give
 from verification.models import ActionClaim
 from verification.services.participants import identity_attach, participant_create
@@ -35,21 +38,28 @@ def sandbox_iban(number: int, outcome: str) -> str:
 
 
 person = st.tuples(
-    st.integers(min_value=1, max_value=9_999),  # the reward, in cents
+    # The reward, in cents; not one of the sandbox bank's amounts that answer with an HTTP error.
+    st.integers(min_value=1, max_value=9_999).filter(lambda cents: cents not in MAGIC_ERROR_AMOUNTS),
     st.sampled_from(["3000", "9104"]),  # the bank settles it, or settles and sends it back
     st.booleans(),  # a personal service (reported) or a promotional gift
+    st.sampled_from([0, 1]),  # which of two people (two TINs) this participant is
+    st.booleans(),  # paid through the second brand
 )
+# Two valid German tax numbers: two people.
+TINS = ["86095742719", "65929970489"]
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(people=st.lists(person, min_size=1, max_size=3))
-def test_the_report_equals_the_ledger_for_any_rewards_and_returns(make_live_campaign, people):
-    # Examples run in one test's transaction: the campaign and what was paid carry over, and the
+def test_the_report_equals_the_ledger_for_any_rewards_and_returns(make_live_campaign, bison, people):
+    # Examples run in one test's transaction: the campaigns and what was paid carry over, and the
     # report, made again each time, must still add up.
-    campaign = Campaign.objects.filter(slug="club").first() or make_live_campaign(
-        slug="club", package="whatsapp_reward", budget=100_000_00
-    )
-    rule = campaign.rules.get()
+    campaigns = [
+        Campaign.objects.filter(slug="club").first()
+        or make_live_campaign(slug="club", package="whatsapp_reward", budget=100_000_00),
+        Campaign.objects.filter(slug="club-bison").first()
+        or make_live_campaign(slug="club-bison", package="whatsapp_reward", budget=100_000_00, brand=bison),
+    ]
     expected = [
         sum(
             claim.amount
@@ -58,8 +68,10 @@ def test_the_report_equals_the_ledger_for_any_rewards_and_returns(make_live_camp
             )
         )
     ]
-    for amount, outcome, service in people:
+    for amount, outcome, service, who, second_brand in people:
         number = ActionClaim.objects.count() + 1
+        campaign = campaigns[second_brand]
+        rule = campaign.rules.get()
         rule.__class__.objects.filter(pk=rule.pk).update(reward_amount=amount)
         rule.refresh_from_db()
         participant = participant_create(brand=campaign.brand)
@@ -72,6 +84,7 @@ def test_the_report_equals_the_ledger_for_any_rewards_and_returns(make_live_camp
         )
         if service:
             tax_profile_give(participant, "DE")
+            TaxProfile.objects.filter(participant=participant).update(tin=TINS[who])
         payee = payee_account_save(
             participant=participant,
             name="Jürgen Groß",
@@ -101,3 +114,11 @@ def test_the_report_equals_the_ledger_for_any_rewards_and_returns(make_live_camp
     report = tax_report_generate(jurisdiction="dac7", year=timezone.now().year, actor=None)
 
     assert report.totals.get("EUR", 0) == report.ledger_totals.get("EUR", 0) == expected[0]
+    # One seller per TIN, whatever brands paid them, with what the bank kept paid to that person.
+    by_tin: dict[str, int] = defaultdict(int)
+    for row in report.rows.all():
+        by_tin[TaxProfile.objects.get(participant_id=row.participant_id).tin] += row.total
+    sellers = tax_report_message(report).rows
+    assert sorted(row.seller.tin for row in sellers) == sorted(tin for tin, total in by_tin.items())
+    assert {row.seller.tin: row.total for row in sellers} == dict(by_tin)
+    assert sum(row.total for row in sellers) == expected[0]

@@ -99,3 +99,72 @@ def test_staff_without_the_permission_see_no_report(make_user):
     browser = signed_in(drew)
     assert browser.get(reverse("admin:payouts_taxreport_generate")).status_code == 403
     assert browser.get(reverse("admin:payouts_taxreport_changelist")).status_code == 403
+
+
+def test_one_person_paid_by_two_brands_is_one_seller_and_corrected_whole(
+    client, summer, make_live_campaign, bison, django_capture_on_commit_callbacks, rita, tom
+):
+    from django.test import Client
+    from lxml import etree
+
+    from payouts.taxreports.dpi import DPI, STF
+    from payouts.taxreports.services import (
+        tax_report_confirm_filed,
+        tax_report_generate,
+        tax_report_mark_filed,
+        tax_row_correct,
+    )
+
+    ns = {"dpi": DPI, "stf": STF}
+    bikes = make_live_campaign(slug="bikes", brand=bison)
+    service_reward_paid(client, summer, django_capture_on_commit_callbacks, subject="jurgen")
+    service_reward_paid(Client(), bikes, django_capture_on_commit_callbacks, subject="jurgen-bikes")
+    paid = sum(Payout.objects.values_list("amount", flat=True))
+    year = Payout.objects.first().settled_at.year
+    report = tax_report_generate(jurisdiction="dac7", year=year, actor=rita)
+
+    # The ledger is reconciled per brand's row; the file has the person once, with the sum.
+    first, second = report.rows.order_by("id")
+    assert {first.brand_id, second.brand_id} == {summer.brand_id, bison.pk}
+    assert report.totals == report.ledger_totals == {"EUR": paid}
+    document = etree.fromstring(report.file.encode())
+    sellers = document.findall("dpi:DPIBody/dpi:ReportableSeller", namespaces=ns)
+    assert len(sellers) == 1
+    assert sellers[0].findtext("dpi:DocSpec/stf:DocRefId", namespaces=ns) == first.doc_ref_id
+
+    # Staff see which rows are one person.
+    page = signed_in(rita).get(
+        reverse("admin:payouts_taxreport_change", args=[report.pk]), HTTP_ACCEPT_LANGUAGE="de"
+    )
+    text = page.content.decode()
+    assert f"Gemeldet als eine Person zusammen mit {second.doc_ref_id}" in text
+
+    # A filed person is corrected whole: both brands' rows, one seller replacing the filed one.
+    tax_report_mark_filed(report=report, reference="BZST-1", actor=rita)
+    tax_report_confirm_filed(report=report, actor=tom)
+    new = tax_row_correct(row=second, changes={"last_name": "Gross"}, reason="spelling", actor=rita)
+    correction = new.report
+    assert sorted(correction.rows.values_list("corrects_id", flat=True)) == [first.pk, second.pk]
+    document = etree.fromstring(correction.file.encode())
+    (seller,) = document.findall("dpi:DPIBody/dpi:ReportableSeller", namespaces=ns)
+    assert seller.findtext("dpi:DocSpec/stf:CorrDocRefId", namespaces=ns) == first.doc_ref_id
+    assert "Gross" in correction.file
+    # Corrected again before it is filed: the same rows change, none is added.
+    tax_row_correct(row=first, changes={"last_name": "Groß"}, reason="it was right", actor=rita)
+    assert correction.rows.count() == 2
+
+
+def test_staff_read_what_a_person_is_missing_in_words(
+    client, summer, django_capture_on_commit_callbacks, rita
+):
+    from payouts.taxreports.services import tax_report_generate
+
+    service_reward_paid(client, summer, django_capture_on_commit_callbacks, subject="anon", profile=False)
+    report = tax_report_generate(jurisdiction="dac7", year=Payout.objects.get().settled_at.year, actor=rita)
+    assert report.rows.get().missing == "address,birth_date,name,tin"
+    url = reverse("admin:payouts_taxreport_change", args=[report.pk])
+    german = signed_in(rita).get(url, HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "Adresse, Geburtsdatum, Name, Steuer-Identifikationsnummer" in german
+    assert "address,birth_date" not in german
+    english = signed_in(rita).get(url).content.decode()
+    assert "Address, Date of birth, Name, Tax identification number" in english
