@@ -61,7 +61,8 @@ def test_the_owner_is_told_in_the_brands_language_when_staff_verify_the_brand(
 
     (message,) = [m for m in mail.outbox if m.subject == "Nora Noodles ist verifiziert"]
     assert message.to == ["nora@example.com"]
-    assert "/brands/nora/" in message.body and "Überweisung" in message.body
+    # Funding opens once the payment provider verified the company too: the mail says so.
+    assert "/brands/nora/" in message.body and "sobald auch unser Zahlungsdienst" in message.body
     # The payment provider, onboarding the brand after staff, verified it too (the sandbox's, at
     # once): told in the same language.
     (provider,) = [m for m in mail.outbox if m.subject == "Adyen hat Nora Noodles verifiziert"]
