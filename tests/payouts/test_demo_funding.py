@@ -78,7 +78,8 @@ def test_the_demo_brand_pays_the_platforms_fee_from_its_own_account_and_has_its_
     (fee_transfer,) = FeeTransfer.objects.filter(brand=brand)
     assert fee_transfer.status == "booked" and fee_transfer.amount > 0
     invoice = Invoice.objects.get(brand=brand)
-    assert invoice.net == fee_transfer.amount
+    # The fees and the invoice's VAT leave the brand's account in the one transfer, both paid.
+    assert invoice.net + invoice.vat == fee_transfer.amount and invoice.vat > 0
     account = VirtualAccount.objects.get(brand=brand)
     at_provider = sandbox_balance(SandboxBalanceAccount.objects.get(account_id=account.balance_account_id))
     assert Account.objects.get(kind=AccountKind.BRAND_BALANCE, brand_id=brand.pk).balance == at_provider
