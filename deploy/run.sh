@@ -14,9 +14,17 @@ stop() {
     # are ignored, so the second cannot end this script before the processes it waits for.
     trap "" INT TERM
     trap - EXIT
-    # Background jobs of a script ignore SIGINT: each is sent TERM, the web server's reloading child
-    # included.
-    [ -n "$web" ] && pkill -TERM -P "$web"
+    # A TERM to the whole group reached every process already, and a second one arriving while the
+    # web server runs its exit handlers ends it with a traceback: a moment for them to go first.
+    for _ in $(seq 10); do
+        alive=""
+        for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive=1; done
+        [ -z "$alive" ] && break
+        sleep 0.1
+    done
+    # What is left was not told (Ctrl-C, which background jobs of a script ignore, or a TERM to this
+    # script alone): each is sent TERM, the web server's reloading child included.
+    [ -n "$web" ] && kill -0 "$web" 2>/dev/null && pkill -TERM -P "$web"
     kill $pids 2>/dev/null
     wait
     exit 0
