@@ -270,3 +270,25 @@ def test_another_brand_gets_404_on_the_account_page(client, bob, bison, club):
         ).status_code
         == 404
     )
+
+
+def test_the_page_of_a_connected_brand_offers_to_replace_its_account_and_says_the_old_one_goes(
+    client, alice, club, settings
+):
+    settings.SANDBOX = True
+    old = waba_connect(brand=club.brand, user=alice)
+    client.force_login(alice)
+    url = reverse("payouts:whatsapp_account", args=["alpaca"])
+
+    page = client.get(url).content.decode()
+    assert "Replace the connected account" in page and "Connect another account" not in page
+    assert f"connecting another one disconnects {old.verified_name} ({old.display_number})" in page
+    german = client.get(url, HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert (
+        "Verbundenes Konto ersetzen" in german
+        and f"wird {old.verified_name} ({old.display_number}) getrennt" in german
+    )
+
+    new = waba_connect(brand=club.brand, user=alice)
+    assert WhatsAppAccount.objects.get(pk=old.pk).disconnected_at is not None
+    assert WhatsAppAccount.objects.get(disconnected_at__isnull=True) == new

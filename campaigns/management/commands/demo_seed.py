@@ -25,6 +25,11 @@ STAFF_EMAIL = "ops@joyback.localhost"
 # The demo brand's plan: 0.10 EUR per verified action and 2% of each reward.
 DEMO_FEE_PER_ACTION, DEMO_FEE_BPS = 10, 200
 DEMO_BRAND_SLUG = "demo"
+# The tax demo's US company (payouts' demo_tax), a brand of its own with its own owner: it pays US
+# creators in dollars, and the allowance it sets for its commissioned videos is its own, never the
+# demo brand's (whose people are paid in euros).
+US_BRAND_SLUG = "demo-us"
+US_OWNER_EMAIL = "owner@demo-us.localhost"
 DEMO_CAMPAIGNS = [
     ("demo-all-in-one", Package.ALL_IN_ONE, "Summer Glow", "Get paid for loving our summer range"),
     ("demo-tiktok", Package.TIKTOK_ONLY, "TikTok Creators", "Connect TikTok, share a clip, get paid"),
@@ -96,18 +101,14 @@ class Command(BaseCommand):
             User.objects.create_superuser(email=ADMIN_EMAIL, password=DEMO_PASSWORD)
         admin = User.objects.get(email=ADMIN_EMAIL)
         owner = user_get_or_create("owner@demo.localhost", first_name="Olivia", last_name="Owner")
-        brand = Brand.objects.filter(slug=DEMO_BRAND_SLUG).first()
-        if brand is None:
-            brand = brand_create(name="Demo Brand", slug=DEMO_BRAND_SLUG, owner=owner, currency="EUR")
-        if not brand.verified:
-            # Verified as staff would verify a real brand: who it is, the owner's confirmed email.
-            EmailAddress.objects.update_or_create(
-                user=owner, email=owner.email, defaults={"verified": True, "primary": True}
-            )
-            brand_legal_details_save(
-                brand=brand, legal_name="Demo Brand GmbH", registration_number="HRB 000000", country="DE"
-            )
-            brand = brand_verify(brand=brand, actor=admin, note="Demo brand, seeded")
+        brand = demo_brand(
+            slug=DEMO_BRAND_SLUG,
+            name="Demo Brand",
+            owner=owner,
+            currency="EUR",
+            legal=("Demo Brand GmbH", "HRB 000000", "DE"),
+            admin=admin,
+        )
         for role in (Role.FINANCE, Role.MARKETER, Role.VIEWER):
             member_add(brand=brand, user=user_get_or_create(f"{role}@demo.localhost"), role=role)
         demo_fee_plan(brand=brand, admin=admin)
@@ -129,6 +130,24 @@ class Command(BaseCommand):
                 texts=demo_texts(slug),
             )
         self.stdout.write(self.style.SUCCESS("Demo ready."))
+
+
+def demo_brand(*, slug: str, name: str, owner, currency: str, legal: tuple[str, str, str], admin) -> Brand:
+    """A demo brand as a real one comes to be: its owner signs up and says who the company is in
+    law, and staff verify it (the owner's confirmed email, the legal details)."""
+    brand = Brand.objects.filter(slug=slug).first()
+    if brand is None:
+        brand = brand_create(name=name, slug=slug, owner=owner, currency=currency)
+    if not brand.verified:
+        EmailAddress.objects.update_or_create(
+            user=owner, email=owner.email, defaults={"verified": True, "primary": True}
+        )
+        legal_name, registration_number, country = legal
+        brand_legal_details_save(
+            brand=brand, legal_name=legal_name, registration_number=registration_number, country=country
+        )
+        brand = brand_verify(brand=brand, actor=admin, note=f"{name}, seeded")
+    return brand
 
 
 def demo_fee_plan(*, brand: Brand, admin) -> None:
@@ -154,6 +173,7 @@ def demo_logins(*, site: str = "") -> str:
         f"  staff      {STAFF_EMAIL}  (the second person: confirms what the admin asks)",
     ]
     lines += [f"  {role.value:<10} {role.value}@demo.localhost" for role in Role]
+    lines += [f"  US owner   {US_OWNER_EMAIL}  (the tax demo's US brand, paying in dollars)"]
     lines += ["Pages:", f"  brand dashboard   {site}/brands/", f"  admin             {site}/admin/"]
     lines += [f"  landing page      {site}/c/{slug}/" for slug, *_ in DEMO_CAMPAIGNS]
     lines += [

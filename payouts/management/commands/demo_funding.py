@@ -32,32 +32,10 @@ class Command(BaseCommand):
         if brand is None:
             self.stderr.write("Run demo_seed first.")
             return
-        if not ProviderDeposit.objects.filter(brand=brand).exists():
-            account = virtual_account_request(brand=brand, currency="EUR")
-            virtual_accounts_open(ids=[account.pk])  # what the standing worker would do next
-            account.refresh_from_db()
-            if account.status != VirtualAccountStatus.OPEN:
-                self.stderr.write(f"The virtual account could not be opened: {account.error}")
-                return
-            onboarding = ProviderOnboarding.objects.get(brand=brand)
-            # The brand gives the register extract on the (sandbox's) hosted onboarding page;
-            # Adyen's signed account holder webhook then allows the capabilities.
-            documents_give(legal_entity_id=onboarding.legal_entity_id)
-            funding_webhooks_deliver()
-            transfer_events_process()
-            onboarding.refresh_from_db()
-            if not onboarding.allowed:
-                self.stderr.write(f"The provider has not allowed the demo brand: {onboarding.status}")
-                return
-            self.stdout.write(
-                f"  the provider verified {brand.legal_name or brand.name} ({onboarding.account_holder_id})"
-            )
-            deposit_simulate(iban=account.iban, amount=DEPOSIT, payer_name=brand.legal_name or brand.name)
-            funding_webhooks_deliver()  # the deposit's webhooks: received, booked; it stays there
-            transfer_events_process()
-            self.stdout.write(
-                f"  the provider booked 10000.00 EUR sent to the virtual IBAN {account.iban_grouped}"
-            )
+        problem = brand_funded_at_provider(brand=brand, currency="EUR", amount=DEPOSIT, stdout=self.stdout)
+        if problem:
+            self.stderr.write(problem)
+            return
         for slug, *_ in DEMO_CAMPAIGNS:
             campaign = Campaign.objects.filter(slug=slug, status=CampaignStatus.DRAFT).first()
             if campaign is None:
@@ -67,3 +45,36 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS("Demo funded through its virtual IBAN and the provider's webhooks.")
         )
+
+
+def brand_funded_at_provider(*, brand, currency: str, amount: int, stdout) -> str:
+    """A verified demo brand onboarded at the sandbox provider and sent `amount` on its virtual IBAN
+    in `currency`, booked from the provider's webhooks; once per brand and currency. What stopped
+    it, in words, or ""."""
+    if ProviderDeposit.objects.filter(brand=brand, currency=currency).exists():
+        return ""
+    account = virtual_account_request(brand=brand, currency=currency)
+    virtual_accounts_open(ids=[account.pk])  # what the standing worker would do next
+    account.refresh_from_db()
+    if account.status != VirtualAccountStatus.OPEN:
+        return f"The virtual account could not be opened: {account.error}"
+    onboarding = ProviderOnboarding.objects.get(brand=brand)
+    if not onboarding.allowed:
+        # The brand gives the register extract on the (sandbox's) hosted onboarding page;
+        # Adyen's signed account holder webhook then allows the capabilities.
+        documents_give(legal_entity_id=onboarding.legal_entity_id)
+        funding_webhooks_deliver()
+        transfer_events_process()
+        onboarding.refresh_from_db()
+        if not onboarding.allowed:
+            return f"The provider has not allowed {brand.name}: {onboarding.status}"
+        stdout.write(
+            f"  the provider verified {brand.legal_name or brand.name} ({onboarding.account_holder_id})"
+        )
+    deposit_simulate(iban=account.iban, amount=amount, payer_name=brand.legal_name or brand.name)
+    funding_webhooks_deliver()  # the deposit's webhooks: received, booked; it stays there
+    transfer_events_process()
+    stdout.write(
+        f"  the provider booked {amount / 100:.2f} {currency} sent to the virtual IBAN {account.iban_grouped}"
+    )
+    return ""

@@ -1,12 +1,15 @@
-"""Demo tax reports: four creators of the demo brand (Germany, Spain, the UK, the US) paid for a
-commissioned video (a personal service, reported) after the TikTok login it needs (a
-promotional gift, not reported), and the year's reports made from the ledger, checked and reconciled.
+"""Demo tax reports: three creators of the demo brand (Germany, Spain, the UK) and one of the demo's
+US company paid for a commissioned video (a personal service, reported) after the TikTok login it
+needs (a promotional gift, not reported), and the year's reports made from the ledger, checked and
+reconciled.
 
-The US creator is paid in dollars by a campaign of its own for the US, funded the way demo_funding
-funds the others (a deposit to the brand's USD virtual account, booked from the provider's
-webhooks): a 1099-NEC is filed in dollars only. Its video pays a demo amount above the 1099's
-$2,000 threshold, labelled so on the campaign, standing for a year of commissioned videos: the
-demo's 1099 then has a payee.
+The US creator is paid in dollars by the demo's US company, a brand of its own (demo_seed's
+US_BRAND_SLUG, with its own owner), verified by staff, onboarded at the provider and funded the
+way demo_funding funds the demo brand (a deposit to its USD virtual account, booked from the
+provider's webhooks): a 1099-NEC is filed in dollars only. Its video pays a demo amount above the
+1099's $2,000 threshold, labelled so on the campaign, standing for a year of commissioned videos:
+the demo's 1099 then has a payee. The allowance that amount needs is the US brand's own: the demo
+brand's euro campaigns keep the default one.
 
 Run after demo_seed and demo_funding (make run does); safe to run again. The people's tax details
 are saved as the claim flow saves them (payouts.tax.services.tax_profile_save).
@@ -16,24 +19,30 @@ import datetime
 import time
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
+from campaigns.management.commands.demo_seed import (
+    ADMIN_EMAIL,
+    US_BRAND_SLUG,
+    US_OWNER_EMAIL,
+    demo_brand,
+    user_get_or_create,
+)
 from campaigns.models import Brand, Campaign, CampaignStatus, Package
 from campaigns.services.brands import brand_allowance_set
 from campaigns.services.campaigns import campaign_create, campaign_transition
 from campaigns.services.funding import campaign_fund
 from campaigns.services.rules import rule_save
-from payouts.funding.services import virtual_account_request, virtual_accounts_open
-from payouts.models import Payout, ProviderDeposit
+from payouts.management.commands.demo_funding import brand_funded_at_provider
+from payouts.models import Payout
 from payouts.payees.services import payee_account_save, payee_onboard
 from payouts.pipeline import payouts_due_process
-from payouts.providers.test_mode_bank import deposit_simulate, funding_webhooks_deliver
 from payouts.rails import iban_check, us_account_check
 from payouts.submission.submit import payout_status_check
 from payouts.submission.sweeps import payouts_sweep
-from payouts.submission.webhooks import transfer_events_process
 from payouts.tax.services import TaxDetails, tax_profile_save
 from verification.models import Identity
 from verification.services.participants import identity_attach, participant_create
@@ -93,20 +102,29 @@ US_VIDEO_REWARD = 2_100_00
 US_DEPOSIT = 5_000_00
 
 
-def us_campaign(*, brand) -> Campaign | None:
-    """The demo brand's dollar campaign for US creators, funded from its USD virtual account."""
+def us_brand(*, stdout) -> Brand | None:
+    """The demo's US company: its owner signs up, staff verify it, the provider onboards it and it
+    sends dollars to its own virtual IBAN, as the demo brand did with euros. None if the provider
+    did not open its account."""
+    admin = get_user_model().objects.get(email=ADMIN_EMAIL)
+    owner = user_get_or_create(US_OWNER_EMAIL, first_name="Uma", last_name="Owner")
+    brand = demo_brand(
+        slug=US_BRAND_SLUG,
+        name="Demo Brand US",
+        owner=owner,
+        currency="USD",
+        legal=("Demo Brand US Inc.", "EIN 00-0000000", "US"),
+        admin=admin,
+    )
+    problem = brand_funded_at_provider(brand=brand, currency="USD", amount=US_DEPOSIT, stdout=stdout)
+    return None if problem else brand
+
+
+def us_campaign(*, brand) -> Campaign:
+    """The US brand's dollar campaign for US creators, funded from its USD virtual account."""
     campaign = Campaign.objects.filter(slug=US_CAMPAIGN).first()
     if campaign is not None:
         return campaign
-    account = virtual_account_request(brand=brand, currency="USD")
-    virtual_accounts_open(ids=[account.pk])
-    account.refresh_from_db()
-    if not account.iban:
-        return None
-    if not ProviderDeposit.objects.filter(brand=brand, currency="USD").exists():
-        deposit_simulate(iban=account.iban, amount=US_DEPOSIT, payer_name=brand.legal_name or brand.name)
-        funding_webhooks_deliver()
-        transfer_events_process()
     campaign = campaign_create(
         brand=brand,
         name="TikTok Creators US",
@@ -127,8 +145,9 @@ def us_campaign(*, brand) -> Campaign | None:
         window_hours=video.window_hours,
     )
     campaign_fund(campaign=campaign, amount=US_DEPOSIT, idempotency_key=f"demo-fund:{US_CAMPAIGN}")
-    # What one person may earn from the brand (a fraud cap, 100.00 by default) would refuse the
-    # demo amount: the demo brand allows it, as a brand commissioning such videos would.
+    # What one person may earn from a brand (a fraud cap, 100.00 by default) would refuse the demo
+    # amount: the US brand allows it, as a brand commissioning such videos would. Its own
+    # allowance, in its own dollars: the demo brand's euro campaigns keep theirs.
     needed = US_VIDEO_REWARD + campaign.rules.get(trigger="tiktok_login").reward_amount
     if brand.person_allowance is not None and brand.person_allowance < needed:
         brand_allowance_set(brand=brand, person_allowance=needed)
@@ -144,21 +163,22 @@ class Command(BaseCommand):
         if brand is None or campaign is None:
             self.stderr.write("Run demo_seed first.")
             return
-        dollars = us_campaign(brand=brand)
-        if dollars is None:
-            self.stderr.write("The demo brand's USD account could not be opened.")
+        us = us_brand(stdout=self.stdout)
+        if us is None:
+            self.stderr.write("The demo's US brand could not be funded at the provider.")
             return
+        dollars = us_campaign(brand=us)
         if not Identity.objects.filter(subject__startswith="demo-creator-").exists():
-            self._creators_pay(brand=brand, campaigns={"EUR": campaign, "USD": dollars})
+            self._creators_pay(campaigns={"EUR": campaign, "USD": dollars})
         call_command("tax_reports", year=timezone.now().year, stdout=self.stdout, stderr=self.stderr)
 
-    def _creators_pay(self, *, brand, campaigns):
+    def _creators_pay(self, *, campaigns):
         for index, (name, country, kind, tin, born, address, account, language) in enumerate(CREATORS):
             currency = "USD" if country == "US" else "EUR"
             campaign = campaigns[currency]
             login = campaign.rules.get(trigger="tiktok_login")
             video = campaign.rules.get(trigger="ugc_share")
-            person = participant_create(brand=brand)
+            person = participant_create(brand=campaign.brand)
             identity = identity_attach(
                 participant=person, provider="tiktok", subject=f"demo-creator-{index}", display_name=name
             )
