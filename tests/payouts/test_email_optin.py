@@ -7,13 +7,16 @@ is in the brand's email audience, its export and its CRM sync, until the one-cli
 import re
 
 import pytest
+from django.core import signing
 from django.urls import reverse
 
 from campaigns.services.consent import consent_wording_save
 from payouts.audience.crm import crm_connect, crm_sync
+from payouts.audience.email_optin import CONFIRM_SALT
 from payouts.audience.selectors import audience_export_rows
 from payouts.links import status_page_path
 from payouts.models import SandboxCrmProfile
+from tests.conftest import SignedInClient
 from tests.payouts.audience_helpers import audience_person
 from verification.consent_views import unsubscribe_token
 from verification.models import ConsentRecord
@@ -147,3 +150,156 @@ def test_another_brands_campaign_cannot_be_used_to_opt_in(client, club, pat, mak
         {"campaign": other.pk, "wording": 1, "email": "pat@example.com", "agree": "yes"},
     )
     assert response.status_code == 404
+
+
+# --- As an attacker -------------------------------------------------------------------------------
+# A stranger's view of the email double opt-in: someone holding one reward page's link (their own)
+# tries to make JoyBack mail a victim's address again and again, to confirm for others, to replay or
+# alter the signed link, and to go around CSRF. Each attempt is refused.
+
+
+VICTIM = "victim@example.org"
+
+
+@pytest.fixture
+def mallory(club):
+    """The attacker: a person who earned a reward, so holds their own reward page's link."""
+    return audience_person(campaign=club, wa_id="4915100000666")
+
+
+def _ask(client, club, person, *, email=VICTIM, address="203.0.113.9", capture=None):
+    wording = club.consent_wordings.get(channel="email", language="en")
+    body = {"campaign": club.pk, "wording": wording.pk, "email": email, "agree": "yes"}
+    url = reverse("payouts:email_optin", args=[person.participant.token])
+    with capture(execute=True):
+        return client.post(url, body, REMOTE_ADDR=address)
+
+
+def _mailed_link(mail) -> str:
+    return re.search(r"https?://\S+/email/confirm/\S+/", mail.body).group(0).split("testserver")[-1]
+
+
+# --- Floods ----------------------------------------------------------------------------------------
+
+
+def test_one_reward_link_cannot_flood_a_strangers_mailbox_from_many_addresses(
+    client, club, mallory, mailoutbox, django_capture_on_commit_callbacks
+):
+    """Mail bombing: the only limit is 5 a minute per client address. An attacker with any reward
+    link and a handful of addresses (an IPv6 /64 is 2^64 of them) makes JoyBack, under the brand's
+    name, mail the same victim without end; nothing counts per reward page or per recipient."""
+    for n in range(12):
+        _ask(client, club, mallory, address=f"198.51.100.{n + 1}", capture=django_capture_on_commit_callbacks)
+
+    to_victim = [m for m in mailoutbox if m.to == [VICTIM]]
+    assert len(to_victim) <= 3, f"{len(to_victim)} confirmation mails sent to one address that never asked"
+
+
+def test_one_reward_link_cannot_mail_hundreds_of_addresses(
+    client, club, mallory, mailoutbox, django_capture_on_commit_callbacks
+):
+    """Spam relay: one reward page asks for confirmations to any number of different addresses
+    (each a mail from JoyBack's domain, with the brand's name), limited only per client address."""
+    for n in range(12):
+        _ask(
+            client,
+            club,
+            mallory,
+            email=f"target{n}@example.org",
+            address=f"2001:db8::{n + 1:x}",
+            capture=django_capture_on_commit_callbacks,
+        )
+
+    assert len(mailoutbox) <= 3, f"one reward page sent confirmation mails to {len(mailoutbox)} addresses"
+
+
+def test_ipv6_neighbours_share_the_opt_in_limit(
+    client, club, mallory, mailoutbox, django_capture_on_commit_callbacks
+):
+    """Addresses of one IPv6 /64 are one machine's (one customer's prefix): counting each address
+    apart lets one host send without limit."""
+    codes = [
+        _ask(
+            client,
+            club,
+            mallory,
+            address=f"2001:db8:0:1::{n + 1:x}",
+            capture=django_capture_on_commit_callbacks,
+        ).status_code
+        for n in range(8)
+    ]
+    assert 429 in codes, f"8 requests from one /64 all answered {set(codes)}"
+
+
+# --- Links and forms -------------------------------------------------------------------------------
+
+
+def test_a_get_of_the_link_records_nothing_and_the_post_needs_csrf(
+    club, mallory, mailoutbox, django_capture_on_commit_callbacks
+):
+    browser = SignedInClient(enforce_csrf_checks=True)
+    page = browser.get(reverse("payouts:status_page", args=[club.slug, mallory.participant.token]))
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
+    wording = club.consent_wordings.get(channel="email", language="en")
+    url = reverse("payouts:email_optin", args=[mallory.participant.token])
+    body = {"campaign": club.pk, "wording": wording.pk, "email": "m@example.org", "agree": "yes"}
+    assert SignedInClient(enforce_csrf_checks=True).post(url, body).status_code == 403
+    with django_capture_on_commit_callbacks(execute=True):
+        assert browser.post(url, {**body, "csrfmiddlewaretoken": token}).status_code == 200
+    link = _mailed_link(mailoutbox[-1])
+
+    assert browser.get(link).status_code == 200
+    assert SignedInClient(enforce_csrf_checks=True).post(link).status_code == 403
+    assert not ConsentRecord.objects.filter(channel="email").exists()
+
+
+def test_an_altered_or_reused_link_records_nothing_more(
+    client, club, mallory, mailoutbox, make_live_campaign, bison, django_capture_on_commit_callbacks
+):
+    _ask(client, club, mallory, email="m@example.org", capture=django_capture_on_commit_callbacks)
+    link = _mailed_link(mailoutbox[-1])
+    token = link.rstrip("/").rsplit("/", 1)[1]
+    found = signing.loads(token, salt=CONFIRM_SALT)
+
+    # The payload is readable but not writable: another address, person or brand's campaign.
+    other_brand = make_live_campaign(slug="bikes", brand=bison, package="whatsapp_reward")
+    for change in ({"e": VICTIM}, {"p": found["p"] + 1}, {"c": other_brand.pk}):
+        forged = signing.dumps({**found, **change}, salt="another-salt", compress=True)
+        assert client.post(reverse("payouts:email_optin_confirm", args=[forged])).status_code == 400
+        tampered = signing.dumps({**found, **change}, compress=True)  # the right key, no salt
+        assert client.post(reverse("payouts:email_optin_confirm", args=[tampered])).status_code == 400
+    assert not ConsentRecord.objects.filter(channel="email").exists()
+
+    # Confirmed once; after the one-click unsubscribe the same link does not sign the person up again.
+    assert client.post(link).status_code == 200
+    client.post(
+        reverse("verification:unsubscribe", args=[unsubscribe_token(participant_id=mallory.participant_id)]),
+        {"List-Unsubscribe": "One-Click"},
+    )
+    client.post(link)
+    assert not consent_in_force(participant_id=mallory.participant_id, channel="email")
+
+
+def test_another_brands_wording_or_a_wrong_reward_link_is_refused(
+    client, club, mallory, make_live_campaign, bison, bob, mailoutbox
+):
+    other = make_live_campaign(slug="bikes", brand=bison, package="whatsapp_reward")
+    consent_wording_save(
+        campaign=other,
+        channel="email",
+        language="en",
+        text="I agree that Bison Bikes sends me news by email.",
+        user=bob,
+    )
+    theirs = other.consent_wordings.get(channel="email")
+    url = reverse("payouts:email_optin", args=[mallory.participant.token])
+    body = {"campaign": club.pk, "wording": theirs.pk, "email": "m@example.org", "agree": "yes"}
+    assert client.post(url, body).status_code == 400
+    wrong = reverse("payouts:email_optin", args=["not-a-token"])
+    assert (
+        client.post(
+            wrong, {**body, "wording": club.consent_wordings.get(channel="email", language="en").pk}
+        ).status_code
+        == 404
+    )
+    assert mailoutbox == []

@@ -11,15 +11,17 @@ from django.urls import reverse
 from django.utils import timezone
 from django_q.models import Schedule
 
+from campaigns.services.consent import consent_wording_save
 from compliance.models import RemediationCase
 from joyback.ledger.models import Entry
 from payouts import notifications, privacy
-from payouts.models import PayeeAccount, Payout, PrivacyRequest
+from payouts.models import Notification, PayeeAccount, Payout, PrivacyRequest
 from payouts.privacy import privacy_retention_enforce
 from tests.conftest import rewarded_in_browser, totp_enable
+from tests.payouts.audience_helpers import audience_person
 from tests.payouts.conftest import IBANS
 from tests.verification.test_tiktok_login import authorize
-from verification.models import ActionClaim, Identity, Participant, TikTokToken
+from verification.models import ActionClaim, ConsentRecord, Identity, Participant, TikTokToken
 
 pytestmark = pytest.mark.django_db
 
@@ -228,3 +230,50 @@ def test_the_latin_spelling_and_the_address_are_exported_and_erased(owed, settin
     privacy_retention_enforce(now=timezone.now() + timedelta(days=settings.PRIVACY_RETENTION_DAYS + 1))
     payee.refresh_from_db()
     assert (payee.holder_name, payee.holder_name_latin) == ("erased", "")
+
+
+# --- As an attacker -------------------------------------------------------------------------------
+# A person asks for the brand's email news, then has their data erased (GDPR Art. 17) before
+# opening the confirmation mail: the address they typed goes from the message's row, and the link,
+# still within its week, brings nothing back.
+
+
+OPTIN_ADDRESS = "pat@example.org"
+
+
+@pytest.fixture
+def email_asked(client, make_live_campaign, alice, mailoutbox, django_capture_on_commit_callbacks):
+    club = make_live_campaign(slug="club", package="whatsapp_reward")
+    text = "I agree that Alpaca Coffee sends me news and offers by email."
+    consent_wording_save(campaign=club, channel="email", language="en", text=text, user=alice)
+    pat = audience_person(campaign=club, wa_id="4915100000001")
+    body = {
+        "campaign": club.pk,
+        "wording": club.consent_wordings.get().pk,
+        "email": OPTIN_ADDRESS,
+        "agree": "yes",
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("payouts:email_optin", args=[pat.participant.token]), body)
+    link = re.search(r"https?://\S+/email/confirm/\S+/", mailoutbox[-1].body).group(0)
+    return pat.participant, link.split("testserver")[-1]
+
+
+def test_erasure_forgets_the_address_typed_into_the_email_form(email_asked):
+    participant, _link = email_asked
+    privacy.participant_erase(participant=participant)
+
+    kept = [
+        n.pk for n in Notification.objects.filter(participant=participant) if OPTIN_ADDRESS in str(n.context)
+    ]
+    assert kept == [], "the erased person's address stays in the confirmation message's row"
+
+
+def test_a_confirmation_link_mailed_before_the_erasure_brings_nothing_back(client, email_asked):
+    participant, link = email_asked
+    privacy.participant_erase(participant=participant)
+
+    client.post(link)
+
+    assert not Identity.objects.filter(participant=participant, subject=OPTIN_ADDRESS).exists()
+    assert not ConsentRecord.objects.filter(participant=participant, channel="email").exists()
