@@ -152,9 +152,9 @@ VARIABLES = [
     Var(
         "FOUR_EYES_COOLING_DAYS",
         "int",
-        "for this many days after one person made another's account or gave them a membership, role, "
-        "permission or group, neither is the other's second approver (payouts, statement uploads, "
-        "reconciliation proposals, limit changes)",
+        "for this many days after one person gave another a membership, role, permission or group, "
+        "neither is the other's second approver (payouts, statement uploads, reconciliation "
+        "proposals, limit changes); one who made the other's account or made them staff never is",
         SECURITY,
         default=7,
     ),

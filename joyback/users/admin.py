@@ -1,7 +1,15 @@
+from allauth.account.admin import EmailAddressAdmin as BaseEmailAddressAdmin
+from allauth.account.models import EmailAddress
+from allauth.mfa.admin import AuthenticatorAdmin as BaseAuthenticatorAdmin
+from allauth.mfa.models import Authenticator
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import GroupAdmin as BaseGroupAdmin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.contrib.auth.models import Group, Permission
+from django.core.exceptions import PermissionDenied
+from django_q.admin import ScheduleAdmin as BaseScheduleAdmin
+from django_q.models import Schedule
 
 from joyback.users.four_eyes import (
     MONEY_PERMISSIONS,
@@ -53,6 +61,21 @@ class UserAdmin(BaseUserAdmin):
         ("Important dates", {"fields": ("last_login", "date_joined")}),
     )
     add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "password1", "password2")}),)
+
+    # Nobody takes over someone else's account here: whoever sets another's password or sign-in
+    # address (a reset link then goes there) signs in as them, and would be the second person of
+    # their own request under the other's name. People change their own password and address (the
+    # sign-in page's reset link, their account page); staff change only their own here.
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.pk != request.user.pk:
+            fields.append("email")
+        return fields
+
+    def user_change_password(self, request, id, form_url=""):
+        if str(request.user.pk) != unquote(id):
+            raise PermissionDenied("Staff set no one else's password: the person resets it by email.")
+        return super().user_change_password(request, id, form_url)
 
     def save_model(self, request, obj, form, change):
         before = _access_of(obj if change else None)
@@ -202,3 +225,40 @@ class AccessChangeAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+# Other apps' admin pages through which one staff member would act as another: read-only here.
+
+for _model in (Authenticator, EmailAddress, Schedule):
+    if admin.site.is_registered(_model):
+        admin.site.unregister(_model)
+
+
+class _ReadOnly:
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Authenticator)
+class AuthenticatorAdmin(_ReadOnly, BaseAuthenticatorAdmin):
+    """People's second factors, shown only: one removed by staff lets whoever knows the password
+    sign in as the person. Each person adds and removes their own (Security)."""
+
+
+@admin.register(EmailAddress)
+class EmailAddressAdmin(_ReadOnly, BaseEmailAddressAdmin):
+    """People's sign-in addresses, shown only: an address staff added or changed receives the
+    person's password reset. Each person manages their own (their account's email page)."""
+
+
+@admin.register(Schedule)
+class ScheduleAdmin(_ReadOnly, BaseScheduleAdmin):
+    """The recurring tasks, shown only: they are declared in code (joyback.schedules, synced by
+    manage.py schedules_sync). A schedule's function and arguments typed here would run any code in
+    the worker, as nobody, past every check a service makes."""

@@ -3,12 +3,17 @@ reconciliation step must be someone else than the first, and not someone the fir
 set the first up) lately.
 
 The rule (FOUR_EYES_COOLING_DAYS, 7 by default): the second person is refused when, within the
-cooling period, either of the two made the other's account, gave the other a brand membership or a
-new role, granted or confirmed the other a permission, a group or staff or superuser status. The
-record is AccessChange, written in the same transaction as every such change. An account's or a
-second factor's age alone is not a refusal (a new colleague is approved by someone who did not set
-them up); money permissions for staff need a second staff member's confirmation (StaffGrant), so
-no one person makes an approver.
+cooling period, either of the two gave the other a brand membership or a new role, granted or
+confirmed the other a permission, a group or superuser status; and at any time when either made the
+other's account or gave the other staff status (LASTING): who made an account chose the address it
+signs in with and its first password, and who made someone staff may have made staff an account
+they opened themselves, so that pair stays two accounts of possibly one person however long it
+waits. The record is AccessChange, written in the same transaction as every such change. An
+account's or a second factor's age alone is not a refusal (a new colleague is approved by someone
+who did not set them up); money permissions for staff need a second staff member's confirmation
+(StaffGrant), so no one person makes an approver; and nobody takes over another's account in the
+admin (joyback.users.admin: no password, sign-in address or second factor of someone else is set
+there).
 """
 
 from datetime import timedelta
@@ -32,6 +37,9 @@ MONEY_PERMISSIONS = frozenset(
         "payouts.add_payout",
         "payouts.change_payout",
         "payouts.delete_payout",
+        # Marking a tax report filed, or confirming another's filing, is one of two people's word
+        # to a tax authority: a second confirmer given by one staff member would be theirs.
+        "payouts.file_taxreport",
         "ledger.add_transaction",
         "ledger.change_transaction",
         "ledger.add_entry",
@@ -54,6 +62,10 @@ MONEY_PERMISSIONS = frozenset(
 # Grants that give nobody access (a limit staff change through the same two steps): recorded under
 # their own kind, and no link between the two people for the cooling period.
 NOT_ACCESS = frozenset({AccessChangeKind.LIMIT, AccessChangeKind.FEE_PLAN, AccessChangeKind.CUSTODY_MOVE})
+
+
+# Links that never lapse: an account made, staff status given (see the module).
+LASTING = frozenset({AccessChangeKind.ACCOUNT, AccessChangeKind.STAFF})
 
 
 class SecondPersonRefused(Exception):
@@ -85,7 +97,7 @@ def second_person_refusal(*, first, second) -> str | None:
         return _("A second person must approve what you made yourself.")
     since = timezone.now() - timedelta(days=settings.FOUR_EYES_COOLING_DAYS)
     link = (
-        AccessChange.objects.filter(at__gte=since)
+        AccessChange.objects.filter(Q(at__gte=since) | Q(kind__in=LASTING))
         .filter(Q(actor=first, subject=second) | Q(actor=second, subject=first))
         .exclude(kind__in=NOT_ACCESS)
         .select_related("actor", "subject")
@@ -94,6 +106,18 @@ def second_person_refusal(*, first, second) -> str | None:
     )
     if link is None:
         return None
+    if link.kind in LASTING and link.at < since:
+        return _(
+            "%(second)s cannot be the second person here: %(actor)s set up %(subject)s's account "
+            "(%(what)s) on %(date)s. Whoever made an account or made it staff is never its second "
+            "person, nor it theirs: the approval must come from someone else."
+        ) % {
+            "second": _name(second),
+            "actor": _name(link.actor),
+            "subject": _name(link.subject),
+            "what": link.get_kind_display(),
+            "date": date_format(timezone.localtime(link.at), "SHORT_DATETIME_FORMAT"),
+        }
     return _(
         "%(second)s cannot be the second person here: %(actor)s gave %(subject)s their access "
         "(%(what)s) on %(date)s. For %(days)s days after one person sets up another, the second "

@@ -18,6 +18,7 @@ Where money could still cross from one brand to another, and the test that refus
 
 import itertools
 import threading
+import time
 from io import StringIO
 
 import pytest
@@ -65,7 +66,7 @@ from payouts.sandbox.funding import deposit_simulate, funding_webhooks_deliver
 from payouts.submission.create import payout_for_participant
 from payouts.submission.submit import payout_payment_order, payout_submit
 from payouts.submission.webhooks import transfer_events_process
-from tests.conftest import rewarded_in_browser, verified
+from tests.conftest import rewarded_in_browser, totp_code, verified
 from tests.payouts.conftest import payee_details
 
 pytestmark = pytest.mark.django_db
@@ -316,6 +317,11 @@ def test_a_drift_pauses_that_brand_only(client, alice, bob, django_capture_on_co
 # What the platform held for a brand, moved to its own account.
 
 
+def later_code() -> str:
+    """The code the app shows in the next period (within the allowed drift): a code is used once."""
+    return totp_code(at=time.time() + 30)
+
+
 def test_custody_move_moves_what_the_platform_held_once_a_second_person_confirms(
     alice, treasury, django_capture_on_commit_callbacks
 ):
@@ -326,16 +332,34 @@ def test_custody_move_moves_what_the_platform_held_once_a_second_person_confirms
     out = StringIO()
     call_command("custody_move", stdout=out)
     assert "would move €300.00" in out.getvalue() and provider_balance_of(account) == 0
-    call_command("custody_move", "--brand", "alpaca", "--request", "--staff", sam.email, stdout=out)
+    asking = ("--brand", "alpaca", "--request", "--staff", sam.email)
+    # The email names a person; their authenticator's code shows they are the one running it.
+    with pytest.raises(CommandError, match="authenticator app shows now"):
+        call_command("custody_move", *asking, stdout=out)
+    call_command("custody_move", *asking, "--code", totp_code(), stdout=out)
     grant = StaffGrant.objects.get(kind="custody_move")
     assert grant.value == f"{brand.pk}:EUR:30000" and provider_balance_of(account) == 0
-    # Nothing moves on one person's word: not the one who asked confirming, nor running it alone.
+    # Nothing moves on one person's word: not the one who asked confirming, nor running it alone,
+    # nor the one who asked naming a colleague without the colleague's code.
     with pytest.raises(CommandError, match=r"second person|themselves"):
-        call_command("custody_move", "--confirm", str(grant.pk), "--staff", sam.email, stdout=out)
+        call_command(
+            "custody_move",
+            "--confirm",
+            str(grant.pk),
+            "--staff",
+            sam.email,
+            "--code",
+            later_code(),
+            stdout=out,
+        )
+    with pytest.raises(CommandError, match="authenticator app shows now"):
+        call_command("custody_move", "--confirm", str(grant.pk), "--staff", tara.email, "--code", "000000")
     with pytest.raises(CommandError, match="not confirmed by a second staff member"):
         call_command("custody_move", "--execute", str(grant.pk), stdout=out)
     assert provider_balance_of(account) == 0 and ledger_balance_of(brand) == 0
-    call_command("custody_move", "--confirm", str(grant.pk), "--staff", tara.email, stdout=out)
+    call_command(
+        "custody_move", "--confirm", str(grant.pk), "--staff", tara.email, "--code", totp_code(), stdout=out
+    )
     assert provider_balance_of(account) == 300_00 == ledger_balance_of(brand)
     assert platform_bank(currency="EUR").balance == 0
     assert brand_funding_account(brand=brand, currency="EUR").balance == 300_00  # its money, unchanged

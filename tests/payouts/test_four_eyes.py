@@ -475,3 +475,141 @@ def test_a_viewer_role_is_given_by_one_staff_member(client, funded, root, make_u
     client.post("/admin/campaigns/membership/add/", {"user": vera.pk, "brand": funded.pk, "role": "viewer"})
 
     assert funded.memberships.get(user=vera).role == "viewer"
+
+
+# Found by attacking it as one staff member alone: an approver one made, however long they wait, a
+# staff account one signed up and made staff, another's password, address or second factor set in
+# the admin, a task typed into the admin's schedules.
+
+
+def test_an_approver_a_superuser_made_never_approves_their_statement_however_long_they_wait(
+    client, root, tara, alpaca, settings
+):
+    """The maker of an account chose its address and first password: waiting out the cooling period
+    does not make it someone else."""
+    helper = admin_makes_staff(client, root, "helper@joyback.example", "statement_approve")
+    staff_grant_confirm(grant_id=StaffGrant.objects.get(subject=helper).pk, actor=tara)
+    helper = type(helper).objects.get(pk=helper.pk)
+    root.user_permissions.add(Permission.objects.get(codename="statement_upload"))
+    data = camt053(
+        [Ntry(amount=1_000_000_00, credit=True, ref="BIG-2", remittance=brand_deposit_reference(alpaca))],
+        opening=0,
+    )
+    job = statement_import_create(data=data, filename="s.xml", channel="staff", uploaded_by=root)
+    settings.FOUR_EYES_COOLING_DAYS = 0  # the period over
+
+    with pytest.raises(ReconciliationRefused, match="never its second person") as refused:
+        statement_import_approve(import_id=job.pk, approver=helper)
+
+    assert "Root set up Helper's account" in refused.value.message
+    assert StatementImport.objects.get(pk=job.pk).status == "awaiting" and funding(alpaca) == 0
+    assert statement_import_approve(import_id=job.pk, approver=tara).status == "done"
+
+
+def test_an_account_one_signed_up_and_made_staff_never_confirms_ones_limit_change(
+    client, root, tara, make_user, settings
+):
+    """No account made in the admin: one signs up a second address, makes it staff, has a colleague
+    confirm it may confirm grants, waits, and asks for a limit it would confirm."""
+    from campaigns.services.limits import limit_change_request
+
+    alias = make_user("root.alias@joyback.example", first_name="Alias")  # signed up by root
+    client.force_login(root)
+    client.post(
+        f"/admin/users/user/{alias.pk}/change/",
+        {
+            "email": alias.email,
+            "first_name": "Alias",
+            "is_active": "on",
+            "is_staff": "on",
+            "user_permissions": [Permission.objects.get(codename="change_staffgrant").pk],
+            "date_joined_0": "2026-01-01",
+            "date_joined_1": "00:00:00",
+        },
+    )
+    staff_grant_confirm(grant_id=StaffGrant.objects.get(subject=alias).pk, actor=tara)
+    alias = totp_enable(type(alias).objects.get(pk=alias.pk))
+    assert alias.is_staff and alias.has_perm("users.change_staffgrant")
+    settings.FOUR_EYES_COOLING_DAYS = 0
+    grant = limit_change_request(
+        actor=root, kind="payout_approval_threshold", currency="EUR", brand=None, value=1_000_000_00
+    )
+
+    with pytest.raises(SecondPersonRefused, match="made it staff"):
+        staff_grant_confirm(grant_id=grant.pk, actor=alias)
+
+    assert StaffGrant.objects.get(pk=grant.pk).confirmed_at is None
+    staff_grant_confirm(grant_id=grant.pk, actor=tara)
+
+
+def test_confirming_tax_filings_is_given_only_by_two_staff_members(client, root, tara):
+    helper = admin_makes_staff(client, root, "helper@joyback.example", "file_taxreport")
+
+    assert not helper.has_perm("payouts.file_taxreport")
+    grant = StaffGrant.objects.get(subject=helper)
+    assert grant.value == "payouts.file_taxreport"
+    staff_grant_confirm(grant_id=grant.pk, actor=tara)
+    assert type(helper).objects.get(pk=helper.pk).has_perm("payouts.file_taxreport")
+
+
+def test_staff_set_no_one_elses_password_address_or_second_factor_in_the_admin(client, root, tara):
+    """Taking over a colleague who may confirm: their password set, or their address changed (the
+    reset link goes there), and their second factor removed."""
+    from allauth.account.models import EmailAddress
+    from allauth.mfa.models import Authenticator
+
+    EmailAddress.objects.create(user=tara, email=tara.email, verified=True, primary=True)
+    client.force_login(root)
+
+    response = client.post(
+        f"/admin/users/user/{tara.pk}/password/",
+        {"password1": "Root-knows-it-1", "password2": "Root-knows-it-1", "usable_password": "true"},
+    )
+    assert response.status_code == 403
+    client.post(
+        f"/admin/users/user/{tara.pk}/change/",
+        {
+            "email": "root.mailbox@attacker.example",
+            "is_active": "on",
+            "is_staff": "on",
+            "date_joined_0": "2026-01-01",
+            "date_joined_1": "00:00:00",
+        },
+    )
+    address = EmailAddress.objects.get(user=tara)
+    client.post(f"/admin/account/emailaddress/{address.pk}/change/", {"email": "root@attacker.example"})
+    client.post(
+        "/admin/account/emailaddress/add/", {"user": tara.pk, "email": "r@attacker.example", "verified": "on"}
+    )
+    authenticator = Authenticator.objects.get(user=tara)
+    deleted = client.post(f"/admin/mfa/authenticator/{authenticator.pk}/delete/", {"post": "yes"})
+
+    tara = type(tara).objects.get(pk=tara.pk)
+    assert tara.check_password("Root-knows-it-1") is False
+    assert tara.email == "tara@joyback.example"
+    assert list(EmailAddress.objects.filter(user=tara).values_list("email", flat=True)) == [tara.email]
+    assert deleted.status_code == 403 and Authenticator.objects.filter(user=tara).exists()
+    # Their own password is theirs to change.
+    assert client.get(f"/admin/users/user/{root.pk}/password/").status_code == 200
+
+
+def test_a_task_schedule_is_not_typed_in_the_admin(client, root):
+    """A schedule's function and arguments run in the worker as nobody: call_command with
+    custody_move's two halves, or any code."""
+    from django_q.models import Schedule
+
+    client.force_login(root)
+    response = client.post(
+        "/admin/django_q/schedule/add/",
+        {
+            "name": "mine",
+            "func": "django.core.management.call_command",
+            "args": "'custody_move', '--confirm', '1', '--staff', 'tara@joyback.example'",
+            "schedule_type": "O",
+            "repeats": "-1",
+            "next_run_0": "2026-01-01",
+            "next_run_1": "00:00:00",
+        },
+    )
+
+    assert response.status_code == 403 and not Schedule.objects.filter(name="mine").exists()

@@ -4,20 +4,25 @@ the money moves (joyback.users.four_eyes; the same person, or someone either set
 refused).
 
     manage.py custody_move                                    # what would move, per brand
-    manage.py custody_move --brand acme --request --staff a@joyback.example   # asks; prints the grant
-    manage.py custody_move --confirm 12 --staff b@joyback.example             # confirms, moves
+    manage.py custody_move --brand acme --request --staff a@joyback.example --code 123456  # asks
+    manage.py custody_move --confirm 12 --staff b@joyback.example --code 654321            # confirms, moves
     manage.py custody_move --execute 12       # a confirmed move whose answer was lost, sent again
 
 Funding by payment reference to the platform's bank account is retired: a brand with its own
 balance account funds only through its virtual IBAN, and what the platform held for it before is
 moved here (payouts.funding.custody). Safe to run again; a brand not yet onboarded at the provider
 is skipped and said so.
+
+Whoever runs the command is not who it names: each half takes the named staff member's current code
+from their authenticator app (--code), so one person at the server cannot ask in one colleague's
+name and confirm in another's.
 """
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import Brand
+from joyback.mfa import second_factor_code_valid
 from joyback.money import money_format
 from joyback.users.four_eyes import SecondPersonRefused
 from payouts.funding.custody import (
@@ -39,22 +44,25 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--brand", help="only this brand (its slug)")
         parser.add_argument("--staff", help="the staff member asking or confirming (their email)")
+        parser.add_argument("--code", help="the code the staff member's authenticator app shows now")
         parser.add_argument("--request", action="store_true", help="ask for the brand's move (--brand)")
         parser.add_argument("--confirm", type=int, help="confirm the move asked for as this grant, and move")
         parser.add_argument("--execute", type=int, help="send a confirmed move again (a lost answer)")
 
-    def handle(self, *args, brand=None, staff=None, request=False, confirm=None, execute=None, **options):
+    def handle(
+        self, *args, brand=None, staff=None, code=None, request=False, confirm=None, execute=None, **options
+    ):
         try:
             if request:
                 found = self._brand(brand)
-                grant = custody_move_request(actor=self._staff(staff), brand=found)
+                grant = custody_move_request(actor=self._staff(staff, code), brand=found)
                 self.stdout.write(
                     f"{found.slug}: move asked for as {grant.pk} ({grant.value}); a second staff member "
                     f"confirms it with --confirm {grant.pk}"
                 )
                 return
             if confirm is not None:
-                self._said(custody_move_confirm(grant_id=confirm, actor=self._staff(staff)), moved=True)
+                self._said(custody_move_confirm(grant_id=confirm, actor=self._staff(staff, code)), moved=True)
                 return
             if execute is not None:
                 self._said(custody_move(grant_id=execute), moved=True)
@@ -76,12 +84,17 @@ class Command(BaseCommand):
             raise CommandError("--request needs --brand, the slug of a live brand")
         return found
 
-    def _staff(self, email):
+    def _staff(self, email, code):
         user = (
             get_user_model().objects.filter(email__iexact=email or "", is_active=True, is_staff=True).first()
         )
         if user is None:
             raise CommandError("--staff must be the email of an active staff member")
+        if not second_factor_code_valid(user=user, code=code):
+            raise CommandError(
+                "--code must be the code the staff member's authenticator app shows now: the one named "
+                "asks or confirms, not whoever runs the command"
+            )
         return user
 
     def _said(self, move: CustodyMove, *, moved: bool) -> None:
