@@ -14,6 +14,7 @@ import logging
 from collections import defaultdict
 from datetime import timedelta
 
+from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
@@ -35,7 +36,7 @@ CHECK_MOST = 100
 def vat_ids_due(*, now, limit: int = CHECK_MOST) -> list[Brand]:
     """Live brands in another EU country whose number VIES must be asked about now."""
     brands = (
-        Brand.objects.filter(livemode=True, country__in=EU_COUNTRIES)
+        Brand.objects.filter(livemode=True, country__in=EU_COUNTRIES - {settings.PLATFORM_COUNTRY})
         .exclude(vat_id="")
         .filter(Q(vies_next_check_at__isnull=True) | Q(vies_next_check_at__lte=now))
         .order_by("vies_next_check_at", "pk")[: limit * 2]
