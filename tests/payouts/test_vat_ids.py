@@ -14,6 +14,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from campaigns.invoice_documents import invoice_pdf
 from campaigns.models import Brand, Invoice, VatIdCheck, VatTreatment
 from campaigns.modes import brand_test_twin
 from campaigns.services.brands import brand_vat_id_save
@@ -21,7 +22,7 @@ from campaigns.services.funding import brand_deposit_record
 from campaigns.services.invoices import invoice_issue
 from payouts import vat_ids
 from payouts.providers import vies
-from tests.campaigns.test_invoices import LAST_MONTH, plan_for, rewards_last_month
+from tests.campaigns.test_invoices import LAST_MONTH, pdf_text, plan_for, rewards_last_month
 
 pytestmark = pytest.mark.django_db
 
@@ -226,6 +227,7 @@ def test_a_number_vies_confirms_is_reverse_charged_with_its_consultation_number(
         billed.vies_request_identifier,
     )
     assert "data-vies-evidence" in finance_page(client, alice)
+    assert f"consultation number {billed.vies_request_identifier}" in pdf_text(invoice_pdf(invoice))
     assert vat_ids.vat_ids_check() == {}  # confirmed: asked again in a month
     assert vat_ids.vat_ids_check(now=timezone.now() + vat_ids.RECHECK_VALID) == {"valid": 1}
 
