@@ -360,6 +360,17 @@ class LegalDetailsForm(forms.Form):
     )
 
 
+class VatIdForm(forms.Form):
+    """The brand's VAT number alone, which its owner may correct at any time."""
+
+    vat_id = forms.CharField(
+        label=_("VAT number"),
+        max_length=20,
+        required=False,
+        help_text=_("In the EU, e.g. FR12345678901: JoyBack's invoices to you are then reverse-charged."),
+    )
+
+
 class LicenceForm(forms.Form):
     """The licence a participant grants with a share; saving a change makes a new version."""
 

@@ -111,6 +111,18 @@ def invoice_pdf(invoice: Invoice) -> bytes:
     if invoice.customer_vat_id:
         page.text(MARGIN, y, _("VAT number: %(vat_id)s") % {"vat_id": invoice.customer_vat_id})
         y -= LINE
+    if invoice.vat_treatment == "reverse_charge" and invoice.customer_vies_request_identifier:
+        # The evidence the reverse charge rests on: VIES's consultation of the customer's number.
+        page.text(
+            MARGIN,
+            y,
+            _("Confirmed by VIES on %(date)s, consultation number %(number)s")
+            % {
+                "date": invoice.customer_vies_request_date[:10],
+                "number": invoice.customer_vies_request_identifier,
+            },
+        )
+        y -= LINE
     y -= LINE
     page.text(
         MARGIN,

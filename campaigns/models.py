@@ -12,6 +12,15 @@ def default_person_allowance() -> int | None:
     return settings.PERSON_ALLOWANCE_DEFAULT or None
 
 
+class VatIdCheck(models.TextChoices):
+    """What the EU's VIES said of a brand's VAT number, in the brand's words."""
+
+    UNCHECKED = "unchecked", _("Being checked with the EU's VIES")
+    VALID = "valid", _("Confirmed by the EU's VIES")
+    INVALID = "invalid", _("Not known to the EU's VIES")
+    UNAVAILABLE = "unavailable", _("VIES could not answer; asked again shortly")
+
+
 class Brand(models.Model):
     """The tenant: every brand-scoped row hangs off one of these."""
 
@@ -43,6 +52,22 @@ class Brand(models.Model):
     # The brand's VAT identification number: inside the EU (outside the platform's own country) the
     # platform's invoices are reverse-charged only to a brand that gave one (campaigns.invoices).
     vat_id = models.CharField(max_length=20, blank=True, default="", db_default="")
+    # What the EU's VIES said of `vies_vat_id` (the number asked about: a changed vat_id is asked
+    # about again), kept as the evidence a reverse charge rests on: VIES's consultation number
+    # (requestIdentifier) and its date. Written only by campaigns.services.brands.brand_vies_record,
+    # from the answer of payouts' VIES check; read by campaigns.invoices.vat_for.
+    vies_status = models.CharField(
+        max_length=12,
+        choices=VatIdCheck.choices,
+        default=VatIdCheck.UNCHECKED,
+        db_default=VatIdCheck.UNCHECKED,
+    )
+    vies_vat_id = models.CharField(max_length=20, blank=True, default="", db_default="")
+    vies_request_identifier = models.CharField(max_length=40, blank=True, default="", db_default="")
+    vies_request_date = models.CharField(max_length=40, blank=True, default="", db_default="")
+    vies_checked_at = models.DateTimeField(null=True, blank=True)
+    vies_error = models.CharField(max_length=40, blank=True, default="", db_default="")
+    vies_next_check_at = models.DateTimeField(null=True, blank=True)
     verified_at = models.DateTimeField(null=True, blank=True)
     verified_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -699,6 +724,13 @@ class Invoice(models.Model):
     issuer_address = models.CharField(max_length=300, blank=True, default="")
     issuer_vat_id = models.CharField(max_length=20, blank=True, default="")
     issued_at = models.DateTimeField()
+    # What VIES said of the customer's VAT number when the invoice was issued: the consultation
+    # number and date a reverse charge rests on, or why VAT was charged to an EU business abroad.
+    customer_vies_status = models.CharField(
+        max_length=12, choices=VatIdCheck.choices, blank=True, default="", db_default=""
+    )
+    customer_vies_request_identifier = models.CharField(max_length=40, blank=True, default="", db_default="")
+    customer_vies_request_date = models.CharField(max_length=40, blank=True, default="", db_default="")
     # The VAT is taken from the brand's funds when the invoice is issued (booked to the VAT the
     # platform owes the tax office), then moved from the brand's balance account at the provider
     # with its next fee transfer (payouts.fees, `vat_transfer_reference`), done on the provider's

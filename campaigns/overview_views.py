@@ -9,15 +9,17 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.shortcuts import render
+from django.contrib import messages
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import roles
 from campaigns.access import brand_member_required
 from campaigns.fees import fee_plan_for
-from campaigns.forms import AllowanceForm, AmountForm
-from campaigns.invoices import invoices_for_brand, vat_for
+from campaigns.forms import AllowanceForm, AmountForm, VatIdForm
+from campaigns.invoices import brand_vat, brand_vies_said, invoices_for_brand, vat_vies_needed
+from campaigns.models import VatIdCheck
 from campaigns.overview import overview_window
 from campaigns.selectors import (
     brand_balances,
@@ -25,6 +27,8 @@ from campaigns.selectors import (
     campaign_spend_by_day,
     landing_visits_by_day,
 )
+from campaigns.services.brands import brand_vat_id_save
+from campaigns.services.refusals import CampaignError
 from joyback.charts import Chart, Series, buckets_between, spread
 from joyback.ledger.selectors import transactions_for_brand
 
@@ -37,6 +41,10 @@ def _major(amount):
 @require_GET
 def finance(request):
     """The ledger as finance reads it: accounts, their balances, every booking's entries."""
+    return _finance_render(request)
+
+
+def _finance_render(request, vat_form=None, status=200):
     context = {
         "brand": request.brand,
         "membership": request.membership,
@@ -48,10 +56,37 @@ def finance(request):
     }
     if request.membership.role in roles.FUND and request.brand.livemode:
         context["invoices"] = invoices_for_brand(brand=request.brand)
-        context["vat"] = vat_for(country=request.brand.country, vat_id=request.brand.vat_id)
+        context["vat"] = brand_vat(request.brand)
         context["plan"] = fee_plan_for(brand=request.brand, currency=request.brand.default_currency)
         context["platform_country"] = settings.PLATFORM_COUNTRY
-    return render(request, "campaigns/finance.html", context)
+        context["vat_form"] = vat_form or VatIdForm(initial={"vat_id": request.brand.vat_id})
+        vies = brand_vies_said(request.brand)
+        context["vies"] = {
+            "needed": vat_vies_needed(country=request.brand.country, vat_id=request.brand.vat_id),
+            "status": vies,
+            "words": VatIdCheck(vies).label,
+            "checked_at": request.brand.vies_checked_at if vies != VatIdCheck.UNCHECKED else None,
+            "request_identifier": request.brand.vies_request_identifier if vies == VatIdCheck.VALID else "",
+        }
+    return render(request, "campaigns/finance.html", context, status=status)
+
+
+@brand_member_required(roles.MANAGE_MEMBERS)
+@require_POST
+def brand_vat_id(request):
+    """The owner gives or corrects the brand's VAT number; VIES is asked about it shortly."""
+    if not request.brand.livemode:
+        return redirect("brand_finance", brand_slug=request.brand.slug)
+    form = VatIdForm(request.POST)
+    if not form.is_valid():
+        return _finance_render(request, vat_form=form, status=400)
+    try:
+        brand_vat_id_save(brand=request.brand, vat_id=form.cleaned_data["vat_id"])
+    except CampaignError as error:
+        form.add_error("vat_id", str(error))
+        return _finance_render(request, vat_form=form, status=400)
+    messages.success(request, _("Saved. The EU's VIES is asked about the number within a few minutes."))
+    return redirect("brand_finance", brand_slug=request.brand.slug)
 
 
 @brand_member_required()

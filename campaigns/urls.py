@@ -12,6 +12,7 @@ brand_pages = [
     path("mode/", mode_views.brand_mode_switch, name="brand_mode"),
     path("overview/traffic/", overview_views.overview_traffic, name="brand_overview_traffic"),
     path("finance/", overview_views.finance, name="brand_finance"),
+    path("finance/vat-number/", overview_views.brand_vat_id, name="brand_vat_id"),
     path("invoices/<int:invoice_id>.pdf", invoice_views.invoice_pdf_download, name="brand_invoice_pdf"),
     path("invoices/<int:invoice_id>.csv", invoice_views.invoice_csv_download, name="brand_invoice_csv"),
     path("topup/", views.brand_topup, name="brand_topup"),

@@ -28,9 +28,10 @@ from campaigns.forms import (
     LicenceForm,
     RuleForm,
 )
+from campaigns.invoices import brand_vies_said, vat_vies_needed
 from campaigns.licence import licence_terms_current, licence_terms_publish
 from campaigns.mode_views import brand_slug_in_chosen_mode
-from campaigns.models import POSTING_TRIGGERS, ActionRule, CampaignStatus
+from campaigns.models import POSTING_TRIGGERS, ActionRule, CampaignStatus, VatIdCheck
 from campaigns.overview import overview_window
 from campaigns.overview_views import campaign_charts
 from campaigns.selectors import (
@@ -95,6 +96,14 @@ def _legal_form(brand) -> LegalDetailsForm:
     )
 
 
+def _vies_words(brand) -> dict:
+    """What the EU's VIES said of the brand's VAT number, in words, where it decides the VAT."""
+    if not vat_vies_needed(country=brand.country, vat_id=brand.vat_id):
+        return {}
+    status = brand_vies_said(brand)
+    return {"vies_status": status, "vies_words": VatIdCheck(status).label}
+
+
 @brand_member_required()
 def dashboard(request, legal_form=None, status=200):
     context = _brand_context(
@@ -108,6 +117,7 @@ def dashboard(request, legal_form=None, status=200):
         if request.brand.verified
         else brand_verification_missing(brand=request.brand),
         legal_form=legal_form or _legal_form(request.brand),
+        **_vies_words(request.brand),
         # Asked only until the owner has confirmed it: a reminder after the fact reads as a fault.
         email_unconfirmed=not request.brand.verified and not brand_owner_verified_email(brand=request.brand),
     )

@@ -531,6 +531,14 @@ VARIABLES = [
         sandbox="/sandbox/hubspot",
     ),
     Var(
+        "VIES_API_BASE",
+        "url",
+        "the European Commission's VIES REST API, where brands' VAT numbers are confirmed",
+        PROVIDERS,
+        default="https://ec.europa.eu/taxation_customs/vies/rest-api",
+        sandbox="/sandbox/vies/rest-api",
+    ),
+    Var(
         "MAILCHIMP_API_BASE",
         "str",
         "Mailchimp's Marketing API, where brands' email audiences are synced ({dc}: the key's datacenter)",

@@ -116,6 +116,22 @@ SCHEDULES: tuple[Recurring, ...] = (
         "brand: an internal transfer from the brand's balance account to the platform's.",
     ),
     Recurring(
+        name="payouts-fee-transfers-poll",
+        func="payouts.tasks.fee_transfers_poll_task",
+        minutes=10,
+        purpose="A fee transfer the provider took over an hour ago and has not booked or failed is asked "
+        "about (GET /transfers/{id}) and its answer applied as its webhook would be; one still open "
+        "after a day is an exception for staff.",
+    ),
+    Recurring(
+        name="payouts-vies-checks",
+        func="payouts.tasks.vat_ids_check_task",
+        minutes=15,
+        purpose="Brands' EU VAT numbers are confirmed with the EU's VIES before their invoices are "
+        "reverse-charged: new or changed numbers, those VIES could not answer for (asked again on a "
+        "backoff), and old confirmations.",
+    ),
+    Recurring(
         name="privacy-retention",
         func="payouts.tasks.privacy_retention_task",
         daily=True,

@@ -34,6 +34,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -225,28 +226,35 @@ def fee_transfer_send(*, transfer_id: int, now=None) -> str:
             logger.error("fee transfer %s: %s", fee_transfer.reference, refused)
             return "error"  # our key or permissions: for the operators, the same request later
         return fee_transfer_outcome(
-            reference=fee_transfer.reference, attempt=attempt, status="refused", reason=str(refused)
+            reference=fee_transfer.reference,
+            attempt=attempt,
+            status="refused",
+            reason=str(refused),
+            message=f"the provider's {refused.status} answer to POST /transfers",
         )
     return fee_transfer_outcome(
         reference=fee_transfer.reference,
         attempt=attempt,
         status=answer.status,
+        message=f"the provider's answer to POST /transfers ({answer.transfer_id})",
         reason=answer.reason,
         transfer_id=answer.transfer_id,
     )
 
 
 def fee_transfer_outcome(
-    *, reference: str, attempt: int, status: str, reason: str = "", transfer_id: str = ""
+    *, reference: str, attempt: int, status: str, message: str, reason: str = "", transfer_id: str = ""
 ) -> str:
-    """The provider's word on one attempt (its answer, or a webhook), applied under the transfer's
-    lock: booked books the move in the ledger once, whichever attempt it was; refused or failed
-    counts a refusal of the attempt under way only (a late word about an earlier attempt, or the
-    same word again, changes nothing) and sets its next attempt; anything else says it is taken."""
+    """The provider's word on one attempt (its answer, a webhook, or its answer to the poll),
+    applied under the transfer's lock: the one path every word takes. Booked books the move in the
+    ledger once, whichever attempt it was and whichever word came first, naming `message` (the
+    provider's message it rests on); refused or failed counts a refusal of the attempt under way
+    only (a late word about an earlier attempt, or the same word again, changes nothing) and sets
+    its next attempt; anything else says it is taken."""
     with transaction.atomic(durable=True):
         locked = FeeTransfer.objects.select_for_update().select_related("brand").get(reference=reference)
         if status == "booked":
-            return _book(locked, transfer_id=transfer_id)
+            return _book(locked, transfer_id=transfer_id, message=message)
         if locked.status == Status.BOOKED or attempt != locked.refusals:
             return f"kept {locked.status}"
         locked.provider_status = status[:40]
@@ -263,7 +271,7 @@ def fee_transfer_outcome(
     return locked.status
 
 
-def _book(locked: FeeTransfer, *, transfer_id: str) -> str:
+def _book(locked: FeeTransfer, *, transfer_id: str, message: str) -> str:
     if locked.status == Status.BOOKED:
         if transfer_id and locked.provider_transfer_id and transfer_id != locked.provider_transfer_id:
             # Two attempts both booked at the provider: the ledger's key keeps the second out, and
@@ -279,7 +287,7 @@ def _book(locked: FeeTransfer, *, transfer_id: str) -> str:
             reason="platform_fee_moved",
             idempotency_key=fee_ledger_key(locked.reference),
             reference=f"brand:{locked.brand_id}",
-            description=f"JoyBack fees {locked.reference} to the platform's balance account",
+            description=f"JoyBack fees {locked.reference} to the platform's account: {message}"[:200],
         )
     except LedgerError as error:
         # The ledger says the brand's account cannot have paid it: a drift for staff, told once,
@@ -292,6 +300,7 @@ def _book(locked: FeeTransfer, *, transfer_id: str) -> str:
         locked.save()
         return "unbookable"
     locked.status, locked.booked_at, locked.ledger_transaction_id = Status.BOOKED, timezone.now(), posted.pk
+    locked.booked_on = message[:120]
     Invoice.objects.filter(vat_transfer_reference=locked.reference, vat_moved_at__isnull=True).update(
         vat_moved_at=locked.booked_at
     )
@@ -328,7 +337,7 @@ def _alert(locked: FeeTransfer, *, twice: str = "", unbookable: bool = False) ->
     )
 
 
-def fee_transfer_webhook_apply(payload: dict) -> str | None:
+def fee_transfer_webhook_apply(payload: dict, *, event_id: int | None = None) -> str | None:
     """A signed transfer webhook about one of the platform's fee transfers (either balance account's
     side of it), applied; None when it is about anything else."""
     if payload.get("type") not in adyen.WEBHOOK_TYPES:
@@ -345,5 +354,124 @@ def fee_transfer_webhook_apply(payload: dict) -> str | None:
         status=str(data.get("status") or ""),
         reason=str(data.get("reason") or ""),
         transfer_id=str(data.get("id") or "")[:64],
+        message=(
+            f"the provider's signed {payload['type']} webhook {data.get('id', '')}"
+            f" #{data.get('sequenceNumber', '')}" + (f" (event {event_id})" if event_id else "")
+        ),
     )
     return f"fee {outcome}"
+
+
+# The poll: a transfer the provider took (received, authorised) and never said more of. Its
+# webhooks may be lost or delayed; after POLL_AFTER the provider is asked (GET /transfers/{id}) at
+# most every POLL_EVERY, and its answer goes through fee_transfer_outcome as a webhook would. A
+# transfer still not booked after STUCK_AFTER is named to staff once (and so on the brand's pages).
+POLL_AFTER = timedelta(hours=1)
+POLL_EVERY = timedelta(minutes=30)
+STUCK_AFTER = timedelta(hours=24)
+POLL_MOST = 200
+
+
+def fee_transfers_poll(*, now=None, limit: int = POLL_MOST) -> dict:
+    """Ask the provider about each fee transfer taken more than POLL_AFTER ago and not booked nor
+    failed since; what became of each, counted."""
+    now = now or timezone.now()
+    done = defaultdict(int)
+    taken = (
+        FeeTransfer.objects.filter(status=Status.SENT, sent_at__lte=now - POLL_AFTER)
+        .filter(Q(polled_at__isnull=True) | Q(polled_at__lte=now - POLL_EVERY))
+        # booked at the provider and refused by the ledger: already staff's (PROVIDER_AMOUNT)
+        .exclude(provider_status="booked")
+        .order_by("sent_at", "pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+    for transfer_id in list(taken):
+        done[fee_transfer_poll(transfer_id=transfer_id, now=now)] += 1
+    return dict(done)
+
+
+def fee_transfer_poll(*, transfer_id: int, now=None) -> str:
+    """One transfer: marked polled (so two workers do not both ask), asked about outside any lock,
+    its answer applied by the one function every word of the provider goes through."""
+    now = now or timezone.now()
+    with transaction.atomic(durable=True):
+        fee_transfer = (
+            FeeTransfer.objects.select_for_update(skip_locked=True)
+            .filter(pk=transfer_id, status=Status.SENT)
+            .first()
+        )
+        if fee_transfer is None:
+            return "busy"
+        fee_transfer.polled_at = now
+        fee_transfer.save(update_fields=["polled_at"])
+    outcome = "unknown"
+    if fee_transfer.provider_transfer_id:
+        try:
+            with routed_for(livemode=True):
+                answer = adyen.transfer_get(transfer_id=fee_transfer.provider_transfer_id)
+        except (PspUnknown, adyen.AdyenRefused) as error:
+            logger.warning("fee transfer %s: the poll got no answer: %s", fee_transfer.reference, error)
+            answer = None
+            outcome = "no_answer"
+        else:
+            if answer is None:
+                outcome = "not_found"
+        if answer is not None:
+            reference, attempt = fee_attempt_of(answer.reference or fee_transfer.reference)
+            if reference != fee_transfer.reference:
+                logger.error(
+                    "fee transfer %s: the provider's %s is %s", reference, answer.transfer_id, reference
+                )
+                outcome = "mismatch"
+            else:
+                outcome = fee_transfer_outcome(
+                    reference=reference,
+                    attempt=attempt,
+                    status=answer.status,
+                    reason=answer.reason,
+                    transfer_id=answer.transfer_id,
+                    message=f"the provider's answer to GET /transfers/{answer.transfer_id} "
+                    f"at {now.isoformat(timespec='seconds')}",
+                )
+    _stuck_alert(transfer_id=transfer_id, now=now, why=outcome)
+    return outcome
+
+
+def _stuck_alert(*, transfer_id: int, now, why: str) -> None:
+    with transaction.atomic(durable=True):
+        locked = (
+            FeeTransfer.objects.select_for_update()
+            .filter(
+                pk=transfer_id,
+                status=Status.SENT,
+                stuck_alerted_at__isnull=True,
+                sent_at__lte=now - STUCK_AFTER,
+            )
+            .first()
+        )
+        if locked is None:
+            return
+        words = {
+            "not_found": _("the provider knows no transfer with its id"),
+            "no_answer": _("the provider did not answer"),
+            "mismatch": _("the provider's transfer names another reference"),
+            "unknown": _("no transfer id was given by the provider"),
+        }
+        detail = _(
+            "The provider took the platform's fee %(reference)s (%(id)s) on %(sent)s and has not "
+            "booked or failed it (%(status)s). Ask the provider about it."
+        ) % {
+            "reference": locked.reference,
+            "id": locked.provider_transfer_id or "-",
+            "sent": locked.sent_at.date().isoformat(),
+            "status": words.get(why, locked.provider_status or "-"),
+        }
+        ReconciliationException.objects.create(
+            brand_id=locked.brand_id,
+            reason=ExceptionReason.FEE_STUCK,
+            detail=detail[:300],
+            amount=-locked.amount,
+            currency=locked.currency,
+        )
+        locked.stuck_alerted_at = now
+        locked.save(update_fields=["stuck_alerted_at"])

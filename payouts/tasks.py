@@ -1,7 +1,7 @@
 """Work the task queue runs for payouts: thin wrappers that call one service each."""
 
 from payouts.batches import payment_batch_transmit
-from payouts.fees import fee_transfers_send
+from payouts.fees import fee_transfers_poll, fee_transfers_send
 from payouts.models import PayeeAccount
 from payouts.notifications import disclosure_fix_notify, invitation_notify, shop_taken_over_notify
 from payouts.payees.changes import payee_change_notice_send
@@ -10,6 +10,7 @@ from payouts.privacy import privacy_retention_enforce
 from payouts.submission.create import payout_for_participant
 from payouts.submission.submit import payout_submit
 from payouts.submission.sweeps import payouts_sweep
+from payouts.vat_ids import vat_ids_check
 
 
 def status_link_send_task(payee_id, status_url: str, campaign_name: str, language: str = "en") -> None:
@@ -63,3 +64,11 @@ def payee_change_notice_task(change_id: int) -> None:
 
 def fee_transfers_send_task() -> dict:
     return fee_transfers_send()
+
+
+def fee_transfers_poll_task() -> dict:
+    return fee_transfers_poll()
+
+
+def vat_ids_check_task() -> dict:
+    return vat_ids_check()

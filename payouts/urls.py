@@ -12,6 +12,7 @@ from payouts.sandbox import hubspot as sandbox_hubspot
 from payouts.sandbox import klaviyo as sandbox_klaviyo
 from payouts.sandbox import mailchimp as sandbox_mailchimp
 from payouts.sandbox import onboarding as sandbox_onboarding
+from payouts.sandbox import vies as sandbox_vies
 from payouts.submission import views as submission_views
 from payouts.tax import views as tax_views
 
@@ -53,7 +54,7 @@ sandbox_bank_api = [
 ]
 sandbox_adyen_api = [
     path("transfers", sandbox_funding.transfers, name="sandbox_adyen_transfers"),
-    path("transfers/<str:transfer_id>", sandbox_bank.transfer_detail, name="sandbox_adyen_transfer"),
+    path("transfers/<str:transfer_id>", sandbox_funding.transfer_detail, name="sandbox_adyen_transfer"),
     path("transactions", sandbox_funding.transactions, name="sandbox_adyen_transactions"),
 ]
 # Adyen's Balance Platform (configuration) API paths under /sandbox/bank/bcl/v2/: virtual accounts.
@@ -144,6 +145,8 @@ urlpatterns = [
         name="sandbox_onboarding_page",
     ),
     path("sandbox/hubspot/", include(sandbox_hubspot_api)),
+    # The sandbox VIES, at the European Commission's REST API path under /sandbox/vies/rest-api/.
+    path("sandbox/vies/rest-api/check-vat-number", sandbox_vies.check_vat_number, name="sandbox_vies_check"),
     path("sandbox/mailchimp/<str:dc>/", include(sandbox_mailchimp_api)),
     # Mailchimp's audience webhook: the secret is in the address, so it is no fixed machine path.
     path(

@@ -29,7 +29,7 @@ from payouts import psp
 from payouts.bank_accounts import BankAccount, Rail
 from payouts.funding import services as funding
 from payouts.models import ProviderBalanceCheck, ReconciliationException, TransferEvent, VirtualAccount
-from payouts.providers import adyen, adyen_funding, adyen_onboarding, hubspot, klaviyo, mailchimp
+from payouts.providers import adyen, adyen_funding, adyen_onboarding, hubspot, klaviyo, mailchimp, vies
 from payouts.sandbox.funding import TEST_ACCOUNT_IBAN
 from payouts.submission.webhooks import transfer_events_process
 from tests.conftest import PASSWORD, totp_enable
@@ -63,6 +63,7 @@ def production(settings, monkeypatch):
     settings.WHATSAPP_API_BASE = f"{LIVE}/graph"
     settings.KLAVIYO_API_BASE = f"{LIVE}/klaviyo"
     settings.HUBSPOT_API_BASE = f"{LIVE}/hubspot"
+    settings.VIES_API_BASE = f"{LIVE}/vies/rest-api"
     settings.MAILCHIMP_API_BASE = f"{LIVE}/mailchimp/{{dc}}"
     reached, sandboxed = [], []
 
@@ -266,6 +267,8 @@ CALLS = {
     "payouts.psp.payment_file_send": lambda: psp.payment_file_send(xml=b"<Document/>"),
     "payouts.providers.adyen.transfer_submit": lambda: adyen.transfer_submit(ORDER),
     "payouts.providers.adyen.transfer_find": lambda: adyen.transfer_find(ORDER.end_to_end_id),
+    "payouts.providers.adyen.transfer_get": lambda: adyen.transfer_get(transfer_id="1W1UG35U8A9J5ZLG"),
+    "payouts.providers.vies.vat_number_check": lambda: vies.vat_number_check(vat_id="FR12345678901"),
     "payouts.providers.adyen.internal_transfer_submit": lambda: adyen.internal_transfer_submit(
         request=adyen.internal_transfer_request(
             source="BA1", destination="BA2", amount=1, currency="EUR", reference="r", description="d"

@@ -14,6 +14,7 @@ from campaigns.models import (
     BrandVerification,
     Membership,
     Role,
+    VatIdCheck,
 )
 from campaigns.selectors import (
     brand_owner_verified_email,
@@ -70,20 +71,13 @@ def brand_legal_details_save(
     if len(country) != 2 or not country.isalpha():
         raise CampaignError(gettext("Choose the country the company is registered in."))
     if vat_id is not None:
-        vat_id = vat_id_normal(vat_id)
-        if vat_id and not vat_id_fits(country=country, vat_id=vat_id):
-            raise CampaignError(
-                gettext(
-                    "This VAT number is not one of %(country)s: it starts with the country's code "
-                    "(EL for Greece), then 2 to 12 letters or digits."
-                )
-                % {"country": country}
-            )
+        vat_id = _vat_id_checked(country=country, vat_id=vat_id)
     with transaction.atomic(durable=True):
         locked = Brand.objects.select_for_update().get(pk=brand.pk)
         if vat_id is not None and vat_id != locked.vat_id:
-            locked.vat_id = vat_id
-            locked.save(update_fields=["vat_id"])
+            # A new number is unconfirmed until VIES answers for it: asked at the next run.
+            locked.vat_id, locked.vies_next_check_at = vat_id, timezone.now()
+            locked.save(update_fields=["vat_id", "vies_next_check_at"])
         changed = (locked.legal_name, locked.registration_number, locked.country) != (
             legal_name,
             registration_number,
@@ -210,3 +204,76 @@ def brand_allowance_set(*, brand: Brand, person_allowance: int | None) -> Brand:
     brand.person_allowance = person_allowance
     brand.save(update_fields=["person_allowance"])
     return brand
+
+
+def _vat_id_checked(*, country: str, vat_id: str) -> str:
+    vat_id = vat_id_normal(vat_id)
+    if vat_id and not vat_id_fits(country=country, vat_id=vat_id):
+        raise CampaignError(
+            gettext(
+                "This VAT number is not one of %(country)s: it starts with the country's code "
+                "(EL for Greece), then 2 to 12 letters or digits."
+            )
+            % {"country": country or "-"}
+        )
+    return vat_id
+
+
+def brand_vat_id_save(*, brand: Brand, vat_id: str) -> Brand:
+    """The owner gives (or corrects, or removes) the brand's VAT number, verified or not: it only
+    decides the VAT of the platform's next invoices, once VIES confirmed it (campaigns.invoices)."""
+    with transaction.atomic(durable=True):
+        locked = Brand.objects.select_for_update().get(pk=brand.pk)
+        if not locked.country:
+            raise CampaignError(gettext("Choose the country the company is registered in first."))
+        vat_id = _vat_id_checked(country=locked.country, vat_id=vat_id)
+        if vat_id != locked.vat_id:
+            # A new number is unconfirmed until VIES answers for it: asked at the next run.
+            locked.vat_id, locked.vies_next_check_at = vat_id, timezone.now()
+            locked.save(update_fields=["vat_id", "vies_next_check_at"])
+    return locked
+
+
+def brand_vies_record(
+    *,
+    brand_id: int,
+    vat_id: str,
+    status: str,
+    next_check_at,
+    request_identifier: str = "",
+    request_date: str = "",
+    error: str = "",
+) -> bool:
+    """VIES's answer about `vat_id` (payouts.vies asked it), kept on the brand as the evidence a
+    reverse charge rests on; False, and nothing kept, when the brand's number changed meanwhile. An
+    answer VIES could not give (unavailable) never undoes what it said of the same number before
+    (valid or not): that stands, and the number is asked about again later."""
+    with transaction.atomic(durable=True):
+        locked = Brand.objects.select_for_update().get(pk=brand_id)
+        if vat_id_normal(locked.vat_id) != vat_id:
+            return False
+        answered = locked.vies_vat_id == vat_id and locked.vies_status in (
+            VatIdCheck.VALID,
+            VatIdCheck.INVALID,
+        )
+        if status == VatIdCheck.UNAVAILABLE and answered:
+            locked.vies_error, locked.vies_next_check_at = error[:40], next_check_at
+            locked.save(update_fields=["vies_error", "vies_next_check_at"])
+            return True
+        locked.vies_status, locked.vies_vat_id, locked.vies_error = status, vat_id, error[:40]
+        locked.vies_next_check_at, locked.vies_checked_at = next_check_at, timezone.now()
+        if status != VatIdCheck.UNAVAILABLE:
+            locked.vies_request_identifier = request_identifier[:40]
+            locked.vies_request_date = request_date[:40]
+        locked.save(
+            update_fields=[
+                "vies_status",
+                "vies_vat_id",
+                "vies_error",
+                "vies_next_check_at",
+                "vies_checked_at",
+                "vies_request_identifier",
+                "vies_request_date",
+            ]
+        )
+    return True

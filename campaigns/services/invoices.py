@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.db.models.functions import TruncMonth
 from django.utils import timezone
 
-from campaigns.invoices import vat_for
+from campaigns.invoices import brand_vat, brand_vies_said, vat_vies_needed
 from campaigns.models import Brand, FeeCharge, Invoice, InvoiceLine, InvoiceSequence
 from campaigns.services.funding import brand_funding_account
 from joyback.ledger.models import Account, AccountKind
@@ -153,7 +153,9 @@ def invoice_issue(*, brand: Brand, currency: str, period_start: date) -> Invoice
                 if charge.action_fee:
                     line["actions"] += 1 if charge.action_fee > 0 else -1
             net = sum(line["action_fees"] + line["payout_fees"] for line in lines.values())
-            vat = vat_for(country=brand.country, vat_id=brand.vat_id)
+            vat = brand_vat(brand)
+            needed = vat_vies_needed(country=brand.country, vat_id=brand.vat_id)
+            vies = brand_vies_said(brand) if needed else ""
             vat_amount = vat.on(net)
             number = invoice_number_next(issuer=issuer)
             invoice = Invoice.objects.create(
@@ -176,6 +178,9 @@ def invoice_issue(*, brand: Brand, currency: str, period_start: date) -> Invoice
                 issuer_address=settings.INVOICE_ISSUER_ADDRESS,
                 issuer_vat_id=settings.INVOICE_ISSUER_VAT_ID,
                 issued_at=timezone.now(),
+                customer_vies_status=vies,
+                customer_vies_request_identifier=brand.vies_request_identifier if vies else "",
+                customer_vies_request_date=brand.vies_request_date if vies else "",
             )
             InvoiceLine.objects.bulk_create(
                 InvoiceLine(

@@ -47,6 +47,7 @@ WHATSAPP_BUSINESS_ACCOUNT_ID = env.get("WHATSAPP_BUSINESS_ACCOUNT_ID")
 WHATSAPP_APP_ID = env.get("WHATSAPP_APP_ID")
 KLAVIYO_API_BASE = env.get("KLAVIYO_API_BASE")
 HUBSPOT_API_BASE = env.get("HUBSPOT_API_BASE")
+VIES_API_BASE = env.get("VIES_API_BASE")
 MAILCHIMP_API_BASE = env.get("MAILCHIMP_API_BASE")
 
 # The sandbox TikTok as an app TikTok has not audited yet: it lets it post only privately.

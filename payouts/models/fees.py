@@ -44,6 +44,13 @@ class FeeTransfer(models.Model):
     sent_at = models.DateTimeField(null=True, blank=True)
     booked_at = models.DateTimeField(null=True, blank=True)
     ledger_transaction_id = models.BigIntegerField(null=True, blank=True)
+    # The provider's message the booking rests on (its answer, a webhook, or its answer to the
+    # poll's GET /transfers/{id}), in words staff can look up.
+    booked_on = models.CharField(max_length=120, blank=True, default="", db_default="")
+    # The poll (payouts.fees.fee_transfers_poll) asks about a transfer taken and not booked; after
+    # STUCK_AFTER it is named to staff once.
+    polled_at = models.DateTimeField(null=True, blank=True)
+    stuck_alerted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -54,7 +61,12 @@ class FeeTransfer(models.Model):
                 fields=["next_attempt_at"],
                 condition=models.Q(status__in=FEE_TRANSFER_DUE),
                 name="payouts_fee_transfer_due",
-            )
+            ),
+            models.Index(
+                fields=["sent_at"],
+                condition=models.Q(status="sent"),
+                name="payouts_fee_transfer_taken",
+            ),
         ]
 
     def __str__(self):

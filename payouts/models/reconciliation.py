@@ -182,6 +182,7 @@ class ExceptionReason(models.TextChoices):
     PROVIDER_AMOUNT = "provider_amount", _("The provider booked another amount than the ledger")
     PROVIDER_MOVEMENT = "provider_movement", _("Money moved on a virtual account that is not a deposit")
     FEE_REFUSED = "fee_refused", _("The provider keeps refusing to move the platform's fee")
+    FEE_STUCK = "fee_stuck", _("The provider took the platform's fee long ago and has not booked it")
 
 
 class ExceptionStatus(models.TextChoices):

@@ -105,6 +105,9 @@ class SandboxBalanceAccount(models.Model):
     sweep_id = models.CharField(max_length=64, blank=True, default="")
     sweep_to = models.CharField(max_length=64, blank=True, default="")
     sweep_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    # An internal transfer from this account is taken (received) and then left there, neither
+    # booked nor failed: what a provider that never finishes one looks like, for trying the fee's poll.
+    internal_stays_received = models.BooleanField(default=False, db_default=False)
 
     def __str__(self):
         return self.account_id

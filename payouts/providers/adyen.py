@@ -8,6 +8,8 @@ hook for the in-process sandbox bank, and the adapter needs three calls.
 - POST /transfers, category bank, priority by rail, Idempotency-Key derived from the EndToEndId,
   reference = EndToEndId: a retry after a timeout is a replay at Adyen, never a second transfer.
 - GET /transfers?reference=...: what Adyen knows of a payout whose answer was lost.
+- GET /transfers/{id}: what Adyen says now of one transfer it took (the platform's fee, when no
+  webhook said booked or failed in time).
 - balancePlatform.transfer.created / .updated webhooks, HMAC-signed (HmacSignature header:
   base64 HMAC-SHA256 of the raw body, key given in hex); two keys are accepted while one rotates.
 """
@@ -20,6 +22,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import timedelta
+from urllib.parse import quote
 
 from django.conf import settings
 from django.utils import timezone
@@ -417,6 +420,7 @@ class InternalTransfer:
     transfer_id: str
     status: str  # Adyen's: received, authorised, booked, refused, failed, ...
     reason: str = ""
+    reference: str = ""  # the reference it was asked for with (names the attempt)
 
     @property
     def refused(self) -> bool:
@@ -460,4 +464,23 @@ def internal_transfer_submit(*, request: dict, key: str) -> InternalTransfer:
         transfer_id=str(data.get("id") or "")[:64],
         status=str(data.get("status") or "")[:40],
         reason=str(data.get("reason") or "")[:60],
+    )
+
+
+def transfer_get(*, transfer_id: str) -> InternalTransfer | None:
+    """GET /transfers/{id}: Adyen's TransferData of one transfer, None when Adyen knows no transfer
+    with that id (404; the spec documents 401, 403, 422 and 500, each raised as its refusal)."""
+    response = http_request(
+        "GET", f"{adyen_api_base()}/transfers/{quote(transfer_id, safe='')}", headers=_headers()
+    )
+    if response.status_code == 404:
+        return None
+    if response.status_code != 200:
+        raise refusal(response, f"transfer {transfer_id}")
+    data = response.json()
+    return InternalTransfer(
+        transfer_id=str(data.get("id") or transfer_id)[:64],
+        status=str(data.get("status") or "")[:40],
+        reason=str(data.get("reason") or "")[:60],
+        reference=str(data.get("reference") or "")[:80],
     )

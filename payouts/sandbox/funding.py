@@ -64,8 +64,9 @@ from payouts.sandbox.bank import (
     sandbox_open_check,
     webhook_client,
 )
+from payouts.sandbox.bank import transfer_detail as sandbox_bank_transfer_detail
 from payouts.sandbox.bank import transfers as sandbox_bank_transfers
-from payouts.sandbox.internal import internal_transfer
+from payouts.sandbox.internal import internal_transfer, internal_transfer_detail
 from payouts.sandbox.onboarding import onboarding_webhooks_deliver
 
 SANDBOX_BANK_CODE = "10010010"  # the sandbox bank's own German bank code (PAYOUT_DEBTOR_IBAN's)
@@ -317,6 +318,21 @@ def transfers(request):
 @_guarded
 def _internal(request, body: dict):
     return internal_transfer(body, _key(request))
+
+
+def transfer_detail(request, transfer_id):
+    """GET /transfers/{id}: an internal transfer is the balance platform's to answer, any other the
+    bank's (which answers 404 for an id it never made)."""
+    if request.method == "GET":
+        answered = _internal_detail(request, transfer_id)
+        if answered is not None:
+            return answered
+    return sandbox_bank_transfer_detail(request, transfer_id)
+
+
+@_guarded
+def _internal_detail(request, transfer_id):
+    return internal_transfer_detail(transfer_id)
 
 
 def deposit_simulate(

@@ -7,8 +7,10 @@ descriptions state, and refused with Adyen's RestServiceError (its invalidFields
 field); the same Idempotency-Key again answers as the first time, and with another body is refused;
 more than the paying account holds is a transfer with status refused and reason notEnoughBalance
 (HTTP 202, as Adyen answers a transfer it took and refused), which moves nothing; otherwise the
-sandbox books it at once, so its answer says booked. Each status the transfer takes (received,
-authorised, booked; or refused) goes out as a signed balancePlatform.transfer.created/updated
+sandbox books it at once, so its answer says booked (unless the paying account is set to leave its
+transfers received: a provider that takes a transfer and never finishes it, until
+internal_transfer_finish). Each status the transfer takes (received, authorised, booked; or
+refused) goes out as a signed balancePlatform.transfer.created/updated
 webhook with the funding ones (payouts.sandbox.funding.funding_webhooks_deliver), about the brand's
 balance account.
 
@@ -158,12 +160,41 @@ def internal_transfer(body, key: str | None) -> JsonResponse:
             )
             # Adyen books nothing the paying account cannot cover: refused, notEnoughBalance.
             short = outgoing and sandbox_balance(locked) < value
-            for status in ("refused",) if short else BOOKED_STATUSES:
+            statuses = ("refused",) if short else BOOKED_STATUSES
+            if outgoing and not short and locked.internal_stays_received:
+                statuses = ("received",)  # taken, and left there (see SandboxBalanceAccount)
+            for status in statuses:
                 SandboxFundingEvent.objects.create(transfer=moved, status=status)
     status = moved.events.order_by("pk").values_list("status", flat=True).last()
     response = JsonResponse(internal_transfer_json(moved, status, body=body), status=202)
     response["Idempotency-Key"] = key or ""
     return response
+
+
+def internal_transfer_detail(transfer_id: str) -> JsonResponse | None:
+    """GET /transfers/{id} of an internal transfer: Adyen's TransferData as it stands now (its
+    latest status, its sequence number); None when no internal transfer has that id."""
+    moved = (
+        SandboxFundingTransfer.objects.filter(transfer_id=transfer_id, category="internal")
+        .select_related("account")
+        .first()
+    )
+    if moved is None:
+        return None
+    statuses = list(moved.events.order_by("pk").values_list("status", flat=True))
+    outgoing = moved.direction == "outgoing"
+    destination = moved.counterparty_balance_account if outgoing else moved.account.account_id
+    data = internal_transfer_json(
+        moved,
+        statuses[-1] if statuses else "received",
+        body={"counterparty": {"balanceAccountId": destination}},
+    )
+    data.update(
+        creationDate=moved.created_at.isoformat(timespec="seconds"),
+        sequenceNumber=max(len(statuses), 1),
+        type="internalTransfer",
+    )
+    return JsonResponse(data)
 
 
 def internal_transfer_json(moved: SandboxFundingTransfer, status: str, *, body: dict) -> dict:
@@ -180,10 +211,18 @@ def internal_transfer_json(moved: SandboxFundingTransfer, status: str, *, body: 
         "category": "internal",
         "counterparty": {"balanceAccountId": body["counterparty"]["balanceAccountId"]},
         "direction": "outgoing",
-        "reason": "notEnoughBalance" if status == "refused" else "approved",
+        "reason": "notEnoughBalance" if status in ("refused", "failed") else "approved",
         "reference": moved.reference,
         "status": status,
     }
     if body.get("description"):
         data["description"] = body["description"]
     return data
+
+
+def internal_transfer_finish(*, transfer_id: str, status: str = "booked") -> None:
+    """What the provider does at last with a transfer it left received: books it (authorised, then
+    booked) or fails it (failed, notEnoughBalance); each status goes out as its webhook."""
+    moved = SandboxFundingTransfer.objects.get(transfer_id=transfer_id, category="internal")
+    for step in ("authorised", "booked") if status == "booked" else ("failed",):
+        SandboxFundingEvent.objects.create(transfer=moved, status=step)

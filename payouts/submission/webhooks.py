@@ -68,7 +68,7 @@ def _transfer_event_apply(event_id: int) -> None:
     # account and the platform's is the fees' to book, on either account's webhook.
     outcome = (
         account_holder_webhook_apply(event.payload)
-        or fee_transfer_webhook_apply(event.payload)
+        or fee_transfer_webhook_apply(event.payload, event_id=event.pk)
         or provider_transfer_apply(event.payload)
         or _payout_apply(event.payload)
     )

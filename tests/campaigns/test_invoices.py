@@ -65,8 +65,11 @@ def rewards_last_month(campaign, count=2, prefix="p"):
     FeeCharge.objects.filter(campaign=campaign).update(created_at=a_day_last_month)
 
 
-def located(brand, country, vat_id=""):
-    Brand.objects.filter(pk=brand.pk).update(country=country, vat_id=vat_id)
+def located(brand, country, vat_id="", vies="valid"):
+    """The brand in `country` with `vat_id`, which VIES said is `vies` (VatIdCheck)."""
+    Brand.objects.filter(pk=brand.pk).update(
+        country=country, vat_id=vat_id, vies_vat_id=vat_id, vies_status=vies, vies_request_identifier="WAPI1"
+    )
     brand.refresh_from_db()
     return brand
 
@@ -83,22 +86,27 @@ def billed(summer, staff_pair):
 
 
 @pytest.mark.parametrize(
-    ("country", "vat_id", "treatment", "rate"),
+    ("country", "vat_id", "vies", "treatment", "rate"),
     [
-        ("DE", "", VatTreatment.DOMESTIC, 1900),
-        ("DE", "DE123456789", VatTreatment.DOMESTIC, 1900),
-        ("FR", "FR12345678901", VatTreatment.REVERSE_CHARGE, 0),
-        ("GR", "EL123456789", VatTreatment.REVERSE_CHARGE, 0),
-        ("US", "", VatTreatment.OUTSIDE_EU, 0),
-        ("CN", "", VatTreatment.OUTSIDE_EU, 0),
+        ("DE", "", "", VatTreatment.DOMESTIC, 1900),
+        ("DE", "DE123456789", "valid", VatTreatment.DOMESTIC, 1900),
+        ("FR", "FR12345678901", "valid", VatTreatment.REVERSE_CHARGE, 0),
+        ("GR", "EL123456789", "valid", VatTreatment.REVERSE_CHARGE, 0),
+        ("US", "", "", VatTreatment.OUTSIDE_EU, 0),
+        ("CN", "", "", VatTreatment.OUTSIDE_EU, 0),
         # No number, or one of another country: not shown to be a business abroad, so taxed here.
-        ("FR", "", VatTreatment.DOMESTIC, 1900),
-        ("FR", "DE123456789", VatTreatment.DOMESTIC, 1900),
-        ("", "", VatTreatment.DOMESTIC, 1900),
+        ("FR", "", "", VatTreatment.DOMESTIC, 1900),
+        ("FR", "DE123456789", "valid", VatTreatment.DOMESTIC, 1900),
+        ("", "", "", VatTreatment.DOMESTIC, 1900),
+        # A number VIES did not confirm (yet): taxed here too, never at zero VAT.
+        ("FR", "FR12345678901", "invalid", VatTreatment.DOMESTIC, 1900),
+        ("FR", "FR12345678901", "unavailable", VatTreatment.DOMESTIC, 1900),
+        ("FR", "FR12345678901", "unchecked", VatTreatment.DOMESTIC, 1900),
+        ("FR", "FR12345678901", "", VatTreatment.DOMESTIC, 1900),
     ],
 )
-def test_the_vat_a_brands_country_calls_for(country, vat_id, treatment, rate):
-    vat = vat_for(country=country, vat_id=vat_id)
+def test_the_vat_a_brands_country_calls_for(country, vat_id, vies, treatment, rate):
+    vat = vat_for(country=country, vat_id=vat_id, vies=vies)
 
     assert (vat.treatment, vat.rate_bps) == (treatment, rate)
 

@@ -148,7 +148,11 @@ def test_a_failed_transfer_is_asked_for_again_later_and_a_late_word_changes_noth
 def test_refusals_back_off_and_the_third_is_shown_to_staff(taken):
     for attempt in range(3):
         fees.fee_transfer_outcome(
-            reference=taken.reference, attempt=attempt, status="refused", reason="notEnoughBalance"
+            message="the provider's webhook",
+            reference=taken.reference,
+            attempt=attempt,
+            status="refused",
+            reason="notEnoughBalance",
         )
     taken.refresh_from_db()
     assert taken.refusals == 3 and taken.status == "refused"
@@ -162,10 +166,18 @@ def test_refusals_back_off_and_the_third_is_shown_to_staff(taken):
 
 def test_a_booking_of_two_attempts_books_once_and_tells_staff(taken):
     assert fees.fee_transfer_outcome(
-        reference=taken.reference, attempt=0, status="booked", transfer_id="A"
+        message="the provider's webhook",
+        reference=taken.reference,
+        attempt=0,
+        status="booked",
+        transfer_id="A",
     ) == ("booked")
     assert fees.fee_transfer_outcome(
-        reference=taken.reference, attempt=1, status="booked", transfer_id="B"
+        message="the provider's webhook",
+        reference=taken.reference,
+        attempt=1,
+        status="booked",
+        transfer_id="B",
     ) == ("booked_twice")
     assert booked_moves(taken.reference) == 1
     assert ReconciliationException.objects.get().reason == "duplicate"
@@ -197,7 +209,11 @@ def test_any_words_in_any_order_book_the_fee_at_most_once_and_only_when_booked(t
 
     for attempt, status in words:
         fees.fee_transfer_outcome(
-            reference=fee_transfer.reference, attempt=attempt, status=status, transfer_id="T0"
+            message="the provider's webhook",
+            reference=fee_transfer.reference,
+            attempt=attempt,
+            status=status,
+            transfer_id="T0",
         )
 
     fee_transfer.refresh_from_db()
@@ -221,7 +237,11 @@ def test_two_workers_with_the_same_booked_word_book_once(taken):
         try:
             barrier.wait()
             return fees.fee_transfer_outcome(
-                reference=taken.reference, attempt=0, status="booked", transfer_id="1W1UG35U8A9J5ZLG"
+                message="the provider's webhook",
+                reference=taken.reference,
+                attempt=0,
+                status="booked",
+                transfer_id="1W1UG35U8A9J5ZLG",
             )
         finally:
             connection.close()
@@ -391,7 +411,11 @@ def test_a_booking_the_ledger_cannot_make_is_told_to_staff_once_and_never_sent_a
     monkeypatch.setattr(fees, "transfer_post", refused)
     for _twice in range(2):
         said = fees.fee_transfer_outcome(
-            reference=taken.reference, attempt=0, status="booked", transfer_id="A"
+            message="the provider's webhook",
+            reference=taken.reference,
+            attempt=0,
+            status="booked",
+            transfer_id="A",
         )
         assert said == "unbookable"
 
@@ -469,7 +493,9 @@ def test_the_vat_is_taken_when_the_invoice_is_issued_and_moved_once_when_booked(
 def test_a_reverse_charged_invoice_moves_no_vat(summer, staff_pair, django_capture_on_commit_callbacks):
     plan_for(summer.brand, staff_pair)
     rewarded(summer, 1)
-    Brand.objects.filter(pk=summer.brand_id).update(country="FR", vat_id="FR12345678901")
+    Brand.objects.filter(pk=summer.brand_id).update(
+        country="FR", vat_id="FR12345678901", vies_vat_id="FR12345678901", vies_status="valid"
+    )
     invoice = issued(Brand.objects.get(pk=summer.brand_id))
     own_account(invoice.brand, django_capture_on_commit_callbacks, holds=50_00)
 

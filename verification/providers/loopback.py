@@ -48,6 +48,7 @@ SANDBOX_BASES = {
     "WHATSAPP_API_BASE": "/sandbox/whatsapp/graph",
     "KLAVIYO_API_BASE": "/sandbox/klaviyo",
     "HUBSPOT_API_BASE": "/sandbox/hubspot",
+    "VIES_API_BASE": "/sandbox/vies/rest-api",
     "MAILCHIMP_API_BASE": "/sandbox/mailchimp/{dc}",
     "SHOP_HOST_BASE": "/sandbox/shop-hosts/{domain}",
 }
