@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from campaigns.models import Brand
 from joyback.postgresql.prepared import prepared_fetchall
-from payouts.models import Notification, PayeeAccount, PayeeSubmission, Payout
+from payouts.models import BrandFundingReference, Notification, PayeeAccount, PayeeSubmission, Payout
 from payouts.models.transitions import RECONCILIATION_EXCEPTION
 from verification.models import ActionClaim, Participant
 
@@ -47,6 +47,26 @@ def payee_submission_insert(values, *, first: bool = False) -> tuple:
     only while no details of theirs are on file or waiting), and answers with the new id and the
     participant's token, or (None, None)."""
     return (prepared_fetchall(_SUBMISSION_ACCEPT[first], values) or [(None, None)])[0]
+
+
+_FUNDING_REFERENCE = (
+    f"WITH found AS (SELECT reference FROM {BrandFundingReference._meta.db_table} WHERE brand_id = %s), "  # noqa: S608
+    f"made AS (INSERT INTO {BrandFundingReference._meta.db_table} (brand_id, reference, created_at) "
+    "SELECT %s, %s, %s WHERE NOT EXISTS (SELECT 1 FROM found) ON CONFLICT DO NOTHING RETURNING reference) "
+    "SELECT reference FROM found UNION ALL SELECT reference FROM made"
+)
+
+
+def brand_funding_reference(*, brand_id: int, new: str, now) -> str | None:
+    """The ORM's get_or_create reads, then writes on a miss: a page showing the reference asked one
+    statement more on a brand's first visit than on the next. One statement answers the brand's
+    reference, or stores `new` as it (no write when it has one); None when it could not (another
+    brand's reference is `new`, or a request at the same moment stored the brand's first: ask again).
+    On the primary: a replica that lags would not see a reference just made."""
+    with connection.cursor() as cursor:
+        cursor.execute(_FUNDING_REFERENCE, [brand_id, brand_id, new, now])
+        row = cursor.fetchone()
+    return row[0] if row else None
 
 
 def transfer_event_insert(params) -> list[tuple]:
