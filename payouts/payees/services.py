@@ -132,14 +132,17 @@ def _submission_claim(submission: PayeeSubmission) -> bool:
 SUBMISSION_MAX_ATTEMPTS = 5
 
 
-def payee_submission_accept(*, participant_id, brand_id: int, details: dict) -> str | None:
+def payee_submission_accept(
+    *, participant_id, brand_id: int, details: dict, first: bool = False
+) -> str | None:
     """Keep the person's details (encrypted) for the standing worker: the participant's status
     token, or None, with nothing stored, unless the participant belongs to the brand and has at
-    least one claim (their details are for paying a reward). One statement."""
+    least one claim (their details are for paying a reward), and, with `first`, has no details on
+    file or waiting (payouts.payees.changes.payee_details_on_file). One statement."""
     if not participant_id or not str(participant_id).isdigit():
         return None
     values = [encrypt(json.dumps(details)), timezone.now(), int(participant_id), brand_id]
-    submission_id, token = sql.payee_submission_insert(values)
+    submission_id, token = sql.payee_submission_insert(values, first=first)
     if token is not None:
         standing_work_inline(payee_submissions_process, ids=[submission_id])
     return token

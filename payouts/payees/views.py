@@ -164,23 +164,29 @@ def payee(request, slug):
         )
         response["Retry-After"] = "60"
         return response
-    if payee_details_on_file(participant_id=browser_participant_id(request, campaign)):
-        context = _payee_context(request, campaign, None)
-        context["refusal"] = _(
-            "Your bank details are on file. To change them, we first send a code to your email or WhatsApp."
-        )
-        return render(request, template, context, status=409)  # swapped by htmx, as 400 is
+    participant_id = browser_participant_id(request, campaign)
     form = PayeeForm(request.POST, currency=campaign.currency)
     # Fully claimed is no reason to refuse: people who already earned a reward must still be paid.
     schedule = campaign_schedule_state(campaign=campaign)
     token = None
     if form.is_valid() and schedule.open:
+        # Details on file are refused by the statement that keeps new ones (first=True), so the
+        # person who gives them for the first time, nearly everyone, costs one statement.
         token = payee_submission_accept(
-            participant_id=browser_participant_id(request, campaign),
+            participant_id=participant_id,
             brand_id=campaign.brand_id,
             details=_submission_details(request, campaign, form),
+            first=True,
         )
     if token is None:
+        # Details on file come first, whatever else is wrong: they change only with a code.
+        if payee_details_on_file(participant_id=participant_id):
+            context = _payee_context(request, campaign, None)
+            context["refusal"] = _(
+                "Your bank details are on file. To change them, we first send a code to your email or "
+                "WhatsApp."
+            )
+            return render(request, template, context, status=409)  # swapped by htmx, as 400 is
         return _payee_refused(request, template, campaign, form, schedule)
     status_path = status_page_path(slug=campaign.slug, token=token)
     if htmx:

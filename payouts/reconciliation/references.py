@@ -3,10 +3,10 @@
 import re
 import secrets
 
-from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from campaigns.models import Brand
-from payouts.models import BrandFundingReference
+from payouts import sql
 
 _REFERENCE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no I, O, 0, 1: read aloud and typed safely
 
@@ -18,19 +18,14 @@ def _rf_check_digits(body: str) -> str:
 
 def brand_deposit_reference(brand: Brand) -> str:
     """The brand's own payment reference for transfers to the platform's account (ISO 11649 RF
-    creditor reference), made on first use; shown in groups of four as banks print it."""
-    found = BrandFundingReference.objects.filter(brand=brand).values_list("reference", flat=True).first()
-    while found is None:
+    creditor reference), made on first use by the statement that reads it (payouts.sql), so a page
+    that shows it asks as much on its first visit as on any other; shown in groups of four as banks
+    print it."""
+    found = None
+    while found is None:  # again when another request made it first, or (rarely) the body exists
         body = "JB" + "".join(secrets.choice(_REFERENCE_ALPHABET) for _ in range(8))
-        try:
-            with transaction.atomic():
-                found = BrandFundingReference.objects.create(
-                    brand=brand, reference=f"RF{_rf_check_digits(body)}{body}"
-                ).reference
-        except IntegrityError:  # another request made it first, or (rarely) the same body exists
-            found = (
-                BrandFundingReference.objects.filter(brand=brand).values_list("reference", flat=True).first()
-            )
+        new = f"RF{_rf_check_digits(body)}{body}"
+        found = sql.brand_funding_reference(brand_id=brand.pk, new=new, now=timezone.now())
     return " ".join(found[i : i + 4] for i in range(0, len(found), 4))
 
 

@@ -16,9 +16,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from payouts import notifications
-from payouts.models import PayeeAccount, PayeeChange, PayeeChangeCode, Payout
+from payouts.models import PayeeAccount, PayeeChange, PayeeChangeCode, PayeeSubmission, Payout
 from payouts.payees.changes import CODES_PER_HOUR
-from tests.conftest import SignedInClient, browser_is, totp_enable
+from tests.conftest import SignedInClient, browser_is, rewarded_in_browser, totp_enable
 from tests.payouts.conftest import IBANS, submissions_process
 from verification.sessions import COOKIE
 
@@ -32,6 +32,7 @@ MALLORY = {
     "consent": "on",
 }
 MALLORY_SEPA = MALLORY | {"iban": "DE75512108001245126199"}
+PAT = MALLORY | {"name": "Pat Example", "email": "pat@example.com", "iban": "DE89370400440532013000"}
 
 
 def change_url(person):
@@ -91,6 +92,30 @@ def test_a_shop_claim_link_cannot_change_details_on_file(client, summer, owed):
     assert response.status_code == 409
     assert "we first send a code" in response.content.decode()
     assert change_url(pat) in page.content.decode() and 'name="iban"' not in page.content.decode()
+
+
+def test_details_still_waiting_to_be_stored_are_on_file_too(client, summer):
+    """A second submit before the worker stored the first (a second tab, a reload): also a change."""
+    rewarded_in_browser(client, summer)
+    first = client.post(reverse("payouts:payee", args=[summer.slug]), PAT)
+
+    again = client.post(reverse("payouts:payee", args=[summer.slug]), MALLORY_SEPA)
+    submissions_process()
+
+    assert (first.status_code, again.status_code) == (302, 409)
+    assert "we first send a code" in again.content.decode()
+    assert PayeeSubmission.objects.count() == 1
+    assert PayeeAccount.objects.get().holder_name == "Pat Example"
+
+
+def test_details_on_file_are_told_before_what_is_wrong_with_the_new_ones(client, summer, owed):
+    owed()
+
+    response = client.post(reverse("payouts:payee", args=[summer.slug]), MALLORY_SEPA | {"iban": "DE00"})
+
+    # 409, not the 400 of a wrong IBAN: with details on file, new ones are not what to fix.
+    assert response.status_code == 409 and "we first send a code" in response.content.decode()
+    assert PayeeAccount.objects.get().holder_name == "Pat Example"
 
 
 def test_the_first_details_in_the_claiming_browser_need_no_code(client, summer, owed):

@@ -43,6 +43,18 @@ def test_good_details_are_stored_encrypted_and_lead_to_the_status_page(client, s
     assert "Pat" not in raw and "DE89" not in raw and "example.com" not in raw
 
 
+def test_good_details_cost_the_claim_one_statement(client, summer, django_assert_num_queries):
+    """The claim's busiest page: the details are kept, after every check (the person's claim, their
+    brand, no details of theirs on file or waiting), by one statement (payouts.sql)."""
+    rewarded_in_browser(client, summer)
+    client.get(reverse("payouts:payee", args=[summer.slug]))  # the campaign is cached, as on the form
+
+    with django_assert_num_queries(1):
+        response = client.post(reverse("payouts:payee", args=[summer.slug]), GOOD)
+
+    assert response.status_code == 302
+
+
 def test_the_status_link_is_mailed(client, summer, django_capture_on_commit_callbacks):
     person = rewarded_in_browser(client, summer)
 

@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from joyback.queue import standing_work_sweep
+from payouts import sql
 from payouts.models import PayeeAccount, PayeeSubmission
-from payouts.payees import views as payee_views
 from payouts.payees.services import payee_submission_process, payee_submissions_process
 from tests.conftest import rewarded_in_browser
 
@@ -51,9 +51,9 @@ def test_the_details_wait_encrypted_and_the_status_page_says_they_are_being_save
 
 
 def two_tabs_at_once(client, campaign, monkeypatch):
-    """Two tabs sent details at the same moment: both passed the form's check that none are on file
-    (payouts.payees.changes) before either was kept."""
-    monkeypatch.setattr(payee_views, "payee_details_on_file", lambda **kwargs: False)
+    """Two tabs sent details at the same moment: each statement's check that none are on file
+    (payouts.sql) ran before the other's details were committed, so neither saw them."""
+    monkeypatch.setitem(sql._SUBMISSION_ACCEPT, True, sql._SUBMISSION_ACCEPT[False])
     return send(client, campaign, FIRST_IBAN), send(client, campaign, SECOND_IBAN)
 
 

@@ -2,11 +2,14 @@
 deposit and payout, "compare with my bank statement" (which books nothing) and the CSV export."""
 
 import pytest
+from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from joyback.ledger.models import Entry
-from payouts.models import Payout, StatementImport, StatementLine
+from payouts.models import BrandFundingReference, Payout, StatementImport, StatementLine
 from payouts.reconciliation.references import brand_deposit_reference
 from payouts.reconciliation.statement_import import statement_import_create
 from tests.payouts.camt_fixtures import Ntry, camt053, paid
@@ -49,6 +52,37 @@ def test_finance_sees_the_bank_line_behind_each_payout_and_deposit(owed, client,
 
     assert reference in body
     assert "BANK-PAYOUT-1" in body and "BANK-DEPOSIT-1" in body and "500.00" in body
+
+
+def queries(client, url) -> int:
+    cache.clear()  # every figure computed, as on a page nobody opened lately
+    with CaptureQueriesContext(connection) as statements:
+        assert client.get(url).status_code == 200
+    return len(statements)
+
+
+def test_the_page_asks_as_much_on_its_first_visit_with_one_payout_as_later_with_many_lines(
+    owed, client, fiona, alpaca
+):
+    owed(iban=IBANS["pending"])
+    payout = Payout.objects.get()
+    client.force_login(fiona)
+    assert not BrandFundingReference.objects.exists()  # made on the page's first visit
+
+    first = queries(client, page(alpaca))
+    reference = brand_deposit_reference(alpaca)
+    feed(
+        camt053(
+            [
+                paid(payout, ref="BANK-PAYOUT-1"),
+                *(Ntry(amount=7_00 + n, ref=f"UNKNOWN-{n}", info="Nobody's") for n in range(3)),
+                *(Ntry(amount=100_00 * n, credit=True, ref=f"DEP-{n}", remittance=reference) for n in (1, 2)),
+            ]
+        )
+    )
+    assert StatementLine.objects.count() == 6
+
+    assert queries(client, page(alpaca)) == first
 
 
 def test_a_bad_file_to_compare_is_refused_with_its_line(client, fiona, alpaca):
