@@ -34,16 +34,30 @@ def accounts_lock(*, account_ids: list[int]) -> list[tuple]:
     return prepared_fetchall(_ACCOUNTS_LOCK, [bigints(sorted(set(account_ids)))])
 
 
+# An account's terms as a posting plans against them: what accounts_lock reads but the fields a
+# posting never looks at (its created_at alone, a timestamp parsed in Python, cost more than the
+# rest of a row).
+PLAN_FIELDS = ["id", "kind", "currency", "name", "no_overdraft", "balance", "held"]
+# Why raw: as _ACCOUNTS_LOCK.
+_PLAN_LOCK = (
+    f"SELECT {', '.join(PLAN_FIELDS)} FROM ledger_account "  # noqa: S608 (the model's own columns)
+    "WHERE id = ANY(%s::bigint[]) ORDER BY id FOR NO KEY UPDATE"
+)
 # Why raw: the same rows read without a lock (a batch plans against them before it locks).
-_ACCOUNTS_READ = (
-    f"SELECT {', '.join(_ACCOUNT_COLUMNS)} FROM ledger_account "  # noqa: S608 (the model's own columns)
+_PLAN_READ = (
+    f"SELECT {', '.join(PLAN_FIELDS)} FROM ledger_account "  # noqa: S608 (the model's own columns)
     "WHERE id = ANY(%s::bigint[]) ORDER BY id"
 )
 
 
-def accounts_read(*, account_ids: list[int]) -> list[tuple]:
-    """These accounts' rows (ACCOUNT_FIELDS) as committed now, without a lock."""
-    return prepared_fetchall(_ACCOUNTS_READ, [bigints(sorted(set(account_ids)))])
+def plan_lock(*, account_ids: list[int]) -> list[tuple]:
+    """accounts_lock, the rows' PLAN_FIELDS only."""
+    return prepared_fetchall(_PLAN_LOCK, [bigints(sorted(set(account_ids)))])
+
+
+def plan_read(*, account_ids: list[int]) -> list[tuple]:
+    """The rows' PLAN_FIELDS as committed now, without a lock."""
+    return prepared_fetchall(_PLAN_READ, [bigints(sorted(set(account_ids)))])
 
 
 # Why raw: the keys as one array parameter, so the statement is prepared once; the ORM's __in
