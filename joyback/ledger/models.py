@@ -118,7 +118,12 @@ class Transaction(models.Model):
 
 class Entry(models.Model):
     transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="entries")
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
+    # The composite foreign key (account_id, currency) makes the account exist (PostgreSQL, 0002)
+    # and the (account, transaction) index finds an account's entries: a foreign key and an index
+    # of its own would only check and write each leg once more.
+    account = models.ForeignKey(
+        Account, on_delete=models.PROTECT, related_name="entries", db_constraint=False, db_index=False
+    )
     amount = models.BigIntegerField(help_text="Minor units; debit positive, credit negative.")
     currency = models.CharField(max_length=3)
     # The transaction's brand, on the platform's legs too: a posting's entries live with it.

@@ -18,12 +18,12 @@ service that owns the business operation opens the outermost, durable one.
 
 import hashlib
 import json
-from collections import defaultdict
+from collections import defaultdict, namedtuple
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from django.db import IntegrityError, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, transaction
 from django.utils import timezone
 
 from joyback.ledger import sql
@@ -177,11 +177,21 @@ def _posting_check(posting: Posting) -> str:
     return posting_fingerprint(posting)
 
 
-def _accounts_lock(account_ids) -> dict[int, Account]:
+def _account_models_lock(account_ids) -> dict[int, Account]:
     """Row-lock accounts in ascending id order: the one lock order every writer uses."""
     rows = sql.accounts_lock(account_ids=list(account_ids))
     accounts = (Account.from_db("default", sql.ACCOUNT_FIELDS, row) for row in rows)
     return {account.pk: account for account in accounts}
+
+
+# An account's row as a posting plans against it (kind, currency, name, no_overdraft, balance,
+# held): a batch reads 500 accounts twice, and a model instance of each cost more than the read.
+_AccountRow = namedtuple("_AccountRow", sql.PLAN_FIELDS)
+
+
+def _accounts_lock(account_ids) -> dict[int, _AccountRow]:
+    """_account_models_lock's rows, not made into models: for a posting's plan only."""
+    return {row[0]: _AccountRow._make(row) for row in sql.plan_lock(account_ids=list(account_ids))}
 
 
 def _replay(plan: _Plan, existing: Transaction) -> PostingResult:
@@ -264,14 +274,14 @@ def _write(
     # other in the same order instead of deadlocking.
     ordered = sorted(to_write, key=lambda plan: plan.posting.idempotency_key or "")
     rows = [
-        Transaction(
-            reason=plan.posting.reason,
-            description=plan.posting.description,
-            reference=plan.posting.reference,
-            idempotency_key=plan.posting.idempotency_key,
-            fingerprint=plan.fingerprint,
-            reverses_id=plan.posting.reverses_id,
-            brand_id=_posting_brand(plan.posting),
+        (
+            plan.posting.reason,
+            plan.posting.description,
+            plan.posting.reference,
+            plan.posting.idempotency_key,
+            plan.fingerprint,
+            plan.posting.reverses_id,
+            _posting_brand(plan.posting),
         )
         for plan in ordered
     ]
@@ -290,45 +300,42 @@ def _posting_brand(posting: Posting) -> int | None:
     return None
 
 
+# Transaction's columns in the order of its fields: a row written here becomes its model instance
+# by position (Model.from_db), as the ORM makes the rows it reads, at a fraction of the cost of
+# keyword arguments, which look up every field's default.
+_TRANSACTION_FIELDS = [field.attname for field in Transaction._meta.concrete_fields]
+
+
+def _transaction_made(row_id: int, row: tuple, now) -> Transaction:
+    return Transaction.from_db(DEFAULT_DB_ALIAS, _TRANSACTION_FIELDS, (row_id, *row[:6], now, row[6]))
+
+
 def _insert_rows(
-    ordered: list[_Plan], rows: list[Transaction], accounts, changes, alone=False
+    ordered: list[_Plan], rows: list[tuple], accounts, changes, alone=False
 ) -> list[Transaction]:
-    """Two statements (joyback.ledger.sql), column arrays unnested by PostgreSQL: the transactions,
+    """Two statements (joyback.ledger.sql), column arrays unnested by PostgreSQL: the transactions
+    (rows of reason, description, reference, idempotency_key, fingerprint, reverses_id, brand_id),
     then their entries with the balance changes. alone: a posting made alone (a reward with its new
     key) is one statement; a batch keeps its two however many postings it holds."""
     now = timezone.now()
     if alone and len(rows) == 1:
         (plan,), (row,) = ordered, rows
-        values = [row.reason, row.description, row.reference, row.idempotency_key]
-        values += [row.fingerprint, row.reverses_id, row.brand_id]
         legs = [(account.pk, amount, accounts[account.pk].currency) for account, amount in plan.posting.legs]
-        inserted = sql.posting_insert(now=now, row=values, legs=legs, changes=changes)
+        inserted = sql.posting_insert(now=now, row=list(row), legs=legs, changes=changes)
         if not inserted:
             raise _KeyTaken
-        row.pk, row.posted_at = inserted[0][0], now
-        return rows
-    columns = [
-        [row.reason for row in rows],
-        [row.description for row in rows],
-        [row.reference for row in rows],
-        [row.idempotency_key for row in rows],
-        [row.fingerprint for row in rows],
-        [row.reverses_id for row in rows],
-        [row.brand_id for row in rows],
-    ]
-    inserted = sql.transactions_insert(now=now, columns=columns)
+        return [_transaction_made(inserted[0][0], row, now)]
+    inserted = sql.transactions_insert(now=now, columns=[list(column) for column in zip(*rows, strict=True)])
     if len(inserted) != len(rows):
         raise _KeyTaken
     ids = [row_id for row_id, _key in inserted]
     entries = [
-        (transaction_id, account.pk, amount, accounts[account.pk].currency, row.brand_id)
+        (transaction_id, account.pk, amount, accounts[account.pk].currency, row[6])
         for plan, row, transaction_id in zip(ordered, rows, ids, strict=True)
         for account, amount in plan.posting.legs
     ]
     sql.entries_insert(entries=entries, changes=changes)
-    for row, row_id in zip(rows, ids, strict=True):
-        row.pk, row.posted_at = row_id, now
-    return rows
+    return [_transaction_made(row_id, row, now) for row, row_id in zip(rows, ids, strict=True)]
 
 
 def _balance_changes(
@@ -388,14 +395,15 @@ EARLY_FROM = 20
 
 def _post_early(plans: list[_Plan], known) -> dict[int, PostingResult]:
     """A batch planned against the balances as read without locks, its transactions and entries
-    written and checked (every transaction sums to zero: the deferred trigger run now, SET
-    CONSTRAINTS ... IMMEDIATE), all before the accounts' locks; then the accounts locked, the batch
-    planned again against the locked balances and, when that decides every posting the same way,
-    the balances added. The row locks are FOR NO KEY UPDATE, so the entries' foreign keys (KEY
+    written and checked (every transaction sums to zero: checked by the insert's own statement
+    trigger, and what waits for COMMIT run now, SET CONSTRAINTS ... IMMEDIATE), all before the
+    accounts' locks; then the accounts locked, the batch planned again against the locked balances
+    (or known to be decided alike, _decided_alike) and, when that decides every posting the same
+    way, the balances added. The row locks are FOR NO KEY UPDATE, so the entries' foreign keys (KEY
     SHARE) need not wait for another batch's locks. _Replan when the decisions differ: the caller
     rolls back to its savepoint."""
     ids = sorted({account.pk for p in plans for account, _ in p.posting.legs})
-    read = {account.pk: account for account in _accounts_read(ids)}
+    read = _account_rows_read(ids)
     keys = [p.posting.idempotency_key for p in plans if p.posting.idempotency_key]
     if known is not None:
         existing = known
@@ -403,13 +411,14 @@ def _post_early(plans: list[_Plan], known) -> dict[int, PostingResult]:
         existing = {t.idempotency_key: t for t in Transaction.objects.filter(idempotency_key__in=keys)}
     else:
         existing = {}
-    to_write, _results, _deltas, _first = _plan_postings(plans, read, existing, {})
+    to_write, results, balance_deltas, first_by_key = _plan_postings(plans, read, existing, {})
     written = _write(to_write, read, {}, {}) if to_write else {}
     sql.balance_checks_now()
     locked = _accounts_lock(ids)
-    again, results, balance_deltas, first_by_key = _plan_postings(plans, locked, existing, {})
-    if [plan.index for plan in again] != [plan.index for plan in to_write]:
-        raise _Replan
+    if not _decided_alike(plans, to_write, results, read, locked):
+        again, results, balance_deltas, first_by_key = _plan_postings(plans, locked, existing, {})
+        if [plan.index for plan in again] != [plan.index for plan in to_write]:
+            raise _Replan
     _balances_save(balance_deltas, {})
     for plan in to_write:
         results[plan.index] = PostingResult(plan.posting, transaction=written[plan.index])
@@ -417,6 +426,28 @@ def _post_early(plans: list[_Plan], known) -> dict[int, PostingResult]:
         if plan.index not in results:
             results[plan.index] = _replay(plan, written[first_by_key[plan.posting.idempotency_key].index])
     return results
+
+
+def _decided_alike(plans, to_write, results, read, locked) -> bool:
+    """Whether a plan against the locked rows would decide every posting as the plan against the
+    rows read before did, known without planning again (a batch's largest cost in Python): that
+    plan refused nothing and reversed nothing (a reversal's check reads the table), the accounts'
+    terms are the same, and every no-overdraft account can still pay all of the batch's debits on
+    it, so each posting passes in any order, whatever other writers spent meanwhile."""
+    if any(result.error for result in results.values()) or any(p.posting.reverses_id for p in plans):
+        return False
+    debits: dict[int, int] = defaultdict(int)
+    for plan in to_write:
+        for account_id, delta in plan.deltas.items():
+            if delta < 0:
+                debits[account_id] += delta
+    for account_id, row in locked.items():
+        before = read[account_id]
+        if (row.kind, row.no_overdraft) != (before.kind, before.no_overdraft):
+            return False
+        if row.no_overdraft and row.balance - row.held + debits[account_id] < 0:
+            return False
+    return True
 
 
 def _post_locked_from_savepoint(plans: list[_Plan], accounts, known) -> dict[int, PostingResult]:
@@ -431,9 +462,8 @@ def _post_locked_from_savepoint(plans: list[_Plan], accounts, known) -> dict[int
     raise LedgerError("Could not post: idempotency keys kept colliding with concurrent writers.")
 
 
-def _accounts_read(account_ids) -> list[Account]:
-    rows = sql.accounts_read(account_ids=account_ids)
-    return [Account.from_db("default", sql.ACCOUNT_FIELDS, row) for row in rows]
+def _account_rows_read(account_ids) -> dict[int, _AccountRow]:
+    return {row[0]: _AccountRow._make(row) for row in sql.plan_read(account_ids=account_ids)}
 
 
 def postings_post(
@@ -468,7 +498,7 @@ def postings_post(
         known = None
         if keys and len(keys) == len(plans) and not fresh_keys:
             # Replays need no locks: answer them from what is committed.
-            known = {t.idempotency_key: t for t in Transaction.objects.filter(idempotency_key__in=keys)}
+            known = sql.transactions_by_key(keys=keys)
             if len(known) == len(set(keys)):
                 for plan in plans:
                     results[plan.index] = _replay(plan, known[plan.posting.idempotency_key])
@@ -615,7 +645,7 @@ def account_for(*, kind: str, currency: str, brand_id: int | None, name: str, su
 def accounts_lock(*, account_ids) -> dict[int, Account]:
     """Lock accounts whose balances a service reads before it posts (the posting locks them again,
     in the same id order): the one way code outside the ledger locks ledger rows."""
-    return _accounts_lock(account_ids)
+    return _account_models_lock(account_ids)
 
 
 def platform_bank(*, currency: str, livemode: bool = True) -> Account:
@@ -661,7 +691,7 @@ def hold_reserve(
     if account.brand_id is None:
         raise InvalidPosting("A hold sets aside a brand's money; the platform's accounts have none to hold.")
     with transaction.atomic():
-        locked = _accounts_lock([account.pk])[account.pk]
+        locked = _account_models_lock([account.pk])[account.pk]
         if idempotency_key:
             existing = Hold.objects.filter(idempotency_key=idempotency_key).first()
             if existing:
@@ -724,7 +754,7 @@ def hold_commit(
     if not 0 < amount <= hold.amount:
         raise InvalidPosting(f"A commit must be between 1 and the held {hold.amount} minor units.")
     with transaction.atomic():
-        accounts = _accounts_lock([hold.account_id, destination.pk])
+        accounts = _account_models_lock([hold.account_id, destination.pk])
         # Every resolution of a hold locks its account first, so this read cannot go stale.
         current = Hold.objects.get(pk=hold.pk)
         if current.status != HoldStatus.RESERVED:
@@ -752,7 +782,7 @@ def hold_commit(
 
 def hold_void(*, hold: Hold) -> None:
     with transaction.atomic():
-        _accounts_lock([hold.account_id])
+        _account_models_lock([hold.account_id])
         current = Hold.objects.get(pk=hold.pk)
         _hold_claim(current, status=HoldStatus.VOIDED)
         _balances_save({}, {hold.account_id: -current.amount})

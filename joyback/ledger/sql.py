@@ -9,8 +9,8 @@ statement's text does not change with the number of rows it writes.
 from django.db import connection, models
 
 from joyback.brand_columns import BACKFILL_SETTING, parent_update
-from joyback.ledger.models import Account
-from joyback.postgresql.prepared import prepared_fetchall
+from joyback.ledger.models import Account, Transaction
+from joyback.postgresql.prepared import model_columns_sql, model_from_row, prepared_fetchall
 
 _ACCOUNT_COLUMNS = [field.column for field in Account._meta.concrete_fields]
 ACCOUNT_FIELDS = [field.attname for field in Account._meta.concrete_fields]
@@ -23,21 +23,56 @@ _ACCOUNTS_LOCK = (
 )
 
 
+def bigints(values) -> str:
+    """Integers (or None) as the text of a bigint[]: for a batch's thousand ids and amounts, psycopg's
+    array dumper, which adapts element by element, cost more of a call's time than the statement."""
+    return "{" + ",".join("NULL" if value is None else str(int(value)) for value in values) + "}"
+
+
 def accounts_lock(*, account_ids: list[int]) -> list[tuple]:
     """Row-lock these accounts in ascending id order; their rows (ACCOUNT_FIELDS), in that order."""
-    return prepared_fetchall(_ACCOUNTS_LOCK, [sorted(set(account_ids))])
+    return prepared_fetchall(_ACCOUNTS_LOCK, [bigints(sorted(set(account_ids)))])
 
 
+# An account's terms as a posting plans against them: what accounts_lock reads but the fields a
+# posting never looks at (its created_at alone, a timestamp parsed in Python, cost more than the
+# rest of a row).
+PLAN_FIELDS = ["id", "kind", "currency", "name", "no_overdraft", "balance", "held"]
+# Why raw: as _ACCOUNTS_LOCK.
+_PLAN_LOCK = (
+    f"SELECT {', '.join(PLAN_FIELDS)} FROM ledger_account "  # noqa: S608 (the model's own columns)
+    "WHERE id = ANY(%s::bigint[]) ORDER BY id FOR NO KEY UPDATE"
+)
 # Why raw: the same rows read without a lock (a batch plans against them before it locks).
-_ACCOUNTS_READ = (
-    f"SELECT {', '.join(_ACCOUNT_COLUMNS)} FROM ledger_account "  # noqa: S608 (the model's own columns)
+_PLAN_READ = (
+    f"SELECT {', '.join(PLAN_FIELDS)} FROM ledger_account "  # noqa: S608 (the model's own columns)
     "WHERE id = ANY(%s::bigint[]) ORDER BY id"
 )
 
 
-def accounts_read(*, account_ids: list[int]) -> list[tuple]:
-    """These accounts' rows (ACCOUNT_FIELDS) as committed now, without a lock."""
-    return prepared_fetchall(_ACCOUNTS_READ, [sorted(set(account_ids))])
+def plan_lock(*, account_ids: list[int]) -> list[tuple]:
+    """accounts_lock, the rows' PLAN_FIELDS only."""
+    return prepared_fetchall(_PLAN_LOCK, [bigints(sorted(set(account_ids)))])
+
+
+def plan_read(*, account_ids: list[int]) -> list[tuple]:
+    """The rows' PLAN_FIELDS as committed now, without a lock."""
+    return prepared_fetchall(_PLAN_READ, [bigints(sorted(set(account_ids)))])
+
+
+# Why raw: the keys as one array parameter, so the statement is prepared once; the ORM's __in
+# compiles a statement with a placeholder per key on every call (500 for a batch).
+_TRANSACTIONS_BY_KEY = (
+    f"SELECT {model_columns_sql(Transaction, 't')} FROM ledger_transaction t "  # noqa: S608 (the model's columns)
+    "WHERE t.idempotency_key = ANY(%s::varchar[])"
+)
+
+
+def transactions_by_key(*, keys: list[str]) -> dict[str, Transaction]:
+    """The transactions already posted under these idempotency keys, by key."""
+    rows = prepared_fetchall(_TRANSACTIONS_BY_KEY, [keys])
+    found = (model_from_row(Transaction, row) for row in rows)
+    return {transaction.idempotency_key: transaction for transaction in found}
 
 
 def balance_checks_now() -> None:
@@ -164,23 +199,35 @@ def transactions_insert(*, now, columns: list[list]) -> list[tuple[int, str | No
     fingerprint, reverses_id, brand_id); (id, idempotency_key) of the rows inserted, in the order of
     the rows given. A row whose key is already taken is left out."""
     # RETURNING follows the order of the unnested rows, as the ORM's own bulk insert relies on.
-    return prepared_fetchall(_TRANSACTIONS_INSERT, [now, *columns])
+    reasons, descriptions, references, keys, fingerprints, reverses, brands = columns
+    return prepared_fetchall(
+        _TRANSACTIONS_INSERT,
+        [now, reasons, descriptions, references, keys, fingerprints, bigints(reverses), bigints(brands)],
+    )
 
 
-def _changes_columns(changes: list[tuple[int, int, int]]) -> list[list[int]]:
+def _changes_columns(changes: list[tuple[int, int, int]]) -> list[str]:
     return [
-        [change[0] for change in changes],
-        [change[1] for change in changes],
-        [change[2] for change in changes],
+        bigints(change[0] for change in changes),
+        bigints(change[1] for change in changes),
+        bigints(change[2] for change in changes),
     ]
 
 
 def entries_insert(*, entries: list[tuple], changes: list[tuple[int, int, int]]) -> None:
     """Insert (transaction_id, account_id, amount, currency, brand_id) rows and add (account id,
     balance delta, held delta) to each account, in one statement."""
+    transaction_ids, account_ids, amounts, currencies, brands = zip(*entries, strict=True)
     prepared_fetchall(
         _ENTRIES_INSERT,
-        [*(list(column) for column in zip(*entries, strict=True)), *_changes_columns(changes)],
+        [
+            bigints(transaction_ids),
+            bigints(account_ids),
+            bigints(amounts),
+            list(currencies),
+            bigints(brands),
+            *_changes_columns(changes),
+        ],
     )
 
 

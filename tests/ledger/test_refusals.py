@@ -36,6 +36,7 @@ from joyback.ledger.services import (
     hold_commit,
     hold_reserve,
     hold_void,
+    platform_bank,
     posting_post,
     postings_post,
     transaction_reverse,
@@ -523,3 +524,105 @@ def test_balanced_entries_written_leg_by_leg_commit_because_the_check_is_deferre
     tx = entries_written_by_hand([(budget, 2_00), (budget, 3_00), (payable, -5_00)])
 
     assert Entry.objects.filter(transaction=tx).count() == 3
+
+
+# --- PostgreSQL: every statement that adds legs has the rules checked over all of its postings' legs
+
+
+def legs_inserted(tx, legs):
+    """One raw INSERT of (account, amount) legs into tx, as the write path writes a batch's legs."""
+    sql(
+        "INSERT INTO ledger_entry (transaction_id, account_id, amount, currency, brand_id) "
+        "SELECT %s, leg.account_id, leg.amount, 'EUR', %s FROM unnest(%s::bigint[], %s::bigint[]) "
+        "AS leg(account_id, amount)",
+        tx.pk,
+        tx.brand_id,
+        [account.pk for account, _amount in legs],
+        [amount for _account, amount in legs],
+    )
+
+
+def transaction_by_sql(brand_id=1):
+    return Transaction.objects.create(reason="by_sql", fingerprint="-", brand_id=brand_id)
+
+
+def balance_checks_pending():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM ledger_balance_pending")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_unbalanced_posting_inserted_in_one_statement_is_refused_at_commit():
+    budget, payable = accounts_for_commit_tests()
+
+    unbalanced = "does not balance in EUR: debits and credits differ by 1"
+
+    with refused(IntegrityError, match=unbalanced), transaction.atomic():
+        legs_inserted(transaction_by_sql(), [(budget, 5_00), (payable, -4_99)])
+
+    assert balance_checks_pending() == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_leg_added_to_a_balanced_posting_by_a_later_statement_is_refused_at_commit():
+    budget, payable = accounts_for_commit_tests()
+
+    unbalanced = "does not balance in EUR: debits and credits differ by 1"
+
+    with refused(IntegrityError, match=unbalanced), transaction.atomic():
+        tx = transaction_by_sql()
+        legs_inserted(tx, [(budget, 5_00), (payable, -5_00)])
+        legs_inserted(tx, [(payable, 1)])
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_legs_that_balance_only_with_a_later_statement_commit_and_leave_no_check_behind():
+    budget, payable = accounts_for_commit_tests()
+
+    with transaction.atomic():
+        tx = transaction_by_sql()
+        legs_inserted(tx, [(budget, 5_00), (payable, -4_00)])
+        legs_inserted(tx, [(payable, -1_00)])
+
+    amounts = Entry.objects.filter(transaction=tx).values_list("amount", flat=True)
+    assert sorted(amounts) == [-4_00, -1_00, 5_00]
+    assert balance_checks_pending() == 0
+
+
+@pytest.mark.postgres
+def test_a_leg_of_another_brand_is_refused_when_its_statement_adds_it(reward, payable):
+    """The statement's legs are all of the other brand: the check reads the posting's earlier ones."""
+    other_brand = account_get_or_create(
+        kind=AccountKind.PARTICIPANT_PAYABLE, currency="EUR", brand_id=2, subject="participant:2"
+    )
+
+    with refused(IntegrityError, match="between two brands"), transaction.atomic():
+        legs_inserted(reward, [(other_brand, 1), (other_brand, -1)])
+
+
+@pytest.mark.postgres
+def test_a_leg_of_the_other_mode_is_refused_when_its_statement_adds_it(reward):
+    test_bank = platform_bank(currency="EUR", livemode=False)
+
+    with refused(IntegrityError, match="mixes test and live"), transaction.atomic():
+        legs_inserted(reward, [(test_bank, 1), (test_bank, -1)])
+
+
+@pytest.mark.postgres
+def test_an_entry_needs_its_account_and_an_account_with_entries_stays(reward, payable):
+    """One composite foreign key, (account_id, currency), holds both."""
+    with refused(IntegrityError), transaction.atomic():
+        sql(
+            "INSERT INTO ledger_entry (transaction_id, account_id, amount, currency, brand_id) "
+            "VALUES (%s, %s, 1, 'EUR', 1), (%s, %s, -1, 'EUR', 1)",
+            reward.pk,
+            10**12,
+            reward.pk,
+            payable.pk,
+        )
+    with refused(IntegrityError), transaction.atomic():
+        sql("DELETE FROM ledger_account WHERE id = %s", payable.pk)

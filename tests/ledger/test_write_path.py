@@ -280,6 +280,41 @@ def test_eight_threads_posting_batches_written_before_their_locks_never_overdraw
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_batch_whose_budget_still_covers_it_after_others_spent_is_posted_without_planning_again(
+    monkeypatch,
+):
+    budget = funded_budget(amount=50_00)
+    person, other = payable(1), payable(2)
+    checks, plan = services.sql.balance_checks_now, services._plan_postings
+    spent, plans = [], []
+
+    def spend_elsewhere_first():
+        checks()
+        if not spent:  # between this batch's entries and its locks, another writer spends 20.00
+            spent.append(True)
+            commit_elsewhere("elsewhere", budget, other, amount=20_00)
+
+    def counted(batch_plans, *args):
+        plans.append(len(batch_plans))
+        return plan(batch_plans, *args)
+
+    monkeypatch.setattr(services.sql, "balance_checks_now", spend_elsewhere_first)
+    monkeypatch.setattr(services, "_plan_postings", counted)
+    batch = [transfer(**reward(budget, person, f"b{i}", amount=1_00)) for i in range(services.EARLY_FROM)]
+
+    with transaction.atomic(durable=True):
+        results = postings_post(postings=batch)
+
+    assert spent and all(r.ok and not r.replayed for r in results)
+    # Planned once (the other writer's posting is planned too): the 30.00 left covers the batch's
+    # 20.00 in any order.
+    assert plans.count(services.EARLY_FROM) == 1
+    assert fresh(budget).balance == 10_00
+    assert fresh(person).balance == services.EARLY_FROM * 1_00 == -entries_total(person)
+    assert ledger_drift() == []
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_batch_whose_budget_was_spent_before_it_locked_is_posted_again_and_refuses_what_it_must(
     monkeypatch,
 ):
