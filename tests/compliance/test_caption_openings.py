@@ -57,3 +57,42 @@ def test_an_opening_that_says_it_is_an_ad_is_up_front(language, caption):
 )
 def test_the_same_opening_denied_elsewhere_or_for_another_sponsor_is_not_paid(language, caption):
     assert verdict(caption, language) != COMPLIANT
+
+
+# Chinese openings and phrases: "本期视频为广告", "这条是广告哦", the brand's own name in a bracketed
+# label, a full-width bar ending the label's phrase, and everyday words with 不/没 (不错, 没想到, 不管)
+# that are no negation of the label.
+@pytest.mark.parametrize(
+    "caption",
+    [
+        "本期视频为广告，感谢Bergkaffee的支持",
+        "这条是广告哦～Bergkaffee新品冷萃",
+        "本视频包含广告：Bergkaffee燕麦拿铁",
+        "【Bergkaffee广告】新品冷萃来啦",
+        "广告｜这杯冷萃真不错",
+        "#广告 Bergkaffee冷萃，没想到这么顺滑",
+        "广告｜Bergkaffee冷萃，不管是上班还是周末都合适",
+        "广告：上课前来一杯Bergkaffee",
+    ],
+)
+def test_chinese_openings_and_everyday_words_keep_the_label_up_front(caption):
+    assert verdict(caption, "zh-hans") == COMPLIANT
+
+
+# Their look-alikes: the opening denied or asked, another brand's name in the bracket, the label's
+# own phrase about advertising studies, a denial after the bar. None is paid without a look.
+@pytest.mark.parametrize(
+    ("caption", "expected"),
+    [
+        ("这不是广告哦～Bergkaffee冷萃", "non_compliant"),
+        ("这条是广告吗？不是！就是自己喜欢Bergkaffee", "non_compliant"),
+        ("本视频不包含广告，Bergkaffee纯分享", "non_compliant"),
+        ("【雀巢广告】Bergkaffee冷萃测评", "needs_review"),
+        ("【Bergkaffee广告牌】路过拍一下", "non_compliant"),
+        ("广告｜没收钱，纯分享Bergkaffee", "non_compliant"),
+        ("广告：学广告的第一年，喝Bergkaffee", "needs_review"),
+        ("广告｜不知道算不算广告，反正很好喝", "non_compliant"),
+    ],
+)
+def test_their_look_alikes_are_not_paid(caption, expected):
+    assert verdict(caption, "zh-hans") == expected
