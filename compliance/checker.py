@@ -367,6 +367,7 @@ def _trailing_hashtags(text: str) -> tuple[int, int]:
 
 _FIRST_WORD = re.compile(r"\w")
 _GAP = re.compile(r"[\s:·|,–—-]*")
+_ARTICLE = re.compile(r"\s*(?:der|die|dem|den|des|the|a|an|el|la|los|las|un|una)\s+")
 
 
 def _inside_compound(text: str, start: int, compounds: list) -> str:
@@ -753,7 +754,9 @@ def _doubts(
         if not (m.brand_at is not None and m.brand_at.fullmatch(text, handle.start(), handle.end()))
     ]
     for paid in m.paid_by.finditer(text) if m.paid_by else ():
-        who = _name_at(m, text, shown, paid.end(), capital=True)
+        # "Kooperation mit der Bechermarke Tassilo": an article may stand before the name.
+        article = _ARTICLE.match(text, paid.end())
+        who = _name_at(m, text, shown, article.end() if article else paid.end(), capital=True)
         if who:
             others.append(who)
     if others:

@@ -160,7 +160,8 @@ class Negatable:
 # A negation in the few words before ("never use several accounts"), in any of the four languages;
 # not one that asks for what follows ("don't forget to remove the #ad", "no olvides quitar…").
 _REMINDER = (
-    r"(?!\W+(?:forget|fail|hesitate|neglect|olvides|olvide|olvidéis|te olvides|vergiss|vergessen|vergesst)\b)"
+    r"(?!\W+(?:forget|fail|hesitate|neglect|olvides|olvide|olvidéis|te olvides|vergiss|vergessen|vergesst"
+    r"|se (?:te|le|os) olvide\w*)\b)"
 )
 _LATIN_NEGATION = re.compile(
     r"\b(?:not|don'?t|never|no|without|nicht|kein\w*|nie|niemals|ohne|nunca|sin|ni|jamás)\b"
@@ -171,7 +172,20 @@ _LATIN_NEGATION = re.compile(
 # asks for what it names; the sentence is still read (compliance.reading) and must be understood.
 _OPENS_WITH_REMINDER = re.compile(
     r"(?:don'?t|do not|never)\s+(?:forget|fail|neglect)\b|no\s+(?:te\s+)?(?:olvides|olvide|olvidéis)\b"
-    r"|(?:vergiss|vergesst)\s+nicht\b"
+    r"|(?:vergiss|vergesst)\s+nicht\b|no\s+se\s+(?:te|le|os)\s+olvide\w*"
+)
+# German puts the negation after the verb and its object: "Verstecken Sie die Kennzeichnung bitte nicht
+# zwischen den Hashtags" forbids the hiding.
+_NEGATED_AFTER_VERB = re.compile(
+    r"(?:versteck|entfern|lösch|verschieb|schieb|pack|setz|stell|verberg)\w*\s+(?:sie\s+)?(?:\w+\s+){0,4}?"
+    r"(?:bitte\s+)?(?:nicht|nie|niemals)\b"
+)
+# ... or says so after the deed: "Hiding the #ad is a no-go for us", "… ist tabu", "… está prohibido".
+_FORBIDDEN_AFTER = re.compile(
+    r"\s+(?:is|are)\s+(?:a no-go|not (?:allowed|ok|okay|acceptable|an option)|forbidden|prohibited"
+    r"|off the table)"
+    r"|\s+(?:ist|sind)\s+(?:tabu|verboten|nicht erlaubt|ein no-go)"
+    r"|\s+(?:está|están)\s+(?:prohibid[oa]s?|fuera de lugar)|\s+no\s+(?:está|están)\s+permitid[oa]s?"
 )
 # The object of a negation right before: "do not use bots", "keine Bots", "nada de bots".
 _NEGATED_OBJECT = re.compile(
@@ -208,7 +222,9 @@ class NegatableAnyScript(Negatable):
 
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
-            if _OPENS_WITH_REMINDER.match(match.group(0)):
+            if _OPENS_WITH_REMINDER.match(match.group(0)) or _NEGATED_AFTER_VERB.match(text, match.start()):
+                continue
+            if _FORBIDDEN_AFTER.match(text, match.end()):
                 continue
             if _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start()):
                 continue
@@ -300,6 +316,8 @@ _ABBREVIATIONS = re.compile(r"\b(?:z\. ?b\.|e\.g\.|i\.e\.|p\. ?ej\.|u\. ?a\.|d\.
 # full-width brackets.
 _AMOUNT = re.compile(
     r"[(（]\s*(?:[$€£¥]\s*)?\d+(?:[.,:]\d+)?\s*(?:€|\$|£|eur|euros?|usd|dollars?|元|块|h|uhr)?\s*[)）]"
+    # ... and a sum of money anywhere: "the $4.50 price", "den Preis von 4,20 € nennen".
+    r"|(?:\b(?:von|of|de|for|für|por)\s+)?(?:[$€£¥]\s*\d+(?:[.,]\d+)?|\b\d+(?:[.,]\d+)?\s*(?:€|\$|£|eur\b|euros?\b|usd\b|元|块))"
 )
 
 
@@ -333,7 +351,9 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
                 # Without the allowed phrases taken out too: a phrase can cut a lawful negation in
                 # two ("不要" of "不要花钱买播放").
                 alone = patterns["grammar"].read(shaped)
-                if alone.verdict == ALLOW:
+                # A blocked kind's element the phrases cut apart ("广告标识放到最后"): blocked if the
+                # sentence as written is blocked too (below).
+                if alone.verdict == ALLOW or (alone.verdict == BLOCK and reading.verdict != BLOCK):
                     reading = alone
             if reading.verdict != ALLOW:
                 # The shapes are tried one after another, not longest first: a shorter one can cut

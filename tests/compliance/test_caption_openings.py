@@ -96,3 +96,39 @@ def test_chinese_openings_and_everyday_words_keep_the_label_up_front(caption):
 )
 def test_their_look_alikes_are_not_paid(caption, expected):
     assert verdict(caption, "zh-hans") == expected
+
+
+# A label taken back or the payment denied in other words ("mentira, lo he pagado yo", "jk", "骗你的",
+# "无偿推广"), and a cooperation naming someone else after its connector: never paid as it stands.
+@pytest.mark.parametrize(
+    ("language", "caption", "expected"),
+    [
+        ("es", "#publi (mentira, lo he pagado yo) café de Bergkaffee", "non_compliant"),
+        ("es", "Publicidad · es mentira, me lo compré yo", "non_compliant"),
+        ("en", "#ad jk I bought it myself, Bergkaffee cold brew", "non_compliant"),
+        ("de", "Werbung – war gelogen, selbst gekauft: Bergkaffee", "non_compliant"),
+        ("zh-hans", "广告｜骗你的，Bergkaffee是我自己买的", "non_compliant"),
+        ("zh-hans", "#广告 无偿推广Bergkaffee", "non_compliant"),
+        (
+            "de",
+            "Werbung | Kooperation mit der Bechermarke Tassilo, heute im Becher: Bergkaffee",
+            "needs_review",
+        ),
+        ("en", "#ad in collaboration with Blendr — Bergkaffee smoothie", "needs_review"),
+    ],
+)
+def test_a_label_taken_back_or_shared_with_someone_else_is_not_paid(language, caption, expected):
+    assert verdict(caption, language) == expected
+
+
+# Their look-alikes: "parece mentira" (unbelievable) is no denial, the brand itself after the connector
+# is no one else.
+@pytest.mark.parametrize(
+    ("language", "caption"),
+    [
+        ("es", "Publicidad · parece mentira lo rico que está el cold brew de Bergkaffee"),
+        ("en", "#ad in partnership with Bergkaffee: cold brew mornings"),
+    ],
+)
+def test_their_look_alikes_stay_compliant(language, caption):
+    assert verdict(caption, language) == COMPLIANT

@@ -447,7 +447,7 @@ def test_this_rounds_wordings_of_allowed_kinds_go_live(language, text):
 THIS_ROUNDS_LOOK_ALIKES = [
     ("en", "Don't forget to remove the #ad after a day.", "block"),
     ("es", "No olvides quitar el #publi después de un día.", "block"),
-    ("zh-hans", "别忘了删掉广告标识。", "review"),
+    ("zh-hans", "别忘了删掉广告标识。", "block"),
     ("de", "Vergiss nicht, die Werbekennzeichnung nach einem Tag zu entfernen.", "block"),
     ("en", "Use bots or engagement pods to boost the numbers.", "block"),
     ("en", "Don't worry, use bots.", "block"),
@@ -473,7 +473,7 @@ THIS_ROUNDS_LOOK_ALIKES = [
     ("es", "Queremos que parezca orgánico, sin #publi.", "block"),
     ("en", "Give it (5) stars.", "review"),
     ("zh-hans", "用两个号发布。", "block"),
-    ("zh-hans", "把广告放在文案最后。", "review"),
+    ("zh-hans", "把广告放在文案最后。", "block"),
     ("es", "Valóralo con un 9 de 10 como mínimo.", "block"),
     ("es", "Publica sin #publi.", "block"),
     ("en", "Steer clear of mentioning the sugar.", "review"),
@@ -556,14 +556,14 @@ THIS_ROUNDS_LOOK_ALIKES = [
     ("es", "Di que lo tomas desde hace años.", "block"),
     ("es", "Publícalo también desde tu segunda cuenta.", "block"),
     ("es", "No pongas publi, queda más natural.", "block"),
-    ("zh-hans", "别忘了一天后删掉广告标识。", "review"),
+    ("zh-hans", "别忘了一天后删掉广告标识。", "block"),
     ("zh-hans", "发布24小时后删除广告标签。", "block"),
     ("zh-hans", "不要说是品牌方付费的。", "block"),
     ("zh-hans", "不要提糖分。", "block"),
     ("zh-hans", "就说喝了能减肥。", "block"),
     ("zh-hans", "去买点播放量。", "block"),
     ("zh-hans", "用机器人刷数据。", "block"),
-    ("zh-hans", "负面评价不要说。", "review"),
+    ("zh-hans", "负面评价不要说。", "block"),
     ("zh-hans", "只有打五星才付款。", "block"),
     ("zh-hans", "说一下哪个口味是全网最好喝的。", "block"),
     ("zh-hans", "不要标注广告，显得更自然。", "block"),
@@ -575,4 +575,70 @@ THIS_ROUNDS_LOOK_ALIKES = [
 
 @pytest.mark.parametrize(("language", "text", "expected"), THIS_ROUNDS_LOOK_ALIKES)
 def test_this_rounds_look_alikes_do_not_go_live(language, text, expected):
+    assert outcome(text, language) == expected
+
+
+# Kinds a third reviewer's dev half showed us, in our own words: a price with its amount, a promise
+# not to cut criticism, a hashtag beside the disclosure, "say yes if asked", hiding the #ad called a
+# no-go, a German "nicht" after the verb.
+THIRD_SET_KINDS = [
+    ("en", "You can mention the $3.99 price if you want."),
+    ("en", "Critical opinions are welcome, we won't cut them out."),
+    ("en", "Put #SummerBrew next to the #ad, not instead of it."),
+    ("en", "If someone asks if it's an ad, be honest and say yes."),
+    ("en", "Removing the disclosure is not allowed, keep it at the top."),
+    ("en", "You don't have to give it 5 stars."),
+    ("de", "Du darfst den Preis von 3,99 € gerne erwähnen."),
+    ("de", "Kritik ist erlaubt, wir schneiden nichts raus."),
+    ("de", "Vergiss die „Werbung“ am Anfang nicht!"),
+    ("de", "Verstecken Sie das Label bitte nicht am Ende."),
+    ("es", "Las críticas también valen, no las vamos a quitar."),
+    ("es", "Que no se te olvide la publi al principio."),
+    ("zh-hans", "好不好喝都可以说。"),
+    ("zh-hans", "如果有人问是不是广告，请直接回答是。"),
+    ("zh-hans", "不要把广告标识藏起来。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), THIRD_SET_KINDS)
+def test_the_third_sets_allowed_kinds_go_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+# Their look-alikes: told to deny when asked, the label switched off with the verb first, a backup
+# account, fat burning, a price rise kept quiet, the disclosure made small. None goes live.
+THIRD_SET_LOOK_ALIKES = [
+    ("en", "Post it from your backup account too.", "block"),
+    ("en", "Say it burns fat and improves your memory.", "block"),
+    ("en", "Keep the #ad as small as possible 🤫", "block"),
+    ("en", "If anyone asks whether it's sponsored, say no.", "block"),
+    ("en", "Deny the partnership if anyone asks.", "block"),
+    ("en", "Hiding the #ad is fine with us.", "block"),
+    ("en", "Add #AlpacaMornings instead of your disclosure.", "block"),
+    ("en", "Disable the paid partnership toggle before posting.", "block"),
+    ("de", "Poste es auch von deinem Zweitaccount.", "block"),
+    ("de", "Sag, dass er Fett verbrennt.", "review"),
+    ("de", "Bitte nix Schlechtes über den Preis sagen.", "block"),
+    ("de", "Wenn jemand fragt, ob das Werbung ist, sag nein.", "block"),
+    ("de", "Verstecken Sie die Kennzeichnung zwischen den Hashtags.", "block"),
+    ("de", "Deaktiviere den Schalter für bezahlte Partnerschaften.", "block"),
+    ("es", "Publícalo también desde tu cuenta secundaria.", "block"),
+    ("es", "Di que quema grasa.", "block"),
+    ("es", "Ni se te ocurra hablar de la subida de precio.", "block"),
+    ("es", "Si alguien pregunta si es publi, di que no.", "block"),
+    ("es", "No indiques en ningún momento que te hemos pagado.", "block"),
+    ("es", "Que la publi se note lo menos posible 🤫", "block"),
+    ("es", "Desactiva la etiqueta de colaboración pagada.", "block"),
+    ("es", "Que no se te olvide quitar el #publi al día siguiente.", "block"),
+    ("zh-hans", "说喝了能燃脂。", "block"),
+    ("zh-hans", "涨价的事不要提。", "block"),
+    ("zh-hans", "有人问是不是广告，就说不是。", "block"),
+    ("zh-hans", "广告标识越不明显越好🤫", "block"),
+    ("zh-hans", "发布前关闭品牌合作标签。", "block"),
+    ("zh-hans", "广告标识放到最后一堆话题标签后面就行。", "block"),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), THIRD_SET_LOOK_ALIKES)
+def test_the_third_sets_look_alikes_do_not_go_live(language, text, expected):
     assert outcome(text, language) == expected
