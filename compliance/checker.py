@@ -530,7 +530,7 @@ def _findings(
 # After a disclosure at the start: a separator, the end, a connector or the brand; not a sentence
 # going on ("Anzeige erstattet", "Advertising is my job").
 _SEPARATOR = re.compile(
-    r"\s*(?:$|[:·|｜.,;!()*。，、！：；\]】）」』〕—–\-/•#@~～]|[\U0001F300-\U0001FAFF\u2600-\u27BF])"
+    r"\s*(?:$|[:·|｜.,;!()*。，、！：；\]】）」』〕—–\-/•#@~～]|[\U0001F300-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u2300-\u23FF\u2B00-\u2BFF])"
 )
 # Before a Chinese "由<brand>赞助" at the start: "本视频" (this video) and the like.
 _CJK_LEAD = re.compile(r"[\W_]*(?:本视频|本期视频|本期|这期视频|这期|这条视频|本条视频|本条)?\s*$")
@@ -553,7 +553,7 @@ _LEAD_IN = re.compile(
     r"|(?:dies|das|dieses video|dieser beitrag)\s+ist"
     r"|(?:esto|este vídeo|este video|esta publicación)\s+es"
     # "这条是广告", "本期视频为广告", "本视频包含广告": this (video) is / contains; never with 不.
-    r"|(?:这|这条|这个|这期|本期|本条|本|该)(?:视频|作品|内容|笔记|帖子|条)?(?:是|为|属于|包含|含有))"
+    r"|(?:(?:这|这条|这个|这期|本期|本条|本|该)(?:视频|作品|内容|笔记|帖子|条)?)?(?:是|为|属于|包含|含有))"
     r"\s*(?:an?|ein|eine|un|una|一条|一个)?\s*$"
 )
 # After such an opening the sentence may go on: "ok this is an ad but hear me out".
@@ -581,7 +581,7 @@ def _closes_short(text: str, hit: tuple) -> bool:
 # label word in the middle of a phrase ("loved the ad at the cinema") is never one.
 NEAR_WORDS = 5
 _OPENS_AFTER = re.compile(
-    r"(?:[·|•:!?.。！？：】)\]\n—–]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|#[^\W_][\w.]*|^)[\s\ufe0f]*$"
+    r"(?:[·|•:!?.。！？：】)\]\n—–]|[\U0001F300-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u2300-\u23FF\u2B00-\u2BFF]|#[^\W_][\w.]*|^)[\s\ufe0f]*$"
 )
 
 
@@ -646,7 +646,7 @@ def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: 
 # What ends the label's phrase: a middle dot, a bar, a bullet, a line break or an emoji. "Publicidad ·
 # Estudiando en la biblio" is a label and then the post; "Publicidad: la que sale en YouTube" or "Ad
 # on the subway" is one phrase, the word used in another sense.
-_BREAK = re.compile(r"[·|｜•\n]|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
+_BREAK = re.compile(r"[·|｜•\n]|[\U0001F300-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u2300-\u23FF\u2B00-\u2BFF]")
 # A leading label hashtag and then another whole hashtag ("#ad #alpacacoffee study session"): the
 # tags are the label block, the words after it are the post.
 _TAG_BETWEEN = re.compile(r"\s+#[^\W_][\w.]*\s+(?:#[^\W_][\w.]*\s+)*")

@@ -132,3 +132,51 @@ def test_a_label_taken_back_or_shared_with_someone_else_is_not_paid(language, ca
 )
 def test_their_look_alikes_stay_compliant(language, caption):
     assert verdict(caption, language) == COMPLIANT
+
+
+# An arrow emoji ends the label like any emoji, a Chinese "是广告" opens the caption without its subject,
+# and a contest says what it is in more words (T&Cs, "sorteamos", 活动规则).
+@pytest.mark.parametrize(
+    ("language", "caption", "contest"),
+    [
+        ("de", "Werbung ⬇️ 3 Gründe für Bergkaffee Cold Brew", False),
+        ("zh-hans", "是广告，但Bergkaffee是真的好喝", False),
+        ("en", "#ad Win a cold brew hamper from Bergkaffee! T&Cs in the link, closes Friday", True),
+        ("es", "Publicidad · ¡Sorteamos una cafetera con Bergkaffee!", True),
+    ],
+)
+def test_more_shapes_of_a_label_up_front(language, caption, contest):
+    found = caption_check(
+        caption,
+        policies=policies_for_countries(POLICIES, [WHERE[language]]),
+        platform="tiktok",
+        languages=[language],
+        brand="Bergkaffee",
+        brand_names=("@bergkaffee",),
+        label_on=None,
+        contest=contest,
+    )
+    assert found.verdict == COMPLIANT
+
+
+# Their look-alikes: "不是广告" denies it, "AD 2026" is a year, a contest post with only "win" is unclear.
+@pytest.mark.parametrize(
+    ("language", "caption", "contest", "expected"),
+    [
+        ("zh-hans", "不是广告，但Bergkaffee是真的好喝", False, "non_compliant"),
+        ("en", "AD 2026 and still no flying cars, but Bergkaffee cold brew exists", False, "non_compliant"),
+        ("en", "#ad Win a cold brew hamper from Bergkaffee, closes Friday", True, "needs_review"),
+    ],
+)
+def test_their_look_alikes_are_not_paid_either(language, caption, contest, expected):
+    found = caption_check(
+        caption,
+        policies=policies_for_countries(POLICIES, [WHERE[language]]),
+        platform="tiktok",
+        languages=[language],
+        brand="Bergkaffee",
+        brand_names=("@bergkaffee",),
+        label_on=None,
+        contest=contest,
+    )
+    assert found.verdict == expected
