@@ -642,3 +642,104 @@ THIRD_SET_LOOK_ALIKES = [
 @pytest.mark.parametrize(("language", "text", "expected"), THIRD_SET_LOOK_ALIKES)
 def test_the_third_sets_look_alikes_do_not_go_live(language, text, expected):
     assert outcome(text, language) == expected
+
+
+# Plainer and more casual wordings (dialect, "ta", "porfa", vosotros), a keep-public duration in months,
+# and their blocked neighbours: the label switched off with a separable verb ("Schalt … aus"), a
+# compound label word ("Werbelabel"), a dislike left out, energy all day, "since uni".
+CASUAL_WORDINGS = [
+    ("de", "Zeig die Dose gleich am Anfang, gut sichtbar."),
+    ("de", "Bitte verlinkt @drinkalpaca in der Caption, danke!"),
+    ("de", "Poste das Video bis spätestens Sonntag, 20 Uhr."),
+    ("de", "Lass das Video mindestens einen Monat online."),
+    ("de", "Ehrliche Meinung erwünscht, auch wenn's nicht so gut schmeckt."),
+    ("de", "Du wirst so oder so bezahlt, egal wie dein Urteil ausfällt."),
+    ("de", "Keine Heilsversprechen bitte, es ist einfach Kaffee."),
+    ("de", "Den Preis darfst du ruhig nennen."),
+    ("de", "Kauf keine Follower, wir checken das."),
+    ("en", "Show the can in the first couple of seconds, ta."),
+    ("en", "Please give @drinkalpaca a tag in the caption."),
+    ("en", "Get it posted by Sunday 8pm at the latest."),
+    ("en", "Keep the vid up for at least a month."),
+    ("en", "Honest thoughts please, even if you're not a fan."),
+    ("en", "You get paid either way, whatever your verdict."),
+    ("en", "No health claims please, it's just coffee."),
+    ("en", "Captions in English, subtitles are a plus."),
+    ("en", "Don't buy followers, we do check."),
+    ("es", "Etiquetad a @drinkalpaca en la descripción, porfa."),
+    ("es", "Subid el vídeo como tarde el domingo a las 20 h."),
+    ("es", "Dejad el vídeo publicado al menos un mes."),
+    ("es", "Queremos vuestra opinión sincera, aunque no os encante."),
+    ("es", "Cobráis igual, digáis lo que digáis."),
+    ("es", "Podéis decir el precio sin problema."),
+    ("es", "No compréis seguidores, lo revisamos."),
+    ("zh-hans", "开头两秒就把罐子亮出来。"),
+    ("zh-hans", "文案里记得@drinkalpaca。"),
+    ("zh-hans", "最晚周日晚上8点前发布。"),
+    ("zh-hans", "视频至少挂一个月。"),
+    ("zh-hans", "说说你的真实想法，不喜欢也没事。"),
+    ("zh-hans", "不管你怎么评价，钱都照付。"),
+    ("zh-hans", "别说保健功效，就是咖啡而已。"),
+    ("zh-hans", "价格可以随便说。"),
+    ("zh-hans", "别买粉，我们会查。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), CASUAL_WORDINGS)
+def test_casual_wordings_of_allowed_kinds_go_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+CASUAL_BLOCKED = [
+    ("de", "Schreib einfach nix von Werbung hin, das merkt eh keiner.", "block"),
+    ("de", "Die Werbekennzeichnung bitte ganz klein und erst am Ende.", "block"),
+    ("de", "Sag, du hast den Kaffee zufällig im Supermarkt entdeckt.", "block"),
+    ("de", "Erzähl, dass du ihn schon seit Jahren trinkst.", "block"),
+    ("de", "Sag, dass er gegen Müdigkeit hilft und gesund ist.", "block"),
+    ("de", "Wenn dir was nicht schmeckt, lass es einfach weg.", "review"),
+    ("de", "Über den Zuckergehalt bitte kein Wort.", "block"),
+    ("de", "Bezahlt wird nur, wenn du fünf Sterne gibst.", "block"),
+    ("de", "Unter 4 Sternen gibt's kein Honorar.", "block"),
+    ("de", "Sag, dass es der beste Kaffee Österreichs ist.", "block"),
+    ("de", "Kauf dir 10.000 Views, damit das Video durchstartet.", "block"),
+    ("de", "Lass deine Freunde mit ihren Accounts kommentieren.", "block"),
+    ("de", "Die Zuschauer sollen danach unbedingt bestellen.", "block"),
+    ("de", "Du bekommst nur Geld, wenn über den Link mindestens 50 Bestellungen reinkommen.", "block"),
+    ("de", "Schalt das Werbelabel bei TikTok aus.", "block"),
+    ("de", "Schreib „unbezahlte Werbung“, das wirkt glaubwürdiger.", "block"),
+    ("de", "Markier es als Geschenk, nicht als Werbung.", "block"),
+    ("de", "Sag, dass du selbst dafür bezahlt hast.", "block"),
+    ("en", "Just say you picked it up at the store yourself.", "block"),
+    ("en", "Make it sound like you've been a fan since uni.", "block"),
+    ("en", "Tell people it gives you energy all day.", "block"),
+    ("en", "No mention of the price hike please.", "block"),
+    ("en", "Payment only if the review's glowing.", "block"),
+    ("en", "Say it's the smoothest cold brew on the market.", "block"),
+    ("en", "Grab a few thousand views from a growth service first.", "block"),
+    ("en", "Get your mates to leave 5-star comments from their accounts.", "block"),
+    ("en", "Viewers should come away wanting to order right away.", "block"),
+    ("en", "Tag it #gifted instead of #ad.", "block"),
+    ("es", "Di que lo descubriste por casualidad en el súper.", "block"),
+    ("es", "Cuenta que lo tomas desde que ibas a la uni.", "block"),
+    ("es", "Di que te da energía todo el día.", "block"),
+    ("es", "De la subida de precio, ni mu.", "block"),
+    ("es", "Solo pagamos si la reseña es de 5 estrellas.", "block"),
+    ("es", "Di que es el cold brew más suave del mercado.", "block"),
+    ("es", "Compra unos miles de visitas antes de publicar.", "block"),
+    ("es", "Pide a tus colegas que comenten con sus cuentas.", "block"),
+    ("es", "Pon #regalo en lugar de #publi.", "block"),
+    ("zh-hans", "就说是在超市偶然发现的。", "block"),
+    ("zh-hans", "说你大学时就开始喝了。", "block"),
+    ("zh-hans", "说喝了一整天都有精神。", "block"),
+    ("zh-hans", "涨价的事一个字都别说。", "block"),
+    ("zh-hans", "只有五星好评才结算。", "block"),
+    ("zh-hans", "说这是市面上最顺滑的冷萃。", "block"),
+    ("zh-hans", "先去买几千播放量。", "block"),
+    ("zh-hans", "让朋友用自己的号来评论。", "block"),
+    ("zh-hans", "写#品牌方送的 不要写广告。", "block"),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), CASUAL_BLOCKED)
+def test_casual_wordings_of_blocked_kinds_do_not_go_live(language, text, expected):
+    assert outcome(text, language) == expected
