@@ -98,12 +98,12 @@ def test_their_look_alikes_are_not_paid(caption, expected):
     assert verdict(caption, "zh-hans") == expected
 
 
-# A label taken back or the payment denied in other words ("mentira, lo he pagado yo", "jk", "骗你的",
+# A label taken back or the payment denied in other words ("mentira", "lo hemos pagado nosotros", "jk", "骗你的",
 # "无偿推广"), and a cooperation naming someone else after its connector: never paid as it stands.
 @pytest.mark.parametrize(
     ("language", "caption", "expected"),
     [
-        ("es", "#publi (mentira, lo he pagado yo) café de Bergkaffee", "non_compliant"),
+        ("es", "Publi · mentira jaja, lo hemos pagado nosotros: el cold brew de Bergkaffee", "non_compliant"),
         ("es", "Publicidad · es mentira, me lo compré yo", "non_compliant"),
         ("en", "#ad jk I bought it myself, Bergkaffee cold brew", "non_compliant"),
         ("de", "Werbung – war gelogen, selbst gekauft: Bergkaffee", "non_compliant"),
@@ -111,7 +111,7 @@ def test_their_look_alikes_are_not_paid(caption, expected):
         ("zh-hans", "#广告 无偿推广Bergkaffee", "non_compliant"),
         (
             "de",
-            "Werbung | Kooperation mit der Bechermarke Tassilo, heute im Becher: Bergkaffee",
+            "Werbung | Zusammenarbeit mit der Tassenmarke Kuppa, dazu Bergkaffee",
             "needs_review",
         ),
         ("en", "#ad in collaboration with Blendr — Bergkaffee smoothie", "needs_review"),
