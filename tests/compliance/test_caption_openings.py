@@ -98,8 +98,8 @@ def test_their_look_alikes_are_not_paid(caption, expected):
     assert verdict(caption, "zh-hans") == expected
 
 
-# A label taken back or the payment denied in other words ("mentira", "lo hemos pagado nosotros", "jk", "骗你的",
-# "无偿推广"), and a cooperation naming someone else after its connector: never paid as it stands.
+# A label taken back or the payment denied in other words ("mentira", "lo hemos pagado nosotros", "jk",
+# "骗你的", "无偿推广"), and a cooperation naming someone else after its connector: never paid as it stands.
 @pytest.mark.parametrize(
     ("language", "caption", "expected"),
     [

@@ -17,14 +17,14 @@ LANGUAGES = {"en", "de", "es", "zh-hans"}
 FLOORS = [
     ("own", 95.0, 83.0, 10.0, 40.0),
     ("blind_dev", 96.0, 98.0, 10.0, 10.0),
-    ("blind_holdout", 89.0, 75.0, 10.0, 40.0),
+    ("blind_holdout", 91.0, 80.0, 10.0, 36.0),
     # Never read, only measured: its floor is what the checker holds, so a change that loses any of
     # it shows (docs/disclosure-checking.md).
-    ("blind_fresh", 86.0, 77.0, 15.0, 35.0),
-    # A third reviewer's set, split by alternate rows: its floors are what the checker held when it
-    # arrived (before any change learned from its dev half), so a change that loses any of it shows.
-    ("blind_dev2", 76.0, 61.0, 40.0, 40.0),
-    ("blind_holdout2", 83.0, 68.0, 20.0, 32.0),
+    ("blind_fresh", 86.0, 82.0, 12.0, 28.0),
+    # A third reviewer's set, split by alternate rows (blind_fresh2/README.md). Its holdout half is
+    # only counted; both floors are what the checker holds, so a change that loses any of it shows.
+    ("blind_dev2", 83.0, 96.0, 30.0, 10.0),
+    ("blind_holdout2", 84.0, 73.0, 16.0, 32.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 
