@@ -367,6 +367,7 @@ def _trailing_hashtags(text: str) -> tuple[int, int]:
 
 _FIRST_WORD = re.compile(r"\w")
 _GAP = re.compile(r"[\s:·|,–—-]*")
+_ARTICLE = re.compile(r"\s*(?:der|die|dem|den|des|the|a|an|el|la|los|las|un|una)\s+")
 
 
 def _inside_compound(text: str, start: int, compounds: list) -> str:
@@ -529,11 +530,13 @@ def _findings(
 # After a disclosure at the start: a separator, the end, a connector or the brand; not a sentence
 # going on ("Anzeige erstattet", "Advertising is my job").
 _SEPARATOR = re.compile(
-    r"\s*(?:$|[:·|.,;!()*。，、！：；\]】）」』〕—–\-/•#@]|[\U0001F300-\U0001FAFF\u2600-\u27BF])"
+    r"\s*(?:$|[:·|｜.,;!()*。，、！：；\]】）」』〕—–\-/•#@~～]|[\U0001F300-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u2300-\u23FF\u2B00-\u2BFF])"
 )
 # Before a Chinese "由<brand>赞助" at the start: "本视频" (this video) and the like.
 _CJK_LEAD = re.compile(r"[\W_]*(?:本视频|本期视频|本期|这期视频|这期|这条视频|本条视频|本条)?\s*$")
 _CJK_BY = re.compile(r"[由与和跟]")
+# A Chinese sentence particle after the label ("这条是广告哦") is no word of a sentence going on.
+_CJK_PARTICLE = re.compile(r"[哦啦喔呀哈噢嘛]+")
 
 
 def _lead_words_are_tags(text: str, end: int) -> bool:
@@ -548,7 +551,9 @@ _LEAD_IN = re.compile(
     r"[\W_]*(?:(?:ok|okay|so|yes|yep|ja|also|vale|bueno|好的|嗯)[\W_]+)?"
     r"(?:(?:this|this video|this post|it)\s+is|it['’]s|this['’]s"
     r"|(?:dies|das|dieses video|dieser beitrag)\s+ist"
-    r"|(?:esto|este vídeo|este video|esta publicación)\s+es|这是|这条是|本视频是|这个视频是)"
+    r"|(?:esto|este vídeo|este video|esta publicación)\s+es"
+    # "这条是广告", "本期视频为广告", "本视频包含广告": this (video) is / contains; never with 不.
+    r"|(?:(?:这|这条|这个|这期|本期|本条|本|该)(?:视频|作品|内容|笔记|帖子|条)?)?(?:是|为|属于|包含|含有))"
     r"\s*(?:an?|ein|eine|un|una|一条|一个)?\s*$"
 )
 # After such an opening the sentence may go on: "ok this is an ad but hear me out".
@@ -576,7 +581,7 @@ def _closes_short(text: str, hit: tuple) -> bool:
 # label word in the middle of a phrase ("loved the ad at the cinema") is never one.
 NEAR_WORDS = 5
 _OPENS_AFTER = re.compile(
-    r"(?:[·|•:!?.。！？：】)\]\n—–]|[\U0001F300-\U0001FAFF\u2600-\u27BF]|#[^\W_][\w.]*|^)[\s\ufe0f]*$"
+    r"(?:[·|•:!?.。！？：】)\]\n—–]|[\U0001F300-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u2300-\u23FF\u2B00-\u2BFF]|#[^\W_][\w.]*|^)[\s\ufe0f]*$"
 )
 
 
@@ -602,6 +607,10 @@ def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: 
             if by and _CJK_LEAD.fullmatch(text, 0, by.start()):
                 return True
     opened = not _lead_words_are_tags(text, start)
+    if opened and _cjk(term) and m.brand_at is not None:
+        # "【羊驼咖啡广告】": the brand's own name opening a Chinese label names whose ad it is.
+        lead = re.fullmatch(rf"[\W_]*(?:{m.brand_at.pattern})\s*的?\s*", text[:start])
+        opened = lead is None
     if (
         opened
         and not _LEAD_IN.fullmatch(text, 0, start)
@@ -621,6 +630,9 @@ def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: 
         return True
     if _SEPARATOR.match(text, end) or (_cjk(term) and text[end : end + 1].isspace()):
         return True
+    particle = _CJK_PARTICLE.match(text, end) if _cjk(term) else None
+    if particle and _SEPARATOR.match(text, particle.end()):
+        return True
     rest = text[end:].lstrip()
     noun = re.match(r"(?:post|video|content|beitrag|vídeo|contenido|视频)\b", rest)
     if noun and _SEPARATOR.match(rest, noun.end()):
@@ -634,7 +646,7 @@ def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: 
 # What ends the label's phrase: a middle dot, a bar, a bullet, a line break or an emoji. "Publicidad ·
 # Estudiando en la biblio" is a label and then the post; "Publicidad: la que sale en YouTube" or "Ad
 # on the subway" is one phrase, the word used in another sense.
-_BREAK = re.compile(r"[·|•\n]|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
+_BREAK = re.compile(r"[·|｜•\n]|[\U0001F300-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u2300-\u23FF\u2B00-\u2BFF]")
 # A leading label hashtag and then another whole hashtag ("#ad #alpacacoffee study session"): the
 # tags are the label block, the words after it are the post.
 _TAG_BETWEEN = re.compile(r"\s+#[^\W_][\w.]*\s+(?:#[^\W_][\w.]*\s+)*")
@@ -742,7 +754,9 @@ def _doubts(
         if not (m.brand_at is not None and m.brand_at.fullmatch(text, handle.start(), handle.end()))
     ]
     for paid in m.paid_by.finditer(text) if m.paid_by else ():
-        who = _name_at(m, text, shown, paid.end(), capital=True)
+        # "Kooperation mit der Bechermarke Tassilo": an article may stand before the name.
+        article = _ARTICLE.match(text, paid.end())
+        who = _name_at(m, text, shown, article.end() if article else paid.end(), capital=True)
         if who:
             others.append(who)
     if others:

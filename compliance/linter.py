@@ -111,7 +111,10 @@ def _pair(language: str, table: dict, first: str, then: str) -> WordPair | None:
 # sentiment the rule says is NOT required is what a brand may say; what follows must still be understood.
 _NOT_REQUIRED = re.compile(
     r"(?:\bno need to|\b(?:don'?t|do not|doesn'?t|does not) (?:need|have) to|\bnot (?:necessary|required) to"
-    r"|\b(?:musst|müssen|müsst|brauchst)\s+(?:du\s+|sie\s+|ihr\s+)?(?:nicht|kein\w*)|\bno hace falta(?: que)?"
+    # "Du musst uns keine fünf Sterne geben": a pronoun or two may stand before the negation.
+    r"|\b(?:musst|müssen|müsst|brauchst)\s+(?:du\s+|sie\s+|ihr\s+)?"
+    r"(?:(?:uns|mir|ihm|ihr|ihnen|dem \w+|der \w+)\s+)?"
+    r"(?:nicht|kein\w*)|\bno hace falta(?: que)?"
     r"|\bno (?:tienes|tiene|necesitas|necesita) que|\bno es necesario(?: que)?)(?:\W+\w+){0,3}\W*$"
     r"|(?:不需要|不用|不必|无需|没必要)(?:非得|一定)?[^。！？.!?,，]{0,2}$"
 )
@@ -119,10 +122,12 @@ _NOT_REQUIRED = re.compile(
 
 # ... and said after it: "A five-star rating is not required", "Fünf Sterne sind keine Pflicht".
 _NOT_REQUIRED_AFTER = re.compile(
-    r"[\s-]*(?:stars?\s+)?(?:ratings?|reviews?|scores?)?\s*(?:is|are)\s+(?:not|never)\s+"
+    r"[\s-]*(?:stars?\s+)?(?:ratings?|reviews?|scores?)?\s*(?:(?:is|are)\s+(?:not|never)|isn'?t|aren'?t)\s+"
     r"(?:required|needed|necessary|expected|a condition)\b"
-    r"|\s*(?:sterne\s+)?(?:ist|sind)\s+(?:nicht\s+(?:nötig|notwendig|erforderlich)|keine\s+(?:pflicht|voraussetzung))"
+    r"|[\s-]*(?:sterne[\s-]*)?(?:bewertung|wertung)?\s*(?:ist|sind)\s+(?:nicht\s+(?:nötig|notwendig|erforderlich)|keine\s+(?:pflicht|voraussetzung))"
     r"|\s*(?:estrellas\s+)?no\s+(?:es|son)\s+(?:necesari|obligatori)\w*"
+    # "好评差评都可以": a good or a bad review, either is fine.
+    r"|(?:、|和|或|或者)?差评(?:也|都)(?:可以|行|没关系|欢迎)"
 )
 
 
@@ -138,10 +143,13 @@ class Negatable:
 
     pattern: re.Pattern
     negation: re.Pattern | None
+    latin: bool = False  # a Latin negation right before its object counts too ("do not use bots")
 
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
             around = text[max(0, match.start() - 6) : match.end()]
+            if self.latin and _NEGATED_OBJECT.search(text, max(0, match.start() - 30), match.start()):
+                continue
             if (self.negation is None or not self.negation.search(around)) and not not_required(
                 text, match.start(), match.end()
             ):
@@ -149,9 +157,45 @@ class Negatable:
         return None
 
 
-# A negation in the few words before ("never use several accounts"), in any of the four languages.
+# A negation in the few words before ("never use several accounts"), in any of the four languages;
+# not one that asks for what follows ("don't forget to remove the #ad", "no olvides quitar…").
+_REMINDER = (
+    r"(?!\W+(?:forget|fail|hesitate|neglect|olvides|olvide|olvidéis|te olvides|vergiss|vergessen|vergesst"
+    r"|se (?:te|le|os) olvide\w*)\b)"
+)
 _LATIN_NEGATION = re.compile(
-    r"\b(?:not|don'?t|never|no|without|nicht|kein\w*|nie|niemals|ohne|nunca|sin|ni|jamás)\b(?:\W+\w+){0,3}\W*$"
+    r"\b(?:not|don'?t|never|no|without|nicht|kein\w*|nie|niemals|ohne|nunca|sin|ni|jamás)\b"
+    + _REMINDER
+    + r"(?:\W+\w+){0,3}\W*$"
+)
+# "Don't forget to add #ad", "vergiss nicht, #werbung zu setzen": a match that opens with a reminder
+# asks for what it names; the sentence is still read (compliance.reading) and must be understood.
+_OPENS_WITH_REMINDER = re.compile(
+    r"(?:don'?t|do not|never)\s+(?:forget|fail|neglect)\b|no\s+(?:te\s+)?(?:olvides|olvide|olvidéis)\b"
+    r"|(?:vergiss|vergesst)\s+nicht\b|no\s+se\s+(?:te|le|os)\s+olvide\w*"
+)
+# German puts the negation after the verb and its object: "Verstecken Sie die Kennzeichnung bitte nicht
+# zwischen den Hashtags" forbids the hiding.
+_NEGATED_AFTER_VERB = re.compile(
+    r"(?:versteck|entfern|lösch|verschieb|schieb|pack|setz|stell|verberg)\w*\s+(?:sie\s+)?(?:\w+\s+){0,4}?"
+    r"(?:bitte\s+)?(?:nicht|nie|niemals)\b"
+)
+# ... or says so after the deed: "Hiding the #ad is a no-go for us", "… ist tabu", "… está prohibido".
+_FORBIDDEN_AFTER = re.compile(
+    r"\s+(?:is|are)\s+(?:a no-go|not (?:allowed|ok|okay|acceptable|an option)|forbidden|prohibited"
+    r"|off the table)"
+    r"|\s+(?:ist|sind)\s+(?:tabu|verboten|nicht erlaubt|ein no-go)"
+    r"|\s+(?:está|están)\s+(?:prohibid[oa]s?|fuera de lugar)|\s+no\s+(?:está|están)\s+permitid[oa]s?"
+)
+# The object of a negation right before: "do not use bots", "keine Bots", "nada de bots".
+_NEGATED_OBJECT = re.compile(
+    r"\b(?:no|not|don'?t|do not|never|without|kein\w*|ohne|nie|niemals|nunca|sin|ni|nada de|jamás)\s+"
+    r"(?:(?:want|need|expect)\s+(?:you|anyone|people)\s+to\s+)?"
+    r"(?:(?:use|using|buy|buying|get|nutze\w*|verwende\w*|kauf\w*|uses|usar|utilices|compres|compre)\s+)?"
+    r"(?:any\s+|irgendwelche\s+|ningún\s+)?"
+    # ... or of a list it opens: "do not use bots or engagement pods", "keine Views, keine Bots".
+    r"(?:[\w-]+(?:\s+[\w-]+)?\s*(?:,|\bor\b|\band\b|\bnor\b|\bni\b|\boder\b|\bund\b|\bo\b|\by\b)\s*"
+    r"(?:(?:no|kein\w*|ni|nor)\s+)?){0,3}$"
 )
 
 
@@ -161,6 +205,13 @@ _NEGATED_CLAIM = re.compile(
     r"\b(?:not|don'?t|never|no|nicht|kein\w*|nie|niemals|nunca|jamás)\b(?:\W+\w+){0,2}?\W+"
     r"(?:say|claim|suggest|imply|promise|state|write|behaupt\w*|sag\w*|versprech\w*|schreib\w*|suggerier\w*"
     r"|digas|decir|afirm\w*|promet\w*|sugier\w*|escrib\w*)\W+(?:that|dass|daß|que)\b(?:\W+\w+){0,5}\W*$"
+    # English drops the "that" ("don't say the coffee is healthy"): then the claim is the next few
+    # words of the same clause, not past a sentence's end or a "but"/"instead".
+    r"|\b(?:don'?t|do not|never|not)\s+(?:\w+\s+)?(?:say|claim|suggest|imply|promise|state)\b"
+    r"(?:[^\w.!?;:]+(?!(?:but|instead|rather)\b)\w+){0,8}[^\w.!?;:]*$"
+    # German puts the verb first: "Behaupte nicht, dass der Kaffee beim Abnehmen hilft".
+    r"|\b(?:behaupte|behaupten|sag|sage|sagen|schreib|schreibe|versprich|versprechen|erzähl|erzähle)\s+"
+    r"(?:\w+\s+)?(?:nicht|nie|niemals)\W+(?:dass|daß)\b(?:[^\w.!?;:]+(?!(?:aber|sondern)\b)\w+){0,6}[^\w.!?;:]*$"
 )
 
 
@@ -171,6 +222,10 @@ class NegatableAnyScript(Negatable):
 
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
+            if _OPENS_WITH_REMINDER.match(match.group(0)) or _NEGATED_AFTER_VERB.match(text, match.start()):
+                continue
+            if _FORBIDDEN_AFTER.match(text, match.end()):
+                continue
             if _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start()):
                 continue
             if _NEGATED_CLAIM.search(text, max(0, match.start() - 80), match.start()):
@@ -198,8 +253,10 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
         for language, table in languages.items():
             negations = [re.escape(w) for w in table.get("rule_negations", []) if not w.isascii()]
             negation = re.compile("|".join(negations)) if negations else None
-            for kind in ("sentiment", "fake_engagement"):
-                found[kind] += [Negatable(re.compile(p), negation) for p in table.get(kind, [])]
+            found["sentiment"] += [Negatable(re.compile(p), negation) for p in table.get("sentiment", [])]
+            found["fake_engagement"] += [
+                Negatable(re.compile(p), negation, latin=True) for p in table.get("fake_engagement", [])
+            ]
             # These say a negation themselves ("nothing negative", "不要提广告"): only one before counts.
             deceptive = table.get("deceptive", []) + table.get("deceptive_more", [])
             found["deceptive"] += [NegatableAnyScript(re.compile(p), negation) for p in deceptive]
@@ -255,6 +312,13 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _BRIEF_SENTENCES = re.compile(r"[.:](?!\d)|[!?;\n。！？；：]+")
 # "z. B.", "e.g.", "p. ej.": a point that ends no sentence.
 _ABBREVIATIONS = re.compile(r"\b(?:z\. ?b\.|e\.g\.|i\.e\.|p\. ?ej\.|u\. ?a\.|d\. ?h\.|etc\.|usw\.|bzw\.)")
+# An amount in brackets is data, not words: "the price ($4.99)", "den Preis (4,99 €)", also in
+# full-width brackets.
+_AMOUNT = re.compile(
+    r"[(（]\s*(?:[$€£¥]\s*)?\d+(?:[.,:]\d+)?\s*(?:€|\$|£|eur|euros?|usd|dollars?|元|块|h|uhr)?\s*[)）]"
+    # ... and a sum of money anywhere: "the $4.50 price", "den Preis von 4,20 € nennen".
+    r"|(?:\b(?:von|of|de|for|für|por)\s+)?(?:[$€£¥]\s*\d+(?:[.,]\d+)?|\b\d+(?:[.,]\d+)?\s*(?:€|\$|£|eur\b|euros?\b|usd\b|元|块))"
+)
 
 
 def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list[tuple[str, Reading]]:
@@ -263,6 +327,7 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
     task after all, an element of a blocked kind, or unknown (fail closed: JoyBack's review)."""
     unread = []
     text = _ABBREVIATIONS.sub(lambda found: found.group(0).replace(".", "").replace(" ", ""), text)
+    text = _AMOUNT.sub(" ", text)
     for sentence in _BRIEF_SENTENCES.split(text):
         rest = _TAGS.sub(" ", sentence)
         for words in (_WORDS.findall(normalize(name)) for name in names if name):
@@ -271,12 +336,25 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
                 rest = re.sub(r"[\s_.-]*".join(map(re.escape, words)), " ", rest)
         if patterns["shapes"] is not None:
             rest = patterns["shapes"].sub(" ", rest)
+        shaped = rest
         if patterns["phrases"] is not None:
             rest = patterns["phrases"].sub(" ", rest)
-        if _CJK.search(rest) or any(
-            not w.isdigit() and w not in patterns["words"] for w in _WORDS.findall(rest)
+        # Words that are each allowed can still say a blocked kind together ("if you didn't like it,
+        # keep it to yourself"): a cue in what is left sends the sentence to be read as well.
+        if (
+            _CJK.search(rest)
+            or any(not w.isdigit() and w not in patterns["words"] for w in _WORDS.findall(rest))
+            or patterns["grammar"].cued(rest)
         ):
             reading = patterns["grammar"].read(rest)
+            if reading.verdict != ALLOW and shaped != rest:
+                # Without the allowed phrases taken out too: a phrase can cut a lawful negation in
+                # two ("不要" of "不要花钱买播放").
+                alone = patterns["grammar"].read(shaped)
+                # A blocked kind's element the phrases cut apart ("广告标识放到最后"): blocked if the
+                # sentence as written is blocked too (below).
+                if alone.verdict == ALLOW or (alone.verdict == BLOCK and reading.verdict != BLOCK):
+                    reading = alone
             if reading.verdict != ALLOW:
                 # The shapes are tried one after another, not longest first: a shorter one can cut
                 # a lawful phrase in two ("不要买粉" of "不要买粉丝或刷播放"). The sentence as written is

@@ -58,7 +58,8 @@ _PROMOTION_KINDS = frozenset(
     {"false_testimony", "scripted_superlative", "rating_condition", "fake_engagement"}
 )
 _FORBIDS = re.compile(
-    r"(?:\b(?:don'?t|do not|does not|doesn'?t|never|no|not|avoid|nicht|kein\w*|nie|niemals|vermeide\w*"
+    r"(?:\b(?:don'?t|do not|does not|doesn'?t|never|no|not|avoid|steer clear of|stay away from"
+    r"|nicht|kein\w*|nie|niemals|vermeide\w*"
     r"|nunca|jamás|evita\w*)\b"
     # "Don't forget to say…", "not only…": what follows is asked for, not forbidden.
     r"(?!\s+(?:forget|fail|hesitate|miss|skip|stop|only|just|be shy|be afraid|vergiss|vergessen|nur|scheu"
@@ -75,6 +76,13 @@ _FLOOR = re.compile(
     r"|menos|por debajo|inferior|salvo|excepto|si no)\b|低于|少于|除了|以下|不到"
     # A second negation turns the prohibition into the demand: "don't post without calling it the best".
     r"|\b(?:without|ohne|sin|nicht|not|no|never|nie|nunca|unless|sofern nicht)\b|不|没|别|无"
+)
+
+
+# German puts the verb of saying before its negation: "Behaupte nicht, dass…", "Sag bitte nie, …".
+_VERB_BEFORE = re.compile(
+    r"\b(?:behaupte|behaupten|sag|sage|sagen|schreib|schreibe|schreiben|erzähl|erzähle|erzählen|versprich"
+    r"|versprechen|erwähne|erwähnen|nenn|nenne|nennen)(?:\s+sie)?(?:\s+bitte)?\s+$"
 )
 
 
@@ -291,8 +299,17 @@ class Grammar:
             if terms
             else None
         )
+        # A Latin term as a word ("publi", not "publica"); a Chinese one wherever it stands.
         self.disclosed = _any(
-            [*(re.escape(t) for t in terms if len(t) > 2 or not t.isascii()), r"#?\bads?\b", *_LABELS]
+            [
+                *(
+                    re.escape(t) if not t.isascii() or not t[-1].isalnum() else rf"{re.escape(t)}(?![\w'’-])"
+                    for t in terms
+                    if len(t) > 2 or not t.isascii()
+                ),
+                r"#?\bads?\b",
+                *_LABELS,
+            ]
         )
 
     def _prohibitions_out(self, text: str) -> str:
@@ -310,10 +327,17 @@ class Grammar:
                 and any(pattern.search(clause) for pattern in promotion)
                 and not any(pattern.search(clause) for pattern in truth)
             ):
-                spans.append((negation.start(), negation.start() + len(clause)))
+                verb = _VERB_BEFORE.search(text, 0, negation.start())
+                spans.append((verb.start() if verb else negation.start(), negation.start() + len(clause)))
         for start, end in reversed(spans):
             text = text[:start] + " " + text[end:]
         return text
+
+    def cued(self, text: str) -> bool:
+        """Whether an element of a blocked kind stands in the sentence, its lawful look-alikes aside."""
+        if self.safe is not None:
+            text = self.safe.sub(" ", text)
+        return any(pattern.search(text) for _kind, pattern in self.cues)
 
     def read(self, text: str) -> Reading:
         """How a sentence (lower case, the brand's names and handles taken out) reads."""

@@ -66,12 +66,21 @@ def agreement(note) -> dict:
     from tests.compliance.eval.evaluate import blind_present, captions_evaluate, percentile, report
 
     parts = {}
-    every = ("own", "blind_dev", "blind_holdout", "blind_fresh", "blind", "whole")
+    every = (
+        "own",
+        "blind_dev",
+        "blind_holdout",
+        "blind_fresh",
+        "blind_dev2",
+        "blind_holdout2",
+        "blind",
+        "whole",
+    )
     for part in every if blind_present() else ("own",):
         captions, rules = report(part)
         parts[part] = (captions, rules)
         note(f"compliance evaluation, {part}: captions {captions.summary()}; rules {rules.summary()}")
-        if part in ("own", "blind_dev"):  # the holdout's rows are not shown
+        if part in ("own", "blind_dev", "blind_dev2"):  # the holdouts' rows are not shown
             for row in (captions.wrong + rules.wrong)[:10]:
                 note(f"  {part} disagrees: {row}")
     captions = parts["own"][0]

@@ -57,3 +57,126 @@ def test_an_opening_that_says_it_is_an_ad_is_up_front(language, caption):
 )
 def test_the_same_opening_denied_elsewhere_or_for_another_sponsor_is_not_paid(language, caption):
     assert verdict(caption, language) != COMPLIANT
+
+
+# Chinese openings and phrases: "本期视频为广告", "这条是广告哦", the brand's own name in a bracketed
+# label, a full-width bar ending the label's phrase, and everyday words with 不/没 (不错, 没想到, 不管)
+# that are no negation of the label.
+@pytest.mark.parametrize(
+    "caption",
+    [
+        "本期视频为广告，感谢Bergkaffee的支持",
+        "这条是广告哦～Bergkaffee新品冷萃",
+        "本视频包含广告：Bergkaffee燕麦拿铁",
+        "【Bergkaffee广告】新品冷萃来啦",
+        "广告｜这杯冷萃真不错",
+        "#广告 Bergkaffee冷萃，没想到这么顺滑",
+        "广告｜Bergkaffee冷萃，不管是上班还是周末都合适",
+        "广告：上课前来一杯Bergkaffee",
+    ],
+)
+def test_chinese_openings_and_everyday_words_keep_the_label_up_front(caption):
+    assert verdict(caption, "zh-hans") == COMPLIANT
+
+
+# Their look-alikes: the opening denied or asked, another brand's name in the bracket, the label's
+# own phrase about advertising studies, a denial after the bar. None is paid without a look.
+@pytest.mark.parametrize(
+    ("caption", "expected"),
+    [
+        ("这不是广告哦～Bergkaffee冷萃", "non_compliant"),
+        ("这条是广告吗？不是！就是自己喜欢Bergkaffee", "non_compliant"),
+        ("本视频不包含广告，Bergkaffee纯分享", "non_compliant"),
+        ("【雀巢广告】Bergkaffee冷萃测评", "needs_review"),
+        ("【Bergkaffee广告牌】路过拍一下", "non_compliant"),
+        ("广告｜没收钱，纯分享Bergkaffee", "non_compliant"),
+        ("广告：学广告的第一年，喝Bergkaffee", "needs_review"),
+        ("广告｜不知道算不算广告，反正很好喝", "non_compliant"),
+    ],
+)
+def test_their_look_alikes_are_not_paid(caption, expected):
+    assert verdict(caption, "zh-hans") == expected
+
+
+# A label taken back or the payment denied in other words ("mentira", "lo hemos pagado nosotros", "jk",
+# "骗你的", "无偿推广"), and a cooperation naming someone else after its connector: never paid as it stands.
+@pytest.mark.parametrize(
+    ("language", "caption", "expected"),
+    [
+        ("es", "Publi · mentira jaja, lo hemos pagado nosotros: el cold brew de Bergkaffee", "non_compliant"),
+        ("es", "Publicidad · es mentira, me lo compré yo", "non_compliant"),
+        ("en", "#ad jk I bought it myself, Bergkaffee cold brew", "non_compliant"),
+        ("de", "Werbung – war gelogen, selbst gekauft: Bergkaffee", "non_compliant"),
+        ("zh-hans", "广告｜骗你的，Bergkaffee是我自己买的", "non_compliant"),
+        ("zh-hans", "#广告 无偿推广Bergkaffee", "non_compliant"),
+        (
+            "de",
+            "Werbung | Zusammenarbeit mit der Tassenmarke Kuppa, dazu Bergkaffee",
+            "needs_review",
+        ),
+        ("en", "#ad in collaboration with Blendr — Bergkaffee smoothie", "needs_review"),
+    ],
+)
+def test_a_label_taken_back_or_shared_with_someone_else_is_not_paid(language, caption, expected):
+    assert verdict(caption, language) == expected
+
+
+# Their look-alikes: "parece mentira" (unbelievable) is no denial, the brand itself after the connector
+# is no one else.
+@pytest.mark.parametrize(
+    ("language", "caption"),
+    [
+        ("es", "Publicidad · parece mentira lo rico que está el cold brew de Bergkaffee"),
+        ("en", "#ad in partnership with Bergkaffee: cold brew mornings"),
+    ],
+)
+def test_their_look_alikes_stay_compliant(language, caption):
+    assert verdict(caption, language) == COMPLIANT
+
+
+# An arrow emoji ends the label like any emoji, a Chinese "是广告" opens the caption without its subject,
+# and a contest says what it is in more words (T&Cs, "sorteamos", 活动规则).
+@pytest.mark.parametrize(
+    ("language", "caption", "contest"),
+    [
+        ("de", "Werbung ⬇️ 3 Gründe für Bergkaffee Cold Brew", False),
+        ("zh-hans", "是广告，但Bergkaffee是真的好喝", False),
+        ("en", "#ad Win a cold brew hamper from Bergkaffee! T&Cs in the link, closes Friday", True),
+        ("es", "Publicidad · ¡Sorteamos una cafetera con Bergkaffee!", True),
+    ],
+)
+def test_more_shapes_of_a_label_up_front(language, caption, contest):
+    found = caption_check(
+        caption,
+        policies=policies_for_countries(POLICIES, [WHERE[language]]),
+        platform="tiktok",
+        languages=[language],
+        brand="Bergkaffee",
+        brand_names=("@bergkaffee",),
+        label_on=None,
+        contest=contest,
+    )
+    assert found.verdict == COMPLIANT
+
+
+# Their look-alikes: "不是广告" denies it, "AD 2026" is a year, a contest post with only "win" is unclear.
+@pytest.mark.parametrize(
+    ("language", "caption", "contest", "expected"),
+    [
+        ("zh-hans", "不是广告，但Bergkaffee是真的好喝", False, "non_compliant"),
+        ("en", "AD 2026 and still no flying cars, but Bergkaffee cold brew exists", False, "non_compliant"),
+        ("en", "#ad Win a cold brew hamper from Bergkaffee, closes Friday", True, "needs_review"),
+    ],
+)
+def test_their_look_alikes_are_not_paid_either(language, caption, contest, expected):
+    found = caption_check(
+        caption,
+        policies=policies_for_countries(POLICIES, [WHERE[language]]),
+        platform="tiktok",
+        languages=[language],
+        brand="Bergkaffee",
+        brand_names=("@bergkaffee",),
+        label_on=None,
+        contest=contest,
+    )
+    assert found.verdict == expected

@@ -17,10 +17,14 @@ LANGUAGES = {"en", "de", "es", "zh-hans"}
 FLOORS = [
     ("own", 95.0, 83.0, 10.0, 40.0),
     ("blind_dev", 96.0, 98.0, 10.0, 10.0),
-    ("blind_holdout", 89.0, 75.0, 10.0, 40.0),
+    ("blind_holdout", 91.0, 80.0, 10.0, 36.0),
     # Never read, only measured: its floor is what the checker holds, so a change that loses any of
     # it shows (docs/disclosure-checking.md).
-    ("blind_fresh", 86.0, 77.0, 15.0, 35.0),
+    ("blind_fresh", 86.0, 82.0, 12.0, 28.0),
+    # A third reviewer's set, split by alternate rows (blind_fresh2/README.md). Its holdout half is
+    # only counted; both floors are what the checker holds, so a change that loses any of it shows.
+    ("blind_dev2", 83.0, 96.0, 30.0, 10.0),
+    ("blind_holdout2", 84.0, 73.0, 16.0, 32.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 
@@ -54,9 +58,11 @@ def test_no_caption_that_must_not_be_paid_passes_in_any_part(
 ):
     result = captions_evaluate(part=part)
 
-    # The holdout's rows are not read, only its numbers: a failure names how many, not which.
+    # The holdouts' rows are not read, only their numbers: a failure names how many, not which.
     assert not result.unsafe, (
-        result.summary() if part == "blind_holdout" else [(r["caption"], r["expect"]) for r in result.unsafe]
+        result.summary()
+        if part in ("blind_holdout", "blind_fresh", "blind_holdout2")
+        else [(r["caption"], r["expect"]) for r in result.unsafe]
     )
     assert result.agreement >= captions_floor, result.summary()
     assert result.review_cost <= captions_cost, result.summary()
@@ -68,7 +74,9 @@ def test_no_rule_that_must_be_blocked_is_allowed_in_any_part(
 ):
     result = rules_evaluate(part=part)
 
-    assert not result.unsafe, len(result.unsafe) if part == "blind_holdout" else result.unsafe
+    assert not result.unsafe, (
+        len(result.unsafe) if part in ("blind_holdout", "blind_fresh", "blind_holdout2") else result.unsafe
+    )
     assert result.agreement >= rules_floor, result.summary()
     assert result.review_cost <= rules_cost, result.summary()
 

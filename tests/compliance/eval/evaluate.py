@@ -8,8 +8,10 @@ Coffee", configured with its other name and handle (`BRAND_NAMES`).
 
 Two sets, scored apart and together (`PARTS`): the one written beside the checker (`captions.csv`,
 `rules.csv`, "own") and the blind one in `blind/`, written by a reviewer who never read the checker
-(its README says how), in a dev half and a holdout half, and a second blind set in `blind_fresh/`,
-written by another reviewer in the same way and added after the checker's last change.
+(its README says how), in a dev half and a holdout half, a second blind set in `blind_fresh/`,
+written by another reviewer in the same way and added after the checker's last change, and a third in
+`blind_fresh2/` by a third reviewer, split by alternate rows into a dev half (read) and a holdout half
+(only its numbers).
 
 Scoring, the same for every part:
 - agreement: the verdict is exactly the expected one. `needs_review` for an expected `non_compliant`
@@ -47,15 +49,14 @@ PARTS = {
     # A second blind set by another reviewer, added when the checker's last change was done: nothing
     # was tuned on it (blind_fresh/README.md).
     "blind_fresh": (("blind_fresh/captions.csv",), ("blind_fresh/rules.csv",)),
-    "blind": (
-        ("blind/captions_dev.csv", "blind/captions_holdout.csv", "blind_fresh/captions.csv"),
-        ("blind/rules_dev.csv", "blind/rules_holdout.csv", "blind_fresh/rules.csv"),
-    ),
-    "whole": (
-        ("captions.csv", "blind/captions_dev.csv", "blind/captions_holdout.csv", "blind_fresh/captions.csv"),
-        ("rules.csv", "blind/rules_dev.csv", "blind/rules_holdout.csv", "blind_fresh/rules.csv"),
-    ),
+    # A third reviewer's set, added later and split by alternate rows (blind_fresh2/README.md): the dev
+    # half's disagreements may be read, the holdout half's only counted.
+    "blind_dev2": (("blind_fresh2/captions_dev.csv",), ("blind_fresh2/rules_dev.csv",)),
+    "blind_holdout2": (("blind_fresh2/captions_holdout.csv",), ("blind_fresh2/rules_holdout.csv",)),
 }
+_BLIND = ("blind_dev", "blind_holdout", "blind_fresh", "blind_dev2", "blind_holdout2")
+PARTS["blind"] = tuple(tuple(name for part in _BLIND for name in PARTS[part][kind]) for kind in (0, 1))
+PARTS["whole"] = tuple(PARTS["own"][kind] + PARTS["blind"][kind] for kind in (0, 1))
 
 
 def rows(*names: str) -> list[dict]:
