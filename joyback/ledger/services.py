@@ -437,7 +437,11 @@ def _accounts_read(account_ids) -> list[Account]:
 
 
 def postings_post(
-    *, postings: Sequence[Posting], savepoint: bool = True, fresh_keys: bool = False
+    *,
+    postings: Sequence[Posting],
+    savepoint: bool = True,
+    fresh_keys: bool = False,
+    locked: dict[int, Account] | None = None,
 ) -> list[PostingResult]:
     """Post many postings in one database transaction; one result per posting, in order.
 
@@ -448,6 +452,10 @@ def postings_post(
     raises (a batch, a reward): the savepoint it would fall back to costs two statements a call.
     A key another writer commits while the batch is being written is then planned again from a
     savepoint taken after the locks (_post_locked_from_savepoint).
+
+    locked: every leg's account as this transaction locked and read it (accounts_lock_after), with
+    nothing posted on them since: the posting plans against these rows instead of locking and
+    reading them again. Only without a savepoint (a caller whose transaction fails whole).
 
     fresh_keys: every key names a row the caller's transaction has just made (a claim's own id), so
     no earlier posting can hold one: none is looked up, and the writes need no savepoint. Were one
@@ -483,7 +491,11 @@ def postings_post(
                 except _Replan:
                     pass  # rolled back: the usual way below
             with transaction.atomic(savepoint=savepoint):
-                accounts = _accounts_lock(account.pk for p in plans for account, _ in p.posting.legs)
+                ids = {account.pk for p in plans for account, _ in p.posting.legs}
+                if locked is not None and not savepoint and ids <= locked.keys():
+                    accounts, locked = locked, None  # a retry reads them afresh
+                else:
+                    accounts = _accounts_lock(ids)
                 if savepoint or fresh_keys:
                     posted = _post_locked(plans, accounts, known=known, fresh=fresh_keys)
                 else:
@@ -501,17 +513,21 @@ def postings_post(
     raise LedgerError("Could not post: idempotency keys kept colliding with concurrent writers.")
 
 
-def posting_post(*, posting: Posting, savepoint: bool = True, fresh_key: bool = False) -> Transaction:
-    """One posting; raises the LedgerError that refused it. savepoint, fresh_key: postings_post's."""
-    (result,) = postings_post(postings=[posting], savepoint=savepoint, fresh_keys=fresh_key)
+def posting_post(
+    *, posting: Posting, savepoint: bool = True, fresh_key: bool = False, locked=None
+) -> Transaction:
+    """One posting; raises the LedgerError that refused it. savepoint, fresh_key, locked:
+    postings_post's."""
+    (result,) = postings_post(postings=[posting], savepoint=savepoint, fresh_keys=fresh_key, locked=locked)
     if result.error:
         raise result.error
     return result.transaction
 
 
-def transfer_post(*, savepoint: bool = True, fresh_key: bool = False, **kwargs) -> Transaction:
-    """One transfer; raises the LedgerError that refused it. savepoint, fresh_key: postings_post's."""
-    return posting_post(posting=transfer(**kwargs), savepoint=savepoint, fresh_key=fresh_key)
+def transfer_post(*, savepoint: bool = True, fresh_key: bool = False, locked=None, **kwargs) -> Transaction:
+    """One transfer; raises the LedgerError that refused it. savepoint, fresh_key, locked:
+    postings_post's."""
+    return posting_post(posting=transfer(**kwargs), savepoint=savepoint, fresh_key=fresh_key, locked=locked)
 
 
 def transaction_reverse(
@@ -616,6 +632,15 @@ def accounts_lock(*, account_ids) -> dict[int, Account]:
     """Lock accounts whose balances a service reads before it posts (the posting locks them again,
     in the same id order): the one way code outside the ledger locks ledger rows."""
     return _accounts_lock(account_ids)
+
+
+def accounts_lock_after(*statements, account_ids) -> tuple[list[list[tuple]], dict[int, Account]]:
+    """accounts_lock, sent in one round trip after the caller's own prepared (statement, params),
+    which run first and in order (joyback.postgresql.prepared.prepared_pipeline): their rows, and
+    the accounts as read under the lock, for posting_post's `locked`."""
+    rows, locked = sql.accounts_lock_after(*statements, account_ids=list(account_ids))
+    accounts = (Account.from_db("default", sql.ACCOUNT_FIELDS, row) for row in locked)
+    return rows, {account.pk: account for account in accounts}
 
 
 def platform_bank(*, currency: str, livemode: bool = True) -> Account:

@@ -10,7 +10,7 @@ from django.db import connection, models
 
 from joyback.brand_columns import BACKFILL_SETTING, parent_update
 from joyback.ledger.models import Account
-from joyback.postgresql.prepared import prepared_fetchall
+from joyback.postgresql.prepared import prepared_fetchall, prepared_pipeline
 
 _ACCOUNT_COLUMNS = [field.column for field in Account._meta.concrete_fields]
 ACCOUNT_FIELDS = [field.attname for field in Account._meta.concrete_fields]
@@ -25,7 +25,19 @@ _ACCOUNTS_LOCK = (
 
 def accounts_lock(*, account_ids: list[int]) -> list[tuple]:
     """Row-lock these accounts in ascending id order; their rows (ACCOUNT_FIELDS), in that order."""
-    return prepared_fetchall(_ACCOUNTS_LOCK, [sorted(set(account_ids))])
+    return prepared_fetchall(*accounts_lock_statement(account_ids=account_ids))
+
+
+def accounts_lock_statement(*, account_ids: list[int]) -> tuple[str, list]:
+    """accounts_lock's statement and parameters, to send in a prepared_pipeline."""
+    return _ACCOUNTS_LOCK, [sorted(set(account_ids))]
+
+
+def accounts_lock_after(*statements, account_ids: list[int]) -> tuple[list[list[tuple]], list[tuple]]:
+    """The caller's prepared (statement, params), then accounts_lock, in one round trip: the rows
+    of each of the caller's, and the accounts' rows."""
+    *rows, locked = prepared_pipeline(*statements, accounts_lock_statement(account_ids=account_ids))
+    return rows, locked
 
 
 # Why raw: the same rows read without a lock (a batch plans against them before it locks).
