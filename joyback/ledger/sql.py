@@ -25,7 +25,7 @@ _ACCOUNTS_LOCK = (
 
 def accounts_lock(*, account_ids: list[int]) -> list[tuple]:
     """Row-lock these accounts in ascending id order; their rows (ACCOUNT_FIELDS), in that order."""
-    return prepared_fetchall(*accounts_lock_statement(account_ids=account_ids))
+    return prepared_fetchall(_ACCOUNTS_LOCK, [sorted(set(account_ids))])
 
 
 def accounts_lock_statement(*, account_ids: list[int]) -> tuple[str, list]:
