@@ -298,3 +298,16 @@ def claim_inserted(claim: ActionClaim, rows: list[tuple]) -> None:
 def claim_posted(*, claim_id: int, transaction_id: int, tax) -> None:
     """tax: the reward's campaigns.tax.TaxJudgement, kept if the claim has one already."""
     prepared_fetchall(_CLAIM_POSTED, [transaction_id, tax.tax_class, tax.country, tax.version, claim_id])
+
+
+# Why raw: the same, sent in one round trip with the posting itself (the ledger's `after`), so the
+# posting is named by its idempotency key: its id is not known on the client yet.
+_CLAIM_POSTED_AS = _CLAIM_POSTED.replace(
+    "ledger_transaction_id = %s",
+    "ledger_transaction_id = (SELECT t.id FROM ledger_transaction t WHERE t.idempotency_key = %s)",
+)
+
+
+def claim_posted_statement(*, claim_id: int, idempotency_key: str, tax) -> tuple[str, list]:
+    """claim_posted's statement for the posting of this key, to send right after it."""
+    return _CLAIM_POSTED_AS, [idempotency_key, tax.tax_class, tax.country, tax.version, claim_id]

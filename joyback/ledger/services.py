@@ -255,7 +255,7 @@ def _overdrawn(deltas, accounts, balance_deltas, held_deltas) -> InsufficientFun
 
 
 def _write(
-    to_write: list[_Plan], accounts, balance_deltas, held_deltas, alone=False
+    to_write: list[_Plan], accounts, balance_deltas, held_deltas, alone=False, after=()
 ) -> dict[int, Transaction]:
     """Insert the planned transactions and their entries and add the balance changes; returns plan
     index -> transaction. _KeyTaken when another writer committed one of the keys meanwhile (nothing
@@ -276,7 +276,7 @@ def _write(
         for plan in ordered
     ]
     created = _insert_rows(
-        ordered, rows, accounts, _balance_changes(balance_deltas, held_deltas), alone=alone
+        ordered, rows, accounts, _balance_changes(balance_deltas, held_deltas), alone=alone, after=after
     )
     return {plan.index: row for plan, row in zip(ordered, created, strict=True)}
 
@@ -291,7 +291,7 @@ def _posting_brand(posting: Posting) -> int | None:
 
 
 def _insert_rows(
-    ordered: list[_Plan], rows: list[Transaction], accounts, changes, alone=False
+    ordered: list[_Plan], rows: list[Transaction], accounts, changes, alone=False, after=()
 ) -> list[Transaction]:
     """Two statements (joyback.ledger.sql), column arrays unnested by PostgreSQL: the transactions,
     then their entries with the balance changes. alone: a posting made alone (a reward with its new
@@ -302,7 +302,7 @@ def _insert_rows(
         values = [row.reason, row.description, row.reference, row.idempotency_key]
         values += [row.fingerprint, row.reverses_id, row.brand_id]
         legs = [(account.pk, amount, accounts[account.pk].currency) for account, amount in plan.posting.legs]
-        inserted = sql.posting_insert(now=now, row=values, legs=legs, changes=changes)
+        inserted = sql.posting_insert(now=now, row=values, legs=legs, changes=changes, after=after)
         if not inserted:
             raise _KeyTaken
         row.pk, row.posted_at = inserted[0][0], now
@@ -348,7 +348,7 @@ def _balances_save(balance_deltas: dict[int, int], held_deltas: dict[int, int]) 
 
 
 def _post_locked(
-    plans: list[_Plan], accounts, held_deltas=None, known=None, fresh=False
+    plans: list[_Plan], accounts, held_deltas=None, known=None, fresh=False, after=()
 ) -> dict[int, PostingResult]:
     """known: the keys' transactions already read (by postings_post, before the locks). Reading
     them again would change nothing: a key committed since then by a writer on other accounts is
@@ -367,7 +367,8 @@ def _post_locked(
         existing = {}
     to_write, results, balance_deltas, first_by_key = _plan_postings(plans, accounts, existing, held_deltas)
     if to_write:
-        written = _write(to_write, accounts, balance_deltas, held_deltas, alone=fresh and len(plans) == 1)
+        alone = fresh and len(plans) == 1
+        written = _write(to_write, accounts, balance_deltas, held_deltas, alone=alone, after=after)
     else:
         written = {}
         _balances_save({}, held_deltas)
@@ -442,6 +443,7 @@ def postings_post(
     savepoint: bool = True,
     fresh_keys: bool = False,
     locked: dict[int, Account] | None = None,
+    after: Sequence[tuple[str, object]] = (),
 ) -> list[PostingResult]:
     """Post many postings in one database transaction; one result per posting, in order.
 
@@ -457,11 +459,19 @@ def postings_post(
     nothing posted on them since: the posting plans against these rows instead of locking and
     reading them again. Only without a savepoint (a caller whose transaction fails whole).
 
+    after: the caller's own prepared (statement, params), sent in the same round trip right after
+    the statement that writes the posting (joyback.postgresql.prepared.prepared_pipeline), so that
+    they see it (a row naming the posting by its idempotency key); their rows are not returned.
+    Only for one posting with a fresh key and no savepoint, which is written in one statement. A
+    posting refused (an error in its result) is not written, and they are not sent.
+
     fresh_keys: every key names a row the caller's transaction has just made (a claim's own id), so
     no earlier posting can hold one: none is looked up, and the writes need no savepoint. Were one
     taken after all, the insert leaves it out and the posting fails (LedgerError; without a
     savepoint, the caller's transaction with it), never posting twice.
     """
+    if after and not (fresh_keys and not savepoint and len(postings) == 1):
+        raise ValueError("after: for one posting with a fresh key and no savepoint only")
     results: list[PostingResult | None] = [None] * len(postings)
     plans = []
     for index, posting in enumerate(postings):
@@ -497,7 +507,7 @@ def postings_post(
                 else:
                     accounts = _accounts_lock(ids)
                 if savepoint or fresh_keys:
-                    posted = _post_locked(plans, accounts, known=known, fresh=fresh_keys)
+                    posted = _post_locked(plans, accounts, known=known, fresh=fresh_keys, after=after)
                 else:
                     posted = _post_locked_from_savepoint(plans, accounts, known=known)
                 for index, result in posted.items():
@@ -514,20 +524,26 @@ def postings_post(
 
 
 def posting_post(
-    *, posting: Posting, savepoint: bool = True, fresh_key: bool = False, locked=None
+    *, posting: Posting, savepoint: bool = True, fresh_key: bool = False, locked=None, after=()
 ) -> Transaction:
-    """One posting; raises the LedgerError that refused it. savepoint, fresh_key, locked:
+    """One posting; raises the LedgerError that refused it. savepoint, fresh_key, locked, after:
     postings_post's."""
-    (result,) = postings_post(postings=[posting], savepoint=savepoint, fresh_keys=fresh_key, locked=locked)
+    (result,) = postings_post(
+        postings=[posting], savepoint=savepoint, fresh_keys=fresh_key, locked=locked, after=after
+    )
     if result.error:
         raise result.error
     return result.transaction
 
 
-def transfer_post(*, savepoint: bool = True, fresh_key: bool = False, locked=None, **kwargs) -> Transaction:
-    """One transfer; raises the LedgerError that refused it. savepoint, fresh_key, locked:
+def transfer_post(
+    *, savepoint: bool = True, fresh_key: bool = False, locked=None, after=(), **kwargs
+) -> Transaction:
+    """One transfer; raises the LedgerError that refused it. savepoint, fresh_key, locked, after:
     postings_post's."""
-    return posting_post(posting=transfer(**kwargs), savepoint=savepoint, fresh_key=fresh_key, locked=locked)
+    return posting_post(
+        posting=transfer(**kwargs), savepoint=savepoint, fresh_key=fresh_key, locked=locked, after=after
+    )
 
 
 def transaction_reverse(

@@ -155,20 +155,23 @@ _POSTING_INSERT = (
 )
 
 
-def posting_insert(*, now, row: list, legs: list[tuple], changes: list[tuple[int, int, int]]) -> list[tuple]:
+def posting_insert(
+    *, now, row: list, legs: list[tuple], changes: list[tuple[int, int, int]], after=()
+) -> list[tuple]:
     """One transaction (reason, description, reference, idempotency_key, fingerprint, reverses_id,
     brand_id), its legs (account_id, amount, currency) and the balance changes, in one statement;
-    [(id, idempotency_key)], or [] when its key was taken."""
-    return prepared_fetchall(
-        _POSTING_INSERT,
-        [
-            *row,
-            now,
-            row[6],
-            *(list(column) for column in zip(*legs, strict=True)),
-            *_changes_columns(changes),
-        ],
-    )
+    [(id, idempotency_key)], or [] when its key was taken. after: the caller's (statement, params),
+    sent with it in one round trip and run after it (postings_post's)."""
+    params = [
+        *row,
+        now,
+        row[6],
+        *(list(column) for column in zip(*legs, strict=True)),
+        *_changes_columns(changes),
+    ]
+    if after:
+        return prepared_pipeline((_POSTING_INSERT, params), *after)[0]
+    return prepared_fetchall(_POSTING_INSERT, params)
 
 
 def transactions_insert(*, now, columns: list[list]) -> list[tuple[int, str | None]]:

@@ -19,9 +19,10 @@ pytestmark = pytest.mark.postgres
 # Round trips, statements sent together (joyback.postgresql.prepared.prepared_pipeline) counted
 # once: BEGIN, the person's payable (made in the reward's transaction: one commit for both), the
 # rule's lock, the person's lock with the checks, the claim with the mark that the person is due
-# and the accounts' lock, the posting (its transaction, entries and balances), the claim's posting
-# noted, COMMIT. The rule's lock is held over the last five: every other claim of the rule waits.
-ROUND_TRIPS = 8
+# and the accounts' lock, the posting (its transaction, entries and balances) with the claim's
+# posting noted, COMMIT. The rule's lock is held over the last four: every other claim of the rule
+# waits for them.
+ROUND_TRIPS = 7
 # The statements among them, each counted.
 STATEMENTS = 11
 
@@ -33,7 +34,7 @@ def person(campaign, number):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_instant_reward_is_eight_round_trips(make_live_campaign, monkeypatch):
+def test_an_instant_reward_is_seven_round_trips(make_live_campaign, monkeypatch):
     # Only the approval's own statements: the payout the tests' inline workers would make after its
     # commit is counted elsewhere (tests/payouts/test_payout_batches.py).
     monkeypatch.setattr("verification.services.rewards.standing_work_soon", lambda name: None)

@@ -50,6 +50,7 @@ from verification.sql import (
     claim_insert,
     claim_inserted,
     claim_posted,
+    claim_posted_statement,
     payout_due_mark,
     person_lock,
     rule_locked,
@@ -334,6 +335,8 @@ def claim_reward_post(
     elif not marked_due:
         transaction.on_commit(partial(participant_payout_due, participant_id=claim.participant_id))
     description = f"{Trigger(claim.rule.trigger).label} reward, {claim.campaign.name}"
+    tax = campaign_reward_judge(campaign=claim.campaign, trigger=claim.rule.trigger)
+    noted = False
     try:
         if claim.hold_id:
             reward = hold_commit(
@@ -346,24 +349,31 @@ def claim_reward_post(
                 description=description,
             )
         else:
+            key = f"reward:{claim.pk}"
+            # A new claim's posting is written in one statement: the claim notes it in the same
+            # round trip, while the rule's lock waits for the commit.
+            noted = new_claim
             reward = transfer_post(
                 source=campaign_budget_leg(campaign=claim.campaign),
                 destination=payable,
                 amount=claim.amount,
                 reason="reward",
-                idempotency_key=f"reward:{claim.pk}",
+                idempotency_key=key,
                 reference=f"claim:{claim.pk}",
                 description=description,
                 savepoint=False,
                 fresh_key=new_claim,
                 locked=locked,
+                after=[claim_posted_statement(claim_id=claim.pk, idempotency_key=key, tax=tax)]
+                if noted
+                else (),
             )
         # The platform's fee on it, in the same transaction: a budget covers rewards and fees.
         reward_fee_charge(claim_id=claim.pk, campaign=claim.campaign, amount=claim.amount, reward=reward)
     except InsufficientFunds:
         raise ClaimRefused("fully_claimed") from None
-    tax = campaign_reward_judge(campaign=claim.campaign, trigger=claim.rule.trigger)
-    claim_posted(claim_id=claim.pk, transaction_id=reward.pk, tax=tax)
+    if not noted:
+        claim_posted(claim_id=claim.pk, transaction_id=reward.pk, tax=tax)
     claim.ledger_transaction_id = reward.pk
     if not claim.tax_class:
         claim.tax_class, claim.tax_country, claim.tax_table = tax.tax_class, tax.country, tax.version
