@@ -36,7 +36,8 @@ def prepared_pipeline(*statements: tuple[str, object]) -> list[list[tuple]]:
     A statement's error is raised once all are answered; those after it are not run (the caller's
     transaction has failed then anyway). No Django query may run while the pipeline is open (the
     ORM reads a row count right after sending), so none does: only these statements are in it.
-    Inside a transaction already begun: psycopg would wait for a BEGIN of its own before them."""
+    For a transaction already begun: at its start psycopg sends its BEGIN and waits for it first,
+    and outside one the statements would commit together, as one implicit transaction."""
     began = time.monotonic()
     connection.validate_no_broken_transaction()
     first = connection.prepared_cursor()
