@@ -8,12 +8,12 @@ import time
 import psycopg
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.db.backends.postgresql import base
 
 from joyback.postgresql import base as postgresql_base
 from joyback.postgresql.base import DatabaseWrapper
-from joyback.postgresql.prepared import prepared_fetchall
+from joyback.postgresql.prepared import prepared_fetchall, prepared_pipeline
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -76,6 +76,28 @@ def test_a_statement_run_through_prepared_fetchall_is_prepared_on_its_connection
     assert prepared_fetchall(statement, [41]) == [(42,)]
 
     assert prepared_statements() == ["SELECT $1::int + 1"]
+
+
+def test_statements_sent_together_run_in_order_each_seeing_the_one_before():
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("CREATE TEMPORARY TABLE sent (n int PRIMARY KEY) ON COMMIT DROP")
+        written, counted = prepared_pipeline(
+            ("INSERT INTO sent VALUES (%s) RETURNING n", [7]), ("SELECT count(*) FROM sent", [])
+        )
+
+        assert (written, counted) == ([(7,)], [(1,)])
+        assert prepared_fetchall("SELECT n FROM sent", []) == [(7,)]  # and the connection goes on
+    assert "SELECT count(*) FROM sent" in prepared_statements()
+
+
+def test_an_error_among_statements_sent_together_fails_the_transaction():
+    with pytest.raises(IntegrityError), transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("CREATE TEMPORARY TABLE sent (n int PRIMARY KEY)")
+        prepared_pipeline(("INSERT INTO sent VALUES (%s)", [1]), ("INSERT INTO sent VALUES (%s)", [1]))
+
+    assert prepared_fetchall("SELECT 1", []) == [(1,)]  # rolled back, the connection usable
 
 
 def test_django_queries_are_not_prepared_however_often_they_run():

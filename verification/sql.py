@@ -9,11 +9,14 @@ from campaigns.models import ActionRule, Brand, Campaign
 from joyback.api.models import WebhookEndpoint
 from joyback.ledger.models import Account, AccountKind
 from joyback.postgresql.prepared import (
+    insert_statement,
+    inserted,
     model_columns_sql,
     model_from_row,
     model_width,
     prepared_fetchall,
     prepared_insert,
+    prepared_pipeline,
 )
 from verification.models import ActionClaim, Participant, ProviderEvent, TikTokPost
 
@@ -149,10 +152,12 @@ def claim_facts(
     device_new: bool = False,
     ip_limit: int = 0,
     minute_limit: int = 0,
+    person_locked: bool = False,
 ) -> ClaimFacts:
     """Every check's facts about one claim, in one statement (see _CLAIM_FACTS). rule_cap: the
-    rule's cap (0: none to count against)."""
-    (row,) = prepared_fetchall(
+    rule's cap (0: none to count against). person_locked: the person's row is locked first
+    (person_lock), in the same round trip; the facts are read after the lock is granted."""
+    facts = (
         _CLAIM_FACTS,
         {
             "rule": rule_id,
@@ -172,6 +177,10 @@ def claim_facts(
             "minute_limit": minute_limit if fraud else 0,
         },
     )
+    if person_locked:
+        _locked, (row,) = prepared_pipeline((_PERSON_LOCK, [person_id]), facts)
+    else:
+        (row,) = prepared_fetchall(*facts)
     claimed, other, statuses, rule_claims, recent, earned, ip_recent, people, shared, per_minute = row
     return ClaimFacts(
         claimed=claimed,
@@ -274,6 +283,31 @@ def claim_insert(claim: ActionClaim) -> None:
     prepared_insert(claim)
 
 
+def claim_approved_statements(claim: ActionClaim, *, due_since) -> list[tuple[str, list]]:
+    """The new claim's INSERT (claim_insert's) and the mark that its person is due for a payout
+    (payout_due_mark's), for the caller to send in one round trip with what follows them (the
+    ledger's lock of the reward's accounts); claim_inserted with the first one's rows after."""
+    return [insert_statement(claim), (_PAYOUT_DUE, [due_since, [claim.participant_id]])]
+
+
+def claim_inserted(claim: ActionClaim, rows: list[tuple]) -> None:
+    (row,) = rows
+    inserted(claim, row)
+
+
 def claim_posted(*, claim_id: int, transaction_id: int, tax) -> None:
     """tax: the reward's campaigns.tax.TaxJudgement, kept if the claim has one already."""
     prepared_fetchall(_CLAIM_POSTED, [transaction_id, tax.tax_class, tax.country, tax.version, claim_id])
+
+
+# Why raw: the same, sent in one round trip with the posting itself (the ledger's `after`), so the
+# posting is named by its idempotency key: its id is not known on the client yet.
+_CLAIM_POSTED_AS = _CLAIM_POSTED.replace(
+    "ledger_transaction_id = %s",
+    "ledger_transaction_id = (SELECT t.id FROM ledger_transaction t WHERE t.idempotency_key = %s)",
+)
+
+
+def claim_posted_statement(*, claim_id: int, idempotency_key: str, tax) -> tuple[str, list]:
+    """claim_posted's statement for the posting of this key, to send right after it."""
+    return _CLAIM_POSTED_AS, [idempotency_key, tax.tax_class, tax.country, tax.version, claim_id]

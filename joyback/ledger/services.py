@@ -265,7 +265,7 @@ def _overdrawn(deltas, accounts, balance_deltas, held_deltas) -> InsufficientFun
 
 
 def _write(
-    to_write: list[_Plan], accounts, balance_deltas, held_deltas, alone=False
+    to_write: list[_Plan], accounts, balance_deltas, held_deltas, alone=False, after=()
 ) -> dict[int, Transaction]:
     """Insert the planned transactions and their entries and add the balance changes; returns plan
     index -> transaction. _KeyTaken when another writer committed one of the keys meanwhile (nothing
@@ -286,7 +286,7 @@ def _write(
         for plan in ordered
     ]
     created = _insert_rows(
-        ordered, rows, accounts, _balance_changes(balance_deltas, held_deltas), alone=alone
+        ordered, rows, accounts, _balance_changes(balance_deltas, held_deltas), alone=alone, after=after
     )
     return {plan.index: row for plan, row in zip(ordered, created, strict=True)}
 
@@ -311,7 +311,7 @@ def _transaction_made(row_id: int, row: tuple, now) -> Transaction:
 
 
 def _insert_rows(
-    ordered: list[_Plan], rows: list[tuple], accounts, changes, alone=False
+    ordered: list[_Plan], rows: list[tuple], accounts, changes, alone=False, after=()
 ) -> list[Transaction]:
     """Two statements (joyback.ledger.sql), column arrays unnested by PostgreSQL: the transactions
     (rows of reason, description, reference, idempotency_key, fingerprint, reverses_id, brand_id),
@@ -321,7 +321,7 @@ def _insert_rows(
     if alone and len(rows) == 1:
         (plan,), (row,) = ordered, rows
         legs = [(account.pk, amount, accounts[account.pk].currency) for account, amount in plan.posting.legs]
-        inserted = sql.posting_insert(now=now, row=list(row), legs=legs, changes=changes)
+        inserted = sql.posting_insert(now=now, row=list(row), legs=legs, changes=changes, after=after)
         if not inserted:
             raise _KeyTaken
         return [_transaction_made(inserted[0][0], row, now)]
@@ -355,7 +355,7 @@ def _balances_save(balance_deltas: dict[int, int], held_deltas: dict[int, int]) 
 
 
 def _post_locked(
-    plans: list[_Plan], accounts, held_deltas=None, known=None, fresh=False
+    plans: list[_Plan], accounts, held_deltas=None, known=None, fresh=False, after=()
 ) -> dict[int, PostingResult]:
     """known: the keys' transactions already read (by postings_post, before the locks). Reading
     them again would change nothing: a key committed since then by a writer on other accounts is
@@ -374,7 +374,8 @@ def _post_locked(
         existing = {}
     to_write, results, balance_deltas, first_by_key = _plan_postings(plans, accounts, existing, held_deltas)
     if to_write:
-        written = _write(to_write, accounts, balance_deltas, held_deltas, alone=fresh and len(plans) == 1)
+        alone = fresh and len(plans) == 1
+        written = _write(to_write, accounts, balance_deltas, held_deltas, alone=alone, after=after)
     else:
         written = {}
         _balances_save({}, held_deltas)
@@ -467,7 +468,12 @@ def _account_rows_read(account_ids) -> dict[int, _AccountRow]:
 
 
 def postings_post(
-    *, postings: Sequence[Posting], savepoint: bool = True, fresh_keys: bool = False
+    *,
+    postings: Sequence[Posting],
+    savepoint: bool = True,
+    fresh_keys: bool = False,
+    locked: dict[int, Account] | None = None,
+    after: Sequence[tuple[str, object]] = (),
 ) -> list[PostingResult]:
     """Post many postings in one database transaction; one result per posting, in order.
 
@@ -479,11 +485,23 @@ def postings_post(
     A key another writer commits while the batch is being written is then planned again from a
     savepoint taken after the locks (_post_locked_from_savepoint).
 
+    locked: every leg's account as this transaction locked and read it (accounts_lock_after), with
+    nothing posted on them since: the posting plans against these rows instead of locking and
+    reading them again. Only without a savepoint (a caller whose transaction fails whole).
+
+    after: the caller's own prepared (statement, params), sent in the same round trip right after
+    the statement that writes the posting (joyback.postgresql.prepared.prepared_pipeline), so that
+    they see it (a row naming the posting by its idempotency key); their rows are not returned.
+    Only for one posting with a fresh key and no savepoint, which is written in one statement. A
+    posting refused (an error in its result) is not written, and they are not sent.
+
     fresh_keys: every key names a row the caller's transaction has just made (a claim's own id), so
     no earlier posting can hold one: none is looked up, and the writes need no savepoint. Were one
     taken after all, the insert leaves it out and the posting fails (LedgerError; without a
     savepoint, the caller's transaction with it), never posting twice.
     """
+    if after and not (fresh_keys and not savepoint and len(postings) == 1):
+        raise ValueError("after: for one posting with a fresh key and no savepoint only")
     results: list[PostingResult | None] = [None] * len(postings)
     plans = []
     for index, posting in enumerate(postings):
@@ -513,9 +531,13 @@ def postings_post(
                 except _Replan:
                     pass  # rolled back: the usual way below
             with transaction.atomic(savepoint=savepoint):
-                accounts = _accounts_lock(account.pk for p in plans for account, _ in p.posting.legs)
+                ids = {account.pk for p in plans for account, _ in p.posting.legs}
+                if locked is not None and not savepoint and ids <= locked.keys():
+                    accounts, locked = locked, None  # a retry reads them afresh
+                else:
+                    accounts = _accounts_lock(ids)
                 if savepoint or fresh_keys:
-                    posted = _post_locked(plans, accounts, known=known, fresh=fresh_keys)
+                    posted = _post_locked(plans, accounts, known=known, fresh=fresh_keys, after=after)
                 else:
                     posted = _post_locked_from_savepoint(plans, accounts, known=known)
                 for index, result in posted.items():
@@ -531,17 +553,27 @@ def postings_post(
     raise LedgerError("Could not post: idempotency keys kept colliding with concurrent writers.")
 
 
-def posting_post(*, posting: Posting, savepoint: bool = True, fresh_key: bool = False) -> Transaction:
-    """One posting; raises the LedgerError that refused it. savepoint, fresh_key: postings_post's."""
-    (result,) = postings_post(postings=[posting], savepoint=savepoint, fresh_keys=fresh_key)
+def posting_post(
+    *, posting: Posting, savepoint: bool = True, fresh_key: bool = False, locked=None, after=()
+) -> Transaction:
+    """One posting; raises the LedgerError that refused it. savepoint, fresh_key, locked, after:
+    postings_post's."""
+    (result,) = postings_post(
+        postings=[posting], savepoint=savepoint, fresh_keys=fresh_key, locked=locked, after=after
+    )
     if result.error:
         raise result.error
     return result.transaction
 
 
-def transfer_post(*, savepoint: bool = True, fresh_key: bool = False, **kwargs) -> Transaction:
-    """One transfer; raises the LedgerError that refused it. savepoint, fresh_key: postings_post's."""
-    return posting_post(posting=transfer(**kwargs), savepoint=savepoint, fresh_key=fresh_key)
+def transfer_post(
+    *, savepoint: bool = True, fresh_key: bool = False, locked=None, after=(), **kwargs
+) -> Transaction:
+    """One transfer; raises the LedgerError that refused it. savepoint, fresh_key, locked, after:
+    postings_post's."""
+    return posting_post(
+        posting=transfer(**kwargs), savepoint=savepoint, fresh_key=fresh_key, locked=locked, after=after
+    )
 
 
 def transaction_reverse(
@@ -646,6 +678,15 @@ def accounts_lock(*, account_ids) -> dict[int, Account]:
     """Lock accounts whose balances a service reads before it posts (the posting locks them again,
     in the same id order): the one way code outside the ledger locks ledger rows."""
     return _account_models_lock(account_ids)
+
+
+def accounts_lock_after(*statements, account_ids) -> tuple[list[list[tuple]], dict[int, Account]]:
+    """accounts_lock, sent in one round trip after the caller's own prepared (statement, params),
+    which run first and in order (joyback.postgresql.prepared.prepared_pipeline): their rows, and
+    the accounts as read under the lock, for posting_post's `locked`."""
+    rows, locked = sql.accounts_lock_after(*statements, account_ids=list(account_ids))
+    accounts = (Account.from_db("default", sql.ACCOUNT_FIELDS, row) for row in locked)
+    return rows, {account.pk: account for account in accounts}
 
 
 def platform_bank(*, currency: str, livemode: bool = True) -> Account:

@@ -10,7 +10,12 @@ from django.db import connection, models
 
 from joyback.brand_columns import BACKFILL_SETTING, parent_update
 from joyback.ledger.models import Account, Transaction
-from joyback.postgresql.prepared import model_columns_sql, model_from_row, prepared_fetchall
+from joyback.postgresql.prepared import (
+    model_columns_sql,
+    model_from_row,
+    prepared_fetchall,
+    prepared_pipeline,
+)
 
 _ACCOUNT_COLUMNS = [field.column for field in Account._meta.concrete_fields]
 ACCOUNT_FIELDS = [field.attname for field in Account._meta.concrete_fields]
@@ -32,6 +37,18 @@ def bigints(values) -> str:
 def accounts_lock(*, account_ids: list[int]) -> list[tuple]:
     """Row-lock these accounts in ascending id order; their rows (ACCOUNT_FIELDS), in that order."""
     return prepared_fetchall(_ACCOUNTS_LOCK, [bigints(sorted(set(account_ids)))])
+
+
+def accounts_lock_statement(*, account_ids: list[int]) -> tuple[str, list]:
+    """accounts_lock's statement and parameters, to send in a prepared_pipeline."""
+    return _ACCOUNTS_LOCK, [bigints(sorted(set(account_ids)))]
+
+
+def accounts_lock_after(*statements, account_ids: list[int]) -> tuple[list[list[tuple]], list[tuple]]:
+    """The caller's prepared (statement, params), then accounts_lock, in one round trip: the rows
+    of each of the caller's, and the accounts' rows."""
+    *rows, locked = prepared_pipeline(*statements, accounts_lock_statement(account_ids=account_ids))
+    return rows, locked
 
 
 # An account's terms as a posting plans against them: what accounts_lock reads but the fields a
@@ -178,20 +195,23 @@ _POSTING_INSERT = (
 )
 
 
-def posting_insert(*, now, row: list, legs: list[tuple], changes: list[tuple[int, int, int]]) -> list[tuple]:
+def posting_insert(
+    *, now, row: list, legs: list[tuple], changes: list[tuple[int, int, int]], after=()
+) -> list[tuple]:
     """One transaction (reason, description, reference, idempotency_key, fingerprint, reverses_id,
     brand_id), its legs (account_id, amount, currency) and the balance changes, in one statement;
-    [(id, idempotency_key)], or [] when its key was taken."""
-    return prepared_fetchall(
-        _POSTING_INSERT,
-        [
-            *row,
-            now,
-            row[6],
-            *(list(column) for column in zip(*legs, strict=True)),
-            *_changes_columns(changes),
-        ],
-    )
+    [(id, idempotency_key)], or [] when its key was taken. after: the caller's (statement, params),
+    sent with it in one round trip and run after it (postings_post's)."""
+    params = [
+        *row,
+        now,
+        row[6],
+        *(list(column) for column in zip(*legs, strict=True)),
+        *_changes_columns(changes),
+    ]
+    if after:
+        return prepared_pipeline((_POSTING_INSERT, params), *after)[0]
+    return prepared_fetchall(_POSTING_INSERT, params)
 
 
 def transactions_insert(*, now, columns: list[list]) -> list[tuple[int, str | None]]:

@@ -7,6 +7,7 @@ per connection, it is only executed after that."""
 import time
 from functools import cache
 
+import psycopg
 from django.db import connection
 from django.db.models.expressions import DatabaseDefault
 
@@ -22,6 +23,34 @@ def prepared_fetchall(statement: str, params) -> list[tuple]:
         rows = cursor.fetchall()
     if connection.queries_logged:
         connection.queries_log.append({"sql": statement, "time": f"{time.monotonic() - began:.3f}"})
+    return rows
+
+
+def prepared_pipeline(*statements: tuple[str, object]) -> list[list[tuple]]:
+    """Several (statement, params), each prepared on this connection, sent at once and answered at
+    once (libpq's pipeline mode): one round trip where each alone was one, so that a transaction
+    holding a busy lock waits less for its own client. The rows of each, in order.
+
+    The server still runs them one after another, each with its own snapshot, so a read sent after
+    a lock sees what was committed while the lock was waited for, exactly as in separate calls.
+    A statement's error is raised once all are answered; those after it are not run (the caller's
+    transaction has failed then anyway). No Django query may run while the pipeline is open (the
+    ORM reads a row count right after sending), so none does: only these statements are in it.
+    For a transaction already begun: at its start psycopg sends its BEGIN and waits for it first,
+    and outside one the statements would commit together, as one implicit transaction."""
+    began = time.monotonic()
+    connection.validate_no_broken_transaction()
+    first = connection.prepared_cursor()
+    raw = first.connection
+    cursors = [first, *(psycopg.Cursor(raw) for _ in statements[1:])]
+    with connection.wrap_database_errors:
+        with raw.pipeline():
+            for cursor, (statement, params) in zip(cursors, statements, strict=True):
+                cursor.execute(statement, params, prepare=True)
+        rows = [cursor.fetchall() for cursor in cursors]
+    if connection.queries_logged:  # one entry: one round trip, as a test counting them sees it
+        sent = ";\n".join(statement.strip() for statement, _ in statements)
+        connection.queries_log.append({"sql": sent, "time": f"{time.monotonic() - began:.3f}"})
     return rows
 
 
@@ -73,6 +102,13 @@ def prepared_insert(obj) -> None:
     """obj saved as a new row by a prepared INSERT of all its fields, as Model.save() would write
     them (each field's pre_save and database value; a field left to its database default is left
     out); obj.pk is the new row's. For a model without save() logic or signals of its own."""
+    (row,) = prepared_fetchall(*insert_statement(obj))
+    inserted(obj, row)
+
+
+def insert_statement(obj) -> tuple[str, list]:
+    """prepared_insert's statement and parameters, to send in a prepared_pipeline; inserted() with
+    the row it returned then marks obj saved."""
     model = type(obj)
     fields, values = [], []
     for field in model._meta.concrete_fields:
@@ -83,6 +119,9 @@ def prepared_insert(obj) -> None:
             continue
         fields.append(field)
         values.append(field.get_db_prep_save(value, connection))
-    (row,) = prepared_fetchall(_insert_statement(model, tuple(fields)), values)
+    return _insert_statement(model, tuple(fields)), values
+
+
+def inserted(obj, row: tuple) -> None:
     obj.pk = row[0]
     obj._state.adding, obj._state.db = False, connection.alias

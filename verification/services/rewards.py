@@ -19,6 +19,7 @@ from joyback.ledger.services import (
     InsufficientFunds,
     Posting,
     accounts_lock,
+    accounts_lock_after,
     hold_commit,
     hold_reserve,
     hold_void,
@@ -44,9 +45,12 @@ from verification.services.participants import (
 from verification.services.refusals import ClaimRefused, SecondAccount
 from verification.sql import (
     ClaimFacts,
+    claim_approved_statements,
     claim_facts,
     claim_insert,
+    claim_inserted,
     claim_posted,
+    claim_posted_statement,
     payout_due_mark,
     person_lock,
     rule_locked,
@@ -133,10 +137,13 @@ def _person_capped(campaign) -> bool:
     return bool(campaign.per_identity_period_cap) or campaign.brand.person_allowance is not None
 
 
-def claim_facts_read(*, rule: ActionRule, identity: Identity, fraud: dict | None = None) -> ClaimFacts:
+def claim_facts_read(
+    *, rule: ActionRule, identity: Identity, fraud: dict | None = None, person_locked: bool = False
+) -> ClaimFacts:
     """What the claim's checks read, in one statement (verification.sql.claim_facts): the one-person
     check, the prerequisite, the caps that apply and, with `fraud` (verification.fraud's
-    fraud_facts_query), the fraud signals' counts. Read after the locks the checks need."""
+    fraud_facts_query), the fraud signals' counts. Read after the locks the checks need.
+    person_locked: the person's lock (person_caps_lock) is taken first, in the same round trip."""
     campaign = rule.campaign
     now = timezone.now()
     return claim_facts(
@@ -154,6 +161,7 @@ def claim_facts_read(*, rule: ActionRule, identity: Identity, fraud: dict | None
             else None
         ),
         allowance_currency=campaign.currency if campaign.brand.person_allowance is not None else None,
+        person_locked=person_locked,
         **(fraud or {}),
     )
 
@@ -163,9 +171,7 @@ def claim_caps_check(*, rule: ActionRule, identity: Identity, facts: ClaimFacts 
     under the person's lock (claim_allowed_check); else the lock is taken and they are read here."""
     campaign = rule.campaign
     if facts is None:
-        if _person_capped(campaign):
-            person_caps_lock(participant_id=identity.participant_id)
-        facts = claim_facts_read(rule=rule, identity=identity)
+        facts = claim_facts_read(rule=rule, identity=identity, person_locked=_person_capped(campaign))
     if rule.total_cap is not None and facts.rule_claims >= rule.total_cap:
         raise ClaimRefused("rule_cap")
     if campaign.per_identity_period_cap and facts.recent >= campaign.per_identity_period_cap:
@@ -215,10 +221,10 @@ def claim_allowed_check(*, rule: ActionRule, identity: Identity, context=None) -
     claimability = campaign_claimability(campaign=rule.campaign)
     if not claimability.open:
         raise ClaimRefused(claimability.reason)
-    if _person_capped(rule.campaign):
-        person_caps_lock(participant_id=identity.participant_id)
     fraud = fraud_facts_query(campaign=rule.campaign, context=context) if context is not None else None
-    facts = claim_facts_read(rule=rule, identity=identity, fraud=fraud)
+    facts = claim_facts_read(
+        rule=rule, identity=identity, fraud=fraud, person_locked=_person_capped(rule.campaign)
+    )
     if facts.claimed:
         raise ClaimRefused("already_claimed")
     if facts.other_claim_id is not None:
@@ -245,9 +251,11 @@ def action_reward(
 ) -> ActionClaim:
     """Instant verification: a verified identity's action is approved and paid at once, unless a
     fraud signal sends it to the review queue with its reward held on the budget."""
-    # Made before the lock: creating the person's account would otherwise queue every claimer.
-    payable = participant_payable_open(participant=identity.participant, currency=rule.campaign.currency)
     with second_accounts_flagged(), transaction.atomic(durable=True):
+        # Made before the rule's lock: creating the person's account (most people's first reward)
+        # would otherwise queue every claimer. Made in the reward's transaction: one commit, and
+        # its flush to disk, for both (a refused claim leaves no empty account behind).
+        payable = participant_payable_open(participant=identity.participant, currency=rule.campaign.currency)
         rule = rule_lock(rule)
         facts = claim_allowed_check(rule=rule, identity=identity, context=context)
         signals = fraud_signals_at_claim(
@@ -268,17 +276,27 @@ def action_reward(
             device=context.device,
             decided_at=None if signals else timezone.now(),
         )
-        claim_insert(claim)
         # The brand's endpoints were asked with the rule's lock: none, none to read again.
         endpoints = None if rule.webhooks_listening else []
         if signals:
+            claim_insert(claim)
             claim_hold_reserve(claim)
             FraudSignal.objects.bulk_create(
                 FraudSignal(claim=claim, brand_id=claim.brand_id, code=c, detail=d) for c, d in signals
             )
             claim_event_emit(claim, "action.verified", endpoints=endpoints)
         else:
-            claim_reward_post(claim, due_now=True, payable=payable, new_claim=True)
+            # The claim, the mark that its person is due for a payout and the lock of the accounts
+            # its reward moves money between, in this order (docs/design.md, lock order), sent in
+            # one round trip while the rule's lock waits for them.
+            budget = campaign_budget_leg(campaign=rule.campaign)
+            (claim_rows, _marked), locked = accounts_lock_after(
+                *claim_approved_statements(claim, due_since=timezone.now()),
+                account_ids=[budget.pk, payable.pk],
+            )
+            claim_inserted(claim, claim_rows)
+            standing_work_soon(PAYOUTS_DUE)
+            claim_reward_post(claim, marked_due=True, payable=payable, new_claim=True, locked=locked)
             claim_event_emit(claim, "action.verified", "reward.approved", endpoints=endpoints)
     return claim
 
@@ -288,25 +306,37 @@ def claim_payable_account(claim: ActionClaim) -> Account:
 
 
 def claim_reward_post(
-    claim: ActionClaim, *, due_now: bool = False, payable: Account | None = None, new_claim: bool = False
+    claim: ActionClaim,
+    *,
+    due_now: bool = False,
+    marked_due: bool = False,
+    payable: Account | None = None,
+    new_claim: bool = False,
+    locked: dict[int, Account] | None = None,
 ) -> None:
     """Budget -> the person's payable: committed from the claim's hold if it has one.
 
     due_now: the caller holds no lock that comes after the person's in the lock order (a claim's),
     so the person is marked due for a payout in this transaction, before the ledger's locks.
+    marked_due: the caller has marked them so already, in this transaction, before the ledger's
+    locks (claim_approved_statements).
     payable: the person's payable account when the caller has it already (the posting locks and
-    reads it fresh either way), instead of looking it up again.
+    reads it fresh, or takes it from `locked`), instead of looking it up again.
     new_claim: the claim was made in the caller's transaction, so no posting can hold its key yet
     (the ledger does not look for one; the key's unique index still refuses a second).
+    locked: the budget and the payable as the caller locked and read them in this transaction
+    (accounts_lock_after), for a claim without a hold: the posting does not lock them again.
 
     Posted without a savepoint: every caller lets a database error roll its whole transaction
     back, and a refusal (InsufficientFunds) leaves nothing written."""
     payable = payable or claim_payable_account(claim)
-    if due_now:
+    if due_now and not marked_due:
         participant_payout_due(participant_id=claim.participant_id)
-    else:
+    elif not marked_due:
         transaction.on_commit(partial(participant_payout_due, participant_id=claim.participant_id))
     description = f"{Trigger(claim.rule.trigger).label} reward, {claim.campaign.name}"
+    tax = campaign_reward_judge(campaign=claim.campaign, trigger=claim.rule.trigger)
+    noted = False
     try:
         if claim.hold_id:
             reward = hold_commit(
@@ -319,23 +349,31 @@ def claim_reward_post(
                 description=description,
             )
         else:
+            key = f"reward:{claim.pk}"
+            # A new claim's posting is written in one statement: the claim notes it in the same
+            # round trip, while the rule's lock waits for the commit.
+            noted = new_claim
             reward = transfer_post(
                 source=campaign_budget_leg(campaign=claim.campaign),
                 destination=payable,
                 amount=claim.amount,
                 reason="reward",
-                idempotency_key=f"reward:{claim.pk}",
+                idempotency_key=key,
                 reference=f"claim:{claim.pk}",
                 description=description,
                 savepoint=False,
                 fresh_key=new_claim,
+                locked=locked,
+                after=[claim_posted_statement(claim_id=claim.pk, idempotency_key=key, tax=tax)]
+                if noted
+                else (),
             )
         # The platform's fee on it, in the same transaction: a budget covers rewards and fees.
         reward_fee_charge(claim_id=claim.pk, campaign=claim.campaign, amount=claim.amount, reward=reward)
     except InsufficientFunds:
         raise ClaimRefused("fully_claimed") from None
-    tax = campaign_reward_judge(campaign=claim.campaign, trigger=claim.rule.trigger)
-    claim_posted(claim_id=claim.pk, transaction_id=reward.pk, tax=tax)
+    if not noted:
+        claim_posted(claim_id=claim.pk, transaction_id=reward.pk, tax=tax)
     claim.ledger_transaction_id = reward.pk
     if not claim.tax_class:
         claim.tax_class, claim.tax_country, claim.tax_table = tax.tax_class, tax.country, tax.version
