@@ -194,8 +194,8 @@ def data_setup(*, people: int) -> list[Client]:
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from campaigns.services.brands import brand_create
     from campaigns.services.campaigns import campaign_create, campaign_transition
-    from campaigns.services.funding import brand_deposit_record, campaign_fund
-    from tests.conftest import verified
+    from campaigns.services.funding import campaign_fund
+    from tests.conftest import fund, verified
     from verification.services.participants import identity_attach, participant_create
     from verification.services.rewards import action_reward
     from verification.sessions import COOKIE, participant_cookie_value
@@ -204,7 +204,7 @@ def data_setup(*, people: int) -> list[Client]:
     brand = brand_create(name="Bench Brand", slug="bench-brand", owner=owner, currency="EUR")
     verified(brand)  # funding and payouts are open to verified brands only
     budget = 1_000_000_00
-    brand_deposit_record(brand=brand, amount=budget, currency="EUR", bank_reference="BENCH-DEPOSIT")
+    fund(brand, budget, "EUR", reference="BENCH-DEPOSIT")
     campaign = campaign_create(
         brand=brand,
         name="Bench Summer Glow",

@@ -4,13 +4,14 @@ import pytest
 from django.urls import reverse
 
 from campaigns.services.funding import brand_deposit_record
+from tests.conftest import fund
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def funded_alpaca(alpaca):
-    brand_deposit_record(brand=alpaca, amount=2500_00, currency="EUR", bank_reference="SEPA-REF-1")
+    fund(alpaca, 2500_00, "EUR", reference="SEPA-REF-1")
     return alpaca
 
 

@@ -2,14 +2,13 @@
 
 import pytest
 
-from campaigns.services.funding import brand_deposit_record
-from tests.conftest import PASSWORD, totp_code
+from tests.conftest import PASSWORD, fund, totp_code
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_member_signs_in_and_sees_the_ledger_balances(live_server, page, screenshot, alice, alpaca):
-    brand_deposit_record(brand=alpaca, amount=1234_56, currency="EUR", bank_reference="E2E-1")
+    fund(alpaca, 1234_56, "EUR", reference="E2E-1")
 
     page.goto(live_server.url)
     screenshot(page, "01-home")

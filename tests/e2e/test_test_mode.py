@@ -6,8 +6,8 @@ import re
 import pytest
 
 from campaigns.services.brands import brand_create
-from campaigns.services.funding import brand_deposit_record
 from joyback.api.models import ApiKey
+from tests.conftest import fund
 from tests.e2e.conftest import sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 def test_the_dashboard_switches_between_live_and_test_data(live_server, page, screenshot, alice):
     brand = brand_create(name="Alpaca Coffee", slug="alpaca", owner=alice, currency="EUR")
-    brand_deposit_record(brand=brand, amount=1234_56, currency="EUR", bank_reference="E2E-LIVE")
+    fund(brand, 1234_56, "EUR", reference="E2E-LIVE")
     sign_in(page, live_server, "alice@alpaca.example")
     page.wait_for_url(f"{live_server.url}/brands/alpaca/")
     banner = page.get_by_test_id("test-banner")

@@ -14,7 +14,6 @@ from django.urls import reverse
 
 from campaigns.models import Role
 from campaigns.services.brands import member_add
-from campaigns.services.funding import brand_deposit_record
 from joyback.api.keys import api_key_create
 from joyback.ledger.models import Account, AccountKind
 from joyback.users.four_eyes import SecondPersonRefused, staff_grant_confirm
@@ -31,7 +30,7 @@ from payouts.reconciliation.statement_import import statement_import_approve, st
 from payouts.submission.states import PayoutRefused
 from payouts.submission.sweeps import payouts_sweep
 from tests.api.conftest import Api
-from tests.conftest import totp_enable
+from tests.conftest import fund, totp_enable
 from tests.payouts.camt_fixtures import Ntry, camt053, camt054
 from tests.payouts.conftest import IBANS, staff_user
 from tests.verification.test_claim_races import race
@@ -50,7 +49,7 @@ def funding(brand) -> int:
 
 @pytest.fixture
 def funded(alpaca):
-    brand_deposit_record(brand=alpaca, amount=5_000_00, currency="EUR", bank_reference="DEP-4EYES")
+    fund(alpaca, 5_000_00, "EUR", reference="DEP-4EYES")
     return alpaca
 
 
