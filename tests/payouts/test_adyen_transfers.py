@@ -279,7 +279,8 @@ def deliver(client, body: dict, *, key: str = KEY, signature: str | None = None,
 
 
 def bank_entries() -> int:
-    return sum(account.entries.count() for account in Account.objects.filter(kind=AccountKind.PLATFORM_BANK))
+    """Entries on the brands' own balance accounts at the provider, which settled payouts leave."""
+    return sum(account.entries.count() for account in Account.objects.filter(kind=AccountKind.BRAND_BALANCE))
 
 
 def in_transit_total() -> int:
