@@ -359,22 +359,20 @@ def test_linking_a_small_line_to_a_payout_pays_no_one_until_a_second_staff_membe
     assert (resolution.actor, resolution.approved_by) == (sam, tara)
 
 
-def test_a_small_deposit_without_a_reference_is_booked_only_once_a_second_staff_member_confirms(
-    sam, tara, alpaca
-):
+def test_money_on_the_platforms_account_is_never_booked_as_a_brands_deposit(sam, alpaca, fiona):
+    """The platform keeps no brand's money: staff send it back; the brand funds its own IBAN."""
     feed(camt054([Ntry(amount=5_00, credit=True, ref="NOREF-2", remittance="Alpaca")]))
     exception = ReconciliationException.objects.get()
 
-    proposed = exception_resolve(
-        exception=exception, action="deposit", actor=sam, brand=alpaca, note="theirs"
-    )
-    assert proposed.status == "open" and funding(alpaca) == 0
-    with pytest.raises(ReconciliationRefused, match="A second person must approve a resolution you proposed"):
-        exception_resolve(exception=proposed, action="deposit", actor=sam, brand=alpaca, note="again")
+    with pytest.raises(ReconciliationRefused, match="Only platform staff"):
+        exception_resolve(exception=exception, action="deposit", actor=fiona, brand=alpaca, note="ours")
+    with pytest.raises(ReconciliationRefused, match="Choose the brand"):
+        exception_resolve(exception=exception, action="deposit", actor=sam, note="whose?")
+    with pytest.raises(ReconciliationRefused, match="keeps no brand's money: send it back"):
+        exception_resolve(exception=exception, action="deposit", actor=sam, brand=alpaca, note="theirs")
 
-    done = exception_resolve(exception=proposed, action="deposit", actor=tara, brand=alpaca, note="agreed")
-
-    assert done.status == "resolved" and funding(alpaca) == 5_00
+    exception.refresh_from_db()
+    assert exception.status == "open" and exception.proposed_by is None and funding(alpaca) == 0
 
 
 def test_a_payout_paid_by_the_bank_is_on_the_brands_page_with_its_line(owed, client, fiona, alpaca):
@@ -386,36 +384,6 @@ def test_a_payout_paid_by_the_bank_is_on_the_brands_page_with_its_line(owed, cli
     body = client.get(f"/brands/{alpaca.slug}/reconciliation/").content.decode()
 
     assert "EVIDENCE-1" in body
-
-
-def test_staff_book_money_without_a_reference_as_a_brands_deposit_with_a_second_person(
-    sam, tara, alpaca, bison, fiona, settings
-):
-    settings.RECONCILIATION_SECOND_APPROVAL_MINOR = 50_00
-    feed(camt054([Ntry(amount=300_00, credit=True, ref="NOREF-1", remittance="Alpaca Coffee invoice 7")]))
-    exception = ReconciliationException.objects.get()
-
-    with pytest.raises(ReconciliationRefused, match="Only platform staff"):
-        exception_resolve(exception=exception, action="deposit", actor=fiona, brand=alpaca, note="ours")
-    with pytest.raises(ReconciliationRefused, match="Choose the brand"):
-        exception_resolve(exception=exception, action="deposit", actor=sam, note="whose?")
-    proposed = exception_resolve(
-        exception=ReconciliationException.objects.get(),
-        action="deposit",
-        actor=sam,
-        brand=alpaca,
-        note="Alpaca's statement shows this transfer",
-    )
-    assert proposed.status == "open" and funding(alpaca) == 0
-    with pytest.raises(ReconciliationRefused, match="approves what was proposed"):
-        exception_resolve(exception=proposed, action="deposit", actor=tara, brand=bison, note="no")
-
-    done = exception_resolve(exception=proposed, action="deposit", actor=tara, brand=alpaca, note="ok")
-
-    assert (done.status, done.brand, funding(alpaca), funding(bison)) == ("resolved", alpaca, 300_00, 0)
-    assert StatementLine.objects.get().brand == alpaca
-    resolution = done.resolutions.get()
-    assert (resolution.action, resolution.actor, resolution.approved_by) == ("deposit", sam, tara)
 
 
 def test_money_that_went_out_is_never_booked_as_a_deposit(sam, alpaca):

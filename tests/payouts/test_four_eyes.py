@@ -291,8 +291,9 @@ def test_a_superuser_cannot_approve_their_statement_through_an_approver_they_mad
 
 
 def test_a_reconciliation_proposal_is_not_confirmed_by_someone_the_proposer_set_up(
-    client, root, tara, alpaca
+    client, root, tara, alpaca, settings
 ):
+    settings.RECONCILIATION_SECOND_APPROVAL_MINOR = 100_00  # a large suspense booking: two people
     helper = admin_makes_staff(client, root, "helper@joyback.example", "exception_resolve")
     staff_grant_confirm(grant_id=StaffGrant.objects.get(subject=helper).pk, actor=tara)
     helper = type(helper).objects.get(pk=helper.pk)
@@ -303,14 +304,13 @@ def test_a_reconciliation_proposal_is_not_confirmed_by_someone_the_proposer_set_
     )
     exception = exception_resolve(
         exception=ReconciliationException.objects.get(),
-        action="deposit",
+        action="suspense",
         actor=root,
-        brand=alpaca,
-        note="theirs",
+        note="nobody's we know",
     )
 
     with pytest.raises(ReconciliationRefused, match="Root gave Helper their access"):
-        exception_resolve(exception=exception, action="deposit", actor=helper, brand=alpaca, note="agreed")
+        exception_resolve(exception=exception, action="suspense", actor=helper, note="agreed")
 
     exception.refresh_from_db()
     assert exception.status == "open" and funding(alpaca) == 0
