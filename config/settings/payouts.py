@@ -89,7 +89,7 @@ SANDBOX_TEST_FUNDS = "payouts.providers.test_mode_bank.play_money_add"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.
 RECONCILIATION_STALE_DAYS = env.get("RECONCILIATION_STALE_DAYS")
 # Booking an exception's line to suspense above this many minor units needs a second staff member's
-# approval (linking it to a payout or booking it as a brand's deposit always does).
+# approval (linking it to a payout always does; booking it as a brand's deposit is refused).
 RECONCILIATION_SECOND_APPROVAL_MINOR = env.get("RECONCILIATION_SECOND_APPROVAL_MINOR")
 # The ledger's platform bank differing from the bank's closing balance by more than this many minor
 # units pauses every payout until staff clear the alert.
