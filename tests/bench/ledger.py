@@ -282,13 +282,17 @@ def ledger_verify(*, accounts: Accounts) -> str:
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from joyback.ledger.models import NORMAL_DEBIT
+
     with connection.cursor() as cursor:
         cursor.execute(
             """
             SELECT count(*) FROM ledger_account a
-             WHERE a.balance <> (CASE WHEN a.kind = 'platform_bank' THEN 1 ELSE -1 END)
+             WHERE a.balance <> (CASE WHEN a.kind = ANY(%s) THEN 1 ELSE -1 END)
                    * COALESCE((SELECT sum(e.amount) FROM ledger_entry e WHERE e.account_id = a.id), 0)
-            """
+            """,
+            [sorted(str(kind) for kind in NORMAL_DEBIT)],
         )
         (wrong_balances,) = cursor.fetchone()
         cursor.execute(
