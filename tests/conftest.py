@@ -29,8 +29,8 @@ from campaigns.services.funding import brand_deposit_record, campaign_fund
 from joyback.ledger.services import _shared_accounts
 from joyback.machine import MachineChain, machine_environ
 from joyback.modes import brand_livemode_forget
-from payouts.funding.services import virtual_account_request
-from payouts.models import ProviderOnboarding, TransferEvent, VirtualAccount
+from payouts.funding.services import virtual_account_request, virtual_accounts_open
+from payouts.models import ProviderDeposit, ProviderOnboarding, TransferEvent, VirtualAccount
 from payouts.models.funding import VirtualAccountStatus
 from payouts.providers.test_mode_bank import deposit_simulate, funding_webhooks_deliver
 from payouts.submission.webhooks import transfer_events_process
@@ -168,7 +168,10 @@ def own_account_open(brand, currency: str | None = None) -> VirtualAccount:
     ).exclude(account_holder_id="")
     if not found.exists():
         with TestCase.captureOnCommitCallbacks(execute=True):
-            virtual_account_request(brand=brand, currency=currency)
+            requested = virtual_account_request(brand=brand, currency=currency)
+        requested.refresh_from_db(fields=["status"])
+        if requested.status == VirtualAccountStatus.REQUESTED:
+            virtual_accounts_open(ids=[requested.pk])  # with task workers on: as the standing worker does
         _setup_webhooks_apply()  # the provider's word on the new account holder
     account = VirtualAccount.objects.get(brand=brand, currency=currency)
     assert account.status == VirtualAccountStatus.OPEN and account.account_holder_id, account.error
@@ -186,8 +189,15 @@ def fund(brand, amount: int, currency: str | None = None, *, reference: str = ""
             brand=brand, amount=amount, currency=currency, bank_reference=reference or f"PLAY-{amount}"
         )
     account = own_account_open(brand, currency)
-    deposit_simulate(iban=account.iban, amount=amount, payer_name=brand.legal_name or brand.name)
+    sent = deposit_simulate(iban=account.iban, amount=amount, payer_name=brand.legal_name or brand.name)
+    booked = ProviderDeposit.objects.filter(transfer_id=sent.transfer_id, status="booked")
+    deadline = time.monotonic() + 30
     _setup_webhooks_apply()
+    # Where a standing worker runs beside (the bench), it may have taken the webhooks: wait for it.
+    while not booked.exists():
+        assert time.monotonic() < deadline, f"deposit {sent.transfer_id} was never booked"
+        time.sleep(0.05)
+        _setup_webhooks_apply()
     return account
 
 

@@ -293,11 +293,10 @@ def test_the_reconciliation_report_sums_the_brands_money_per_currency(
 
 
 def test_an_unverified_brand_cannot_pay_out_by_api(client, make_user):
-    """Signed up, key made, a deposit even booked by the bank: no payout until staff verify."""
+    """Signed up, key made: no payout until staff verify (nor any account to fund before)."""
     from campaigns.services.brands import brand_create
 
     dodo = brand_create(name="Dodo Drinks", slug="dodo", owner=make_user("dora@dodo.example"))
-    fund(dodo, 500_00, "EUR", reference="DEP-DODO")
     api = Api(client, api_key_create(brand_id=dodo.pk, name="backend", scopes=["payouts"]).secret)
 
     response = api.post("payouts", payout_body())

@@ -61,7 +61,7 @@ def accounts_setup(*, participants: int, history: int) -> Accounts:
 
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from joyback.ledger.models import Account, AccountKind
-    from joyback.ledger.services import account_get_or_create, brand_balance_account, transfer_post
+    from joyback.ledger.services import account_get_or_create, transfer_post
 
     def budget_open(campaign: int) -> Account:
         return account_get_or_create(
@@ -73,8 +73,11 @@ def accounts_setup(*, participants: int, history: int) -> Accounts:
         )
 
     with transaction.atomic(durable=True):
-        # The brand's own balance account at the provider, where its deposits stay.
-        bank = brand_balance_account(brand_id=BRAND_ID, currency=CURRENCY)
+        # The brand's own balance account at the provider, where its deposits stay (not remembered
+        # by the process as account_for would: the bench's next part starts on a fresh database).
+        bank = account_get_or_create(
+            kind=AccountKind.BRAND_BALANCE, currency=CURRENCY, brand_id=BRAND_ID, name="Bench balance account"
+        )
         funding = account_get_or_create(
             kind=AccountKind.BRAND_FUNDING, currency=CURRENCY, brand_id=BRAND_ID, name="Bench brand funding"
         )
