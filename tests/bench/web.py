@@ -174,6 +174,14 @@ def database_prepare(server: Server, bench_db: str) -> None:
     from tests.bench import ledger
 
     ledger.django_setup()
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from joyback.ledger.services import _shared_accounts
+    from joyback.modes import brand_livemode_forget
+
+    # What this process remembered of the last part's database (accounts' ids, brands' modes) names
+    # rows of a database that is gone: each part's brand has its own balance account anew.
+    _shared_accounts.clear()
+    brand_livemode_forget()
     if reuse:
         return
     # deferred: the bench sets Django up (its settings, per process) before importing apps

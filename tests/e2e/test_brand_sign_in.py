@@ -28,7 +28,7 @@ def test_a_member_signs_in_and_sees_the_ledger_balances(live_server, page, scree
 
     # The ledger is finance's reading, on its own page.
     page.get_by_role("link", name="Accounts and ledger").first.click()
-    assert page.get_by_text("Bank deposit E2E-1").first.is_visible()
+    assert page.get_by_text("to the virtual account").first.is_visible()  # its deposit, on its own IBAN
     screenshot(page, "03-finance")
 
     page.get_by_role("link", name="Alpaca Coffee funding").click()
