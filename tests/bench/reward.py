@@ -281,6 +281,9 @@ def verify(plan: Setup) -> str:
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from joyback.ledger.models import NORMAL_DEBIT
+
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*), count(ledger_transaction_id) FROM verification_actionclaim "
@@ -292,8 +295,9 @@ def verify(plan: Setup) -> str:
         (balance,) = cursor.fetchone()
         cursor.execute(
             "SELECT count(*) FROM ledger_account a WHERE a.balance <> "
-            "(CASE WHEN a.kind = 'platform_bank' THEN 1 ELSE -1 END) "
-            "* COALESCE((SELECT sum(e.amount) FROM ledger_entry e WHERE e.account_id = a.id), 0)"
+            "(CASE WHEN a.kind = ANY(%s) THEN 1 ELSE -1 END) "
+            "* COALESCE((SELECT sum(e.amount) FROM ledger_entry e WHERE e.account_id = a.id), 0)",
+            [sorted(str(kind) for kind in NORMAL_DEBIT)],
         )
         (wrong,) = cursor.fetchone()
     expected = len(plan.warmup_ids) + len(plan.sequential_ids) + len(plan.concurrent_ids)
