@@ -666,14 +666,14 @@ VARIABLES = [
     Var(
         "PAYOUT_DEBTOR_NAME",
         "str",
-        "the name on the account payouts leave from",
+        "the name on the platform's own bank account",
         BANK,
         default="JoyBack Payouts",
     ),
     Var(
         "PAYOUT_DEBTOR_IBAN",
         "str",
-        "the account payouts leave from (the debtor of pain.001 files)",
+        "the platform's own bank account (no brand's money is kept or paid from it)",
         BANK,
         sandbox="DE02100100100006820101",
         required=True,
@@ -690,7 +690,7 @@ VARIABLES = [
     Var(
         "PAYOUT_SEPA_MODE",
         "str",
-        "`instant` (SCT Inst) or `batch` (pain.001 files)",
+        "`instant` (SCT Inst) or `batch` (a regular SEPA transfer from the brand's own balance account)",
         PAYOUTS,
         default="instant",
     ),
@@ -700,13 +700,6 @@ VARIABLES = [
         "currencies without a local rail that are still paid, by SWIFT",
         PAYOUTS,
         default=["CAD", "AUD", "NZD", "SGD", "JPY", "HKD"],
-    ),
-    Var(
-        "PAYOUT_FILE_MAX_TRANSACTIONS",
-        "int",
-        "most transfers in one pain.001 file",
-        PAYOUTS,
-        default=10000,
     ),
     Var(
         "PAYOUT_LIMIT_WINDOW_HOURS",

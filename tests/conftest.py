@@ -17,7 +17,7 @@ from allauth.mfa.totp.internal.auth import TOTP, format_hotp_value, hotp_value
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.test import Client
+from django.test import Client, TestCase
 from django.test.client import ClientHandler
 from django.utils import timezone, translation
 from psycopg.pq import TransactionStatus
@@ -29,7 +29,11 @@ from campaigns.services.funding import brand_deposit_record, campaign_fund
 from joyback.ledger.services import _shared_accounts
 from joyback.machine import MachineChain, machine_environ
 from joyback.modes import brand_livemode_forget
-from payouts.models import ProviderOnboarding
+from payouts.funding.services import virtual_account_request, virtual_accounts_open
+from payouts.models import ProviderDeposit, ProviderOnboarding, TransferEvent, VirtualAccount
+from payouts.models.funding import VirtualAccountStatus
+from payouts.providers.test_mode_bank import deposit_simulate, funding_webhooks_deliver
+from payouts.submission.webhooks import transfer_events_process
 from tests.brand_columns import brand_columns_wrong
 from verification.services.participants import identity_attach, participant_create
 from verification.services.rewards import action_reward
@@ -130,12 +134,14 @@ def bob(make_user):
     return totp_enable(make_user("bob@bison.example", first_name="Bob"))
 
 
-def verified(brand, *, provider_allowed: bool = True):
+def verified(brand, *, provider_allowed: bool = True, own_account: bool = True):
     """The brand as platform staff left it after checking who it is (campaigns.services.brands.
     brand_verify, tested in tests/campaigns/test_brand_verification.py) and, unless
-    `provider_allowed` is false, as the payment provider's account holder webhook left it after
-    allowing its capabilities (payouts.funding.onboarding, tested in
-    tests/payouts/test_provider_onboarding.py): funding and payouts are open."""
+    `provider_allowed` is false, as the payment provider left it after allowing its account
+    holder's capabilities (payouts.funding.onboarding, tested in
+    tests/payouts/test_provider_onboarding.py), with its own balance account and virtual IBAN open
+    at the sandbox provider (own_account_open) unless `own_account` is false (the tests of opening
+    it): funding and payouts are open."""
     Brand.objects.filter(pk=brand.pk).update(
         legal_name=f"{brand.name} GmbH",
         registration_number="HRB 12345",
@@ -147,7 +153,70 @@ def verified(brand, *, provider_allowed: bool = True):
         ProviderOnboarding.objects.update_or_create(
             brand=brand, defaults={"provider": "adyen", "status": "verified", "allowed": True}
         )
+        if own_account:
+            own_account_open(brand)
     return brand
+
+
+def own_account_open(brand, currency: str | None = None) -> VirtualAccount:
+    """The live brand's own account holder, balance account and virtual IBAN at the sandbox
+    provider, opened as staff verifying it opens them (payouts.funding.services.
+    virtual_account_request, run by the standing worker after commit: here at once)."""
+    currency = currency or brand.default_currency
+    found = VirtualAccount.objects.filter(
+        brand=brand, currency=currency, status=VirtualAccountStatus.OPEN
+    ).exclude(account_holder_id="")
+    if not found.exists():
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            requested = virtual_account_request(brand=brand, currency=currency)
+        requested.refresh_from_db(fields=["status"])
+        if requested.status == VirtualAccountStatus.REQUESTED:
+            virtual_accounts_open(ids=[requested.pk])  # with task workers on: as the standing worker does
+        _setup_webhooks_apply()  # the provider's word on the new account holder
+    account = VirtualAccount.objects.get(brand=brand, currency=currency)
+    assert account.status == VirtualAccountStatus.OPEN and account.account_holder_id, account.error
+    return account
+
+
+def fund(brand, amount: int, currency: str | None = None, *, reference: str = ""):
+    """Money the brand's bank sent to the brand's own virtual IBAN at the sandbox provider, booked
+    from the provider's signed webhooks onto the brand's own balance account, as production books
+    it (payouts.funding.services.provider_transfer_apply). A test twin's play money comes from the
+    test-mode bank instead (its reference keys it)."""
+    currency = currency or brand.default_currency
+    if not brand.livemode:
+        return brand_deposit_record(
+            brand=brand, amount=amount, currency=currency, bank_reference=reference or f"PLAY-{amount}"
+        )
+    account = own_account_open(brand, currency)
+    sent = deposit_simulate(iban=account.iban, amount=amount, payer_name=brand.legal_name or brand.name)
+    booked = ProviderDeposit.objects.filter(transfer_id=sent.transfer_id, status="booked")
+    deadline = time.monotonic() + 30
+    _setup_webhooks_apply()
+    # Where a standing worker runs beside (the bench), it may have taken the webhooks: wait for it.
+    while not booked.exists():
+        assert time.monotonic() < deadline, f"deposit {sent.transfer_id} was never booked"
+        time.sleep(0.05)
+        _setup_webhooks_apply()
+    return account
+
+
+# The provider's webhooks that opening and funding the brands' own accounts brought (own_account_open,
+# fund): a test counting the webhooks of its own steps leaves them out (provider_events).
+_setup_events: set[int] = set()
+
+
+def _setup_webhooks_apply() -> None:
+    before = set(TransferEvent.objects.values_list("pk", flat=True))
+    funding_webhooks_deliver()
+    transfer_events_process()
+    _setup_events.update(set(TransferEvent.objects.values_list("pk", flat=True)) - before)
+
+
+def provider_events():
+    """The provider's stored webhooks the test's own steps brought, not those of setting up the
+    brands' own accounts and their funding."""
+    return TransferEvent.objects.exclude(pk__in=_setup_events)
 
 
 @pytest.fixture
@@ -176,11 +245,12 @@ def vic(make_user, alpaca):
 
 @pytest.fixture
 def make_live_campaign(alpaca):
-    """A live campaign of Alpaca's (or the brand given), funded from a sandbox deposit."""
+    """A live campaign of Alpaca's (or the brand given), funded by a deposit on the brand's own
+    virtual IBAN at the sandbox provider (fund)."""
 
     def make(*, slug="summer-glow", package="all_in_one", currency="EUR", budget=100_00, brand=None, **extra):
         brand = brand or alpaca
-        brand_deposit_record(brand=brand, amount=budget, currency=currency, bank_reference=f"FUND-{slug}")
+        fund(brand, budget, currency, reference=f"FUND-{slug}")
         campaign = campaign_create(
             brand=brand,
             name=slug.replace("-", " ").title(),
@@ -242,6 +312,7 @@ def _fresh_cache():
     cache.clear()
     _shared_accounts.clear()  # account ids of a rolled-back test would be remembered otherwise
     brand_livemode_forget()  # and so would the modes of its brands
+    _setup_events.clear()
     yield
     cache.clear()
     _shared_accounts.clear()

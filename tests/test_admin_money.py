@@ -6,9 +6,8 @@ from django.contrib.admin.models import LogEntry
 from django.test import override_settings
 from django.urls import reverse
 
-from campaigns.services.funding import brand_deposit_record
 from payouts.models import Payout
-from tests.conftest import PASSWORD, SignedInClient, totp_enable
+from tests.conftest import PASSWORD, SignedInClient, fund, totp_enable
 from tests.payouts.conftest import IBANS
 from verification.models import ActionClaim, ReviewDecision
 from verification.services.participants import identity_attach, participant_create
@@ -34,7 +33,7 @@ def admin(rita):
 @pytest.fixture
 def waiting_payout(client, fiona, alpaca, django_capture_on_commit_callbacks):
     """Fiona's manual payout of €900.00, above the threshold: it waits for a second person."""
-    brand_deposit_record(brand=alpaca, amount=2_000_00, currency="EUR", bank_reference="DEP-ADMIN")
+    fund(alpaca, 2_000_00, "EUR", reference="DEP-ADMIN")
     client.force_login(fiona)
     details = {"name": "Mo Manual", "email": "mo@example.com", "iban": IBANS["settle"], "consent": "on"}
     with django_capture_on_commit_callbacks(execute=True):

@@ -14,10 +14,9 @@ from django.urls import reverse
 
 from campaigns.models import Role
 from campaigns.services.brands import brand_create, member_add
-from campaigns.services.funding import brand_deposit_record
 from joyback.api.models import ApiKey
 from joyback.ledger.models import Account, AccountKind
-from tests.conftest import PASSWORD, SignedInClient, totp_code, totp_enable, verified
+from tests.conftest import PASSWORD, SignedInClient, fund, totp_code, totp_enable, verified
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +31,7 @@ def otto(make_user):
 @pytest.fixture
 def otter(otto):
     brand = verified(brand_create(name="Otter Outfitters", slug="otter", owner=otto, currency="EUR"))
-    brand_deposit_record(brand=brand, amount=500_00, currency="EUR", bank_reference="OTTER-1")
+    fund(brand, 500_00, "EUR", reference="OTTER-1")
     return brand
 
 

@@ -258,6 +258,7 @@ ORDER = psp.PaymentOrder(
     currency="EUR",
     creditor_name="Pat Example",
     account=BankAccount(rail=Rail.SEPA, iban="DE89370400440532013000"),
+    livemode=False,  # a test brand's: the sandbox's play money
 )
 # Each call site, run as a test brand's call would run it (its provider's errors are answers too).
 CALLS = {
@@ -607,9 +608,7 @@ def test_a_deposit_the_ledger_refuses_is_parked(alpaca, monkeypatch):
     """Whatever else makes the ledger refuse a booked deposit, it is parked, not retried."""
     from joyback.ledger.services import InvalidPosting
 
-    account = VirtualAccount.objects.create(
-        brand=alpaca, currency="EUR", provider="adyen", status="open", balance_account_id="BAALPACA01"
-    )
+    account = VirtualAccount.objects.get(brand=alpaca, currency="EUR")  # its own, at the provider
 
     def refuse(**_kwargs):
         raise InvalidPosting("mixed modes")

@@ -39,15 +39,15 @@ PROVIDER_DRIFT_TOLERANCE_MINOR = env.get("PROVIDER_DRIFT_TOLERANCE_MINOR")
 SANDBOX_BANK_HMAC_KEY = env.get("SANDBOX_BANK_HMAC_KEY")
 # How far back a lost answer's transfer is looked for (GET /transfers needs a window).
 ADYEN_QUERY_DAYS = env.get("ADYEN_QUERY_DAYS")
-# The platform's own account the payouts leave from (the debtor of pain.001 files).
+# The platform's own bank account: its statements are reconciled; no brand's payouts leave it.
 PAYOUT_DEBTOR_NAME = env.get("PAYOUT_DEBTOR_NAME")
 PAYOUT_DEBTOR_IBAN = env.get("PAYOUT_DEBTOR_IBAN")
 PAYOUT_DEBTOR_BIC = env.get("PAYOUT_DEBTOR_BIC")
-# SEPA payouts go instant unless "batch": then they wait for the next pain.001 file.
+# SEPA payouts go instant unless "batch": then they leave the brand's own balance account as a
+# regular SEPA credit transfer (Adyen's priority "regular"), never in a file of the platform's bank.
 PAYOUT_SEPA_MODE = env.get("PAYOUT_SEPA_MODE")
 # Currencies without a local rail that are still paid, by SWIFT transfer.
 PAYOUT_SWIFT_CURRENCIES = env.get("PAYOUT_SWIFT_CURRENCIES")
-PAYOUT_FILE_MAX_TRANSACTIONS = env.get("PAYOUT_FILE_MAX_TRANSACTIONS")
 
 # The controls on payouts made by hand (dashboard and API), over a rolling window: the brand's total
 # and one bank account's total (across brands) are capped; past PAYOUT_WINDOW_APPROVAL_THRESHOLD in
@@ -84,18 +84,12 @@ BRAND_VERIFIED_TASK = "payouts.funding.tasks.virtual_account_request_task"
 # each raises BrandNotVerified while the payment provider has not allowed the brand's capabilities,
 # or its balance account drifted from its ledger account.
 BRAND_MONEY_CHECKS = ["payouts.funding.onboarding.brand_custody_check"]
-# Brands hold their own money at the provider: a live brand without its own balance account there
-# moves no money (no payout from the platform's balance account or bank, no funding by payment
-# reference to the platform's account, no deposit swept into the platform's pool). Not an
-# environment variable: no installation can turn the pool back on. Only the test settings do, for
-# the fixtures that still fund the platform's bank (config/settings/test.py).
-CUSTODY_POOLED_LEGACY = False
 # Test mode's play money: the sandbox bank's test account, kept apart from the live bank channel.
 SANDBOX_TEST_FUNDS = "payouts.providers.test_mode_bank.play_money_add"
 # A payout submitted this many days before the newest statement line, and on none, is an exception.
 RECONCILIATION_STALE_DAYS = env.get("RECONCILIATION_STALE_DAYS")
 # Booking an exception's line to suspense above this many minor units needs a second staff member's
-# approval (linking it to a payout or booking it as a brand's deposit always does).
+# approval (linking it to a payout always does; booking it as a brand's deposit is refused).
 RECONCILIATION_SECOND_APPROVAL_MINOR = env.get("RECONCILIATION_SECOND_APPROVAL_MINOR")
 # The ledger's platform bank differing from the bank's closing balance by more than this many minor
 # units pauses every payout until staff clear the alert.

@@ -8,12 +8,6 @@ from config.settings.tasks import CACHES, Q_CLUSTER, REDIS_URL
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
-# Most of the suite's brands are funded the old way (brand_deposit_record books the platform's
-# bank, payouts leave from its balance account): the pooled path production refuses
-# (config/settings/payouts.py). The tests of custody turn it off and check that everything refuses
-# (tests/payouts/test_custody_pool_retired.py).
-CUSTODY_POOLED_LEGACY = True
-
 # Queued work runs inline, at once.
 Q_CLUSTER["sync"] = env.get("Q_SYNC", default=True)
 

@@ -106,9 +106,7 @@ def brands_custody_blocked(*, brand_ids) -> set[int]:
 
 def brands_holding_own(*, brand_ids) -> set[int]:
     """Of these brands, those whose money may move: each with a balance account of its own open at
-    the provider (every brand, while the suite's old fixtures keep the pool: CUSTODY_POOLED_LEGACY)."""
-    if settings.CUSTODY_POOLED_LEGACY:
-        return set(brand_ids)
+    the provider."""
     return set(
         VirtualAccount.objects.filter(
             brand_id__in=list(brand_ids), brand__livemode=True, status=VirtualAccountStatus.OPEN

@@ -109,24 +109,23 @@ def virtual_account_request(*, brand: Brand, currency: str) -> VirtualAccount:
         VirtualAccount.objects.bulk_create(
             [VirtualAccount(brand=brand, currency=currency, provider=provider.NAME)], ignore_conflicts=True
         )
-        if not settings.CUSTODY_POOLED_LEGACY:
-            # An account from before brands held their own (under the platform's account holder,
-            # swept into its pool) is opened again under the brand's own: its old balance account
-            # and IBAN are kept aside, recognised if money still arrives there, never used again.
-            VirtualAccount.objects.filter(
-                brand=brand, currency=currency, status=Status.OPEN, account_holder_id=""
-            ).update(
-                status=Status.REQUESTED,
-                legacy_balance_account_id=F("balance_account_id"),
-                balance_account_id="",
-                payment_instrument_id="",
-                sweep_id="",
-                iban="",
-                bic="",
-                attempts=0,
-                error="",
-                requested_at=timezone.now(),
-            )
+        # An account from before brands held their own (under the platform's account holder,
+        # swept into its pool) is opened again under the brand's own: its old balance account and
+        # IBAN are kept aside, recognised if money still arrives there, never used again.
+        VirtualAccount.objects.filter(
+            brand=brand, currency=currency, status=Status.OPEN, account_holder_id=""
+        ).update(
+            status=Status.REQUESTED,
+            legacy_balance_account_id=F("balance_account_id"),
+            balance_account_id="",
+            payment_instrument_id="",
+            sweep_id="",
+            iban="",
+            bic="",
+            attempts=0,
+            error="",
+            requested_at=timezone.now(),
+        )
         account = VirtualAccount.objects.get(brand=brand, currency=currency)
         if account.status == Status.REQUESTED:
             standing_work_inline(virtual_accounts_open, ids=[account.pk])
@@ -287,15 +286,13 @@ def provider_transfer_apply(payload: dict) -> str | None:
             status=found.status,
             reference=found.reference,
         )
-    if not account.account_holder_id and not settings.CUSTODY_POOLED_LEGACY:
+    if not account.account_holder_id:
         # An account from before brands held their own, under the platform's account holder: what
         # lands on it (or its sweep moves into the platform's pool) is never booked as the brand's
         # money; staff return it, or move it once the brand holds its own account (custody_move).
         if found.status == "booked" and found.amount > 0:
             return _transfer_park(account, found)
         return f"{found.kind} {found.status} on an account from before brands held their own"
-    if found.kind == "sweep" and not account.account_holder_id:
-        return _sweep_apply(account, found)  # an account from before brands held their own
     if found.kind != "deposit":
         # On a brand's own account nothing is swept anywhere, and a transfer out that is not one
         # of its payouts is never booked as one: staff explain it.
@@ -463,26 +460,6 @@ def _deposit_reverse(deposit: ProviderDeposit) -> Transaction | None:
             currency=deposit.currency,
         )
         return None
-
-
-def _sweep_apply(account: VirtualAccount, found: provider.IncomingTransfer) -> str:
-    """The provider moved a virtual account's money on to the platform's balance account."""
-    if found.status != "booked" or found.amount <= 0:
-        return f"sweep {found.status}"
-    try:
-        with transaction.atomic(durable=True):
-            transfer_post(
-                source=platform_bank(currency=found.currency),
-                destination=provider_balance(provider=provider.NAME, currency=found.currency),
-                amount=found.amount,
-                reason="provider_sweep",
-                idempotency_key=_sweep_key(found.transfer_id),
-                reference=f"provider:{found.balance_account_id}",
-                description=f"Sweep {found.transfer_id} from the virtual account",
-            )
-    except LedgerError:
-        return _transfer_park(account, found)
-    return "sweep_booked"
 
 
 # What the platform held for a brand before brands held their own, moved to the brand's own account.

@@ -267,11 +267,10 @@ class PooledSourceRefused(PspError):
 def transfer_source(order: PaymentOrder) -> str:
     """The balance account a payout leaves from: the brand's own. Test mode's play money leaves the
     sandbox's platform account (test only: the sandbox bank, never live money); a live payout
-    without its brand's account is refused (fail closed: livemode unknown counts as live), unless
-    the suite's old fixtures keep the pool (CUSTODY_POOLED_LEGACY, never in production)."""
+    without its brand's account is refused (fail closed: livemode unknown counts as live)."""
     if order.balance_account_id:
         return order.balance_account_id
-    if order.livemode is False or settings.CUSTODY_POOLED_LEGACY:
+    if order.livemode is False:
         return settings.ADYEN_BALANCE_ACCOUNT_ID
     raise PooledSourceRefused(
         f"payout {order.end_to_end_id} has no brand balance account to leave from; the platform's "

@@ -7,10 +7,10 @@ provider port (payouts.psp) routes a test brand's requests to its transport, the
 views, and everything else asks this module.
 """
 
+from payouts.funding.onboarding import brand_custody_check
 from payouts.funding.selectors import brand_balance_account_id, virtual_account_for_brand
 from payouts.sandbox.bank import payment_return
 from payouts.sandbox.bank import webhooks_deliver as payment_webhooks_deliver
-from payouts.sandbox.files import brand_transfer_arrive as reference_transfer_arrive
 from payouts.sandbox.funding import (
     TEST_ACCOUNT_IBAN,
     PlayMoneyRefused,
@@ -37,15 +37,14 @@ __all__ = [
 def brand_transfer_arrive(*, brand, amount: int) -> None:
     """The sandbox's top up (SANDBOX_BANK_TRANSFER): the brand's bank sends the money to the brand's
     own virtual IBAN, and the provider's signed webhooks report it (the standing worker's pass, done
-    at once here); a brand not yet holding its own account funds the retired way, by reference to
-    the platform's account, which the bank channel books."""
+    at once here). A brand without its own account there has no top up: its money moves nowhere
+    (brand_money_allowed_check refused it before this)."""
     from payouts.submission.webhooks import (
         transfer_events_process,
     )  # deferred: the lifecycle imports this door
 
     if not brand_balance_account_id(brand=brand):
-        reference_transfer_arrive(brand=brand, amount=amount)
-        return
+        brand_custody_check(brand=brand)  # says why the brand's money may not move yet
     account = virtual_account_for_brand(brand=brand, currency=brand.default_currency)
     deposit_simulate(iban=account.iban, amount=amount, payer_name=brand.legal_name or brand.name)
     funding_webhooks_deliver()

@@ -322,7 +322,8 @@ class ReconciliationExceptionAdmin(admin.ModelAdmin):
                 "end_to_end_id": line.end_to_end_id,
                 "return_reason": line.return_reason,
             },
-            "actions_choices": ResolutionAction.choices,
+            # Booking a line as a brand's deposit is refused (the platform keeps no brand's money).
+            "actions_choices": [c for c in ResolutionAction.choices if c[0] != ResolutionAction.DEPOSIT],
             "can_resolve": request.user.has_perm("payouts.exception_resolve"),
             "open_status": ExceptionStatus.OPEN,
         }

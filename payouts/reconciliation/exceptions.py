@@ -12,7 +12,6 @@ from campaigns.models import Brand, LimitKind
 from joyback.ledger.models import AccountKind
 from joyback.ledger.services import InsufficientFunds, account_get_or_create, platform_bank, transfer_post
 from joyback.users.four_eyes import second_person_refusal
-from payouts.funding.deposits import brand_deposit_book
 from payouts.models import ExceptionResolution as Resolution
 from payouts.models import Payout, ReconciliationException, StatementLine
 from payouts.models.payouts import PayoutStatus
@@ -30,12 +29,12 @@ from payouts.submission.outcomes import payout_return, payout_settle
 ALERTS = (Reason.SEQUENCE_GAP, Reason.OPENING_MISMATCH, Reason.BANK_DRIFT)
 
 
-# Linking settles or returns a payout (money reaches a person, or goes back to a brand) and a
-# deposit credits a brand: staff decide whose money it is, so a second staff member confirms it
-# whatever the amount. Suspense only parks the bank's own line where no one can spend it: the bank's
-# message is the authority for that booking, so one person does it, and a second is asked only above
+# Linking settles or returns a payout (money reaches a person, or goes back to a brand): staff
+# decide whose money it is, so a second staff member confirms it whatever the amount. Suspense only
+# parks the bank's own line where no one can spend it: the bank's message is the authority for that
+# booking, so one person does it, and a second is asked only above
 # RECONCILIATION_SECOND_APPROVAL_MINOR.
-TO_SOMEONE = (Action.LINK, Action.DEPOSIT)
+TO_SOMEONE = (Action.LINK,)
 
 
 def exception_resolution_record(
@@ -76,10 +75,11 @@ def exception_resolve(
     brand: Brand | None = None,
     note: str = "",
 ) -> ReconciliationException:
-    """Link the line to a payout, book it to suspense or as a brand's deposit (money that came in
-    without the brand's reference), mark the payout re-paid, or clear an alert.
+    """Link the line to a payout, book it to suspense, mark the payout re-paid, or clear an alert.
+    Booking money on the platform's account as a brand's deposit is refused: the platform keeps no
+    brand's money (staff send it back; the brand funds its own virtual IBAN at the provider).
 
-    Platform staff only, and always with a reason. Linking, booking a deposit, and booking to
+    Platform staff only, and always with a reason. Linking and booking to
     suspense above the second-approval amount are first proposed, then done when another staff
     member approves the same thing; until then the exception stays open (its proposal shows who
     asked for what)."""
@@ -175,10 +175,6 @@ def _exception_resolve(
     exception, *, action, actor, payout, note, brand=None, approved_by=None
 ) -> ReconciliationException:
     line = exception.line
-    if action == Action.DEPOSIT:
-        return _resolve_deposit(
-            exception, line=line, brand=brand, actor=actor, note=note, approved_by=approved_by
-        )
     if action == Action.LINK:
         return _resolve_link(
             exception, line=line, payout=payout, actor=actor, note=note, approved_by=approved_by
@@ -269,28 +265,6 @@ def _resolve_link(exception, *, line, payout, actor, note, approved_by=None):
         )
 
 
-def _resolve_deposit(exception, *, line, brand, actor, note, approved_by=None):
-    """Money that came in without a brand's reference, which staff found to be a brand's transfer
-    (the bank's details, the brand's own statement): booked as its deposit, keyed like any other."""
-    _deposit_refuse(line=line, brand=brand)
-    posted = brand_deposit_book(
-        brand=brand,
-        amount=line.amount,
-        currency=line.currency,
-        bank_reference=line.entry_ref or line.dedupe_key[-32:],
-        receiving_account=line.statement.account,
-    )
-    with transaction.atomic(durable=True):
-        StatementLine.objects.filter(pk=line.pk).update(
-            state=State.MATCHED, brand=brand, ledger_transaction_id=posted.pk
-        )
-        ReconciliationException.objects.filter(pk=exception.pk).update(brand=brand)
-        exception.brand_id = brand.pk  # the resolution names it too
-        return exception_resolution_record(
-            exception, action=Action.DEPOSIT, actor=actor, note=note, tx=posted.pk, approved_by=approved_by
-        )
-
-
 def _deposit_refuse(*, line, brand) -> None:
     if line is None or not line.credit or line.kind != Kind.DEPOSIT:
         raise ReconciliationRefused(_("Only money that came in can be booked as a brand's deposit."))
@@ -298,6 +272,13 @@ def _deposit_refuse(*, line, brand) -> None:
         raise ReconciliationRefused(_("Choose the brand whose money it is."))
     if not brand.livemode:
         raise ReconciliationRefused(_("The bank's money is live: book it to the brand, not its test data."))
+    # Booked as the brand's, it would be the brand's money kept in the platform's account: a pool.
+    raise ReconciliationRefused(
+        _(
+            "JoyBack's account keeps no brand's money: send it back to the sender. The brand funds "
+            "through its own virtual IBAN at our payment provider."
+        )
+    )
 
 
 def _link_refuse_if_matched(*, line, payout) -> None:

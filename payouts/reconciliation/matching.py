@@ -11,7 +11,6 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from payouts.funding.deposits import brand_deposit_book
-from payouts.funding.selectors import brand_balance_account_id
 from payouts.models import PaymentBatch, Payout, ReconciliationException, StatementImport, StatementLine
 from payouts.models.payouts import PayoutStatus
 from payouts.models.reconciliation import ExceptionReason as Reason
@@ -239,9 +238,7 @@ def _deposit_line(line: StatementLine) -> bool:
         return _exception(
             line, Reason.UNKNOWN_LINE, _("Money came in with no brand's payment reference on it.")
         )
-    if brand.livemode and (
-        not settings.CUSTODY_POOLED_LEGACY or brand_balance_account_id(brand=brand, currency=line.currency)
-    ):
+    if brand.livemode:
         # Funding by reference to the platform's account is retired: the bank's word is that the
         # platform's account received it, and the reference is only a hint of whose it may be, so
         # it is never the brand's funding; staff send it back, or move it with custody_move.

@@ -16,7 +16,6 @@ from payouts.iso20022.camt import camt_read
 from payouts.iso20022.types import SchemaError
 from payouts.payout_table import payout_table_csv, payouts_table_context
 from payouts.reconciliation import selectors
-from payouts.reconciliation.references import brand_deposit_reference
 
 
 def _payouts_table(request) -> dict:
@@ -39,9 +38,6 @@ def _context(request, **extra):
         "resolved": selectors.exceptions_resolved(brand=brand),
         "deposits": selectors.deposits_evidence(brand=brand),
         "charts": selectors.campaign_spend(brand=brand),
-        # Funding by reference to the platform's account is retired (only the suite's pooled
-        # fixtures still show it): brands fund their own virtual IBAN.
-        "deposit_reference": brand_deposit_reference(brand) if settings.CUSTODY_POOLED_LEGACY else "",
         "can_compare": request.membership.role in roles.FUND,
         **extra,
     }

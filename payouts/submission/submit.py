@@ -12,7 +12,7 @@ from joyback.modes import brand_livemode
 from payouts import psp
 from payouts.funding.selectors import brand_balance_account_id, brands_custody_blocked
 from payouts.models import Payout
-from payouts.models.payouts import PayoutScheme, PayoutStatus
+from payouts.models.payouts import PayoutStatus
 from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import crash_point
 from payouts.submission.outcomes import (
@@ -46,15 +46,6 @@ def payout_payment_order(payout: Payout) -> psp.PaymentOrder:
     )
 
 
-def payout_leaves_own_account(payout: Payout) -> bool:
-    """A live payout leaves its brand's own balance account at the provider, a batch SEPA transfer
-    too (Adyen's priority "regular"): never a file from the platform's bank account."""
-    return bool(
-        brand_livemode(payout.brand_id)
-        and brand_balance_account_id(brand=payout.brand_id, currency=payout.currency)
-    )
-
-
 def payout_submit(*, payout_id: int) -> Payout:
     """Take a payout as far as it can go now: payee verified, then sent to the PSP exactly once."""
     payout = Payout.objects.select_related("payee").get(pk=payout_id)
@@ -67,10 +58,6 @@ def payout_submit(*, payout_id: int) -> Payout:
     if payout.status == PayoutStatus.CREATED and not payout_payee_verify(payout):
         return payout
     if payout.status != PayoutStatus.PAYEE_VERIFIED:
-        return payout
-    if payout.scheme == PayoutScheme.SEPA and not payout_leaves_own_account(payout):
-        # The platform bank's pain.001 files: the suite's pooled fixtures only (no live brand
-        # without its own balance account moves money, CUSTODY_POOLED_LEGACY).
         return payout
     if payouts_paused() or brands_custody_blocked(brand_ids=[payout.brand_id]):
         # The ledger's bank and the bank's statement disagree, or the brand's own account at the

@@ -6,7 +6,6 @@ from django.utils import timezone
 
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import accounts_of_kind
-from payouts.batches import payment_batch_build
 from payouts.models import Payout
 from payouts.models.payouts import PayoutStatus
 from payouts.notifications import notifications_due, notifications_send
@@ -42,8 +41,6 @@ def payouts_sweep(*, now=None) -> dict:
     # The test-mode bank's webhooks, as the provider would send them (test-mode payouts' everywhere).
     webhooks_deliver()
     done["events"] = transfer_events_process()
-    # In instant mode too: a transfer the payee's bank could not take instantly goes by file.
-    done["files"] = len(payment_batch_build())
     for participant_id, currency in participants_owed(limit=200):
         done["created"] = done.get("created", 0) + bool(
             payout_for_participant(participant_id=participant_id, currency=currency)

@@ -10,9 +10,10 @@ import pytest
 from django.urls import URLPattern, get_resolver
 
 from campaigns.services.campaigns import campaign_create, campaign_transition
-from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.funding import campaign_fund
 from tests.api.conftest import purchase
 from tests.campaigns.test_cross_brand import walk
+from tests.conftest import fund
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +27,7 @@ def cashback_campaign(brand):
         countries=["DE"],
         languages=[],
     )
-    brand_deposit_record(brand=brand, amount=50_00, currency="EUR", bank_reference=f"API-{brand.slug}")
+    fund(brand, 50_00, "EUR", reference=f"API-{brand.slug}")
     campaign_fund(campaign=campaign, amount=50_00)
     return campaign_transition(campaign=campaign, to="live")
 
@@ -42,7 +43,7 @@ MAKERS = {
 
 
 def standalone_payout(brand, api) -> int:
-    brand_deposit_record(brand=brand, amount=20_00, currency="EUR", bank_reference=f"PAY-{brand.slug}")
+    fund(brand, 20_00, "EUR", reference=f"PAY-{brand.slug}")
     payee = {"name": "Mo Manual", "email": "mo@example.com", "iban": "DE89370400440532013000"}
     return api.post("payouts", {"amount": 10_00, "currency": "EUR", "payee": payee}).json()["id"]
 

@@ -6,7 +6,6 @@ import json
 import pytest
 from django.test import Client
 
-from campaigns.services.funding import brand_deposit_record
 from joyback.api.keys import api_key_create, api_key_rotate
 from joyback.api.webhooks.endpoints import webhook_endpoint_create
 from joyback.ledger.models import Account, AccountKind
@@ -14,6 +13,7 @@ from joyback.ledger.selectors import ledger_drift
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment
 from payouts.submission.sweeps import payouts_sweep
 from tests.api.conftest import Api
+from tests.conftest import fund
 from tests.payouts.conftest import IBANS
 from tests.verification.test_claim_races import race
 from verification.models import Participant
@@ -52,7 +52,7 @@ def funding(brand):
 
 @pytest.fixture
 def funded(alpaca):
-    brand_deposit_record(brand=alpaca, amount=2_000_00, currency="EUR", bank_reference="DEP-API")
+    fund(alpaca, 2_000_00, "EUR", reference="DEP-API")
     return alpaca
 
 
@@ -123,7 +123,7 @@ def test_above_the_threshold_it_waits_for_approval_in_the_dashboard(api, setting
     ],
 )
 def test_each_rail_takes_its_own_bank_details(api, funded, currency, payee, field):
-    brand_deposit_record(brand=funded, amount=1_000_00, currency=currency, bank_reference=f"DEP-{currency}")
+    fund(funded, 1_000_00, currency, reference=f"DEP-{currency}")
     response = api.post("payouts", payout_body(amount=10_00, currency=currency, **payee))
     if field is None:
         assert response.status_code == 201, response.json()
@@ -293,11 +293,10 @@ def test_the_reconciliation_report_sums_the_brands_money_per_currency(
 
 
 def test_an_unverified_brand_cannot_pay_out_by_api(client, make_user):
-    """Signed up, key made, a deposit even booked by the bank: no payout until staff verify."""
+    """Signed up, key made: no payout until staff verify (nor any account to fund before)."""
     from campaigns.services.brands import brand_create
 
     dodo = brand_create(name="Dodo Drinks", slug="dodo", owner=make_user("dora@dodo.example"))
-    brand_deposit_record(brand=dodo, amount=500_00, currency="EUR", bank_reference="DEP-DODO")
     api = Api(client, api_key_create(brand_id=dodo.pk, name="backend", scopes=["payouts"]).secret)
 
     response = api.post("payouts", payout_body())

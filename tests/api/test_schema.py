@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis import checks
 
 from joyback.api.keys import api_key_create
+from tests.conftest import fund
 
 pytestmark = pytest.mark.django_db
 
@@ -64,9 +65,8 @@ def keep_connection():
 
 @pytest.fixture
 def key_header(alpaca, shop, keep_connection):
-    from campaigns.services.funding import brand_deposit_record
 
-    brand_deposit_record(brand=alpaca, amount=1_000_00, currency="EUR", bank_reference="FUZZ")
+    fund(alpaca, 1_000_00, "EUR", reference="FUZZ")
     secret = api_key_create(brand_id=alpaca.pk, name="fuzz", scopes=["read", "events", "payouts"]).secret
     return {"Authorization": f"Bearer {secret}"}
 

@@ -44,15 +44,15 @@ def data_setup() -> str:
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from campaigns.services.brands import brand_create
     from campaigns.services.campaigns import campaign_create, campaign_transition
-    from campaigns.services.funding import brand_deposit_record, campaign_fund
+    from campaigns.services.funding import campaign_fund
     from joyback.api.keys import api_key_create
-    from tests.conftest import verified
+    from tests.conftest import fund, verified
 
     owner = get_user_model().objects.create_user(email="api@bench.localhost", password="bench-owner-pw")
     brand = brand_create(name="Bench Shop", slug="bench-shop", owner=owner, currency="EUR")
     verified(brand)  # funding and payouts are open to verified brands only
     budget = 10_000_000_00
-    brand_deposit_record(brand=brand, amount=budget, currency="EUR", bank_reference="BENCH-API")
+    fund(brand, budget, "EUR", reference="BENCH-API")
     campaign = campaign_create(
         brand=brand, name="Bench Cashback", package="cashback", currency="EUR", countries=["DE"], languages=[]
     )

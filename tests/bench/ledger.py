@@ -61,7 +61,7 @@ def accounts_setup(*, participants: int, history: int) -> Accounts:
 
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from joyback.ledger.models import Account, AccountKind
-    from joyback.ledger.services import account_get_or_create, platform_bank, transfer_post
+    from joyback.ledger.services import account_get_or_create, transfer_post
 
     def budget_open(campaign: int) -> Account:
         return account_get_or_create(
@@ -73,7 +73,11 @@ def accounts_setup(*, participants: int, history: int) -> Accounts:
         )
 
     with transaction.atomic(durable=True):
-        bank = platform_bank(currency=CURRENCY)
+        # The brand's own balance account at the provider, where its deposits stay (not remembered
+        # by the process as account_for would: the bench's next part starts on a fresh database).
+        bank = account_get_or_create(
+            kind=AccountKind.BRAND_BALANCE, currency=CURRENCY, brand_id=BRAND_ID, name="Bench balance account"
+        )
         funding = account_get_or_create(
             kind=AccountKind.BRAND_FUNDING, currency=CURRENCY, brand_id=BRAND_ID, name="Bench brand funding"
         )
@@ -281,13 +285,17 @@ def ledger_verify(*, accounts: Accounts) -> str:
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from joyback.ledger.models import NORMAL_DEBIT
+
     with connection.cursor() as cursor:
         cursor.execute(
             """
             SELECT count(*) FROM ledger_account a
-             WHERE a.balance <> (CASE WHEN a.kind = 'platform_bank' THEN 1 ELSE -1 END)
+             WHERE a.balance <> (CASE WHEN a.kind = ANY(%s) THEN 1 ELSE -1 END)
                    * COALESCE((SELECT sum(e.amount) FROM ledger_entry e WHERE e.account_id = a.id), 0)
-            """
+            """,
+            [sorted(str(kind) for kind in NORMAL_DEBIT)],
         )
         (wrong_balances,) = cursor.fetchone()
         cursor.execute(

@@ -206,12 +206,12 @@ def setup(*, runs: dict) -> Setup:
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from campaigns.services.brands import brand_create
     from campaigns.services.campaigns import campaign_create, campaign_transition
-    from campaigns.services.funding import brand_deposit_record, campaign_fund
+    from campaigns.services.funding import campaign_fund
     from payouts.forms import CONSENT_VERSION
     from payouts.models.payees import VopResult
     from payouts.payees.services import payee_account_save
     from payouts.vop import payee_vop_check
-    from tests.conftest import verified
+    from tests.conftest import fund, verified
     from verification.services.participants import identity_attach, participant_create
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per VoP request otherwise
@@ -222,7 +222,7 @@ def setup(*, runs: dict) -> Setup:
     verified(brand)  # funding and payouts are open to verified brands only
     total = sum(warm + timed for warm, timed in runs.values())
     budget = 100 * total * 2_00
-    brand_deposit_record(brand=brand, amount=budget, currency="EUR", bank_reference="BENCH-PAYOUT")
+    fund(brand, budget, "EUR", reference="BENCH-PAYOUT")
     campaign = campaign_create(
         brand=brand,
         name="Bench Payday Club",

@@ -74,10 +74,10 @@ def setup(*, sequential: int, concurrent: int, workers: int, history: int) -> Se
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from campaigns.services.brands import brand_create
     from campaigns.services.campaigns import campaign_create, campaign_transition
-    from campaigns.services.funding import brand_deposit_record, campaign_budget_account, campaign_fund
+    from campaigns.services.funding import campaign_budget_account, campaign_fund
     from joyback.ledger.models import Account, AccountKind
     from tests.bench import ledger
-    from tests.conftest import verified
+    from tests.conftest import fund, verified
     from verification.services.participants import identity_attach, participant_create
 
     owner = get_user_model().objects.create_user(
@@ -88,9 +88,7 @@ def setup(*, sequential: int, concurrent: int, workers: int, history: int) -> Se
     people = workers + sequential + concurrent + 1
     past_total = history * ledger.REWARD
     budget = 100 * people * 2_00  # far more than the runs pay out
-    brand_deposit_record(
-        brand=brand, amount=past_total + budget, currency="EUR", bank_reference="BENCH-REWARD"
-    )
+    fund(brand, past_total + budget, "EUR", reference="BENCH-REWARD")
     common = dict(brand=brand, package="whatsapp_reward", currency="EUR", countries=["DE"], languages=["en"])
 
     # The ledger's past: an earlier campaign's rewards to earlier participants, written by SQL.
@@ -283,6 +281,9 @@ def verify(plan: Setup) -> str:
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from django.db import connection
 
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from joyback.ledger.models import NORMAL_DEBIT
+
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*), count(ledger_transaction_id) FROM verification_actionclaim "
@@ -294,8 +295,9 @@ def verify(plan: Setup) -> str:
         (balance,) = cursor.fetchone()
         cursor.execute(
             "SELECT count(*) FROM ledger_account a WHERE a.balance <> "
-            "(CASE WHEN a.kind = 'platform_bank' THEN 1 ELSE -1 END) "
-            "* COALESCE((SELECT sum(e.amount) FROM ledger_entry e WHERE e.account_id = a.id), 0)"
+            "(CASE WHEN a.kind = ANY(%s) THEN 1 ELSE -1 END) "
+            "* COALESCE((SELECT sum(e.amount) FROM ledger_entry e WHERE e.account_id = a.id), 0)",
+            [sorted(str(kind) for kind in NORMAL_DEBIT)],
         )
         (wrong,) = cursor.fetchone()
     expected = len(plan.warmup_ids) + len(plan.sequential_ids) + len(plan.concurrent_ids)

@@ -86,6 +86,10 @@ class Client:
 
 
 def free_port() -> int:
+    """$BENCH_PORT when set (a machine shared by several people, each given a port), else any free
+    port the system gives."""
+    if os.environ.get("BENCH_PORT"):
+        return int(os.environ["BENCH_PORT"])
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
@@ -170,6 +174,14 @@ def database_prepare(server: Server, bench_db: str) -> None:
     from tests.bench import ledger
 
     ledger.django_setup()
+    # deferred: the bench sets Django up (its settings, per process) before importing apps
+    from joyback.ledger.services import _shared_accounts
+    from joyback.modes import brand_livemode_forget
+
+    # What this process remembered of the last part's database (accounts' ids, brands' modes) names
+    # rows of a database that is gone: each part's brand has its own balance account anew.
+    _shared_accounts.clear()
+    brand_livemode_forget()
     if reuse:
         return
     # deferred: the bench sets Django up (its settings, per process) before importing apps
@@ -194,8 +206,8 @@ def data_setup(*, people: int) -> list[Client]:
     # deferred: the bench sets Django up (its settings, per process) before importing apps
     from campaigns.services.brands import brand_create
     from campaigns.services.campaigns import campaign_create, campaign_transition
-    from campaigns.services.funding import brand_deposit_record, campaign_fund
-    from tests.conftest import verified
+    from campaigns.services.funding import campaign_fund
+    from tests.conftest import fund, verified
     from verification.services.participants import identity_attach, participant_create
     from verification.services.rewards import action_reward
     from verification.sessions import COOKIE, participant_cookie_value
@@ -204,7 +216,7 @@ def data_setup(*, people: int) -> list[Client]:
     brand = brand_create(name="Bench Brand", slug="bench-brand", owner=owner, currency="EUR")
     verified(brand)  # funding and payouts are open to verified brands only
     budget = 1_000_000_00
-    brand_deposit_record(brand=brand, amount=budget, currency="EUR", bank_reference="BENCH-DEPOSIT")
+    fund(brand, budget, "EUR", reference="BENCH-DEPOSIT")
     campaign = campaign_create(
         brand=brand,
         name="Bench Summer Glow",

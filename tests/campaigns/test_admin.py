@@ -3,9 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import Account, Entry, Hold, Transaction
-from tests.conftest import totp_enable
+from tests.conftest import fund, totp_enable
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +19,7 @@ def admin_client(client, django_user_model):
 
 
 def test_every_admin_changelist_opens(admin_client, alpaca):
-    brand_deposit_record(brand=alpaca, amount=100_00, currency="EUR", bank_reference="A-1")
+    fund(alpaca, 100_00, "EUR", reference="A-1")
     from django.contrib import admin
 
     for model in admin.site._registry:
@@ -30,7 +29,7 @@ def test_every_admin_changelist_opens(admin_client, alpaca):
 
 @pytest.mark.parametrize("model", [Account, Transaction, Entry, Hold])
 def test_the_ledger_cannot_be_added_changed_or_deleted_in_admin(admin_client, alpaca, model):
-    brand_deposit_record(brand=alpaca, amount=100_00, currency="EUR", bank_reference="A-2")
+    fund(alpaca, 100_00, "EUR", reference="A-2")
     opts = model._meta
     assert admin_client.get(reverse(f"admin:{opts.app_label}_{opts.model_name}_add")).status_code == 403
     obj = model.objects.first()

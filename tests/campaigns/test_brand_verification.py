@@ -20,11 +20,11 @@ from campaigns.services.brands import (
     member_add,
 )
 from campaigns.services.campaigns import campaign_create
-from campaigns.services.funding import brand_deposit_record, brand_topup_sandbox, campaign_fund
+from campaigns.services.funding import brand_topup_sandbox, campaign_fund
 from campaigns.services.refusals import CampaignError
 from joyback.ledger.models import Account, AccountKind, Transaction
 from payouts.manual.services import payout_manual_enter
-from payouts.models import PayeeAccount, Payout, ProviderOnboarding, SandboxBankPayment
+from payouts.models import PayeeAccount, Payout, ProviderOnboarding, SandboxBankPayment, VirtualAccount
 from payouts.rails import iban_check
 from payouts.submission.states import PayoutRefused
 from tests.conftest import totp_enable
@@ -81,8 +81,8 @@ def test_a_new_brand_tries_everything_but_no_money_moves(client, dodo, dora):
     assert NOT_VERIFIED in response.content.decode()
     assert funding(dodo) == 0 and Transaction.objects.count() == transactions_before
 
-    # Money the bank really received for the brand is booked (the bank's word), but stays put.
-    brand_deposit_record(brand=dodo, amount=500_00, currency="EUR", bank_reference="DODO-1")
+    # No account of its own at the payment provider before staff verify it: nothing arrives.
+    assert not VirtualAccount.objects.filter(brand=dodo).exists()
     with pytest.raises(CampaignError, match=NOT_VERIFIED):
         campaign_fund(campaign=campaign, amount=100_00)
     with pytest.raises(PayoutRefused, match=NOT_VERIFIED):
@@ -96,7 +96,7 @@ def test_a_new_brand_tries_everything_but_no_money_moves(client, dodo, dora):
             amount=500_00,
             created_by=dora,
         )
-    assert funding(dodo) == 500_00
+    assert funding(dodo) == 0
     assert not Payout.objects.exists() and not PayeeAccount.objects.exists()
     assert not SandboxBankPayment.objects.exists()
 

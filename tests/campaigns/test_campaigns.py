@@ -7,7 +7,6 @@ from campaigns.models import CampaignStatus, Trigger
 from campaigns.selectors import campaign_budget, campaign_claimability, campaign_dry_run
 from campaigns.services.campaigns import campaign_create, campaign_transition
 from campaigns.services.funding import (
-    brand_deposit_record,
     brand_funding_account,
     campaign_budget_account,
     campaign_fund,
@@ -15,6 +14,7 @@ from campaigns.services.funding import (
 from campaigns.services.refusals import CampaignError
 from campaigns.services.rules import rule_save
 from joyback.ledger.models import Transaction
+from tests.conftest import fund
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +71,7 @@ def test_a_campaign_cannot_go_live_without_budget(alpaca):
 
 
 def test_funding_moves_money_from_the_brand_to_the_campaign(alpaca):
-    brand_deposit_record(brand=alpaca, amount=300_00, currency="EUR", bank_reference="REF-1")
+    fund(alpaca, 300_00, "EUR", reference="REF-1")
     campaign = draft(alpaca)
 
     campaign_fund(campaign=campaign, amount=120_00)
@@ -82,7 +82,7 @@ def test_funding_moves_money_from_the_brand_to_the_campaign(alpaca):
 
 
 def test_funding_more_than_the_brand_has_is_refused_and_changes_nothing(alpaca):
-    brand_deposit_record(brand=alpaca, amount=50_00, currency="EUR", bank_reference="REF-2")
+    fund(alpaca, 50_00, "EUR", reference="REF-2")
     campaign = draft(alpaca)
     before = Transaction.objects.count()
 
@@ -181,7 +181,7 @@ def test_the_live_part_refreshes_as_a_fragment(client, alice, summer):
     ],
 )
 def test_roles_decide_who_edits_funds_and_reads(client, request, summer, persona, url_name, data, expected):
-    brand_deposit_record(brand=summer.brand, amount=10_00, currency="EUR", bank_reference="SPARE")
+    fund(summer.brand, 10_00, "EUR", reference="SPARE")
     client.force_login(request.getfixturevalue(persona))
     args = ["alpaca"] if url_name in ("campaign_new", "brand_topup") else ["alpaca", summer.pk]
 

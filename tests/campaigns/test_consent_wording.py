@@ -8,15 +8,16 @@ from django.urls import reverse
 from campaigns.models import Brand, ConsentWording
 from campaigns.services.campaigns import campaign_create, campaign_transition
 from campaigns.services.consent import consent_wording_save
-from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.funding import campaign_fund
 from campaigns.services.refusals import CampaignError
+from tests.conftest import fund
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def draft(alpaca):
-    brand_deposit_record(brand=alpaca, amount=10_00, currency="EUR", bank_reference="FUND-DRAFT")
+    fund(alpaca, 10_00, "EUR", reference="FUND-DRAFT")
     campaign = campaign_create(
         brand=alpaca,
         name="Club",

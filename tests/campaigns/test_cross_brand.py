@@ -9,7 +9,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.models import Campaign
 from campaigns.services.campaigns import campaign_create, campaign_transition
-from campaigns.services.funding import brand_deposit_record, brand_funding_account, campaign_fund
+from campaigns.services.funding import brand_funding_account, campaign_fund
+from tests.conftest import fund
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +35,7 @@ def sample_claim(brand):
     existing = ActionClaim.objects.filter(campaign=campaign).first()
     if existing:
         return existing
-    brand_deposit_record(brand=brand, amount=100_00, currency="EUR", bank_reference=f"SAMPLE-{brand.slug}")
+    fund(brand, 100_00, "EUR", reference=f"SAMPLE-{brand.slug}")
     campaign_fund(campaign=campaign, amount=100_00)
     campaign_transition(campaign=campaign, to="live")
     person = participant_create(brand=brand)
@@ -84,7 +85,7 @@ def sample_payout(brand):
     existing = Payout.objects.filter(brand=brand).first()
     if existing:
         return existing
-    brand_deposit_record(brand=brand, amount=10_00, currency="EUR", bank_reference=f"PAYOUT-{brand.slug}")
+    fund(brand, 10_00, "EUR", reference=f"PAYOUT-{brand.slug}")
     return payout_manual_enter(
         brand=brand,
         name="Sam Sample",

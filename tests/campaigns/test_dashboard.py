@@ -4,13 +4,14 @@ import pytest
 from django.urls import reverse
 
 from campaigns.services.funding import brand_deposit_record
+from tests.conftest import fund
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def funded_alpaca(alpaca):
-    brand_deposit_record(brand=alpaca, amount=2500_00, currency="EUR", bank_reference="SEPA-REF-1")
+    fund(alpaca, 2500_00, "EUR", reference="SEPA-REF-1")
     return alpaca
 
 
@@ -22,9 +23,9 @@ def test_the_owner_sees_the_funding_balance(client, alice, funded_alpaca):
     assert response.status_code == 200
     assert "€2,500.00" in response.content.decode()
     # The bookings are finance's reading, on their own page.
-    assert "Bank deposit SEPA-REF-1" not in response.content.decode()
+    assert "to the virtual account" not in response.content.decode()
     finance = client.get(reverse("brand_finance", args=["alpaca"])).content.decode()
-    assert "Bank deposit SEPA-REF-1" in finance and "€2,500.00" in finance
+    assert "to the virtual account" in finance and "€2,500.00" in finance
 
 
 @pytest.mark.parametrize("persona", ["fiona", "vic"])
@@ -60,7 +61,7 @@ def test_the_account_statement_lists_entries(client, alice, funded_alpaca):
     response = client.get(reverse("brand_account", args=["alpaca", account.pk]))
 
     assert response.status_code == 200
-    assert "Bank deposit SEPA-REF-1" in response.content.decode()
+    assert "to the virtual account" in response.content.decode()  # the deposit on its own IBAN
 
 
 def test_a_member_of_several_brands_picks_one(client, alice, alpaca, bison):

@@ -21,13 +21,13 @@ from campaigns.services.fees import (
     fee_plan_change_request,
     reward_fee_refund,
 )
-from campaigns.services.funding import brand_deposit_record, campaign_budget_account, campaign_fund
+from campaigns.services.funding import campaign_budget_account, campaign_fund
 from joyback.ledger.models import Account, Transaction
 from joyback.ledger.selectors import ledger_drift
 from joyback.users.four_eyes import SecondPersonRefused, staff_grant_confirm
 from joyback.users.models import StaffGrant
 from payouts.sandbox.funding import play_money_add
-from tests.conftest import totp_enable
+from tests.conftest import fund, totp_enable
 from verification.models import ActionClaim, ClaimStatus
 from verification.services.participants import identity_attach, participant_create
 from verification.services.refusals import ClaimRefused
@@ -174,7 +174,7 @@ def test_the_fee_is_booked_with_the_reward_in_its_transaction(summer, plan):
 
 
 def test_a_reward_whose_fee_the_budget_cannot_pay_is_refused_and_nothing_is_booked(alpaca, plan):
-    brand_deposit_record(brand=alpaca, amount=1_00, currency="EUR", bank_reference="TIGHT")
+    fund(alpaca, 1_00, "EUR", reference="TIGHT")
     campaign = campaign_create(
         brand=alpaca,
         name="Tight",
@@ -393,7 +393,7 @@ CAMPAIGN = None
 
 def test_fees_rewards_and_balances_reconcile(summer, plan):
     global CAMPAIGN
-    brand_deposit_record(brand=summer.brand, amount=10_000_00, currency="EUR", bank_reference="PROPERTY")
+    fund(summer.brand, 10_000_00, "EUR", reference="PROPERTY")
     campaign_fund(campaign=summer, amount=50_000)
     CAMPAIGN = summer
     run_state_machine_as_test(

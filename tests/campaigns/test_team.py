@@ -31,7 +31,7 @@ from payouts.notifications import (
     notifications_due,
     notifications_send,
 )
-from tests.conftest import totp_enable
+from tests.conftest import fund, totp_enable
 
 pytestmark = pytest.mark.django_db
 
@@ -213,14 +213,13 @@ def test_an_invited_finance_member_cannot_approve_any_payout_during_the_cooling_
 ):
     """Two addresses of one owner, both invited: the second may not approve the first's payout
     although neither set the other up."""
-    from campaigns.services.funding import brand_deposit_record
     from payouts.manual.services import payout_approve, payout_manual_enter
     from payouts.rails import iban_check
     from payouts.submission.states import PayoutRefused
 
     settings.PAYOUT_NEW_ACCOUNT_APPROVAL = True
     settings.FOUR_EYES_COOLING_DAYS = 7
-    brand_deposit_record(brand=alpaca, amount=5_000_00, currency="EUR", bank_reference="DEP-TEAM")
+    fund(alpaca, 5_000_00, "EUR", reference="DEP-TEAM")
     socks = []
     for name in ("sock1", "sock2"):
         token = sent_token(

@@ -10,9 +10,10 @@ from django.utils import translation
 from campaigns.brief import BriefError, brief_clean, brief_lines
 from campaigns.models import ActionRule
 from campaigns.services.campaigns import campaign_create
-from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.funding import campaign_fund
 from campaigns.services.refusals import CampaignError, campaign_launch_problems
 from campaigns.services.rules import rule_save
+from tests.conftest import fund
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +35,7 @@ BRIEF = {
 
 @pytest.fixture
 def draft(alpaca):
-    brand_deposit_record(brand=alpaca, amount=100_00, currency="EUR", bank_reference="BRIEF")
+    fund(alpaca, 100_00, "EUR", reference="BRIEF")
     campaign = campaign_create(
         brand=alpaca, name="Brief", package="tiktok_only", currency="EUR", countries=["DE"], languages=["de"]
     )

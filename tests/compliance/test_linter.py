@@ -5,19 +5,20 @@ from django.urls import reverse
 
 from campaigns.models import Campaign
 from campaigns.services.campaigns import campaign_create, campaign_transition
-from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.funding import campaign_fund
 from campaigns.services.refusals import CampaignError, campaign_launch_problems
 from campaigns.services.rules import rule_save
 from compliance.models import ComplianceDecision
 from compliance.selectors import instructions_awaiting_review
 from compliance.services import ComplianceError, instructions_approve
+from tests.conftest import fund
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def draft(alpaca):
-    brand_deposit_record(brand=alpaca, amount=100_00, currency="EUR", bank_reference="LINT")
+    fund(alpaca, 100_00, "EUR", reference="LINT")
     campaign = campaign_create(
         brand=alpaca, name="Lint", package="tiktok_only", currency="EUR", countries=["DE"], languages=["en"]
     )

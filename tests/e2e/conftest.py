@@ -12,8 +12,8 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
 from campaigns.services.campaigns import campaign_create, campaign_transition
-from campaigns.services.funding import brand_deposit_record, campaign_fund
-from tests.conftest import PASSWORD, TOTP_SECRET, totp_code
+from campaigns.services.funding import campaign_fund
+from tests.conftest import PASSWORD, TOTP_SECRET, fund, totp_code
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
@@ -123,7 +123,7 @@ def no_serious_violations(page) -> None:
 @pytest.fixture
 def creators(alpaca):
     """Alpaca's live TikTok campaign for creators, funded with 100.00 of 500.00 EUR deposited."""
-    brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-CREATORS")
+    fund(alpaca, 500_00, "EUR", reference="E2E-CREATORS")
     campaign = campaign_create(
         brand=alpaca,
         name="Creators",

@@ -5,9 +5,8 @@ import pytest
 from django.contrib.admin.models import LogEntry
 from django.urls import reverse
 
-from campaigns.services.funding import brand_deposit_record
 from payouts.models import Payout
-from tests.conftest import PASSWORD, SignedInClient, totp_code, totp_enable
+from tests.conftest import PASSWORD, SignedInClient, fund, totp_code, totp_enable
 from tests.payouts.conftest import IBANS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -22,7 +21,7 @@ def rita(django_user_model):
 
 @pytest.fixture
 def waiting_payout(fiona, alpaca):
-    brand_deposit_record(brand=alpaca, amount=2_000_00, currency="EUR", bank_reference="E2E-ADMIN")
+    fund(alpaca, 2_000_00, "EUR", reference="E2E-ADMIN")
     browser = SignedInClient()
     browser.force_login(fiona)
     details = {"name": "Mo Manual", "email": "mo@example.com", "iban": IBANS["settle"], "consent": "on"}

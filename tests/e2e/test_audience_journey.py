@@ -5,8 +5,9 @@ import pytest
 
 from campaigns.models import Brand
 from campaigns.services.campaigns import campaign_create, campaign_transition
-from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.funding import campaign_fund
 from payouts.audience.broadcasts import broadcasts_send_due, templates_sync
+from tests.conftest import fund
 from tests.e2e.conftest import sign_in
 from verification.models import ActionClaim
 from verification.services.provider_events import provider_events_process
@@ -16,7 +17,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def club(alpaca):
-    brand_deposit_record(brand=alpaca, amount=100_00, currency="EUR", bank_reference="E2E-CLUB")
+    fund(alpaca, 100_00, "EUR", reference="E2E-CLUB")
     campaign = campaign_create(
         brand=alpaca, name="Coffee Club", slug="coffee-club", package="whatsapp_reward", currency="EUR",
         countries=["DE"], languages=["en"], headline="Join our WhatsApp club",

@@ -2,14 +2,13 @@
 
 import pytest
 
-from campaigns.services.funding import brand_deposit_record
-from tests.conftest import PASSWORD, totp_code
+from tests.conftest import PASSWORD, fund, totp_code
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_member_signs_in_and_sees_the_ledger_balances(live_server, page, screenshot, alice, alpaca):
-    brand_deposit_record(brand=alpaca, amount=1234_56, currency="EUR", bank_reference="E2E-1")
+    fund(alpaca, 1234_56, "EUR", reference="E2E-1")
 
     page.goto(live_server.url)
     screenshot(page, "01-home")
@@ -29,7 +28,7 @@ def test_a_member_signs_in_and_sees_the_ledger_balances(live_server, page, scree
 
     # The ledger is finance's reading, on its own page.
     page.get_by_role("link", name="Accounts and ledger").first.click()
-    assert page.get_by_text("Bank deposit E2E-1").first.is_visible()
+    assert page.get_by_text("to the virtual account").first.is_visible()  # its deposit, on its own IBAN
     screenshot(page, "03-finance")
 
     page.get_by_role("link", name="Alpaca Coffee funding").click()

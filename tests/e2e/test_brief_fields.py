@@ -6,7 +6,8 @@ import pytest
 
 from campaigns.models import ActionRule
 from campaigns.services.campaigns import campaign_create
-from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.funding import campaign_fund
+from tests.conftest import fund
 from tests.e2e.conftest import SCREENSHOTS, no_serious_violations, sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -16,7 +17,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 def test_a_marketer_fills_the_brief_fields_and_previews_them_in_four_languages(
     live_server, open_page, screenshot, alice, alpaca, size
 ):
-    brand_deposit_record(brand=alpaca, amount=100_00, currency="EUR", bank_reference="E2E-BRIEF")
+    fund(alpaca, 100_00, "EUR", reference="E2E-BRIEF")
     campaign = campaign_create(
         brand=alpaca, name="Brief", package="tiktok_only", currency="EUR", countries=["DE"], languages=["de"]
     )

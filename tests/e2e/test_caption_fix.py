@@ -4,8 +4,9 @@ what to write instead and the rule, in German; Pat fixes the caption and checks 
 import pytest
 
 from campaigns.services.campaigns import campaign_create, campaign_transition
-from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.funding import campaign_fund
 from compliance.models import RemediationCase
+from tests.conftest import fund
 from verification.models import SandboxTikTokUser, SandboxTikTokVideo
 from verification.sandbox.tiktok.display_api import video_post, video_share_url
 
@@ -16,7 +17,7 @@ WORDING = "Werbung · Bezahlte Partnerschaft mit Alpaca Coffee"
 
 @pytest.fixture
 def kaffee(alpaca):
-    brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-FIX")
+    fund(alpaca, 500_00, "EUR", reference="E2E-FIX")
     campaign = campaign_create(
         brand=alpaca,
         name="Kaffee",

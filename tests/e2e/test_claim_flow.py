@@ -3,7 +3,8 @@
 import pytest
 
 from campaigns.services.campaigns import campaign_create, campaign_transition
-from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.funding import campaign_fund
+from tests.conftest import fund
 from tests.e2e.conftest import sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -11,7 +12,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def live_campaign(alpaca):
-    brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-FUND")
+    fund(alpaca, 500_00, "EUR", reference="E2E-FUND")
     campaign = campaign_create(
         brand=alpaca,
         name="Summer Glow",
@@ -137,7 +138,7 @@ def test_a_close_match_is_confirmed_on_the_status_page_and_paid(
 
 
 def test_a_brand_member_creates_funds_and_launches_a_campaign(live_server, page, screenshot, alice, alpaca):
-    brand_deposit_record(brand=alpaca, amount=1000_00, currency="EUR", bank_reference="E2E-LAUNCH")
+    fund(alpaca, 1000_00, "EUR", reference="E2E-LAUNCH")
     sign_in(page, live_server, "alice@alpaca.example")
     page.get_by_role("link", name="Campaigns", exact=True).click()
     page.get_by_role("link", name="Start from WhatsApp-with-reward").click()

@@ -9,7 +9,8 @@ import re
 import pytest
 
 from campaigns.services.campaigns import campaign_create, campaign_transition
-from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.funding import campaign_fund
+from tests.conftest import fund
 from tests.e2e.conftest import no_serious_violations
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -23,7 +24,7 @@ SAID = {
 
 
 def live(brand, *, slug, package, headline):
-    brand_deposit_record(brand=brand, amount=100_00, currency="EUR", bank_reference=f"E2E-{slug}")
+    fund(brand, 100_00, "EUR", reference=f"E2E-{slug}")
     campaign = campaign_create(
         brand=brand,
         name=slug.replace("-", " ").title(),

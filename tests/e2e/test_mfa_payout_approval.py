@@ -8,9 +8,8 @@ from django.urls import reverse
 
 from campaigns.models import Role
 from campaigns.services.brands import member_add
-from campaigns.services.funding import brand_deposit_record
 from payouts.models import Payout
-from tests.conftest import PASSWORD, SignedInClient, totp_code
+from tests.conftest import PASSWORD, SignedInClient, fund, totp_code
 from tests.e2e.conftest import sign_in
 from tests.payouts.conftest import IBANS
 
@@ -26,7 +25,7 @@ def olga(make_user, alpaca):
 
 @pytest.fixture
 def waiting_payout(fiona, alpaca):
-    brand_deposit_record(brand=alpaca, amount=2_000_00, currency="EUR", bank_reference="E2E-MFA")
+    fund(alpaca, 2_000_00, "EUR", reference="E2E-MFA")
     browser = SignedInClient()
     browser.force_login(fiona)
     details = {"name": "Mo Manual", "email": "mo@example.com", "iban": IBANS["settle"], "consent": "on"}

@@ -8,7 +8,8 @@ import pytest
 from django.utils import timezone
 
 from campaigns.services.campaigns import campaign_create, campaign_transition
-from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.funding import campaign_fund
+from tests.conftest import fund
 from tests.e2e.conftest import sign_in
 from verification.cashback import purchase_confirm
 from verification.models import Purchase
@@ -20,7 +21,7 @@ POLL_MS = 15_000  # the status page polls its payout fragment every 10 s
 
 @pytest.fixture
 def cashback(alpaca):
-    brand_deposit_record(brand=alpaca, amount=500_00, currency="EUR", bank_reference="E2E-FUND")
+    fund(alpaca, 500_00, "EUR", reference="E2E-FUND")
     campaign = campaign_create(
         brand=alpaca,
         name="Cashback Week",

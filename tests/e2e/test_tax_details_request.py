@@ -5,9 +5,10 @@ checked (a wrong one refused, saying what it should look like), and the payout's
 import pytest
 
 from campaigns.services.campaigns import campaign_create, campaign_transition
-from campaigns.services.funding import brand_deposit_record, campaign_fund
+from campaigns.services.funding import campaign_fund
 from payouts.links import status_page_path
 from payouts.tax.selectors import tax_details_needed, tax_identity_read, tax_profile_current
+from tests.conftest import fund
 from tests.e2e.conftest import no_serious_violations
 from verification.services.participants import identity_attach, participant_create
 from verification.services.rewards import action_reward
@@ -32,7 +33,7 @@ ADDRESSES = {
 def video_rewarded(brand, country, currency):
     """A person who made a video for the brand's campaign in their country, rewarded for it."""
     slug = f"creators-{country.lower()}"
-    brand_deposit_record(brand=brand, amount=100_00, currency=currency, bank_reference=f"E2E-TAX-{country}")
+    fund(brand, 100_00, currency, reference=f"E2E-TAX-{country}")
     campaign = campaign_create(
         brand=brand,
         name=f"Creators {country}",

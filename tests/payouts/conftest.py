@@ -6,7 +6,7 @@ from django.core import mail
 from django.db import connection, transaction
 from django.urls import reverse
 
-from payouts import batches, vop
+from payouts import vop
 from payouts.manual import services as manual_services
 from payouts.models import PayeeSubmission
 from payouts.payees import services as payees_services
@@ -17,7 +17,7 @@ from payouts.submission.crash import _crash_at
 from tests.conftest import rewarded_in_browser, totp_enable
 
 # Every payouts module that queues work, each with its own enqueue_on_commit.
-ENQUEUING = (payees_services, create, vop, batches, manual_services)
+ENQUEUING = (payees_services, create, vop, manual_services)
 
 
 def enqueue_replace(monkeypatch, replacement) -> None:

@@ -35,13 +35,12 @@ from payouts.models import (
     SandboxBalanceAccount,
     SandboxFundingEvent,
     SandboxFundingTransfer,
-    TransferEvent,
     VirtualAccount,
 )
 from payouts.providers import adyen_funding
 from payouts.sandbox import funding as sandbox
 from payouts.submission.webhooks import transfer_events_process, transfer_webhook_receive
-from tests.conftest import verified
+from tests.conftest import provider_events, verified
 from tests.payouts.test_adyen_transfers import (
     KEY,
     NEXT_KEY,
@@ -67,6 +66,15 @@ def funding_balance(brand) -> int:
 
 def ledger_balance(kind) -> int:
     return sum(Account.objects.filter(kind=kind, currency="EUR").values_list("balance", flat=True))
+
+
+@pytest.fixture
+def alpaca(alice):
+    """Alpaca, verified by staff and allowed by the provider, its own account not opened yet: the
+    tests here open it."""
+    return verified(
+        brand_create(name="Alpaca Coffee", slug="alpaca", owner=alice, currency="EUR"), own_account=False
+    )
 
 
 @pytest.fixture
@@ -339,7 +347,7 @@ def test_a_signed_booked_webhook_books_the_brands_deposit(
     # It stays on the brand's own balance account, mirrored as the brand's asset.
     assert ledger_balance(AccountKind.BRAND_BALANCE) == 250_00 and ledger_drift() == []
     assert ledger_balance(AccountKind.PROVIDER_BALANCE) == 0
-    assert list(TransferEvent.objects.order_by("pk").values_list("outcome", flat=True)) == [
+    assert list(provider_events().order_by("pk").values_list("outcome", flat=True)) == [
         "kept received",
         "deposit_booked",
     ]
@@ -351,7 +359,7 @@ def test_a_tampered_incoming_webhook_is_refused(client, alpaca, opened):
     tampered = raw.replace(b'"value": 100', b'"value": 100000')
     assert tampered != raw
     assert deliver(client, body, raw=tampered, signature=sign(raw)).status_code == 401
-    assert not TransferEvent.objects.exists() and funding_balance(alpaca) == 0
+    assert not provider_events().exists() and funding_balance(alpaca) == 0
 
 
 def test_while_a_key_rotates_both_book(client, alpaca, opened, django_capture_on_commit_callbacks):
@@ -370,7 +378,7 @@ def test_replayed_and_out_of_order_webhooks_book_once(
         deliver(client, booked)
         deliver(client, booked)  # replayed: stored once
         deliver(client, incoming_webhook(opened, transfer, "received", 1))  # late
-    assert TransferEvent.objects.count() == 2
+    assert provider_events().count() == 2
     assert funding_balance(alpaca) == 250_00 and ProviderDeposit.objects.get().status == "booked"
 
 
@@ -406,7 +414,7 @@ def test_a_webhook_for_an_account_that_is_not_a_brands_books_nothing(
     )
     with django_capture_on_commit_callbacks(execute=True):
         deliver(client, body)
-    assert TransferEvent.objects.get().outcome == "not_a_virtual_account"
+    assert provider_events().get().outcome == "not_a_virtual_account"
     assert not ProviderDeposit.objects.exists()
 
 
@@ -469,7 +477,7 @@ def test_two_deliveries_of_one_incoming_transfer_racing_book_once(alpaca, django
     transfer_events_process()
 
     assert errors == []
-    assert TransferEvent.objects.count() == 3
+    assert provider_events().count() == 3
     assert ProviderDeposit.objects.get().status == "booked"
     assert funding_balance(alpaca) == 250_00
     assert Account.objects.get(kind=AccountKind.BRAND_FUNDING).entries.count() == 1

@@ -24,13 +24,14 @@ from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts import psp
 from payouts.bank_accounts import BankAccount, Rail
-from payouts.models import Payout, SandboxBankPayment, TransferEvent
+from payouts.models import Payout, SandboxBankPayment
 from payouts.notifications import reason_text
 from payouts.providers import adyen
 from payouts.submission.create import payout_for_participant
 from payouts.submission.submit import payout_status_check, payout_submit
 from payouts.submission.sweeps import payouts_sweep
 from payouts.submission.webhooks import transfer_events_process, transfer_webhook_receive
+from tests.conftest import provider_events
 from tests.payouts.conftest import IBANS, enqueue_replace
 
 pytestmark = pytest.mark.django_db
@@ -81,6 +82,9 @@ def order(scheme: str, **changes) -> psp.PaymentOrder:
         remittance="JoyBack reward JB0123456789ABCDEF0123456789ABCD",
         beneficiary_reference="JBK7M2P9Q4R8T3V",
         address=ADDRESSES.get(scheme),
+        # Test mode's play money, from the sandbox's platform account: a live order leaves only a
+        # brand's own balance account (tests/payouts/test_custody.py).
+        livemode=False,
     )
     return psp.PaymentOrder(**(fields | changes))
 
@@ -275,7 +279,8 @@ def deliver(client, body: dict, *, key: str = KEY, signature: str | None = None,
 
 
 def bank_entries() -> int:
-    return sum(account.entries.count() for account in Account.objects.filter(kind=AccountKind.PLATFORM_BANK))
+    """Entries on the brands' own balance accounts at the provider, which settled payouts leave."""
+    return sum(account.entries.count() for account in Account.objects.filter(kind=AccountKind.BRAND_BALANCE))
 
 
 def in_transit_total() -> int:
@@ -289,7 +294,7 @@ def test_a_signed_booked_webhook_settles_the_payout(client, under_way, django_ca
     assert response.status_code == 200 and response.content == b"[accepted]"
     under_way.refresh_from_db()
     assert under_way.status == "settled"
-    assert TransferEvent.objects.get().outcome == "accepted->settled"
+    assert provider_events().get().outcome == "accepted->settled"
     assert in_transit_total() == 0 and ledger_drift() == []
 
 
@@ -304,7 +309,7 @@ def test_a_tampered_webhook_is_refused_and_changes_nothing(client, under_way):
     assert deliver(client, body, key=NEXT_KEY).status_code == 401  # a key we do not hold
 
     under_way.refresh_from_db()
-    assert under_way.status == "accepted" and TransferEvent.objects.count() == 0
+    assert under_way.status == "accepted" and provider_events().count() == 0
 
 
 def test_while_a_key_rotates_both_are_accepted(client, under_way, django_capture_on_commit_callbacks):
@@ -327,7 +332,7 @@ def test_a_webhook_delivered_twice_is_stored_and_booked_once(
         assert deliver(client, body).status_code == 200
         assert deliver(client, body).status_code == 200
 
-    assert TransferEvent.objects.count() == 1
+    assert provider_events().count() == 1
     assert bank_entries() == before + 1 and ledger_drift() == []
 
 
@@ -341,7 +346,7 @@ def test_an_earlier_status_arriving_later_never_moves_the_payout_back(
 
     under_way.refresh_from_db()
     assert under_way.status == "settled"
-    assert list(TransferEvent.objects.order_by("pk").values_list("outcome", flat=True)) == [
+    assert list(provider_events().order_by("pk").values_list("outcome", flat=True)) == [
         "accepted->settled",
         "kept settled",
         "kept settled",
@@ -400,7 +405,7 @@ def test_a_webhook_about_another_transfer_is_stored_and_left_alone(
     body["data"]["reference"] = "not one of ours"
     with django_capture_on_commit_callbacks(execute=True):
         assert deliver(client, body).status_code == 200
-    assert TransferEvent.objects.get().outcome == "not_a_payout"
+    assert provider_events().get().outcome == "not_a_payout"
     under_way.refresh_from_db()
     assert under_way.status == "accepted"
 
@@ -408,7 +413,7 @@ def test_a_webhook_about_another_transfer_is_stored_and_left_alone(
 def test_a_signed_body_that_is_no_webhook_is_refused_clearly(client):
     response = deliver(client, {}, raw=b"not json")
     assert response.status_code == 400 and b"not a transfer webhook" in response.content
-    assert TransferEvent.objects.count() == 0
+    assert provider_events().count() == 0
 
 
 def test_the_webhook_url_is_the_named_one():
@@ -429,7 +434,7 @@ def test_the_sandbox_banks_webhooks_twice_and_out_of_order_settle_once(owed):
     payout.refresh_from_db()
     assert payout.status == "settled"
     # authorised + booked, each delivered twice, stored once each.
-    assert TransferEvent.objects.count() == 2
+    assert provider_events().count() == 2
     assert bank_entries() == before + 1
     assert ledger_drift() == []
 
@@ -549,7 +554,7 @@ def test_any_order_of_a_transfers_webhooks_each_twice_ends_where_its_last_status
 
     under_way.refresh_from_db()
     assert under_way.status == final
-    assert TransferEvent.objects.count() == 3
+    assert provider_events().count() == 3
     payable = Account.objects.get(
         kind=AccountKind.PARTICIPANT_PAYABLE, subject=under_way.participant.ledger_subject
     )
@@ -566,7 +571,7 @@ def test_webhooks_racing_in_four_workers_settle_the_payout_once(client, summer, 
 
     from django.db import connection
 
-    from tests.conftest import rewarded_in_browser
+    from tests.conftest import provider_events, rewarded_in_browser
     from tests.payouts.conftest import payee_details
 
     enqueue_replace(monkeypatch, lambda *args: None)
@@ -603,5 +608,5 @@ def test_webhooks_racing_in_four_workers_settle_the_payout_once(client, summer, 
     assert errors == []
     payout.refresh_from_db()
     assert payout.status == "settled"
-    assert TransferEvent.objects.count() == 2
+    assert provider_events().count() == 2
     assert bank_entries() == before + 1 and in_transit_total() == 0 and ledger_drift() == []

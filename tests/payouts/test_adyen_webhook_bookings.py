@@ -14,7 +14,8 @@ import pytest
 
 from joyback.ledger.models import AccountKind
 from joyback.ledger.selectors import ledger_drift
-from payouts.models import ProviderDeposit, ReconciliationException, TransferEvent
+from payouts.models import ProviderDeposit, ReconciliationException
+from tests.conftest import provider_events
 from tests.payouts import test_adyen_funding
 from tests.payouts.test_adyen_funding import funding_balance, ledger_balance
 from tests.payouts.test_adyen_transfers import NOTIFICATIONS, deliver, spec_errors
@@ -73,7 +74,7 @@ def test_each_documented_webhook_on_a_brands_account_books_nothing_and_asks_staf
         again["data"]["sequenceNumber"] = int(body["data"].get("sequenceNumber") or 0) + 1
         assert deliver(client, again).status_code == 200  # a later webhook of the same transfer
 
-    assert list(TransferEvent.objects.order_by("pk").values_list("outcome", flat=True)) == [
+    assert list(provider_events().order_by("pk").values_list("outcome", flat=True)) == [
         "movement_exception",
         "movement_known",
     ]
@@ -94,7 +95,7 @@ def test_each_documented_webhook_about_no_account_of_ours_books_nothing(
     with django_capture_on_commit_callbacks(execute=True):
         assert deliver(client, documented(name)).status_code == 200
 
-    assert TransferEvent.objects.get().outcome in ("not_a_payout", "not_a_virtual_account")
+    assert provider_events().get().outcome in ("not_a_payout", "not_a_virtual_account")
     assert not ReconciliationException.objects.exists() and not ProviderDeposit.objects.exists()
     assert funding_balance(alpaca) == 0 and ledger_drift() == []
 
@@ -128,7 +129,7 @@ def test_a_bank_transfer_crediting_the_account_is_a_deposit(
     with django_capture_on_commit_callbacks(execute=True):
         deliver(client, genuine_credit(opened))
 
-    assert TransferEvent.objects.get().outcome == "deposit_booked"
+    assert provider_events().get().outcome == "deposit_booked"
     assert funding_balance(alpaca) == 1000 and not ReconciliationException.objects.exists()
     assert ledger_drift() == []
 
@@ -149,7 +150,7 @@ def test_a_bank_transfer_that_does_not_credit_the_amount_is_not_a_deposit(
     with django_capture_on_commit_callbacks(execute=True):
         deliver(client, genuine_credit(opened, balances=balances))
 
-    assert TransferEvent.objects.get().outcome == "movement_exception"
+    assert provider_events().get().outcome == "movement_exception"
     assert funding_balance(alpaca) == 0 and ReconciliationException.objects.count() == 1
     assert ledger_drift() == []
 
@@ -162,7 +163,7 @@ def test_a_transfer_out_of_a_brands_account_is_never_taken_for_a_payout(
     body["data"]["reference"] = "JB0123456789ABCDEF0123456789ABCD"
     with django_capture_on_commit_callbacks(execute=True):
         deliver(client, body)
-    assert TransferEvent.objects.get().outcome == "movement_exception"
+    assert provider_events().get().outcome == "movement_exception"
 
 
 @pytest.mark.postgres
@@ -207,8 +208,8 @@ def test_a_direct_debits_webhooks_racing_in_four_workers_raise_one_exception_and
     transfer_events_process()
 
     assert errors == []
-    assert TransferEvent.objects.count() == 2
-    assert sorted(TransferEvent.objects.values_list("outcome", flat=True)) == [
+    assert provider_events().count() == 2
+    assert sorted(provider_events().values_list("outcome", flat=True)) == [
         "movement_exception",
         "movement_known",
     ]

@@ -70,6 +70,7 @@ def order_for(account: BankAccount, **changes) -> psp.PaymentOrder:
         "account": account,
         "beneficiary_reference": "JBK7M2P9Q4R8T3V",
         "address": ADDRESS if account.rail == Rail.SWIFT else None,
+        "livemode": False,  # play money: a live order leaves only a brand's own balance account
     }
     return psp.PaymentOrder(**(fields | changes))
 

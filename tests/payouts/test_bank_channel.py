@@ -113,28 +113,10 @@ def test_a_brand_cannot_squat_another_brands_bank_reference(client, bob, alpaca,
         )
     )
 
-    assert (job.status, job.matched, job.exceptions) == ("done", 1, 0)
-    assert (funding(alpaca), funding(bison)) == (800_00, 0)
-
-
-def test_the_same_bank_reference_on_two_of_the_platforms_accounts_books_both(alpaca, bison):
-    for brand, account in ((alpaca, reconciliation_account()), (bison, OTHER_ACCOUNT)):
-        feed(
-            camt054(
-                [
-                    Ntry(
-                        amount=100_00,
-                        credit=True,
-                        ref="SAME-REF",
-                        remittance=brand_deposit_reference(brand),
-                    )
-                ],
-                msg_id=f"NTF-{brand.slug}",
-                account=account,
-            )
-        )
-
-    assert (funding(alpaca), funding(bison)) == (100_00, 100_00)
+    # Funding by reference to the platform's account is retired: whoever's reference it names, it is
+    # an exception for staff, never either brand's money.
+    assert (job.status, job.matched, job.exceptions) == ("done", 0, 1)
+    assert (funding(alpaca), funding(bison)) == (0, 0)
 
 
 def reconciliation_account():
@@ -164,11 +146,15 @@ def test_a_credit_with_no_brands_reference_is_an_exception_for_staff_never_a_bra
     assert "ANON-1" not in client.get(f"/brands/{alpaca.slug}/reconciliation/").content.decode()
 
 
+def platform_bank_balance() -> int:
+    return sum(Account.objects.filter(kind=AccountKind.PLATFORM_BANK).values_list("balance", flat=True))
+
+
 def test_a_brand_cannot_drain_the_bank_through_suspense(client, fiona, alpaca, owed):
     owed()
     feed(camt054([Ntry(amount=90_00, ref="FEE-1", info="Unexplained debit")]))
     exception = ReconciliationException.objects.get(line__entry_ref="FEE-1")
-    bank_before = Account.objects.get(kind=AccountKind.PLATFORM_BANK).balance
+    bank_before = platform_bank_balance()
     client.force_login(fiona)
 
     response = client.post(
@@ -181,7 +167,7 @@ def test_a_brand_cannot_drain_the_bank_through_suspense(client, fiona, alpaca, o
     assert response.status_code == 404
     exception.refresh_from_db()
     assert exception.status == "open"
-    assert Account.objects.get(kind=AccountKind.PLATFORM_BANK).balance == bank_before
+    assert platform_bank_balance() == bank_before
     assert not Account.objects.filter(kind=AccountKind.SUSPENSE).exists()
 
 
@@ -233,14 +219,16 @@ def test_a_staff_upload_books_only_when_a_second_staff_member_approves(sam, tara
     assert (job.status, funding(alpaca), StatementLine.objects.count()) == ("awaiting", 0, 0)
     with pytest.raises(ReconciliationRefused, match="second person"):
         statement_import_approve(import_id=job.pk, approver=sam)
-    assert funding(alpaca) == 0
+    assert StatementLine.objects.count() == 0
 
     done = statement_import_approve(import_id=job.pk, approver=tara)
 
-    assert (done.status, done.approved_by, funding(alpaca)) == ("done", tara, 250_00)
+    assert (done.status, done.approved_by, StatementLine.objects.count()) == ("done", tara, 1)
     with pytest.raises(ReconciliationRefused, match="not waiting"):
         statement_import_approve(import_id=job.pk, approver=tara)
-    assert funding(alpaca) == 250_00
+    # The brand's reference on the platform's account is only a hint: staff send it back.
+    assert funding(alpaca) == 0
+    assert ReconciliationException.objects.filter(line__entry_ref="STAFF-1").count() == 1
 
 
 def test_a_declined_staff_upload_never_books(sam, tara, alpaca):
@@ -281,16 +269,17 @@ def test_a_bad_staff_upload_is_refused_before_anyone_approves_it(sam):
     assert StatementImport.objects.count() == 0
 
 
-def test_the_sandbox_banks_feed_books_a_brands_transfer_once(alpaca):
+def test_the_sandbox_banks_feed_is_read_once_and_a_brands_transfer_is_never_its_funding(alpaca):
     incoming_transfer_issue(amount=120_00, remittance=f"Funding {brand_deposit_reference(alpaca)}")
 
     first = bank_statements_fetch()
     second = bank_statements_fetch()
 
     assert [job.source for job in first] == ["feed"] and second == []
-    assert funding(alpaca) == 120_00
+    assert funding(alpaca) == 0
     line = StatementLine.objects.get()
-    assert (line.brand, line.kind, line.amount) == (alpaca, "deposit", 120_00)
+    assert (line.kind, line.amount, line.state) == ("deposit", 120_00, "exception")
+    assert "send it back" in ReconciliationException.objects.get().detail
 
 
 def test_the_drop_folder_is_read_once_and_a_bad_file_reported_once(alpaca, settings, tmp_path):
@@ -306,7 +295,8 @@ def test_the_drop_folder_is_read_once_and_a_bad_file_reported_once(alpaca, setti
     second = bank_statements_fetch()
 
     assert sorted((job.filename, job.status) for job in first) == [("a.xml", "done"), ("b.xml", "failed")]
-    assert second == [] and funding(alpaca) == 70_00
+    assert second == [] and funding(alpaca) == 0
+    assert ReconciliationException.objects.filter(line__entry_ref="DROP-1").count() == 1
 
 
 # Resolutions: platform staff only, a second person above the threshold, who and why kept.
@@ -369,22 +359,20 @@ def test_linking_a_small_line_to_a_payout_pays_no_one_until_a_second_staff_membe
     assert (resolution.actor, resolution.approved_by) == (sam, tara)
 
 
-def test_a_small_deposit_without_a_reference_is_booked_only_once_a_second_staff_member_confirms(
-    sam, tara, alpaca
-):
+def test_money_on_the_platforms_account_is_never_booked_as_a_brands_deposit(sam, alpaca, fiona):
+    """The platform keeps no brand's money: staff send it back; the brand funds its own IBAN."""
     feed(camt054([Ntry(amount=5_00, credit=True, ref="NOREF-2", remittance="Alpaca")]))
     exception = ReconciliationException.objects.get()
 
-    proposed = exception_resolve(
-        exception=exception, action="deposit", actor=sam, brand=alpaca, note="theirs"
-    )
-    assert proposed.status == "open" and funding(alpaca) == 0
-    with pytest.raises(ReconciliationRefused, match="A second person must approve a resolution you proposed"):
-        exception_resolve(exception=proposed, action="deposit", actor=sam, brand=alpaca, note="again")
+    with pytest.raises(ReconciliationRefused, match="Only platform staff"):
+        exception_resolve(exception=exception, action="deposit", actor=fiona, brand=alpaca, note="ours")
+    with pytest.raises(ReconciliationRefused, match="Choose the brand"):
+        exception_resolve(exception=exception, action="deposit", actor=sam, note="whose?")
+    with pytest.raises(ReconciliationRefused, match="keeps no brand's money: send it back"):
+        exception_resolve(exception=exception, action="deposit", actor=sam, brand=alpaca, note="theirs")
 
-    done = exception_resolve(exception=proposed, action="deposit", actor=tara, brand=alpaca, note="agreed")
-
-    assert done.status == "resolved" and funding(alpaca) == 5_00
+    exception.refresh_from_db()
+    assert exception.status == "open" and exception.proposed_by is None and funding(alpaca) == 0
 
 
 def test_a_payout_paid_by_the_bank_is_on_the_brands_page_with_its_line(owed, client, fiona, alpaca):
@@ -398,36 +386,6 @@ def test_a_payout_paid_by_the_bank_is_on_the_brands_page_with_its_line(owed, cli
     assert "EVIDENCE-1" in body
 
 
-def test_staff_book_money_without_a_reference_as_a_brands_deposit_with_a_second_person(
-    sam, tara, alpaca, bison, fiona, settings
-):
-    settings.RECONCILIATION_SECOND_APPROVAL_MINOR = 50_00
-    feed(camt054([Ntry(amount=300_00, credit=True, ref="NOREF-1", remittance="Alpaca Coffee invoice 7")]))
-    exception = ReconciliationException.objects.get()
-
-    with pytest.raises(ReconciliationRefused, match="Only platform staff"):
-        exception_resolve(exception=exception, action="deposit", actor=fiona, brand=alpaca, note="ours")
-    with pytest.raises(ReconciliationRefused, match="Choose the brand"):
-        exception_resolve(exception=exception, action="deposit", actor=sam, note="whose?")
-    proposed = exception_resolve(
-        exception=ReconciliationException.objects.get(),
-        action="deposit",
-        actor=sam,
-        brand=alpaca,
-        note="Alpaca's statement shows this transfer",
-    )
-    assert proposed.status == "open" and funding(alpaca) == 0
-    with pytest.raises(ReconciliationRefused, match="approves what was proposed"):
-        exception_resolve(exception=proposed, action="deposit", actor=tara, brand=bison, note="no")
-
-    done = exception_resolve(exception=proposed, action="deposit", actor=tara, brand=alpaca, note="ok")
-
-    assert (done.status, done.brand, funding(alpaca), funding(bison)) == ("resolved", alpaca, 300_00, 0)
-    assert StatementLine.objects.get().brand == alpaca
-    resolution = done.resolutions.get()
-    assert (resolution.action, resolution.actor, resolution.approved_by) == ("deposit", sam, tara)
-
-
 def test_money_that_went_out_is_never_booked_as_a_deposit(sam, alpaca):
     feed(camt054([Ntry(amount=20_00, ref="OUT-1", info="debit")]))
     exception = ReconciliationException.objects.get()
@@ -435,24 +393,6 @@ def test_money_that_went_out_is_never_booked_as_a_deposit(sam, alpaca):
     with pytest.raises(ReconciliationRefused, match="Only money that came in"):
         exception_resolve(exception=exception, action="deposit", actor=sam, brand=alpaca, note="x")
     assert funding(alpaca) == 0
-
-
-def test_a_return_the_bank_reports_is_shown_with_its_line(owed, client, fiona, alpaca):
-    from payouts.sandbox.bank import returns_due
-
-    owed(iban=IBANS["return_AC04"])
-    returns_due()
-
-    bank_statements_fetch()
-
-    payout = Payout.objects.get()
-    lines = StatementLine.objects.filter(payout=payout, state="matched")
-    assert payout.status == "returned" and sorted(lines.values_list("credit", flat=True)) == [False, True]
-    client.force_login(fiona)
-    assert (
-        lines.get(credit=True).entry_ref
-        in client.get(f"/brands/{alpaca.slug}/reconciliation/").content.decode()
-    )
 
 
 def amount_differs_fed(owed) -> None:

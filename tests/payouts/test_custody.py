@@ -424,7 +424,8 @@ def test_a_custody_transfer_without_a_confirmed_grant_is_not_booked(
     assert ReconciliationException.objects.filter(brand=brand).count() == 1
 
 
-def test_custody_move_skips_a_brand_not_onboarded(alpaca):
+def test_custody_move_skips_a_brand_not_onboarded(alice):
+    verified(brand_create(name="Alpaca", slug="alpaca", owner=alice, currency="EUR"), provider_allowed=False)
     out = StringIO()
     call_command("custody_move", stdout=out)
     assert "alpaca: skipped" in out.getvalue()

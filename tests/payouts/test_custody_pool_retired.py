@@ -1,12 +1,11 @@
-"""Nothing pools brands' money: with the pool retired (as in production: CUSTODY_POOLED_LEGACY is
-off), a live brand without its own balance account at the provider moves no money (funding,
-reward payouts, manual payouts and re-payments are refused with the reason), no payout leaves the
-platform's balance account or the platform bank's pain.001 files, a credit with a brand's payment
-reference on the platform's account is an exception for staff and never the brand's funding, and
-money on a brand's old swept account is never booked. A brand from before is onboarded by itself
-(at verification and by the periodic task) and moves money again by the documented path: onboard,
-the provider verifies, custody_move (two staff members) moves what the platform held, then the
-brand pays from its own account."""
+"""Nothing pools brands' money: a live brand without its own balance account at the provider moves
+no money (funding, reward payouts, manual payouts and re-payments are refused with the reason), no
+payout leaves the platform's balance account or a file of the platform's bank, a credit with a
+brand's payment reference on the platform's account is an exception for staff and never the
+brand's funding, and money on a brand's old swept account is never booked. A brand from before is
+onboarded by itself (at verification and by the periodic task) and moves money again by the
+documented path: onboard, the provider verifies, custody_move (two staff members) moves what the
+platform held, then the brand pays from its own account."""
 
 import pytest
 from django.core import mail
@@ -23,13 +22,14 @@ from joyback.ledger.selectors import ledger_drift
 from joyback.ledger.services import platform_bank
 from joyback.users.models import StaffGrant
 from payouts import psp
-from payouts.batches import payment_batch_build
 from payouts.funding import services as funding
 from payouts.funding.custody import CustodyMoveRefused, custody_move_confirm, custody_move_request
 from payouts.funding.selectors import brands_custody_blocked
 from payouts.models import (
     Notification,
+    PaymentBatch,
     Payout,
+    ProviderOnboarding,
     ReconciliationException,
     SandboxBankPayment,
     TransferEvent,
@@ -60,11 +60,6 @@ from tests.payouts.test_custody import (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def pool_retired(settings):
-    settings.CUSTODY_POOLED_LEGACY = False
-
-
 def legacy_brand(owner, slug="acme"):
     """A live brand staff verified before brands held their own money: no onboarding at the
     provider, a virtual account under the platform's account holder (swept into its pool), and
@@ -87,9 +82,13 @@ def legacy_brand(owner, slug="acme"):
     return brand, account
 
 
-def test_a_live_brand_without_its_own_balance_account_moves_no_money(client, alpaca, make_live_campaign):
+def test_a_live_brand_without_its_own_balance_account_moves_no_money(alice):
     """Alpaca: verified by staff, allowed by the provider, and no balance account of its own: the
     pool's last state. Every way money would move says why and does nothing."""
+    alpaca = verified(
+        brand_create(name="Alpaca", slug="alpaca", owner=alice, currency="EUR"), provider_allowed=False
+    )
+    ProviderOnboarding.objects.create(brand=alpaca, provider="adyen", status="verified", allowed=True)
     with pytest.raises(BrandNotVerified) as refused:
         brand_money_allowed_check(brand=alpaca)
     assert "own account at our payment provider" in str(refused.value)
@@ -106,11 +105,12 @@ def test_a_person_of_a_brand_without_its_own_account_stays_owed_and_nothing_leav
     """Money the platform held for the brand before (its campaign funded then) is owed to people,
     but no payout leaves the platform's pool for it: none is made, by the batch or one by one."""
     brand, _account = legacy_brand(alice)
-    settings.CUSTODY_POOLED_LEGACY = True  # the campaign was funded and went live before
-    brand = verified(brand)
+    # The campaign was funded and went live, and Pat rewarded, before brands held their own money
+    # (before the provider's checks stood in the way).
+    checks, settings.BRAND_MONEY_CHECKS = settings.BRAND_MONEY_CHECKS, []
     campaign = live_campaign(brand, 100_00, "summer-glow")
     person = rewarded_in_browser(client, campaign, subject="pat")
-    settings.CUSTODY_POOLED_LEGACY = False
+    settings.BRAND_MONEY_CHECKS = checks
     with django_capture_on_commit_callbacks(execute=True):
         payee_details(client, campaign, iban=own_iban(901), email="pat@example.com")
     assert payout_for_participant(participant_id=person.pk, currency="EUR", send_now=True) is None
@@ -138,10 +138,6 @@ def test_the_provider_adapter_never_sends_a_live_payout_from_the_platforms_balan
     assert adyen.transfer_source(play) == settings.ADYEN_BALANCE_ACCOUNT_ID
     own = psp.PaymentOrder(**{**order.__dict__, "balance_account_id": "BAOWN1"})
     assert adyen.transfer_source(own) == "BAOWN1"
-
-
-def test_no_payment_file_leaves_the_platforms_bank_account(alpaca):
-    assert payment_batch_build() == []
 
 
 def test_a_credit_with_a_brands_payment_reference_is_an_exception_not_its_funding(alice):
@@ -258,7 +254,7 @@ def test_a_batch_sepa_payout_leaves_the_brands_own_account_not_a_bank_file(
     assert payout.scheme == "sepa" and payout.status in ("accepted", "settled"), payout.status
     sent = SandboxBankPayment.objects.get(end_to_end_id=payout.end_to_end_id)
     assert sent.balance_account_id == account.balance_account_id and sent.msg_id == ""
-    assert payment_batch_build() == []
+    assert not PaymentBatch.objects.exists()  # no file of the platform's bank account
 
 
 def test_no_internal_transfer_is_ever_asked_between_two_brands_accounts(settings):

@@ -26,7 +26,6 @@ from hypothesis import strategies as st
 
 from campaigns.invoice_documents import invoice_csv, invoice_pdf
 from campaigns.models import Brand, Invoice
-from campaigns.services.funding import brand_deposit_record
 from campaigns.services.invoices import invoice_issue, invoice_vat_ledger_key, platform_vat_account
 from joyback.ledger.models import AccountKind, Transaction
 from joyback.ledger.services import LedgerError, brand_balance_account, platform_bank
@@ -37,6 +36,7 @@ from payouts.providers import adyen
 from payouts.sandbox import funding as sandbox
 from payouts.submission.webhooks import transfer_events_process
 from tests.campaigns.test_invoices import pdf_text
+from tests.conftest import fund
 from tests.payouts.test_adyen_transfers import (
     NOTIFICATIONS,
     TRANSFERS,
@@ -435,7 +435,7 @@ def vat_moves(invoice: Invoice) -> int:
 def issued(brand, *, funds: int = 10_00) -> Invoice:
     """This month's invoice of the brand, its funds (what no campaign holds) topped up first."""
     if funds:
-        brand_deposit_record(brand=brand, amount=funds, currency="EUR", bank_reference=f"VAT-{funds}")
+        fund(brand, funds, "EUR", reference=f"VAT-{funds}")
     return invoice_issue(brand=brand, currency="EUR", period_start=timezone.localdate())
 
 
@@ -531,7 +531,7 @@ def test_vat_the_funds_cannot_cover_is_shown_due_told_to_staff_once_and_taken_la
     assert invoice.number in told.detail and told.brand_id == invoice.brand_id
     assert FeeTransfer.objects.get().amount == 15  # the fee went; the VAT waits for the funds
 
-    brand_deposit_record(brand=invoice.brand, amount=1_00, currency="EUR", bank_reference="LATER")
+    fund(invoice.brand, 1_00, "EUR", reference="LATER")
     assert fees.fee_transfers_send() == {"booked": 1}
     invoice.refresh_from_db()
     assert (invoice.vat_state, vat_moves(invoice)) == ("paid", 1)
@@ -543,7 +543,7 @@ def test_vat_the_funds_cannot_cover_is_shown_due_told_to_staff_once_and_taken_la
 def test_an_invoice_issued_by_racing_workers_takes_its_vat_once(summer, staff_pair):
     plan_for(summer.brand, staff_pair)
     rewarded(summer, 2)
-    brand_deposit_record(brand=summer.brand, amount=10_00, currency="EUR", bank_reference="RACE")
+    fund(summer.brand, 10_00, "EUR", reference="RACE")
     barrier = threading.Barrier(8)
 
     def issue(_index):

@@ -22,7 +22,13 @@ from campaigns.fees import fee_plans_forget
 from campaigns.models import FeeCharge, FeePlan
 from payouts import fees
 from payouts.funding import services as funding
-from payouts.models import FeeTransfer, SandboxBalanceAccount, SandboxFundingTransfer, VirtualAccount
+from payouts.models import (
+    FeeTransfer,
+    SandboxBalanceAccount,
+    SandboxFundingEvent,
+    SandboxFundingTransfer,
+    VirtualAccount,
+)
 from payouts.providers import adyen
 from payouts.psp import PspUnknown
 from payouts.sandbox import funding as sandbox
@@ -62,15 +68,28 @@ def rewarded(campaign, count, prefix="p"):
 
 
 def own_account(brand, django_capture_on_commit_callbacks, *, holds: int) -> SandboxBalanceAccount:
-    """The brand's balance account at the sandbox bank, holding its own money (no sweep on)."""
+    """The brand's balance account at the sandbox bank, holding `holds` of its own money (no sweep
+    on): what its funding brought beyond that left the account at the provider (spent there, its
+    webhook not delivered yet), so a test reads what the provider holds as it says."""
     with django_capture_on_commit_callbacks(execute=True):
         funding.virtual_account_request(brand=brand, currency="EUR")
     account = VirtualAccount.objects.get(brand=brand)
     assert account.status == "open", account.error
     sandboxed = SandboxBalanceAccount.objects.get(account_id=account.balance_account_id)
     SandboxBalanceAccount.objects.filter(pk=sandboxed.pk).update(sweep_to="", sweep_id="")
-    if holds:
-        sandbox.deposit_simulate(iban=sandboxed.iban, amount=holds)
+    held = sandbox.balance_of(sandboxed)
+    if holds > held:
+        sandbox.deposit_simulate(iban=sandboxed.iban, amount=holds - held)
+    elif held > holds:
+        spent = SandboxFundingTransfer.objects.create(
+            transfer_id=f"SBXOUT{sandboxed.pk:010d}",
+            account=sandboxed,
+            category="bank",
+            direction="outgoing",
+            amount=held - holds,
+            currency=sandboxed.currency,
+        )
+        SandboxFundingEvent.objects.create(transfer=spent, status="booked")
     return sandboxed
 
 
@@ -200,10 +219,13 @@ def test_a_brand_short_at_the_provider_is_refused_and_asked_again_later_with_a_n
 def test_a_brand_without_an_account_at_the_provider_waits(summer, staff_pair):
     plan_for(summer.brand, staff_pair)
     rewarded(summer, 1)
+    # Its account closed at the provider since (no open balance account of its own).
+    VirtualAccount.objects.filter(brand=summer.brand).update(status="failed")
+    internal = SandboxFundingTransfer.objects.filter(category="internal")
 
     assert fees.fee_transfers_send() == {"waiting": 1}
     assert FeeTransfer.objects.get().status == "waiting"
-    assert not SandboxFundingTransfer.objects.exists()
+    assert not internal.exists()
 
 
 def test_refunds_that_outweigh_fees_wait_for_the_brands_next_fees(summer, staff_pair):

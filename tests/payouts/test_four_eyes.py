@@ -14,7 +14,6 @@ from django.urls import reverse
 
 from campaigns.models import Role
 from campaigns.services.brands import member_add
-from campaigns.services.funding import brand_deposit_record
 from joyback.api.keys import api_key_create
 from joyback.ledger.models import Account, AccountKind
 from joyback.users.four_eyes import SecondPersonRefused, staff_grant_confirm
@@ -31,7 +30,7 @@ from payouts.reconciliation.statement_import import statement_import_approve, st
 from payouts.submission.states import PayoutRefused
 from payouts.submission.sweeps import payouts_sweep
 from tests.api.conftest import Api
-from tests.conftest import totp_enable
+from tests.conftest import fund, totp_enable
 from tests.payouts.camt_fixtures import Ntry, camt053, camt054
 from tests.payouts.conftest import IBANS, staff_user
 from tests.verification.test_claim_races import race
@@ -50,7 +49,7 @@ def funding(brand) -> int:
 
 @pytest.fixture
 def funded(alpaca):
-    brand_deposit_record(brand=alpaca, amount=5_000_00, currency="EUR", bank_reference="DEP-4EYES")
+    fund(alpaca, 5_000_00, "EUR", reference="DEP-4EYES")
     return alpaca
 
 
@@ -287,12 +286,14 @@ def test_a_superuser_cannot_approve_their_statement_through_an_approver_they_mad
     assert "7 days" in refused.value.message
     assert StatementImport.objects.get(pk=job.pk).status == "awaiting" and funding(alpaca) == 0
     done = statement_import_approve(import_id=job.pk, approver=tara)
-    assert done.status == "done" and funding(alpaca) == 1_000_000_00
+    # Booked now: the line with the brand's reference on the platform's account is an exception.
+    assert done.status == "done" and done.exceptions == 1 and funding(alpaca) == 0
 
 
 def test_a_reconciliation_proposal_is_not_confirmed_by_someone_the_proposer_set_up(
-    client, root, tara, alpaca
+    client, root, tara, alpaca, settings
 ):
+    settings.RECONCILIATION_SECOND_APPROVAL_MINOR = 100_00  # a large suspense booking: two people
     helper = admin_makes_staff(client, root, "helper@joyback.example", "exception_resolve")
     staff_grant_confirm(grant_id=StaffGrant.objects.get(subject=helper).pk, actor=tara)
     helper = type(helper).objects.get(pk=helper.pk)
@@ -303,14 +304,13 @@ def test_a_reconciliation_proposal_is_not_confirmed_by_someone_the_proposer_set_
     )
     exception = exception_resolve(
         exception=ReconciliationException.objects.get(),
-        action="deposit",
+        action="suspense",
         actor=root,
-        brand=alpaca,
-        note="theirs",
+        note="nobody's we know",
     )
 
     with pytest.raises(ReconciliationRefused, match="Root gave Helper their access"):
-        exception_resolve(exception=exception, action="deposit", actor=helper, brand=alpaca, note="agreed")
+        exception_resolve(exception=exception, action="suspense", actor=helper, note="agreed")
 
     exception.refresh_from_db()
     assert exception.status == "open" and funding(alpaca) == 0

@@ -1,13 +1,19 @@
-"""SEPA batch mode: verified payouts leave in pain.001 files the bank validates and answers."""
+"""SEPA batch mode: verified payouts leave the brand's own balance account at the provider as
+regular SEPA credit transfers (Adyen's priority "regular"), never in a pain.001 file of the
+platform's bank account; a file stored before brands held their own money is still sent at most
+once."""
 
+import hashlib
 from datetime import timedelta
 
 import pytest
+from django.conf import settings as django_settings
 from django.test import Client
-from lxml import etree
+from django.utils import timezone
 
-from payouts.batches import payment_batch_build, payment_batch_transmit
-from payouts.iso20022.validate import xsd_validate
+from payouts.batches import payment_batch_transmit
+from payouts.iso20022.pain001 import pain001_files
+from payouts.iso20022.types import CreditTransfer, Debtor
 from payouts.models import PaymentBatch, Payout, SandboxBankMessage, SandboxBankPayment
 from payouts.submission.states import PayoutRefused
 from payouts.submission.sweeps import payouts_sweep
@@ -30,65 +36,59 @@ def owed_people(summer, capture, names_and_ibans):
             payee_details(browser, summer, iban=iban, name=name, email=f"p{index}@example.com")
 
 
-def test_verified_payouts_leave_in_one_schema_valid_file(summer, django_capture_on_commit_callbacks):
+def test_batch_payouts_leave_the_brands_own_account_and_no_file(summer, django_capture_on_commit_callbacks):
     owed_people(
         summer,
         django_capture_on_commit_callbacks,
-        [
-            ("Zoë Łukasiewicz", IBANS["settle"]),
-            ("Jürgen Groß", IBANS["not_possible"]),
-            ("Ana Núñez", IBANS["AC04"]),
-        ],
+        [("Zoë Łukasiewicz", IBANS["settle"]), ("Ana Núñez", IBANS["AC04"])],
     )
-    assert set(Payout.objects.values_list("status", flat=True)) == {"payee_verified"}
+    payouts_sweep(now=timezone.now() + timedelta(minutes=5))
 
-    with django_capture_on_commit_callbacks(execute=True):
-        (batch,) = payment_batch_build()
-
-    batch.refresh_from_db()
-    xml = bytes(batch.xml)
-    xsd_validate(xml, "pain.001.001.09")
-    assert b"Zoe Lukasiewicz" in xml and b"Jurgen Gross" in xml and batch.number_of_transactions == 3
-    assert len(batch.msg_id) <= 35 and batch.sent_at is not None
-    # The bank accepts the good ones for settlement and rejects the closed account at once.
-    assert sorted(Payout.objects.values_list("status", flat=True)) == ["accepted", "accepted", "rejected"]
-    assert SandboxBankMessage.objects.filter(kind="pain.002.001.10").count() == 1
-
-    payouts_sweep(now=batch.created_at + timedelta(minutes=5))
-
-    assert sorted(Payout.objects.values_list("status", flat=True)) == ["rejected", "settled", "settled"]
-    assert SandboxBankMessage.objects.filter(kind="camt.054.001.08").count() == 2
+    assert set(Payout.objects.values_list("scheme", flat=True)) == {"sepa"}
+    assert sorted(Payout.objects.values_list("status", flat=True)) == ["rejected", "settled"]
+    own = {p.balance_account_id for p in SandboxBankPayment.objects.all()}
+    assert own == {summer.brand.virtual_accounts.get().balance_account_id}
+    assert not PaymentBatch.objects.exists()
+    assert not SandboxBankMessage.objects.filter(kind="pain.002.001.10").exists()
 
 
-def test_a_file_is_never_sent_twice(summer, django_capture_on_commit_callbacks):
-    owed_people(summer, django_capture_on_commit_callbacks, [("Pat Example", IBANS["settle"])])
-    with django_capture_on_commit_callbacks(execute=True):
-        (batch,) = payment_batch_build()
+def stored_file() -> PaymentBatch:
+    """A file the platform's bank got before brands held their own money."""
+    (file,) = pain001_files(
+        debtor=Debtor(
+            name=django_settings.PAYOUT_DEBTOR_NAME,
+            iban=django_settings.PAYOUT_DEBTOR_IBAN,
+            bic=django_settings.PAYOUT_DEBTOR_BIC,
+        ),
+        transfers=[
+            CreditTransfer(
+                end_to_end_id="JBOLDFILE1",
+                amount_minor=2_00,
+                currency="EUR",
+                creditor_name="Pat Example",
+                creditor_iban=IBANS["settle"],
+                creditor_bic="",
+                remittance="JoyBack reward JBOLDFILE1",
+            )
+        ],
+        msg_id_prefix="JBP",
+        created_at=timezone.now(),
+        execution_date=timezone.now().date(),
+        max_per_file=100,
+    )
+    return PaymentBatch.objects.create(
+        msg_id=file.msg_id,
+        currency="EUR",
+        number_of_transactions=1,
+        control_sum=2_00,
+        xml=file.xml,
+        sha256=hashlib.sha256(file.xml).hexdigest(),
+        sent_at=timezone.now(),
+    )
 
+
+def test_a_stored_file_is_never_sent_twice():
+    batch = stored_file()
     with pytest.raises(PayoutRefused, match="already been sent"):
         payment_batch_transmit(batch_id=batch.pk)
-
-    assert SandboxBankPayment.objects.count() == 1
-
-
-def test_the_same_payouts_make_the_same_file(summer, django_capture_on_commit_callbacks):
-    owed_people(summer, django_capture_on_commit_callbacks, [("Pat Example", IBANS["settle"])])
-    (first,) = payment_batch_build()
-    # The bank never got it: the payout is reopened and goes into a file again.
-    Payout.objects.update(status="payee_verified")
-
-    (second,) = payment_batch_build()
-
-    assert second.pk == first.pk and PaymentBatch.objects.count() == 1
-    assert etree.fromstring(bytes(second.xml)) is not None
-
-
-def test_the_bank_refuses_a_file_it_already_has(summer, django_capture_on_commit_callbacks):
-    from payouts import psp
-
-    owed_people(summer, django_capture_on_commit_callbacks, [("Pat Example", IBANS["settle"])])
-    with django_capture_on_commit_callbacks(execute=True):
-        (batch,) = payment_batch_build()
-
-    with pytest.raises(psp.PspError, match="409"):
-        psp.payment_file_send(xml=bytes(batch.xml))
+    assert not SandboxBankPayment.objects.exists()

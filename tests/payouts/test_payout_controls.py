@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from joyback.ledger.services import account_get_or_create, transfer_post
@@ -25,7 +24,7 @@ from payouts.manual.services import payout_approve, payout_manual_enter
 from payouts.models import PayeeAccount, Payout, PayoutAlert, SandboxBankPayment
 from payouts.rails import iban_check
 from payouts.submission.states import PayoutRefused
-from tests.conftest import totp_enable, verified
+from tests.conftest import fund, totp_enable, verified
 from tests.verification.test_claim_races import race
 from verification.models import Participant
 
@@ -68,7 +67,7 @@ def limits(settings):
 
 @pytest.fixture
 def funded(alpaca):
-    brand_deposit_record(brand=alpaca, amount=2_000_00, currency="EUR", bank_reference="DEP-CONTROLS")
+    fund(alpaca, 2_000_00, "EUR", reference="DEP-CONTROLS")
     return alpaca
 
 
@@ -87,7 +86,7 @@ def test_a_brand_cannot_pay_out_more_than_the_bank_confirmed(alpaca, fiona, sett
     """100 EUR really arrived; 900 EUR more reached the funding account by a booking that is not a
     deposit (here straight from suspense, as a made-up statement line resolved by hand would)."""
     settings.PAYOUT_NEW_ACCOUNT_APPROVAL = False
-    brand_deposit_record(brand=alpaca, amount=100_00, currency="EUR", bank_reference="DEP-REAL")
+    fund(alpaca, 100_00, "EUR", reference="DEP-REAL")
     with transaction.atomic():
         transfer_post(
             source=account_get_or_create(kind=AccountKind.SUSPENSE, currency="EUR", name="Suspense EUR"),
@@ -125,7 +124,7 @@ def test_the_payout_that_would_pass_the_brands_daily_limit_is_refused(funded, fi
 
 
 def test_the_account_limit_counts_what_every_brand_pays_that_account(funded, bison, fiona, bob, limits):
-    brand_deposit_record(brand=bison, amount=500_00, currency="EUR", bank_reference="DEP-BISON")
+    fund(bison, 500_00, "EUR", reference="DEP-BISON")
     mule = new_iban()
     pay(funded, 30_00, iban=mule, by=fiona)
 
@@ -173,7 +172,7 @@ def test_parallel_payouts_never_pass_the_brands_daily_limit(funded, fiona, limit
 @pytest.mark.django_db(transaction=True)
 def test_parallel_payouts_to_one_account_never_pass_its_limit(funded, bison, fiona, bob, limits):
     """Two brands pay one account at the same moment, four times each: the account's limit holds."""
-    brand_deposit_record(brand=bison, amount=500_00, currency="EUR", bank_reference="DEP-BISON")
+    fund(bison, 500_00, "EUR", reference="DEP-BISON")
     mule = new_iban()
     payers = [(funded, fiona), (bison, bob)] * 4
     results = race(8, lambda i: pay(payers[i][0], 20_00, iban=mule, by=payers[i][1]))
@@ -278,7 +277,7 @@ def test_accepted_payouts_always_fit_every_limit(make_user, limits, steps):
     limits.PAYOUT_WINDOW_APPROVAL_THRESHOLD = 70_00
     n = next(_numbers)
     brand = verified(brand_create(name=f"Prop {n}", slug=f"prop-{n}", owner=make_user(f"p{n}@example.com")))
-    brand_deposit_record(brand=brand, amount=150_00, currency="EUR", bank_reference=f"DEP-PROP-{n}")
+    fund(brand, 150_00, "EUR", reference=f"DEP-PROP-{n}")
     accounts = [new_iban() for _ in range(3)]
     brand_total, per_account, paid_accounts = 0, [0, 0, 0], set()
     for amount, account in steps:

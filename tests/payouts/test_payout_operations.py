@@ -9,12 +9,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import Account, AccountKind
 from joyback.ledger.selectors import ledger_drift
 from payouts.models import PayeeAccount, Payout, SandboxBankPayment, VopCheck
 from payouts.submission.sweeps import payouts_sweep
-from tests.conftest import SignedInClient, rewarded_in_browser
+from tests.conftest import SignedInClient, fund, rewarded_in_browser
 from tests.payouts.conftest import IBANS, payee_details
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +41,7 @@ def funding(brand):
 
 @pytest.fixture
 def funded(alpaca):
-    brand_deposit_record(brand=alpaca, amount=2_000_00, currency="EUR", bank_reference="DEP-OPS")
+    fund(alpaca, 2_000_00, "EUR", reference="DEP-OPS")
     return alpaca
 
 

@@ -69,7 +69,7 @@ def test_a_return_after_settlement_reverses_and_repays_once_fixed(owed, django_c
     person = owed(iban=IBANS["return_AC04"])
     payout = Payout.objects.get()
     assert payout.status == "settled"
-    bank_after_settlement = balance(AccountKind.PLATFORM_BANK)
+    bank_after_settlement = balance(AccountKind.BRAND_BALANCE)  # the brand's own, at the provider
 
     # Days later the payee's bank sends it back; the PSP's feed says so.
     with django_capture_on_commit_callbacks(execute=True):
@@ -79,7 +79,7 @@ def test_a_return_after_settlement_reverses_and_repays_once_fixed(owed, django_c
     assert (payout.status, payout.reason_code) == ("returned", "AC04")
     assert [step[1] for step in history(payout)][-2:] == ["settled", "returned"]
     assert balance(AccountKind.PARTICIPANT_PAYABLE, person) == 1_00
-    assert balance(AccountKind.PLATFORM_BANK) == bank_after_settlement + 1_00
+    assert balance(AccountKind.BRAND_BALANCE) == bank_after_settlement + 1_00
     assert any("check your bank details" in m.subject for m in mail.outbox)
 
     owed(iban=IBANS["settle"])
@@ -171,20 +171,21 @@ def test_the_payout_history_cannot_be_edited(owed):
         event.save()
 
 
-def test_after_an_unreachable_payee_bank_the_money_goes_by_batch_file(
+def test_after_an_unreachable_payee_bank_the_money_goes_as_a_regular_sepa_transfer(
     owed, django_capture_on_commit_callbacks
 ):
     owed(iban=IBANS["AB05"])  # SEPA Instant: the payee's bank did not answer in time
     failed = Payout.objects.get()
 
     with django_capture_on_commit_callbacks(execute=True):
-        payouts_sweep()  # the money is owed again: a new payout, this time in a file
+        payouts_sweep()  # the money is owed again: a new payout, this time regular SEPA
     later = timezone.now() + timedelta(minutes=5)
-    for now in (None, later):  # the file goes at once; the bank is asked about it once it is due
+    for now in (None, later):  # it goes at once; the provider is asked about it once it is due
         with django_capture_on_commit_callbacks(execute=True):
             payouts_sweep(now=now)
 
     again = Payout.objects.exclude(pk=failed.pk).get()
     assert (failed.scheme, again.scheme) == ("sepa_instant", "sepa")
-    assert again.batch is not None and again.status == "settled"
+    # From the brand's own balance account at the provider, never a file of the platform's bank.
+    assert again.batch is None and again.status == "settled"
     assert ledger_drift() == []

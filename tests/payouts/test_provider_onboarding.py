@@ -23,12 +23,12 @@ from campaigns.services.funding import BrandNotVerified, brand_money_allowed_che
 from payouts.funding import onboarding
 from payouts.funding import selectors as funding_selectors
 from payouts.funding import services as funding
-from payouts.models import Notification, ProviderOnboarding, SandboxLegalEntity, TransferEvent, VirtualAccount
+from payouts.models import Notification, ProviderOnboarding, SandboxLegalEntity, VirtualAccount
 from payouts.providers import adyen_funding, adyen_onboarding
 from payouts.sandbox import onboarding as sandbox_onboarding
 from payouts.sandbox.funding import funding_webhooks_deliver
 from payouts.submission.webhooks import transfer_events_process
-from tests.conftest import verified
+from tests.conftest import provider_events, verified
 from tests.payouts.test_adyen_transfers import NEXT_KEY, SPEC_DIR, TRANSFERS, deliver, example, spec_errors
 
 pytestmark = pytest.mark.django_db
@@ -272,7 +272,7 @@ def test_a_webhook_for_an_unknown_account_holder_books_nothing(client, alice):
     )
     assert deliver(client, documented).status_code == 200
     transfer_events_process()
-    assert TransferEvent.objects.get().outcome == "account_holder_unknown"
+    assert provider_events().get().outcome == "account_holder_unknown"
     assert not ProviderOnboarding.objects.exists()
 
 

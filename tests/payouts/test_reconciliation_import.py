@@ -173,16 +173,17 @@ def test_an_amount_mismatch_is_an_exception_not_a_settlement(owed):
     assert exceptions() == ["amount_mismatch"]
 
 
-def test_a_deposit_with_the_brand_reference_funds_the_brand_once(alpaca):
+def test_a_deposit_with_the_brand_reference_is_one_exception_never_the_brands_funding(alpaca):
     reference = brand_deposit_reference(alpaca)
     data = camt053([Ntry(amount=250_00, credit=True, ref="DEP-1", remittance=f"Top-up {reference}")])
 
     imported(data)
     imported(camt054([Ntry(amount=250_00, credit=True, ref="DEP-1", remittance=reference)]))
 
-    funding = Account.objects.get(kind=AccountKind.BRAND_FUNDING, brand_id=alpaca.pk)
-    assert funding.balance == 250_00
-    assert StatementLine.objects.get(kind="deposit").brand == alpaca
+    assert not Account.objects.filter(
+        kind=AccountKind.BRAND_FUNDING, brand_id=alpaca.pk, balance__gt=0
+    ).exists()
+    assert StatementLine.objects.get(kind="deposit").state == "exception"
 
 
 BAD_FILES = {

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
+from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import Account, AccountKind
 from payouts.models import Payout, ReconciliationException, SandboxBankPayment, StatementImport, StatementLine
 from payouts.reconciliation.bank_health import payouts_paused
@@ -31,7 +32,16 @@ def alerts():
 
 
 def deposit(brand, amount, ref):
+    """A brand's transfer to the platform's account from before brands held their own money, booked
+    then (brand_deposit_record: the ledger's platform bank holds it for the brand until custody_move),
+    as the bank's statement reports it now: the line itself books nothing more (an exception)."""
+    brand_deposit_record(brand=brand, amount=amount, currency="EUR", bank_reference=ref)
     return Ntry(amount=amount, credit=True, ref=ref, remittance=brand_deposit_reference(brand))
+
+
+def held_before(brand, amount=100_00):
+    """What the platform held for the brand before brands held their own, never on a statement."""
+    brand_deposit_record(brand=brand, amount=amount, currency="EUR", bank_reference="HELD-BEFORE")
 
 
 def test_statements_that_follow_on_raise_nothing_and_the_ledger_agrees(alpaca):
@@ -71,7 +81,8 @@ def test_the_same_statement_twice_is_no_gap(alpaca):
 
 
 def test_entries_that_do_not_add_up_refuse_the_file_and_book_nothing(alpaca):
-    data = camt053([deposit(alpaca, 100_00, "D1")], msg_id="S1", seq=1, opening=0, closing=1_000_00)
+    line = Ntry(amount=100_00, credit=True, ref="D1", remittance=brand_deposit_reference(alpaca))
+    data = camt053([line], msg_id="S1", seq=1, opening=0, closing=1_000_00)
 
     job = feed(data)
 
@@ -81,9 +92,10 @@ def test_entries_that_do_not_add_up_refuse_the_file_and_book_nothing(alpaca):
 
 
 def test_money_the_ledger_holds_that_the_bank_does_not_pauses_payouts_until_staff_clear_it(
-    owed, client, sam, settings
+    owed, alpaca, client, sam, settings
 ):
-    # The campaign's budget was booked straight into the ledger (100.00), never reported by the bank.
+    # Money the platform held for Alpaca (100.00) was booked into the ledger, never reported by the bank.
+    held_before(alpaca)
     job = feed(camt053([], msg_id="S1", seq=1, opening=0))
     assert job.status == "done"
     drift = ReconciliationException.objects.get(reason="bank_drift")
@@ -114,6 +126,7 @@ def test_money_the_ledger_holds_that_the_bank_does_not_pauses_payouts_until_staf
 
 def test_a_drift_below_the_threshold_alerts_without_pausing(summer, settings):
     settings.BANK_DRIFT_PAUSE_MINOR = 100_00
+    held_before(summer.brand)
 
     feed(camt053([], msg_id="S1", seq=1, opening=0))
 
@@ -121,6 +134,7 @@ def test_a_drift_below_the_threshold_alerts_without_pausing(summer, settings):
 
 
 def test_staff_see_the_alert_in_the_admin(summer, client, sam):
+    held_before(summer.brand)
     feed(camt053([], msg_id="S1", seq=1, opening=0))
     client.force_login(sam)
 
@@ -130,6 +144,7 @@ def test_staff_see_the_alert_in_the_admin(summer, client, sam):
 
 
 def test_staff_read_the_drift_as_money(summer, client, sam):
+    held_before(summer.brand)
     feed(camt053([], msg_id="S1", seq=1, opening=0))
     drift = ReconciliationException.objects.get(reason="bank_drift")
     client.force_login(sam)

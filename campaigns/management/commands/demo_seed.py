@@ -2,9 +2,10 @@
 its fee plan (asked for by the admin, confirmed by the second staff member, as every plan is), and its
 campaigns as drafts.
 
-The brand's money arrives as it would in production, through the bank: `demo_funding` (payouts)
-has the sandbox bank receive the brand's transfer, fetches the bank's feed, funds the campaigns
-and puts them live. Safe to run again: it finds what exists instead of adding a second copy.
+The brand's money arrives as it would in production, on its own account at the payment provider:
+`demo_funding` (payouts) onboards it at the sandbox provider, has its bank send a transfer to the
+brand's own virtual IBAN, books it from the provider's signed webhooks, funds the campaigns and
+puts them live. Safe to run again: it finds what exists instead of adding a second copy.
 """
 
 from allauth.account.models import EmailAddress
