@@ -91,6 +91,16 @@ def taken(summer, staff_pair, django_capture_on_commit_callbacks, monkeypatch):
     return FeeTransfer.objects.get()
 
 
+def exceptions_but_the_setups_spend() -> list[str]:
+    """Exceptions raised, but the one own_account's spend at the provider raises once its webhook
+    is delivered (money that left the account before the test, which the ledger never knew)."""
+    return [
+        exception.detail
+        for exception in ReconciliationException.objects.all()
+        if not (exception.reason == "provider_movement" and "SBXOUT" in exception.detail)
+    ]
+
+
 # ---- the request and its answer, against Adyen's published path and schema ------------------------
 
 
@@ -177,7 +187,7 @@ def test_a_transfer_the_sandbox_leaves_received_is_polled_then_booked_once_with_
     transfer_events_process()
     assert booked_moves(fee_transfer.reference) == 1
     assert fees.fee_transfers_poll(now=timezone.now() + 30 * LATER) == {}
-    assert not ReconciliationException.objects.exists()
+    assert not exceptions_but_the_setups_spend()
 
 
 def test_a_failure_the_poll_hears_counts_as_the_webhook_would(taken, monkeypatch):
@@ -227,14 +237,14 @@ def test_the_poll_and_the_webhook_racing_book_the_fee_once(taken, monkeypatch):
         assert booked_moves(taken.reference) == 1, outcomes
     taken.refresh_from_db()
     assert taken.status == "booked" and taken.booked_on
-    assert not ReconciliationException.objects.exists()
+    assert not exceptions_but_the_setups_spend()
 
 
 def test_a_transfer_still_taken_after_a_day_is_named_to_staff_once(taken, monkeypatch):
     provider_says(monkeypatch, taken, status="received")
 
     assert fees.fee_transfers_poll(now=timezone.now() + LATER) == {"sent": 1}
-    assert not ReconciliationException.objects.exists()
+    assert not exceptions_but_the_setups_spend()
     a_day_on = timezone.now() + fees.STUCK_AFTER + timedelta(minutes=1)
     assert fees.fee_transfers_poll(now=a_day_on) == {"sent": 1}
     assert fees.fee_transfers_poll(now=a_day_on + fees.POLL_EVERY) == {"sent": 1}
