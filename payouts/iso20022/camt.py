@@ -57,6 +57,9 @@ class Line(NamedTuple):
     reference: str  # remittance information and the entry's additional information
     counterparty: str
     source_line: int
+    # The other side's account: the creditor's for money going out, the debtor's for money coming
+    # in; "" when the bank gave none (a brand's own statement names its virtual IBAN here).
+    counterparty_iban: str = ""
 
 
 @dataclass
@@ -326,6 +329,9 @@ class _Reader:
                         counterparty=(self.party_name(found, "Cdtr") if credit and returned else "")
                         or self.party_name(found, "Dbtr" if credit else "Cdtr")[:140],
                         source_line=detail.sourceline or line_no,
+                        counterparty_iban=self.first_text(
+                            found, "RltdPties/DbtrAcct/Id/IBAN" if credit else "RltdPties/CdtrAcct/Id/IBAN"
+                        )[:34],
                     )
                 )
         else:

@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from campaigns.models import Brand, Campaign
 from joyback.ledger.models import Account, AccountKind, Entry, normal_sign
-from payouts.models import Payout, ReconciliationException, StatementLine
+from payouts.models import Payout, ProviderDeposit, ReconciliationException, StatementLine, VirtualAccount
+from payouts.models.funding import ProviderDepositStatus
 from payouts.models.payouts import PayoutStatus
 from payouts.models.reconciliation import ExceptionStatus
 from payouts.models.reconciliation import LineKind as Kind
@@ -230,44 +231,75 @@ class ComparedTransfer:
     amount: int
     currency: str
     reference: str
-    arrived: StatementLine | None
+    # What the provider booked on the brand's own virtual account for it: its day and transfer id.
+    arrived_on: datetime.date | None = None
+    arrived_ref: str = ""
+
+    @property
+    def arrived(self) -> bool:
+        return bool(self.arrived_ref)
 
 
 COMPARE_DAYS = 7  # a SEPA transfer is booked on our side within a few banking days
 
 
+def _iban(text: str) -> str:
+    return "".join(text.split()).upper()
+
+
 def statement_compare(*, brand: Brand, parsed) -> list[ComparedTransfer]:
-    """The brand's own statement (already read) against what the platform's bank booked: each
-    transfer to us with the brand's reference, and the deposit line that shows it arrived, or none.
-    Reads only: a brand's file is never the bank's word on anything."""
+    """The brand's own statement (already read) against what the payment provider booked on the
+    brand's own virtual account (its deposits, from the provider's webhooks): each transfer the
+    brand sent to its virtual IBAN (or with its old funding reference, to the platform's account,
+    which never arrives as its funding), and the deposit that shows it arrived, or none. Only this
+    brand's deposits are looked at. Reads only: a brand's file is never the bank's word on anything."""
+    ibans = {
+        _iban(iban)
+        for iban in VirtualAccount.objects.filter(brand=brand, brand__livemode=True)
+        .exclude(iban="")
+        .values_list("iban", flat=True)
+    }
     sent = [
         line
         for block in parsed.statements
         for line in block.lines
-        if not line.credit and line.entry_status == "BOOK" and brand_for_reference(line.reference) == brand
+        if not line.credit
+        and line.entry_status == "BOOK"
+        and (
+            _iban(line.counterparty_iban) in ibans
+            if line.counterparty_iban
+            else brand_for_reference(line.reference) == brand
+        )
     ]
     deposits = list(
-        StatementLine.objects.filter(brand=brand, kind=Kind.DEPOSIT, state=State.MATCHED).order_by(
-            "booking_date", "pk"
+        ProviderDeposit.objects.filter(brand=brand, status=ProviderDepositStatus.BOOKED).order_by(
+            "created_at", "pk"
         )
     )
     used = set()
     result = []
     for line in sorted(sent, key=lambda found: (found.booking_date or datetime.date.min, found.amount)):
         arrived = None
-        for deposit in deposits:
+        # Money sent to the platform's account (no IBAN of the brand's named) never funds the brand.
+        candidates = deposits if _iban(line.counterparty_iban) in ibans else []
+        for deposit in candidates:
             if deposit.pk in used or (deposit.amount, deposit.currency) != (line.amount, line.currency):
                 continue
-            if line.end_to_end_id and deposit.end_to_end_id and line.end_to_end_id != deposit.end_to_end_id:
-                continue
-            if line.booking_date and deposit.booking_date:
-                days = (deposit.booking_date - line.booking_date).days
+            if line.booking_date:
+                days = (timezone.localdate(deposit.created_at) - line.booking_date).days
                 if not -1 <= days <= COMPARE_DAYS:
                     continue
             arrived = deposit
             used.add(deposit.pk)
             break
         result.append(
-            ComparedTransfer(line.booking_date, line.amount, line.currency, line.reference[:140], arrived)
+            ComparedTransfer(
+                line.booking_date,
+                line.amount,
+                line.currency,
+                line.reference[:140],
+                timezone.localdate(arrived.created_at) if arrived else None,
+                arrived.transfer_id if arrived else "",
+            )
         )
     return result

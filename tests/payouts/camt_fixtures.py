@@ -28,6 +28,7 @@ class Ntry:
     status: str = "BOOK"
     currency: str = "EUR"
     remittance: str = ""
+    creditor_iban: str = ""  # where money going out was sent (the payer's statement names it)
 
 
 def _amt(minor: int) -> str:
@@ -60,8 +61,14 @@ def _entry(entry: Ntry, version: str, day: str) -> str:
             f"<NbOfTxs>{max(len(entry.txs), 1)}</NbOfTxs></Btch>"
         )
     details += "".join(_tx(tx, version, entry.credit, entry.currency) for tx in entry.txs)
-    if entry.remittance:
-        details += f"<TxDtls><RmtInf><Ustrd>{entry.remittance}</Ustrd></RmtInf></TxDtls>"
+    if entry.remittance or entry.creditor_iban:
+        account = (
+            f"<RltdPties><CdtrAcct><Id><IBAN>{entry.creditor_iban}</IBAN></Id></CdtrAcct></RltdPties>"
+            if entry.creditor_iban
+            else ""
+        )
+        remittance = f"<RmtInf><Ustrd>{entry.remittance}</Ustrd></RmtInf>" if entry.remittance else ""
+        details += f"<TxDtls>{account}{remittance}</TxDtls>"
     return (
         f'<Ntry><Amt Ccy="{entry.currency}">{_amt(entry.amount)}</Amt><CdtDbtInd>{indicator}</CdtDbtInd>'
         f"{status}<BookgDt><Dt>{day}</Dt></BookgDt><ValDt><Dt>{day}</Dt></ValDt>"

@@ -9,9 +9,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from joyback.ledger.models import Entry
-from payouts.models import BrandFundingReference, Payout, StatementImport, StatementLine
+from payouts.models import BrandFundingReference, Payout, ProviderDeposit, StatementImport, StatementLine
 from payouts.reconciliation.references import brand_deposit_reference
 from payouts.reconciliation.statement_import import statement_import_create
+from tests.conftest import fund, own_account_open
 from tests.payouts.camt_fixtures import Ntry, camt053, paid
 from tests.payouts.conftest import IBANS
 
@@ -120,6 +121,37 @@ def test_compare_shows_which_transfers_arrived_and_books_nothing(client, fiona, 
     assert body.count('class="compared missing"') == 2 and "700.00" in body
     assert "Coffee beans" not in body
     assert (StatementImport.objects.count(), StatementLine.objects.count(), Entry.objects.count()) == before
+
+
+def test_a_transfer_to_the_brands_own_iban_shows_arrived_once_the_provider_booked_it(
+    client, fiona, alpaca, bison
+):
+    mine_iban, theirs_iban = own_account_open(alpaca).iban, own_account_open(bison).iban
+    statement = camt053(
+        [
+            Ntry(amount=250_00, ref="MY-1", creditor_iban=mine_iban, remittance="Top-up"),
+            Ntry(amount=80_00, ref="MY-2", creditor_iban=theirs_iban, remittance="Bikes"),
+        ],
+        msg_id="MY-BANK",
+    )
+    client.force_login(fiona)
+
+    def compared() -> str:
+        return compare(client, alpaca, statement, HTTP_HX_REQUEST="true").content.decode()
+
+    # Sent, not yet booked by the provider: shown, not arrived; a transfer to another account is
+    # not a transfer to JoyBack.
+    before = compared()
+    assert before.count('class="compared missing"') == 1 and "250.00" in before and "80.00" not in before
+    # Another brand's deposit of the same amount, booked on its own account, is never Alpaca's.
+    fund(bison, 250_00)
+    assert compared().count('class="compared arrived"') == 0
+    # The provider's webhook booked Alpaca's on its own virtual account: arrived, with its transfer.
+    fund(alpaca, 250_00)
+    booked = ProviderDeposit.objects.get(brand=alpaca, amount=250_00)
+    after = compared()
+    assert after.count('class="compared arrived"') == 1 and 'class="compared missing"' not in after
+    assert booked.transfer_id in after
 
 
 def test_a_viewer_reads_but_cannot_compare(client, vic, alpaca):
