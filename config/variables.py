@@ -653,7 +653,7 @@ VARIABLES = [
         "BANK_DRIFT_PAUSE_MINOR",
         "int",
         "the ledger's platform bank differing from the bank's closing balance by more than this pauses "
-        "every payout until staff clear the alert, minor units",
+        "moves from the platform's account (custody moves) until staff clear the alert, minor units",
         BANK,
         default=0,
     ),

@@ -26,7 +26,6 @@ fails is rolled back whole and its people are paid one by one through the single
 import contextlib
 import logging
 import threading
-import time
 from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
 from datetime import timedelta
 
@@ -39,7 +38,6 @@ from payouts import psp, sql
 from payouts.funding.selectors import balance_accounts_remembered, brands_custody_blocked
 from payouts.models import PayeeAccount, Payout
 from payouts.models.payouts import PayoutStatus
-from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import SimulatedCrash, crash_point
 from payouts.submission.create import payees_payable, payout_for_participant, payouts_make
 from payouts.submission.outcomes import payouts_settle
@@ -54,12 +52,9 @@ logger = logging.getLogger(__name__)
 # not on every pass.
 RETRY_AFTER = timedelta(seconds=60)
 
-# How long a busy worker trusts its last reading of payouts_paused.
-PAUSED_READ_EVERY = 1.0
+_idle = True
 
 _pool: ThreadPoolExecutor | None = None
-_paused_read: tuple[float, bool] | None = None
-_idle = True
 
 
 SENDER_NAME = "payout-send"
@@ -184,7 +179,6 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
         # The idle worker's usual answer, and a batch still filling (PAYOUT_GATHER_MS): one
         # statement, no transaction.
         return 0, [], []
-    paused = _paused()
     with transaction.atomic(durable=True):
         people = sql.participants_due_claim(now=now, limit=limit)
         _idle = len(people) < limit  # a full batch: more are likely waiting, no need to ask first
@@ -200,25 +194,11 @@ def _batch_make(*, limit: int) -> tuple[int, list[Payout], list[int]]:
         payees = {
             payee.participant_id: payee for payee in payees_payable().filter(participant_id__in=brand_of)
         }
-        payouts = payouts_make(payees=payees, brand_of=brand_of, now=now, claim=not paused)
+        payouts = payouts_make(payees=payees, brand_of=brand_of, now=now, claim=True)
         crash_point("batch_posted")
     crash_point("batch_committed")
     to_send = [p for p in payouts if p.status == PayoutStatus.SUBMITTED]
     return len(people), to_send, [p.pk for p in payouts if p.status != PayoutStatus.SUBMITTED]
-
-
-def _paused() -> bool:
-    """payouts_paused, read at most once every PAUSED_READ_EVERY by a busy worker (a pass every
-    few hundred ms would otherwise ask each time). A drift found or cleared is acted on that much
-    later, which the daily statement's reconciliation that finds it does not notice. Not kept in
-    a test's transaction, where each test opens or clears its own drift."""
-    global _paused_read
-    if connection.in_atomic_block:
-        return payouts_paused()
-    now = time.monotonic()
-    if _paused_read is None or now - _paused_read[0] > PAUSED_READ_EVERY:
-        _paused_read = (now, payouts_paused())
-    return _paused_read[1]
 
 
 def _submit(order: psp.PaymentOrder):

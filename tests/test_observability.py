@@ -158,7 +158,7 @@ def test_statement_drift_and_exceptions_are_exposed(client):
     body = scrape(client, **ONA).content.decode()
 
     assert 'joyback_statement_drift_minor{account="DE00TEST",currency="EUR"} -25000.0' in body
-    assert "joyback_payouts_paused 0.0" in body  # an alert pauses payouts, a scrape does not
+    assert "joyback_platform_moves_paused 0.0" in body  # an alert pauses moves, a scrape does not
     assert "# TYPE joyback_reconciliation_exceptions_open gauge" in body
     assert "# TYPE joyback_tasks_failed gauge" in body
 

@@ -92,7 +92,8 @@ RECONCILIATION_STALE_DAYS = env.get("RECONCILIATION_STALE_DAYS")
 # approval (linking it to a payout always does; booking it as a brand's deposit is refused).
 RECONCILIATION_SECOND_APPROVAL_MINOR = env.get("RECONCILIATION_SECOND_APPROVAL_MINOR")
 # The ledger's platform bank differing from the bank's closing balance by more than this many minor
-# units pauses every payout until staff clear the alert.
+# units pauses moves from the platform's account (custody moves) until staff clear the alert;
+# brands' payouts leave their own accounts and go on.
 BANK_DRIFT_PAUSE_MINOR = env.get("BANK_DRIFT_PAUSE_MINOR")
 # Checks of the ledger against the world outside it (dotted paths, each returning a list of
 # problems): ledger_check reports the first (drift recomputed now), /healthz/ the second (alerts not

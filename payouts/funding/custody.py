@@ -32,6 +32,7 @@ from payouts.models import Payout, VirtualAccount
 from payouts.models.transitions import SENT
 from payouts.providers import adyen_funding as provider
 from payouts.psp import routed_for
+from payouts.reconciliation.bank_health import platform_moves_paused
 
 # The brand's accounts that say what it is owed or holds in the ledger (liabilities) and what it
 # holds itself (its balance account, what people owe it back).
@@ -140,6 +141,12 @@ def custody_move(*, grant_id: int) -> CustodyMove:
     )
     if grant is None:
         raise CustodyMoveRefused(f"custody move {grant_id} is not confirmed by a second staff member")
+    if platform_moves_paused():
+        # The money leaves the platform's own account, whose ledger and bank disagree: nobody knows
+        # how much of it is there to move. The grant stays confirmed; run it again once cleared.
+        raise CustodyMoveRefused(
+            "moves from the platform's account are paused until staff clear the bank drift alert"
+        )
     brand_id, currency, amount = custody_grant_parse(grant.value)
     brand = Brand.objects.get(pk=brand_id)
     plan = custody_move_plan(brand=brand, currency=currency)

@@ -15,7 +15,7 @@ from payouts.iso20022.camt import camt_read
 from payouts.iso20022.types import SchemaError
 from payouts.models import ExceptionResolution, Payout, ReconciliationException, Statement, StatementImport
 from payouts.models.reconciliation import ExceptionStatus, ResolutionAction, StatementImportStatus
-from payouts.reconciliation.bank_health import bank_alert_problems, payouts_paused
+from payouts.reconciliation.bank_health import bank_alert_problems, platform_moves_paused
 from payouts.reconciliation.exceptions import exception_resolve
 from payouts.reconciliation.rules import ReconciliationRefused
 from payouts.reconciliation.statement_import import (
@@ -77,8 +77,14 @@ def bank_alerts_warn(request) -> None:
     """Every bank page says so while the ledger's bank and the bank disagree."""
     for problem in bank_alert_problems()[:5]:
         messages.warning(request, problem)
-    if payouts_paused():
-        messages.error(request, _("Payouts are paused until staff clear the bank drift alert."))
+    if platform_moves_paused():
+        messages.error(
+            request,
+            _(
+                "Moves from the platform's account are paused until staff clear the bank drift alert. "
+                "Brands' payouts go on from their own accounts."
+            ),
+        )
 
 
 @admin.register(StatementImport)

@@ -1,5 +1,5 @@
-"""The bank channel's health: the ledger's bank against the bank's, open alerts, and whether payouts
-are paused; read by the health checks, the metrics and the payout sweep."""
+"""The bank channel's health: the ledger's bank against the bank's, open alerts, and whether moves
+from the platform's account are paused; read by the health checks, the metrics and custody_move."""
 
 import datetime
 from datetime import timedelta
@@ -31,10 +31,10 @@ def reconciliation_metrics():
         [(row["account"], row["currency"], row["drift"]) for row in bank_drift_now()],
     )
     yield gauge(
-        "joyback_payouts_paused",
-        "1 while an open bank drift above BANK_DRIFT_PAUSE_MINOR holds every payout",
+        "joyback_platform_moves_paused",
+        "1 while an open bank drift above BANK_DRIFT_PAUSE_MINOR holds moves from the platform's account",
         [],
-        [(int(payouts_paused()),)],
+        [(int(platform_moves_paused()),)],
     )
 
 
@@ -63,9 +63,12 @@ def bank_alerts_open():
     ).order_by("-pk")
 
 
-def payouts_paused() -> bool:
-    """An open drift above BANK_DRIFT_PAUSE_MINOR holds every payout until staff clear it: while
-    the ledger and the bank disagree, nobody knows how much money there is to pay from."""
+def platform_moves_paused() -> bool:
+    """An open drift above BANK_DRIFT_PAUSE_MINOR holds what leaves the platform's own account (the
+    custody moves of money legacy brands pooled there) until staff clear it: while the ledger and
+    the bank disagree, nobody knows how much of it there is to move. Brands' payouts leave their
+    own balance accounts at the provider, each reconciled on its own (brands_custody_blocked): the
+    platform's drift does not hold them."""
     limit = settings.BANK_DRIFT_PAUSE_MINOR
     return (
         ReconciliationException.objects.filter(reason=ExceptionReason.BANK_DRIFT, status=ExceptionStatus.OPEN)

@@ -18,7 +18,6 @@ from payouts.funding.selectors import brand_balance_account_id, brands_custody_b
 from payouts.models import PayeeAccount, Payout, PayoutEvent, VopCheck
 from payouts.models.payees import Rail
 from payouts.models.payouts import OPEN_STATUSES, PayoutScheme, PayoutStatus
-from payouts.reconciliation.bank_health import payouts_paused
 from payouts.selectors import manual_payout_unpaid
 from payouts.submission.crash import crash_point
 from payouts.submission.states import payee_last_payout, payout_in_transit_account, scheme_for
@@ -66,8 +65,7 @@ def payouts_make(
     """The payouts of `payees` (participant id -> their payable details, the people locked by the
     caller, in the caller's transaction), made, posted as one ledger batch and recorded; with
     claim=True those whose name check is settled and whose scheme sends one by one are claimed as
-    submitted here, in the same commit, for the caller to send once it has committed (never while
-    payouts are paused: the caller reads payouts_paused). People whose
+    submitted here, in the same commit, for the caller to send once it has committed. People whose
     rewards only net a clawback get that posting and no payout. A failed posting raises: the
     caller's transaction is rolled back whole."""
     # Details the bank would refuse (stored before a name's Latin spelling or an international
@@ -134,8 +132,7 @@ def payout_for_participant(*, participant_id: int, currency: str, send_now: bool
             payees={participant.pk: payee},
             brand_of={participant.pk: participant.brand_id},
             now=timezone.now(),
-            # As in a batch: nothing is claimed for sending while payouts are paused.
-            claim=send_now and not payouts_paused(),
+            claim=send_now,
         )
         crash_point("payout_posted")
         if not made:

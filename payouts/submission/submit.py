@@ -13,7 +13,6 @@ from payouts import psp
 from payouts.funding.selectors import brand_balance_account_id, brands_custody_blocked
 from payouts.models import Payout
 from payouts.models.payouts import PayoutStatus
-from payouts.reconciliation.bank_health import payouts_paused
 from payouts.submission.crash import crash_point
 from payouts.submission.outcomes import (
     payout_reject,
@@ -59,10 +58,11 @@ def payout_submit(*, payout_id: int) -> Payout:
         return payout
     if payout.status != PayoutStatus.PAYEE_VERIFIED:
         return payout
-    if payouts_paused() or brands_custody_blocked(brand_ids=[payout.brand_id]):
-        # The ledger's bank and the bank's statement disagree, or the brand's own account at the
-        # provider is not allowed to pay (or drifted from its ledger account): nothing leaves until
-        # that is cleared; the sweep comes back for this payout.
+    if brands_custody_blocked(brand_ids=[payout.brand_id]):
+        # The brand's own account at the provider is not allowed to pay, or drifted from its ledger
+        # account: nothing of this brand's leaves until that is cleared (other brands' payouts go
+        # on, and so do they while the platform's own account drifts: nothing is paid from it); the
+        # sweep comes back for this payout.
         Payout.objects.filter(pk=payout.pk).update(
             next_check_at=timezone.now() + timedelta(seconds=settings.PAYOUT_STALE_SECONDS)
         )

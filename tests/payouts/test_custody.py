@@ -22,6 +22,7 @@ import time
 from io import StringIO
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -50,7 +51,12 @@ from joyback.users.models import AccessChange, StaffGrant
 from payouts.fees import fee_transfers_send
 from payouts.funding import selectors as funding_selectors
 from payouts.funding import services as funding
-from payouts.funding.custody import custody_move_confirm, custody_move_request
+from payouts.funding.custody import (
+    CustodyMoveRefused,
+    custody_move,
+    custody_move_confirm,
+    custody_move_request,
+)
 from payouts.models import (
     Payout,
     ProviderOnboarding,
@@ -61,12 +67,16 @@ from payouts.models import (
     SandboxFundingTransfer,
     VirtualAccount,
 )
+from payouts.reconciliation.bank_health import platform_moves_paused
+from payouts.reconciliation.exceptions import exception_resolve
+from payouts.reconciliation.statement_import import statement_import_create
 from payouts.sandbox import bank as sandbox_bank
 from payouts.sandbox.funding import deposit_simulate, funding_webhooks_deliver
 from payouts.submission.create import payout_for_participant
 from payouts.submission.submit import payout_payment_order, payout_submit
 from payouts.submission.webhooks import transfer_events_process
 from tests.conftest import rewarded_in_browser, totp_code, verified
+from tests.payouts.camt_fixtures import camt053
 from tests.payouts.conftest import payee_details
 
 pytestmark = pytest.mark.django_db
@@ -312,6 +322,38 @@ def test_a_drift_pauses_that_brand_only(client, alice, bob, django_capture_on_co
     # Its payout waits; the other brand's leaves.
     campaign = live_campaign(other, 10_00, "bison-ride")
     assert pay(client, campaign, django_capture_on_commit_callbacks, subject="pat").status == "settled"
+
+
+def test_a_drift_on_the_platforms_bank_holds_custody_moves_not_the_brands_payouts(
+    client, alice, bob, treasury, django_capture_on_commit_callbacks
+):
+    sam, tara = treasury
+    brand, account = custody_brand(alice, "alpaca", django_capture_on_commit_callbacks)
+    other, other_account = custody_brand(bob, "bison", django_capture_on_commit_callbacks)
+    deposit(other_account, 10_00)
+    # What the platform held for Alpaca from before, which the platform bank's statement lacks.
+    brand_deposit_record(brand=brand, amount=300_00, currency="EUR", bank_reference="REF-OLD-1")
+    statement_import_create(
+        data=camt053([], msg_id="S1", seq=1, opening=0), filename="bank.xml", channel="feed"
+    )
+    drift = ReconciliationException.objects.get(reason="bank_drift")
+    assert drift.amount == 300_00 and platform_moves_paused()
+    # A brand paying from its own balance account pays on.
+    assert funding_selectors.brands_custody_blocked(brand_ids=[other.pk]) == set()
+    campaign = live_campaign(other, 10_00, "bison-ride")
+    assert pay(client, campaign, django_capture_on_commit_callbacks, subject="pat").status == "settled"
+    # Money leaving the platform's own account waits, though two people asked for it.
+    grant = custody_move_request(actor=sam, brand=brand)
+    with pytest.raises(CustodyMoveRefused, match="paused"):
+        custody_move_confirm(grant_id=grant.pk, actor=tara)
+    assert provider_balance_of(account) == 0 and ledger_balance_of(brand) == 0
+    sam.user_permissions.add(Permission.objects.get(codename="exception_resolve"))
+    sam = type(sam).objects.get(pk=sam.pk)
+    exception_resolve(exception=drift, action="clear", actor=sam, note="held before statements began")
+    assert not platform_moves_paused()
+    moved = custody_move(grant_id=grant.pk)
+    assert moved.outcome == "custody_move_booked"
+    assert provider_balance_of(account) == 300_00 == ledger_balance_of(brand)
 
 
 # What the platform held for a brand, moved to its own account.

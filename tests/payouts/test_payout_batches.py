@@ -427,8 +427,6 @@ def test_a_pass_costs_the_same_statements_for_ten_people_as_for_one(club, monkey
 
     settings.PAYOUT_SEND_THREADS = 2  # the sandbox bank answers on the senders' connections
     monkeypatch.setattr("verification.services.rewards.standing_work_soon", lambda name: None)
-    monkeypatch.setattr(pipeline, "_paused_read", None)
-    monkeypatch.setattr(pipeline, "PAUSED_READ_EVERY", 3600)
     counts, people = [], []
     for size in (1, 1, 10):  # the first pass also makes the brand's in-transit account
         for _ in range(size):

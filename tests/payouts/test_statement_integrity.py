@@ -1,6 +1,7 @@
 """Statements chain (each opening is the previous closing, sequence numbers follow on), their
 entries add up, and the ledger's platform bank equals the bank's closing balance: a difference is
-shown, alerted on (/healthz/, the admin, ledger_check) and pauses payouts until staff clear it."""
+shown, alerted on (/healthz/, the admin, ledger_check) and pauses moves from the platform's account
+until staff clear it; brands' payouts leave their own accounts and go on."""
 
 from datetime import timedelta
 
@@ -12,7 +13,7 @@ from django.utils import timezone
 from campaigns.services.funding import brand_deposit_record
 from joyback.ledger.models import Account, AccountKind
 from payouts.models import Payout, ReconciliationException, SandboxBankPayment, StatementImport, StatementLine
-from payouts.reconciliation.bank_health import payouts_paused
+from payouts.reconciliation.bank_health import platform_moves_paused
 from payouts.reconciliation.exceptions import ALERTS, exception_resolve
 from payouts.reconciliation.references import brand_deposit_reference
 from payouts.reconciliation.rules import ReconciliationRefused
@@ -91,7 +92,7 @@ def test_entries_that_do_not_add_up_refuse_the_file_and_book_nothing(alpaca):
     assert not Account.objects.filter(kind=AccountKind.BRAND_FUNDING, balance__gt=0).exists()
 
 
-def test_money_the_ledger_holds_that_the_bank_does_not_pauses_payouts_until_staff_clear_it(
+def test_money_the_ledger_holds_that_the_bank_does_not_is_an_alert_until_staff_clear_it(
     owed, alpaca, client, sam, settings
 ):
     # Money the platform held for Alpaca (100.00) was booked into the ledger, never reported by the bank.
@@ -99,7 +100,7 @@ def test_money_the_ledger_holds_that_the_bank_does_not_pauses_payouts_until_staf
     job = feed(camt053([], msg_id="S1", seq=1, opening=0))
     assert job.status == "done"
     drift = ReconciliationException.objects.get(reason="bank_drift")
-    assert drift.amount == 100_00 and payouts_paused()
+    assert drift.amount == 100_00 and platform_moves_paused()
 
     assert client.get("/healthz/").json() == {"status": "failing"}  # the status alone, anonymously
     client.force_login(sam)
@@ -110,15 +111,20 @@ def test_money_the_ledger_holds_that_the_bank_does_not_pauses_payouts_until_staf
     with pytest.raises(CommandError, match="against the bank"):
         call_command("ledger_check")
 
+    client.force_login(sam)
+    admin_page = client.get("/admin/payouts/reconciliationexception/").content.decode()
+    assert "Moves from the platform&#x27;s account are paused" in admin_page
+    # The brand pays from its own balance account at the provider: the platform's drift holds none
+    # of its payouts.
     owed()
     payout = Payout.objects.get()
-    assert payout.status == "payee_verified" and SandboxBankPayment.objects.count() == 0
-
-    exception_resolve(exception=drift, action="clear", actor=sam, note="budget booked by hand")
     payouts_sweep(now=timezone.now() + timedelta(minutes=5))
-
     payout.refresh_from_db()
     assert payout.status == "settled" and SandboxBankPayment.objects.count() == 1
+
+    exception_resolve(exception=drift, action="clear", actor=sam, note="budget booked by hand")
+
+    assert not platform_moves_paused()
     assert client.get("/healthz/").status_code == 200
     drift.refresh_from_db()
     assert drift.resolutions.get().note == "budget booked by hand"
@@ -130,7 +136,7 @@ def test_a_drift_below_the_threshold_alerts_without_pausing(summer, settings):
 
     feed(camt053([], msg_id="S1", seq=1, opening=0))
 
-    assert alerts() == [("bank_drift", 100_00)] and not payouts_paused()
+    assert alerts() == [("bank_drift", 100_00)] and not platform_moves_paused()
 
 
 def test_staff_see_the_alert_in_the_admin(summer, client, sam):
