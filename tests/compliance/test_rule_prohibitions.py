@@ -743,3 +743,76 @@ CASUAL_BLOCKED = [
 @pytest.mark.parametrize(("language", "text", "expected"), CASUAL_BLOCKED)
 def test_casual_wordings_of_blocked_kinds_do_not_go_live(language, text, expected):
     assert outcome(text, language) == expected
+
+
+# Asides ask nothing of what the video says: courtesy, a free choice, what is not required, the
+# deal's terms, a heading. Taken out, the rest of the sentence must still be read as allowed.
+ASIDES = [
+    ("en", "Thanks a lot for teaming up with us! Film the bag on your counter."),
+    ("en", "If you have any questions, feel free to email us."),
+    ("en", "Indoors or on your balcony, it's totally up to you."),
+    ("en", "No tripod needed, a phone is enough."),
+    ("en", "Up to two rounds of edits are included."),
+    ("en", "You don't have to buy anything to join."),
+    ("en", "Captions are optional."),
+    ("en", "Please don't shoot in a moving car."),
+    ("en", "Deliverables: one vertical video."),
+    ("en", "Please don't post any other sponsored content for 24 hours."),
+    ("de", "Vielen Dank für deine Zeit! Zeig die Packung auf dem Tisch."),
+    ("de", "Bei Fragen schreib uns einfach."),
+    ("de", "Ob Küche oder Balkon, das liegt ganz bei dir."),
+    ("de", "Kein Stativ nötig."),
+    ("de", "Zwei Feedbackrunden sind inklusive."),
+    ("de", "Du musst nichts kaufen, um teilzunehmen."),
+    ("de", "Untertitel sind freiwillig."),
+    ("de", "Bitte nicht im Auto filmen."),
+    ("de", "Die Zahlung erfolgt innerhalb von 30 Tagen nach Veröffentlichung."),
+    ("es", "¡Muchas gracias por participar!"),
+    ("es", "Si tienes alguna pregunta, contáctanos."),
+    ("es", "En la cocina o en el balcón, como prefieras."),
+    ("es", "No hace falta trípode."),
+    ("es", "No necesitas comprar nada para participar."),
+    ("es", "Los subtítulos son opcionales."),
+    ("es", "Por favor, no grabes en el coche."),
+    ("es", "Ponte lo que te apetezca."),
+    ("zh-hans", "感谢您的配合！"),
+    ("zh-hans", "如有疑问请随时联系我们。"),
+    ("zh-hans", "不需要露脸，展示杯子就行。"),
+    ("zh-hans", "参加活动无需购买任何产品。"),
+    ("zh-hans", "请不要在车里拍摄。"),
+    ("zh-hans", "穿什么都行。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), ASIDES)
+def test_asides_leave_an_allowed_brief_allowed(language, text):
+    assert outcome(text, language) == "allow"
+
+
+# An aside never vouches for the rest of its sentence, nor for a disclosure made optional.
+ASIDES_LOOK_ALIKES = [
+    ("en", "Thanks a lot, and call it the smoothest brew in town.", "block"),
+    ("en", "Up to you, but say you've had it every morning for years.", "block"),
+    ("en", "No tripod needed, just buy a few thousand views.", "block"),
+    ("en", "Putting #ad in is up to you.", "block"),
+    ("en", "The paid-partnership label is optional.", "block"),
+    ("en", "Add the #ad if you want.", "block"),
+    ("en", "Whether you tag it as an ad is your call.", "review"),
+    ("en", "Please don't post the sponsored label.", "block"),
+    ("de", "Vielen Dank, und sag, dass es der leckerste Kaffee der Stadt ist.", "block"),
+    ("de", "Das liegt ganz bei dir, aber den Zucker lässt du weg.", "block"),
+    ("de", "Die Kennzeichnung ist freiwillig.", "block"),
+    ("de", "Werbung kannst du weglassen, wenn du willst.", "block"),
+    ("es", "Muchas gracias, y di que es el café más rico de la ciudad.", "block"),
+    ("es", "Como prefieras, pero nada de hablar del azúcar.", "block"),
+    ("es", "La indicación de publicidad es opcional.", "block"),
+    ("es", "Añade publi si te apetece.", "block"),
+    ("zh-hans", "感谢配合，记得说是全城最好喝的。", "block"),
+    ("zh-hans", "广告标识你定。", "block"),
+    ("zh-hans", "不需要露脸，但要说喝了好几年。", "review"),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), ASIDES_LOOK_ALIKES)
+def test_asides_do_not_let_a_blocked_kind_through(language, text, expected):
+    assert outcome(text, language) == expected
