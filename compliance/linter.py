@@ -348,6 +348,11 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
         # ("Pon publi si quieres", "Add the #ad if you like"): such a sentence is read as written too.
         if reading.verdict == ALLOW and disclosed and grammar.cued(written, _HIDING):
             reading = grammar.read(written, asides=False)
+        # A dislike the shapes or the honesty markers took out can still be cut from the video
+        # ("si no te gusta, quítalo del vídeo").
+        cut = grammar.cut_negatives.search(written) if grammar.cut_negatives is not None else None
+        if reading.verdict != BLOCK and cut:
+            reading = Reading(BLOCK, "suppress_negatives", cut.group(0).strip())
         if reading.verdict != ALLOW:
             unread.append((sentence.strip(), reading))
     return unread

@@ -229,13 +229,15 @@ class Grammar:
     def __init__(self, languages: dict):
         self.latin: list[_Latin] = []
         self.chinese: list[_Chinese] = []
-        vetoes, cues, asides = [], [], []
+        vetoes, cues, asides, cut = [], [], [], []
         for code, table in languages.items():
             brief = table.get("brief")
             if not brief:
                 continue
             vetoes += brief.get("veto", [])
             asides += brief.get("asides", [])
+            cut += brief.get("cut_negatives", [])
+            cues += [("suppress_negatives", re.compile(p)) for p in brief.get("cut_negatives", [])]
             cues += [(kind, re.compile(pattern)) for kind, pattern in brief.get("cues", [])]
             negations = brief.get("negations", [])
             safe = _any(brief.get("safe", []))
@@ -288,6 +290,7 @@ class Grammar:
         self.veto = _any([*vetoes, *(pattern.pattern for _kind, pattern in cues)])
         self.cues = cues
         self.asides = _any(asides)
+        self.cut_negatives = _any(cut)
         self.safe = _any(
             reader.safe.pattern for reader in [*self.latin, *self.chinese] if reader.safe is not None
         )

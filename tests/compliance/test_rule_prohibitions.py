@@ -816,3 +816,37 @@ ASIDES_LOOK_ALIKES = [
 @pytest.mark.parametrize(("language", "text", "expected"), ASIDES_LOOK_ALIKES)
 def test_asides_do_not_let_a_blocked_kind_through(language, text, expected):
     assert outcome(text, language) == expected
+
+
+# Everyday wordings of allowed kinds: slang, a copyright-free tune, criticism welcomed, no archiving.
+EVERYDAY = [
+    ("en", "pls post it by friday if u can"),
+    ("en", "Any track works as long as it's royalty-free."),
+    ("en", "We're totally fine with negative feedback, say what you really think."),
+    ("en", "Keep it public for 30 days, no archiving."),
+    ("de", "Musik ist frei wählbar, Hauptsache lizenzfrei."),
+    ("es", "Si algo no te convence, cuéntalo sin rodeos."),
+    ("es", "Pon la música que quieras, que no tenga copyright."),
+    ("zh-hans", "背景音乐随意，别侵权就行。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), EVERYDAY)
+def test_everyday_wordings_of_allowed_kinds_go_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+# A dislike cut from the video is suppressing negatives, however the rest of the sentence reads.
+CUT_NEGATIVES = [
+    ("en", "If you didn't enjoy it, trim that bit out."),
+    ("en", "We're fine with negative feedback, but if you don't like a part, delete it."),
+    ("de", "Wenn es dir nicht gefällt, lösch die Stelle."),
+    ("es", "Si no te gusta, córtalo en la edición."),
+    ("es", "Si algo no te convence, dilo sin rodeos y luego bórralo."),
+    ("zh-hans", "不满意的地方删掉就好。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), CUT_NEGATIVES)
+def test_a_dislike_cut_from_the_video_is_blocked(language, text):
+    assert outcome(text, language) == "block"
