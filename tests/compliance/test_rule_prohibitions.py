@@ -850,3 +850,33 @@ CUT_NEGATIVES = [
 @pytest.mark.parametrize(("language", "text"), CUT_NEGATIVES)
 def test_a_dislike_cut_from_the_video_is_blocked(language, text):
     assert outcome(text, language) == "block"
+
+
+# An English veto word that is an everyday word of another language ("sale" appears, "calle" a
+# street) is read in that language's sense; the English sense still counts.
+OTHER_LANGUAGES_WORDS = [
+    ("es", "La bolsa tiene que salir en los primeros segundos: que sale en el vídeo es lo importante."),
+    ("es", "Que aparezca la bolsa al principio."),
+    ("es", "Graba paseando por la calle con el café en la mano."),
+    ("de", "Zeig die Sorte, die du getestet hast."),
+    ("zh-hans", "可以提一下价钱。"),
+    ("zh-hans", "语气活泼一点。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), OTHER_LANGUAGES_WORDS)
+def test_everyday_words_of_each_language_are_read_in_its_sense(language, text):
+    assert outcome(text, language) == "allow"
+
+
+OTHER_LANGUAGES_LOOK_ALIKES = [
+    ("en", "Tell everyone the sale ends tonight so they buy now.", "block"),
+    ("en", "Call it the smoothest cold brew around.", "block"),
+    ("es", "Que salga la bolsa y di que es el café más rico de España.", "block"),
+    ("zh-hans", "价格可以提，但一定要说很划算。", "review"),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), OTHER_LANGUAGES_LOOK_ALIKES)
+def test_the_english_sense_still_counts(language, text, expected):
+    assert outcome(text, language) == expected
