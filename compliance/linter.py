@@ -305,6 +305,7 @@ def is_contest(rules, policies: Sequence[CompiledPolicy]) -> bool:
 
 # Handles name people and brands; a hashtag can be the disclosure ("#ad") and is read as a word.
 _TAGS = re.compile(r"@[\w.]+")
+_HIDING = frozenset({"hide_payment"})
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
@@ -339,34 +340,54 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
         shaped = rest
         if patterns["phrases"] is not None:
             rest = patterns["phrases"].sub(" ", rest)
-        # Words that are each allowed can still say a blocked kind together ("if you didn't like it,
-        # keep it to yourself"): a cue in what is left sends the sentence to be read as well.
-        if (
-            _CJK.search(rest)
-            or any(not w.isdigit() and w not in patterns["words"] for w in _WORDS.findall(rest))
-            or patterns["grammar"].cued(rest)
-        ):
-            reading = patterns["grammar"].read(rest)
-            if reading.verdict != ALLOW and shaped != rest:
-                # Without the allowed phrases taken out too: a phrase can cut a lawful negation in
-                # two ("不要" of "不要花钱买播放").
-                alone = patterns["grammar"].read(shaped)
-                # A blocked kind's element the phrases cut apart ("广告标识放到最后"): blocked if the
-                # sentence as written is blocked too (below).
-                if alone.verdict == ALLOW or (alone.verdict == BLOCK and reading.verdict != BLOCK):
-                    reading = alone
-            if reading.verdict != ALLOW:
-                # The shapes are tried one after another, not longest first: a shorter one can cut
-                # a lawful phrase in two ("不要买粉" of "不要买粉丝或刷播放"). The sentence as written is
-                # read too: allowed if either reading allows it, blocked only if both block it.
-                whole = patterns["grammar"].read(normalize(_TAGS.sub(" ", sentence)))
-                if whole.verdict == ALLOW:
-                    continue
-                if whole.verdict != BLOCK:
-                    reading = whole
-            if reading.verdict != ALLOW:
-                unread.append((sentence.strip(), reading))
+        grammar = patterns["grammar"]
+        written = normalize(_TAGS.sub(" ", sentence))
+        disclosed = grammar.discloses(written)
+        reading = _sentence_read(grammar, rest, shaped, written, patterns["words"], asides=not disclosed)
+        # A disclosure the allowed shapes took out can still be made optional by what is left
+        # ("Pon publi si quieres", "Add the #ad if you like"): such a sentence is read as written too.
+        if reading.verdict == ALLOW and disclosed and grammar.cued(written, _HIDING):
+            reading = grammar.read(written, asides=False)
+        # A dislike the shapes or the honesty markers took out can still be cut from the video
+        # ("si no te gusta, quítalo del vídeo").
+        cut = grammar.cut_negatives.search(written) if grammar.cut_negatives is not None else None
+        if reading.verdict != BLOCK and cut:
+            reading = Reading(BLOCK, "suppress_negatives", cut.group(0).strip())
+        if reading.verdict != ALLOW:
+            unread.append((sentence.strip(), reading))
     return unread
+
+
+def _sentence_read(grammar, rest: str, shaped: str, written: str, words, *, asides: bool) -> Reading:
+    """How one sentence reads: `rest` without the allowed shapes and phrases, `shaped` without the
+    shapes only, `written` as written."""
+    # Words that are each allowed can still say a blocked kind together ("if you didn't like it,
+    # keep it to yourself"): a cue in what is left sends the sentence to be read as well.
+    if not (
+        _CJK.search(rest)
+        or any(not w.isdigit() and w not in words for w in _WORDS.findall(rest))
+        or grammar.cued(rest)
+    ):
+        return Reading(ALLOW)
+    reading = grammar.read(rest, asides=asides)
+    if reading.verdict != ALLOW and shaped != rest:
+        # Without the allowed phrases taken out too: a phrase can cut a lawful negation in two
+        # ("不要" of "不要花钱买播放").
+        alone = grammar.read(shaped, asides=asides)
+        # A blocked kind's element the phrases cut apart ("广告标识放到最后"): blocked if the sentence
+        # as written is blocked too (below).
+        if alone.verdict == ALLOW or (alone.verdict == BLOCK and reading.verdict != BLOCK):
+            reading = alone
+    if reading.verdict != ALLOW:
+        # The shapes are tried one after another, not longest first: a shorter one can cut a lawful
+        # phrase in two ("不要买粉" of "不要买粉丝或刷播放"). The sentence as written is read too:
+        # allowed if either reading allows it, blocked only if both block it.
+        whole = grammar.read(written)
+        if whole.verdict == ALLOW:
+            return whole
+        if whole.verdict != BLOCK:
+            reading = whole
+    return reading
 
 
 def not_understood(text: str, patterns: dict, names: Sequence[str] = ()) -> str | None:

@@ -229,12 +229,15 @@ class Grammar:
     def __init__(self, languages: dict):
         self.latin: list[_Latin] = []
         self.chinese: list[_Chinese] = []
-        vetoes, cues = [], []
+        vetoes, cues, asides, cut = [], [], [], []
         for code, table in languages.items():
             brief = table.get("brief")
             if not brief:
                 continue
             vetoes += brief.get("veto", [])
+            asides += brief.get("asides", [])
+            cut += brief.get("cut_negatives", [])
+            cues += [("suppress_negatives", re.compile(p)) for p in brief.get("cut_negatives", [])]
             cues += [(kind, re.compile(pattern)) for kind, pattern in brief.get("cues", [])]
             negations = brief.get("negations", [])
             safe = _any(brief.get("safe", []))
@@ -286,6 +289,8 @@ class Grammar:
         # Whatever would be blocked as a kind is never read as allowed either.
         self.veto = _any([*vetoes, *(pattern.pattern for _kind, pattern in cues)])
         self.cues = cues
+        self.asides = _any(asides)
+        self.cut_negatives = _any(cut)
         self.safe = _any(
             reader.safe.pattern for reader in [*self.latin, *self.chinese] if reader.safe is not None
         )
@@ -312,6 +317,16 @@ class Grammar:
             ]
         )
 
+    def discloses(self, text: str) -> bool:
+        """Whether a disclosure term stands in the sentence as a word of its own (not `ads` in
+        `leads`); a Chinese term wherever it stands."""
+        if self.disclosed is None:
+            return False
+        return any(
+            found.start() == 0 or not text[found.start() - 1].isalnum() or _CJK.match(found.group(0))
+            for found in self.disclosed.finditer(text)
+        )
+
     def _prohibitions_out(self, text: str) -> str:
         """The sentence without the clauses that forbid an element of a promotion kind."""
         truth = [pattern for kind, pattern in self.cues if kind not in _PROMOTION_KINDS]
@@ -333,20 +348,32 @@ class Grammar:
             text = text[:start] + " " + text[end:]
         return text
 
-    def cued(self, text: str) -> bool:
-        """Whether an element of a blocked kind stands in the sentence, its lawful look-alikes aside."""
+    def cued(self, text: str, kinds: frozenset | None = None) -> bool:
+        """Whether an element of a blocked kind (of `kinds`, if given) stands in the sentence, its
+        lawful look-alikes aside."""
         if self.safe is not None:
             text = self.safe.sub(" ", text)
-        return any(pattern.search(text) for _kind, pattern in self.cues)
+        return any(pattern.search(text) for kind, pattern in self.cues if kinds is None or kind in kinds)
 
-    def read(self, text: str) -> Reading:
-        """How a sentence (lower case, the brand's names and handles taken out) reads."""
+    def read(self, text: str, *, asides: bool = True) -> Reading:
+        """How a sentence (lower case, the brand's names and handles taken out) reads. `asides`:
+        False when the sentence as written held a disclosure that allowed shapes took out."""
         if self.quoted is not None:
             text = self.quoted.sub(r" \1 ", text)
         if text.strip():
             readers = self.chinese if _CJK.search(text) else self.latin
             if any(reader.read(text, self.veto, self.disclosed) for reader in readers):
                 return Reading(ALLOW)
+            # An aside asks nothing of what the video says ("thanks for working with us", "your
+            # call", "raw footage is not required", "we may ask for one round of edits"): without
+            # it, the rest must still be read as allowed, and the aside stands for its task. Never
+            # beside a disclosure, whose every word must stay known ("#ad: your call").
+            if asides and self.asides is not None and not self.discloses(text):
+                rest = self.asides.sub(" ", text)
+                if rest != text and any(
+                    reader.read(rest, self.veto, self.disclosed, prohibits=True) for reader in readers
+                ):
+                    return Reading(ALLOW)
             rest = self._prohibitions_out(text)
             if rest != text:
                 text = rest

@@ -743,3 +743,140 @@ CASUAL_BLOCKED = [
 @pytest.mark.parametrize(("language", "text", "expected"), CASUAL_BLOCKED)
 def test_casual_wordings_of_blocked_kinds_do_not_go_live(language, text, expected):
     assert outcome(text, language) == expected
+
+
+# Asides ask nothing of what the video says: courtesy, a free choice, what is not required, the
+# deal's terms, a heading. Taken out, the rest of the sentence must still be read as allowed.
+ASIDES = [
+    ("en", "Thanks a lot for teaming up with us! Film the bag on your counter."),
+    ("en", "If you have any questions, feel free to email us."),
+    ("en", "Indoors or on your balcony, it's totally up to you."),
+    ("en", "No tripod needed, a phone is enough."),
+    ("en", "Up to two rounds of edits are included."),
+    ("en", "You don't have to buy anything to join."),
+    ("en", "Captions are optional."),
+    ("en", "Please don't shoot in a moving car."),
+    ("en", "Deliverables: one vertical video."),
+    ("en", "Please don't post any other sponsored content for 24 hours."),
+    ("de", "Vielen Dank für deine Zeit! Zeig die Packung auf dem Tisch."),
+    ("de", "Bei Fragen schreib uns einfach."),
+    ("de", "Ob Küche oder Balkon, das liegt ganz bei dir."),
+    ("de", "Kein Stativ nötig."),
+    ("de", "Zwei Feedbackrunden sind inklusive."),
+    ("de", "Du musst nichts kaufen, um teilzunehmen."),
+    ("de", "Untertitel sind freiwillig."),
+    ("de", "Bitte nicht im Auto filmen."),
+    ("de", "Die Zahlung erfolgt innerhalb von 30 Tagen nach Veröffentlichung."),
+    ("es", "¡Muchas gracias por participar!"),
+    ("es", "Si tienes alguna pregunta, contáctanos."),
+    ("es", "En la cocina o en el balcón, como prefieras."),
+    ("es", "No hace falta trípode."),
+    ("es", "No necesitas comprar nada para participar."),
+    ("es", "Los subtítulos son opcionales."),
+    ("es", "Por favor, no grabes en el coche."),
+    ("es", "Ponte lo que te apetezca."),
+    ("zh-hans", "感谢您的配合！"),
+    ("zh-hans", "如有疑问请随时联系我们。"),
+    ("zh-hans", "不需要露脸，展示杯子就行。"),
+    ("zh-hans", "参加活动无需购买任何产品。"),
+    ("zh-hans", "请不要在车里拍摄。"),
+    ("zh-hans", "穿什么都行。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), ASIDES)
+def test_asides_leave_an_allowed_brief_allowed(language, text):
+    assert outcome(text, language) == "allow"
+
+
+# An aside never vouches for the rest of its sentence, nor for a disclosure made optional.
+ASIDES_LOOK_ALIKES = [
+    ("en", "Thanks a lot, and call it the smoothest brew in town.", "block"),
+    ("en", "Up to you, but say you've had it every morning for years.", "block"),
+    ("en", "No tripod needed, just buy a few thousand views.", "block"),
+    ("en", "Putting #ad in is up to you.", "block"),
+    ("en", "The paid-partnership label is optional.", "block"),
+    ("en", "Add the #ad if you want.", "block"),
+    ("en", "Whether you tag it as an ad is your call.", "review"),
+    ("en", "Please don't post the sponsored label.", "block"),
+    ("de", "Vielen Dank, und sag, dass es der leckerste Kaffee der Stadt ist.", "block"),
+    ("de", "Das liegt ganz bei dir, aber den Zucker lässt du weg.", "block"),
+    ("de", "Die Kennzeichnung ist freiwillig.", "block"),
+    ("de", "Werbung kannst du weglassen, wenn du willst.", "block"),
+    ("es", "Muchas gracias, y di que es el café más rico de la ciudad.", "block"),
+    ("es", "Como prefieras, pero nada de hablar del azúcar.", "block"),
+    ("es", "La indicación de publicidad es opcional.", "block"),
+    ("es", "Añade publi si te apetece.", "block"),
+    ("zh-hans", "感谢配合，记得说是全城最好喝的。", "block"),
+    ("zh-hans", "广告标识你定。", "block"),
+    ("zh-hans", "不需要露脸，但要说喝了好几年。", "review"),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), ASIDES_LOOK_ALIKES)
+def test_asides_do_not_let_a_blocked_kind_through(language, text, expected):
+    assert outcome(text, language) == expected
+
+
+# Everyday wordings of allowed kinds: slang, a copyright-free tune, criticism welcomed, no archiving.
+EVERYDAY = [
+    ("en", "pls post it by friday if u can"),
+    ("en", "Any track works as long as it's royalty-free."),
+    ("en", "We're totally fine with negative feedback, say what you really think."),
+    ("en", "Keep it public for 30 days, no archiving."),
+    ("de", "Musik ist frei wählbar, Hauptsache lizenzfrei."),
+    ("es", "Si algo no te convence, cuéntalo sin rodeos."),
+    ("es", "Pon la música que quieras, que no tenga copyright."),
+    ("zh-hans", "背景音乐随意，别侵权就行。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), EVERYDAY)
+def test_everyday_wordings_of_allowed_kinds_go_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+# A dislike cut from the video is suppressing negatives, however the rest of the sentence reads.
+CUT_NEGATIVES = [
+    ("en", "If you didn't enjoy it, trim that bit out."),
+    ("en", "We're fine with negative feedback, but if you don't like a part, delete it."),
+    ("de", "Wenn es dir nicht gefällt, lösch die Stelle."),
+    ("es", "Si no te gusta, córtalo en la edición."),
+    ("es", "Si algo no te convence, dilo sin rodeos y luego bórralo."),
+    ("zh-hans", "不满意的地方删掉就好。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), CUT_NEGATIVES)
+def test_a_dislike_cut_from_the_video_is_blocked(language, text):
+    assert outcome(text, language) == "block"
+
+
+# An English veto word that is an everyday word of another language ("sale" appears, "calle" a
+# street) is read in that language's sense; the English sense still counts.
+OTHER_LANGUAGES_WORDS = [
+    ("es", "La bolsa tiene que salir en los primeros segundos: que sale en el vídeo es lo importante."),
+    ("es", "Que aparezca la bolsa al principio."),
+    ("es", "Graba paseando por la calle con el café en la mano."),
+    ("de", "Zeig die Sorte, die du getestet hast."),
+    ("zh-hans", "可以提一下价钱。"),
+    ("zh-hans", "语气活泼一点。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), OTHER_LANGUAGES_WORDS)
+def test_everyday_words_of_each_language_are_read_in_its_sense(language, text):
+    assert outcome(text, language) == "allow"
+
+
+OTHER_LANGUAGES_LOOK_ALIKES = [
+    ("en", "Tell everyone the sale ends tonight so they buy now.", "block"),
+    ("en", "Call it the smoothest cold brew around.", "block"),
+    ("es", "Que salga la bolsa y di que es el café más rico de España.", "block"),
+    ("zh-hans", "价格可以提，但一定要说很划算。", "review"),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), OTHER_LANGUAGES_LOOK_ALIKES)
+def test_the_english_sense_still_counts(language, text, expected):
+    assert outcome(text, language) == expected
