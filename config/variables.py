@@ -582,7 +582,8 @@ VARIABLES = [
     Var(
         "ADYEN_BALANCE_ACCOUNT_ID",
         "str",
-        "the platform's balance account the payouts leave from",
+        "the platform's own balance account: the fees and the invoices' VAT arrive there, and no "
+        "brand's payout leaves from it",
         BANK,
         sandbox="BA00000000000000000JOYBACK",
         required=True,
