@@ -15,8 +15,9 @@ PSP_API_BASE = env.get("PSP_API_BASE")
 PSP_API_KEY = env.get("PSP_API_KEY")
 PSP_TIMEOUT_SECONDS = env.get("PSP_TIMEOUT_SECONDS")
 # The provider single payouts go through (payouts/providers/), and Adyen's balance platform: the
-# Transfers API base, the API key, the platform's balance account the payouts leave from, and the
-# webhook HMAC keys in hex, comma-separated: two while one is being rotated.
+# Transfers API base, the API key, the platform's own balance account (fees arrive there; brands'
+# payouts leave their own), and the webhook HMAC keys in hex, comma-separated: two while one is
+# being rotated.
 PAYOUT_PROVIDER = env.get("PAYOUT_PROVIDER")
 ADYEN_API_BASE = env.get("ADYEN_API_BASE")
 ADYEN_API_KEY = env.get("ADYEN_API_KEY")
