@@ -26,6 +26,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from joyback.money import from_major
+from payouts import sql
 from payouts.iso20022.pain002 import pain002_xml
 from payouts.iso20022.types import SchemaError
 from payouts.iso20022.validate import namespace, xsd_parse
@@ -43,7 +44,7 @@ from payouts.models.payees import VopResult
 from payouts.models.sandbox import SandboxLegalEntityStatus, SandboxOutcome
 from payouts.providers import adyen
 from payouts.psp import psp_client, routed_for
-from payouts.sandbox.files import message_id, msg_id_of, notification_issue
+from payouts.sandbox.files import message_id, msg_id_of, notification_issue, notification_message
 from payouts.sandbox.transport import LOST_ANSWER_HEADER
 
 MAGIC_SUFFIXES = {
@@ -76,6 +77,12 @@ DEFERRED_SCHEMES = {"ach", "swift", "sepa"}
 
 def outcome_for(key: str) -> str:
     chosen = SandboxBankAccount.objects.filter(account=key).values_list("outcome", flat=True).first()
+    return _outcome(key, chosen)
+
+
+def _outcome(key: str, chosen: str | None) -> str:
+    """The tester's choice for the account (SandboxBankAccount.outcome, read by the caller), else
+    what its last digits say."""
     if chosen:
         return chosen
     return MAGIC_SUFFIXES.get(key[-4:], SandboxOutcome.SETTLE)
@@ -374,9 +381,6 @@ def transfers(request):
         if body.get("category") != "bank":
             raise ValueError("the sandbox bank makes bank transfers only")
         source = str(body.get("balanceAccountId") or "")
-        brand_account = SandboxBalanceAccount.objects.filter(account_id=source).first()
-        if source != settings.ADYEN_BALANCE_ACCOUNT_ID and brand_account is None:
-            raise ValueError("balanceAccountId is no balance account of this platform")
         bank_account = body["counterparty"]["bankAccount"]
         order = {
             "end_to_end_id": str(body["reference"])[:35],
@@ -386,10 +390,18 @@ def transfers(request):
             "creditor_name": str(bank_account["accountHolder"]["fullName"])[:140],
             "account": account_key_adyen(bank_account["accountIdentification"]),
         }
+        # The source account, an earlier payment of this key and the tester's outcome for the
+        # account, read at once: one statement where each was one (every transfer asks all three).
+        brand_account_pk, existing_pk, chosen = sql.sandbox_transfer_read(
+            balance_account_id=source, idempotency_key=key, account=order["account"]
+        )
+        if source != settings.ADYEN_BALANCE_ACCOUNT_ID and brand_account_pk is None:
+            raise ValueError("balanceAccountId is no balance account of this platform")
     except (ValueError, KeyError, TypeError) as error:
         return adyen_error_response(
             422, "30_112", "Invalid transfer information", f"Malformed transfer: {error}"
         )
+    brand_account = SandboxBalanceAccount.objects.get(pk=brand_account_pk) if brand_account_pk else None
     if (error := magic_error(body)) is not None:
         return magic_error_response(error, body)
     if invalid := transfer_invalid_fields(body):
@@ -397,7 +409,7 @@ def transfers(request):
             422, "30_112", "Invalid transfer information provided", "Invalid transfer details"
         )
         return JsonResponse({**json.loads(response.content), "invalidFields": invalid}, status=422)
-    existing = SandboxBankPayment.objects.filter(idempotency_key=key).first() if key else None
+    existing = SandboxBankPayment.objects.get(pk=existing_pk) if key and existing_pk else None
     if existing is not None:
         if existing.end_to_end_id != order["end_to_end_id"] or existing.amount != order["amount"]:
             return adyen_error_response(
@@ -409,20 +421,22 @@ def transfers(request):
         return adyen_error_response(
             403, "00_403", "Forbidden", "The account holder is not allowed to send to third parties"
         )
-    else:
+    elif brand_account is not None:
         with transaction.atomic():
-            short = False
-            if brand_account is not None:
-                # Two transfers from one account take turns, as Adyen's balance does.
-                SandboxBalanceAccount.objects.select_for_update().filter(pk=brand_account.pk).first()
-                short = sandbox_balance(brand_account) < order["amount"]
+            # Two transfers from one account take turns, as Adyen's balance does.
+            SandboxBalanceAccount.objects.select_for_update().filter(pk=brand_account.pk).first()
+            short = sandbox_balance(brand_account) < order["amount"]
             payment = payment_receive(
                 idempotency_key=key,
-                balance_account_id=brand_account.account_id if brand_account is not None else "",
+                balance_account_id=brand_account.account_id,
                 # Adyen books nothing it cannot cover: the transfer fails with notEnoughBalance.
-                outcome_override=SandboxOutcome.REJECT_AM04 if short else None,
+                outcome_override=SandboxOutcome.REJECT_AM04 if short else _outcome(order["account"], chosen),
                 **order,
             )
+    else:
+        payment = payment_receive(
+            idempotency_key=key, outcome_override=_outcome(order["account"], chosen), **order
+        )
     # The chaos account's answer is Adyen's usual first word; its booking comes by webhook only.
     chaos = payment.account[-4:] == CHAOS_SUFFIX and payment.status == "ACSC"
     response = JsonResponse(transfer_json(payment, status="authorised" if chaos else ""), status=202)
@@ -487,31 +501,33 @@ def payment_receive(
         status, settled_at = "ACSP", None
     elif outcome.startswith("return_"):
         return_due_at = now + timedelta(seconds=settings.SANDBOX_BANK_RETURN_AFTER_SECONDS)
-    with transaction.atomic():
-        payment = SandboxBankPayment.objects.create(
-            end_to_end_id=end_to_end_id,
-            scheme=scheme,
-            amount=amount,
-            currency=currency,
-            creditor_name=creditor_name,
-            account=account,
-            outcome=outcome,
-            status=status,
-            reason_code=reason,
-            bank_reference="SBX" + secrets.token_hex(12).upper(),
-            msg_id=msg_id,
-            received_at=now,
-            settled_at=settled_at,
-            return_due_at=return_due_at,
-            idempotency_key=idempotency_key,
-            balance_account_id=balance_account_id,
-        )
-        if status == "ACSP" or account[-4:] == CHAOS_SUFFIX:
-            _event_add(payment, "authorised")
-        if status != "ACSP":
-            _event_add(payment, "booked" if status == "ACSC" else "failed", reason)
-        if status == "ACSC":
-            notification_issue(payment=payment)
+    payment = SandboxBankPayment(
+        end_to_end_id=end_to_end_id,
+        scheme=scheme,
+        amount=amount,
+        currency=currency,
+        creditor_name=creditor_name,
+        account=account,
+        outcome=outcome,
+        status=status,
+        reason_code=reason,
+        bank_reference="SBX" + secrets.token_hex(12).upper(),
+        msg_id=msg_id,
+        received_at=now,
+        settled_at=settled_at,
+        return_due_at=return_due_at,
+        idempotency_key=idempotency_key,
+        balance_account_id=balance_account_id,
+    )
+    events = []
+    if status == "ACSP" or account[-4:] == CHAOS_SUFFIX:
+        events.append(("authorised", ""))
+    if status != "ACSP":
+        events.append(("booked" if status == "ACSC" else "failed", reason))
+    message = notification_message(payment=payment) if status == "ACSC" else None
+    # The payment, its events and its camt.054 in one statement (one transaction by itself).
+    payment.pk = sql.sandbox_payment_book(payment=payment, events=events, message=message)
+    payment._state.adding = False
     return payment
 
 

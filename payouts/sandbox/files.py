@@ -22,10 +22,20 @@ def msg_id_of(xml: bytes) -> str:
 def notification_issue(*, payment: SandboxBankPayment, returned: bool = False, reason_code: str = "") -> None:
     """A camt.054 for one booking on the platform's account: the payout leaving, or coming back. A
     payout from a brand's own balance account never touches the platform's account: none."""
+    message = notification_message(payment=payment, returned=returned, reason_code=reason_code)
+    if message is not None:
+        message.save()
+
+
+def notification_message(
+    *, payment: SandboxBankPayment, returned: bool = False, reason_code: str = ""
+) -> SandboxBankMessage | None:
+    """notification_issue's camt.054, unsaved (a transfer's booking stores it in its own statement),
+    or None where the bank issues none."""
     if payment.balance_account_id:
-        return
+        return None
     if payment.currency != "EUR":
-        return  # the sandbox bank keeps its euro account only; other rails report by the event feed
+        return None  # the sandbox bank keeps its euro account only; other rails report by the event feed
     today = timezone.localdate()
     detail = EntryDetail(
         end_to_end_id=payment.end_to_end_id,
@@ -56,8 +66,8 @@ def notification_issue(*, payment: SandboxBankPayment, returned: bool = False, r
             entries=[entry],
         )
     except Iso20022Error:
-        return  # an account the writer cannot describe (non-IBAN): the event feed still tells
-    SandboxBankMessage.objects.create(kind="camt.054.001.08", msg_id=msg_id, xml=xml)
+        return None  # an account the writer cannot describe (non-IBAN): the event feed still tells
+    return SandboxBankMessage(kind="camt.054.001.08", msg_id=msg_id, xml=xml, created_at=timezone.now())
 
 
 def incoming_transfer_issue(*, amount: int, remittance: str) -> SandboxBankMessage:

@@ -4,6 +4,7 @@ who may be paid, and the making itself, written once for N people. The payout pi
 """
 
 from datetime import timedelta
+from functools import cache
 
 from django.conf import settings
 from django.db import transaction
@@ -30,6 +31,13 @@ from verification.services.participants import participant_payable_account
 
 
 def payees_payable() -> QuerySet[PayeeAccount]:
+    """_payees_payable's query, built once per process and copied for each use: building its
+    subqueries anew was about a tenth of a payout batch's CPU."""
+    return _payees_payable().all()
+
+
+@cache
+def _payees_payable() -> QuerySet[PayeeAccount]:
     """Who may be paid, as their current bank details: usable, no claim of theirs waiting for a
     person's decision (the decision marks them again), no payout of theirs under way in the
     currency (one at a time: its resolution marks them again for what arrived meanwhile), and no

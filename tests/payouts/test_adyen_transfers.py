@@ -506,6 +506,30 @@ def test_the_sandbox_bank_answers_a_replayed_key_with_the_same_transfer(client):
     assert spec_errors(TRANSFERS, "Transfer", first.json()) == []
 
 
+def test_the_sandbox_bank_books_a_transfer_its_events_and_its_camt054_in_two_statements(client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from payouts.models import SandboxBankEvent, SandboxBankMessage
+
+    body = adyen.transfer_request(order("sepa_instant"))
+    headers = {"X-API-Key": "sbx-adyen-api-key", "Idempotency-Key": "joyback-payout-Y"}
+
+    with CaptureQueriesContext(connection) as statements:
+        answer = client.post(
+            "/sandbox/bank/btl/v4/transfers", data=body, content_type="application/json", headers=headers
+        )
+
+    # Its reads at once, then the payment with its events and its notification in one insert: the
+    # bank's share of every payout the sandbox makes (tests/bench/payout.py).
+    assert answer.status_code == 202 and len(statements) == 2, [q["sql"][:80] for q in statements]
+    payment = SandboxBankPayment.objects.get()
+    assert answer.json()["id"] == payment.bank_reference and payment.status == "ACSC"
+    assert list(SandboxBankEvent.objects.filter(payment=payment).values_list("kind", flat=True)) == ["booked"]
+    notification = SandboxBankMessage.objects.get(kind="camt.054.001.08")
+    assert payment.end_to_end_id.encode() in bytes(notification.xml)
+
+
 def test_the_sandbox_bank_refuses_a_wrong_api_key_and_a_malformed_transfer(client):
     url = "/sandbox/bank/btl/v4/transfers"
     body = adyen.transfer_request(order("fps"))
