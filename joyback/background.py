@@ -51,7 +51,7 @@ SCHEDULES: tuple[Recurring, ...] = (
         func="payouts.tasks.payouts_sweep_task",
         minutes=1,
         purpose="What a crash or a lost task left is finished: overdue payouts asked about, the "
-        "sandbox bank's webhooks delivered, payment files built, people owed paid, unsent notices sent.",
+        "sandbox bank's webhooks delivered, people owed paid, unsent notices sent.",
     ),
     Recurring(
         name="payouts-bank-statements-fetch",

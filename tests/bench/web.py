@@ -395,7 +395,9 @@ def claim_forms_files(
     # a twin of the template person's TikTok login claim, rejected: no money moves for these people.
     claim = ActionClaim.objects.filter(participant_id=template.participant_id).first()
     brand_id = claim.brand_id
-    each = max(50, int(per_second * seconds))
+    # As long as wrk_run really runs (whole seconds, one at least: the smoke's 0.2 s warm-up is a
+    # second), or a fast claim wraps round to people who already gave details (a 409).
+    each = per_second * max(1, round(seconds))
     people = Participant.objects.bulk_create(
         Participant(brand_id=brand_id) for _ in range(each * connections)
     )
