@@ -73,6 +73,8 @@ def agreement(note) -> dict:
         "blind_fresh",
         "blind_dev2",
         "blind_holdout2",
+        "blind_dev3",
+        "blind_holdout3",
         "blind",
         "whole",
     )
@@ -80,7 +82,7 @@ def agreement(note) -> dict:
         captions, rules = report(part)
         parts[part] = (captions, rules)
         note(f"compliance evaluation, {part}: captions {captions.summary()}; rules {rules.summary()}")
-        if part in ("own", "blind_dev", "blind_dev2"):  # the holdouts' rows are not shown
+        if part in ("own", "blind_dev", "blind_dev2", "blind_dev3"):  # the holdouts' rows are not shown
             for row in (captions.wrong + rules.wrong)[:10]:
                 note(f"  {part} disagrees: {row}")
     captions = parts["own"][0]

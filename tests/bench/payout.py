@@ -342,6 +342,7 @@ def approvals_run(
             raise BenchSetupError(
                 f"the workers sent {len(submitted_at(warm_people))} of {len(warm_people)} warm-up "
                 f"payouts to the bank in {READY_TIMEOUT:.0f} s"
+                + (f"; not approved: {report.not_approved}" if report.not_approved else "")
             )
         time.sleep(0.2)
     report.warmup_seconds = time.monotonic() - began

@@ -422,7 +422,15 @@ def one_run(
     deadline = time.monotonic() + payout.READY_TIMEOUT + 60
     while not timed_start.is_set():
         if time.monotonic() > deadline or approver.exitcode is not None:
-            raise BenchSetupError(f"{run.label}: the approvals did not start (exit {approver.exitcode})")
+            # What the workers said is the only trace of why a warm-up payout never left.
+            said = "".join(
+                f"\n--- {name} (last lines) ---\n{cluster.groups[name].tail()}"
+                for name in ("work", "qcluster")
+                if name in cluster.groups
+            )
+            raise BenchSetupError(
+                f"{run.label}: the approvals did not start (exit {approver.exitcode}){said}"
+            )
         time.sleep(0.05)
 
     # Everything at once, from here.
@@ -908,7 +916,8 @@ def run_text(run: Run, note) -> None:
         f"{run.approved} at the bank, approval -> bank (as the payout part measures it) p50 "
         f"{percentile(run.latency_ms, 0.5):.0f} ms, p99 {payout_p99(run):.0f} ms (of which approval -> "
         f"payout made p50 {percentile(run.to_payout_ms, 0.5):.0f} / p99 "
-        f"{percentile(run.to_payout_ms, 0.99):.0f} ms); webhooks stored {run.stored_events}"
+        f"{percentile(run.to_payout_ms, 0.99):.0f} ms); webhooks stored {run.stored_events}; "
+        f"the warm-up's payouts at the bank in {approvals.warmup_seconds:.1f} s"
     )
     requests = max(run.requests() + run.approved, 1)
     parts = ", ".join(

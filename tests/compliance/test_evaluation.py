@@ -7,7 +7,14 @@ review taking more than its share of what is fine (see evaluate.py for the scori
 import pytest
 
 from compliance.reading import UNKNOWN, Reading
-from tests.compliance.eval.evaluate import HERE, blind_present, captions_evaluate, rows, rules_evaluate
+from tests.compliance.eval.evaluate import (
+    HERE,
+    UNSEEN,
+    blind_present,
+    captions_evaluate,
+    rows,
+    rules_evaluate,
+)
 
 LANGUAGES = {"en", "de", "es", "zh-hans"}
 # (part, captions agreement floor, rules agreement floor, most review cost of captions, of rules), %.
@@ -25,6 +32,9 @@ FLOORS = [
     # only counted; both floors are what the checker holds, so a change that loses any of it shows.
     ("blind_dev2", 83.0, 96.0, 30.0, 10.0),
     ("blind_holdout2", 84.0, 73.0, 16.0, 32.0),
+    # A fourth reviewer's set (blind_fresh3/README.md), split the same way; floors as for the third.
+    ("blind_dev3", 83.0, 55.0, 21.0, 45.0),
+    ("blind_holdout3", 84.0, 59.0, 28.0, 37.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 
@@ -57,15 +67,16 @@ def test_no_caption_that_must_not_be_paid_passes_in_any_part(
     part, captions_floor, rules_floor, captions_cost, rules_cost
 ):
     result = captions_evaluate(part=part)
-
-    # The holdouts' rows are not read, only their numbers: a failure names how many, not which.
-    assert not result.unsafe, (
-        result.summary()
-        if part in ("blind_holdout", "blind_fresh", "blind_holdout2")
-        else [(r["caption"], r["expect"]) for r in result.unsafe]
+    # The holdouts' rows are not read, only their numbers: a failure names how many, not which (and
+    # compares plain numbers, so that the assertion's report cannot show the result's rows).
+    unsafe = (
+        [(r["caption"], r["expect"]) for r in result.unsafe] if part not in UNSEEN else len(result.unsafe)
     )
-    assert result.agreement >= captions_floor, result.summary()
-    assert result.review_cost <= captions_cost, result.summary()
+    agreement, cost, summary = result.agreement, result.review_cost, result.summary()
+
+    assert not unsafe, summary if part in UNSEEN else unsafe
+    assert agreement >= captions_floor, summary
+    assert cost <= captions_cost, summary
 
 
 @pytest.mark.parametrize(("part", "captions_floor", "rules_floor", "captions_cost", "rules_cost"), _parts())
@@ -73,12 +84,12 @@ def test_no_rule_that_must_be_blocked_is_allowed_in_any_part(
     part, captions_floor, rules_floor, captions_cost, rules_cost
 ):
     result = rules_evaluate(part=part)
+    unsafe = result.unsafe if part not in UNSEEN else len(result.unsafe)
+    agreement, cost, summary = result.agreement, result.review_cost, result.summary()
 
-    assert not result.unsafe, (
-        len(result.unsafe) if part in ("blind_holdout", "blind_fresh", "blind_holdout2") else result.unsafe
-    )
-    assert result.agreement >= rules_floor, result.summary()
-    assert result.review_cost <= rules_cost, result.summary()
+    assert not unsafe, summary if part in UNSEEN else unsafe
+    assert agreement >= rules_floor, summary
+    assert cost <= rules_cost, summary
 
 
 @pytest.mark.parametrize("evaluate", [captions_evaluate, rules_evaluate])

@@ -64,6 +64,18 @@ TRAPS = [
     ("es", "other_company", "En colaboración con el ayuntamiento, la feria. Yo llevo Alpaca Coffee"),
     ("es", "other_company", "Patrocinado por la beca Erasmus, desayunando Alpaca Coffee en Roma"),
     ("en", "other_company", "Paid partnership with my sister, we tried Alpaca Coffee"),
+    # A paid post called a gift or a PR sample, whatever label stands beside it.
+    ("en", "gift", "#ad #gifted new cold brew, obsessed"),
+    ("en", "gift", "Ad | was gifted this Alpaca Coffee tin and honestly love it"),
+    ("en", "gift", "#ad PR package from Alpaca Coffee arrived today"),
+    ("de", "gift", "Werbung | PR-Sample von Alpaca Coffee, mein Morgen"),
+    ("de", "gift", "Anzeige: wurde mir kostenlos zur Verfügung gestellt, mein Cold Brew"),
+    ("es", "gift", "#publi me lo han regalado y me encanta este cold brew"),
+    ("zh-hans", "gift", "广告｜品牌方送的羊驼咖啡，早上来一杯"),
+    # "Ad" as somebody's name: who he is in brackets, or the word acting as a sentence's subject.
+    ("en", "other_sense", "Ad (my cousin) swears by Alpaca Coffee so I tried it"),
+    ("en", "other_sense", "Ad and I split a cold brew from Alpaca Coffee this morning"),
+    ("en", "other_sense", "Ad says this is the best oat latte in town, Alpaca Coffee"),
 ]
 
 
@@ -85,6 +97,10 @@ ACCEPTED = [
     ("en", "Sponsored by my friends at Alpaca Coffee"),
     ("zh-hans", "【广告】Alpaca Coffee冷萃"),
     ("zh-hans", "广告 上海街头试喝羊驼咖啡"),
+    # Look-alikes of a gift and of "Ad" as a name that are still a plain disclosure.
+    ("en", "#ad this gift set of Alpaca cold brew cans is cute"),
+    ("en", "Ad: Alpaca Coffee oat latte, my morning"),
+    ("en", "#ad Alpaca Coffee is my go-to this week"),
 ]
 
 

@@ -9,9 +9,9 @@ Coffee", configured with its other name and handle (`BRAND_NAMES`).
 Two sets, scored apart and together (`PARTS`): the one written beside the checker (`captions.csv`,
 `rules.csv`, "own") and the blind one in `blind/`, written by a reviewer who never read the checker
 (its README says how), in a dev half and a holdout half, a second blind set in `blind_fresh/`,
-written by another reviewer in the same way and added after the checker's last change, and a third in
+written by another reviewer in the same way and added after the checker's last change, a third in
 `blind_fresh2/` by a third reviewer, split by alternate rows into a dev half (read) and a holdout half
-(only its numbers).
+(only its numbers), and a fourth in `blind_fresh3/`, split the same way.
 
 Scoring, the same for every part:
 - agreement: the verdict is exactly the expected one. `needs_review` for an expected `non_compliant`
@@ -53,8 +53,22 @@ PARTS = {
     # half's disagreements may be read, the holdout half's only counted.
     "blind_dev2": (("blind_fresh2/captions_dev.csv",), ("blind_fresh2/rules_dev.csv",)),
     "blind_holdout2": (("blind_fresh2/captions_holdout.csv",), ("blind_fresh2/rules_holdout.csv",)),
+    # A fourth reviewer's set, written blind from the third's conventions and split the same way
+    # (blind_fresh3/README.md).
+    "blind_dev3": (("blind_fresh3/captions_dev.csv",), ("blind_fresh3/rules_dev.csv",)),
+    "blind_holdout3": (("blind_fresh3/captions_holdout.csv",), ("blind_fresh3/rules_holdout.csv",)),
 }
-_BLIND = ("blind_dev", "blind_holdout", "blind_fresh", "blind_dev2", "blind_holdout2")
+_BLIND = (
+    "blind_dev",
+    "blind_holdout",
+    "blind_fresh",
+    "blind_dev2",
+    "blind_holdout2",
+    "blind_dev3",
+    "blind_holdout3",
+)
+# The parts whose rows are only counted, never shown (a failure names how many, not which).
+UNSEEN = ("blind_holdout", "blind_fresh", "blind_holdout2", "blind_holdout3")
 PARTS["blind"] = tuple(tuple(name for part in _BLIND for name in PARTS[part][kind]) for kind in (0, 1))
 PARTS["whole"] = tuple(PARTS["own"][kind] + PARTS["blind"][kind] for kind in (0, 1))
 
