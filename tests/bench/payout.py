@@ -93,6 +93,7 @@ class Approvals:
     call_ms: list = field(default_factory=list)
     late_ms: list = field(default_factory=list)  # how far behind its slot each call started
     not_approved: list = field(default_factory=list)
+    warmup_problems: list = field(default_factory=list)  # the warm-up's, apart from the timed run's
     warmup_seconds: float = 0.0
     cpu_seconds: float = 0.0  # this process, over the timed approvals
     backend_cpu_seconds: float = 0.0  # its PostgreSQL backend, over the timed approvals
@@ -331,18 +332,31 @@ def approvals_run(
             return f"{claim.status}: {claim.reason}"
         return ""
 
+    def warm(identity) -> str:
+        # The warm-up is asked again while the database does not answer (a cluster still settling
+        # after the previous run's faults): the timed run starts on a cluster that takes writes.
+        deadline = time.monotonic() + READY_TIMEOUT
+        while (problem := approve(identity)).startswith("database: ") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        return problem
+
     began = time.monotonic()
+    warm_people = []
     for identity_id in warmup_ids:
-        problem = approve(by_id[identity_id])
+        problem = warm(by_id[identity_id])
         if problem:
-            report.not_approved.append(problem)
-    warm_people = [by_id[i].participant_id for i in warmup_ids]
+            report.warmup_problems.append(problem)
+        else:
+            warm_people.append(by_id[identity_id].participant_id)
+    if not warm_people:
+        raise BenchSetupError(f"no warm-up approval went through: {report.warmup_problems}")
+    # Those approved reach the bank: the workers run (a person not approved is never paid).
     while len(submitted_at(warm_people)) < len(warm_people):
         if time.monotonic() - began > READY_TIMEOUT:
             raise BenchSetupError(
                 f"the workers sent {len(submitted_at(warm_people))} of {len(warm_people)} warm-up "
                 f"payouts to the bank in {READY_TIMEOUT:.0f} s"
-                + (f"; not approved: {report.not_approved}" if report.not_approved else "")
+                + (f"; not approved: {report.warmup_problems}" if report.warmup_problems else "")
             )
         time.sleep(0.2)
     report.warmup_seconds = time.monotonic() - began
@@ -391,6 +405,7 @@ def approvals_merge(reports: list[Approvals]) -> Approvals:
         merged.call_ms += r.call_ms
         merged.late_ms += r.late_ms
         merged.not_approved += r.not_approved
+        merged.warmup_problems += r.warmup_problems
     return merged
 
 
@@ -563,10 +578,11 @@ def one_run(
             raise BenchSetupError(f"the {label} approvals failed: {report!r}\n{cluster.tail()}")
         if cpu_before is None:
             raise BenchSetupError(f"{label}: the approvals ended before the CPU counters were read")
-        if report.not_approved:
+        problems = report.warmup_problems + report.not_approved
+        if problems:
             raise BenchSetupError(
-                f"{label}: {len(report.not_approved)} approvals were not approved at once, e.g. "
-                f"{report.not_approved[0]} (every person is new and the budget covers them all)"
+                f"{label}: {len(problems)} approvals were not approved at once, e.g. "
+                f"{problems[0]} (every person is new and the budget covers them all)"
             )
         # Drain: what reaches the bank within DRAIN_SECONDS of the last approval counts; a payout
         # still on its way then is counted as not submitted.

@@ -918,6 +918,7 @@ def run_text(run: Run, note) -> None:
         f"payout made p50 {percentile(run.to_payout_ms, 0.5):.0f} / p99 "
         f"{percentile(run.to_payout_ms, 0.99):.0f} ms); webhooks stored {run.stored_events}; "
         f"the warm-up's payouts at the bank in {approvals.warmup_seconds:.1f} s"
+        + (f" (not approved at first: {approvals.warmup_problems})" if approvals.warmup_problems else "")
     )
     requests = max(run.requests() + run.approved, 1)
     parts = ", ".join(
