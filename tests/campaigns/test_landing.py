@@ -3,7 +3,9 @@
 import pytest
 from django.urls import reverse
 
+from campaigns.selectors import _local_campaigns, campaign_public_cached
 from campaigns.services.campaigns import campaign_transition
+from campaigns.services.landing import landing_cache_clear
 from verification.services.participants import identity_attach, participant_create
 from verification.services.rewards import action_reward
 
@@ -124,3 +126,17 @@ def test_before_its_steps_load_the_page_lists_each_step_laid_out_as_the_steps_ar
 
     steps = body[body.index('id="steps"') : body.index('id="payee"')]
     assert steps.count('<div class="step-head"><span class="step-title">') == summer.rules.count()
+
+
+def test_each_process_keeps_the_public_campaign_under_the_shared_stamp(summer):
+    kept = campaign_public_cached(slug=summer.slug)
+    kept.name = "Set by one request"
+    # Another request of the same process gets its own copy, not what the first one changed.
+    assert campaign_public_cached(slug=summer.slug).name == summer.name
+
+    campaign_transition(campaign=summer, to="paused")
+    landing_cache_clear(campaign=summer)
+    # Another process still holds its copy under the old stamp: the stamp is gone, so it reads anew.
+    _local_campaigns[summer.slug] = ("an older stamp", kept)
+
+    assert campaign_public_cached(slug=summer.slug).status == "paused"
