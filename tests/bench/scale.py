@@ -420,7 +420,14 @@ def one_run(
     )
     approver.start()
     deadline = time.monotonic() + payout.READY_TIMEOUT + 60
+    looked = 0.0
     while not timed_start.is_set():
+        if time.monotonic() - looked > 1:
+            # Before the timed run, a process that died is started again as systemd would (the
+            # faults are the timed run's, and each says what it did).
+            looked = time.monotonic()
+            for line in cluster.supervise():
+                note(f"scale {run.label}: before the timed run: {line}")
         if time.monotonic() > deadline or approver.exitcode is not None:
             # What the workers said is the only trace of why a warm-up payout never left.
             said = "".join(
