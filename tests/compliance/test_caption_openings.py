@@ -180,3 +180,103 @@ def test_their_look_alikes_are_not_paid_either(language, caption, contest, expec
         contest=contest,
     )
     assert found.verdict == expected
+
+
+def verdict_in(caption, language, country):
+    return caption_check(
+        caption,
+        policies=policies_for_countries(POLICIES, [country]),
+        platform="tiktok",
+        languages=[language],
+        brand="Bergkaffee",
+        brand_names=("@bergkaffee",),
+        label_on=None,
+    ).verdict
+
+
+# The label asked and answered yes at once ("is this sponsored? yep"), said with its reason (the
+# payment: "Werbung weil bezahlt"), "with" written "w/", and in the US thanks that say the brand
+# sponsored the post, first thing (FTC Disclosures 101: plain words are clear).
+@pytest.mark.parametrize(
+    ("language", "country", "caption"),
+    [
+        ("en", "US", "is this an ad? yes 🙋 Bergkaffee sent me their whole autumn range"),
+        ("en", "US", "Sponsored? Yup. @bergkaffee pays for my caffeine habit now"),
+        ("es", "ES", "¿Es publicidad? Sí 😅 el café frío de Bergkaffee me tiene loca"),
+        ("zh-hans", "CN", "这是广告吗？是的 Bergkaffee请我喝了一周冷萃"),
+        ("de", "DE", "Werbung? Ja. Bergkaffee hat mir den neuen Röstkaffee geschickt"),
+        ("de", "AT", "Anzeige weil bezahlt – mein ehrlicher Bergkaffee-Test"),
+        ("en", "US", "Ad because they paid me, review is still mine: Bergkaffee oat latte"),
+        ("es", "ES", "Publi porque me pagan, opinión mía: Bergkaffee cortado"),
+        ("en", "US", "Paid partnership w/ @bergkaffee — week 2 of early shifts"),
+        ("en", "US", "Thanks @bergkaffee for sponsoring this video! my honest cold brew ranking"),
+        ("en", "US", "thank you so much Bergkaffee for sponsoring today's vid 🙏 latte art fails"),
+    ],
+)
+def test_a_label_answered_explained_or_thanked_for_up_front(language, country, caption):
+    assert verdict_in(caption, language, country) == COMPLIANT
+
+
+# Their look-alikes: answered no, or "yeah right"; the payment denied in the reason; "w/" someone else;
+# thanks for sponsoring something else, someone else thanked, thanks not first, and thanks where the
+# policy wants "Ad" (UK, Ireland) or "Werbung".
+@pytest.mark.parametrize(
+    ("language", "country", "caption", "expected"),
+    [
+        ("en", "US", "is this an ad? nope, Bergkaffee is just my favourite", "non_compliant"),
+        ("en", "US", "is this sponsored? yeah right, as if Bergkaffee would call me", "needs_review"),
+        ("es", "ES", "¿Es publi? No, Bergkaffee lo compro yo", "non_compliant"),
+        ("zh-hans", "CN", "这是广告吗？不是 Bergkaffee自己买的", "non_compliant"),
+        ("de", "DE", "Werbung? Nein, Bergkaffee hab ich selbst gekauft", "non_compliant"),
+        ("de", "DE", "Werbung weil ich es selbst bezahlt habe: Bergkaffee", "non_compliant"),
+        ("en", "US", "Ad because I paid for it myself lol: Bergkaffee", "non_compliant"),
+        ("en", "US", "Paid partnership w/ @fitfuel — and my Bergkaffee on the side", "non_compliant"),
+        ("en", "US", "Thanks Bergkaffee for sponsoring my kid's football team ⚽", "non_compliant"),
+        ("en", "US", "Thanks @fitfuel for sponsoring! Bergkaffee in my bottle as always", "non_compliant"),
+        (
+            "en",
+            "US",
+            "my honest cold brew ranking, thanks @bergkaffee for sponsoring this video",
+            "needs_review",
+        ),
+        ("en", "US", "Thanks @bergkaffee for the beans!", "non_compliant"),
+        ("en", "GB", "Thanks @bergkaffee for sponsoring this video! my honest ranking", "non_compliant"),
+        ("en", "IE", "Thanks @bergkaffee for sponsoring this video! my honest ranking", "non_compliant"),
+    ],
+)
+def test_their_look_alikes_are_never_paid(language, country, caption, expected):
+    assert verdict_in(caption, language, country) == expected
+
+
+# Chinese points elsewhere with a verb or a place word ("见评论区", "在主页", "评论区见"); "评论区抽5位"
+# (a draw in the comments) points nowhere. A 不 twenty characters on is about the coffee.
+@pytest.mark.parametrize(
+    "caption",
+    [
+        "#广告 评论区抽3位粉丝送Bergkaffee礼盒 活动规则见置顶",
+        "广告 打工人续命水☕ Bergkaffee冰美式，苦但是不酸",
+    ],
+)
+def test_chinese_words_that_point_or_deny_nothing_keep_the_label(caption):
+    found = caption_check(
+        caption,
+        policies=policies_for_countries(POLICIES, ["CN"]),
+        languages=["zh-hans"],
+        brand="Bergkaffee",
+        contest="抽" in caption,
+    )
+    assert found.verdict == COMPLIANT, found.reasons
+
+
+@pytest.mark.parametrize(
+    ("caption", "expected"),
+    [
+        ("#广告 见评论区 Bergkaffee新品", "non_compliant"),
+        ("#广告在主页 Bergkaffee新品", "non_compliant"),
+        ("#广告 评论区见 Bergkaffee新品", "non_compliant"),
+        ("广告 其实不是啦 Bergkaffee", "needs_review"),
+        ("广告（假的）Bergkaffee冷萃", "needs_review"),
+    ],
+)
+def test_chinese_pointers_and_near_negations_still_hold(caption, expected):
+    assert verdict(caption, "zh-hans") == expected
