@@ -594,9 +594,13 @@ def _lead_words_are_tags(text: str, end: int) -> bool:
 # publicidad", "这是广告". Only these words before the disclosure; a negation is no part of them.
 _LEAD_IN = re.compile(
     r"[\W_]*(?:(?:ok|okay|so|yes|yep|ja|also|vale|bueno|好的|嗯)[\W_]+)?"
-    r"(?:(?:this|this video|this post|it)\s+is|it['’]s|this['’]s"
+    # "This video is", "Today's video is", "This post was": the post itself, never another's.
+    r"(?:(?:this|it|(?:this|today['’]s|my|the)\s+(?:new\s+)?(?:video|vid|post|reel|tiktok|episode|clip))"
+    r"\s+(?:is|was)|it['’]s|this['’]s"
     r"|(?:dies|das|dieses video|dieser beitrag)\s+ist"
-    r"|(?:esto|este vídeo|este video|esta publicación)\s+es"
+    # "Este vídeo está patrocinado por", "Vídeo patrocinado por": Spanish puts the noun first.
+    r"|(?:esto|(?:este|el)\s+(?:vídeo|video|post|reel|tiktok|contenido)(?:\s+de\s+hoy)?|esta publicación)"
+    r"\s+(?:es|está)|(?:vídeo|video|post|reel|contenido)(?:\s+de\s+hoy)?"
     # "这条是广告", "本期视频为广告", "本视频包含广告": this (video) is / contains; never with 不.
     r"|(?:(?:这|这条|这个|这期|本期|本条|本|该)(?:视频|作品|内容|笔记|帖子|条)?)?(?:是|为|属于|包含|含有))"
     r"\s*(?:an?|ein|eine|un|una|一条|一个)?\s*$"
@@ -674,9 +678,25 @@ _OPENS_AFTER = re.compile(
 )
 
 
+# A hashtag or a bracket sets a label apart from the sentence it stands in ("Mi desayuno de hoy #publi
+# con…", "my desk tour (#ad) ft. …", "今天的早餐【广告】…"): within the first few words it opens a phrase.
+_OPEN_BRACKET = re.compile(r"[(\[（【]\s*$")
+# After an article or a possessive the tag is the sentence's noun: "the #ad on TV", "mi #publi favorita".
+_DETERMINER = re.compile(
+    r"(?<![^\W\d_])(?:the|this|that|a|an|my|your|our|his|her|their|der|die|das|den|dem|des|diese[rsmn]?"
+    r"|meine?[rsmn]?|deine?[rsmn]?|eine?[rsmn]?|el|la|los|las|un|una|mi|tu|su|este|esta|ese|esa)[\s(\[]*$"
+    r"|(?:这个|那个|这条|那条|我的|的)[\s（【]*$"
+)
+
+
 def _opens_a_phrase_early(text: str, start: int) -> bool:
     before = text[:start]
-    return len(_WORD.findall(before)) <= NEAR_WORDS and bool(_OPENS_AFTER.search(before))
+    if len(_WORD.findall(before)) > NEAR_WORDS:
+        return False
+    apart = (text.startswith("#", start) or bool(_OPEN_BRACKET.search(before))) and not _DETERMINER.search(
+        before
+    )
+    return apart or bool(_OPENS_AFTER.search(before))
 
 
 def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: bool = False) -> bool:

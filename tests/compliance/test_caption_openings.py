@@ -280,3 +280,73 @@ def test_chinese_words_that_point_or_deny_nothing_keep_the_label(caption):
 )
 def test_chinese_pointers_and_near_negations_still_hold(caption, expected):
     assert verdict(caption, "zh-hans") == expected
+
+
+# More shapes of a label up front, each from a blind README's convention ("within the first few
+# words"; "paid partnership", "patrocinado por" in any word order): the post itself named first
+# ("Today's video is sponsored by…", "Vídeo patrocinado por…"), a label hashtag or bracket in the
+# first few words, a "collab" said to be paid, and a giveaway named by its verb.
+@pytest.mark.parametrize(
+    ("language", "country", "caption", "contest"),
+    [
+        ("en", "US", "Today's video is sponsored by @bergkaffee! ranking their cold brews", False),
+        ("es", "ES", "Este vídeo está patrocinado por Bergkaffee ☕ cata a ciegas", False),
+        ("es", "ES", "Vídeo patrocinado por @bergkaffee · desayuno rápido", False),
+        ("en", "US", "Week 2 of early shifts #ad @bergkaffee keeps me going", False),
+        ("es", "ES", "Mi merienda de hoy (publi) con Bergkaffee", False),
+        ("zh-hans", "CN", "下午茶 #广告 Bergkaffee新品", False),
+        ("en", "US", "In paid partnership with @bergkaffee: my honest oat latte review", False),
+        ("en", "US", "Paid collab with @bergkaffee 🤝 three iced drinks, ranked", False),
+        ("en", "US", "Ad | I'm giving away two Bergkaffee hampers, comment to enter", True),
+        ("de", "DE", "Werbung | Gemeinsam mit Bergkaffee verlose ich zwei Kaffee-Abos", True),
+    ],
+)
+def test_more_openings_and_near_the_start_labels_are_up_front(language, country, caption, contest):
+    found = caption_check(
+        caption,
+        policies=policies_for_countries(POLICIES, [country]),
+        platform="tiktok",
+        languages=[language],
+        brand="Bergkaffee",
+        brand_names=("@bergkaffee",),
+        label_on=None,
+        contest=contest,
+    )
+    assert found.verdict == COMPLIANT, found.reasons
+
+
+# Their look-alikes: another post's sponsor, the label too far in, a tag after an article (the
+# sentence's noun), a "collab" paid by someone else or unpaid, "colab pagada" in Spain (not the
+# annex's wording: a person looks), the UK's "Ad" wanted, a giveaway with no label at all.
+@pytest.mark.parametrize(
+    ("language", "country", "caption", "contest", "expected"),
+    [
+        ("es", "ES", "Vídeo patrocinado por el ayuntamiento, y mi Bergkaffee", False, "needs_review"),
+        (
+            "es",
+            "ES",
+            "Hoy os enseño algo nuevo para merendar en casa, vídeo patrocinado por Bergkaffee",
+            False,
+            "needs_review",
+        ),
+        ("en", "US", "the #ad I made for my marketing class, with Bergkaffee", False, "non_compliant"),
+        ("es", "ES", "mi #publi favorita de la tele, con Bergkaffee", False, "non_compliant"),
+        ("en", "US", "Paid collab with @fitfuel 🤝 and my Bergkaffee on the side", False, "non_compliant"),
+        ("en", "US", "unpaid collab with @bergkaffee", False, "non_compliant"),
+        ("es", "ES", "Colab pagada con Bergkaffee ☕ tres recetas", False, "needs_review"),
+        ("en", "GB", "Paid collab with @bergkaffee 🤝 three iced drinks, ranked", False, "needs_review"),
+        ("de", "DE", "Verlose zwei Kaffee-Abos von Bergkaffee, kommentiert!", True, "non_compliant"),
+    ],
+)
+def test_their_look_alikes_wait_or_fail(language, country, caption, contest, expected):
+    found = caption_check(
+        caption,
+        policies=policies_for_countries(POLICIES, [country]),
+        platform="tiktok",
+        languages=[language],
+        brand="Bergkaffee",
+        brand_names=("@bergkaffee",),
+        label_on=None,
+        contest=contest,
+    )
+    assert found.verdict == expected, found.reasons
