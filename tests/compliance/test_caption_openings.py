@@ -90,7 +90,7 @@ def test_chinese_openings_and_everyday_words_keep_the_label_up_front(caption):
         ("【雀巢广告】Bergkaffee冷萃测评", "needs_review"),
         ("【Bergkaffee广告牌】路过拍一下", "non_compliant"),
         ("广告｜没收钱，纯分享Bergkaffee", "non_compliant"),
-        ("广告：学广告的第一年，喝Bergkaffee", "needs_review"),
+        ("广告：学广告的第一年，喝Bergkaffee", "non_compliant"),
         ("广告｜不知道算不算广告，反正很好喝", "non_compliant"),
     ],
 )
@@ -109,12 +109,16 @@ def test_their_look_alikes_are_not_paid(caption, expected):
         ("de", "Werbung – war gelogen, selbst gekauft: Bergkaffee", "non_compliant"),
         ("zh-hans", "广告｜骗你的，Bergkaffee是我自己买的", "non_compliant"),
         ("zh-hans", "#广告 无偿推广Bergkaffee", "non_compliant"),
+        # Someone else said to cooperate or pay, and no label names the brand: another's deal.
         (
             "de",
             "Werbung | Zusammenarbeit mit der Tassenmarke Kuppa, dazu Bergkaffee",
-            "needs_review",
+            "non_compliant",
         ),
-        ("en", "#ad in collaboration with Blendr — Bergkaffee smoothie", "needs_review"),
+        ("en", "#ad in collaboration with Blendr — Bergkaffee smoothie", "non_compliant"),
+        ("es", "Publi · en alianza con Cafeteras Moka, y mi Bergkaffee", "non_compliant"),
+        # A label that names the brand beside them: a person looks.
+        ("en", "Ad for @bergkaffee, in collaboration with Blendr: smoothie time", "needs_review"),
     ],
 )
 def test_a_label_taken_back_or_shared_with_someone_else_is_not_paid(language, caption, expected):
@@ -128,6 +132,7 @@ def test_a_label_taken_back_or_shared_with_someone_else_is_not_paid(language, ca
     [
         ("es", "Publicidad · parece mentira lo rico que está el cold brew de Bergkaffee"),
         ("en", "#ad in partnership with Bergkaffee: cold brew mornings"),
+        ("en", "#ad in collaboration with Blendr and Bergkaffee: smoothie time"),
     ],
 )
 def test_their_look_alikes_stay_compliant(language, caption):

@@ -236,3 +236,47 @@ def test_a_leading_label_tag_stays_a_label_whatever_the_post_is_about(caption, c
 )
 def test_a_leading_label_tag_joined_to_another_sense_or_taken_back_is_not_paid(caption, country, language):
     assert check(caption, country, language).verdict != COMPLIANT
+
+
+@pytest.mark.parametrize(
+    ("caption", "country", "language"),
+    [
+        # The word in another sense in the label's own phrase: no label at all (each blind set fails
+        # "a label word used in another sense"), not a person's call.
+        ("Ad on the tube this morning was Bergkaffee, had to try it", "US", "en"),
+        ("Publicidad: la del autobús de Bergkaffee me tiene enganchada", "ES", "es"),
+        ("广告：学广告的第一年，喝Bergkaffee", "CN", "zh-hans"),
+    ],
+)
+def test_a_label_word_in_another_sense_in_its_own_phrase_fails(caption, country, language):
+    verdict = check(caption, country, language)
+    assert verdict.verdict == NON_COMPLIANT
+    assert "missing" in verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("caption", "country", "language"),
+    [
+        # A label at the end of a caption that is not short is buried (each blind set's convention):
+        # a person looks, where before a closing hashtag passed whatever came before it.
+        ("Okay so this cold brew is actually unreal, I have it every single morning now 🦙 #ad", "US", "en"),
+        ("Vaya semana llevo, menos mal que el café frío me salva cada mañana #publi", "ES", "es"),
+        # Chinese counts two characters to a word: thirty characters are no short caption.
+        ("这周太累了，还好每天早上都有Bergkaffee的冷萃续命，真的好喝 #广告", "CN", "zh-hans"),
+    ],
+)
+def test_a_label_closing_a_caption_that_is_not_short_is_not_paid_without_a_look(caption, country, language):
+    verdict = check(caption, country, language)
+    assert verdict.verdict == NEEDS_REVIEW
+    assert "not_up_front" in verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("caption", "country", "language"),
+    [
+        ("cold brew o'clock #ad #bergkaffee", "US", "en"),
+        ("冷萃来一杯 #广告 #咖啡", "CN", "zh-hans"),
+    ],
+)
+def test_a_short_caption_closing_with_a_few_tags_is_read_at_once(caption, country, language):
+    assert check(caption, country, language).verdict == COMPLIANT
