@@ -178,6 +178,13 @@ class Matcher:
     thanked: re.Pattern | None = None
 
 
+def _contest_compile(terms: Sequence[str], patterns: Sequence[str]) -> re.Pattern | None:
+    """The words that name a contest, and the regular expressions that say one in other words."""
+    named = term_pattern_compile(terms)
+    parts = ([named.pattern] if named else []) + [f"(?:{p})" for p in patterns]
+    return re.compile("|".join(parts)) if parts else None
+
+
 def _cues_compile(patterns: Sequence[str]) -> re.Pattern:
     """One pattern of many cues. Those that start at a word boundary share it: the engine then
     tries them only where a word starts, not at every character of a 2,200-character caption."""
@@ -289,7 +296,7 @@ class CompiledPolicy:
             ambiguous=term_pattern_compile(terms("ambiguous", mine), hashtag_only=True),
             thanks_brand=thanks,
             negation=term_pattern_compile(terms("negations", mine)),
-            contest=term_pattern_compile(terms("contest", mine)),
+            contest=_contest_compile(terms("contest", mine), terms("contest_patterns", mine)),
             contest_unclear=term_pattern_compile(terms("contest_unclear", mine)),
             # Searched without the optional "@": a leading optional part slows every search down.
             brand=re.compile(brand_re) if brand_re else None,

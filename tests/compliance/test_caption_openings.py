@@ -355,3 +355,29 @@ def test_their_look_alikes_wait_or_fail(language, country, caption, contest, exp
         contest=contest,
     )
     assert found.verdict == expected, found.reasons
+
+
+# A Chinese draw said in its own words ("抽3位", "抽一个宝子") names the contest; a bare "送" leaves it
+# unclear. A pointer with 放/👉/👇 points elsewhere; a shopping link to click points nowhere.
+@pytest.mark.parametrize(
+    ("caption", "contest", "expected"),
+    [
+        ("广告 评论区抽3位粉丝送Bergkaffee月卡", True, "compliant"),
+        ("广告 抽一个宝子送Bergkaffee礼盒", True, "compliant"),
+        ("广告 送Bergkaffee礼盒", True, "needs_review"),
+        ("抽3位粉丝送Bergkaffee月卡", True, "non_compliant"),
+        ("#广告 放评论区了 Bergkaffee新品", False, "non_compliant"),
+        ("#广告 👉主页 Bergkaffee新品", False, "non_compliant"),
+        ("#广告 评论区👇 Bergkaffee新品", False, "non_compliant"),
+        ("广告 点链接就能买到Bergkaffee", False, "compliant"),
+    ],
+)
+def test_chinese_draws_and_pointers(caption, contest, expected):
+    found = caption_check(
+        caption,
+        policies=policies_for_countries(POLICIES, ["CN"]),
+        languages=["zh-hans"],
+        brand="Bergkaffee",
+        contest=contest,
+    )
+    assert found.verdict == expected, found.reasons
