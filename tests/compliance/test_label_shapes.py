@@ -280,3 +280,17 @@ def test_a_label_closing_a_caption_that_is_not_short_is_not_paid_without_a_look(
 )
 def test_a_short_caption_closing_with_a_few_tags_is_read_at_once(caption, country, language):
     assert check(caption, country, language).verdict == COMPLIANT
+
+
+def test_anuncio_up_front_is_a_spanish_label_and_an_announcement_is_not():
+    # "Anuncio" is plain Spanish for an advertisement; said of a move, a wedding, a new schedule or a
+    # spot on TV it is the word in another sense.
+    assert check("Anuncio · cata de los tres cafés fríos de Bergkaffee", "ES", "es").verdict == COMPLIANT
+    for caption in (
+        "Anuncio importante: cambio de piso y de café, ahora Bergkaffee",
+        "Anuncio: me mudo a Sevilla ☕ Bergkaffee en la mano",
+        "Anuncio: nuevo vídeo cada jueves con Bergkaffee",
+        "Anuncio: el de la tele de Bergkaffee me encanta",
+        "Anuncio de Nescafé ☕ y mi Bergkaffee",
+    ):
+        assert check(caption, "ES", "es").verdict == NON_COMPLIANT, caption
