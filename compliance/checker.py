@@ -174,8 +174,10 @@ class Matcher:
     shopping: re.Pattern | None = None
     # Right after a label word, what makes it another noun ("ad agency", "#publicidad engañosa").
     compound: re.Pattern | None = None
-    # Thanks that say the sponsorship ("Thanks @drinkalpaca for sponsoring this video"): group `who`.
+    # Thanks that say the sponsorship ("Thanks @drinkalpaca for sponsoring this video"): group `who`;
+    # searched only where the words of sponsoring (`sponsoring`) stand, which starts with its word.
     thanked: re.Pattern | None = None
+    sponsoring: re.Pattern | None = None
 
 
 def _contest_compile(terms: Sequence[str], patterns: Sequence[str]) -> re.Pattern | None:
@@ -329,6 +331,7 @@ class CompiledPolicy:
             if terms("shopping_cues", tables.values())
             else None,
             thanked=thanked,
+            sponsoring=re.compile("|".join(f"(?:{p})" for p in sponsoring)) if thanked else None,
             compound=re.compile(
                 r"\s*(?:" + "|".join(f"(?:{p})" for p in terms("doubt_compound", tables.values())) + ")"
             )
@@ -456,7 +459,8 @@ def _hits(m: Matcher, text: str, shown: str) -> tuple[list[tuple[int, int, str |
                 inside.append(word)
                 continue
         found.append((hit.start(), hit.end(), _named(m, text, shown, hit)))
-    for thanks in m.thanked.finditer(text) if m.thanked else ():
+    thanked = m.thanked is not None and m.sponsoring is not None and m.sponsoring.search(text)
+    for thanks in m.thanked.finditer(text) if thanked else ():
         who = _thanked_who(m, text, shown, thanks)
         if who is not None:
             found.append((thanks.start(), thanks.end(), who))
@@ -651,9 +655,18 @@ _SET_OFF = re.compile(
 )
 
 
+def _words_over(text: str, limit: int, end: int | None = None) -> bool:
+    """More than `limit` words before `end`: counted only as far as the limit, so that a check per
+    disclosure of a long caption does not read the whole caption each time."""
+    for count, _word in enumerate(_WORD.finditer(text, 0, len(text) if end is None else end), 1):
+        if count > limit:
+            return True
+    return False
+
+
 def _short(text: str) -> bool:
     """One line of a few words, read at once."""
-    return len(text) <= SHORT_CHARS and "\n" not in text.strip() and len(_WORD.findall(text)) <= SHORT_WORDS
+    return len(text) <= SHORT_CHARS and "\n" not in text.strip() and not _words_over(text, SHORT_WORDS)
 
 
 def _closes_short(m: Matcher, text: str, hit: tuple, *, first: bool = False) -> bool:
@@ -701,9 +714,9 @@ _DETERMINER = re.compile(
 
 
 def _opens_a_phrase_early(text: str, start: int) -> bool:
-    before = text[:start]
-    if len(_WORD.findall(before)) > NEAR_WORDS:
+    if _words_over(text, NEAR_WORDS, start):
         return False
+    before = text[:start]
     apart = (text.startswith("#", start) or bool(_OPEN_BRACKET.search(before))) and not _DETERMINER.search(
         before
     )
