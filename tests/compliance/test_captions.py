@@ -82,7 +82,10 @@ CASES = [
     ("US", "en", "tiktok", "Werbung: Alpaca Coffee ist super", {}, N, ("wrong_language",)),
     # UK: "Ad" up front
     ("GB", "en", "tiktok", "Ad: Alpaca Coffee cold brew is back", {}, C, ()),
-    ("GB", "en", "instagram", "Loving the summer range! #ad", {}, N, ("not_first",)),
+    # A one-line caption of a few words: its own mark closing it, after a sentence's end, counts as
+    # up front (the blind sets' convention); a tag merely trailing the words is one of its tags.
+    ("GB", "en", "instagram", "Loving the summer range! #ad", {}, C, ()),
+    ("GB", "en", "instagram", "Loving the summer range #ad", {}, N, ("not_first",)),
     ("GB", "en", "tiktok", "☀️ #ad my summer coffee", {}, C, ()),
     ("GB", "en", "tiktok", "Gifted by Alpaca Coffee #gifted", {}, N, ("ambiguous_only",)),
     # Germany: Werbung/Anzeige first
@@ -90,6 +93,8 @@ CASES = [
     ("DE", "de", "instagram", "Anzeige | Mein Kaffee am Morgen", {}, C, ()),
     ("DE", "de", "tiktok", "#werbung Mein Kaffee am Morgen", {}, C, ()),
     ("DE", "de", "tiktok", "Mein Kaffee am Morgen #werbung", {}, N, ("not_first",)),
+    ("DE", "de", "tiktok", "Mein Kaffee am Morgen ☕ #werbung", {}, C, ()),
+    ("DE", "de", "tiktok", "Mein Kaffee am Morgen ☕ #ad", {}, N, ("wrong_language",)),
     ("DE", "de", "tiktok", "Mein Kaffee #kooperation", {}, N, ("ambiguous_only",)),
     ("DE", "de", "tiktok", "Danke an Alpaca Coffee für die Bohnen!", {}, N, ("ambiguous_only",)),
     ("DE", "de", "tiktok", "Unbezahlte Werbung: mein Kaffee", {}, N, ("denied",)),
