@@ -26,7 +26,7 @@ from campaigns.services.brands import (
 from campaigns.services.fees import FeePlanRefused, fee_plan_change_request
 from campaigns.services.limits import LimitRefused, limit_change_request
 from campaigns.services.refusals import CampaignError
-from joyback.admin import admin_money
+from joyback.admin import ReadOnly, admin_money
 from joyback.users.four_eyes import staff_grant_request
 from joyback.users.models import AccessChangeKind
 
@@ -326,17 +326,8 @@ class FeePlanAdmin(admin.ModelAdmin):
         return redirect("admin:campaigns_feeplan_changelist")
 
 
-class _ReadOnly(admin.ModelAdmin):
+class _ReadOnly(ReadOnly, admin.ModelAdmin):
     """Money already booked or invoiced: shown, never changed here."""
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(FeeCharge)

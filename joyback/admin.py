@@ -18,6 +18,20 @@ def admin_money(amount, currency) -> str:
     return money_format(amount, currency, get_language() or "en")
 
 
+class ReadOnly:
+    """Mixed into an admin that only shows: nothing is added, changed or deleted there (the
+    services write, with their checks and audit rows)."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class ProductMadeAdmin(admin.ModelAdmin):
     """Rows only the product creates, through its services (which check, sign and book what a bare
     form would skip): the admin shows them, and has no "Add"."""

@@ -2,19 +2,12 @@
 
 from django.contrib import admin
 
-from joyback.admin import admin_money
+from joyback.admin import ReadOnly, admin_money
 from joyback.ledger.models import Account, Entry, Hold, Transaction
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
+    pass
 
 
 class EntryInline(admin.TabularInline):

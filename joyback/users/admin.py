@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django_q.admin import ScheduleAdmin as BaseScheduleAdmin
 from django_q.models import Schedule
 
+from joyback.admin import ReadOnly
 from joyback.users.four_eyes import (
     MONEY_PERMISSIONS,
     SecondPersonRefused,
@@ -234,31 +235,20 @@ for _model in (Authenticator, EmailAddress, Schedule):
         admin.site.unregister(_model)
 
 
-class _ReadOnly:
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(Authenticator)
-class AuthenticatorAdmin(_ReadOnly, BaseAuthenticatorAdmin):
+class AuthenticatorAdmin(ReadOnly, BaseAuthenticatorAdmin):
     """People's second factors, shown only: one removed by staff lets whoever knows the password
     sign in as the person. Each person adds and removes their own (Security)."""
 
 
 @admin.register(EmailAddress)
-class EmailAddressAdmin(_ReadOnly, BaseEmailAddressAdmin):
+class EmailAddressAdmin(ReadOnly, BaseEmailAddressAdmin):
     """People's sign-in addresses, shown only: an address staff added or changed receives the
     person's password reset. Each person manages their own (their account's email page)."""
 
 
 @admin.register(Schedule)
-class ScheduleAdmin(_ReadOnly, BaseScheduleAdmin):
+class ScheduleAdmin(ReadOnly, BaseScheduleAdmin):
     """The recurring tasks, shown only: they are declared in code (joyback.schedules, synced by
     manage.py schedules_sync). A schedule's function and arguments typed here would run any code in
     the worker, as nobody, past every check a service makes."""
