@@ -571,6 +571,7 @@ def _findings(
             lead
             and first_start > lead.start()
             and _prefaced(text, first_start) != first_start
+            and not any(_opens_a_sentence_early(m, text, hit) for hit in found)
             and not any(_closes_short(m, text, hit, first=True) for hit in found)
         ):
             reasons.append("not_first")
@@ -759,6 +760,26 @@ def _opens_a_phrase_early(text: str, start: int) -> bool:
     return apart or bool(_OPENS_AFTER.search(before))
 
 
+# Where the policy wants the label first: the market's own word opening a sentence of its own within
+# the first three words, after a sentence's end, a break or an emoji ("Montagmorgen ☕ Werbung | …",
+# "Servus! Werbung: …"), is still at the start (the fourth blind set: the label as the third or fourth
+# word is at the start). In the middle of a sentence, or after a hashtag, it is not.
+FIRST_WORDS = 3
+_SENTENCE_OPENS = re.compile(
+    r"(?:[·|•:!?.。！？：】)\]\n—–]|[\U0001F300-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u2300-\u23FF\u2B00-\u2BFF])[\s\ufe0f]*$"
+)
+
+
+def _opens_a_sentence_early(m: Matcher, text: str, hit: tuple) -> bool:
+    start, end, _who = hit
+    return bool(
+        m.national is not None
+        and m.national.fullmatch(text, start, end)
+        and not _words_over(text, FIRST_WORDS, start)
+        and _SENTENCE_OPENS.search(text, 0, start)
+    )
+
+
 def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: bool = False) -> bool:
     """One disclosure in a shape the policies accept: first in the caption (or in its leading
     hashtags) and followed by a separator, a connector or the brand; "由<brand>赞助" at the start; or,
@@ -790,7 +811,7 @@ def _up_front(m: Matcher, text: str, hit: tuple, trailing_start: int, *, first: 
     if (
         opened
         and not _LEAD_IN.fullmatch(text, after_preface, start)
-        and (first or not _opens_a_phrase_early(text, start))
+        and not (_opens_a_sentence_early(m, text, hit) if first else _opens_a_phrase_early(text, start))
     ):
         return False
     if opened and _GOES_ON.match(text, end):

@@ -397,7 +397,8 @@ def verdict_with(caption, language, country, *, contest=False):
 
 
 # A notice preface before the label ("Kurz vorab:", "Heads up:", "Antes de nada,", "先说明一下") keeps
-# it within the first few words, where even the German and UK policies want it; the bar 丨 Chinese
+# it within the first few words, where even the German and UK policies want it, as does the market's
+# own word opening a sentence of its own within the first three words; the bar 丨 Chinese
 # titles use sets a label off as the full-width bar does; a label naming the post a giveaway says what it is;
 # "Anuncio pagado por" is the plain word with its payer; a negation in the post's own sentence, after
 # a break that ends the label's phrase, is about the post, not the label.
@@ -411,6 +412,10 @@ def verdict_with(caption, language, country, *, contest=False):
         ("es", "ES", "Antes de nada, publicidad de Bergkaffee: mi café de hoy", False),
         ("zh-hans", "CN", "先说明一下：本条是广告🦙 今天测Bergkaffee三款冷萃", False),
         ("zh-hans", "CN", "广告丨考研人的深夜搭子，Bergkaffee冷萃陪我刷题", False),
+        ("de", "DE", "Montagmorgen ☕ Werbung | mein Bergkaffee Cold Brew", False),
+        ("de", "AT", "Servus Leitln! Werbung: des is jo koid, Bergkaffee", False),
+        ("en", "GB", "Monday mood ☕ Ad | Bergkaffee cold brew", False),
+        ("en", "GB", "Monday mood ☕ #ad Bergkaffee cold brew", False),
         ("en", "US", "Sponsored giveaway 🎁 me x @bergkaffee: 5 winners, comment to enter", True),
         ("es", "ES", "Anuncio pagado por Bergkaffee 📢 mi abuela probando el cold brew", False),
         ("de", "DE", "Werbung | Mein Morgen ohne Bergkaffee? Undenkbar ☕", False),
@@ -441,7 +446,13 @@ def test_a_preface_a_bar_and_the_posts_own_negation_keep_the_label_up_front(
     [
         ("de", "DE", "Kurz vorab: ich liebe Werbung! Bergkaffee", "non_compliant"),
         ("de", "DE", "Kurz vorab: keine Werbung! Bergkaffee schmeckt einfach", "non_compliant"),
-        ("de", "DE", "Mein Tipp: Werbung! Bergkaffee am Morgen", "non_compliant"),
+        ("de", "DE", "Mein Tipp ist Werbung! Bergkaffee am Morgen", "non_compliant"),
+        ("de", "DE", "Ist das Werbung? Nö. Bergkaffee ist einfach gut", "non_compliant"),
+        ("de", "DE", "Ich liebe Kaffee. Werbung ist doof, Bergkaffee", "needs_review"),
+        ("de", "DE", "Mein Kaffee am frühen Montagmorgen ☕ Werbung | Bergkaffee", "non_compliant"),
+        ("de", "DE", "Kaffee am Morgen ☕ Anzeige erstattet gegen den Nachbarn, Bergkaffee", "non_compliant"),
+        ("en", "GB", "Monday mood ☕ Sponsored | Bergkaffee cold brew", "needs_review"),
+        ("en", "GB", "Monday mood and the long week ahead ☕ #ad Bergkaffee", "non_compliant"),
         ("en", "GB", "Heads up: ad for my band's gig tonight, Bergkaffee on the bar", "non_compliant"),
         ("en", "US", "Heads up: I saw an ad for Bergkaffee on the subway", "non_compliant"),
         ("es", "ES", "Antes de nada, no es publicidad: Bergkaffee me encanta", "non_compliant"),
