@@ -27,7 +27,7 @@ FLOORS = [
     ("blind_holdout", 94.0, 80.0, 10.0, 36.0),
     # Never read, only measured: its floor is what the checker holds, so a change that loses any of
     # it shows (docs/disclosure-checking.md).
-    ("blind_fresh", 92.5, 82.0, 8.0, 28.0),
+    ("blind_fresh", 93.0, 82.0, 8.0, 28.0),
     # A third reviewer's set, split by alternate rows (blind_fresh2/README.md). Its holdout half is
     # only counted; both floors are what the checker holds, so a change that loses any of it shows.
     ("blind_dev2", 98.0, 96.0, 3.0, 10.0),
