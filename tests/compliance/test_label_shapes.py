@@ -198,7 +198,17 @@ def test_a_label_word_inside_a_phrase_or_too_far_in_is_not_paid(caption, country
 
 
 def test_where_the_label_must_come_first_near_the_start_is_not_enough():
-    verdict = check("Morgenroutine ☀️ Werbung | Bergkaffee Hafer Latte", "DE", "de")
+    # The market's own word opening a sentence within the first three words is still at the start
+    # (the fourth blind set: the third or fourth word); four words in, or mid-sentence, it is not.
+    assert check("Morgenroutine ☀️ Werbung | Bergkaffee Hafer Latte", "DE", "de").verdict == COMPLIANT
+    for caption in (
+        "Meine kleine Morgenroutine heute ☀️ Werbung | Bergkaffee Hafer Latte",
+        "Morgenroutine mit Werbung | Bergkaffee Hafer Latte",
+        "Morgenroutine ☀️ Bezahlte Partnerschaft | Bergkaffee Hafer Latte",
+    ):
+        verdict = check(caption, "DE", "de")
+        assert verdict.verdict != COMPLIANT, caption
+    verdict = check("Meine kleine Morgenroutine heute ☀️ Werbung | Bergkaffee Hafer Latte", "DE", "de")
     assert verdict.verdict == NON_COMPLIANT
     assert "not_first" in verdict.reasons
 
