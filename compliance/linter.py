@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from compliance.checker import CompiledPolicy, normalize, term_pattern_compile
 from compliance.reading import ALLOW, BLOCK, Grammar, Reading
+from compliance.reading import UNKNOWN as UNKNOWN_
 
 STEMMERS = {"en": "english", "de": "german", "es": "spanish"}
 GAP = 6  # words that may stand between "only" and "recommend", "buy" and "likes" ("buy 500 more likes")
@@ -144,11 +145,24 @@ class Negatable:
     pattern: re.Pattern
     negation: re.Pattern | None
     latin: bool = False  # a Latin negation right before its object counts too ("do not use bots")
+    # A promotion forbidden ("don't call it the best", "avoid calling it the best"): what is left is
+    # read by compliance.reading, which blocks a floor or a second negation ("never less than…").
+    promotion: bool = False
 
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
             around = text[max(0, match.start() - 6) : match.end()]
             if self.latin and _NEGATED_OBJECT.search(text, max(0, match.start() - 30), match.start()):
+                continue
+            if (
+                self.promotion
+                and not _FLOOR_AFTER.search(text, match.start(), match.end() + 40)
+                and not _REMINDER_BEFORE.search(text, max(0, match.start() - 40), match.start())
+                and (
+                    _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start())
+                    or _promotion_forbidden(text, match.start())
+                )
+            ):
                 continue
             if (self.negation is None or not self.negation.search(around)) and not not_required(
                 text, match.start(), match.end()
@@ -180,6 +194,50 @@ _NEGATED_AFTER_VERB = re.compile(
     r"(?:versteck|entfern|lösch|verschieb|schieb|pack|setz|stell|verberg)\w*\s+(?:sie\s+)?(?:\w+\s+){0,4}?"
     r"(?:bitte\s+)?(?:nicht|nie|niemals)\b"
 )
+# An edit forbidden whose purpose is the removal: "don't edit the caption later to remove the #ad",
+# "die Caption nicht bearbeiten, um die Kennzeichnung zu entfernen", "发布后不要改文案去掉广告标识".
+_NO_EDIT_TO = re.compile(
+    r"\b(?:don'?t|do not|never)\s+(?:go back and\s+)?(?:edit|change|update|modify|rewrite)\b"
+    r"(?:\W+\w+){0,4}\W+(?:to|and)\W*$"
+    r"|\b(?:nicht|nie|niemals)\s+(?:\w+\s+)?(?:bearbeiten|ändern|editieren|umschreiben)\s*,?\s+um\s+"
+    r"(?:die|den|das)?\s*$"
+    r"|\bno\s+(?:edites|edite|editéis|cambies|cambie|modifiques|modifique)\b(?:\W+\w+){0,4}\W+para\W*$"
+    r"|(?:不要|别|请勿|不得|不能)(?:再|事后|之后)?(?:改|修改|编辑)(?:文案|标题|视频|描述|内容)?(?:来)?$"
+)
+# A promotion forbidden by a verb of avoiding: "avoid calling it the best", "evita decir que es el
+# mejor", "避免说是最好的". Only for what promotes: avoiding the truth (the sugar, the payment) is read
+# by compliance.reading and blocked there.
+_AVOIDED = re.compile(
+    r"\b(?:avoid|avoiding|refrain from|vermeide\w*|verzichte\w* auf|evita\w*|evite\w*)\b(?:\W+\w+){0,3}\W*$"
+    r"|避免[^。！？]{0,4}$"
+)
+# German says what not to call it after the verb: "Bezeichne ihn bitte nicht als gesündesten Kaffee".
+_NOT_CALLED = re.compile(
+    r"\b(?:bezeichne|bezeichnen|nenn|nenne|nennen|beschreib|beschreibe|beschreiben)\w*\s+(?:sie\s+)?"
+    r"(?:ihn|es|sie|den kaffee|das produkt|unseren kaffee)?\s*(?:bitte\s+)?(?:nicht|nie|niemals)\s+"
+    r"(?:als|einen|den)\b"
+)
+
+
+# A floor or an exception makes the negation the demand: "don't pay unless it gets five stars".
+_FLOOR_AFTER = re.compile(
+    r"\b(?:unless|only if|except|otherwise|or else|less|below|under|lower|fewer|other than|anything but"
+    r"|sino|salvo|excepto|menos|außer|sonst|weniger|unter|niedriger)\b|除非|除了|低于|少于|否则|以下"
+)
+
+
+# "Vergiss nicht zu sagen, dass…": German puts the reminder before its negation.
+_REMINDER_BEFORE = re.compile(r"\b(?:vergiss|vergesst|vergessen)\b(?:\W+\w+){0,2}\W+(?:nicht|nie)\b")
+
+
+def _promotion_forbidden(text: str, start: int) -> bool:
+    return bool(
+        _AVOIDED.search(text, max(0, start - 40), start)
+        or _NOT_CALLED.match(text, start)
+        or _NOT_CALLED.search(text, max(0, start - 60), start)
+    )
+
+
 # ... or says so after the deed: "Hiding the #ad is a no-go for us", "… ist tabu", "… está prohibido".
 _FORBIDDEN_AFTER = re.compile(
     r"\s+(?:is|are)\s+(?:a no-go|not (?:allowed|ok|okay|acceptable|an option)|forbidden|prohibited"
@@ -220,6 +278,8 @@ class NegatableAnyScript(Negatable):
     """Not after a negation in the words just before it ("please don't remove the #ad", "发布后不要删掉
     广告标识"); a negation inside the match is part of what it says ("不要标注广告")."""
 
+    promotion: bool = False  # a sentiment pattern: a verb of avoiding before it forbids it too
+
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
             if _OPENS_WITH_REMINDER.match(match.group(0)) or _NEGATED_AFTER_VERB.match(text, match.start()):
@@ -227,6 +287,10 @@ class NegatableAnyScript(Negatable):
             if _FORBIDDEN_AFTER.match(text, match.end()):
                 continue
             if _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start()):
+                continue
+            if _NO_EDIT_TO.search(text, max(0, match.start() - 60), match.start()):
+                continue
+            if self.promotion and _promotion_forbidden(text, match.start()):
                 continue
             if _NEGATED_CLAIM.search(text, max(0, match.start() - 80), match.start()):
                 continue
@@ -253,7 +317,9 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
         for language, table in languages.items():
             negations = [re.escape(w) for w in table.get("rule_negations", []) if not w.isascii()]
             negation = re.compile("|".join(negations)) if negations else None
-            found["sentiment"] += [Negatable(re.compile(p), negation) for p in table.get("sentiment", [])]
+            found["sentiment"] += [
+                Negatable(re.compile(p), negation, promotion=True) for p in table.get("sentiment", [])
+            ]
             found["fake_engagement"] += [
                 Negatable(re.compile(p), negation, latin=True) for p in table.get("fake_engagement", [])
             ]
@@ -261,10 +327,8 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
             deceptive = table.get("deceptive", []) + table.get("deceptive_more", [])
             found["deceptive"] += [NegatableAnyScript(re.compile(p), negation) for p in deceptive]
             found["sentiment"] += [
-                NegatableAnyScript(re.compile(p), negation) for p in table.get("sentiment_extra", [])
-            ]
-            found["sentiment"] += [
-                NegatableAnyScript(re.compile(p), negation) for p in table.get("sentiment_more", [])
+                NegatableAnyScript(re.compile(p), negation, promotion=True)
+                for p in table.get("sentiment_extra", []) + table.get("sentiment_more", [])
             ]
             found["fake_engagement"] += [
                 NegatableAnyScript(re.compile(p), negation) for p in table.get("fake_engagement_more", [])
@@ -385,7 +449,7 @@ def _sentence_read(grammar, rest: str, shaped: str, written: str, words, *, asid
         whole = grammar.read(written)
         if whole.verdict == ALLOW:
             return whole
-        if whole.verdict != BLOCK:
+        if whole.verdict != BLOCK or reading.verdict == UNKNOWN_:
             reading = whole
     return reading
 

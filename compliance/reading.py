@@ -172,6 +172,9 @@ class _Latin:
 
     def _honest(self, text: str, veto: re.Pattern | None) -> bool:
         """Honesty asked for: the markers and their look-alikes out, nothing of a blocked kind left."""
+        # The markers before the look-alikes and again after: a marker can open with one ("feel free
+        # to say what it costs"), and a look-alike can stand inside another marker.
+        text = self.honesty.sub(" ", text)
         if self.honesty_safe is not None:
             text = self.honesty_safe.sub(" ", text)
         text = _LIMITERS.sub(" ", self.honesty.sub(" ", text))
