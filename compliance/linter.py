@@ -75,6 +75,9 @@ class WordPair:
             for i, word in enumerate(stems):
                 if word not in self.first or any(w in self.negations for w in words[max(0, i - 3) : i]):
                     continue
+                # "We'll never ask you to buy likes": a negation over a verb whose infinitive it is.
+                if i and words[i - 1] == "to" and any(w in self.negations for w in words[max(0, i - 5) : i]):
+                    continue
                 for j in range(i + 1, min(len(stems), i + GAP + 2)):
                     if words[j] in self.negations or words[j] in _CLAUSE:
                         break
@@ -204,6 +207,25 @@ _NO_EDIT_TO = re.compile(
     r"|\bno\s+(?:edites|edite|editéis|cambies|cambie|modifiques|modifique)\b(?:\W+\w+){0,4}\W+para\W*$"
     r"|(?:不要|别|请勿|不得|不能)(?:再|事后|之后)?(?:改|修改|编辑)(?:文案|标题|视频|描述|内容)?(?:来)?$"
 )
+# Chinese forbids a claim by its verb of saying: "千万别说它能增强免疫力或者减肥".
+_CJK_NEGATED_CLAIM = re.compile(
+    r"(?:不要|别|不能|不得|切勿|请勿|禁止|避免|不可以)(?:说|讲|宣称|声称|暗示|写|提到|承诺)[^。！？，,；;.!?]{0,20}$"
+)
+# ... but not the truth: "不要提我们给了你钱" hides the payment.
+_CJK_TRUTH = re.compile(
+    r"钱|付费|付款|报酬|酬劳|广告|合作|赞助|推广|恰饭|标识|标注|标签|糖|热量|价格|价钱|涨价|缺点|负面|差评|不足|咖啡因|问题"
+)
+# A hiding place negated at the end of what was matched: "the label goes up front, not between the
+# hashtags", "no escondida entre los hashtags", "不要埋在话题标签里"; not after a "but" ("not at the
+# start but at the end"), and not where the match holds another place before it ("at the end, not below").
+_NEGATED_PLACE = re.compile(
+    r"\b(?:not|nicht|no|nie|never|nunca)\s+"
+    r"(?:(?:in|among|between|under|below|at|the|all|your|other|buried|hidden|tucked|away|lost|squeezed|zwischen"
+    r"|unter|im|den|die|der|dem|am|versteckt|vergraben|escondid[oa]|enterrad[oa]|perdid[oa]|entre|en|los|las|el"
+    r"|la|al)\s+){0,4}"
+    r"(?:hashtags?|comments?|bio|end|bottom|kommentar\w*|ende|bio|comentarios?|final|biografía)$"
+    r"|(?:不要|别)(?:埋|藏|放|夹|混|淹没)?在?(?:一堆)?(?:话题标签|标签|话题|评论区|评论|简介|主页|最后|结尾|末尾)(?:里|中|之间)?$"
+)
 # A promotion forbidden by a verb of avoiding: "avoid calling it the best", "evita decir que es el
 # mejor", "避免说是最好的". Only for what promotes: avoiding the truth (the sugar, the payment) is read
 # by compliance.reading and blocked there.
@@ -248,7 +270,7 @@ _FORBIDDEN_AFTER = re.compile(
 # The object of a negation right before: "do not use bots", "keine Bots", "nada de bots".
 _NEGATED_OBJECT = re.compile(
     r"\b(?:no|not|don'?t|do not|never|without|kein\w*|ohne|nie|niemals|nunca|sin|ni|nada de|jamás)\s+"
-    r"(?:(?:want|need|expect)\s+(?:you|anyone|people)\s+to\s+)?"
+    r"(?:(?:want|need|expect|ask)\s+(?:you|anyone|people)\s+to\s+)?"
     r"(?:(?:use|using|buy|buying|get|nutze\w*|verwende\w*|kauf\w*|uses|usar|utilices|compres|compre)\s+)?"
     r"(?:any\s+|irgendwelche\s+|ningún\s+)?"
     # ... or of a list it opens: "do not use bots or engagement pods", "keine Views, keine Bots".
@@ -289,6 +311,12 @@ class NegatableAnyScript(Negatable):
             if _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start()):
                 continue
             if _NO_EDIT_TO.search(text, max(0, match.start() - 60), match.start()):
+                continue
+            claim = _CJK_NEGATED_CLAIM.search(text, max(0, match.start() - 30), match.start())
+            if claim and not _CJK_TRUTH.search(text, claim.start(), match.end()):
+                continue
+            place = _NEGATED_PLACE.search(match.group(0))
+            if place and not self.pattern.search(text, match.start(), match.start() + place.start()):
                 continue
             if self.promotion and _promotion_forbidden(text, match.start()):
                 continue
@@ -382,7 +410,9 @@ _ABBREVIATIONS = re.compile(r"\b(?:z\. ?b\.|e\.g\.|i\.e\.|p\. ?ej\.|u\. ?a\.|d\.
 _AMOUNT = re.compile(
     r"[(（]\s*(?:[$€£¥]\s*)?\d+(?:[.,:]\d+)?\s*(?:€|\$|£|eur|euros?|usd|dollars?|元|块|h|uhr)?\s*[)）]"
     # ... and a sum of money anywhere: "the $4.50 price", "den Preis von 4,20 € nennen".
-    r"|(?:\b(?:von|of|de|for|für|por)\s+)?(?:[$€£¥]\s*\d+(?:[.,]\d+)?|\b\d+(?:[.,]\d+)?\s*(?:€|\$|£|eur\b|euros?\b|usd\b|元|块))"
+    # A Chinese character may stand right before the amount ("提一下29.9元").
+    r"|(?:\b(?:von|of|de|for|für|por)\s+)?(?:[$€£¥]\s*\d+(?:[.,]\d+)?"
+    r"|(?:\b|(?<=[\u3400-\u9fff]))(?<![\d.,])\d+(?:[.,]\d+)?\s*(?:€|\$|£|eur\b|euros?\b|usd\b|(?:元|块)钱?的?))"
 )
 
 
@@ -392,7 +422,9 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
     task after all, an element of a blocked kind, or unknown (fail closed: JoyBack's review)."""
     unread = []
     text = _ABBREVIATIONS.sub(lambda found: found.group(0).replace(".", "").replace(" ", ""), text)
-    text = _AMOUNT.sub(" ", text)
+    # What the amount leaves is one space: "the $3.99 price tag" reads as "the price tag".
+    text = re.sub(r"[ \t]{2,}", " ", _AMOUNT.sub(" ", text))
+    text = re.sub(r"(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])", "", text)
     for sentence in _BRIEF_SENTENCES.split(text):
         rest = _TAGS.sub(" ", sentence)
         for words in (_WORDS.findall(normalize(name)) for name in names if name):
@@ -527,6 +559,9 @@ def rules_lint(
         before = len(findings)
         name = rule.get_trigger_display()
         text = normalize(rule.instructions)
+        if patterns["grammar"].quoted is not None:
+            # A label in quotes is the label, not a scripted line: 'Begin with "Ad |"', „Werbung“.
+            text = patterns["grammar"].quoted.sub(r" \1 ", text)
         hidden = _first_match(patterns["deceptive"], text) if text else None
         if hidden:
             findings.append(

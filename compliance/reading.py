@@ -303,7 +303,8 @@ class Grammar:
             reverse=True,
         )
         self.quoted = (
-            re.compile(rf"[{_QUOTES}]\s*(#?(?:{'|'.join(map(re.escape, terms))}))\s*[{_QUOTES}]")
+            # ... with the bar or colon a creator puts after it: 'Begin with "Ad |"'.
+            re.compile(rf"[{_QUOTES}]\s*(#?(?:{'|'.join(map(re.escape, terms))}))\s*[|:·-]?\s*[{_QUOTES}]")
             if terms
             else None
         )
