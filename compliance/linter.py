@@ -404,7 +404,10 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # A brief's sentences end at these; not the point or colon inside a number ("1.000", "9:16").
 _BRIEF_SENTENCES = re.compile(r"[.:](?!\d)|[!?;\n。！？；：]+")
 # "z. B.", "e.g.", "p. ej.": a point that ends no sentence.
-_ABBREVIATIONS = re.compile(r"\b(?:z\. ?b\.|e\.g\.|i\.e\.|p\. ?ej\.|u\. ?a\.|d\. ?h\.|etc\.|usw\.|bzw\.)")
+_ABBREVIATIONS = re.compile(
+    r"\b(?:z\. ?b\.|e\.g\.|i\.e\.|p\. ?ej\.|u\. ?a\.|d\. ?h\.|etc\.|usw\.|bzw\.|max\.|min\.|sek\.|ca\.|inkl\."
+    r"|ggf\.|evtl\.)"
+)
 # An amount in brackets is data, not words: "the price ($4.99)", "den Preis (4,99 €)", also in
 # full-width brackets.
 _AMOUNT = re.compile(
@@ -414,6 +417,39 @@ _AMOUNT = re.compile(
     r"|(?:\b(?:von|of|de|for|für|por)\s+)?(?:[$€£¥]\s*\d+(?:[.,]\d+)?"
     r"|(?:\b|(?<=[\u3400-\u9fff]))(?<![\d.,])\d+(?:[.,]\d+)?\s*(?:€|\$|£|eur\b|euros?\b|usd\b|(?:元|块)钱?的?))"
 )
+
+
+# A reminder asks for what follows, in every language: "don't forget to buy 1000 likes", "don't
+# hesitate to", "vergiss nicht", "zögere nicht", "no olvides", "no dudes en", "别忘了", "不要犹豫".
+# It is written as the request it is before anything is read, so that no negation in it ever
+# counts as forbidding what follows (a bought like after "don't hesitate to" passed before).
+_REMINDERS = (
+    (re.compile(r"\b(?:don'?t|do not|never)\s+(?:forget|fail|neglect)\b"), "remember"),
+    (re.compile(r"\b(?:don'?t|do not|never)\s+(?:hesitate|be afraid|be shy|be scared)\s+to\s+"), ""),
+    (
+        re.compile(
+            r"\b(?:vergiss|vergesst|vergessen sie)\s+(?:bitte\s+|ja\s+|auf keinen fall\s+)?(?:nicht|nie)\b,?"
+        ),
+        "denk daran,",
+    ),
+    (re.compile(r"\b(?:vergiss|vergesst|vergessen sie)\b([^.!?;:\n]{1,60}?)\b(?:nicht|nie)\b"), r"denk an\1"),
+    (re.compile(r"\b(?:zögere|zögert|zögern sie)\s+(?:bitte\s+)?(?:nicht|nie)\b,?\s*(?:und\s+)?"), ""),
+    (
+        re.compile(
+            r"\b(?:que\s+)?no\s+(?:te\s+|se\s+te\s+|se\s+le\s+|se\s+os\s+)?(?:olvides|olvide|olvidéis|olvida)\s+(?:de\s+)?"
+        ),
+        "recuerda ",
+    ),
+    (re.compile(r"\bno\s+(?:dudes|dude|dudéis|tengas miedo de|tenga miedo de)\s+(?:en\s+)?"), ""),
+    (re.compile(r"(?:千万)?(?:别|不要|不能)忘(?:了|记)?"), "记得"),
+    (re.compile(r"(?:别|不要|不用)犹豫[，,]?"), ""),
+)
+
+
+def reminders_as_requests(text: str) -> str:
+    for pattern, request in _REMINDERS:
+        text = pattern.sub(request, text)
+    return text
 
 
 def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list[tuple[str, Reading]]:
@@ -558,7 +594,7 @@ def rules_lint(
     for rule in rules:
         before = len(findings)
         name = rule.get_trigger_display()
-        text = normalize(rule.instructions)
+        text = reminders_as_requests(normalize(rule.instructions))
         if patterns["grammar"].quoted is not None:
             # A label in quotes is the label, not a scripted line: 'Begin with "Ad |"', „Werbung“.
             text = patterns["grammar"].quoted.sub(r" \1 ", text)
