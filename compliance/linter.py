@@ -52,6 +52,32 @@ def _stemmer(language: str):
     return snowballstemmer.stemmer(name) if name else None
 
 
+_EVERY_NEGATION = frozenset(
+    {
+        "no",
+        "not",
+        "never",
+        "don't",
+        "dont",
+        "nothing",
+        "nicht",
+        "kein",
+        "keine",
+        "keinen",
+        "keiner",
+        "nie",
+        "niemals",
+        "nichts",
+        "nix",
+        "nunca",
+        "sin",
+        "ni",
+        "nada",
+        "jamás",
+    }
+)
+
+
 @dataclass(frozen=True)
 class WordPair:
     """A word from `first` followed within GAP words by one from `then`, in one sentence, with no
@@ -67,26 +93,30 @@ class WordPair:
 
     def search(self, text: str) -> str | None:
         stem = _stemmer(self.language)
+        # Every policy in force reads every language: an English negation counts in an English
+        # sentence read with the German pair ("no bought likes, nothing fake").
+        negations = self.negations | _EVERY_NEGATION
         for sentence in _SENTENCES.split(text):
             words = _WORDS.findall(sentence)
             stems = [stem.stemWord(word) if stem else word for word in words]
             if any(word in self.prohibited for word in words):
                 continue  # "bought likes are removed" describes what happens to them
             for i, word in enumerate(stems):
-                if word not in self.first or any(w in self.negations for w in words[max(0, i - 3) : i]):
+                if word not in self.first or any(w in negations for w in words[max(0, i - 3) : i]):
                     continue
                 # "We'll never ask you to buy likes": a negation over a verb whose infinitive it is.
-                if i and words[i - 1] == "to" and any(w in self.negations for w in words[max(0, i - 5) : i]):
+                if i and words[i - 1] == "to" and any(w in negations for w in words[max(0, i - 5) : i]):
                     continue
                 for j in range(i + 1, min(len(stems), i + GAP + 2)):
-                    if words[j] in self.negations or words[j] in _CLAUSE:
+                    if words[j] in negations or words[j] in _CLAUSE:
                         break
                     if (stems[j] if self.then_stemmed else words[j]) in self.then:
+                        said = re.search(rf"\b{re.escape(words[j])}\b", sentence)
+                        if said and _FORBIDDEN_AFTER.match(sentence, said.end()):
+                            break  # "buying views is a total no-go for us"
                         return " ".join(words[i : j + 1])
                 for j in range(max(0, i - self.reverse_gap - 1), i):
-                    if words[j] in self.then and not any(
-                        w in self.negations for w in words[max(0, j - 3) : i]
-                    ):
+                    if words[j] in self.then and not any(w in negations for w in words[max(0, j - 3) : i]):
                         return " ".join(words[j : i + 1])
         return None
 
@@ -156,6 +186,8 @@ class Negatable:
         for match in self.pattern.finditer(text):
             around = text[max(0, match.start() - 6) : match.end()]
             if self.latin and _NEGATED_OBJECT.search(text, max(0, match.start() - 30), match.start()):
+                continue
+            if self.latin and _FORBIDDEN_AFTER.match(text, match.end()):
                 continue
             if (
                 self.promotion
@@ -243,7 +275,8 @@ _NOT_CALLED = re.compile(
 
 # A floor or an exception makes the negation the demand: "don't pay unless it gets five stars".
 _FLOOR_AFTER = re.compile(
-    r"\b(?:unless|only if|except|otherwise|or else|less|below|under|lower|fewer|other than|anything but"
+    r"\bunless(?!\s+(?:that'?s|it'?s|it is|that is|you)\s+(?:genuinely|truly|really|honestly|actually)\b)"
+    r"|\b(?:only if|except|otherwise|or else|less|below|under|lower|fewer|other than|anything but"
     r"|sino|salvo|excepto|menos|außer|sonst|weniger|unter|niedriger)\b|除非|除了|低于|少于|否则|以下"
 )
 
@@ -262,10 +295,14 @@ def _promotion_forbidden(text: str, start: int) -> bool:
 
 # ... or says so after the deed: "Hiding the #ad is a no-go for us", "… ist tabu", "… está prohibido".
 _FORBIDDEN_AFTER = re.compile(
-    r"\s+(?:is|are)\s+(?:a no-go|not (?:allowed|ok|okay|acceptable|an option)|forbidden|prohibited"
-    r"|off the table)"
-    r"|\s+(?:ist|sind)\s+(?:tabu|verboten|nicht erlaubt|ein no-go)"
+    r"\s+(?:is|are)\s+(?:a\s+)?(?:total\s+|complete\s+|absolute\s+|big\s+|hard\s+|strict\s+)?(?:no-go|no go"
+    r"|not (?:allowed|ok|okay|acceptable|an option|tolerated)|forbidden|prohibited|banned|off the table"
+    r"|off-limits|out of the question|a dealbreaker)"
+    r"|\s+(?:ist|sind)\s+(?:bei uns\s+|für uns\s+)?(?:absolut\s+|streng\s+|total\s+)?"
+    r"(?:tabu|verboten|nicht erlaubt|ein no-go|untersagt)"
+    r"|\s+(?:es|son)\s+(?:un\s+)?(?:no rotundo|inaceptable|intolerable)"
     r"|\s+(?:está|están)\s+(?:prohibid[oa]s?|fuera de lugar)|\s+no\s+(?:está|están)\s+permitid[oa]s?"
+    r"|[^。！？；.!?;]{0,8}?(?:是)?(?:绝对|坚决|严格)?(?:不行|不允许|禁止|不可以|不能接受|红线)"
 )
 # The object of a negation right before: "do not use bots", "keine Bots", "nada de bots".
 _NEGATED_OBJECT = re.compile(
@@ -275,7 +312,8 @@ _NEGATED_OBJECT = re.compile(
     r"(?:any\s+|irgendwelche\s+|ningún\s+)?"
     # ... or of a list it opens: "do not use bots or engagement pods", "keine Views, keine Bots".
     r"(?:[\w-]+(?:\s+[\w-]+)?\s*(?:,|\bor\b|\band\b|\bnor\b|\bni\b|\boder\b|\bund\b|\bo\b|\by\b)\s*"
-    r"(?:(?:no|kein\w*|ni|nor)\s+)?){0,3}$"
+    r"(?:(?:no|kein\w*|ni|nor)\s+)?){0,3}"
+    r"(?:(?:bought|fake|purchased|paid|gekauft\w*|gefälscht\w*|comprad\w*|fals\w*)\s+)?$"
 )
 
 

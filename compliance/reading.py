@@ -72,10 +72,11 @@ _CLAUSE_END = re.compile(
 )
 # "Never rate it below five stars", "nichts außer Lob": a negation over a floor is the demand itself.
 _FLOOR = re.compile(
-    r"\b(?:less|fewer|below|under|lower|anything but|other than|except|unless|weniger|unter|niedriger|außer"
+    r"\bunless(?!\s+(?:that'?s|it'?s|it is|that is|you)\s+(?:genuinely|truly|really|honestly|actually)\b)"
+    r"|\b(?:less|fewer|below|under|lower|anything but|other than|except|weniger|unter|niedriger|außer"
     r"|menos|por debajo|inferior|salvo|excepto|si no)\b|低于|少于|除了|以下|不到"
     # A second negation turns the prohibition into the demand: "don't post without calling it the best".
-    r"|\b(?:without|ohne|sin|nicht|not|no|never|nie|nunca|unless|sofern nicht)\b|不|没|别|无"
+    r"|\b(?:without|ohne|sin|nicht|not|no|never|nie|nunca|sofern nicht)\b|不|没|别|无"
 )
 
 
