@@ -196,6 +196,7 @@ class Negatable:
                 and (
                     _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start())
                     or _promotion_forbidden(text, match.start())
+                    or _negatives_kept(text, match.start(), match.end())
                 )
             ):
                 continue
@@ -285,6 +286,26 @@ _FLOOR_AFTER = re.compile(
 _REMINDER_BEFORE = re.compile(r"\b(?:vergiss|vergesst|vergessen)\b(?:\W+\w+){0,2}\W+(?:nicht|nie)\b")
 
 
+# Cutting the negatives forbidden: "don't cut anything negative", "schneide nichts Negatives raus",
+# "no cortes lo negativo", "不要剪掉负面的内容". The rest is read by compliance.reading.
+_REMOVAL_FORBIDDEN = re.compile(
+    r"\b(?:no|not|don'?t|do not|never|won'?t|nicht|nie|nichts|nada)\b[^.!?]{0,20}"
+    r"\b(?:cut|remove|delete|edit out|censor|filter|schneid\w*|lösch\w*|entfern\w*|zensier\w*|cort\w*|borr\w*"
+    r"|quit\w*|elimin\w*|censur\w*)\b"
+    r"|\b(?:cut|remove|delete|censor|schneid\w*|lösch\w*|entfern\w*|zensier\w*)\s+(?:bitte\s+)?"
+    r"(?:nothing|nichts|keine\w*)\b"
+    r"|(?:不要|别|不会)(?:剪掉|删掉|删除|去掉|屏蔽|隐藏)"
+)
+_PAYMENT_WORDS = re.compile(
+    r"\b(?:pa(?:y|id)\w*|sponsor\w*|#?ad|disclos\w*|bezahl\w*|werbung|kennzeichnung|pag\w*|publi\w*)\b|钱|付|广告|合作|赞助"
+)
+
+
+def _negatives_kept(text: str, start: int, end: int) -> bool:
+    window = text[max(0, start - 30) : end]
+    return bool(_REMOVAL_FORBIDDEN.search(window)) and not _PAYMENT_WORDS.search(window)
+
+
 def _promotion_forbidden(text: str, start: int) -> bool:
     return bool(
         _AVOIDED.search(text, max(0, start - 40), start)
@@ -356,7 +377,9 @@ class NegatableAnyScript(Negatable):
             place = _NEGATED_PLACE.search(match.group(0))
             if place and not self.pattern.search(text, match.start(), match.start() + place.start()):
                 continue
-            if self.promotion and _promotion_forbidden(text, match.start()):
+            if self.promotion and (
+                _promotion_forbidden(text, match.start()) or _negatives_kept(text, match.start(), match.end())
+            ):
                 continue
             if _NEGATED_CLAIM.search(text, max(0, match.start() - 80), match.start()):
                 continue
