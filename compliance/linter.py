@@ -504,10 +504,36 @@ _REMINDERS = (
     (re.compile(r"\bno\s+(?:dudes|dude|dudéis|tengas miedo de|tenga miedo de)\s+(?:en\s+)?"), ""),
     (re.compile(r"(?:千万)?(?:别|不要|不能)忘(?:了|记)?"), "记得"),
     (re.compile(r"(?:别|不要|不用)犹豫[，,]?"), ""),
+    # A polite frame around a request is the request: "it would be great if you could tag us", "es
+    # wäre toll, wenn du…", "nos gustaría que…", "希望你…"; what follows is read as asked for.
+    (
+        re.compile(
+            r"\b(?:it\s+would\s+be\s+(?:great|nice|awesome|ideal|perfect|amazing|cool)|we'?d\s+(?:love|like)\s+it"
+            r"|we\s+would\s+(?:love|like)\s+it)\s+if\s+you\s+(?:could\s+|can\s+|would\s+)?"
+        ),
+        "",
+    ),
+    (re.compile(r"\b(?:you\s+are|you'?re)\s+(?:required|expected|asked)\s+to\s+"), ""),
+    (
+        re.compile(
+            r"\b(?:es\s+wäre\s+(?:toll|super|schön|klasse|prima|perfekt|ideal|cool)|wir\s+würden\s+uns\s+freuen"
+            r"|wir\s+fänden\s+es\s+(?:toll|super|schön)),?\s+wenn\s+(?:du|sie|ihr)\s+"
+        ),
+        "",
+    ),
+    (
+        re.compile(
+            r"\b(?:nos\s+gustaría|me\s+gustaría|sería\s+(?:genial|ideal|perfecto|estupendo)|te\s+pedimos"
+            r"|le\s+pedimos|os\s+pedimos|te\s+rogamos|le\s+rogamos)\s+que\s+"
+        ),
+        "",
+    ),
+    (re.compile(r"希望(?:你|您)|麻烦(?:你|您)?|请确保|确保"), "请"),
 )
 
 
 def reminders_as_requests(text: str) -> str:
+    """The text with its reminders and polite frames written as the requests they are."""
     for pattern, request in _REMINDERS:
         text = pattern.sub(request, text)
     return text
