@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from compliance.checker import CompiledPolicy, normalize, term_pattern_compile
 from compliance.reading import ALLOW, BLOCK, Grammar, Reading
+from compliance.reading import UNKNOWN as UNKNOWN_
 
 STEMMERS = {"en": "english", "de": "german", "es": "spanish"}
 GAP = 6  # words that may stand between "only" and "recommend", "buy" and "likes" ("buy 500 more likes")
@@ -51,6 +52,32 @@ def _stemmer(language: str):
     return snowballstemmer.stemmer(name) if name else None
 
 
+_EVERY_NEGATION = frozenset(
+    {
+        "no",
+        "not",
+        "never",
+        "don't",
+        "dont",
+        "nothing",
+        "nicht",
+        "kein",
+        "keine",
+        "keinen",
+        "keiner",
+        "nie",
+        "niemals",
+        "nichts",
+        "nix",
+        "nunca",
+        "sin",
+        "ni",
+        "nada",
+        "jamás",
+    }
+)
+
+
 @dataclass(frozen=True)
 class WordPair:
     """A word from `first` followed within GAP words by one from `then`, in one sentence, with no
@@ -66,23 +93,30 @@ class WordPair:
 
     def search(self, text: str) -> str | None:
         stem = _stemmer(self.language)
+        # Every policy in force reads every language: an English negation counts in an English
+        # sentence read with the German pair ("no bought likes, nothing fake").
+        negations = self.negations | _EVERY_NEGATION
         for sentence in _SENTENCES.split(text):
             words = _WORDS.findall(sentence)
             stems = [stem.stemWord(word) if stem else word for word in words]
             if any(word in self.prohibited for word in words):
                 continue  # "bought likes are removed" describes what happens to them
             for i, word in enumerate(stems):
-                if word not in self.first or any(w in self.negations for w in words[max(0, i - 3) : i]):
+                if word not in self.first or any(w in negations for w in words[max(0, i - 3) : i]):
+                    continue
+                # "We'll never ask you to buy likes": a negation over a verb whose infinitive it is.
+                if i and words[i - 1] == "to" and any(w in negations for w in words[max(0, i - 5) : i]):
                     continue
                 for j in range(i + 1, min(len(stems), i + GAP + 2)):
-                    if words[j] in self.negations or words[j] in _CLAUSE:
+                    if words[j] in negations or words[j] in _CLAUSE:
                         break
                     if (stems[j] if self.then_stemmed else words[j]) in self.then:
+                        said = re.search(rf"\b{re.escape(words[j])}\b", sentence)
+                        if said and _FORBIDDEN_AFTER.match(sentence, said.end()):
+                            break  # "buying views is a total no-go for us"
                         return " ".join(words[i : j + 1])
                 for j in range(max(0, i - self.reverse_gap - 1), i):
-                    if words[j] in self.then and not any(
-                        w in self.negations for w in words[max(0, j - 3) : i]
-                    ):
+                    if words[j] in self.then and not any(w in negations for w in words[max(0, j - 3) : i]):
                         return " ".join(words[j : i + 1])
         return None
 
@@ -144,11 +178,27 @@ class Negatable:
     pattern: re.Pattern
     negation: re.Pattern | None
     latin: bool = False  # a Latin negation right before its object counts too ("do not use bots")
+    # A promotion forbidden ("don't call it the best", "avoid calling it the best"): what is left is
+    # read by compliance.reading, which blocks a floor or a second negation ("never less than…").
+    promotion: bool = False
 
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
             around = text[max(0, match.start() - 6) : match.end()]
             if self.latin and _NEGATED_OBJECT.search(text, max(0, match.start() - 30), match.start()):
+                continue
+            if self.latin and _FORBIDDEN_AFTER.match(text, match.end()):
+                continue
+            if (
+                self.promotion
+                and not _FLOOR_AFTER.search(text, match.start(), match.end() + 40)
+                and not _REMINDER_BEFORE.search(text, max(0, match.start() - 40), match.start())
+                and (
+                    _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start())
+                    or _promotion_forbidden(text, match.start())
+                    or _negatives_kept(text, match.start(), match.end())
+                )
+            ):
                 continue
             if (self.negation is None or not self.negation.search(around)) and not not_required(
                 text, match.start(), match.end()
@@ -180,22 +230,111 @@ _NEGATED_AFTER_VERB = re.compile(
     r"(?:versteck|entfern|lösch|verschieb|schieb|pack|setz|stell|verberg)\w*\s+(?:sie\s+)?(?:\w+\s+){0,4}?"
     r"(?:bitte\s+)?(?:nicht|nie|niemals)\b"
 )
+# An edit forbidden whose purpose is the removal: "don't edit the caption later to remove the #ad",
+# "die Caption nicht bearbeiten, um die Kennzeichnung zu entfernen", "发布后不要改文案去掉广告标识".
+_NO_EDIT_TO = re.compile(
+    r"\b(?:don'?t|do not|never)\s+(?:go back and\s+)?(?:edit|change|update|modify|rewrite)\b"
+    r"(?:\W+\w+){0,4}\W+(?:to|and)\W*$"
+    r"|\b(?:nicht|nie|niemals)\s+(?:\w+\s+)?(?:bearbeiten|ändern|editieren|umschreiben)\s*,?\s+um\s+"
+    r"(?:die|den|das)?\s*$"
+    r"|\bno\s+(?:edites|edite|editéis|cambies|cambie|modifiques|modifique)\b(?:\W+\w+){0,4}\W+para\W*$"
+    r"|(?:不要|别|请勿|不得|不能)(?:再|事后|之后)?(?:改|修改|编辑)(?:文案|标题|视频|描述|内容)?(?:来)?$"
+)
+# Chinese forbids a claim by its verb of saying: "千万别说它能增强免疫力或者减肥".
+_CJK_NEGATED_CLAIM = re.compile(
+    r"(?:不要|别|不能|不得|切勿|请勿|禁止|避免|不可以)(?:说|讲|宣称|声称|暗示|写|提到|承诺)[^。！？，,；;.!?]{0,20}$"
+)
+# ... but not the truth: "不要提我们给了你钱" hides the payment.
+_CJK_TRUTH = re.compile(
+    r"钱|付费|付款|报酬|酬劳|广告|合作|赞助|推广|恰饭|标识|标注|标签|糖|热量|价格|价钱|涨价|缺点|负面|差评|不足|咖啡因|问题"
+)
+# A hiding place negated at the end of what was matched: "the label goes up front, not between the
+# hashtags", "no escondida entre los hashtags", "不要埋在话题标签里"; not after a "but" ("not at the
+# start but at the end"), and not where the match holds another place before it ("at the end, not below").
+_NEGATED_PLACE = re.compile(
+    r"\b(?:not|nicht|no|nie|never|nunca)\s+"
+    r"(?:(?:in|among|between|under|below|at|the|all|your|other|buried|hidden|tucked|away|lost|squeezed|zwischen"
+    r"|unter|im|den|die|der|dem|am|versteckt|vergraben|escondid[oa]|enterrad[oa]|perdid[oa]|entre|en|los|las|el"
+    r"|la|al)\s+){0,4}"
+    r"(?:hashtags?|comments?|bio|end|bottom|kommentar\w*|ende|bio|comentarios?|final|biografía)$"
+    r"|(?:不要|别)(?:埋|藏|放|夹|混|淹没)?在?(?:一堆)?(?:话题标签|标签|话题|评论区|评论|简介|主页|最后|结尾|末尾)(?:里|中|之间)?$"
+)
+# A promotion forbidden by a verb of avoiding: "avoid calling it the best", "evita decir que es el
+# mejor", "避免说是最好的". Only for what promotes: avoiding the truth (the sugar, the payment) is read
+# by compliance.reading and blocked there.
+_AVOIDED = re.compile(
+    r"\b(?:avoid|avoiding|refrain from|vermeide\w*|verzichte\w* auf|evita\w*|evite\w*)\b(?:\W+\w+){0,3}\W*$"
+    r"|避免[^。！？]{0,4}$"
+)
+# German says what not to call it after the verb: "Bezeichne ihn bitte nicht als gesündesten Kaffee".
+_NOT_CALLED = re.compile(
+    r"\b(?:bezeichne|bezeichnen|nenn|nenne|nennen|beschreib|beschreibe|beschreiben)\w*\s+(?:sie\s+)?"
+    r"(?:ihn|es|sie|den kaffee|das produkt|unseren kaffee)?\s*(?:bitte\s+)?(?:nicht|nie|niemals)\s+"
+    r"(?:als|einen|den)\b"
+)
+
+
+# A floor or an exception makes the negation the demand: "don't pay unless it gets five stars".
+_FLOOR_AFTER = re.compile(
+    r"\bunless(?!\s+(?:that'?s|it'?s|it is|that is|you)\s+(?:genuinely|truly|really|honestly|actually)\b)"
+    r"|\b(?:only if|except|otherwise|or else|less|below|under|lower|fewer|other than|anything but"
+    r"|sino|salvo|excepto|menos|außer|sonst|weniger|unter|niedriger)\b|除非|除了|低于|少于|否则|以下"
+)
+
+
+# "Vergiss nicht zu sagen, dass…": German puts the reminder before its negation.
+_REMINDER_BEFORE = re.compile(r"\b(?:vergiss|vergesst|vergessen)\b(?:\W+\w+){0,2}\W+(?:nicht|nie)\b")
+
+
+# Cutting the negatives forbidden: "don't cut anything negative", "schneide nichts Negatives raus",
+# "no cortes lo negativo", "不要剪掉负面的内容". The rest is read by compliance.reading.
+_REMOVAL_FORBIDDEN = re.compile(
+    r"\b(?:no|not|don'?t|do not|never|won'?t|nicht|nie|nichts|nada)\b[^.!?]{0,20}"
+    r"\b(?:cut|remove|delete|edit out|censor|filter|schneid\w*|lösch\w*|entfern\w*|zensier\w*|cort\w*|borr\w*"
+    r"|quit\w*|elimin\w*|censur\w*)\b"
+    r"|\b(?:cut|remove|delete|censor|schneid\w*|lösch\w*|entfern\w*|zensier\w*)\s+(?:bitte\s+)?"
+    r"(?:nothing|nichts|keine\w*)\b"
+    r"|(?:不要|别|不会)(?:剪掉|删掉|删除|去掉|屏蔽|隐藏)"
+)
+_PAYMENT_WORDS = re.compile(
+    r"\b(?:pa(?:y|id)\w*|sponsor\w*|#?ad|disclos\w*|bezahl\w*|werbung|kennzeichnung|pag\w*|publi\w*)\b|钱|付|广告|合作|赞助"
+)
+
+
+def _negatives_kept(text: str, start: int, end: int) -> bool:
+    window = text[max(0, start - 30) : end]
+    return bool(_REMOVAL_FORBIDDEN.search(window)) and not _PAYMENT_WORDS.search(window)
+
+
+def _promotion_forbidden(text: str, start: int) -> bool:
+    return bool(
+        _AVOIDED.search(text, max(0, start - 40), start)
+        or _NOT_CALLED.match(text, start)
+        or _NOT_CALLED.search(text, max(0, start - 60), start)
+    )
+
+
 # ... or says so after the deed: "Hiding the #ad is a no-go for us", "… ist tabu", "… está prohibido".
 _FORBIDDEN_AFTER = re.compile(
-    r"\s+(?:is|are)\s+(?:a no-go|not (?:allowed|ok|okay|acceptable|an option)|forbidden|prohibited"
-    r"|off the table)"
-    r"|\s+(?:ist|sind)\s+(?:tabu|verboten|nicht erlaubt|ein no-go)"
+    r"\s+(?:is|are)\s+(?:a\s+)?(?:total\s+|complete\s+|absolute\s+|big\s+|hard\s+|strict\s+)?(?:no-go|no go"
+    r"|not (?:allowed|ok|okay|acceptable|an option|tolerated)|forbidden|prohibited|banned|off the table"
+    r"|off-limits|out of the question|a dealbreaker)"
+    r"|\s+(?:ist|sind)\s+(?:bei uns\s+|für uns\s+)?(?:absolut\s+|streng\s+|total\s+)?"
+    r"(?:tabu|verboten|nicht erlaubt|ein no-go|untersagt)"
+    r"|\s+(?:es|son)\s+(?:un\s+)?(?:no rotundo|inaceptable|intolerable)"
     r"|\s+(?:está|están)\s+(?:prohibid[oa]s?|fuera de lugar)|\s+no\s+(?:está|están)\s+permitid[oa]s?"
+    r"|[^。！？；.!?;]{0,8}?(?:是)?(?:绝对|坚决|严格)?(?:不行|不允许|禁止|不可以|不能接受|红线)"
 )
 # The object of a negation right before: "do not use bots", "keine Bots", "nada de bots".
 _NEGATED_OBJECT = re.compile(
     r"\b(?:no|not|don'?t|do not|never|without|kein\w*|ohne|nie|niemals|nunca|sin|ni|nada de|jamás)\s+"
-    r"(?:(?:want|need|expect)\s+(?:you|anyone|people)\s+to\s+)?"
+    r"(?:(?:want|need|expect|ask)\s+(?:you|anyone|people)\s+to\s+)?"
     r"(?:(?:use|using|buy|buying|get|nutze\w*|verwende\w*|kauf\w*|uses|usar|utilices|compres|compre)\s+)?"
     r"(?:any\s+|irgendwelche\s+|ningún\s+)?"
     # ... or of a list it opens: "do not use bots or engagement pods", "keine Views, keine Bots".
     r"(?:[\w-]+(?:\s+[\w-]+)?\s*(?:,|\bor\b|\band\b|\bnor\b|\bni\b|\boder\b|\bund\b|\bo\b|\by\b)\s*"
-    r"(?:(?:no|kein\w*|ni|nor)\s+)?){0,3}$"
+    r"(?:(?:no|kein\w*|ni|nor)\s+)?){0,3}"
+    r"(?:(?:bought|fake|purchased|paid|gekauft\w*|gefälscht\w*|comprad\w*|fals\w*)\s+)?$"
 )
 
 
@@ -220,6 +359,8 @@ class NegatableAnyScript(Negatable):
     """Not after a negation in the words just before it ("please don't remove the #ad", "发布后不要删掉
     广告标识"); a negation inside the match is part of what it says ("不要标注广告")."""
 
+    promotion: bool = False  # a sentiment pattern: a verb of avoiding before it forbids it too
+
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
             if _OPENS_WITH_REMINDER.match(match.group(0)) or _NEGATED_AFTER_VERB.match(text, match.start()):
@@ -227,6 +368,18 @@ class NegatableAnyScript(Negatable):
             if _FORBIDDEN_AFTER.match(text, match.end()):
                 continue
             if _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start()):
+                continue
+            if _NO_EDIT_TO.search(text, max(0, match.start() - 60), match.start()):
+                continue
+            claim = _CJK_NEGATED_CLAIM.search(text, max(0, match.start() - 30), match.start())
+            if claim and not _CJK_TRUTH.search(text, claim.start(), match.end()):
+                continue
+            place = _NEGATED_PLACE.search(match.group(0))
+            if place and not self.pattern.search(text, match.start(), match.start() + place.start()):
+                continue
+            if self.promotion and (
+                _promotion_forbidden(text, match.start()) or _negatives_kept(text, match.start(), match.end())
+            ):
                 continue
             if _NEGATED_CLAIM.search(text, max(0, match.start() - 80), match.start()):
                 continue
@@ -253,7 +406,9 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
         for language, table in languages.items():
             negations = [re.escape(w) for w in table.get("rule_negations", []) if not w.isascii()]
             negation = re.compile("|".join(negations)) if negations else None
-            found["sentiment"] += [Negatable(re.compile(p), negation) for p in table.get("sentiment", [])]
+            found["sentiment"] += [
+                Negatable(re.compile(p), negation, promotion=True) for p in table.get("sentiment", [])
+            ]
             found["fake_engagement"] += [
                 Negatable(re.compile(p), negation, latin=True) for p in table.get("fake_engagement", [])
             ]
@@ -261,10 +416,8 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
             deceptive = table.get("deceptive", []) + table.get("deceptive_more", [])
             found["deceptive"] += [NegatableAnyScript(re.compile(p), negation) for p in deceptive]
             found["sentiment"] += [
-                NegatableAnyScript(re.compile(p), negation) for p in table.get("sentiment_extra", [])
-            ]
-            found["sentiment"] += [
-                NegatableAnyScript(re.compile(p), negation) for p in table.get("sentiment_more", [])
+                NegatableAnyScript(re.compile(p), negation, promotion=True)
+                for p in table.get("sentiment_extra", []) + table.get("sentiment_more", [])
             ]
             found["fake_engagement"] += [
                 NegatableAnyScript(re.compile(p), negation) for p in table.get("fake_engagement_more", [])
@@ -312,14 +465,78 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # A brief's sentences end at these; not the point or colon inside a number ("1.000", "9:16").
 _BRIEF_SENTENCES = re.compile(r"[.:](?!\d)|[!?;\n。！？；：]+")
 # "z. B.", "e.g.", "p. ej.": a point that ends no sentence.
-_ABBREVIATIONS = re.compile(r"\b(?:z\. ?b\.|e\.g\.|i\.e\.|p\. ?ej\.|u\. ?a\.|d\. ?h\.|etc\.|usw\.|bzw\.)")
+_ABBREVIATIONS = re.compile(
+    r"\b(?:z\. ?b\.|e\.g\.|i\.e\.|p\. ?ej\.|u\. ?a\.|d\. ?h\.|etc\.|usw\.|bzw\.|max\.|min\.|sek\.|ca\.|inkl\."
+    r"|ggf\.|evtl\.)"
+)
 # An amount in brackets is data, not words: "the price ($4.99)", "den Preis (4,99 €)", also in
 # full-width brackets.
 _AMOUNT = re.compile(
     r"[(（]\s*(?:[$€£¥]\s*)?\d+(?:[.,:]\d+)?\s*(?:€|\$|£|eur|euros?|usd|dollars?|元|块|h|uhr)?\s*[)）]"
     # ... and a sum of money anywhere: "the $4.50 price", "den Preis von 4,20 € nennen".
-    r"|(?:\b(?:von|of|de|for|für|por)\s+)?(?:[$€£¥]\s*\d+(?:[.,]\d+)?|\b\d+(?:[.,]\d+)?\s*(?:€|\$|£|eur\b|euros?\b|usd\b|元|块))"
+    # A Chinese character may stand right before the amount ("提一下29.9元").
+    r"|(?:\b(?:von|of|de|for|für|por)\s+)?(?:[$€£¥]\s*\d+(?:[.,]\d+)?"
+    r"|(?:\b|(?<=[\u3400-\u9fff]))(?<![\d.,])\d+(?:[.,]\d+)?\s*(?:€|\$|£|eur\b|euros?\b|usd\b|(?:元|块)钱?的?))"
 )
+
+
+# A reminder asks for what follows, in every language: "don't forget to buy 1000 likes", "don't
+# hesitate to", "vergiss nicht", "zögere nicht", "no olvides", "no dudes en", "别忘了", "不要犹豫".
+# It is written as the request it is before anything is read, so that no negation in it ever
+# counts as forbidding what follows (a bought like after "don't hesitate to" passed before).
+_REMINDERS = (
+    (re.compile(r"\b(?:don'?t|do not|never)\s+(?:forget|fail|neglect)\b"), "remember"),
+    (re.compile(r"\b(?:don'?t|do not|never)\s+(?:hesitate|be afraid|be shy|be scared)\s+to\s+"), ""),
+    (
+        re.compile(
+            r"\b(?:vergiss|vergesst|vergessen sie)\s+(?:bitte\s+|ja\s+|auf keinen fall\s+)?(?:nicht|nie)\b,?"
+        ),
+        "denk daran,",
+    ),
+    (re.compile(r"\b(?:vergiss|vergesst|vergessen sie)\b([^.!?;:\n]{1,60}?)\b(?:nicht|nie)\b"), r"denk an\1"),
+    (re.compile(r"\b(?:zögere|zögert|zögern sie)\s+(?:bitte\s+)?(?:nicht|nie)\b,?\s*(?:und\s+)?"), ""),
+    (
+        re.compile(
+            r"\b(?:que\s+)?no\s+(?:te\s+|se\s+te\s+|se\s+le\s+|se\s+os\s+)?(?:olvides|olvide|olvidéis|olvida)\s+(?:de\s+)?"
+        ),
+        "recuerda ",
+    ),
+    (re.compile(r"\bno\s+(?:dudes|dude|dudéis|tengas miedo de|tenga miedo de)\s+(?:en\s+)?"), ""),
+    (re.compile(r"(?:千万)?(?:别|不要|不能)忘(?:了|记)?"), "记得"),
+    (re.compile(r"(?:别|不要|不用)犹豫[，,]?"), ""),
+    # A polite frame around a request is the request: "it would be great if you could tag us", "es
+    # wäre toll, wenn du…", "nos gustaría que…", "希望你…"; what follows is read as asked for.
+    (
+        re.compile(
+            r"\b(?:it\s+would\s+be\s+(?:great|nice|awesome|ideal|perfect|amazing|cool)|we'?d\s+(?:love|like)\s+it"
+            r"|we\s+would\s+(?:love|like)\s+it)\s+if\s+you\s+(?:could\s+|can\s+|would\s+)?"
+        ),
+        "",
+    ),
+    (re.compile(r"\b(?:you\s+are|you'?re)\s+(?:required|expected|asked)\s+to\s+"), ""),
+    (
+        re.compile(
+            r"\b(?:es\s+wäre\s+(?:toll|super|schön|klasse|prima|perfekt|ideal|cool)|wir\s+würden\s+uns\s+freuen"
+            r"|wir\s+fänden\s+es\s+(?:toll|super|schön)),?\s+wenn\s+(?:du|sie|ihr)\s+"
+        ),
+        "",
+    ),
+    (
+        re.compile(
+            r"\b(?:nos\s+gustaría|me\s+gustaría|sería\s+(?:genial|ideal|perfecto|estupendo)|te\s+pedimos"
+            r"|le\s+pedimos|os\s+pedimos|te\s+rogamos|le\s+rogamos)\s+que\s+"
+        ),
+        "",
+    ),
+    (re.compile(r"希望(?:你|您)|麻烦(?:你|您)?|请确保|确保"), "请"),
+)
+
+
+def reminders_as_requests(text: str) -> str:
+    """The text with its reminders and polite frames written as the requests they are."""
+    for pattern, request in _REMINDERS:
+        text = pattern.sub(request, text)
+    return text
 
 
 def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list[tuple[str, Reading]]:
@@ -328,7 +545,9 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
     task after all, an element of a blocked kind, or unknown (fail closed: JoyBack's review)."""
     unread = []
     text = _ABBREVIATIONS.sub(lambda found: found.group(0).replace(".", "").replace(" ", ""), text)
-    text = _AMOUNT.sub(" ", text)
+    # What the amount leaves is one space: "the $3.99 price tag" reads as "the price tag".
+    text = re.sub(r"[ \t]{2,}", " ", _AMOUNT.sub(" ", text))
+    text = re.sub(r"(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])", "", text)
     for sentence in _BRIEF_SENTENCES.split(text):
         rest = _TAGS.sub(" ", sentence)
         for words in (_WORDS.findall(normalize(name)) for name in names if name):
@@ -385,7 +604,7 @@ def _sentence_read(grammar, rest: str, shaped: str, written: str, words, *, asid
         whole = grammar.read(written)
         if whole.verdict == ALLOW:
             return whole
-        if whole.verdict != BLOCK:
+        if whole.verdict != BLOCK or reading.verdict == UNKNOWN_:
             reading = whole
     return reading
 
@@ -462,7 +681,10 @@ def rules_lint(
     for rule in rules:
         before = len(findings)
         name = rule.get_trigger_display()
-        text = normalize(rule.instructions)
+        text = reminders_as_requests(normalize(rule.instructions))
+        if patterns["grammar"].quoted is not None:
+            # A label in quotes is the label, not a scripted line: 'Begin with "Ad |"', „Werbung“.
+            text = patterns["grammar"].quoted.sub(r" \1 ", text)
         hidden = _first_match(patterns["deceptive"], text) if text else None
         if hidden:
             findings.append(

@@ -72,10 +72,11 @@ _CLAUSE_END = re.compile(
 )
 # "Never rate it below five stars", "nichts außer Lob": a negation over a floor is the demand itself.
 _FLOOR = re.compile(
-    r"\b(?:less|fewer|below|under|lower|anything but|other than|except|unless|weniger|unter|niedriger|außer"
+    r"\bunless(?!\s+(?:that'?s|it'?s|it is|that is|you)\s+(?:genuinely|truly|really|honestly|actually)\b)"
+    r"|\b(?:less|fewer|below|under|lower|anything but|other than|except|weniger|unter|niedriger|außer"
     r"|menos|por debajo|inferior|salvo|excepto|si no)\b|低于|少于|除了|以下|不到"
     # A second negation turns the prohibition into the demand: "don't post without calling it the best".
-    r"|\b(?:without|ohne|sin|nicht|not|no|never|nie|nunca|unless|sofern nicht)\b|不|没|别|无"
+    r"|\b(?:without|ohne|sin|nicht|not|no|never|nie|nunca|sofern nicht)\b|不|没|别|无"
 )
 
 
@@ -172,6 +173,9 @@ class _Latin:
 
     def _honest(self, text: str, veto: re.Pattern | None) -> bool:
         """Honesty asked for: the markers and their look-alikes out, nothing of a blocked kind left."""
+        # The markers before the look-alikes and again after: a marker can open with one ("feel free
+        # to say what it costs"), and a look-alike can stand inside another marker.
+        text = self.honesty.sub(" ", text)
         if self.honesty_safe is not None:
             text = self.honesty_safe.sub(" ", text)
         text = _LIMITERS.sub(" ", self.honesty.sub(" ", text))
@@ -300,7 +304,8 @@ class Grammar:
             reverse=True,
         )
         self.quoted = (
-            re.compile(rf"[{_QUOTES}]\s*(#?(?:{'|'.join(map(re.escape, terms))}))\s*[{_QUOTES}]")
+            # ... with the bar or colon a creator puts after it: 'Begin with "Ad |"'.
+            re.compile(rf"[{_QUOTES}]\s*(#?(?:{'|'.join(map(re.escape, terms))}))\s*[|:·-]?\s*[{_QUOTES}]")
             if terms
             else None
         )
