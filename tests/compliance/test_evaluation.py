@@ -24,17 +24,17 @@ LANGUAGES = {"en", "de", "es", "zh-hans"}
 FLOORS = [
     ("own", 96.0, 83.0, 10.0, 40.0),
     ("blind_dev", 97.0, 98.0, 10.0, 10.0),
-    ("blind_holdout", 94.0, 80.0, 10.0, 36.0),
+    ("blind_holdout", 94.0, 86.5, 10.0, 26.0),
     # Never read, only measured: its floor is what the checker holds, so a change that loses any of
     # it shows (docs/disclosure-checking.md).
-    ("blind_fresh", 93.0, 82.0, 8.0, 28.0),
+    ("blind_fresh", 93.0, 86.5, 8.0, 25.5),
     # A third reviewer's set, split by alternate rows (blind_fresh2/README.md). Its holdout half is
     # only counted; both floors are what the checker holds, so a change that loses any of it shows.
-    ("blind_dev2", 98.0, 96.0, 3.0, 10.0),
-    ("blind_holdout2", 88.0, 73.0, 10.0, 32.0),
+    ("blind_dev2", 98.0, 98.5, 3.0, 4.0),
+    ("blind_holdout2", 88.0, 83.5, 10.0, 21.0),
     # A fourth reviewer's set (blind_fresh3/README.md), split the same way; floors as for the third.
-    ("blind_dev3", 97.5, 55.0, 3.0, 45.0),
-    ("blind_holdout3", 91.5, 59.0, 9.0, 37.0),
+    ("blind_dev3", 97.5, 60.5, 3.0, 45.0),
+    ("blind_holdout3", 91.5, 62.0, 9.0, 37.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 
