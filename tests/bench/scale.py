@@ -369,7 +369,13 @@ def one_run(
         webhook.deliveries_write(
             prefix,
             tag=f"{run.label}-{node}",
-            total=args.scale_deliveries,
+            # Enough distinct deliveries that wrk never starts again from the first (a redelivery
+            # answered 200 is stored once, and the proof counts every 200 as a delivery to store),
+            # however long a fault run lasts.
+            total=max(
+                args.scale_deliveries,
+                per_node["webhook"] * round(seconds + 30) * DELIVERIES_PER_CONNECTION_SECOND,
+            ),
             connections=per_node["webhook"],
             secret=settings.WHATSAPP_APP_SECRET,
         )
@@ -617,6 +623,8 @@ def failover_run(cluster, run: Run, *, seconds: float, began: float) -> None:
 
 
 FAILOVER_TIMEOUT = 90.0
+# Webhook deliveries a wrk connection sends per second on a loaded cluster, with room.
+DELIVERIES_PER_CONNECTION_SECOND = 100
 FAULT_AFTER_SECONDS = 3.0
 
 # The faults a run can be made with (--scale-runs fault-...): how long each lasts by default.
