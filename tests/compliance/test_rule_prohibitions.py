@@ -1831,3 +1831,47 @@ STRANGERS_BLOCKED = [
 @pytest.mark.parametrize(("language", "text"), STRANGERS_BLOCKED)
 def test_a_strangers_wordings_of_blocked_kinds_are_blocked(language, text):
     assert outcome(text, language) == "block"
+
+
+# The fourth set's round: a list of bought engagement opened by one negation ("no purchased views,
+# bots or engagement pods", "nada de comprar seguidores ni visualizaciones"), Spanish vosotros
+# forms of a prohibition ("no escondáis la etiqueta", "no tenéis por qué decir que es el mejor").
+NEGATED_LISTS_ALLOWED = [
+    ("en", "No purchased views, bots or engagement pods on this campaign, please."),
+    ("en", "No bought followers, bots or engagement pods, please."),
+    ("es", "Nada de comprar likes ni seguidores, gracias."),
+    ("es", "No escondáis la indicación de publi entre los hashtags."),
+    ("es", "No ocultéis la etiqueta de publi."),
+    ("es", "No tenéis por qué decir que es el mejor café del mundo."),
+    ("es", "No tienen por qué decir que es el mejor café."),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), NEGATED_LISTS_ALLOWED)
+def test_a_negated_list_or_plural_prohibition_goes_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+# Their look-alikes: the list broken off by an order, the label moved where it is seen last by a
+# pronoun after a prohibition of removing it ("don't remove the #ad, put it at the end"), the
+# payment denied in a vosotros form.
+NEGATED_LISTS_BLOCKED = [
+    ("en", "No bots, fake accounts or bought likes, please. Buy followers instead."),
+    ("en", "No bots, buy likes or views."),
+    ("en", "No purchased views, buy followers instead."),
+    ("es", "Nada de comprar café, comprad seguidores."),
+    ("es", "Esconded la etiqueta de publi entre los hashtags."),
+    ("es", "No tenéis por qué decir que es publi."),
+    ("es", "Si os preguntan si es publi, decidles que no."),
+    ("en", "Don't remove the #ad, put it at the end."),
+    ("en", "Never hide the label, move it among the hashtags instead."),
+    ("de", "Lösch die Werbung nicht, setz sie ans Ende."),
+    ("de", "Entfernt den Hinweis nicht, schiebt ihn einfach unter die Hashtags."),
+    ("es", "No borréis la publi, ponedla al final."),
+    ("es", "No ocultes la etiqueta de publi, ponla entre los hashtags."),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), NEGATED_LISTS_BLOCKED)
+def test_a_negated_lists_look_alikes_are_blocked(language, text):
+    assert outcome(text, language) == "block"
