@@ -1875,3 +1875,40 @@ NEGATED_LISTS_BLOCKED = [
 @pytest.mark.parametrize(("language", "text"), NEGATED_LISTS_BLOCKED)
 def test_a_negated_lists_look_alikes_are_blocked(language, text):
     assert outcome(text, language) == "block"
+
+
+# Blocked kinds the fourth set wrote in words that only went to review: approval or pay tied to
+# orders, complaints in the comments hidden, a price rise kept quiet, a health effect claimed, the
+# label only in the bio or kept discreet or out of the first glance.
+FOURTH_SET_BLOCKED = [
+    ("en", "Payment depends on your code bringing in 50 sales."),
+    ("en", "Your bonus is tied to the number of orders the code gets."),
+    ("en", "If people complain in the comments, delete those comments."),
+    ("en", "Hide any bad comments under the video."),
+    ("de", "Die Freigabe hängt davon ab, dass dein Code 100 Bestellungen bringt."),
+    ("de", "Erwähn bitte nicht, dass der Preis ab März steigt."),
+    ("de", "Schreib, dass der Cold Brew gut für die Verdauung ist."),
+    ("de", "Die Kennzeichnung reicht auch im Profil."),
+    ("es", "La aprobación depende de que el código genere 100 pedidos."),
+    ("es", "Que la etiqueta de publi sea discreta, por favor."),
+    ("es", "Que la indicación de publi no se vea a simple vista."),
+    ("zh-hans", "能不能过稿要看你的折扣码带来多少订单。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), FOURTH_SET_BLOCKED)
+def test_the_fourth_sets_blocked_kinds_are_blocked(language, text):
+    assert outcome(text, language) == "block"
+
+
+# Their lawful look-alikes never block: health claims forbidden, a mention asked to be plain.
+FOURTH_SET_LOOK_ALIKES = [
+    ("de", "Bitte keine Aussagen darüber, dass der Kaffee gut für die Gesundheit ist.", ("allow",)),
+    ("de", "Die Gesundheit ist uns wichtig: keine Heilversprechen.", ("allow", "review")),
+    ("es", "La mención a la colaboración debe ser clara, nada discreta.", ("allow", "review")),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), FOURTH_SET_LOOK_ALIKES)
+def test_the_fourth_sets_look_alikes_are_not_blocked(language, text, expected):
+    assert outcome(text, language) in expected
