@@ -1912,3 +1912,45 @@ FOURTH_SET_LOOK_ALIKES = [
 @pytest.mark.parametrize(("language", "text", "expected"), FOURTH_SET_LOOK_ALIKES)
 def test_the_fourth_sets_look_alikes_are_not_blocked(language, text, expected):
     assert outcome(text, language) in expected
+
+
+# Everyday allowed items of the fourth set's kinds: a price one may name (with or without its
+# amount), the reason a claim is forbidden (the brand cannot back it up), posting times, raw footage
+# without a cut for approval, filming without a studio.
+FOURTH_SET_ALLOWED = [
+    ("en", "Feel free to mention the RRP of £2.99 a can."),
+    ("en", "You are welcome to share the price of $3.49 per can."),
+    ("en", "Please don't claim any health benefits – we can't back them up."),
+    ("de", "Den Preis von 2,49 € pro Dose darfst du gern nennen."),
+    ("de", "Veröffentlichung bitte werktags zwischen 17 und 20 Uhr."),
+    ("de", "Schick uns bitte auch das Rohmaterial ohne Schnitt mit, für unsere Freigabe."),
+    ("es", "Grabad en vuestra cocina o en una terraza, nada de platós."),
+    ("zh-hans", "不要提任何保健功效，我们没有相关资质。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), FOURTH_SET_ALLOWED)
+def test_the_fourth_sets_allowed_kinds_go_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+# ... beside look-alikes that hide the price or the label, or claim what cannot be backed up.
+FOURTH_SET_ALLOWED_LOOK_ALIKES = [
+    ("en", "Say it makes you healthier – we can't back that up, but say it anyway."),
+    ("de", "Den Preis von 2,49 € pro Dose darfst du nicht nennen."),
+    ("de", "Schick uns das Rohmaterial ohne Kennzeichnung."),
+    ("de", "Veröffentlichung bitte ohne Hinweis auf die Kooperation."),
+    ("de", "Veröffentlichung erst, wenn du 1000 Follower gekauft hast."),
+    ("es", "Grabad en vuestra cocina, nada de publi."),
+    ("zh-hans", "我们没有相关资质，就说它能提高免疫力。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), FOURTH_SET_ALLOWED_LOOK_ALIKES)
+def test_the_fourth_sets_allowed_look_alikes_are_blocked(language, text):
+    assert outcome(text, language) == "block"
+
+
+@pytest.mark.parametrize("text", ["Don't mention the RRP of £2.99 a can.", "You can't mention the price."])
+def test_a_price_forbidden_never_goes_live(text):
+    assert outcome(text, "en") != "allow"
