@@ -1954,3 +1954,37 @@ def test_the_fourth_sets_allowed_look_alikes_are_blocked(language, text):
 @pytest.mark.parametrize("text", ["Don't mention the RRP of £2.99 a can.", "You can't mention the price."])
 def test_a_price_forbidden_never_goes_live(text):
     assert outcome(text, "en") != "allow"
+
+
+# The brand checks the numbers (an aside beside a ban on bought engagement), the ad admitted when
+# fans ask, a price rise told truthfully; beside look-alikes that buy followers, deny the ad or keep
+# the rise quiet, and a superlative the phrases would cut apart ("如实告诉粉丝这是最好喝的咖啡").
+CHECKS_AND_ADMISSIONS = [
+    ("zh-hans", "请不要刷量、不要买粉，我们会核查数据。"),
+    ("zh-hans", "粉丝问起是不是广告，大方承认就好。"),
+    ("zh-hans", "涨价的事可以如实告诉粉丝，不用回避。"),
+    ("zh-hans", "最好在周五之前发布视频。"),
+    ("en", "Please don't buy likes, we will check the stats."),
+    ("de", "Bitte keine gekauften Likes, wir prüfen die Zahlen."),
+    ("es", "Nada de comprar seguidores, comprobaremos los datos."),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), CHECKS_AND_ADMISSIONS)
+def test_checks_and_admissions_go_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+CHECKS_AND_ADMISSIONS_LOOK_ALIKES = [
+    ("zh-hans", "去买点粉，我们会核查数据。", ("block",)),
+    ("zh-hans", "粉丝问起是不是广告，就说不是。", ("block",)),
+    ("zh-hans", "粉丝问起是不是广告，不用承认。", ("block", "review")),
+    ("zh-hans", "涨价的事不用告诉粉丝。", ("block", "review")),
+    ("zh-hans", "如实告诉粉丝这是最好喝的咖啡。", ("block", "review")),
+    ("en", "Buy some likes, we will check the stats.", ("block",)),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), CHECKS_AND_ADMISSIONS_LOOK_ALIKES)
+def test_checks_and_admissions_look_alikes_never_go_live(language, text, expected):
+    assert outcome(text, language) in expected
