@@ -1988,3 +1988,29 @@ CHECKS_AND_ADMISSIONS_LOOK_ALIKES = [
 @pytest.mark.parametrize(("language", "text", "expected"), CHECKS_AND_ADMISSIONS_LOOK_ALIKES)
 def test_checks_and_admissions_look_alikes_never_go_live(language, text, expected):
     assert outcome(text, language) in expected
+
+
+# A dislike one may say, the fee unchanged by it, in four languages; beside look-alikes that keep
+# the post back unless it was loved.
+DISLIKE_FEE_UNCHANGED = [
+    ("en", "If you don't like a flavour, say so – it won't affect your fee."),
+    ("es", "Si un sabor no te convence, dilo, no afecta a tu pago."),
+    ("zh-hans", "不喜欢哪个口味可以直说，不影响你的报酬。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), DISLIKE_FEE_UNCHANGED)
+def test_a_dislike_said_with_the_fee_unchanged_goes_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+DISLIKE_FEE_UNCHANGED_LOOK_ALIKES = [
+    ("en", "Only post if you loved it – it won't affect your fee."),
+    ("de", "Wenn es dir nicht schmeckt, poste nichts – dein Honorar bleibt gleich."),
+    ("zh-hans", "不喜欢就别发，不影响结款。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), DISLIKE_FEE_UNCHANGED_LOOK_ALIKES)
+def test_a_post_kept_back_with_the_fee_unchanged_is_blocked(language, text):
+    assert outcome(text, language) == "block"
