@@ -2014,3 +2014,29 @@ DISLIKE_FEE_UNCHANGED_LOOK_ALIKES = [
 @pytest.mark.parametrize(("language", "text"), DISLIKE_FEE_UNCHANGED_LOOK_ALIKES)
 def test_a_post_kept_back_with_the_fee_unchanged_is_blocked(language, text):
     assert outcome(text, language) == "block"
+
+
+# A price rise one may mention, beside look-alikes that keep it quiet or hold part of it back.
+PRICE_RISE_SAID = [
+    ("de", "Du kannst ruhig sagen, dass der Preis steigt."),
+    ("es", "Podéis decir que el precio va a subir, no pasa nada."),
+    ("zh-hans", "可以告诉粉丝要涨价了。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), PRICE_RISE_SAID)
+def test_a_price_rise_one_may_mention_goes_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+PRICE_RISE_LOOK_ALIKES = [
+    ("de", "Du kannst ruhig sagen, dass der Preis steigt, aber nicht wann.", ("block", "review")),
+    ("es", "Podéis decir que el precio va a subir, pero no cuánto.", ("block", "review")),
+    ("zh-hans", "涨价的事别告诉粉丝。", ("block",)),
+    ("de", "Sag nicht, dass der Preis steigt.", ("block",)),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), PRICE_RISE_LOOK_ALIKES)
+def test_a_price_rise_kept_quiet_never_goes_live(language, text, expected):
+    assert outcome(text, language) in expected
