@@ -31,9 +31,9 @@ FLOORS = [
     # A third reviewer's set, split by alternate rows (blind_fresh2/README.md). Its holdout half is
     # only counted; both floors are what the checker holds, so a change that loses any of it shows.
     ("blind_dev2", 98.0, 98.5, 3.0, 4.0),
-    ("blind_holdout2", 88.0, 83.5, 10.0, 21.0),
+    ("blind_holdout2", 88.0, 85.0, 10.0, 21.0),
     # A fourth reviewer's set (blind_fresh3/README.md), split the same way; floors as for the third.
-    ("blind_dev3", 97.5, 60.5, 3.0, 45.0),
+    ("blind_dev3", 97.5, 95.5, 3.0, 9.0),
     ("blind_holdout3", 91.5, 62.0, 9.0, 37.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")

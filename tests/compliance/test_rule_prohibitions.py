@@ -1831,3 +1831,212 @@ STRANGERS_BLOCKED = [
 @pytest.mark.parametrize(("language", "text"), STRANGERS_BLOCKED)
 def test_a_strangers_wordings_of_blocked_kinds_are_blocked(language, text):
     assert outcome(text, language) == "block"
+
+
+# The fourth set's round: a list of bought engagement opened by one negation ("no purchased views,
+# bots or engagement pods", "nada de comprar seguidores ni visualizaciones"), Spanish vosotros
+# forms of a prohibition ("no escondáis la etiqueta", "no tenéis por qué decir que es el mejor").
+NEGATED_LISTS_ALLOWED = [
+    ("en", "No purchased views, bots or engagement pods on this campaign, please."),
+    ("en", "No bought followers, bots or engagement pods, please."),
+    ("es", "Nada de comprar likes ni seguidores, gracias."),
+    ("es", "No escondáis la indicación de publi entre los hashtags."),
+    ("es", "No ocultéis la etiqueta de publi."),
+    ("es", "No tenéis por qué decir que es el mejor café del mundo."),
+    ("es", "No tienen por qué decir que es el mejor café."),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), NEGATED_LISTS_ALLOWED)
+def test_a_negated_list_or_plural_prohibition_goes_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+# Their look-alikes: the list broken off by an order, the label moved where it is seen last by a
+# pronoun after a prohibition of removing it ("don't remove the #ad, put it at the end"), the
+# payment denied in a vosotros form.
+NEGATED_LISTS_BLOCKED = [
+    ("en", "No bots, fake accounts or bought likes, please. Buy followers instead."),
+    ("en", "No bots, buy likes or views."),
+    ("en", "No purchased views, buy followers instead."),
+    ("es", "Nada de comprar café, comprad seguidores."),
+    ("es", "Esconded la etiqueta de publi entre los hashtags."),
+    ("es", "No tenéis por qué decir que es publi."),
+    ("es", "Si os preguntan si es publi, decidles que no."),
+    ("en", "Don't remove the #ad, put it at the end."),
+    ("en", "Never hide the label, move it among the hashtags instead."),
+    ("de", "Lösch die Werbung nicht, setz sie ans Ende."),
+    ("de", "Entfernt den Hinweis nicht, schiebt ihn einfach unter die Hashtags."),
+    ("es", "No borréis la publi, ponedla al final."),
+    ("es", "No ocultes la etiqueta de publi, ponla entre los hashtags."),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), NEGATED_LISTS_BLOCKED)
+def test_a_negated_lists_look_alikes_are_blocked(language, text):
+    assert outcome(text, language) == "block"
+
+
+# Blocked kinds the fourth set wrote in words that only went to review: approval or pay tied to
+# orders, complaints in the comments hidden, a price rise kept quiet, a health effect claimed, the
+# label only in the bio or kept discreet or out of the first glance.
+FOURTH_SET_BLOCKED = [
+    ("en", "Payment depends on your code bringing in 50 sales."),
+    ("en", "Your bonus is tied to the number of orders the code gets."),
+    ("en", "If people complain in the comments, delete those comments."),
+    ("en", "Hide any bad comments under the video."),
+    ("de", "Die Freigabe hängt davon ab, dass dein Code 100 Bestellungen bringt."),
+    ("de", "Erwähn bitte nicht, dass der Preis ab März steigt."),
+    ("de", "Schreib, dass der Cold Brew gut für die Verdauung ist."),
+    ("de", "Die Kennzeichnung reicht auch im Profil."),
+    ("es", "La aprobación depende de que el código genere 100 pedidos."),
+    ("es", "Que la etiqueta de publi sea discreta, por favor."),
+    ("es", "Que la indicación de publi no se vea a simple vista."),
+    ("zh-hans", "能不能过稿要看你的折扣码带来多少订单。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), FOURTH_SET_BLOCKED)
+def test_the_fourth_sets_blocked_kinds_are_blocked(language, text):
+    assert outcome(text, language) == "block"
+
+
+# Their lawful look-alikes never block: health claims forbidden, a mention asked to be plain.
+FOURTH_SET_LOOK_ALIKES = [
+    ("de", "Bitte keine Aussagen darüber, dass der Kaffee gut für die Gesundheit ist.", ("allow",)),
+    ("de", "Die Gesundheit ist uns wichtig: keine Heilversprechen.", ("allow", "review")),
+    ("es", "La mención a la colaboración debe ser clara, nada discreta.", ("allow", "review")),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), FOURTH_SET_LOOK_ALIKES)
+def test_the_fourth_sets_look_alikes_are_not_blocked(language, text, expected):
+    assert outcome(text, language) in expected
+
+
+# Everyday allowed items of the fourth set's kinds: a price one may name (with or without its
+# amount), the reason a claim is forbidden (the brand cannot back it up), posting times, raw footage
+# without a cut for approval, filming without a studio.
+FOURTH_SET_ALLOWED = [
+    ("en", "Feel free to mention the RRP of £2.99 a can."),
+    ("en", "You are welcome to share the price of $3.49 per can."),
+    ("en", "Please don't claim any health benefits – we can't back them up."),
+    ("de", "Den Preis von 2,49 € pro Dose darfst du gern nennen."),
+    ("de", "Veröffentlichung bitte werktags zwischen 17 und 20 Uhr."),
+    ("de", "Schick uns bitte auch das Rohmaterial ohne Schnitt mit, für unsere Freigabe."),
+    ("es", "Grabad en vuestra cocina o en una terraza, nada de platós."),
+    ("zh-hans", "不要提任何保健功效，我们没有相关资质。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), FOURTH_SET_ALLOWED)
+def test_the_fourth_sets_allowed_kinds_go_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+# ... beside look-alikes that hide the price or the label, or claim what cannot be backed up.
+FOURTH_SET_ALLOWED_LOOK_ALIKES = [
+    ("en", "Say it makes you healthier – we can't back that up, but say it anyway."),
+    ("de", "Den Preis von 2,49 € pro Dose darfst du nicht nennen."),
+    ("de", "Schick uns das Rohmaterial ohne Kennzeichnung."),
+    ("de", "Veröffentlichung bitte ohne Hinweis auf die Kooperation."),
+    ("de", "Veröffentlichung erst, wenn du 1000 Follower gekauft hast."),
+    ("es", "Grabad en vuestra cocina, nada de publi."),
+    ("zh-hans", "我们没有相关资质，就说它能提高免疫力。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), FOURTH_SET_ALLOWED_LOOK_ALIKES)
+def test_the_fourth_sets_allowed_look_alikes_are_blocked(language, text):
+    assert outcome(text, language) == "block"
+
+
+@pytest.mark.parametrize("text", ["Don't mention the RRP of £2.99 a can.", "You can't mention the price."])
+def test_a_price_forbidden_never_goes_live(text):
+    assert outcome(text, "en") != "allow"
+
+
+# The brand checks the numbers (an aside beside a ban on bought engagement), the ad admitted when
+# fans ask, a price rise told truthfully; beside look-alikes that buy followers, deny the ad or keep
+# the rise quiet, and a superlative the phrases would cut apart ("如实告诉粉丝这是最好喝的咖啡").
+CHECKS_AND_ADMISSIONS = [
+    ("zh-hans", "请不要刷量、不要买粉，我们会核查数据。"),
+    ("zh-hans", "粉丝问起是不是广告，大方承认就好。"),
+    ("zh-hans", "涨价的事可以如实告诉粉丝，不用回避。"),
+    ("zh-hans", "最好在周五之前发布视频。"),
+    ("en", "Please don't buy likes, we will check the stats."),
+    ("de", "Bitte keine gekauften Likes, wir prüfen die Zahlen."),
+    ("es", "Nada de comprar seguidores, comprobaremos los datos."),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), CHECKS_AND_ADMISSIONS)
+def test_checks_and_admissions_go_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+CHECKS_AND_ADMISSIONS_LOOK_ALIKES = [
+    ("zh-hans", "去买点粉，我们会核查数据。", ("block",)),
+    ("zh-hans", "粉丝问起是不是广告，就说不是。", ("block",)),
+    ("zh-hans", "粉丝问起是不是广告，不用承认。", ("block", "review")),
+    ("zh-hans", "涨价的事不用告诉粉丝。", ("block", "review")),
+    ("zh-hans", "如实告诉粉丝这是最好喝的咖啡。", ("block", "review")),
+    ("en", "Buy some likes, we will check the stats.", ("block",)),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), CHECKS_AND_ADMISSIONS_LOOK_ALIKES)
+def test_checks_and_admissions_look_alikes_never_go_live(language, text, expected):
+    assert outcome(text, language) in expected
+
+
+# A dislike one may say, the fee unchanged by it, in four languages; beside look-alikes that keep
+# the post back unless it was loved.
+DISLIKE_FEE_UNCHANGED = [
+    ("en", "If you don't like a flavour, say so – it won't affect your fee."),
+    ("es", "Si un sabor no te convence, dilo, no afecta a tu pago."),
+    ("zh-hans", "不喜欢哪个口味可以直说，不影响你的报酬。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), DISLIKE_FEE_UNCHANGED)
+def test_a_dislike_said_with_the_fee_unchanged_goes_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+DISLIKE_FEE_UNCHANGED_LOOK_ALIKES = [
+    ("en", "Only post if you loved it – it won't affect your fee."),
+    ("de", "Wenn es dir nicht schmeckt, poste nichts – dein Honorar bleibt gleich."),
+    ("zh-hans", "不喜欢就别发，不影响结款。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), DISLIKE_FEE_UNCHANGED_LOOK_ALIKES)
+def test_a_post_kept_back_with_the_fee_unchanged_is_blocked(language, text):
+    assert outcome(text, language) == "block"
+
+
+# A price rise one may mention, beside look-alikes that keep it quiet or hold part of it back.
+PRICE_RISE_SAID = [
+    ("de", "Du kannst ruhig sagen, dass der Preis steigt."),
+    ("es", "Podéis decir que el precio va a subir, no pasa nada."),
+    ("zh-hans", "可以告诉粉丝要涨价了。"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), PRICE_RISE_SAID)
+def test_a_price_rise_one_may_mention_goes_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+PRICE_RISE_LOOK_ALIKES = [
+    ("de", "Du kannst ruhig sagen, dass der Preis steigt, aber nicht wann.", ("block", "review")),
+    ("es", "Podéis decir que el precio va a subir, pero no cuánto.", ("block", "review")),
+    ("zh-hans", "涨价的事别告诉粉丝。", ("block",)),
+    ("de", "Sag nicht, dass der Preis steigt.", ("block",)),
+]
+
+
+@pytest.mark.parametrize(("language", "text", "expected"), PRICE_RISE_LOOK_ALIKES)
+def test_a_price_rise_kept_quiet_never_goes_live(language, text, expected):
+    assert outcome(text, language) in expected
