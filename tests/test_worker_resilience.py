@@ -154,15 +154,20 @@ def work_health(client):
     return response.status_code, response.json()
 
 
-def test_health_fails_naming_the_worker_once_its_heartbeat_is_older_than_30_s(client, with_workers):
+def test_health_fails_naming_the_worker_once_its_heartbeat_is_older_than_the_stale_seconds(
+    client, with_workers, settings
+):
+    stale = settings.WORKER_STALE_SECONDS
+    # Four missed beats, so that a frozen worker shows within the 30 s the health check promises.
+    assert stale + settings.WORKER_HEARTBEAT_SECONDS <= 30 - 5
     for kind in WORKER_KINDS:
         heartbeat_start(name=f"{kind}@machine-a:100", kind=kind)
     assert work_health(client)[0] == 200
 
-    beat_age("work@machine-a:100", 29)
+    beat_age("work@machine-a:100", stale - 1)
     assert work_health(client)[0] == 200
 
-    beat_age("work@machine-a:100", 31)
+    beat_age("work@machine-a:100", stale + 1)
     status, body = work_health(client)
     assert status == 503 and body["status"] == "failing"
     assert any(
