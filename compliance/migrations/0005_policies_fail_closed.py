@@ -4,28 +4,7 @@ versions in force until now stay for the record (every past verdict names the ve
 
 from django.db import migrations
 
-
-def revise(apps, schema_editor):
-    from compliance.checker import policies_from_source
-
-    Policy = apps.get_model("compliance", "Policy")
-    for entry in policies_from_source():
-        data = {key: value for key, value in entry.items() if key not in ("code", "name", "notes")}
-        current = Policy.objects.filter(code=entry["code"], is_current=True).first()
-        if current is None or current.data == data:
-            continue
-        latest = Policy.objects.filter(code=entry["code"]).order_by("-version").first()
-        Policy.objects.filter(pk=current.pk).update(is_current=False)
-        Policy.objects.create(
-            code=entry["code"],
-            version=latest.version + 1,
-            name=entry["name"],
-            countries=entry["countries"],
-            notes=entry.get("notes", ""),
-            data=data,
-            is_current=True,
-            source="compliance/policies/policies.toml",
-        )
+from compliance.migrations._policy_versions import revise
 
 
 class Migration(migrations.Migration):

@@ -63,26 +63,15 @@ def agreement(note) -> dict:
 
         django.setup()
     # deferred: the bench sets Django up (its settings, per process) before importing apps
-    from tests.compliance.eval.evaluate import blind_present, captions_evaluate, percentile, report
+    from tests.compliance.eval.evaluate import PARTS, blind_present, captions_evaluate, percentile, report
 
     parts = {}
-    every = (
-        "own",
-        "blind_dev",
-        "blind_holdout",
-        "blind_fresh",
-        "blind_dev2",
-        "blind_holdout2",
-        "blind_dev3",
-        "blind_holdout3",
-        "blind",
-        "whole",
-    )
+    every = tuple(PARTS)  # each part, then the blind and whole totals, as the evaluation names them
     for part in every if blind_present() else ("own",):
         captions, rules = report(part)
         parts[part] = (captions, rules)
         note(f"compliance evaluation, {part}: captions {captions.summary()}; rules {rules.summary()}")
-        if part in ("own", "blind_dev", "blind_dev2", "blind_dev3"):  # the holdouts' rows are not shown
+        if part.startswith(("own", "blind_dev")):  # the holdouts' rows are not shown
             for row in (captions.wrong + rules.wrong)[:10]:
                 note(f"  {part} disagrees: {row}")
     captions = parts["own"][0]
