@@ -532,8 +532,68 @@ _REMINDERS = (
 )
 
 
+# Chat shorthand, written out before anything is read: a brief typed as a DM ("cud u tag us pls",
+# "porfa pon q es publi", "bzw. per WeTransfer") asks what the same brief written out asks. Only
+# forms that are no word of another language of the policies ("im" is German, "x" Spanish "por").
+_SHORTHAND = {
+    "u": "you",
+    "ur": "your",
+    "urs": "yours",
+    "pls": "please",
+    "plz": "please",
+    "pleeease": "please",
+    "thx": "thanks",
+    "ty": "thanks",
+    "n": "and",
+    "b4": "before",
+    "cud": "could",
+    "wud": "would",
+    "shud": "should",
+    "ppl": "people",
+    "vid": "video",
+    "vids": "videos",
+    "acc": "account",
+    "accs": "accounts",
+    "thru": "through",
+    "tho": "though",
+    "rn": "right now",
+    "dont": "don't",
+    "cant": "can't",
+    "wont": "won't",
+    "isnt": "isn't",
+    "doesnt": "doesn't",
+    "didnt": "didn't",
+    "thats": "that's",
+    "youre": "you're",
+    "w/": "with",
+    "w/o": "without",
+    "q": "que",
+    "xq": "porque",
+    "pq": "porque",
+    "porfa": "por favor",
+    "porfi": "por favor",
+    "tb": "también",
+    "tmb": "también",
+    "bzw": "beziehungsweise",
+    "zw": "zwischen",
+    "sek": "sekunden",
+}
+_SHORTHAND_WORDS = re.compile(
+    r"(?<![\w'’/])("
+    + "|".join(sorted(map(re.escape, _SHORTHAND), key=len, reverse=True))
+    + r")(?![\w'’/])\.?"
+)
+
+
+def shorthand_written_out(text: str) -> str:
+    """The lower-cased text with chat shorthand written out."""
+    return _SHORTHAND_WORDS.sub(lambda found: _SHORTHAND[found.group(1)], text)
+
+
 def reminders_as_requests(text: str) -> str:
-    """The text with its reminders and polite frames written as the requests they are."""
+    """The text with its shorthand written out and its reminders and polite frames written as the
+    requests they are."""
+    text = shorthand_written_out(text)
     for pattern, request in _REMINDERS:
         text = pattern.sub(request, text)
     return text
@@ -607,6 +667,12 @@ def _sentence_read(grammar, rest: str, shaped: str, written: str, words, *, asid
         if whole.verdict != BLOCK or reading.verdict == UNKNOWN_:
             reading = whole
     return reading
+
+
+def brand_names(brand: str) -> list[str]:
+    """The brand as a brief names it: in full, and by its first word ("Alpaca" of Alpaca Coffee)."""
+    first = brand.split()[0] if brand.split() else ""
+    return [brand, first] if len(first) >= 4 and first != brand else [brand]
 
 
 def not_understood(text: str, patterns: dict, names: Sequence[str] = ()) -> str | None:
@@ -761,7 +827,7 @@ def rules_lint(
                 )
         blocked = any(finding.blocking for finding in findings[before:])
         brand = getattr(getattr(getattr(rule, "campaign", None), "brand", None), "name", "")
-        unread = sentences_read(text, patterns, [brand]) if text and not blocked else []
+        unread = sentences_read(text, patterns, brand_names(brand)) if text and not blocked else []
         kinds = [(reading.kind, reading.said) for _sentence, reading in unread if reading.verdict == BLOCK]
         if kinds:
             # Not understood, and an element of a blocked kind in it: blocked as that kind.

@@ -27,6 +27,7 @@ ALLOW, BLOCK, UNKNOWN = "allow", "block", "unknown"
 _WORDS = re.compile(r"[#@]?[^\W_]+(?:['’-][^\W_]+)*")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_DATA = re.compile(r"[^\W\d_]*\d+")
 # "Only say how long you have really used it": in a sentence asking for honesty, "only" limits the
 # honesty; what it could limit to (praise, a rating) is a veto element and still refused.
 _LIMITERS = re.compile(r"\b(?:only|just|solo|sólo|únicamente|nur|bloß)\b")
@@ -158,7 +159,8 @@ class _Latin:
         return self.negations is None or not self.negations.search(text)
 
     def _words(self, text: str) -> tuple[list[str], list[str]]:
-        words = [w for w in _WORDS.findall(text) if not w.startswith(("#", "@")) and not w.isdigit()]
+        # A number or a discount code ("alpaca15") is data, not a word.
+        words = [w for w in _WORDS.findall(text) if not w.startswith(("#", "@")) and not _DATA.fullmatch(w)]
         return words, [_stem(self.language, w.strip("'’")) for w in words]
 
     def _unknown(self, words, stems, also: frozenset = frozenset()) -> int:
@@ -250,7 +252,7 @@ class Grammar:
             markers = _any(honesty.get("markers", []))
             if code.startswith("zh"):
                 known = [*table.get("allowed_phrases", []), *table.get("allowed_phrases_more", [])]
-                known += [*brief.get("known", []), *brief.get("tasks", [])]
+                known += [*brief.get("known", []), *brief.get("objects", []), *brief.get("tasks", [])]
                 ordered = sorted(set(known), key=len, reverse=True)
                 self.chinese.append(
                     _Chinese(
@@ -268,7 +270,9 @@ class Grammar:
                 w.casefold() for key in ("allowed_words", "allowed_words_more") for w in table.get(key, [])
             }
             known_words |= {
-                w.casefold() for key in ("function", "nouns", "subjects") for w in brief.get(key, [])
+                w.casefold()
+                for key in ("function", "nouns", "subjects", "objects")
+                for w in brief.get(key, [])
             }
             self.latin.append(
                 _Latin(
@@ -279,7 +283,9 @@ class Grammar:
                     ),
                     frozenset(_stem(code, w.casefold()) for w in brief.get("speech", [])),
                     frozenset(known_words),
-                    frozenset(_stem(code, w) for w in brief.get("nouns", [])),
+                    frozenset(
+                        _stem(code, w.casefold()) for key in ("nouns", "objects") for w in brief.get(key, [])
+                    ),
                     _any(rf"(?<![\w'’]){re.escape(n)}(?![\w'’])" for n in negations),
                     safe,
                     budget,

@@ -11,7 +11,8 @@ Two sets, scored apart and together (`PARTS`): the one written beside the checke
 (its README says how), in a dev half and a holdout half, a second blind set in `blind_fresh/`,
 written by another reviewer in the same way and added after the checker's last change, a third in
 `blind_fresh2/` by a third reviewer, split by alternate rows into a dev half (read) and a holdout half
-(only its numbers), and a fourth in `blind_fresh3/`, split the same way.
+(only its numbers), a fourth in `blind_fresh3/`, split the same way, and a fifth in `blind_fresh4/`
+(captions by one more reviewer, briefs by two more in two registers), split the same way.
 
 Scoring, the same for every part:
 - agreement: the verdict is exactly the expected one. `needs_review` for an expected `non_compliant`
@@ -57,6 +58,16 @@ PARTS = {
     # (blind_fresh3/README.md).
     "blind_dev3": (("blind_fresh3/captions_dev.csv",), ("blind_fresh3/rules_dev.csv",)),
     "blind_holdout3": (("blind_fresh3/captions_holdout.csv",), ("blind_fresh3/rules_holdout.csv",)),
+    # A fifth set, by three more reviewers (one for the captions, two for the briefs, in two
+    # registers), written blind from the same conventions and split the same way (blind_fresh4/README.md).
+    "blind_dev4": (
+        ("blind_fresh4/captions_dev.csv",),
+        ("blind_fresh4/rules_a_dev.csv", "blind_fresh4/rules_b_dev.csv"),
+    ),
+    "blind_holdout4": (
+        ("blind_fresh4/captions_holdout.csv",),
+        ("blind_fresh4/rules_a_holdout.csv", "blind_fresh4/rules_b_holdout.csv"),
+    ),
 }
 _BLIND = (
     "blind_dev",
@@ -66,9 +77,11 @@ _BLIND = (
     "blind_holdout2",
     "blind_dev3",
     "blind_holdout3",
+    "blind_dev4",
+    "blind_holdout4",
 )
 # The parts whose rows are only counted, never shown (a failure names how many, not which).
-UNSEEN = ("blind_holdout", "blind_fresh", "blind_holdout2", "blind_holdout3")
+UNSEEN = ("blind_holdout", "blind_fresh", "blind_holdout2", "blind_holdout3", "blind_holdout4")
 PARTS["blind"] = tuple(tuple(name for part in _BLIND for name in PARTS[part][kind]) for kind in (0, 1))
 PARTS["whole"] = tuple(PARTS["own"][kind] + PARTS["blind"][kind] for kind in (0, 1))
 
