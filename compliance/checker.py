@@ -641,7 +641,9 @@ def _lead_words_are_tags(text: str, end: int) -> bool:
 # A caption that opens by saying what it is: "ok this is an ad", "Das ist Werbung", "Esto es
 # publicidad", "这是广告". Only these words before the disclosure; a negation is no part of them.
 _LEAD_IN = re.compile(
-    r"[\W_]*(?:(?:ok|okay|so|yes|yep|ja|also|vale|bueno|好的|嗯)[\W_]+)?"
+    # "ok so ad 🙃 but…", "Sí, es publi": a word or two of speech before the label, nothing more.
+    r"[\W_]*(?:(?:ok|okay|so|yes|yep|ja|also|vale|bueno|sí|好的|嗯)[\W_]+){1,2}(?:es\s+)?$|"
+    r"[\W_]*(?:(?:ok|okay|so|yes|yep|ja|also|vale|bueno|sí|好的|嗯)[\W_]+)?"
     # "This video is", "Today's video is", "This post was": the post itself, never another's.
     r"(?:(?:this|it|(?:this|today['’]s|my|the)\s+(?:new\s+)?(?:video|vid|post|reel|tiktok|episode|clip))"
     r"\s+(?:is|was)|it['’]s|this['’]s"

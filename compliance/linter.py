@@ -464,6 +464,16 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 # A brief's sentences end at these; not the point or colon inside a number ("1.000", "9:16").
 _BRIEF_SENTENCES = re.compile(r"[.:](?!\d)|[!?;\n。！？；：]+")
+# A list typed on one line ("- 20-45 seconds - daylight only - 'Ad' first"): a line that opens with
+# a bullet has one item per bullet; a dash inside a sentence ("short - 30 seconds") ends nothing.
+_BULLETED_LINE = re.compile(r"^[ \t]*[-•·▪*][ \t]+.*$", re.MULTILINE)
+_BULLET = re.compile(r"[ \t][-•·▪*][ \t]+")
+
+
+def _bullets_apart(text: str) -> str:
+    return _BULLETED_LINE.sub(lambda line: _BULLET.sub("\n", line.group(0)), text)
+
+
 # "z. B.", "e.g.", "p. ej.": a point that ends no sentence.
 _ABBREVIATIONS = re.compile(
     r"\b(?:z\. ?b\.|e\.g\.|i\.e\.|p\. ?ej\.|u\. ?a\.|d\. ?h\.|etc\.|usw\.|bzw\.|max\.|min\.|sek\.|ca\.|inkl\."
@@ -608,7 +618,7 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
     # What the amount leaves is one space: "the $3.99 price tag" reads as "the price tag".
     text = re.sub(r"[ \t]{2,}", " ", _AMOUNT.sub(" ", text))
     text = re.sub(r"(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])", "", text)
-    for sentence in _BRIEF_SENTENCES.split(text):
+    for sentence in _BRIEF_SENTENCES.split(_bullets_apart(text)):
         rest = _TAGS.sub(" ", sentence)
         for words in (_WORDS.findall(normalize(name)) for name in names if name):
             if words:

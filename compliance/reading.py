@@ -61,11 +61,11 @@ _PROMOTION_KINDS = frozenset(
 _FORBIDS = re.compile(
     r"(?:\b(?:don'?t|do not|does not|doesn'?t|never|no|not|avoid|steer clear of|stay away from"
     r"|nicht|kein\w*|nie|niemals|vermeide\w*"
-    r"|nunca|jamás|evita\w*)\b"
+    r"|nunca|jamás|evita\w*|nada de|cero|sin)\b"
     # "Don't forget to say…", "not only…": what follows is asked for, not forbidden.
     r"(?!\s+(?:forget|fail|hesitate|miss|skip|stop|only|just|be shy|be afraid|vergiss|vergessen|nur|scheu"
     r"|olvides|olvidéis|dejes|solo|sólo|tengas miedo)\b)"
-    r"|不要|别|禁止|严禁|不得|不能|不许|请勿|切勿|不用|不必|无需|不需要|没必要)"
+    r"|不要|别|禁止|严禁|不得|不能|不许|请勿|切勿|不用|不必|无需|不需要|没必要|不搞|不玩|不做|拒绝)"
 )
 # A comma before "dass"/"que"/"that" opens what the negated verb governs ("nicht behaupten, dass…").
 _CLAUSE_END = re.compile(

@@ -1,13 +1,15 @@
 """The policies as compliance/policies/policies.toml now has them, as each one's next version: the
-things a video is made of that a brief may name, a disclosure shrunk or flashed in a corner (the rule
-linter), and "#publi" opening a caption read as a tag; the versions in force until now stay for the record."""
+things a video is made of that a brief may name, a disclosure shrunk, skipped or denied when asked,
+health effects, a script said against one's own experience, critical comments deleted, a fee unchanged
+by the verdict (the rule linter), and "#publi" opening a caption read as a tag. The versions in force
+until now stay for the record."""
 
 from django.db import migrations
 
 from compliance.migrations._policy_versions import revise
 
 # The file this migration brings to running sites (tests/compliance/test_policy_versions.py).
-SOURCE_SHA256 = "1700aa6284ddc75f107485c04a69857b5c2a99d61a5c87dd95997babd69a153c"
+SOURCE_SHA256 = "dd4ea3e55f7f564e1fe57758a3b579d4d50905305db8b9b082d0cd992a6e0f41"
 
 
 class Migration(migrations.Migration):

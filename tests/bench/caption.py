@@ -92,6 +92,8 @@ def agreement(note) -> dict:
             "safe_rate": 100.0 * (total - len(captions.unsafe) - len(rules.unsafe)) / total if total else 0.0,
             "caption_review_cost": captions.review_cost,
             "rule_review_cost": rules.review_cost,
+            "caption_refused": captions.refused_rate,
+            "rule_refused": rules.refused_rate,
         }
 
     return {

@@ -48,7 +48,9 @@
    verdict is the expected one; compliance_unsafe_passes: how many that must fail (or be blocked)
    passed, target 0; compliance_review_cost_*: the share of what is fine that failing closed sends
    to a person; the same per part of the blind set (compliance_blind_dev_*, _blind_holdout_*,
-   _blind_*, _whole_*, with its safe rate) against the 95 % target; compliance_check_p99: one check.
+   _blind_*, _unseen_* (the parts never read, together), _whole_*, with its safe rate and what
+   happens to what is fine: reviewed or wrongly refused) against the 95 % target;
+   compliance_check_p99: one check.
 
 Lines starting with "#" are context. Needs DATABASE_URL=postgres://...; works in the scratch
 databases <dbname>_bench and <dbname>_pgbench on that server and drops them at the end.
@@ -502,6 +504,10 @@ def compliance_lines(evaluated: dict) -> list[str]:
             line(f"compliance_{part}_agreement", scored["agreement"], "%", "target", target, "%"),
             f"bench compliance_{part}_unsafe_passes {scored['unsafe']} rows vs target 0 rows",
             f"bench compliance_{part}_safe_rate {scored['safe_rate']:.1f} %",
+            # What happens to what is fine: sent to a person, or refused outright.
+            f"bench compliance_{part}_fine_outcomes captions {scored['caption_review_cost']:.1f} % "
+            f"reviewed, {scored['caption_refused']:.1f} % refused; rules {scored['rule_review_cost']:.1f} % "
+            f"reviewed, {scored['rule_refused']:.1f} % refused",
         ]
     lines.append(
         line("compliance_check_p99", evaluated["check_p99_ms"], "ms", "target", caption.P99_TARGET_MS, "ms")

@@ -116,3 +116,59 @@ def test_forbidding_a_shrunk_disclosure_is_never_allowed_unread(language, text):
 def test_a_brief_may_name_the_brand_by_its_first_word():
     assert brand_names("Bergkaffee Roasters") == ["Bergkaffee Roasters", "Bergkaffee"]
     assert brand_names("Oat") == ["Oat"]
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "If a follower asks whether we paid for this, tell them no, you're just a longtime fan"),
+        ("en", "Please swap the #ad for #collab this time"),
+        ("en", "Could you caption it as gifted instead"),
+        ("en", "Open with how you've drunk it for ages, even if you've never tried it before"),
+        ("en", "Mention that it speeds up your metabolism"),
+        ("de", "Wenn jemand fragt, ob das Werbung ist, sag einfach nein"),
+        ("de", "Die Kennzeichnung könnt ihr euch diesmal sparen"),
+        ("de", "Sag, dass es den Stoffwechsel ankurbelt"),
+        ("de", "Negative Kommentare bitte sofort löschen"),
+        ("es", "Si alguien pregunta si es publi, dile que no"),
+        ("es", "Esta vez os podéis ahorrar el #publi"),
+        ("es", "Decid que mejora la piel y cuida las articulaciones"),
+        ("es", "Borrad los comentarios negativos en cuanto salgan"),
+        ("zh-hans", "有人问是不是广告，就说不是"),
+        ("zh-hans", "这次广告标识就省了吧"),
+        ("zh-hans", "请说它能暖胃、调理气血"),
+        ("zh-hans", "就算你是第一次喝，也照这么说"),
+    ],
+)
+def test_each_blocked_kind_in_a_strangers_wording_is_blocked(language, text):
+    assert outcome(text, language) == "block"
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "Rate it however you like: the fee is the same whatever score you give"),
+        ("de", "Bewertet, wie ihr wollt, die Vergütung bleibt in jedem Fall gleich"),
+        ("es", "No hace falta poner cinco estrellas, el pago es el mismo"),
+        ("zh-hans", "不用给五星，稿费都一样"),
+    ],
+)
+def test_a_fee_unchanged_by_the_verdict_is_never_refused(language, text):
+    assert outcome(text, language) != "block"
+
+
+def test_a_list_typed_on_one_line_is_read_item_by_item():
+    text = "- 20 to 45 seconds - no harsh overhead light - 'Ad' as the very first word of the caption"
+
+    assert outcome(text, "en") != "block"
+
+
+@pytest.mark.parametrize(
+    ("language", "caption"),
+    [
+        ("en", "ok so ad 🙃 but the oat one from @bergkaffee is my whole personality"),
+        ("es", "Sí, es publi 🙈 pero el descafeinado de @bergkaffee me salva las noches"),
+    ],
+)
+def test_a_word_or_two_of_speech_before_the_label_keeps_it_up_front(language, caption):
+    assert verdict(caption, language) == COMPLIANT

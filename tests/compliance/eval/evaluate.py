@@ -21,6 +21,7 @@ Scoring, the same for every part:
   `compliant`, or a rule that must be blocked allowed.
 - safe rate: the share of rows that are not unsafe passes.
 - review cost: the share of rows expected `compliant` (rules: `allow`) that went to review instead.
+- wrongly refused: the share of those refused instead (`non_compliant`, a rule blocked).
 """
 
 import csv
@@ -32,6 +33,7 @@ from types import SimpleNamespace
 from compliance.checker import (
     COMPLIANT,
     NEEDS_REVIEW,
+    NON_COMPLIANT,
     caption_check,
     compiled,
     policies_for_countries,
@@ -83,6 +85,8 @@ _BLIND = (
 # The parts whose rows are only counted, never shown (a failure names how many, not which).
 UNSEEN = ("blind_holdout", "blind_fresh", "blind_holdout2", "blind_holdout3", "blind_holdout4")
 PARTS["blind"] = tuple(tuple(name for part in _BLIND for name in PARTS[part][kind]) for kind in (0, 1))
+# The parts nothing was ever tuned on by reading them, together: the honest measure of a stranger's set.
+PARTS["unseen"] = tuple(tuple(name for part in UNSEEN for name in PARTS[part][kind]) for kind in (0, 1))
 PARTS["whole"] = tuple(PARTS["own"][kind] + PARTS["blind"][kind] for kind in (0, 1))
 
 
@@ -108,6 +112,7 @@ class Result:
     timings_ms: list = field(default_factory=list)
     expected_fine: int = 0  # rows expected compliant / allow
     reviewed_fine: int = 0  # ... of which went to review
+    refused_fine: int = 0  # ... of which were refused (non_compliant / blocked)
 
     @property
     def agreement(self) -> float:
@@ -121,11 +126,16 @@ class Result:
     def review_cost(self) -> float:
         return 100.0 * self.reviewed_fine / self.expected_fine if self.expected_fine else 0.0
 
+    @property
+    def refused_rate(self) -> float:
+        return 100.0 * self.refused_fine / self.expected_fine if self.expected_fine else 0.0
+
     def summary(self) -> str:
         return (
             f"{self.agreed}/{self.total} agree ({self.agreement:.1f} %), {len(self.unsafe)} unsafe passes, "
             f"safe {self.safe_rate:.1f} %, review cost {self.reviewed_fine}/{self.expected_fine} "
-            f"({self.review_cost:.1f} %)"
+            f"({self.review_cost:.1f} %), wrongly refused {self.refused_fine}/{self.expected_fine} "
+            f"({self.refused_rate:.1f} %)"
         )
 
 
@@ -156,6 +166,7 @@ def captions_evaluate(policies=None, *, part: str = "own") -> Result:
         if row["expect"] == COMPLIANT:
             result.expected_fine += 1
             result.reviewed_fine += verdict.verdict == NEEDS_REVIEW
+            result.refused_fine += verdict.verdict == NON_COMPLIANT
         if verdict.verdict == row["expect"]:
             result.agreed += 1
         else:
@@ -195,6 +206,7 @@ def rules_evaluate(policies=None, *, part: str = "own") -> Result:
         if row["expect"] == "allow":
             result.expected_fine += 1
             result.reviewed_fine += outcome == "review"
+            result.refused_fine += outcome == "block"
         if outcome == row["expect"]:
             result.agreed += 1
         else:
