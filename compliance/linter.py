@@ -41,6 +41,10 @@ class Finding:
     blocking: bool
     rule_id: int | None
     message: str
+    # JoyBack staff may lift it by approving the exact words: free text not understood, or read as a
+    # blocked kind without being understood (a lawful look-alike the reading missed is refused until
+    # a person has read it). What the patterns know for sure stays refused.
+    reviewable: bool = False
 
 
 _COMPILED: dict[tuple, dict] = {}
@@ -839,20 +843,31 @@ def rules_lint(
         brand = getattr(getattr(getattr(rule, "campaign", None), "brand", None), "name", "")
         unread = sentences_read(text, patterns, brand_names(brand)) if text and not blocked else []
         kinds = [(reading.kind, reading.said) for _sentence, reading in unread if reading.verdict == BLOCK]
-        if kinds:
-            # Not understood, and an element of a blocked kind in it: blocked as that kind.
+        words_approved = rule.instructions.strip() in approved
+        if kinds and not words_approved:
+            # Not understood, and an element of a blocked kind in it: blocked as that kind, until a
+            # person reads the words and finds them lawful.
             kind, cue = kinds[0]
             code = KIND_FINDINGS.get(kind, "deceptive_instruction")
-            findings.append(Finding(code, True, rule.pk, _kind_message(code, name, cue)))
+            message = (
+                _kind_message(code, name, cue)
+                + " "
+                + _(
+                    "If you are sure these words are lawful, keep them: JoyBack's team reads them and can "
+                    "let them go live."
+                )
+            )
+            findings.append(Finding(code, True, rule.pk, message, reviewable=True))
             said = said or (cue if code == "sentiment_conditioned" else None)
-        elif unread and rule.instructions.strip() not in approved:
+        elif unread and not kinds and not words_approved:
             unclear = unread[0][0]
             findings.append(
                 Finding(
                     "instructions_review",
                     True,
                     rule.pk,
-                    _(
+                    reviewable=True,
+                    message=_(
                         "Rule “%(rule)s” says more than JoyBack can check on its own (“%(said)s”). Use the "
                         "rule's settings for what people must do, or keep the text: JoyBack's team reviews "
                         "it before the campaign can go live, and tells you what to change."
@@ -867,7 +882,8 @@ def rules_lint(
                     "instructions_review",
                     True,
                     rule.pk,
-                    _(
+                    reviewable=True,
+                    message=_(
                         "Rule “%(rule)s” says more than JoyBack can check on its own (“%(said)s”). Use the "
                         "rule's settings for what people must do, or keep the text: JoyBack's team reviews "
                         "it before the campaign can go live, and tells you what to change."

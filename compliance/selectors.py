@@ -62,13 +62,14 @@ def instructions_approved(*, campaign: Campaign) -> frozenset:
 
 
 def instructions_awaiting_review() -> list:
-    """Draft and live campaigns' rules whose free text waits for JoyBack's review."""
+    """Draft and live campaigns' rules whose free text waits for JoyBack's review: not understood, or
+    refused as a blocked kind the reading was not sure of."""
     waiting = []
     rules = ActionRule.objects.exclude(instructions="").exclude(campaign__status="ended")
     for rule in rules.select_related("campaign__brand"):
         policies = campaign_policies(campaign=rule.campaign)
         approved = instructions_approved(campaign=rule.campaign)
-        if any(f.code == "instructions_review" for f in rules_lint([rule], policies, approved=approved)):
+        if any(f.reviewable for f in rules_lint([rule], policies, approved=approved)):
             waiting.append(rule)
     return waiting
 

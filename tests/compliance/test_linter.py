@@ -264,3 +264,33 @@ def test_free_text_no_pattern_blocks_still_waits_for_review_rather_than_going_li
         ["sentiment_conditioned"],
         ["deceptive_instruction"],
     )
+
+
+# Lawful (the brand forbids health claims), but the reading sees a health claim it cannot place.
+LOOKALIKE = "Keep it about taste please, we can't make any health or energy promises"
+
+
+def test_a_blocked_kind_the_reading_was_not_sure_of_waits_for_joybacks_review(draft, make_user):
+    rule = share_instructions(draft, LOOKALIKE)
+
+    with pytest.raises(CampaignError, match="JoyBack's team reads them"):
+        campaign_transition(campaign=draft, to="live")
+    assert [waiting.instructions for waiting in instructions_awaiting_review()] == [LOOKALIKE]
+
+    instructions_approve(
+        rule=rule, approved_by=make_user("staff@joyback.example", is_staff=True), note="Forbids claims"
+    )
+    campaign_transition(campaign=draft, to="live")
+
+    assert Campaign.objects.get(pk=draft.pk).status == "live"
+
+
+def test_a_blocked_kind_the_patterns_are_sure_of_is_never_lifted_by_an_approval(draft, make_user):
+    rule = share_instructions(draft, "Buy 1000 likes for your video before you post")
+    instructions_approve(
+        rule=rule, approved_by=make_user("staff@joyback.example", is_staff=True), note="looks fine"
+    )
+
+    with pytest.raises(CampaignError, match="fake or bought engagement"):
+        campaign_transition(campaign=draft, to="live")
+    assert instructions_awaiting_review() == []
