@@ -103,6 +103,13 @@ def _compact(term: str) -> str:
     return re.sub(r"\s+", "", term.lower())
 
 
+def brand_short_name(name: str) -> str:
+    """The brand by its first word, as people shorten it ("Alpaca" of Alpaca Coffee); "" when that is
+    the whole name or too short to stand for it."""
+    words = name.split()
+    return words[0] if len(words) > 1 and len(words[0]) >= 4 else ""
+
+
 def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text or "").casefold()
 
@@ -299,12 +306,8 @@ class CompiledPolicy:
         latin = _alternation(_compact(t) for t in disclosures if not _cjk(t))
         brand_compact = frozenset(re.sub(r"\W|_", "", name.lower()) for name in names)
         # The brand's first word as its tags shorten it ("#AlpacaPartner" of Alpaca Coffee).
-        brand_short = frozenset(
-            first
-            for name in names
-            if (first := re.sub(r"\W|_", "", name.lower().split()[0] if name.split() else ""))
-            and len(first) >= 4
-        )
+        shorts = (brand_short_name(name) for name in names)
+        brand_short = frozenset(re.sub(r"\W|_", "", short.lower()) for short in shorts if short)
         return Matcher(
             disclosure=term_pattern_compile(terms("disclosures", mine)),
             other_languages=term_pattern_compile(other_disclosures),

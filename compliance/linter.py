@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import snowballstemmer
 from django.utils.translation import gettext as _
 
-from compliance.checker import CompiledPolicy, normalize, term_pattern_compile
+from compliance.checker import CompiledPolicy, brand_short_name, normalize, term_pattern_compile
 from compliance.reading import ALLOW, BLOCK, Grammar, Reading
 from compliance.reading import UNKNOWN as UNKNOWN_
 
@@ -684,9 +684,9 @@ def _sentence_read(grammar, rest: str, shaped: str, written: str, words, *, asid
 
 
 def brand_names(brand: str) -> list[str]:
-    """The brand as a brief names it: in full, and by its first word ("Alpaca" of Alpaca Coffee)."""
-    first = brand.split()[0] if brand.split() else ""
-    return [brand, first] if len(first) >= 4 and first != brand else [brand]
+    """The brand as a brief names it: in full, and by its first word."""
+    short = brand_short_name(brand)
+    return [brand, short] if short else [brand]
 
 
 def not_understood(text: str, patterns: dict, names: Sequence[str] = ()) -> str | None:

@@ -18,10 +18,10 @@ POLICIES = [compiled(code=p["code"], version=1, data=p) for p in policies_from_s
 WHERE = {"en": "US", "de": "DE", "es": "ES", "zh-hans": "CN"}
 
 
-def verdict(caption, language):
+def verdict(caption, language, country=None):
     return caption_check(
         caption,
-        policies=policies_for_countries(POLICIES, [WHERE[language]]),
+        policies=policies_for_countries(POLICIES, [country or WHERE[language]]),
         platform="tiktok",
         languages=[language],
         brand="Bergkaffee",

@@ -8,22 +8,7 @@ import pytest
 from compliance.checker import COMPLIANT, NEEDS_REVIEW, NON_COMPLIANT
 from compliance.linter import brand_names, shorthand_written_out
 from tests.compliance.test_brief_reading import outcome
-from tests.compliance.test_caption_openings import POLICIES, caption_check, policies_for_countries
-from tests.compliance.test_caption_openings import verdict as verdict_where_the_language_is_spoken
-
-
-def verdict(caption, language, country=None):
-    if country is None:
-        return verdict_where_the_language_is_spoken(caption, language)
-    return caption_check(
-        caption,
-        policies=policies_for_countries(POLICIES, [country]),
-        platform="tiktok",
-        languages=[language],
-        brand="Bergkaffee",
-        brand_names=("@bergkaffee",),
-        label_on=None,
-    ).verdict
+from tests.compliance.test_caption_openings import verdict
 
 
 @pytest.mark.parametrize(
