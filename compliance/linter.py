@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import snowballstemmer
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from compliance.checker import CompiledPolicy, brand_short_name, normalize, term_pattern_compile
 from compliance.reading import ALLOW, BLOCK, Grammar, Reading
@@ -695,6 +696,17 @@ def not_understood(text: str, patterns: dict, names: Sequence[str] = ()) -> str 
     return unread[0][0] if unread else None
 
 
+# What each blocked kind asks for, in the words a brand and JoyBack's reviewers read.
+KIND_NAMES = {
+    "hide_payment": gettext_lazy("hiding that the post is paid"),
+    "false_testimony": gettext_lazy("a testimony that is not the creator's own"),
+    "suppress_negatives": gettext_lazy("keeping negatives out"),
+    "require_persuasion": gettext_lazy("a video that must persuade"),
+    "rating_condition": gettext_lazy("a rating as the condition"),
+    "scripted_superlative": gettext_lazy("a scripted superlative"),
+    "fake_engagement": gettext_lazy("fake or bought engagement"),
+}
+
 # A sentence read as an element of a blocked kind, as the finding that kind makes.
 KIND_FINDINGS = {
     "hide_payment": "deceptive_instruction",
@@ -750,6 +762,23 @@ def _kind_message(code: str, rule: str, said: str) -> str:
     ) % {"rule": rule, "said": said}
 
 
+def _instructions_prepared(instructions: str, patterns: dict) -> str:
+    text = reminders_as_requests(normalize(instructions))
+    if patterns["grammar"].quoted is not None:
+        # A label in quotes is the label, not a scripted line: 'Begin with "Ad |"', „Werbung“.
+        text = patterns["grammar"].quoted.sub(r" \1 ", text)
+    return text
+
+
+def instructions_unread(
+    instructions: str, policies: Sequence[CompiledPolicy], *, brand: str
+) -> list[tuple[str, Reading]]:
+    """The sentences of a rule's free text JoyBack cannot read as allowed on its own, each with how
+    it reads: an element of a blocked kind, or not understood."""
+    patterns = _patterns(policies)
+    return sentences_read(_instructions_prepared(instructions, patterns), patterns, brand_names(brand))
+
+
 def rules_lint(
     rules, policies: Sequence[CompiledPolicy], *, approved: frozenset = frozenset()
 ) -> list[Finding]:
@@ -761,10 +790,7 @@ def rules_lint(
     for rule in rules:
         before = len(findings)
         name = rule.get_trigger_display()
-        text = reminders_as_requests(normalize(rule.instructions))
-        if patterns["grammar"].quoted is not None:
-            # A label in quotes is the label, not a scripted line: 'Begin with "Ad |"', „Werbung“.
-            text = patterns["grammar"].quoted.sub(r" \1 ", text)
+        text = _instructions_prepared(rule.instructions, patterns)
         hidden = _first_match(patterns["deceptive"], text) if text else None
         if hidden:
             findings.append(
@@ -849,14 +875,11 @@ def rules_lint(
             # person reads the words and finds them lawful.
             kind, cue = kinds[0]
             code = KIND_FINDINGS.get(kind, "deceptive_instruction")
-            message = (
-                _kind_message(code, name, cue)
-                + " "
-                + _(
-                    "If you are sure these words are lawful, keep them: JoyBack's team reads them and can "
-                    "let them go live."
-                )
-            )
+            message = _(
+                "Rule “%(rule)s” may ask for %(kind)s (“%(said)s”), which the law forbids. JoyBack's team "
+                "reads these words before the campaign can go live: change them, or keep them if you are "
+                "sure they are lawful."
+            ) % {"rule": name, "kind": KIND_NAMES.get(kind, kind), "said": cue}
             findings.append(Finding(code, True, rule.pk, message, reviewable=True))
             said = said or (cue if code == "sentiment_conditioned" else None)
         elif unread and not kinds and not words_approved:

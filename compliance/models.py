@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.models import Brand, Campaign
+from campaigns.models import ActionRule, Brand, Campaign
 
 
 class Policy(models.Model):
@@ -123,3 +123,13 @@ class ComplianceDecision(models.Model):
 
     def __str__(self):
         return f"{self.kind} {self.verdict} (#{self.seq} of brand {self.brand_id})"
+
+
+class BriefReview(ActionRule):
+    """A rule whose free text waits for JoyBack's review, as staff see it in the admin."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("brief waiting for review")
+        verbose_name_plural = _("briefs waiting for review")
+        permissions = [("review_brief", _("Approve a brand's brief or send it back"))]

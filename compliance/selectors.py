@@ -3,6 +3,7 @@
 import functools
 import hashlib
 import json
+from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.db.models import Max, QuerySet
@@ -17,7 +18,7 @@ from compliance.checker import (
     policies_from_source,
     wording_language,
 )
-from compliance.linter import is_contest, rules_lint
+from compliance.linter import instructions_unread, is_contest, rules_lint
 from compliance.models import UNRESOLVED, ComplianceDecision, DecisionKind, Policy, RemediationCase
 
 PLATFORM_LABELS = {
@@ -50,23 +51,75 @@ def campaign_policies(*, campaign: Campaign) -> list[CompiledPolicy]:
     return policies_for_countries(current, campaign.countries)
 
 
+def _instructions_decisions(*, campaign: Campaign) -> list[tuple[dict, int]]:
+    """JoyBack staff's decisions on this campaign's rule instructions, oldest first, with who."""
+    return list(
+        ComplianceDecision.objects.filter(
+            campaign=campaign, kind=DecisionKind.LAUNCH_LINT, decided_by__isnull=False
+        )
+        .order_by("seq")
+        .values_list("evidence", "decided_by_id")
+    )
+
+
 def instructions_approved(*, campaign: Campaign) -> frozenset:
-    """The rule instructions (exact words) JoyBack staff approved for this campaign."""
-    found = ComplianceDecision.objects.filter(
-        campaign=campaign,
-        kind=DecisionKind.LAUNCH_LINT,
-        decided_by__isnull=False,
-        evidence__has_key="approved_instructions",
-    ).values_list("evidence", flat=True)
-    return frozenset(evidence["approved_instructions"] for evidence in found)
+    """The rule instructions (exact words) JoyBack staff approved for this campaign. Words that hold
+    an element of a blocked kind need two staff members: one alone never lets them go live."""
+    approvers, alone_enough = {}, set()
+    for evidence, staff_id in _instructions_decisions(campaign=campaign):
+        words = evidence.get("approved_instructions")
+        if words is None:
+            continue
+        approvers.setdefault(words, set()).add(staff_id)
+        if not evidence.get("second_needed"):
+            alone_enough.add(words)
+    return frozenset(words for words, who in approvers.items() if words in alone_enough or len(who) >= 2)
+
+
+def instructions_first_approvals(*, campaign: Campaign) -> dict[str, tuple[int, str]]:
+    """Words one staff member approved that wait for a second: words -> (the first's id, their note)."""
+    approved = instructions_approved(campaign=campaign)
+    waiting = {}
+    for evidence, staff_id in _instructions_decisions(campaign=campaign):
+        words = evidence.get("approved_instructions")
+        if words is not None and words not in approved:
+            waiting.setdefault(words, (staff_id, evidence.get("note", "")))
+    return waiting
+
+
+def instructions_sent_back(*, campaign: Campaign) -> dict[str, str]:
+    """Words JoyBack staff sent back to the brand, with what they asked it to change."""
+    approved = instructions_approved(campaign=campaign)
+    return {
+        evidence["sent_back_instructions"]: evidence.get("note", "")
+        for evidence, _staff_id in _instructions_decisions(campaign=campaign)
+        if "sent_back_instructions" in evidence and evidence["sent_back_instructions"] not in approved
+    }
+
+
+@dataclass(frozen=True)
+class UnsureSentence:
+    sentence: str
+    kind: str  # the blocked kind the reading saw an element of, or "" (not understood)
+    said: str
+
+
+def instructions_unsure(*, rule: ActionRule) -> list[UnsureSentence]:
+    """What JoyBack could not check on its own in a rule's free text, sentence by sentence."""
+    unread = instructions_unread(
+        rule.instructions, campaign_policies(campaign=rule.campaign), brand=rule.campaign.brand.name
+    )
+    return [UnsureSentence(sentence, reading.kind, reading.said) for sentence, reading in unread]
 
 
 def instructions_awaiting_review() -> list:
     """Draft and live campaigns' rules whose free text waits for JoyBack's review: not understood, or
-    refused as a blocked kind the reading was not sure of."""
+    refused as a blocked kind the reading was not sure of. Words sent back wait for the brand."""
     waiting = []
     rules = ActionRule.objects.exclude(instructions="").exclude(campaign__status="ended")
-    for rule in rules.select_related("campaign__brand"):
+    for rule in rules.select_related("campaign__brand").order_by("pk"):
+        if rule.instructions.strip() in instructions_sent_back(campaign=rule.campaign):
+            continue
         policies = campaign_policies(campaign=rule.campaign)
         approved = instructions_approved(campaign=rule.campaign)
         if any(f.reviewable for f in rules_lint([rule], policies, approved=approved)):

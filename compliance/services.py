@@ -9,10 +9,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django_q.models import Schedule
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Membership
 from campaigns.services.refusals import LaunchProblem
 from compliance.checker import CHECKER_VERSION, NEEDS_REVIEW, CaptionVerdict
-from compliance.linter import rules_lint
+from compliance.linter import instructions_unread, rules_lint
 from compliance.models import CaseStatus, ComplianceDecision, DecisionKind, Policy, RemediationCase
 from compliance.selectors import (
     GENESIS,
@@ -20,6 +20,8 @@ from compliance.selectors import (
     decision_hash,
     disclosure_for,
     instructions_approved,
+    instructions_first_approvals,
+    instructions_sent_back,
 )
 from compliance.sql import decision_chain_lock
 from joyback.queue import enqueue_on_commit
@@ -262,6 +264,10 @@ def case_brand_decide(*, case: RemediationCase, decided_by, decision: str, note:
     return locked
 
 
+def _rule_named(rules, rule_id) -> str:
+    return next((str(rule.get_trigger_display()) for rule in rules if rule.pk == rule_id), "")
+
+
 def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[LaunchProblem]:
     """The launch check the campaigns app runs (settings.CAMPAIGN_LAUNCH_CHECKS). At launch, a
     campaign that passes has that recorded, in the transaction that takes it live. Free text the
@@ -269,10 +275,22 @@ def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[Launch
     policies = campaign_policies(campaign=campaign)
     rules = list(campaign.rules.all())
     approved = instructions_approved(campaign=campaign)
-    problems = [
-        LaunchProblem(code=f.code, message=f.message, blocking=f.blocking, rule_id=f.rule_id)
-        for f in rules_lint(rules, policies, approved=approved)
-    ]
+    sent_back = instructions_sent_back(campaign=campaign)
+    words = {rule.pk: rule.instructions.strip() for rule in rules}
+    problems = []
+    for finding in rules_lint(rules, policies, approved=approved):
+        message = finding.message
+        note = sent_back.get(words.get(finding.rule_id)) if finding.reviewable else None
+        if note is not None:
+            message = _(
+                "JoyBack's team read the instructions of rule “%(rule)s” and asks you to change them: "
+                "%(note)s Save the new words and they are read again."
+            ) % {"rule": _rule_named(rules, finding.rule_id), "note": note}
+        problems.append(
+            LaunchProblem(
+                code=finding.code, message=message, blocking=finding.blocking, rule_id=finding.rule_id
+            )
+        )
     if campaign.disclosure_text:
         # disclosure_for falls back to the policy's wording when the brand's own fails the checker.
         wording = disclosure_for(campaign=campaign, language=(campaign.languages or ["en"])[0])["wording"]
@@ -295,28 +313,87 @@ def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[Launch
     return problems
 
 
-def instructions_approve(*, rule, approved_by, note: str, text: str | None = None) -> ComplianceDecision:
+def _instructions_decidable(*, rule, staff, words: str | None) -> str:
+    """The rule's words as they stand, if `staff` may decide on them now."""
+    if not getattr(staff, "is_staff", False):
+        raise ComplianceError(_("Only JoyBack staff approve a rule's instructions."))
+    current = rule.instructions.strip()
+    if words is not None and words.strip() != current:
+        raise ComplianceError(
+            _("The brand changed these words since you read them: read them again before you decide.")
+        )
+    if not current:
+        raise ComplianceError(_("This rule has no instructions to approve."))
+    if current in instructions_sent_back(campaign=rule.campaign):
+        raise ComplianceError(_("These words were sent back to the brand: they wait for its change."))
+    return current
+
+
+def instructions_approve(
+    *, rule, approved_by, note: str, text: str | None = None, words: str | None = None
+) -> ComplianceDecision:
     """JoyBack staff read a rule's free text the linter could not and found it lawful: those exact
     words (the rule's, or the change a live campaign's brand proposes) may go live. Recorded with
-    who approved it and why; different words need a new approval."""
-    if not getattr(approved_by, "is_staff", False):
-        raise ComplianceError(_("Only JoyBack staff approve a rule's instructions."))
+    who approved it and why; different words need a new approval. `words`: what the reviewer read,
+    refused if the rule says something else by now. Words in which the reading saw an element of a
+    blocked kind go live only once a second staff member approves them too; a member of the brand's
+    own team never approves its words."""
+    if text is None:
+        approved_words = _instructions_decidable(rule=rule, staff=approved_by, words=words)
+    else:
+        if not getattr(approved_by, "is_staff", False):
+            raise ComplianceError(_("Only JoyBack staff approve a rule's instructions."))
+        approved_words = text.strip()
+        if not approved_words:
+            raise ComplianceError(_("This rule has no instructions to approve."))
     if not note.strip():
         raise ComplianceError(_("Say why: the note is kept with the decision."))
-    words = (rule.instructions if text is None else text).strip()
-    if not words:
-        raise ComplianceError(_("This rule has no instructions to approve."))
     campaign = rule.campaign
+    if Membership.objects.filter(brand_id=campaign.brand_id, user=approved_by).exists():
+        raise ComplianceError(
+            _("You are on this brand's team: another JoyBack staff member reviews its instructions.")
+        )
+    policies = campaign_policies(campaign=campaign)
+    first = instructions_first_approvals(campaign=campaign).get(approved_words)
+    if first is not None and first[0] == approved_by.pk:
+        raise ComplianceError(_("You approved these words already: a second staff member must approve them."))
+    unread = instructions_unread(approved_words, policies, brand=campaign.brand.name)
+    kinds = sorted({reading.kind for _sentence, reading in unread if reading.kind})
     with transaction.atomic(durable=True):
         return decision_record(
             brand_id=campaign.brand_id,
             kind=DecisionKind.LAUNCH_LINT,
             verdict="compliant",
-            reasons=["instructions_review"],
-            evidence={"rule_id": rule.pk, "approved_instructions": words, "note": note[:300]},
-            policy_versions=[p.label for p in campaign_policies(campaign=campaign)],
+            reasons=["instructions_review", *kinds],
+            evidence={
+                "rule_id": rule.pk,
+                "approved_instructions": approved_words,
+                "note": note[:300],
+                "second_needed": bool(kinds),
+            },
+            policy_versions=[p.label for p in policies],
             campaign_id=campaign.pk,
             decided_by=approved_by,
+        )
+
+
+def instructions_send_back(*, rule, decided_by, note: str, words: str | None = None) -> ComplianceDecision:
+    """JoyBack staff read a rule's free text and found something the brand must change: the campaign
+    stays off until the brand saves other words, and the brand reads `note` where it launches."""
+    current = _instructions_decidable(rule=rule, staff=decided_by, words=words)
+    if not note.strip():
+        raise ComplianceError(_("Say what the brand must change: it reads your note."))
+    campaign = rule.campaign
+    with transaction.atomic(durable=True):
+        return decision_record(
+            brand_id=campaign.brand_id,
+            kind=DecisionKind.LAUNCH_LINT,
+            verdict="non_compliant",
+            reasons=["instructions_review"],
+            evidence={"rule_id": rule.pk, "sent_back_instructions": current, "note": note[:500]},
+            policy_versions=[p.label for p in campaign_policies(campaign=campaign)],
+            campaign_id=campaign.pk,
+            decided_by=decided_by,
         )
 
 

@@ -94,6 +94,14 @@ def agreement(note) -> dict:
             "rule_review_cost": rules.review_cost,
             "caption_refused": captions.refused_rate,
             "rule_refused": rules.refused_rate,
+            "decided": 100.0 * (captions.decided + rules.decided) / total if total else 0.0,
+            "decided_agreement": 100.0
+            * (captions.decided_agreed + rules.decided_agreed)
+            / (captions.decided + rules.decided)
+            if captions.decided + rules.decided
+            else 0.0,
+            "rule_decided": rules.decided_rate,
+            "rule_decided_agreement": rules.decided_agreement,
         }
 
     return {

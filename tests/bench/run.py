@@ -49,7 +49,8 @@
    passed, target 0; compliance_review_cost_*: the share of what is fine that failing closed sends
    to a person; the same per part of the blind set (compliance_blind_dev_*, _blind_holdout_*,
    _blind_*, _unseen_* (the parts never read, together), _whole_*, with its safe rate and what
-   happens to what is fine: reviewed or wrongly refused) against the 95 % target;
+   happens to what is fine: reviewed or wrongly refused, and the share decided without a person
+   with the agreement among those) against the 95 % target;
    compliance_check_p99: one check.
 
 Lines starting with "#" are context. Needs DATABASE_URL=postgres://...; works in the scratch
@@ -508,6 +509,10 @@ def compliance_lines(evaluated: dict) -> list[str]:
             f"bench compliance_{part}_fine_outcomes captions {scored['caption_review_cost']:.1f} % "
             f"reviewed, {scored['caption_refused']:.1f} % refused; rules {scored['rule_review_cost']:.1f} % "
             f"reviewed, {scored['rule_refused']:.1f} % refused",
+            # How often an automatic verdict is right when JoyBack gives one alone (review aside).
+            f"bench compliance_{part}_decided_alone {scored['decided']:.1f} % of rows, "
+            f"{scored['decided_agreement']:.1f} % of them agree; rules {scored['rule_decided']:.1f} % "
+            f"decided, {scored['rule_decided_agreement']:.1f} % of them agree",
         ]
     lines.append(
         line("compliance_check_p99", evaluated["check_p99_ms"], "ms", "target", caption.P99_TARGET_MS, "ms")

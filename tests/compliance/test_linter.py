@@ -4,38 +4,15 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Campaign
-from campaigns.services.campaigns import campaign_create, campaign_transition
-from campaigns.services.funding import campaign_fund
+from campaigns.services.campaigns import campaign_transition
 from campaigns.services.refusals import CampaignError, campaign_launch_problems
 from campaigns.services.rules import rule_save
 from compliance.models import ComplianceDecision
 from compliance.selectors import instructions_awaiting_review
 from compliance.services import ComplianceError, instructions_approve
-from tests.conftest import fund
+from tests.compliance.conftest import share_instructions
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def draft(alpaca):
-    fund(alpaca, 100_00, "EUR", reference="LINT")
-    campaign = campaign_create(
-        brand=alpaca, name="Lint", package="tiktok_only", currency="EUR", countries=["DE"], languages=["en"]
-    )
-    campaign_fund(campaign=campaign, amount=100_00)
-    return campaign
-
-
-def share_instructions(campaign, text, **fields):
-    return rule_save(
-        campaign=campaign,
-        trigger="ugc_share",
-        reward_amount=5_00,
-        verification_mode="engagement",
-        window_hours=72,
-        instructions=text,
-        **fields,
-    )
 
 
 SENTIMENT = [
@@ -241,7 +218,7 @@ def test_staff_list_and_approve_waiting_instructions_from_the_command_line(draft
         "compliance_instructions_review", approve=rule.pk, staff="staff@joyback.example", note="honest brief"
     )
 
-    assert f"{rule.pk}\tAlpaca Coffee" in listed.getvalue() and HONEST in listed.getvalue()
+    assert f"{rule.pk}\tAlpaca Coffee\tLint\tnot_understood\t{HONEST}" in listed.getvalue()
     assert instructions_awaiting_review() == []
 
 
@@ -273,12 +250,17 @@ LOOKALIKE = "Keep it about taste please, we can't make any health or energy prom
 def test_a_blocked_kind_the_reading_was_not_sure_of_waits_for_joybacks_review(draft, make_user):
     rule = share_instructions(draft, LOOKALIKE)
 
-    with pytest.raises(CampaignError, match="JoyBack's team reads them"):
+    with pytest.raises(CampaignError, match="JoyBack's team reads these words"):
         campaign_transition(campaign=draft, to="live")
     assert [waiting.instructions for waiting in instructions_awaiting_review()] == [LOOKALIKE]
 
     instructions_approve(
         rule=rule, approved_by=make_user("staff@joyback.example", is_staff=True), note="Forbids claims"
+    )
+    with pytest.raises(CampaignError, match="JoyBack's team reads these words"):
+        campaign_transition(campaign=draft, to="live")  # one staff member alone never lifts a kind
+    instructions_approve(
+        rule=rule, approved_by=make_user("second@joyback.example", is_staff=True), note="Agreed"
     )
     campaign_transition(campaign=draft, to="live")
 

@@ -2,7 +2,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import ActionRule
-from compliance.selectors import instructions_awaiting_review
+from compliance.selectors import instructions_awaiting_review, instructions_unsure
 from compliance.services import ComplianceError, instructions_approve
 
 
@@ -22,8 +22,10 @@ class Command(BaseCommand):
     def handle(self, *args, approve=None, staff="", note="", text=None, **options):
         if approve is None:
             for rule in instructions_awaiting_review():
+                kinds = sorted({unsure.kind for unsure in instructions_unsure(rule=rule) if unsure.kind})
+                waits = ",".join(kinds) or "not_understood"
                 self.stdout.write(
-                    f"{rule.pk}\t{rule.campaign.brand.name}\t{rule.campaign}\t{rule.instructions}"
+                    f"{rule.pk}\t{rule.campaign.brand.name}\t{rule.campaign}\t{waits}\t{rule.instructions}"
                 )
             return
         user = get_user_model().objects.filter(email=staff).first()

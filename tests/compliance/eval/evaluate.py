@@ -22,6 +22,8 @@ Scoring, the same for every part:
 - safe rate: the share of rows that are not unsafe passes.
 - review cost: the share of rows expected `compliant` (rules: `allow`) that went to review instead.
 - wrongly refused: the share of those refused instead (`non_compliant`, a rule blocked).
+- decided alone: the share of rows JoyBack decided without a person (any verdict but review), and
+  the agreement among those: how often the automatic verdict is right when there is one.
 """
 
 import csv
@@ -113,6 +115,8 @@ class Result:
     expected_fine: int = 0  # rows expected compliant / allow
     reviewed_fine: int = 0  # ... of which went to review
     refused_fine: int = 0  # ... of which were refused (non_compliant / blocked)
+    decided: int = 0  # rows given any verdict but review
+    decided_agreed: int = 0  # ... of which agree
 
     @property
     def agreement(self) -> float:
@@ -130,12 +134,22 @@ class Result:
     def refused_rate(self) -> float:
         return 100.0 * self.refused_fine / self.expected_fine if self.expected_fine else 0.0
 
+    @property
+    def decided_rate(self) -> float:
+        return 100.0 * self.decided / self.total if self.total else 0.0
+
+    @property
+    def decided_agreement(self) -> float:
+        return 100.0 * self.decided_agreed / self.decided if self.decided else 0.0
+
     def summary(self) -> str:
         return (
             f"{self.agreed}/{self.total} agree ({self.agreement:.1f} %), {len(self.unsafe)} unsafe passes, "
             f"safe {self.safe_rate:.1f} %, review cost {self.reviewed_fine}/{self.expected_fine} "
             f"({self.review_cost:.1f} %), wrongly refused {self.refused_fine}/{self.expected_fine} "
-            f"({self.refused_rate:.1f} %)"
+            f"({self.refused_rate:.1f} %), decided alone {self.decided}/{self.total} "
+            f"({self.decided_rate:.1f} %), of which agree {self.decided_agreed} "
+            f"({self.decided_agreement:.1f} %)"
         )
 
 
@@ -167,6 +181,9 @@ def captions_evaluate(policies=None, *, part: str = "own") -> Result:
             result.expected_fine += 1
             result.reviewed_fine += verdict.verdict == NEEDS_REVIEW
             result.refused_fine += verdict.verdict == NON_COMPLIANT
+        if verdict.verdict != NEEDS_REVIEW:
+            result.decided += 1
+            result.decided_agreed += verdict.verdict == row["expect"]
         if verdict.verdict == row["expect"]:
             result.agreed += 1
         else:
@@ -207,6 +224,9 @@ def rules_evaluate(policies=None, *, part: str = "own") -> Result:
             result.expected_fine += 1
             result.reviewed_fine += outcome == "review"
             result.refused_fine += outcome == "block"
+        if outcome != "review":
+            result.decided += 1
+            result.decided_agreed += outcome == row["expect"]
         if outcome == row["expect"]:
             result.agreed += 1
         else:

@@ -1,0 +1,29 @@
+import pytest
+
+from campaigns.services.campaigns import campaign_create
+from campaigns.services.funding import campaign_fund
+from campaigns.services.rules import rule_save
+from tests.conftest import fund
+
+
+@pytest.fixture
+def draft(alpaca):
+    """Alpaca's funded draft for Germany, in English: what its rules say is checked at launch."""
+    fund(alpaca, 100_00, "EUR", reference="LINT")
+    campaign = campaign_create(
+        brand=alpaca, name="Lint", package="tiktok_only", currency="EUR", countries=["DE"], languages=["en"]
+    )
+    campaign_fund(campaign=campaign, amount=100_00)
+    return campaign
+
+
+def share_instructions(campaign, text, **fields):
+    return rule_save(
+        campaign=campaign,
+        trigger="ugc_share",
+        reward_amount=5_00,
+        verification_mode="engagement",
+        window_hours=72,
+        instructions=text,
+        **fields,
+    )

@@ -1,0 +1,176 @@
+"""JoyBack's review of a brief in the admin: staff read what the linter could not, approve the
+exact words (two of them where the reading saw an element of a blocked kind) or send them back, and
+the brand reads the note where it launches."""
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.urls import reverse
+
+from campaigns.models import Campaign, Membership
+from campaigns.services.campaigns import campaign_transition
+from campaigns.services.refusals import CampaignError, campaign_launch_problems
+from compliance.models import ComplianceDecision
+from compliance.selectors import instructions_awaiting_review
+from tests.compliance.conftest import share_instructions
+from tests.conftest import SignedInClient, totp_enable
+
+pytestmark = pytest.mark.django_db
+
+HONEST = "Tell a story about your grandmother's kitchen while the coffee brews"
+# Lawful (the brand forbids health claims), but the reading sees a health claim it cannot place.
+LOOKALIKE = "Keep it about taste please, we can't make any health or energy promises"
+
+
+def reviewer(make_user, email, *, may_review=True):
+    user = totp_enable(make_user(email, is_staff=True, first_name=email.split("@")[0].title()))
+    if may_review:
+        user.user_permissions.add(Permission.objects.get(codename="review_brief"))
+    return type(user).objects.get(pk=user.pk)
+
+
+@pytest.fixture
+def sam(make_user):
+    return reviewer(make_user, "sam@joyback.example")
+
+
+@pytest.fixture
+def tara(make_user):
+    return reviewer(make_user, "tara@joyback.example")
+
+
+def signed_in(user):
+    client = SignedInClient()
+    client.force_login(user)
+    return client
+
+
+def decide(user, rule, decision, note, words=None):
+    return signed_in(user).post(
+        reverse("admin:compliance_briefreview_decide", args=[rule.pk]),
+        {"decision": decision, "note": note, "words": rule.instructions if words is None else words},
+        follow=True,
+    )
+
+
+def launch_messages(campaign) -> str:
+    return " ".join(problem.message for problem in campaign_launch_problems(campaign=campaign))
+
+
+def test_staff_see_the_waiting_brief_and_what_could_not_be_checked(draft, sam):
+    rule = share_instructions(draft, HONEST)
+
+    listed = signed_in(sam).get(reverse("admin:compliance_briefreview_changelist")).content.decode()
+    page = signed_in(sam).get(reverse("admin:compliance_briefreview_change", args=[rule.pk])).content.decode()
+
+    assert "Alpaca Coffee" in listed and "grandmother" in listed
+    assert "words JoyBack cannot read on its own" in listed
+    assert "What JoyBack could not check on its own" in page and "not understood" in page
+    assert "Approve these words" in page and "Send back to the brand" in page
+
+
+def test_approving_the_words_in_the_admin_lets_the_brand_go_live(draft, sam):
+    rule = share_instructions(draft, HONEST)
+
+    answer = decide(sam, rule, "approve", "A story brief: nothing bought, nothing scripted")
+    campaign_transition(campaign=draft, to="live")
+
+    assert "the brand can take the campaign live" in answer.content.decode()
+    approval = ComplianceDecision.objects.get(campaign=draft, decided_by=sam)
+    assert approval.evidence["approved_instructions"] == HONEST
+    assert approval.evidence["second_needed"] is False
+    assert instructions_awaiting_review() == []
+
+
+def test_sent_back_words_show_the_note_to_the_brand_and_keep_the_campaign_off(client, alice, draft, sam):
+    rule = share_instructions(draft, HONEST)
+
+    decide(sam, rule, "send_back", "Say which coffee is shown, and keep family stories optional.")
+    client.force_login(alice)
+    page = client.post(reverse("campaign_status", args=["alpaca", draft.pk]), {"to": "live"}, follow=True)
+
+    assert "keep family stories optional" in page.content.decode()
+    assert Campaign.objects.get(pk=draft.pk).status == "draft"
+    assert instructions_awaiting_review() == []  # it waits for the brand now, not for staff
+
+
+def test_new_words_after_a_send_back_are_read_again(draft, sam):
+    rule = share_instructions(draft, HONEST)
+    decide(sam, rule, "send_back", "Name the blend you show.")
+
+    share_instructions(draft, HONEST + " with the Andes blend in shot")
+
+    assert [waiting.pk for waiting in instructions_awaiting_review()] == [rule.pk]
+    assert "Name the blend you show" not in launch_messages(draft)
+
+
+def test_words_with_an_element_of_a_blocked_kind_need_a_second_staff_member(draft, sam, tara):
+    rule = share_instructions(draft, LOOKALIKE)
+    page = signed_in(sam).get(reverse("admin:compliance_briefreview_change", args=[rule.pk])).content.decode()
+
+    first = decide(sam, rule, "approve", "It forbids health claims").content.decode()
+    with pytest.raises(CampaignError):
+        campaign_transition(campaign=draft, to="live")
+    again = decide(sam, rule, "approve", "Still fine").content.decode()
+    decide(tara, rule, "approve", "Agreed: it forbids claims")
+    campaign_transition(campaign=draft, to="live")
+
+    assert "may be a testimony that is not the creator" in page
+    assert "a second staff member must approve these words too" in first
+    assert "You approved these words already" in again
+    assert ComplianceDecision.objects.filter(campaign=draft, decided_by__isnull=False).count() == 2
+    assert Campaign.objects.get(pk=draft.pk).status == "live"
+
+
+def test_a_staff_member_on_the_brands_team_cannot_approve_its_words(draft, sam, alpaca):
+    rule = share_instructions(draft, HONEST)
+    Membership.objects.create(brand=alpaca, user=sam, role="editor")
+
+    answer = decide(sam, rule, "approve", "Looks fine to me").content.decode()
+
+    assert "another JoyBack staff member reviews its instructions" in answer
+    assert not ComplianceDecision.objects.filter(campaign=draft, decided_by=sam).exists()
+    assert [waiting.pk for waiting in instructions_awaiting_review()] == [rule.pk]
+
+
+def test_words_the_brand_changed_since_the_page_was_read_are_not_approved(draft, sam):
+    rule = share_instructions(draft, HONEST)
+    read = rule.instructions
+    share_instructions(draft, "Tell people the coffee cured your insomnia")
+
+    answer = decide(sam, rule, "approve", "Read it, fine", words=read).content.decode()
+
+    assert "The brand changed these words since you read them" in answer
+    assert not ComplianceDecision.objects.filter(campaign=draft, decided_by=sam).exists()
+
+
+@pytest.mark.parametrize(
+    ("decision", "message"),
+    [
+        ("approve", "Say why: the note is kept with the decision."),
+        ("send_back", "Say what the brand must change: it reads your note."),
+        ("launch", "Choose to approve the words or to send them back."),
+    ],
+)
+def test_a_decision_without_its_note_or_kind_is_refused_and_nothing_recorded(draft, sam, decision, message):
+    rule = share_instructions(draft, HONEST)
+
+    answer = decide(sam, rule, decision, "   ").content.decode()
+
+    assert message.replace("'", "&#x27;") in answer
+    assert not ComplianceDecision.objects.filter(campaign=draft, decided_by=sam).exists()
+
+
+def test_staff_without_the_review_permission_and_brand_owners_are_refused(draft, make_user, alice):
+    rule = share_instructions(draft, HONEST)
+    vera = reviewer(make_user, "vera@joyback.example", may_review=False)
+
+    listed = signed_in(vera).get(reverse("admin:compliance_briefreview_changelist"))
+    decided = decide(vera, rule, "approve", "I think it is fine")
+    owner = signed_in(alice).post(
+        reverse("admin:compliance_briefreview_decide", args=[rule.pk]),
+        {"decision": "approve", "note": "mine is fine", "words": rule.instructions},
+    )
+
+    assert listed.status_code == 403 and decided.status_code == 403
+    assert owner.status_code == 302 and owner["Location"].startswith(reverse("admin:login"))
+    assert not ComplianceDecision.objects.filter(campaign=draft, decided_by__isnull=False).exists()
