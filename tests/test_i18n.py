@@ -417,3 +417,52 @@ def test_every_marked_string_of_the_project_is_in_the_catalog(lang):
         "makemessages -l de -l es -l zh_Hans --ignore=.venv --ignore=tests --ignore=static "
         "--ignore=staticfiles --ignore=artifacts; translate; compilemessages --ignore=.venv"
     )
+
+
+# ---- the sign-in and account pages the libraries draw speak in the project's register ----------
+
+# What the libraries' own German and Spanish catalogs say in the formal register, found by a reader:
+# "Sie"/"Ihr" (not "sie", they), and Spanish "su"/"sus" with a usted verb.
+FORMAL_PAGE = {
+    "de": re.compile(r"\b(?:Sie|Ihnen|Ihre?[mnrs]?)\b"),
+    "es": re.compile(
+        r"\b(?:usted|su|sus|Introduzca|Ingrese|Utilice|vuelva|Escanee|Está seguro|Ha olvidado"
+        r"|Puede guardar)\b"
+    ),
+}
+ACCOUNT_PAGES = {
+    "anonymous": ["/accounts/login/", "/accounts/signup/", "/accounts/password/reset/"],
+    "signed in": [
+        "/accounts/2fa/totp/activate/",
+        "/accounts/2fa/recovery-codes/generate/",
+        "/accounts/reauthenticate/",
+        "/accounts/email/",
+        "/accounts/password/change/",
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["de", "es"])
+def test_the_sign_in_and_security_pages_keep_the_projects_register(lang, make_user, alice):
+    from tests.conftest import PASSWORD, SignedInClient
+
+    anonymous, signed_in = (
+        SignedInClient(HTTP_ACCEPT_LANGUAGE=lang),
+        SignedInClient(HTTP_ACCEPT_LANGUAGE=lang),
+    )
+    signed_in.force_login(make_user("new@alpaca.example"))
+    pages = [(anonymous, path) for path in ACCOUNT_PAGES["anonymous"]]
+    pages += [(signed_in, path) for path in ACCOUNT_PAGES["signed in"]]
+    texts = {path: client.get(path).content.decode() for client, path in pages}
+    # The second factor's step of signing in, as Alice (who has one) meets it.
+    answer = SignedInClient(HTTP_ACCEPT_LANGUAGE=lang).post(
+        "/accounts/login/", {"login": alice.email, "password": PASSWORD}, follow=True
+    )
+    texts["/accounts/2fa/authenticate/"] = answer.content.decode()
+
+    formal = {
+        path: sorted(set(FORMAL_PAGE[lang].findall(re.sub(r"<[^>]+>", " ", text))))
+        for path, text in texts.items()
+    }
+    assert answer.redirect_chain[-1][0].startswith("/accounts/2fa/authenticate/")
+    assert {path: words for path, words in formal.items() if words} == {}
