@@ -1021,6 +1021,9 @@ VARIABLES = [
         "the platform's address on its invoices, on one line",
         FEES,
         default="",
+        # An EU invoice without the issuer's address and VAT number is no invoice (VAT Directive
+        # art. 226): production does not start without them.
+        required=True,
     ),
     Var(
         "INVOICE_ISSUER_VAT_ID",
@@ -1028,6 +1031,9 @@ VARIABLES = [
         "the platform's VAT identification number on its invoices",
         FEES,
         default="",
+        # An EU invoice without the issuer's address and VAT number is no invoice (VAT Directive
+        # art. 226): production does not start without them.
+        required=True,
     ),
     Var(
         "PLATFORM_COUNTRY",

@@ -22,7 +22,7 @@ role="${1:-web}"
 # said before anything runs; JoyBack's own startup checks (joyback/safety.py) then refuse what is
 # set but unsafe.
 # BEGIN required (written by `python -m config.docs` from config/variables.py)
-required="SITE_URL ALLOWED_HOSTS SECRET_KEY PAYEE_ENCRYPTION_KEYS PAYEE_FINGERPRINT_KEY DATABASE_URL ADYEN_API_KEY ADYEN_BALANCE_ACCOUNT_ID ADYEN_HMAC_KEYS PAYOUT_DEBTOR_IBAN"
+required="SITE_URL ALLOWED_HOSTS SECRET_KEY PAYEE_ENCRYPTION_KEYS PAYEE_FINGERPRINT_KEY DATABASE_URL ADYEN_API_KEY ADYEN_BALANCE_ACCOUNT_ID ADYEN_HMAC_KEYS PAYOUT_DEBTOR_IBAN INVOICE_ISSUER_ADDRESS INVOICE_ISSUER_VAT_ID"
 # END required
 sandbox="$(printf '%s' "${SANDBOX:-}" | tr '[:upper:]' '[:lower:]')"
 case "$sandbox" in 1 | true | yes | on) sandbox=1 ;; *) sandbox=0 ;; esac

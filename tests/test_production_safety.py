@@ -36,6 +36,8 @@ def production_env(**changes):
         ADYEN_API_KEY="own-adyen-key",
         ADYEN_BALANCE_ACCOUNT_ID="BA1",
         PAYOUT_DEBTOR_IBAN="DE89370400440532013000",
+        INVOICE_ISSUER_ADDRESS="Example Street 1, 10115 Berlin",
+        INVOICE_ISSUER_VAT_ID="DE811907980",
         SHARED_FOLDERS="1",
     )
     for key, value in changes.items():

@@ -37,6 +37,8 @@ def production_caches(redis_url: str) -> dict:
         ADYEN_BALANCE_ACCOUNT_ID="BA1",
         ADYEN_HMAC_KEYS="a1b2c3d4" * 8,
         PAYOUT_DEBTOR_IBAN="DE89370400440532013000",
+        INVOICE_ISSUER_ADDRESS="Example Street 1, 10115 Berlin",
+        INVOICE_ISSUER_VAT_ID="DE811907980",
     )
     result = subprocess.run(
         [sys.executable, "-c", "import json, config.settings as s; print(json.dumps(s.CACHES))"],
