@@ -14,6 +14,7 @@ from compliance.models import BriefReview, ComplianceDecision, Policy, Remediati
 from compliance.selectors import (
     instructions_awaiting_review,
     instructions_first_approvals,
+    instructions_under_review,
     instructions_unsure,
 )
 from compliance.services import (
@@ -114,12 +115,14 @@ class BriefReviewAdmin(admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("Instructions"))
     def words(self, rule):
-        return rule.instructions if len(rule.instructions) <= 90 else rule.instructions[:89] + "…"
+        waiting = instructions_under_review(rule=rule) or ""
+        return waiting if len(waiting) <= 90 else waiting[:89] + "…"
 
     @admin.display(description=gettext_lazy("What waits"))
     def what_waits(self, rule):
-        kinds = {unsure.kind for unsure in instructions_unsure(rule=rule) if unsure.kind}
-        if rule.instructions.strip() in instructions_first_approvals(campaign=rule.campaign):
+        waiting = instructions_under_review(rule=rule) or ""
+        kinds = {unsure.kind for unsure in instructions_unsure(rule=rule, words=waiting) if unsure.kind}
+        if waiting in instructions_first_approvals(campaign=rule.campaign):
             return _("a second staff member's approval")
         if kinds:
             return _("may be %(kinds)s") % {
@@ -157,18 +160,21 @@ class BriefReviewAdmin(admin.ModelAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         rule = self.get_object(request, object_id)
-        if rule is not None:
-            first = instructions_first_approvals(campaign=rule.campaign).get(rule.instructions.strip())
+        waiting = instructions_under_review(rule=rule) if rule is not None else None
+        if waiting is not None:
+            first = instructions_first_approvals(campaign=rule.campaign).get(waiting)
             extra_context = {
                 **(extra_context or {}),
                 "unsure": [
                     {"sentence": u.sentence, "kind": KIND_NAMES.get(u.kind, u.kind), "said": u.said}
-                    for u in instructions_unsure(rule=rule)
+                    for u in instructions_unsure(rule=rule, words=waiting)
                 ],
                 "first_approval": None
                 if first is None
                 else {"mine": first[0] == request.user.pk, "note": first[1]},
-                "words": rule.instructions.strip(),
+                "words": waiting,
+                # New words a running campaign's brand proposed, not the ones it runs with.
+                "proposed": waiting != rule.instructions.strip(),
             }
         return super().change_view(request, object_id, form_url, extra_context)
 

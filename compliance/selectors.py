@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models import Max, QuerySet
+from django.db.models import Max, Q, QuerySet
 
 from campaigns.models import ActionRule, Brand, Campaign
 from compliance.checker import (
@@ -104,27 +104,83 @@ class UnsureSentence:
     said: str
 
 
-def instructions_unsure(*, rule: ActionRule) -> list[UnsureSentence]:
-    """What JoyBack could not check on its own in a rule's free text, sentence by sentence."""
+def instructions_unsure(*, rule: ActionRule, words: str | None = None) -> list[UnsureSentence]:
+    """What JoyBack could not check on its own in a rule's free text (or in `words` proposed for it),
+    sentence by sentence."""
     unread = instructions_unread(
-        rule.instructions, campaign_policies(campaign=rule.campaign), brand=rule.campaign.brand.name
+        rule.instructions if words is None else words,
+        campaign_policies(campaign=rule.campaign),
+        brand=rule.campaign.brand.name,
     )
     return [UnsureSentence(sentence, reading.kind, reading.said) for sentence, reading in unread]
 
 
-def instructions_awaiting_review() -> list:
-    """Draft and live campaigns' rules whose free text waits for JoyBack's review: not understood, or
-    refused as a blocked kind the reading was not sure of. Words sent back wait for the brand."""
-    waiting = []
-    rules = ActionRule.objects.exclude(instructions="").exclude(campaign__status="ended")
-    for rule in rules.select_related("campaign__brand").order_by("pk"):
-        if rule.instructions.strip() in instructions_sent_back(campaign=rule.campaign):
+@dataclass(frozen=True)
+class Proposal:
+    words: str
+    state: str  # "waiting", "approved" (not saved yet) or "sent_back"
+    note: str = ""
+
+
+def instructions_proposals(*, campaign: Campaign) -> dict[int, Proposal]:
+    """Per rule, the latest new words a running campaign's brand proposed that the rule does not
+    hold yet, with where JoyBack's review of them stands."""
+    latest = {}
+    for evidence in (
+        ComplianceDecision.objects.filter(
+            campaign=campaign, kind=DecisionKind.LAUNCH_LINT, evidence__has_key="proposed_instructions"
+        )
+        .order_by("seq")
+        .values_list("evidence", flat=True)
+    ):
+        latest[evidence["rule_id"]] = evidence["proposed_instructions"]
+    if not latest:
+        return {}
+    current = dict(campaign.rules.filter(pk__in=latest).values_list("pk", "instructions"))
+    approved, sent_back = instructions_approved(campaign=campaign), instructions_sent_back(campaign=campaign)
+    found = {}
+    for rule_id, words in latest.items():
+        if rule_id not in current or words == current[rule_id].strip():
             continue
-        policies = campaign_policies(campaign=rule.campaign)
-        approved = instructions_approved(campaign=rule.campaign)
+        if words in approved:
+            found[rule_id] = Proposal(words, "approved")
+        elif words in sent_back:
+            found[rule_id] = Proposal(words, "sent_back", sent_back[words])
+        else:
+            found[rule_id] = Proposal(words, "waiting")
+    return found
+
+
+def instructions_under_review(*, rule: ActionRule) -> str | None:
+    """The words of this rule that wait for JoyBack's review: its own, if the linter could not clear
+    them and they were not sent back, else new words its running campaign's brand proposed."""
+    campaign = rule.campaign
+    current = rule.instructions.strip()
+    if current and current not in instructions_sent_back(campaign=campaign):
+        policies = campaign_policies(campaign=campaign)
+        approved = instructions_approved(campaign=campaign)
         if any(f.reviewable for f in rules_lint([rule], policies, approved=approved)):
-            waiting.append(rule)
-    return waiting
+            return current
+    proposal = instructions_proposals(campaign=campaign).get(rule.pk)
+    return proposal.words if proposal is not None and proposal.state == "waiting" else None
+
+
+def instructions_awaiting_review() -> list:
+    """Draft and running campaigns' rules whose words wait for JoyBack's review: not understood, or
+    refused as a blocked kind the reading was not sure of, or new words a running campaign's brand
+    proposed. Words sent back wait for the brand."""
+    proposed = set(
+        ComplianceDecision.objects.filter(
+            kind=DecisionKind.LAUNCH_LINT, evidence__has_key="proposed_instructions"
+        ).values_list("campaign_id", flat=True)
+    )
+    rules = (
+        ActionRule.objects.exclude(campaign__status="ended")
+        .filter(~Q(instructions="") | Q(campaign_id__in=proposed))
+        .select_related("campaign__brand")
+        .order_by("pk")
+    )
+    return [rule for rule in rules if instructions_under_review(rule=rule) is not None]
 
 
 def campaign_contest(*, campaign: Campaign, policies=None) -> bool:

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django_q.models import Schedule
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import ActionRule, Campaign, Membership
 from campaigns.services.refusals import LaunchProblem
 from compliance.checker import CHECKER_VERSION, NEEDS_REVIEW, CaptionVerdict
 from compliance.linter import instructions_unread, rules_lint
@@ -21,7 +21,9 @@ from compliance.selectors import (
     disclosure_for,
     instructions_approved,
     instructions_first_approvals,
+    instructions_proposals,
     instructions_sent_back,
+    instructions_under_review,
 )
 from compliance.sql import decision_chain_lock
 from joyback.queue import enqueue_on_commit
@@ -268,6 +270,26 @@ def _rule_named(rules, rule_id) -> str:
     return next((str(rule.get_trigger_display()) for rule in rules if rule.pk == rule_id), "")
 
 
+def _proposal_notice(*, rule: str, rule_id: int, proposal) -> LaunchProblem:
+    """Where JoyBack's review of a running campaign's proposed words stands, for the brand."""
+    if proposal.state == "approved":
+        message = _(
+            "JoyBack's team approved the new instructions you proposed for rule “%(rule)s”: save them "
+            "again to use them."
+        ) % {"rule": rule}
+    elif proposal.state == "sent_back":
+        message = _(
+            "JoyBack's team read the new instructions you proposed for rule “%(rule)s” and asks you to "
+            "change them: %(note)s The campaign runs with the ones it has."
+        ) % {"rule": rule, "note": proposal.note}
+    else:
+        message = _(
+            "JoyBack's team reviews the new instructions you proposed for rule “%(rule)s”; the campaign "
+            "runs with the ones it has until then."
+        ) % {"rule": rule}
+    return LaunchProblem(code="instructions_proposed", message=message, blocking=False, rule_id=rule_id)
+
+
 def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[LaunchProblem]:
     """The launch check the campaigns app runs (settings.CAMPAIGN_LAUNCH_CHECKS). At launch, a
     campaign that passes has that recorded, in the transaction that takes it live. Free text the
@@ -288,8 +310,16 @@ def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[Launch
             ) % {"rule": _rule_named(rules, finding.rule_id), "note": note}
         problems.append(
             LaunchProblem(
-                code=finding.code, message=message, blocking=finding.blocking, rule_id=finding.rule_id
+                code=finding.code,
+                message=message,
+                blocking=finding.blocking,
+                rule_id=finding.rule_id,
+                reviewable=finding.reviewable,
             )
+        )
+    for rule_id, proposal in instructions_proposals(campaign=campaign).items():
+        problems.append(
+            _proposal_notice(rule=_rule_named(rules, rule_id), rule_id=rule_id, proposal=proposal)
         )
     if campaign.disclosure_text:
         # disclosure_for falls back to the policy's wording when the brand's own fails the checker.
@@ -314,38 +344,29 @@ def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[Launch
 
 
 def _instructions_decidable(*, rule, staff, words: str | None) -> str:
-    """The rule's words as they stand, if `staff` may decide on them now."""
+    """The words of the rule that wait for review, if `staff` may decide on them now."""
     if not getattr(staff, "is_staff", False):
         raise ComplianceError(_("Only JoyBack staff approve a rule's instructions."))
-    current = rule.instructions.strip()
-    if words is not None and words.strip() != current:
+    waiting = instructions_under_review(rule=rule)
+    if waiting is None:
+        raise ComplianceError(
+            _("Nothing of this rule waits for review: the brand changed it, or it was decided.")
+        )
+    if words is not None and words.strip() != waiting:
         raise ComplianceError(
             _("The brand changed these words since you read them: read them again before you decide.")
         )
-    if not current:
-        raise ComplianceError(_("This rule has no instructions to approve."))
-    if current in instructions_sent_back(campaign=rule.campaign):
-        raise ComplianceError(_("These words were sent back to the brand: they wait for its change."))
-    return current
+    return waiting
 
 
-def instructions_approve(
-    *, rule, approved_by, note: str, text: str | None = None, words: str | None = None
-) -> ComplianceDecision:
-    """JoyBack staff read a rule's free text the linter could not and found it lawful: those exact
-    words (the rule's, or the change a live campaign's brand proposes) may go live. Recorded with
-    who approved it and why; different words need a new approval. `words`: what the reviewer read,
-    refused if the rule says something else by now. Words in which the reading saw an element of a
-    blocked kind go live only once a second staff member approves them too; a member of the brand's
-    own team never approves its words."""
-    if text is None:
-        approved_words = _instructions_decidable(rule=rule, staff=approved_by, words=words)
-    else:
-        if not getattr(approved_by, "is_staff", False):
-            raise ComplianceError(_("Only JoyBack staff approve a rule's instructions."))
-        approved_words = text.strip()
-        if not approved_words:
-            raise ComplianceError(_("This rule has no instructions to approve."))
+def instructions_approve(*, rule, approved_by, note: str, words: str | None = None) -> ComplianceDecision:
+    """JoyBack staff read a rule's free text the linter could not (its own, or new words its running
+    campaign's brand proposed) and found it lawful: those exact words may go live. Recorded with who
+    approved it and why; different words need a new approval. `words`: what the reviewer read,
+    refused if something else waits by now. Words in which the reading saw an element of a blocked
+    kind go live only once a second staff member approves them too; a member of the brand's own
+    team never approves its words."""
+    approved_words = _instructions_decidable(rule=rule, staff=approved_by, words=words)
     if not note.strip():
         raise ComplianceError(_("Say why: the note is kept with the decision."))
     campaign = rule.campaign
@@ -378,9 +399,9 @@ def instructions_approve(
 
 
 def instructions_send_back(*, rule, decided_by, note: str, words: str | None = None) -> ComplianceDecision:
-    """JoyBack staff read a rule's free text and found something the brand must change: the campaign
-    stays off until the brand saves other words, and the brand reads `note` where it launches."""
-    current = _instructions_decidable(rule=rule, staff=decided_by, words=words)
+    """JoyBack staff read a rule's free text and found something the brand must change: those words
+    do not go live, and the brand reads `note` on its campaign's page."""
+    waiting = _instructions_decidable(rule=rule, staff=decided_by, words=words)
     if not note.strip():
         raise ComplianceError(_("Say what the brand must change: it reads your note."))
     campaign = rule.campaign
@@ -390,10 +411,31 @@ def instructions_send_back(*, rule, decided_by, note: str, words: str | None = N
             kind=DecisionKind.LAUNCH_LINT,
             verdict="non_compliant",
             reasons=["instructions_review"],
-            evidence={"rule_id": rule.pk, "sent_back_instructions": current, "note": note[:500]},
+            evidence={"rule_id": rule.pk, "sent_back_instructions": waiting, "note": note[:500]},
             policy_versions=[p.label for p in campaign_policies(campaign=campaign)],
             campaign_id=campaign.pk,
             decided_by=decided_by,
+        )
+
+
+def instructions_propose(*, rule_id: int, words: str) -> None:
+    """A running campaign's brand saved new rule words only JoyBack's review can clear
+    (settings.CAMPAIGN_WORDS_PROPOSED): they wait for staff, recorded once, while the campaign runs
+    with its words."""
+    rule = ActionRule.objects.select_related("campaign__brand").get(pk=rule_id)
+    proposal = instructions_proposals(campaign=rule.campaign).get(rule.pk)
+    if proposal is not None and proposal.words == words:
+        return
+    campaign = rule.campaign
+    with transaction.atomic(durable=True):
+        decision_record(
+            brand_id=campaign.brand_id,
+            kind=DecisionKind.LAUNCH_LINT,
+            verdict="needs_review",
+            reasons=["instructions_review"],
+            evidence={"rule_id": rule.pk, "proposed_instructions": words},
+            policy_versions=[p.label for p in campaign_policies(campaign=campaign)],
+            campaign_id=campaign.pk,
         )
 
 

@@ -17,6 +17,7 @@ REASON = "# deferred:"
 # an app on its right. Each: the setting (or the task name queued) -> the app that calls it.
 PLUG_INS = {
     "CAMPAIGN_LAUNCH_CHECKS": "campaigns",  # compliance's checks before a campaign goes live
+    "CAMPAIGN_WORDS_PROPOSED": "campaigns",  # a live campaign's new words, to JoyBack's review
     "SANDBOX_BANK_TRANSFER": "campaigns",  # a sandbox top up: the test-mode bank receives a transfer
     "SANDBOX_TEST_FUNDS": "campaigns",  # test data's play money, from the test-mode bank
     "BRAND_VERIFIED_TASK": "campaigns",  # queued: a verified brand's virtual account is requested

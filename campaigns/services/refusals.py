@@ -12,7 +12,12 @@ from campaigns.models import (
 
 
 class CampaignError(Exception):
-    """A refused campaign operation; the message is for the person who tried it."""
+    """A refused campaign operation; the message is for the person who tried it, and `problems` the
+    launch checks' findings when those refused it."""
+
+    def __init__(self, message: str = "", *, problems: tuple = ()):
+        super().__init__(message)
+        self.problems = tuple(problems)
 
 
 @dataclass(frozen=True)
@@ -23,6 +28,8 @@ class LaunchProblem:
     message: str
     blocking: bool = True
     rule_id: int | None = None
+    # Only a person's review stands in the way: JoyBack's team reads the words and may let them go.
+    reviewable: bool = False
 
 
 def campaign_launch_problems(*, campaign: Campaign, launching: bool = False) -> list[LaunchProblem]:
@@ -37,4 +44,4 @@ def campaign_launch_problems(*, campaign: Campaign, launching: bool = False) -> 
 def launch_problems_refuse(campaign: Campaign, *, launching: bool = False) -> None:
     blocking = [p for p in campaign_launch_problems(campaign=campaign, launching=launching) if p.blocking]
     if blocking:
-        raise CampaignError(" ".join(problem.message for problem in blocking))
+        raise CampaignError(" ".join(problem.message for problem in blocking), problems=blocking)

@@ -1,6 +1,8 @@
 """A campaign's rewarded actions (rules): each package's defaults, and what a rule needs."""
 
+from django.conf import settings
 from django.db import transaction
+from django.utils.module_loading import import_string
 from django.utils.translation import gettext
 
 from campaigns.brief import BriefError, brief_clean
@@ -81,15 +83,34 @@ def rule_save(*, campaign: Campaign, trigger: str, reward_amount: int, **fields)
         raise CampaignError(gettext("An ended campaign cannot change."))
     if reward_amount <= 0:
         raise CampaignError(gettext("A reward must be more than zero."))
-    with transaction.atomic(durable=True):
-        position = fields.pop("position", campaign.rules.count())
-        rule = rule_write(
-            campaign=campaign, trigger=trigger, reward_amount=reward_amount, position=position, **fields
-        )
-        if campaign.status != CampaignStatus.DRAFT:
-            # Launched already: a rule change must pass what the launch had to pass.
-            launch_problems_refuse(campaign)
-        return rule
+    before = campaign.rules.filter(trigger=trigger).values_list("pk", "instructions").first()
+    try:
+        with transaction.atomic(durable=True):
+            position = fields.pop("position", campaign.rules.count())
+            rule = rule_write(
+                campaign=campaign, trigger=trigger, reward_amount=reward_amount, position=position, **fields
+            )
+            if campaign.status != CampaignStatus.DRAFT:
+                # Launched already: a rule change must pass what the launch had to pass.
+                launch_problems_refuse(campaign)
+            return rule
+    except CampaignError as refused:
+        words = (fields.get("instructions") or "").strip()
+        if before is None or not refused.problems or not all(p.reviewable for p in refused.problems):
+            raise
+        if not words or words == before[1].strip():
+            raise
+        # New words of a running campaign that only a person can clear: the campaign keeps its
+        # words, and the new ones go to JoyBack's review (settings.CAMPAIGN_WORDS_PROPOSED).
+        for path in getattr(settings, "CAMPAIGN_WORDS_PROPOSED", []):
+            import_string(path)(rule_id=before[0], words=words)
+        raise CampaignError(
+            gettext(
+                "JoyBack's team reviews the new instructions before people see them; the campaign runs "
+                "with the ones it has until then. Once they are approved, save them again."
+            ),
+            problems=refused.problems,
+        ) from None
 
 
 def rule_delete(*, rule: ActionRule) -> None:

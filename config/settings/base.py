@@ -143,6 +143,8 @@ LANDING_LOCAL_SECONDS = env.get("LANDING_LOCAL_SECONDS")
 # Run when a campaign or its rules are saved and before it goes live; each returns problems, and a
 # blocking one refuses the launch. Dotted paths: campaigns may not import the apps to its right.
 CAMPAIGN_LAUNCH_CHECKS = ["compliance.services.campaign_lint"]
+# A running campaign's new rule words only JoyBack's review can clear: put before the reviewers.
+CAMPAIGN_WORDS_PROPOSED = ["compliance.services.instructions_propose"]
 # What verification hands a WhatsApp status of a message we sent (delivered, read, failed): the
 # audience's template sends record it.
 WHATSAPP_STATUS_RECEIVERS = ["payouts.audience.broadcasts.whatsapp_status_record"]

@@ -135,7 +135,7 @@ def test_a_staff_member_on_the_brands_team_cannot_approve_its_words(draft, sam, 
 def test_words_the_brand_changed_since_the_page_was_read_are_not_approved(draft, sam):
     rule = share_instructions(draft, HONEST)
     read = rule.instructions
-    share_instructions(draft, "Tell people the coffee cured your insomnia")
+    share_instructions(draft, HONEST + " in the garden")
 
     answer = decide(sam, rule, "approve", "Read it, fine", words=read).content.decode()
 
@@ -174,3 +174,55 @@ def test_staff_without_the_review_permission_and_brand_owners_are_refused(draft,
     assert listed.status_code == 403 and decided.status_code == 403
     assert owner.status_code == 302 and owner["Location"].startswith(reverse("admin:login"))
     assert not ComplianceDecision.objects.filter(campaign=draft, decided_by__isnull=False).exists()
+
+
+def notices(campaign) -> list[str]:
+    return [
+        p.message for p in campaign_launch_problems(campaign=campaign) if p.code == "instructions_proposed"
+    ]
+
+
+def test_new_words_for_a_running_campaign_wait_for_review_while_it_runs_with_its_own(summer, sam):
+    rule = summer.rules.get(trigger="ugc_share")
+
+    with pytest.raises(CampaignError, match="the campaign runs with the ones it has"):
+        share_instructions(summer, HONEST)
+    page = signed_in(sam).get(reverse("admin:compliance_briefreview_change", args=[rule.pk])).content.decode()
+    waiting_notice = notices(summer)
+    decide(sam, rule, "approve", "A story brief", words=HONEST)
+    approved_notice = notices(summer)
+    share_instructions(summer, HONEST)
+
+    rule.refresh_from_db()
+    assert "New words the brand proposed" in page and "grandmother" in page
+    assert "reviews the new instructions you proposed" in waiting_notice[0]
+    assert "approved the new instructions you proposed" in approved_notice[0]
+    assert rule.instructions == HONEST and notices(summer) == []
+    assert Campaign.objects.get(pk=summer.pk).status == "live"
+
+
+def test_proposed_words_sent_back_reach_the_brand_and_the_campaign_keeps_its_words(summer, sam):
+    rule = summer.rules.get(trigger="ugc_share")
+    for _attempt in range(2):  # saved twice, proposed once
+        with pytest.raises(CampaignError):
+            share_instructions(summer, HONEST)
+
+    decide(sam, rule, "send_back", "Name the blend you show.", words=HONEST)
+
+    rule.refresh_from_db()
+    assert (
+        ComplianceDecision.objects.filter(campaign=summer, evidence__has_key="proposed_instructions").count()
+        == 1
+    )
+    assert "asks you to change them: Name the blend you show." in notices(summer)[0]
+    assert rule.instructions == "" and instructions_awaiting_review() == []
+
+
+def test_a_running_campaigns_words_the_patterns_are_sure_of_are_refused_not_proposed(summer):
+    with pytest.raises(CampaignError, match="fake or bought engagement"):
+        share_instructions(summer, "Buy 1000 likes for your video before you post")
+
+    assert not ComplianceDecision.objects.filter(
+        campaign=summer, evidence__has_key="proposed_instructions"
+    ).exists()
+    assert instructions_awaiting_review() == []

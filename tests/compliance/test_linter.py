@@ -1,5 +1,7 @@
 """A rule that buys a sentiment or fake engagement blocks the launch, naming the rule and why."""
 
+import contextlib
+
 import pytest
 from django.urls import reverse
 
@@ -159,7 +161,11 @@ def test_each_blocked_kind_is_refused_in_each_language_whatever_staff_approve(
     draft, make_user, language, kind, text
 ):
     rule = share_instructions(draft, text)
-    instructions_approve(rule=rule, approved_by=make_user("staff@joyback.example", is_staff=True), note="x")
+    # One staff member's approval, where one is taken at all, lifts none of them.
+    with contextlib.suppress(ComplianceError):
+        instructions_approve(
+            rule=rule, approved_by=make_user("staff@joyback.example", is_staff=True), note="x"
+        )
 
     problems = campaign_launch_problems(campaign=draft)
 
@@ -269,9 +275,10 @@ def test_a_blocked_kind_the_reading_was_not_sure_of_waits_for_joybacks_review(dr
 
 def test_a_blocked_kind_the_patterns_are_sure_of_is_never_lifted_by_an_approval(draft, make_user):
     rule = share_instructions(draft, "Buy 1000 likes for your video before you post")
-    instructions_approve(
-        rule=rule, approved_by=make_user("staff@joyback.example", is_staff=True), note="looks fine"
-    )
+    with pytest.raises(ComplianceError, match="Nothing of this rule waits for review"):
+        instructions_approve(
+            rule=rule, approved_by=make_user("staff@joyback.example", is_staff=True), note="looks fine"
+        )
 
     with pytest.raises(CampaignError, match="fake or bought engagement"):
         campaign_transition(campaign=draft, to="live")

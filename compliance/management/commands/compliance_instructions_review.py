@@ -2,7 +2,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import ActionRule
-from compliance.selectors import instructions_awaiting_review, instructions_unsure
+from compliance.selectors import instructions_awaiting_review, instructions_under_review, instructions_unsure
 from compliance.services import ComplianceError, instructions_approve
 
 
@@ -10,7 +10,7 @@ class Command(BaseCommand):
     help = (
         "JoyBack's review of rule instructions the linter could not read as allowed: without --approve, "
         "list the rules waiting; with --approve RULE_ID --staff EMAIL --note WHY, approve that rule's "
-        "current words (or --text, the change a live campaign's brand proposes)."
+        "words that wait (--text: refused unless it is exactly those words)."
     )
 
     def add_arguments(self, parser):
@@ -22,18 +22,17 @@ class Command(BaseCommand):
     def handle(self, *args, approve=None, staff="", note="", text=None, **options):
         if approve is None:
             for rule in instructions_awaiting_review():
-                kinds = sorted({unsure.kind for unsure in instructions_unsure(rule=rule) if unsure.kind})
+                words = instructions_under_review(rule=rule)
+                kinds = sorted({u.kind for u in instructions_unsure(rule=rule, words=words) if u.kind})
                 waits = ",".join(kinds) or "not_understood"
-                self.stdout.write(
-                    f"{rule.pk}\t{rule.campaign.brand.name}\t{rule.campaign}\t{waits}\t{rule.instructions}"
-                )
+                self.stdout.write(f"{rule.pk}\t{rule.campaign.brand.name}\t{rule.campaign}\t{waits}\t{words}")
             return
         user = get_user_model().objects.filter(email=staff).first()
         rule = ActionRule.objects.select_related("campaign").filter(pk=approve).first()
         if user is None or rule is None:
             raise CommandError("No such staff member or rule.")
         try:
-            instructions_approve(rule=rule, approved_by=user, note=note, text=text)
+            instructions_approve(rule=rule, approved_by=user, note=note, words=text)
         except ComplianceError as refused:
             raise CommandError(str(refused)) from refused
         self.stdout.write(f"approved the instructions of rule {rule.pk}")
