@@ -7,7 +7,7 @@ from django.contrib.auth.models import Permission
 
 from campaigns.services.campaigns import campaign_create
 from campaigns.services.funding import campaign_fund
-from campaigns.services.rules import rule_save
+from tests.compliance.conftest import share_instructions
 from tests.conftest import fund, totp_enable
 from tests.e2e.conftest import no_serious_violations, sign_in
 
@@ -36,14 +36,7 @@ def test_staff_send_a_brief_back_and_the_brand_reads_why(
         languages=["en"],
     )
     campaign_fund(campaign=campaign, amount=100_00)
-    rule = rule_save(
-        campaign=campaign,
-        trigger="ugc_share",
-        reward_amount=5_00,
-        verification_mode="engagement",
-        window_hours=72,
-        instructions=WORDS,
-    )
+    rule = share_instructions(campaign, WORDS)
 
     staff = open_page()
     sign_in(staff, live_server, sam.email, next_path="/admin/")
