@@ -4,7 +4,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from django.conf import settings
-from django.db.models import Count
+from django.db.models import Count, Sum
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -13,6 +13,7 @@ from campaigns.models import Brand, Membership
 from joyback.metrics import gauge
 from payouts.models import ProviderBalanceCheck, ProviderDeposit, ProviderOnboarding, VirtualAccount
 from payouts.models.funding import VirtualAccountStatus
+from payouts.models.payouts import OPEN_STATUSES, Payout, PayoutStatus
 
 # Within one payout batch (balance_accounts_remembered), each brand's account is read once, not once
 # per payout; outside one, every call reads it afresh.
@@ -149,7 +150,8 @@ def provider_drift_problems() -> list[str]:
     ] + [
         f"BRAND BALANCE DRIFT brand {account.brand_id} {account.balance_account_id} {account.currency} "
         f"at {account.balance_checked_at:%Y-%m-%d %H:%M}: ledger {account.ledger_balance}, provider "
-        f"{account.provider_balance}, drift {account.drift}; the brand's payouts are paused"
+        f"{account.provider_balance}, payouts not yet settled {account.payouts_open_amount}, unexplained "
+        f"drift {account.drift_unexplained}; the brand's payouts are paused"
         for account in brand_balance_drift()
     ]
 
@@ -159,7 +161,17 @@ def brand_balance_drift(*, brand_ids=None) -> list[VirtualAccount]:
     checked = VirtualAccount.objects.filter(balance_checked_at__isnull=False).order_by("pk")
     if brand_ids is not None:
         checked = checked.filter(brand_id__in=list(brand_ids))
-    return [account for account in checked if abs(account.drift) > settings.PROVIDER_DRIFT_TOLERANCE_MINOR]
+    tolerance = settings.PROVIDER_DRIFT_TOLERANCE_MINOR
+    return [account for account in checked if abs(account.drift_unexplained) > tolerance]
+
+
+def payouts_unsettled_amount(*, brand_id: int, currency: str) -> int:
+    """What the brand's open payouts in `currency` add up to, but those still awaiting a second
+    approval (never sent): each may have left the provider's balance already. A payout back in
+    `created` may have too, if the database that knew it was sent was lost (a failover)."""
+    sent_or_sendable = [status for status in OPEN_STATUSES if status != PayoutStatus.AWAITING_APPROVAL]
+    open_payouts = Payout.objects.filter(brand_id=brand_id, currency=currency, status__in=sent_or_sendable)
+    return open_payouts.aggregate(total=Sum("amount"))["total"] or 0
 
 
 def provider_metrics():

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from campaigns.models import Brand
 from campaigns.services.funding import brand_funding_account
-from joyback.ledger.models import Transaction
+from joyback.ledger.models import Account, Transaction
 from joyback.ledger.selectors import transaction_amount_on, transaction_by_key
 from joyback.ledger.services import (
     InsufficientFunds,
@@ -35,6 +35,7 @@ from joyback.queue import claim_and_process, standing_work_inline
 from joyback.users.models import AccessChange, AccessChangeKind, StaffGrant
 from payouts.fees import fee_ledger_key
 from payouts.funding.onboarding import OnboardingRefused, onboarding_ensure, onboarding_reminders_send
+from payouts.funding.selectors import payouts_unsettled_amount
 from payouts.models import (
     FeeTransfer,
     Payout,
@@ -702,12 +703,18 @@ def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceC
         )
     totals: dict[str, int] = {}
     for account in accounts:
+        ledger_before = None
+        if account.account_holder_id:
+            ledger = brand_balance_account(brand_id=account.brand_id, currency=account.currency)
+            ledger_before = Account.objects.values_list("balance", flat=True).get(pk=ledger.pk)
         with routed_for(livemode=True):
             balance = provider.balance_get(
                 balance_account_id=account.balance_account_id, currency=account.currency
             )
-        if account.account_holder_id:
-            brand_balance_check(account=account, provider_amount=balance, now=now)
+        if ledger_before is not None:
+            brand_balance_check(
+                account=account, provider_amount=balance, ledger_before=ledger_before, now=now
+            )
             continue
         totals[account.currency] = totals.get(account.currency, 0) + balance
     checks = []
@@ -724,28 +731,44 @@ def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceC
     return checks
 
 
-def brand_balance_check(*, account: VirtualAccount, provider_amount: int, now=None) -> VirtualAccount:
+def brand_balance_check(
+    *, account: VirtualAccount, provider_amount: int, ledger_before: int | None = None, now=None
+) -> VirtualAccount:
     """One brand's balance account: the provider's balance (as read, or as its balance webhook
     says) against the brand's ledger account, read under the account's lock so no posting is half
-    in; kept on the virtual account, whose drift pauses this brand's money alone."""
+    in; kept on the virtual account, whose unexplained drift pauses this brand's money alone.
+
+    The two are never read at one instant, and the provider hears of a payout first: its balance
+    drops when it pays, the ledger's when it books the provider's word. So what explains a lower
+    provider balance is kept beside them: the brand's payouts not yet settled under the lock (a
+    worker killed after the provider paid leaves one open until the sweep asks about it), and a
+    settlement booked between `ledger_before` (the ledger read before the provider was) and the
+    lock, which moved the ledger after the provider had moved."""
     now = now or timezone.now()
     with transaction.atomic(durable=True):
         ledger = brand_balance_account(brand_id=account.brand_id, currency=account.currency)
         locked = accounts_lock(account_ids=[ledger.pk])[ledger.pk]
-        VirtualAccount.objects.filter(pk=account.pk).update(
-            provider_balance=provider_amount, ledger_balance=locked.balance, balance_checked_at=now
-        )
-    account.provider_balance, account.ledger_balance, account.balance_checked_at = (
-        provider_amount,
-        locked.balance,
-        now,
-    )
-    if abs(account.drift) > settings.PROVIDER_DRIFT_TOLERANCE_MINOR:
+        # Read under the lock: no settlement of this brand's can land between it and the balance.
+        unsettled = payouts_unsettled_amount(brand_id=account.brand_id, currency=account.currency)
+        before = locked.balance if ledger_before is None else ledger_before
+        settled_between = max(0, before - locked.balance)
+        fields = {
+            "provider_balance": provider_amount,
+            "ledger_balance": locked.balance + settled_between,
+            "payouts_open_amount": unsettled + settled_between,
+            "balance_checked_at": now,
+        }
+        VirtualAccount.objects.filter(pk=account.pk).update(**fields)
+    for name, value in fields.items():
+        setattr(account, name, value)
+    if abs(account.drift_unexplained) > settings.PROVIDER_DRIFT_TOLERANCE_MINOR:
         logger.warning(
-            "brand %s balance account %s drifted: ledger %s, provider %s; its payouts are paused",
+            "brand %s balance account %s drifted: ledger %s, provider %s, payouts not yet settled %s; "
+            "its payouts are paused",
             account.brand_id,
             account.balance_account_id,
-            locked.balance,
+            account.ledger_balance,
             provider_amount,
+            account.payouts_open_amount,
         )
     return account

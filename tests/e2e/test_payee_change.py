@@ -49,7 +49,8 @@ def test_pat_changes_the_iban_with_the_mailed_code_on_another_phone(
     other.get_by_label("I agree").check()
     other.get_by_role("button", name="Change my bank details").click()
     other.get_by_text("That code is wrong or expired; we sent a new one to p•••@example.com.").wait_for()
-    assert other.evaluate("document.activeElement.id") == "id_code"  # taken to the error
+    # Taken to the error: focus moves once the swapped form has settled, a moment after its text shows.
+    other.wait_for_function("document.activeElement && document.activeElement.id === 'id_code'")
     screenshot(other, "40-payee-change-wrong-code")
     no_serious_violations(other)
     assert PayeeAccount.objects.get(replaced_at__isnull=True).account_masked.endswith("3000")

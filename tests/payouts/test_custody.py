@@ -16,9 +16,11 @@ Where money could still cross from one brand to another, and the test that refus
   never two brands (the trigger allows a leg without a brand, no other).
 """
 
+import contextlib
 import itertools
 import threading
 import time
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -72,8 +74,10 @@ from payouts.reconciliation.exceptions import exception_resolve
 from payouts.reconciliation.statement_import import statement_import_create
 from payouts.sandbox import bank as sandbox_bank
 from payouts.sandbox.funding import deposit_simulate, funding_webhooks_deliver
+from payouts.submission.crash import SimulatedCrash, _crash_at
 from payouts.submission.create import payout_for_participant
 from payouts.submission.submit import payout_payment_order, payout_submit
+from payouts.submission.sweeps import payouts_sweep
 from payouts.submission.webhooks import transfer_events_process
 from tests.conftest import rewarded_in_browser, totp_code, verified
 from tests.payouts.camt_fixtures import camt053
@@ -322,6 +326,149 @@ def test_a_drift_pauses_that_brand_only(client, alice, bob, django_capture_on_co
     # Its payout waits; the other brand's leaves.
     campaign = live_campaign(other, 10_00, "bison-ride")
     assert pay(client, campaign, django_capture_on_commit_callbacks, subject="pat").status == "settled"
+
+
+def funded_campaign(owner, capture, *, amount: int = 10_00):
+    """Alpaca with its own account at the provider, `amount` deposited on it and all of it in a live
+    campaign's budget."""
+    brand, account = custody_brand(owner, "alpaca", capture)
+    deposit(account, amount)
+    return brand, account, live_campaign(brand, amount, "summer-glow")
+
+
+def paid_before_the_ledger_heard(client, campaign, capture, *, subject: str) -> Payout:
+    """A payout the provider paid whose worker was killed before it booked the answer: submitted in
+    the ledger, gone from the provider's balance."""
+    _crash_at.add("batch_sent")
+    with contextlib.suppress(SimulatedCrash):
+        pay(client, campaign, capture, subject=subject)
+    payout = Payout.objects.get(participant__identities__subject=subject)
+    assert payout.status == "submitted"
+    assert SandboxBankPayment.objects.get(end_to_end_id=payout.end_to_end_id).status == "ACSC"
+    return payout
+
+
+def test_a_payout_paid_before_the_ledger_heard_is_no_drift(client, alice, django_capture_on_commit_callbacks):
+    brand, account, campaign = funded_campaign(alice, django_capture_on_commit_callbacks)
+    payout = paid_before_the_ledger_heard(client, campaign, django_capture_on_commit_callbacks, subject="pat")
+    assert provider_balance_of(account) == ledger_balance_of(brand) - payout.amount
+    funding.provider_balances_check()
+    account.refresh_from_db()
+    assert (account.drift, account.payouts_open_amount, account.drift_unexplained) == (payout.amount,) * 2 + (
+        0,
+    )
+    assert funding_selectors.brands_custody_blocked(brand_ids=[brand.pk]) == set()
+    assert funding_selectors.provider_drift_problems() == []
+    # The sweep asks the provider, books its answer, and the next check finds them equal.
+    payouts_sweep(now=timezone.now() + timedelta(minutes=10))
+    payout.refresh_from_db()
+    assert payout.status == "settled"
+    funding.provider_balances_check()
+    account.refresh_from_db()
+    assert (account.drift, account.payouts_open_amount) == (0, 0)
+
+
+def test_a_debit_beyond_the_open_payouts_pauses_the_brand(client, alice, django_capture_on_commit_callbacks):
+    brand, account, campaign = funded_campaign(alice, django_capture_on_commit_callbacks)
+    payout = paid_before_the_ledger_heard(client, campaign, django_capture_on_commit_callbacks, subject="pat")
+    _take_from_sandbox(account, 1)
+    funding.provider_balances_check()
+    account.refresh_from_db()
+    assert account.drift == payout.amount + 1 and account.drift_unexplained == 1
+    assert funding_selectors.brands_custody_blocked(brand_ids=[brand.pk]) == {brand.pk}
+    [problem] = funding_selectors.provider_drift_problems()
+    assert f"payouts not yet settled {payout.amount}, unexplained drift 1" in problem
+
+
+def test_a_debit_hidden_by_an_open_payout_is_found_once_it_settles(
+    client, alice, django_capture_on_commit_callbacks
+):
+    brand, account, campaign = funded_campaign(alice, django_capture_on_commit_callbacks)
+    payout = paid_before_the_ledger_heard(client, campaign, django_capture_on_commit_callbacks, subject="pat")
+    Payout.objects.filter(pk=payout.pk).update(status="unknown")  # as if the provider never answered
+    SandboxBankPayment.objects.filter(end_to_end_id=payout.end_to_end_id).update(
+        status="RJCT", reason_code="AC04"
+    )
+    _take_from_sandbox(account, payout.amount)  # the same sum, gone another way
+    funding.provider_balances_check()
+    assert funding_selectors.brands_custody_blocked(brand_ids=[brand.pk]) == set()
+    payouts_sweep(now=timezone.now() + timedelta(minutes=10))
+    payout.refresh_from_db()
+    assert payout.status == "rejected"
+    funding.provider_balances_check()
+    account.refresh_from_db()
+    assert (account.drift_unexplained, account.payouts_open_amount) == (payout.amount, 0)
+    assert funding_selectors.brands_custody_blocked(brand_ids=[brand.pk]) == {brand.pk}
+
+
+def test_a_settlement_between_the_two_reads_is_no_drift(client, alice, django_capture_on_commit_callbacks):
+    """The ledger read before the provider's balance and again under the lock: a payout the
+    provider paid and the ledger settled after the provider was read moved only the ledger."""
+    brand, account, campaign = funded_campaign(alice, django_capture_on_commit_callbacks)
+    ledger_before, provider_read = ledger_balance_of(brand), provider_balance_of(account)
+    payout = pay(client, campaign, django_capture_on_commit_callbacks, subject="pat")
+    assert payout.status == "settled"
+    checked = funding.brand_balance_check(
+        account=account, provider_amount=provider_read, ledger_before=ledger_before
+    )
+    assert checked.drift_unexplained == 0
+    # Read once, after the settlement, the same balances would be a drift.
+    checked = funding.brand_balance_check(account=account, provider_amount=provider_read)
+    assert checked.drift_unexplained == -payout.amount
+    assert funding_selectors.brands_custody_blocked(brand_ids=[brand.pk]) == {brand.pk}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_checks_racing_payouts_never_pause_the_brand(
+    client, alice, django_capture_on_commit_callbacks, monkeypatch
+):
+    """One worker sends and settles payouts while another reconciles the brand's balance over and
+    over: every balance it reads is explained, so the brand's payouts never pause."""
+    brand, account, campaign = funded_campaign(alice, django_capture_on_commit_callbacks, amount=50_00)
+    ProviderOnboarding.objects.filter(brand=brand).update(allowed=False)
+    people = []
+    for number in range(6):
+        subject = f"racer{number}"
+        people.append(rewarded_in_browser(client, campaign, subject=subject))
+        payee_details(client, campaign, iban=own_iban(next(IBAN_NUMBERS)), email=f"{subject}@example.com")
+    ProviderOnboarding.objects.filter(brand=brand).update(allowed=True)
+    monkeypatch.setattr("payouts.submission.create.enqueue_on_commit", lambda *args, **kwargs: None)
+    payouts = [payout_for_participant(participant_id=person.pk, currency="EUR") for person in people]
+    done = threading.Event()
+    paused, errors = [], []
+
+    def sender():
+        try:
+            for payout in payouts:
+                payout_submit(payout_id=payout.pk)
+        except Exception as error:  # the race's failure is the finding
+            errors.append(error)
+        finally:
+            done.set()
+            connection.close()
+
+    def checker():
+        try:
+            while not done.is_set():
+                funding.provider_balances_check()
+                if funding_selectors.brands_custody_blocked(brand_ids=[brand.pk]):
+                    paused.append(
+                        VirtualAccount.objects.values_list("ledger_balance", "provider_balance").get()
+                    )
+        except Exception as error:  # the race's failure is the finding
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=sender), threading.Thread(target=checker)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and paused == []
+    assert set(Payout.objects.filter(brand=brand).values_list("status", flat=True)) == {"settled"}
+    assert provider_balance_of(account) == ledger_balance_of(brand) == 50_00 - sum(p.amount for p in payouts)
 
 
 def test_a_drift_on_the_platforms_bank_holds_custody_moves_not_the_brands_payouts(
