@@ -14,6 +14,7 @@ from compliance.models import BriefReview, ComplianceDecision, Policy, Remediati
 from compliance.selectors import (
     instructions_awaiting_review,
     instructions_first_approvals,
+    instructions_sure_refusals,
     instructions_under_review,
     instructions_unsure,
 )
@@ -124,6 +125,8 @@ class BriefReviewAdmin(admin.ModelAdmin):
         kinds = {unsure.kind for unsure in instructions_unsure(rule=rule, words=waiting) if unsure.kind}
         if waiting in instructions_first_approvals(campaign=rule.campaign):
             return _("a second staff member's approval")
+        if instructions_sure_refusals(rule=rule, words=waiting):
+            return _("refused for sure; the brand asks for a reading (two approvals)")
         if kinds:
             return _("may be %(kinds)s") % {
                 "kinds": ", ".join(str(KIND_NAMES.get(k, k)) for k in sorted(kinds))
@@ -173,6 +176,7 @@ class BriefReviewAdmin(admin.ModelAdmin):
                 if first is None
                 else {"mine": first[0] == request.user.pk, "note": first[1]},
                 "words": waiting,
+                "refused": instructions_sure_refusals(rule=rule, words=waiting),
                 # New words a running campaign's brand proposed, not the ones it runs with.
                 "proposed": waiting != rule.instructions.strip(),
             }

@@ -1,5 +1,6 @@
 """Reads: the policies in force, verdicts (pure), cases and the decision trail."""
 
+import copy
 import functools
 import hashlib
 import json
@@ -151,15 +152,39 @@ def instructions_proposals(*, campaign: Campaign) -> dict[int, Proposal]:
     return found
 
 
+def instructions_sure_refusals(*, rule: ActionRule, words: str | None = None, policies=None) -> list[str]:
+    """Why the patterns refuse a rule's words (or `words` as its instructions) for sure, whatever
+    was approved: what the brand may ask JoyBack's team to read."""
+    as_written = copy.copy(rule)
+    if words is not None:
+        as_written.instructions = words
+    policies = policies if policies is not None else campaign_policies(campaign=rule.campaign)
+    return [finding.message for finding in rules_lint([as_written], policies) if finding.appealable]
+
+
+def instructions_appealed(*, campaign: Campaign) -> frozenset:
+    """The rule instructions (exact words) the brand asked JoyBack's team to read although the
+    patterns refused them for sure."""
+    return frozenset(
+        ComplianceDecision.objects.filter(
+            campaign=campaign, kind=DecisionKind.LAUNCH_LINT, evidence__has_key="appealed_instructions"
+        ).values_list("evidence__appealed_instructions", flat=True)
+    )
+
+
 def instructions_under_review(*, rule: ActionRule) -> str | None:
     """The words of this rule that wait for JoyBack's review: its own, if the linter could not clear
-    them and they were not sent back, else new words its running campaign's brand proposed."""
+    them (or refused them for sure and the brand asked for a reading) and they were not sent back,
+    else new words its running campaign's brand proposed."""
     campaign = rule.campaign
     current = rule.instructions.strip()
     if current and current not in instructions_sent_back(campaign=campaign):
         policies = campaign_policies(campaign=campaign)
         approved = instructions_approved(campaign=campaign)
-        if any(f.reviewable for f in rules_lint([rule], policies, approved=approved)):
+        findings = rules_lint([rule], policies, approved=approved)
+        if any(f.reviewable for f in findings):
+            return current
+        if any(f.appealable for f in findings) and current in instructions_appealed(campaign=campaign):
             return current
     proposal = instructions_proposals(campaign=campaign).get(rule.pk)
     return proposal.words if proposal is not None and proposal.state == "waiting" else None
@@ -167,8 +192,9 @@ def instructions_under_review(*, rule: ActionRule) -> str | None:
 
 def instructions_awaiting_review() -> list:
     """Draft and running campaigns' rules whose words wait for JoyBack's review: not understood, or
-    refused as a blocked kind the reading was not sure of, or new words a running campaign's brand
-    proposed. Words sent back wait for the brand."""
+    refused as a blocked kind the reading was not sure of, or refused for sure and read on the
+    brand's request, or new words a running campaign's brand proposed. Words sent back wait for the
+    brand."""
     proposed = set(
         ComplianceDecision.objects.filter(
             kind=DecisionKind.LAUNCH_LINT, evidence__has_key="proposed_instructions"

@@ -19,10 +19,12 @@ from compliance.selectors import (
     campaign_policies,
     decision_hash,
     disclosure_for,
+    instructions_appealed,
     instructions_approved,
     instructions_first_approvals,
     instructions_proposals,
     instructions_sent_back,
+    instructions_sure_refusals,
     instructions_under_review,
 )
 from compliance.sql import decision_chain_lock
@@ -298,16 +300,31 @@ def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[Launch
     rules = list(campaign.rules.all())
     approved = instructions_approved(campaign=campaign)
     sent_back = instructions_sent_back(campaign=campaign)
+    appealed = instructions_appealed(campaign=campaign)
     words = {rule.pk: rule.instructions.strip() for rule in rules}
     problems = []
     for finding in rules_lint(rules, policies, approved=approved):
-        message = finding.message
-        note = sent_back.get(words.get(finding.rule_id)) if finding.reviewable else None
+        message, appealable = finding.message, finding.appealable
+        rule_words = words.get(finding.rule_id)
+        note = sent_back.get(rule_words) if finding.reviewable or finding.appealable else None
         if note is not None:
-            message = _(
-                "JoyBack's team read the instructions of rule “%(rule)s” and asks you to change them: "
-                "%(note)s Save the new words and they are read again."
-            ) % {"rule": _rule_named(rules, finding.rule_id), "note": note}
+            message, appealable = (
+                _(
+                    "JoyBack's team read the instructions of rule “%(rule)s” and asks you to change them: "
+                    "%(note)s Save the new words and they are read again."
+                )
+                % {"rule": _rule_named(rules, finding.rule_id), "note": note},
+                False,
+            )
+        elif finding.appealable and rule_words in appealed:
+            message, appealable = (
+                _(
+                    "%(refusal)s You asked JoyBack's team to read these words: they go live only once two "
+                    "of them approve them."
+                )
+                % {"refusal": finding.message},
+                False,
+            )
         problems.append(
             LaunchProblem(
                 code=finding.code,
@@ -315,6 +332,7 @@ def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[Launch
                 blocking=finding.blocking,
                 rule_id=finding.rule_id,
                 reviewable=finding.reviewable,
+                appealable=appealable and campaign.status == "draft",
             )
         )
     for rule_id, proposal in instructions_proposals(campaign=campaign).items():
@@ -380,8 +398,11 @@ def instructions_approve(*, rule, approved_by, note: str, words: str | None = No
         raise ComplianceError(_("You approved these words already: a second staff member must approve them."))
     unread = instructions_unread(approved_words, policies, brand=campaign.brand.name)
     kinds = sorted({reading.kind for _sentence, reading in unread if reading.kind})
+    # Refused for sure by the patterns and read on the brand's request: two people, always.
+    if instructions_sure_refusals(rule=rule, words=approved_words, policies=policies):
+        kinds.append("sure_refusal")
     with transaction.atomic(durable=True):
-        return decision_record(
+        decision = decision_record(
             brand_id=campaign.brand_id,
             kind=DecisionKind.LAUNCH_LINT,
             verdict="compliant",
@@ -396,17 +417,50 @@ def instructions_approve(*, rule, approved_by, note: str, words: str | None = No
             campaign_id=campaign.pk,
             decided_by=approved_by,
         )
+        if not kinds or first is not None:  # approved for good, not waiting for a second
+            enqueue_on_commit("payouts.tasks.brief_reviewed_notify_task", decision.pk)
+        return decision
+
+
+def instructions_appeal(*, rule, asked_by) -> ComplianceDecision:
+    """The brand is sure the words the patterns refused are lawful and asks JoyBack's team to read
+    them: they wait in the review queue, where two staff members approving those exact words let
+    them go live (instructions_approve); changed words need a new request."""
+    campaign = rule.campaign
+    words = rule.instructions.strip()
+    policies = campaign_policies(campaign=campaign)
+    if not instructions_sure_refusals(rule=rule, policies=policies):
+        raise ComplianceError(
+            _("Nothing in these instructions was refused for sure: there is nothing to ask.")
+        )
+    sent_back = instructions_sent_back(campaign=campaign).get(words)
+    if sent_back is not None:
+        raise ComplianceError(
+            _("JoyBack's team read these words and asks you to change them: %(note)s") % {"note": sent_back}
+        )
+    if instructions_under_review(rule=rule) == words:
+        raise ComplianceError(_("JoyBack's team has these words to read already."))
+    with transaction.atomic(durable=True):
+        return decision_record(
+            brand_id=campaign.brand_id,
+            kind=DecisionKind.LAUNCH_LINT,
+            verdict="needs_review",
+            reasons=["instructions_appeal"],
+            evidence={"rule_id": rule.pk, "appealed_instructions": words, "asked_by": asked_by.pk},
+            policy_versions=[p.label for p in policies],
+            campaign_id=campaign.pk,
+        )
 
 
 def instructions_send_back(*, rule, decided_by, note: str, words: str | None = None) -> ComplianceDecision:
     """JoyBack staff read a rule's free text and found something the brand must change: those words
-    do not go live, and the brand reads `note` on its campaign's page."""
+    do not go live, and the brand reads `note` on its campaign's page and in a mail."""
     waiting = _instructions_decidable(rule=rule, staff=decided_by, words=words)
     if not note.strip():
         raise ComplianceError(_("Say what the brand must change: it reads your note."))
     campaign = rule.campaign
     with transaction.atomic(durable=True):
-        return decision_record(
+        decision = decision_record(
             brand_id=campaign.brand_id,
             kind=DecisionKind.LAUNCH_LINT,
             verdict="non_compliant",
@@ -416,6 +470,8 @@ def instructions_send_back(*, rule, decided_by, note: str, words: str | None = N
             campaign_id=campaign.pk,
             decided_by=decided_by,
         )
+        enqueue_on_commit("payouts.tasks.brief_reviewed_notify_task", decision.pk)
+        return decision
 
 
 def instructions_propose(*, rule_id: int, words: str) -> None:

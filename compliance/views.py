@@ -3,6 +3,7 @@ import csv
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -20,7 +21,7 @@ from compliance.selectors import (
     cases_resolved_for_brand,
     compliance_queue_for_brand,
 )
-from compliance.services import ComplianceError, case_brand_decide
+from compliance.services import ComplianceError, case_brand_decide, instructions_appeal
 from joyback.words import said
 
 
@@ -65,6 +66,29 @@ def _campaign(request, campaign_id):
     if campaign is None:
         raise Http404("No such campaign")
     return campaign
+
+
+@brand_member_required(roles.EDIT_CAMPAIGNS)
+@require_POST
+def rule_appeal(request, campaign_id, rule_id):
+    """The brand is sure the words refused for sure are lawful: JoyBack's team reads them."""
+    campaign = _campaign(request, campaign_id)
+    rule = campaign.rules.filter(pk=rule_id).first()
+    if rule is None:
+        raise Http404("No such rule")
+    try:
+        instructions_appeal(rule=rule, asked_by=request.user)
+    except ComplianceError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            _(
+                "JoyBack's team reads these instructions. Two of them must approve the exact words before "
+                "the campaign can go live; you get a mail when they have decided."
+            ),
+        )
+    return redirect(reverse("campaign_detail", args=[request.brand.slug, campaign.pk]) + "#compliance")
 
 
 @brand_member_required()

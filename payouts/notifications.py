@@ -24,10 +24,10 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from campaigns.models import Brand, Invitation, Membership
-from campaigns.roles import FUND, MANAGE_API, MANAGE_MEMBERS
+from campaigns.models import ActionRule, Brand, Invitation, Membership
+from campaigns.roles import EDIT_CAMPAIGNS, FUND, MANAGE_API, MANAGE_MEMBERS
 from campaigns.services.team import invitation_message, invitation_refusal
-from compliance.models import CaseStatus, RemediationCase
+from compliance.models import CaseStatus, ComplianceDecision, RemediationCase
 from compliance.reasons import caption_reasons
 from joyback.charts import date_locale
 from joyback.ledger.models import AccountKind, Entry
@@ -521,6 +521,40 @@ def _shop_taken_over(note: Notification) -> Message:
     )
 
 
+def _brief_reviewed(note: Notification) -> Message | None:
+    rule = ActionRule.objects.filter(pk=note.context["rule"]).select_related("campaign").first()
+    if rule is None:
+        return None  # deleted since: nothing of it goes live, nothing to change
+    names = {
+        "campaign": rule.campaign.name,
+        "rule": rule.get_trigger_display(),
+        "note": note.context["note"],
+        "url": settings.SITE_URL + reverse("campaign_detail", args=[note.brand.slug, rule.campaign_id]),
+    }
+    if note.context["approved"]:
+        return Message(
+            _("Your instructions for %(campaign)s are approved") % names,
+            _(
+                "JoyBack's team read the instructions of rule “%(rule)s” in %(campaign)s and approved them. "
+                "The campaign's page says what comes next:\n\n%(url)s\n\nJoyBack"
+            )
+            % names,
+            "",
+            [],
+        )
+    return Message(
+        _("Change your instructions for %(campaign)s") % names,
+        _(
+            "JoyBack's team read the instructions of rule “%(rule)s” in %(campaign)s and asks you to "
+            "change them:\n\n%(note)s\n\nChange them on the campaign's page; the new words are read "
+            "again:\n\n%(url)s\n\nJoyBack"
+        )
+        % names,
+        "",
+        [],
+    )
+
+
 def _invitation(note: Notification) -> Message | None:
     invitation = Invitation.objects.select_related("brand", "invited_by").get(pk=note.context["invitation"])
     if invitation_refusal(invitation=invitation):
@@ -543,6 +577,7 @@ MESSAGES: dict[str, Callable[[Notification], Message | None]] = {
     "brand_verified": _brand_verified,
     "deposit_booked": _deposit_booked,
     "shop_taken_over": _shop_taken_over,
+    "brief_reviewed": _brief_reviewed,
     "invitation": _invitation,
     "broadcast": _broadcast,
     "email_optin": _email_optin,
@@ -649,6 +684,23 @@ def shop_taken_over_notify(*, brand_id: int, shop_id: int, domain: str) -> list[
         key=f"shop_taken_over:{shop_id}",
         roles=MANAGE_API,
         context={"domain": domain},
+    )
+
+
+def brief_reviewed_notify(*, decision_id: int) -> list[int]:
+    """Tell the brand's campaign editors what JoyBack's review of a rule's words decided (approved
+    for good, or sent back with what to change): once per decision."""
+    decision = ComplianceDecision.objects.get(pk=decision_id)
+    return brand_notify(
+        brand_id=decision.brand_id,
+        kind="brief_reviewed",
+        key=f"brief_reviewed:{decision.pk}",
+        roles=EDIT_CAMPAIGNS,
+        context={
+            "rule": decision.evidence["rule_id"],
+            "note": decision.evidence.get("note", ""),
+            "approved": decision.verdict == "compliant",
+        },
     )
 
 

@@ -3,7 +3,12 @@
 from payouts.batches import payment_batch_transmit
 from payouts.fees import fee_transfers_poll, fee_transfers_send
 from payouts.models import PayeeAccount
-from payouts.notifications import disclosure_fix_notify, invitation_notify, shop_taken_over_notify
+from payouts.notifications import (
+    brief_reviewed_notify,
+    disclosure_fix_notify,
+    invitation_notify,
+    shop_taken_over_notify,
+)
 from payouts.payees.changes import payee_change_notice_send
 from payouts.payees.services import payee_onboard, payee_submission_process, status_link_send
 from payouts.privacy import privacy_retention_enforce
@@ -24,6 +29,10 @@ def disclosure_fix_notify_task(participant_id: int, case_id: int) -> None:
 
 def shop_taken_over_notify_task(brand_id: int, shop_id: int, domain: str) -> None:
     shop_taken_over_notify(brand_id=brand_id, shop_id=shop_id, domain=domain)
+
+
+def brief_reviewed_notify_task(decision_id: int) -> None:
+    brief_reviewed_notify(decision_id=decision_id)
 
 
 def invitation_notify_task(invitation_id: int, language: str = "") -> None:

@@ -29,6 +29,7 @@ PLUG_INS = {
     "verification.tasks.compliance_cleared_task": "compliance",  # the brand cleared a caption
     "payouts.tasks.disclosure_fix_notify_task": "compliance",  # tell the person what to fix, by when
     "payouts.tasks.shop_taken_over_notify_task": "verification",  # tell the owners a shop moved
+    "payouts.tasks.brief_reviewed_notify_task": "compliance",  # tell the editors how review decided
     "payouts.tasks.invitation_notify_task": "campaigns",  # mail a team invitation's link
     "REFERRAL_PAYEE_MATCHES": "verification",  # a referred order against the poster's payee details
     "WHATSAPP_STATUS_RECEIVERS": "verification",  # a sent template's status: the audience's sends

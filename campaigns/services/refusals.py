@@ -30,6 +30,8 @@ class LaunchProblem:
     rule_id: int | None = None
     # Only a person's review stands in the way: JoyBack's team reads the words and may let them go.
     reviewable: bool = False
+    # Refused for sure, and the brand may ask JoyBack's team to read the words (rule_id's).
+    appealable: bool = False
 
 
 def campaign_launch_problems(*, campaign: Campaign, launching: bool = False) -> list[LaunchProblem]:

@@ -27,3 +27,11 @@ def share_instructions(campaign, text, **fields):
         instructions=text,
         **fields,
     )
+
+
+# Lawful, yet the patterns refuse it for sure (a rating condition): only the brand's request puts it
+# before JoyBack's team.
+RATING_IS_YOURS = (
+    "If you rate our coffee out of ten, the number is yours: you don't need to give us a ten or five "
+    "stars, and the fee is the same whatever score you give."
+)

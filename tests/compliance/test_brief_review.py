@@ -11,7 +11,7 @@ from campaigns.services.campaigns import campaign_transition
 from campaigns.services.refusals import CampaignError, campaign_launch_problems
 from compliance.models import ComplianceDecision
 from compliance.selectors import instructions_awaiting_review
-from tests.compliance.conftest import share_instructions
+from tests.compliance.conftest import RATING_IS_YOURS, share_instructions
 from tests.conftest import SignedInClient, totp_enable
 
 pytestmark = pytest.mark.django_db
@@ -226,3 +226,92 @@ def test_a_running_campaigns_words_the_patterns_are_sure_of_are_refused_not_prop
         campaign=summer, evidence__has_key="proposed_instructions"
     ).exists()
     assert instructions_awaiting_review() == []
+
+
+def test_the_brands_editors_are_mailed_what_review_decided_once_it_is_final(
+    draft, sam, tara, alice, make_user, mailoutbox, django_capture_on_commit_callbacks
+):
+    bookkeeper = make_user("finn@alpaca.example")
+    Membership.objects.create(brand=draft.brand, user=bookkeeper, role="finance")
+    rule = share_instructions(draft, HONEST)
+    with django_capture_on_commit_callbacks(execute=True):
+        decide(sam, rule, "send_back", "Name the blend you show.")
+    rule = share_instructions(draft, LOOKALIKE)
+    with django_capture_on_commit_callbacks(execute=True):
+        decide(sam, rule, "approve", "It forbids health claims")  # a second must approve too
+    sent_back = [(mail.to, mail.subject, mail.body) for mail in mailoutbox]
+    with django_capture_on_commit_callbacks(execute=True):
+        decide(tara, rule, "approve", "Agreed: it forbids claims")
+
+    [(to, subject, body)] = sent_back  # the editors only, and nothing for the first approval
+    assert to == [alice.email] and subject == "Ändere deine Anweisungen für Lint"  # Alpaca is German
+    assert "Name the blend you show." in body and f"/campaigns/{draft.pk}/" in body
+    [approved] = mailoutbox[1:]
+    assert approved.to == [alice.email] and "gelesen und freigegeben" in approved.body
+
+
+def appeal(client, rule):
+    return client.post(
+        reverse("compliance:rule_appeal", args=[rule.campaign.brand.slug, rule.campaign_id, rule.pk]),
+        follow=True,
+    )
+
+
+def test_words_refused_for_sure_are_read_on_the_brands_request_by_two_staff(client, alice, draft, sam, tara):
+    rule = share_instructions(draft, RATING_IS_YOURS)
+    client.force_login(alice)
+    page = client.get(reverse("campaign_detail", args=["alpaca", draft.pk])).content.decode()
+    assert instructions_awaiting_review() == []  # refused for sure: nobody reads it unasked
+
+    asked = appeal(client, rule).content.decode()
+    queue = signed_in(sam).get(reverse("admin:compliance_briefreview_changelist")).content.decode()
+    review = (
+        signed_in(sam).get(reverse("admin:compliance_briefreview_change", args=[rule.pk])).content.decode()
+    )
+    decide(sam, rule, "approve", "The score is free and the fee does not depend on it")
+    with pytest.raises(CampaignError, match="two of them approve"):
+        campaign_transition(campaign=draft, to="live")
+    decide(tara, rule, "approve", "Agreed: nothing is conditioned on the rating")
+    campaign_transition(campaign=draft, to="live")
+
+    assert "ask JoyBack's team to read them" in page
+    assert "Two of them must approve the exact words" in asked
+    assert "refused for sure" in queue and "conditions the reward on a sentiment" in review
+    assert Campaign.objects.get(pk=draft.pk).status == "live"
+
+
+def test_changed_words_need_a_new_request(client, alice, draft, sam):
+    rule = share_instructions(draft, RATING_IS_YOURS)
+    client.force_login(alice)
+    appeal(client, rule)
+
+    rule = share_instructions(draft, RATING_IS_YOURS + " Five stars are not needed either.")
+
+    assert instructions_awaiting_review() == []
+    assert (
+        "ask JoyBack's team to read them"
+        in client.get(reverse("campaign_detail", args=["alpaca", draft.pk])).content.decode()
+    )
+
+
+def test_a_request_for_words_not_refused_for_sure_is_refused_and_nothing_recorded(client, alice, draft):
+    rule = share_instructions(draft, HONEST)
+    client.force_login(alice)
+
+    answer = appeal(client, rule).content.decode()
+
+    assert "there is nothing to ask" in answer
+    assert not ComplianceDecision.objects.filter(evidence__has_key="appealed_instructions").exists()
+
+
+def test_another_brand_and_a_viewer_cannot_ask_for_a_brands_words(client, draft, bob, make_user):
+    rule = share_instructions(draft, RATING_IS_YOURS)
+    viewer = make_user("vic@alpaca.example")
+    Membership.objects.create(brand=draft.brand, user=viewer, role="viewer")
+
+    client.force_login(bob)
+    assert appeal(client, rule).status_code in (403, 404)
+    client.force_login(viewer)
+    assert appeal(client, rule).status_code == 403
+
+    assert not ComplianceDecision.objects.filter(evidence__has_key="appealed_instructions").exists()

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Permission
 
 from campaigns.services.campaigns import campaign_create
 from campaigns.services.funding import campaign_fund
-from tests.compliance.conftest import share_instructions
+from tests.compliance.conftest import RATING_IS_YOURS, share_instructions
 from tests.conftest import fund, totp_enable
 from tests.e2e.conftest import no_serious_violations, sign_in
 
@@ -58,3 +58,33 @@ def test_staff_send_a_brief_back_and_the_brand_reads_why(
     brand.get_by_text("keep family stories optional").first.wait_for()
     no_serious_violations(brand)
     screenshot(brand, "brief-review-03-brand-reads-the-note")
+
+
+def test_the_brand_asks_staff_to_read_words_refused_for_sure(
+    live_server, open_page, screenshot, alice, alpaca, sam
+):
+    fund(alpaca, 100_00, "EUR", reference="E2E-APPEAL")
+    campaign = campaign_create(
+        brand=alpaca,
+        name="Rate it",
+        package="tiktok_only",
+        currency="EUR",
+        countries=["DE"],
+        languages=["en"],
+    )
+    campaign_fund(campaign=campaign, amount=100_00)
+    rule = share_instructions(campaign, RATING_IS_YOURS)
+
+    brand = open_page()
+    sign_in(brand, live_server, "alice@alpaca.example")
+    brand.goto(f"{live_server.url}/brands/alpaca/campaigns/{campaign.pk}/#compliance")
+    brand.get_by_role("button", name="These words are lawful: ask JoyBack's team to read them").click()
+    brand.get_by_text("Two of them must approve the exact words").wait_for()
+    no_serious_violations(brand)
+    screenshot(brand, "brief-review-04-brand-asks")
+
+    staff = open_page()
+    sign_in(staff, live_server, sam.email, next_path="/admin/")
+    staff.goto(f"{live_server.url}/admin/compliance/briefreview/{rule.pk}/change/")
+    staff.get_by_text("Refused for sure: the brand asks you to read them").wait_for()
+    screenshot(staff, "brief-review-05-staff-reads-a-request")
