@@ -783,11 +783,16 @@ def instructions_unread(
 
 
 def rules_lint(
-    rules, policies: Sequence[CompiledPolicy], *, approved: frozenset = frozenset()
+    rules,
+    policies: Sequence[CompiledPolicy],
+    *,
+    approved: frozenset = frozenset(),
+    sure_approved: frozenset = frozenset(),
 ) -> list[Finding]:
     """What each rule's settings and free text say. `approved` holds the instructions (as written)
-    a JoyBack reviewer approved; free text not understood otherwise is a blocking
-    `instructions_review` until then."""
+    JoyBack's review approved; free text not understood otherwise is a blocking
+    `instructions_review` until then. `sure_approved`: words two staff members approved although
+    the patterns refuse them for sure (on the brand's request); nothing else lifts such a refusal."""
     patterns = _patterns(policies)
     findings = []
     for rule in rules:
@@ -795,7 +800,7 @@ def rules_lint(
         name = rule.get_trigger_display()
         text = _instructions_prepared(rule.instructions, patterns)
         # Words two staff members approved on the brand's appeal: what the patterns are sure of too.
-        sure_lifted = rule.instructions.strip() in approved
+        sure_lifted = rule.instructions.strip() in sure_approved
         hidden = _first_match(patterns["deceptive"], text) if text and not sure_lifted else None
         if hidden:
             findings.append(

@@ -77,6 +77,16 @@ def instructions_approved(*, campaign: Campaign) -> frozenset:
     return frozenset(words for words, who in approvers.items() if words in alone_enough or len(who) >= 2)
 
 
+def instructions_sure_approved(*, campaign: Campaign) -> frozenset:
+    """The rule instructions two staff members approved as words the patterns refuse for sure (on
+    the brand's request): the only approvals that lift such a refusal."""
+    approvers = {}
+    for evidence, staff_id in _instructions_decisions(campaign=campaign):
+        if evidence.get("sure_refusal") and "approved_instructions" in evidence:
+            approvers.setdefault(evidence["approved_instructions"], set()).add(staff_id)
+    return frozenset(words for words, who in approvers.items() if len(who) >= 2)
+
+
 def instructions_first_approvals(*, campaign: Campaign) -> dict[str, tuple[int, str]]:
     """Words one staff member approved that wait for a second: words -> (the first's id, their note)."""
     approved = instructions_approved(campaign=campaign)
@@ -181,7 +191,8 @@ def instructions_under_review(*, rule: ActionRule) -> str | None:
     if current and current not in instructions_sent_back(campaign=campaign):
         policies = campaign_policies(campaign=campaign)
         approved = instructions_approved(campaign=campaign)
-        findings = rules_lint([rule], policies, approved=approved)
+        sure_approved = instructions_sure_approved(campaign=campaign)
+        findings = rules_lint([rule], policies, approved=approved, sure_approved=sure_approved)
         if any(f.reviewable for f in findings):
             return current
         if any(f.appealable for f in findings) and current in instructions_appealed(campaign=campaign):

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django_q.models import Schedule
 
-from campaigns.models import ActionRule, Campaign, Membership
+from campaigns.models import ActionRule, Campaign, CampaignStatus, Membership
 from campaigns.services.refusals import LaunchProblem
 from compliance.checker import CHECKER_VERSION, NEEDS_REVIEW, CaptionVerdict
 from compliance.linter import instructions_unread, rules_lint
@@ -24,6 +24,7 @@ from compliance.selectors import (
     instructions_first_approvals,
     instructions_proposals,
     instructions_sent_back,
+    instructions_sure_approved,
     instructions_sure_refusals,
     instructions_under_review,
 )
@@ -299,11 +300,12 @@ def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[Launch
     policies = campaign_policies(campaign=campaign)
     rules = list(campaign.rules.all())
     approved = instructions_approved(campaign=campaign)
+    sure_approved = instructions_sure_approved(campaign=campaign)
     sent_back = instructions_sent_back(campaign=campaign)
     appealed = instructions_appealed(campaign=campaign)
     words = {rule.pk: rule.instructions.strip() for rule in rules}
     problems = []
-    for finding in rules_lint(rules, policies, approved=approved):
+    for finding in rules_lint(rules, policies, approved=approved, sure_approved=sure_approved):
         message, appealable = finding.message, finding.appealable
         rule_words = words.get(finding.rule_id)
         note = sent_back.get(rule_words) if finding.reviewable or finding.appealable else None
@@ -332,7 +334,7 @@ def campaign_lint(*, campaign: Campaign, launching: bool = False) -> list[Launch
                 blocking=finding.blocking,
                 rule_id=finding.rule_id,
                 reviewable=finding.reviewable,
-                appealable=appealable and campaign.status == "draft",
+                appealable=appealable and campaign.status == CampaignStatus.DRAFT,
             )
         )
     for rule_id, proposal in instructions_proposals(campaign=campaign).items():
@@ -399,7 +401,8 @@ def instructions_approve(*, rule, approved_by, note: str, words: str | None = No
     unread = instructions_unread(approved_words, policies, brand=campaign.brand.name)
     kinds = sorted({reading.kind for _sentence, reading in unread if reading.kind})
     # Refused for sure by the patterns and read on the brand's request: two people, always.
-    if instructions_sure_refusals(rule=rule, words=approved_words, policies=policies):
+    sure_refusal = bool(instructions_sure_refusals(rule=rule, words=approved_words, policies=policies))
+    if sure_refusal:
         kinds.append("sure_refusal")
     with transaction.atomic(durable=True):
         decision = decision_record(
@@ -412,12 +415,16 @@ def instructions_approve(*, rule, approved_by, note: str, words: str | None = No
                 "approved_instructions": approved_words,
                 "note": note[:300],
                 "second_needed": bool(kinds),
+                **({"sure_refusal": True} if sure_refusal else {}),
             },
             policy_versions=[p.label for p in policies],
             campaign_id=campaign.pk,
             decided_by=approved_by,
         )
-        if not kinds or first is not None:  # approved for good, not waiting for a second
+        # Read after the decision joined the chain (its lock orders two approvals at once): the
+        # brand hears once, when the words are approved for good.
+        final = instructions_sure_approved if sure_refusal else instructions_approved
+        if approved_words in final(campaign=campaign):
             enqueue_on_commit("payouts.tasks.brief_reviewed_notify_task", decision.pk)
         return decision
 
@@ -429,6 +436,11 @@ def instructions_appeal(*, rule, asked_by) -> ComplianceDecision:
     campaign = rule.campaign
     words = rule.instructions.strip()
     policies = campaign_policies(campaign=campaign)
+    if campaign.status != CampaignStatus.DRAFT:
+        # A running campaign's words passed its checks; new ones refused for sure are never stored.
+        raise ComplianceError(
+            _("Only a draft campaign's instructions can be sent to JoyBack's team this way.")
+        )
     if not instructions_sure_refusals(rule=rule, policies=policies):
         raise ComplianceError(
             _("Nothing in these instructions was refused for sure: there is nothing to ask.")

@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from campaigns.models import ActionRule, Brand, Invitation, Membership
+from campaigns.modes import live_brand_of
 from campaigns.roles import EDIT_CAMPAIGNS, FUND, MANAGE_API, MANAGE_MEMBERS
 from campaigns.services.team import invitation_message, invitation_refusal
 from compliance.models import CaseStatus, ComplianceDecision, RemediationCase
@@ -522,14 +523,16 @@ def _shop_taken_over(note: Notification) -> Message:
 
 
 def _brief_reviewed(note: Notification) -> Message | None:
-    rule = ActionRule.objects.filter(pk=note.context["rule"]).select_related("campaign").first()
+    rule = ActionRule.objects.filter(pk=note.context["rule"]).select_related("campaign__brand").first()
     if rule is None:
         return None  # deleted since: nothing of it goes live, nothing to change
+    # The campaign's own brand: a test twin's campaign is under the twin's address.
+    page = reverse("campaign_detail", args=[rule.campaign.brand.slug, rule.campaign_id])
     names = {
         "campaign": rule.campaign.name,
         "rule": rule.get_trigger_display(),
         "note": note.context["note"],
-        "url": settings.SITE_URL + reverse("campaign_detail", args=[note.brand.slug, rule.campaign_id]),
+        "url": settings.SITE_URL + page,
     }
     if note.context["approved"]:
         return Message(
@@ -690,16 +693,19 @@ def shop_taken_over_notify(*, brand_id: int, shop_id: int, domain: str) -> list[
 def brief_reviewed_notify(*, decision_id: int) -> list[int]:
     """Tell the brand's campaign editors what JoyBack's review of a rule's words decided (approved
     for good, or sent back with what to change): once per decision."""
-    decision = ComplianceDecision.objects.get(pk=decision_id)
+    decision = ComplianceDecision.objects.select_related("brand").get(pk=decision_id)
+    approved = decision.verdict == "compliant"
     return brand_notify(
-        brand_id=decision.brand_id,
+        # A test twin's campaign: its members are the live brand's.
+        brand_id=live_brand_of(decision.brand).pk,
         kind="brief_reviewed",
         key=f"brief_reviewed:{decision.pk}",
         roles=EDIT_CAMPAIGNS,
+        # An approval's note is staff's reasoning, kept with the decision; a send-back's is for the brand.
         context={
             "rule": decision.evidence["rule_id"],
-            "note": decision.evidence.get("note", ""),
-            "approved": decision.verdict == "compliant",
+            "note": "" if approved else decision.evidence.get("note", ""),
+            "approved": approved,
         },
     )
 

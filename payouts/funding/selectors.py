@@ -2,6 +2,7 @@
 
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import Count, Sum
@@ -13,7 +14,8 @@ from campaigns.models import Brand, Membership
 from joyback.metrics import gauge
 from payouts.models import ProviderBalanceCheck, ProviderDeposit, ProviderOnboarding, VirtualAccount
 from payouts.models.funding import VirtualAccountStatus
-from payouts.models.payouts import OPEN_STATUSES, Payout, PayoutStatus
+from payouts.models.payouts import Payout
+from payouts.models.transitions import SENT
 
 # Within one payout batch (balance_accounts_remembered), each brand's account is read once, not once
 # per payout; outside one, every call reads it afresh.
@@ -150,8 +152,8 @@ def provider_drift_problems() -> list[str]:
     ] + [
         f"BRAND BALANCE DRIFT brand {account.brand_id} {account.balance_account_id} {account.currency} "
         f"at {account.balance_checked_at:%Y-%m-%d %H:%M}: ledger {account.ledger_balance}, provider "
-        f"{account.provider_balance}, payouts not yet settled {account.payouts_open_amount}, unexplained "
-        f"drift {account.drift_unexplained}; the brand's payouts are paused"
+        f"{account.provider_balance}, payouts sent and not settled {account.payouts_open_amount}, "
+        f"unexplained drift {account.drift_unexplained}; the brand's payouts are paused"
         for account in brand_balance_drift()
     ]
 
@@ -165,13 +167,25 @@ def brand_balance_drift(*, brand_ids=None) -> list[VirtualAccount]:
     return [account for account in checked if abs(account.drift_unexplained) > tolerance]
 
 
-def payouts_unsettled_amount(*, brand_id: int, currency: str) -> int:
-    """What the brand's open payouts in `currency` add up to, but those still awaiting a second
-    approval (never sent): each may have left the provider's balance already. A payout back in
-    `created` may have too, if the database that knew it was sent was lost (a failover)."""
-    sent_or_sendable = [status for status in OPEN_STATUSES if status != PayoutStatus.AWAITING_APPROVAL]
-    open_payouts = Payout.objects.filter(brand_id=brand_id, currency=currency, status__in=sent_or_sendable)
-    return open_payouts.aggregate(total=Sum("amount"))["total"] or 0
+# A payout sent longer ago than this and still not settled no longer explains a provider balance
+# lower than the ledger's: the sweep asks the provider about it within minutes, so by then the
+# difference is something else, and the brand pauses.
+PAYOUT_EXPLAINS_DRIFT_FOR = timedelta(days=2)
+
+
+def payouts_sent_unsettled_amount(*, brand_id: int, currency: str, read_at) -> int:
+    """What the brand's payouts in `currency` sent by `read_at` (the provider's balance read) and not
+    settled add up to: each may have left the provider's balance before the ledger heard. A payout
+    is sent once its submitted state is committed, on a replica too (synchronous replication), so
+    one not marked sent never left."""
+    sent = Payout.objects.filter(
+        brand_id=brand_id,
+        currency=currency,
+        status__in=SENT,
+        submitted_at__lte=read_at,
+        submitted_at__gte=read_at - PAYOUT_EXPLAINS_DRIFT_FOR,
+    )
+    return sent.aggregate(total=Sum("amount"))["total"] or 0
 
 
 def provider_metrics():

@@ -35,7 +35,7 @@ from joyback.queue import claim_and_process, standing_work_inline
 from joyback.users.models import AccessChange, AccessChangeKind, StaffGrant
 from payouts.fees import fee_ledger_key
 from payouts.funding.onboarding import OnboardingRefused, onboarding_ensure, onboarding_reminders_send
-from payouts.funding.selectors import payouts_unsettled_amount
+from payouts.funding.selectors import payouts_sent_unsettled_amount
 from payouts.models import (
     FeeTransfer,
     Payout,
@@ -707,13 +707,18 @@ def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceC
         if account.account_holder_id:
             ledger = brand_balance_account(brand_id=account.brand_id, currency=account.currency)
             ledger_before = Account.objects.values_list("balance", flat=True).get(pk=ledger.pk)
+        read_at = timezone.now()
         with routed_for(livemode=True):
             balance = provider.balance_get(
                 balance_account_id=account.balance_account_id, currency=account.currency
             )
         if ledger_before is not None:
             brand_balance_check(
-                account=account, provider_amount=balance, ledger_before=ledger_before, now=now
+                account=account,
+                provider_amount=balance,
+                ledger_before=ledger_before,
+                read_at=read_at,
+                now=now,
             )
             continue
         totals[account.currency] = totals.get(account.currency, 0) + balance
@@ -732,30 +737,33 @@ def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceC
 
 
 def brand_balance_check(
-    *, account: VirtualAccount, provider_amount: int, ledger_before: int | None = None, now=None
+    *, account: VirtualAccount, provider_amount: int, ledger_before: int | None = None, read_at=None, now=None
 ) -> VirtualAccount:
-    """One brand's balance account: the provider's balance (as read, or as its balance webhook
-    says) against the brand's ledger account, read under the account's lock so no posting is half
-    in; kept on the virtual account, whose unexplained drift pauses this brand's money alone.
+    """One brand's balance account: the provider's balance (as read at `read_at`) against the
+    brand's ledger account, read under the account's lock so no posting is half in; kept on the
+    virtual account, whose unexplained drift (VirtualAccount.drift_unexplained) pauses this brand's
+    money alone.
 
-    The two are never read at one instant, and the provider hears of a payout first: its balance
-    drops when it pays, the ledger's when it books the provider's word. So what explains a lower
-    provider balance is kept beside them: the brand's payouts not yet settled under the lock (a
-    worker killed after the provider paid leaves one open until the sweep asks about it), and a
-    settlement booked between `ledger_before` (the ledger read before the provider was) and the
-    lock, which moved the ledger after the provider had moved."""
+    The provider moves first (it pays, it receives) and the ledger follows on its word, and the two
+    are never read at one instant. What explains a difference is kept beside them: payouts sent by
+    the time the provider was read and not settled under the lock explain a provider balance that
+    is lower (a worker killed after the provider paid leaves one until the sweep asks); how the
+    ledger moved between `ledger_before` (read before the provider) and the lock explains the
+    provider standing where the ledger stood before that booking caught up."""
     now = now or timezone.now()
+    read_at = read_at or now
     with transaction.atomic(durable=True):
         ledger = brand_balance_account(brand_id=account.brand_id, currency=account.currency)
         locked = accounts_lock(account_ids=[ledger.pk])[ledger.pk]
-        # Read under the lock: no settlement of this brand's can land between it and the balance.
-        unsettled = payouts_unsettled_amount(brand_id=account.brand_id, currency=account.currency)
-        before = locked.balance if ledger_before is None else ledger_before
-        settled_between = max(0, before - locked.balance)
+        # Under the lock: no settlement of this brand's lands between it and the balance.
+        sent = payouts_sent_unsettled_amount(
+            brand_id=account.brand_id, currency=account.currency, read_at=read_at
+        )
         fields = {
             "provider_balance": provider_amount,
-            "ledger_balance": locked.balance + settled_between,
-            "payouts_open_amount": unsettled + settled_between,
+            "ledger_balance": locked.balance,
+            "payouts_open_amount": sent,
+            "ledger_moved_while_read": 0 if ledger_before is None else ledger_before - locked.balance,
             "balance_checked_at": now,
         }
         VirtualAccount.objects.filter(pk=account.pk).update(**fields)
@@ -763,7 +771,7 @@ def brand_balance_check(
         setattr(account, name, value)
     if abs(account.drift_unexplained) > settings.PROVIDER_DRIFT_TOLERANCE_MINOR:
         logger.warning(
-            "brand %s balance account %s drifted: ledger %s, provider %s, payouts not yet settled %s; "
+            "brand %s balance account %s drifted: ledger %s, provider %s, payouts sent and not settled %s; "
             "its payouts are paused",
             account.brand_id,
             account.balance_account_id,

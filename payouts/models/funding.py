@@ -50,10 +50,12 @@ class VirtualAccount(LeasedWork):
     # account, as the last pass found them; a drift pauses this brand's payouts only.
     provider_balance = models.BigIntegerField(null=True, blank=True, help_text="Minor units")
     ledger_balance = models.BigIntegerField(null=True, blank=True, help_text="Minor units")
-    # The brand's payouts that had not settled in the ledger when the check ran: the provider may
-    # have paid them already (its balance drops before the ledger hears of it), so a provider
-    # balance lower than the ledger's by up to this much is explained, not a drift.
+    # What explains a difference, as the check found it (VirtualAccount.drift_unexplained): the
+    # brand's payouts the provider may have paid before the check read it and the ledger had not
+    # booked (sent, not settled), and how the ledger moved between its read before the provider's
+    # and its read under the lock (a booking that caught up with what the provider did first).
     payouts_open_amount = models.BigIntegerField(default=0, db_default=0, help_text="Minor units")
+    ledger_moved_while_read = models.BigIntegerField(default=0, db_default=0, help_text="Minor units")
     balance_checked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -80,12 +82,20 @@ class VirtualAccount(LeasedWork):
 
     @property
     def drift_unexplained(self) -> int:
-        """The drift that no open payout explains: the provider holding more than the ledger, or
-        less by more than the payouts then open could have taken. A debit they hid is found by the
-        transaction list's reconciliation, and here once they have closed."""
-        if self.drift < 0:
-            return self.drift
-        return max(0, self.drift - self.payouts_open_amount)
+        """The drift that nothing found explains (ledger minus provider beyond what is explained):
+        positive when the provider holds less than the ledger less the payouts it may have paid,
+        negative when it holds more than the ledger held at either read. Payouts sent more than
+        payouts.funding.selectors.PAYOUT_EXPLAINS_DRIFT_FOR ago explain nothing, so a debit is not
+        hidden for long."""
+        if self.provider_balance is None or self.ledger_balance is None:
+            return 0
+        lowest = self.ledger_balance + min(0, self.ledger_moved_while_read) - self.payouts_open_amount
+        highest = self.ledger_balance + max(0, self.ledger_moved_while_read)
+        if self.provider_balance < lowest:
+            return lowest - self.provider_balance
+        if self.provider_balance > highest:
+            return highest - self.provider_balance
+        return 0
 
     @property
     def iban_grouped(self) -> str:

@@ -4,13 +4,15 @@ the brand reads the note where it launches."""
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.db import transaction
 from django.urls import reverse
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import ActionRule, Campaign, Membership
 from campaigns.services.campaigns import campaign_transition
 from campaigns.services.refusals import CampaignError, campaign_launch_problems
-from compliance.models import ComplianceDecision
+from compliance.models import ComplianceDecision, DecisionKind
 from compliance.selectors import instructions_awaiting_review
+from compliance.services import decision_record
 from tests.compliance.conftest import RATING_IS_YOURS, share_instructions
 from tests.conftest import SignedInClient, totp_enable
 
@@ -314,4 +316,39 @@ def test_another_brand_and_a_viewer_cannot_ask_for_a_brands_words(client, draft,
     client.force_login(viewer)
     assert appeal(client, rule).status_code == 403
 
+    assert not ComplianceDecision.objects.filter(evidence__has_key="appealed_instructions").exists()
+
+
+def test_an_approval_by_one_staff_member_never_lifts_a_sure_refusal(draft, sam):
+    """Say one staff member approved these words before the patterns were sure of them (a policy
+    edited since): that approval does not stand in for the two a sure refusal needs."""
+    rule = share_instructions(draft, RATING_IS_YOURS)
+    with transaction.atomic():
+        decision_record(
+            brand_id=draft.brand_id,
+            kind=DecisionKind.LAUNCH_LINT,
+            verdict="compliant",
+            reasons=["instructions_review"],
+            evidence={
+                "rule_id": rule.pk,
+                "approved_instructions": RATING_IS_YOURS,
+                "note": "Approved when nothing was sure of it",
+                "second_needed": False,
+            },
+            campaign_id=draft.pk,
+            decided_by=sam,
+        )
+
+    with pytest.raises(CampaignError, match="conditions the reward on a sentiment"):
+        campaign_transition(campaign=draft, to="live")
+
+
+def test_a_running_campaigns_words_cannot_be_sent_this_way(client, alice, summer):
+    rule = summer.rules.first()
+    ActionRule.objects.filter(pk=rule.pk).update(instructions=RATING_IS_YOURS)  # as if saved before a pattern
+
+    client.force_login(alice)
+    answer = appeal(client, rule).content.decode()
+
+    assert "Only a draft campaign" in answer
     assert not ComplianceDecision.objects.filter(evidence__has_key="appealed_instructions").exists()

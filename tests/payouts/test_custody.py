@@ -377,7 +377,7 @@ def test_a_debit_beyond_the_open_payouts_pauses_the_brand(client, alice, django_
     assert account.drift == payout.amount + 1 and account.drift_unexplained == 1
     assert funding_selectors.brands_custody_blocked(brand_ids=[brand.pk]) == {brand.pk}
     [problem] = funding_selectors.provider_drift_problems()
-    assert f"payouts not yet settled {payout.amount}, unexplained drift 1" in problem
+    assert f"payouts sent and not settled {payout.amount}, unexplained drift 1" in problem
 
 
 def test_a_debit_hidden_by_an_open_payout_is_found_once_it_settles(
@@ -398,6 +398,39 @@ def test_a_debit_hidden_by_an_open_payout_is_found_once_it_settles(
     funding.provider_balances_check()
     account.refresh_from_db()
     assert (account.drift_unexplained, account.payouts_open_amount) == (payout.amount, 0)
+    assert funding_selectors.brands_custody_blocked(brand_ids=[brand.pk]) == {brand.pk}
+
+
+def test_a_payout_not_sent_explains_nothing(client, alice, django_capture_on_commit_callbacks, monkeypatch):
+    """A payout held back (its brand paused, say) never left the provider: it hides no money gone
+    from the brand's account, however many pile up."""
+    brand, account, campaign = funded_campaign(alice, django_capture_on_commit_callbacks)
+    monkeypatch.setattr("payouts.submission.create.enqueue_on_commit", lambda *args, **kwargs: None)
+    ProviderOnboarding.objects.filter(brand=brand).update(allowed=False)
+    person = rewarded_in_browser(client, campaign, subject="pat")
+    payee_details(client, campaign, iban=own_iban(next(IBAN_NUMBERS)), email="pat@example.com")
+    ProviderOnboarding.objects.filter(brand=brand).update(allowed=True)
+    held = payout_for_participant(participant_id=person.pk, currency="EUR")
+    assert held.status in ("created", "payee_verified")
+    _take_from_sandbox(account, held.amount)  # the same sum, gone another way
+
+    funding.provider_balances_check()
+
+    account.refresh_from_db()
+    assert (account.payouts_open_amount, account.drift_unexplained) == (0, held.amount)
+
+
+def test_a_payout_sent_days_ago_explains_nothing(client, alice, django_capture_on_commit_callbacks):
+    """The sweep asks the provider about a payout within minutes: one still open days after it was
+    sent explains no difference any more, and the brand pauses until someone looks."""
+    brand, account, campaign = funded_campaign(alice, django_capture_on_commit_callbacks)
+    payout = paid_before_the_ledger_heard(client, campaign, django_capture_on_commit_callbacks, subject="pat")
+    Payout.objects.filter(pk=payout.pk).update(submitted_at=timezone.now() - timedelta(days=3))
+
+    funding.provider_balances_check()
+
+    account.refresh_from_db()
+    assert account.drift_unexplained == payout.amount
     assert funding_selectors.brands_custody_blocked(brand_ids=[brand.pk]) == {brand.pk}
 
 
