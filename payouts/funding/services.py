@@ -707,11 +707,12 @@ def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceC
         if account.account_holder_id:
             ledger = brand_balance_account(brand_id=account.brand_id, currency=account.currency)
             ledger_before = Account.objects.values_list("balance", flat=True).get(pk=ledger.pk)
-        read_at = timezone.now()
         with routed_for(livemode=True):
             balance = provider.balance_get(
                 balance_account_id=account.balance_account_id, currency=account.currency
             )
+        # Once the answer is in: a payout sent while the provider was answering may be in it.
+        read_at = timezone.now()
         if ledger_before is not None:
             brand_balance_check(
                 account=account,
@@ -739,7 +740,7 @@ def provider_balances_check(*, accounts=None, now=None) -> list[ProviderBalanceC
 def brand_balance_check(
     *, account: VirtualAccount, provider_amount: int, ledger_before: int | None = None, read_at=None, now=None
 ) -> VirtualAccount:
-    """One brand's balance account: the provider's balance (as read at `read_at`) against the
+    """One brand's balance account: the provider's balance (its answer in by `read_at`) against the
     brand's ledger account, read under the account's lock so no posting is half in; kept on the
     virtual account, whose unexplained drift (VirtualAccount.drift_unexplained) pauses this brand's
     money alone.

@@ -2,8 +2,11 @@
 exact words (two of them where the reading saw an element of a blocked kind) or send them back, and
 the brand reads the note where it launches."""
 
+from io import StringIO
+
 import pytest
 from django.contrib.auth.models import Permission
+from django.core.management import call_command
 from django.db import transaction
 from django.urls import reverse
 
@@ -266,6 +269,8 @@ def test_words_refused_for_sure_are_read_on_the_brands_request_by_two_staff(clie
     assert instructions_awaiting_review() == []  # refused for sure: nobody reads it unasked
 
     asked = appeal(client, rule).content.decode()
+    listed = StringIO()
+    call_command("compliance_instructions_review", stdout=listed)
     queue = signed_in(sam).get(reverse("admin:compliance_briefreview_changelist")).content.decode()
     review = (
         signed_in(sam).get(reverse("admin:compliance_briefreview_change", args=[rule.pk])).content.decode()
@@ -279,6 +284,10 @@ def test_words_refused_for_sure_are_read_on_the_brands_request_by_two_staff(clie
     assert "ask JoyBack's team to read them" in page
     assert "Two of them must approve the exact words" in asked
     assert "refused for sure" in queue and "conditions the reward on a sentiment" in review
+    assert (
+        f"{rule.pk}\tAlpaca Coffee" in listed.getvalue()
+        and "refused_for_sure_asked_by_brand" in listed.getvalue()
+    )
     assert Campaign.objects.get(pk=draft.pk).status == "live"
 
 

@@ -2,7 +2,12 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import ActionRule
-from compliance.selectors import instructions_awaiting_review, instructions_under_review, instructions_unsure
+from compliance.selectors import (
+    instructions_awaiting_review,
+    instructions_sure_refusals,
+    instructions_under_review,
+    instructions_unsure,
+)
 from compliance.services import ComplianceError, instructions_approve
 
 
@@ -24,6 +29,8 @@ class Command(BaseCommand):
             for rule in instructions_awaiting_review():
                 words = instructions_under_review(rule=rule)
                 kinds = sorted({u.kind for u in instructions_unsure(rule=rule, words=words) if u.kind})
+                if instructions_sure_refusals(rule=rule, words=words):
+                    kinds = ["refused_for_sure_asked_by_brand"]
                 waits = ",".join(kinds) or "not_understood"
                 self.stdout.write(f"{rule.pk}\t{rule.campaign.brand.name}\t{rule.campaign}\t{waits}\t{words}")
             return
