@@ -4,7 +4,7 @@ import copy
 import functools
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.core.cache import cache
 from django.db.models import Max, Q, QuerySet
@@ -63,28 +63,39 @@ def _instructions_decisions(*, campaign: Campaign) -> list[tuple[dict, int]]:
     )
 
 
-def instructions_approved(*, campaign: Campaign) -> frozenset:
-    """The rule instructions (exact words) JoyBack staff approved for this campaign. Words that hold
-    an element of a blocked kind need two staff members: one alone never lets them go live."""
-    approvers, alone_enough = {}, set()
+@dataclass
+class _Approval:
+    who: set = field(default_factory=set)  # the staff who approved the words
+    alone_enough: bool = False  # one of them said no second person was needed
+    sure_who: set = field(default_factory=set)  # those who approved them as a sure refusal
+
+
+def _approvals(*, campaign: Campaign) -> dict[str, _Approval]:
+    """Words staff approved for this campaign's rules, with who approved them and how."""
+    found = {}
     for evidence, staff_id in _instructions_decisions(campaign=campaign):
         words = evidence.get("approved_instructions")
         if words is None:
             continue
-        approvers.setdefault(words, set()).add(staff_id)
-        if not evidence.get("second_needed"):
-            alone_enough.add(words)
-    return frozenset(words for words, who in approvers.items() if words in alone_enough or len(who) >= 2)
+        approval = found.setdefault(words, _Approval())
+        approval.who.add(staff_id)
+        approval.alone_enough |= not evidence.get("second_needed")
+        if evidence.get("sure_refusal"):
+            approval.sure_who.add(staff_id)
+    return found
+
+
+def instructions_approved(*, campaign: Campaign) -> frozenset:
+    """The rule instructions (exact words) JoyBack staff approved for this campaign. Words that hold
+    an element of a blocked kind need two staff members: one alone never lets them go live."""
+    approvals = _approvals(campaign=campaign).items()
+    return frozenset(words for words, a in approvals if a.alone_enough or len(a.who) >= 2)
 
 
 def instructions_sure_approved(*, campaign: Campaign) -> frozenset:
     """The rule instructions two staff members approved as words the patterns refuse for sure (on
     the brand's request): the only approvals that lift such a refusal."""
-    approvers = {}
-    for evidence, staff_id in _instructions_decisions(campaign=campaign):
-        if evidence.get("sure_refusal") and "approved_instructions" in evidence:
-            approvers.setdefault(evidence["approved_instructions"], set()).add(staff_id)
-    return frozenset(words for words, who in approvers.items() if len(who) >= 2)
+    return frozenset(words for words, a in _approvals(campaign=campaign).items() if len(a.sure_who) >= 2)
 
 
 def instructions_first_approvals(*, campaign: Campaign) -> dict[str, tuple[int, str]]:

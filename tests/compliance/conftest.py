@@ -6,15 +6,20 @@ from campaigns.services.rules import rule_save
 from tests.conftest import fund
 
 
-@pytest.fixture
-def draft(alpaca):
-    """Alpaca's funded draft for Germany, in English: what its rules say is checked at launch."""
-    fund(alpaca, 100_00, "EUR", reference="LINT")
+def funded_draft(brand, name: str):
+    """The brand's draft for Germany, in English, with €100 in its budget: what its rules say is
+    checked at launch."""
+    fund(brand, 100_00, "EUR", reference=f"DRAFT-{name}".upper())
     campaign = campaign_create(
-        brand=alpaca, name="Lint", package="tiktok_only", currency="EUR", countries=["DE"], languages=["en"]
+        brand=brand, name=name, package="tiktok_only", currency="EUR", countries=["DE"], languages=["en"]
     )
     campaign_fund(campaign=campaign, amount=100_00)
     return campaign
+
+
+@pytest.fixture
+def draft(alpaca):
+    return funded_draft(alpaca, "Lint")
 
 
 def share_instructions(campaign, text, **fields):

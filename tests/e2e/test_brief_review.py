@@ -5,10 +5,8 @@ takes the campaign live."""
 import pytest
 from django.contrib.auth.models import Permission
 
-from campaigns.services.campaigns import campaign_create
-from campaigns.services.funding import campaign_fund
-from tests.compliance.conftest import RATING_IS_YOURS, share_instructions
-from tests.conftest import fund, totp_enable
+from tests.compliance.conftest import RATING_IS_YOURS, funded_draft, share_instructions
+from tests.conftest import totp_enable
 from tests.e2e.conftest import no_serious_violations, sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -26,16 +24,7 @@ def sam(make_user):
 def test_staff_send_a_brief_back_and_the_brand_reads_why(
     live_server, open_page, screenshot, alice, alpaca, sam
 ):
-    fund(alpaca, 100_00, "EUR", reference="E2E-REVIEW")
-    campaign = campaign_create(
-        brand=alpaca,
-        name="Kitchen stories",
-        package="tiktok_only",
-        currency="EUR",
-        countries=["DE"],
-        languages=["en"],
-    )
-    campaign_fund(campaign=campaign, amount=100_00)
+    campaign = funded_draft(alpaca, "Kitchen stories")
     rule = share_instructions(campaign, WORDS)
 
     staff = open_page()
@@ -63,16 +52,7 @@ def test_staff_send_a_brief_back_and_the_brand_reads_why(
 def test_the_brand_asks_staff_to_read_words_refused_for_sure(
     live_server, open_page, screenshot, alice, alpaca, sam
 ):
-    fund(alpaca, 100_00, "EUR", reference="E2E-APPEAL")
-    campaign = campaign_create(
-        brand=alpaca,
-        name="Rate it",
-        package="tiktok_only",
-        currency="EUR",
-        countries=["DE"],
-        languages=["en"],
-    )
-    campaign_fund(campaign=campaign, amount=100_00)
+    campaign = funded_draft(alpaca, "Rate it")
     rule = share_instructions(campaign, RATING_IS_YOURS)
 
     brand = open_page()
