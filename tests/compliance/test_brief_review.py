@@ -5,11 +5,13 @@ the brand reads the note where it launches."""
 from io import StringIO
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.db import transaction
 from django.urls import reverse
 
+from campaigns.management.commands.demo_seed import ADMIN_EMAIL, STAFF_EMAIL
 from campaigns.models import ActionRule, Campaign, Membership
 from campaigns.services.campaigns import campaign_transition
 from campaigns.services.refusals import CampaignError, campaign_launch_problems
@@ -361,3 +363,12 @@ def test_a_running_campaigns_words_cannot_be_sent_this_way(client, alice, summer
 
     assert "Only a draft campaign" in answer
     assert not ComplianceDecision.objects.filter(evidence__has_key="appealed_instructions").exists()
+
+
+def test_the_demo_has_two_staff_members_who_review_briefs():
+    call_command("demo_seed", stdout=StringIO())
+
+    staff = get_user_model().objects.filter(is_staff=True)
+    reviewers = {user.email for user in staff if user.has_perm("compliance.review_brief")}
+
+    assert {ADMIN_EMAIL, STAFF_EMAIL} <= reviewers

@@ -113,6 +113,7 @@ class Command(BaseCommand):
         for role in (Role.FINANCE, Role.MARKETER, Role.VIEWER):
             member_add(brand=brand, user=user_get_or_create(f"{role}@demo.localhost"), role=role)
         demo_fee_plan(brand=brand, admin=admin)
+        demo_brief_reviewers()
         for slug, package, name, headline in DEMO_CAMPAIGNS:
             if Campaign.objects.filter(slug=slug).exists():
                 # A demo seeded before its pages spoke every language gets its words now.
@@ -149,6 +150,15 @@ def demo_brand(*, slug: str, name: str, owner, currency: str, legal: tuple[str, 
         )
         brand = brand_verify(brand=brand, actor=admin, note=f"{name}, seeded")
     return brand
+
+
+def demo_brief_reviewers() -> None:
+    """The second staff member reviews briefs too: words the checker refuses for sure go live only
+    once two staff members approve them, the admin and this one in the demo."""
+    second = user_get_or_create(STAFF_EMAIL, first_name="Omar", last_name="Ops", is_staff=True)
+    second.user_permissions.add(
+        Permission.objects.get(content_type__app_label="compliance", codename="review_brief")
+    )
 
 
 def demo_fee_plan(*, brand: Brand, admin) -> None:
