@@ -4,6 +4,7 @@ cases, brand reviews, launch checks and policy revisions."""
 import json
 from datetime import timedelta
 
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -30,6 +31,7 @@ from compliance.selectors import (
 )
 from compliance.sql import decision_chain_lock
 from joyback.queue import enqueue_on_commit
+from joyback.users.four_eyes import second_person_refusal
 
 REMEDIATION_HOURS = 24  # TikTok's own clock for an undisclosed post before it leaves For You
 
@@ -398,6 +400,11 @@ def instructions_approve(*, rule, approved_by, note: str, words: str | None = No
     first = instructions_first_approvals(campaign=campaign).get(approved_words)
     if first is not None and first[0] == approved_by.pk:
         raise ComplianceError(_("You approved these words already: a second staff member must approve them."))
+    if first is not None:
+        # Two people, not two accounts: the project's one four-eyes rule (who set up whom).
+        refusal = second_person_refusal(first=get_user_model().objects.get(pk=first[0]), second=approved_by)
+        if refusal:
+            raise ComplianceError(refusal)
     unread = instructions_unread(approved_words, policies, brand=campaign.brand.name)
     kinds = sorted({reading.kind for _sentence, reading in unread if reading.kind})
     # Refused for sure by the patterns and read on the brand's request: two people, always.

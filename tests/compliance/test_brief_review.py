@@ -18,6 +18,8 @@ from campaigns.services.refusals import CampaignError, campaign_launch_problems
 from compliance.models import ComplianceDecision, DecisionKind
 from compliance.selectors import instructions_awaiting_review
 from compliance.services import decision_record
+from joyback.users.four_eyes import access_change_record
+from joyback.users.models import AccessChangeKind
 from tests.compliance.conftest import RATING_IS_YOURS, share_instructions
 from tests.conftest import SignedInClient, totp_enable
 
@@ -372,3 +374,26 @@ def test_the_demo_has_two_staff_members_who_review_briefs():
     reviewers = {user.email for user in staff if user.has_perm("compliance.review_brief")}
 
     assert {ADMIN_EMAIL, STAFF_EMAIL} <= reviewers
+
+
+def test_an_account_a_staff_member_made_is_not_their_second_approver(draft, sam, tara):
+    """One person with two accounts is one person: the second approval must come from someone the
+    first did not set up."""
+    access_change_record(actor=sam, subject=tara, kind=AccessChangeKind.ACCOUNT)
+    rule = share_instructions(draft, RATING_IS_YOURS)
+    with transaction.atomic():
+        decision_record(
+            brand_id=draft.brand_id,
+            kind=DecisionKind.LAUNCH_LINT,
+            verdict="needs_review",
+            reasons=["instructions_appeal"],
+            evidence={"rule_id": rule.pk, "appealed_instructions": RATING_IS_YOURS},
+            campaign_id=draft.pk,
+        )
+
+    decide(sam, rule, "approve", "The score is free")
+    refused = decide(tara, rule, "approve", "Agreed").content.decode()
+
+    assert "cannot be the second person here" in refused
+    with pytest.raises(CampaignError):
+        campaign_transition(campaign=draft, to="live")
