@@ -376,20 +376,13 @@ def test_the_demo_has_two_staff_members_who_review_briefs():
     assert {ADMIN_EMAIL, STAFF_EMAIL} <= reviewers
 
 
-def test_an_account_a_staff_member_made_is_not_their_second_approver(draft, sam, tara):
+def test_an_account_a_staff_member_made_is_not_their_second_approver(client, alice, draft, sam, tara):
     """One person with two accounts is one person: the second approval must come from someone the
     first did not set up."""
     access_change_record(actor=sam, subject=tara, kind=AccessChangeKind.ACCOUNT)
     rule = share_instructions(draft, RATING_IS_YOURS)
-    with transaction.atomic():
-        decision_record(
-            brand_id=draft.brand_id,
-            kind=DecisionKind.LAUNCH_LINT,
-            verdict="needs_review",
-            reasons=["instructions_appeal"],
-            evidence={"rule_id": rule.pk, "appealed_instructions": RATING_IS_YOURS},
-            campaign_id=draft.pk,
-        )
+    client.force_login(alice)
+    appeal(client, rule)
 
     decide(sam, rule, "approve", "The score is free")
     refused = decide(tara, rule, "approve", "Agreed").content.decode()
