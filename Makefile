@@ -59,7 +59,8 @@ demo: migrate
 run: demo
 	@mkdir -p tmp/mails
 	@JOYBACK_ENV=development EMAIL_BACKEND=django.core.mail.backends.filebased.EmailBackend \
-	EMAIL_FILE_PATH=tmp/mails BIN=$(BIN) HOST=$(HOST) PORT=$(PORT) $(WITH_DB) deploy/run.sh
+	EMAIL_FILE_PATH=tmp/mails SITE_URL=$(or $(SITE_URL),http://$(HOST):$(PORT)) \
+	BIN=$(BIN) HOST=$(HOST) PORT=$(PORT) $(WITH_DB) deploy/run.sh
 
 # The production topology on this machine (deploy/cluster.py): a PostgreSQL primary and a streaming
 # replica of its own (the machine's PostgreSQL 15, data under tmp/cluster/), Redis, two gunicorn web

@@ -156,9 +156,12 @@ _NOT_REQUIRED = re.compile(
     # "Du musst uns keine fünf Sterne geben": a pronoun or two may stand before the negation.
     r"|\b(?:musst|müssen|müsst|brauchst)\s+(?:du\s+|sie\s+|ihr\s+)?"
     r"(?:(?:uns|mir|ihm|ihr|ihnen|dem \w+|der \w+)\s+)?"
-    r"(?:nicht|kein\w*)|\bno hace falta(?: que)?"
-    r"|\bno (?:tienes|tiene|necesitas|necesita) que|\bno es necesario(?: que)?)(?:\W+\w+){0,3}\W*$"
-    r"|(?:不需要|不用|不必|无需|没必要)(?:非得|一定)?[^。！？.!?,，]{0,2}$"
+    r"(?:nicht|kein\w*|weder)|\bno hace falta(?: que)?"
+    r"|\bno (?:tienes|tiene|necesitas|necesita) que|\bno es necesario(?: que)?)(?:\W+\w+){0,3}"
+    # ... or over a list of ratings: "you don't need to give us a ten or five stars".
+    r"(?:\W+(?:\w+\W+){0,2}(?:or|nor|oder|noch|ni|o))?\W*$"
+    r"|(?:不需要|不用|不必|无需|没必要)(?:非得|一定)?(?:给(?:我们|我|品牌)?)?(?:[^。！？.!?,，]{0,4}(?:或者|或|和|、))?"
+    r"[^。！？.!?,，]{0,2}$"
 )
 
 
@@ -329,6 +332,8 @@ _FORBIDDEN_AFTER = re.compile(
     r"|off-limits|out of the question|a dealbreaker)"
     r"|\s+(?:ist|sind)\s+(?:bei uns\s+|für uns\s+)?(?:absolut\s+|streng\s+|total\s+)?"
     r"(?:tabu|verboten|nicht erlaubt|ein no-go|untersagt)"
+    # "Zweitaccounts brauchen wir nicht": what a brand does not want, said after it.
+    r"|\s+(?:brauchen|wollen|möchten)\s+wir\s+(?:hier\s+|bei uns\s+|wirklich\s+)?(?:nicht|keine?|nie)\b"
     r"|\s+(?:es|son)\s+(?:un\s+)?(?:no rotundo|inaceptable|intolerable)"
     r"|\s+(?:está|están)\s+(?:prohibid[oa]s?|fuera de lugar)|\s+no\s+(?:está|están)\s+permitid[oa]s?"
     r"|[^。！？；.!?;]{0,8}?(?:是)?(?:绝对|坚决|严格)?(?:不行|不允许|禁止|不可以|不能接受|红线)"
@@ -357,8 +362,12 @@ _NEGATED_CLAIM = re.compile(
     r"|\b(?:don'?t|do not|never|not)\s+(?:\w+\s+)?(?:say|claim|suggest|imply|promise|state)\b"
     r"(?:[^\w.!?;:]+(?!(?:but|instead|rather)\b)\w+){0,8}[^\w.!?;:]*$"
     # German puts the verb first: "Behaupte nicht, dass der Kaffee beim Abnehmen hilft".
-    r"|\b(?:behaupte|behaupten|sag|sage|sagen|schreib|schreibe|versprich|versprechen|erzähl|erzähle)\s+"
-    r"(?:\w+\s+)?(?:nicht|nie|niemals)\W+(?:dass|daß)\b(?:[^\w.!?;:]+(?!(?:aber|sondern)\b)\w+){0,6}[^\w.!?;:]*$"
+    r"|\b(?:behaupte|behauptet|behaupten|sag|sage|sagt|sagen|schreib|schreibe|schreibt|versprich|versprecht"
+    r"|versprechen|erzähl|erzähle|erzählt)\s+"
+    r"(?:\w+\s+)?(?:nicht|nie|niemals)\W+(?:dass|daß)\b"
+    # ... over the list of claims it names, up to another verb of saying.
+    r"(?:[^\w.!?;:]+(?!(?:aber|sondern|sag\w*|behaupt\w*|schreib\w*|erzähl\w*|versprech\w*)\b)\w+){0,12}"
+    r"[^\w.!?;:]*$"
 )
 
 
@@ -687,10 +696,21 @@ def _sentence_read(grammar, rest: str, shaped: str, written: str, words, *, asid
     return reading
 
 
-def brand_names(brand: str) -> list[str]:
-    """The brand as a brief names it: in full, and by its first word."""
+def brand_names(brand: str, others: Sequence[str] = (), patterns: dict | None = None) -> list[str]:
+    """The brand as a brief names it: in full, by its first word, and by the other names and handles
+    staff configured for it ("羊驼咖啡"), each only if it says nothing of a blocked kind itself."""
     short = brand_short_name(brand)
-    return [brand, short] if short else [brand]
+    names = [brand, short] if short else [brand]
+    grammar = patterns["grammar"] if patterns else None
+    for other in others:
+        written = normalize(other)
+        if (
+            grammar is not None
+            and not grammar.cued(written)
+            and not (grammar.veto and grammar.veto.search(written))
+        ):
+            names.append(other)
+    return names
 
 
 def not_understood(text: str, patterns: dict, names: Sequence[str] = ()) -> str | None:
@@ -765,21 +785,65 @@ def _kind_message(code: str, rule: str, said: str) -> str:
     ) % {"rule": rule, "said": said}
 
 
-def _instructions_prepared(instructions: str, patterns: dict) -> str:
+# A line in quotes, up to a short sentence long.
+_QUOTE = re.compile(r"[\"“„«「『‘]([^\"“”„«»「」『』‘’。！？.!?]{1,48})[\"”»」』’“]")
+# What a disclosure said as a sentence holds besides the disclosure and the brand: "This video is an ad
+# for Alpaca Coffee", „Werbung für Alpaca Coffee“, «Sorteo con Alpaca Coffee», “本视频是羊驼咖啡的广告”.
+_STATEMENT = re.compile(
+    r"\b(?:this|the|video|post|is|it'?s|an?|for|with|by|in|from|dieses|das|video|ist|eine?|mit|für|von|este"
+    r"|vídeo|video|es|una?|con|de|del|para|en)\b|本视频|这条视频|这个视频|视频|这是|本条|是|的|和|与|跟|合作的?|活动"
+)
+
+
+def _statement_disclosed(content: str, patterns: dict, names: Sequence[str]) -> str | None:
+    """The disclosure and giveaway terms of a quoted line that says only that the video is an ad or a
+    giveaway of the brand, or None: such a line is the label, not a scripted opinion."""
+    grammar = patterns["grammar"]
+    if grammar.disclosed is None:
+        return None
+    said = [found.group(0) for found in grammar.disclosed.finditer(content)]
+    giveaway = (
+        [found.group(0) for found in patterns["contest"].finditer(content)] if patterns["contest"] else []
+    )
+    if not said and not giveaway:
+        return None
+    rest = grammar.disclosed.sub(" ", content)
+    if patterns["contest"] is not None:
+        rest = patterns["contest"].sub(" ", rest)
+    for words in (_WORDS.findall(normalize(name)) for name in names if name):
+        if words:
+            rest = re.sub(r"[\s_.-]*".join(map(re.escape, words)), " ", rest)
+    rest = _STATEMENT.sub(" ", rest)
+    return None if re.search(r"\w", rest) else " ".join([*said, *giveaway])
+
+
+def _instructions_prepared(instructions: str, patterns: dict, names: Sequence[str] = ()) -> str:
     text = reminders_as_requests(normalize(instructions))
+    # A bullet list flattened onto one line ("- Luz de día, sin fluorescentes - «Publicidad» primero")
+    # is so many sentences: no pattern reads across two of its items.
+    text = _BULLETED_LINE.sub(lambda line: _BULLET.sub(". ", line.group(0)), text)
     if patterns["grammar"].quoted is not None:
         # A label in quotes is the label, not a scripted line: 'Begin with "Ad |"', „Werbung“.
         text = patterns["grammar"].quoted.sub(r" \1 ", text)
-    return text
+    # ... and so is a line that only says the video is the brand's ad.
+    return _QUOTE.sub(
+        lambda quote: (
+            f" {label} "
+            if (label := _statement_disclosed(quote.group(1), patterns, names))
+            else quote.group(0)
+        ),
+        text,
+    )
 
 
 def instructions_unread(
-    instructions: str, policies: Sequence[CompiledPolicy], *, brand: str
+    instructions: str, policies: Sequence[CompiledPolicy], *, brand: str, others: Sequence[str] = ()
 ) -> list[tuple[str, Reading]]:
     """The sentences of a rule's free text JoyBack cannot read as allowed on its own, each with how
     it reads: an element of a blocked kind, or not understood."""
     patterns = _patterns(policies)
-    return sentences_read(_instructions_prepared(instructions, patterns), patterns, brand_names(brand))
+    names = brand_names(brand, others, patterns)
+    return sentences_read(_instructions_prepared(instructions, patterns, names), patterns, names)
 
 
 def rules_lint(
@@ -798,7 +862,9 @@ def rules_lint(
     for rule in rules:
         before = len(findings)
         name = rule.get_trigger_display()
-        text = _instructions_prepared(rule.instructions, patterns)
+        brand = getattr(getattr(rule, "campaign", None), "brand", None)
+        names = brand_names(getattr(brand, "name", ""), getattr(brand, "sponsor_names", ()), patterns)
+        text = _instructions_prepared(rule.instructions, patterns, names)
         # Words two staff members approved on the brand's appeal: what the patterns are sure of too.
         sure_lifted = rule.instructions.strip() in sure_approved
         hidden = _first_match(patterns["deceptive"], text) if text and not sure_lifted else None
@@ -879,8 +945,7 @@ def rules_lint(
                     )
                 )
         blocked = any(finding.blocking for finding in findings[before:])
-        brand = getattr(getattr(getattr(rule, "campaign", None), "brand", None), "name", "")
-        unread = sentences_read(text, patterns, brand_names(brand)) if text and not blocked else []
+        unread = sentences_read(text, patterns, names) if text and not blocked else []
         kinds = [(reading.kind, reading.said) for _sentence, reading in unread if reading.verdict == BLOCK]
         words_approved = rule.instructions.strip() in approved
         if kinds and not words_approved:

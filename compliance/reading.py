@@ -60,7 +60,9 @@ _PROMOTION_KINDS = frozenset(
 )
 _FORBIDS = re.compile(
     r"(?:\b(?:don'?t|do not|does not|doesn'?t|never|no|not|avoid|steer clear of|stay away from"
-    r"|nicht|kein\w*|nie|niemals|vermeide\w*"
+    # "We can't make any health promises": what a brand may not claim, said of itself.
+    r"|(?:can'?t|cannot|may not|must not|mustn'?t)\s+(?:make|claim|promise)"
+    r"|nicht|kein\w*|nie|niemals|vermeide\w*|weder"
     r"|nunca|jamás|evita\w*|nada de|cero|sin)\b"
     # "Don't forget to say…", "not only…": what follows is asked for, not forbidden.
     r"(?!\s+(?:forget|fail|hesitate|miss|skip|stop|only|just|be shy|be afraid|vergiss|vergessen|nur|scheu"
@@ -71,6 +73,13 @@ _FORBIDS = re.compile(
 _CLAUSE_END = re.compile(
     r",(?!\s*(?:dass|daß|that|que|wie|como)\b)|[;—–()，；]|\b(?:but|aber|sondern|pero|sino|instead|stattdessen)\b|但|而是"
 )
+# A list the negation governs runs past its commas to its last item: "don't describe it as healthy,
+# detoxing, immune-boosting or good for focus", "nicht, dass er gesund ist, entgiftet oder … fördert".
+_LIST_TAIL = re.compile(
+    r"(?:,\s*[\w-]+(?:\s+[\w-]+){0,2})+?,?\s+(?:or|nor|oder|noch|o|ni)\s+[^,.;:!?—–()，；]*"
+    r"|(?:、[^、。！？，,；;]{1,6})*(?:或者|或|还是)[^。！？，,；;]*"
+)
+_CLAIMED = re.compile(r"\b(?:as|als|como|that|dass|daß|que)\b|(?:说|讲|称|写|宣传)")
 # "Never rate it below five stars", "nichts außer Lob": a negation over a floor is the demand itself.
 _FLOOR = re.compile(
     r"\bunless(?!\s+(?:that'?s|it'?s|it is|that is|you)\s+(?:genuinely|truly|really|honestly|actually)\b)"
@@ -347,6 +356,17 @@ class Grammar:
             if spans and negation.start() < spans[-1][1]:
                 continue
             end = _CLAUSE_END.search(text, negation.end())
+            tail = _LIST_TAIL.match(text, end.start()) if end else None
+            # Only a list of what is said or claimed ("as X, Y or Z", "dass X, Y oder Z"); never one of
+            # deeds ("no bots, buy likes or views" asks for the likes).
+            if (
+                tail
+                and _CLAIMED.search(text, negation.start(), end.start())
+                and not any(
+                    pattern.search(tail.group(0)) for kind, pattern in self.cues if kind == "fake_engagement"
+                )
+            ):
+                end = _CLAUSE_END.search(text, tail.end())
             clause = text[negation.start() : end.start() if end else len(text)]
             if (
                 not _FLOOR.search(clause, negation.end() - negation.start())

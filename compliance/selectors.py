@@ -133,6 +133,7 @@ def instructions_unsure(*, rule: ActionRule, words: str | None = None) -> list[U
         rule.instructions if words is None else words,
         campaign_policies(campaign=rule.campaign),
         brand=rule.campaign.brand.name,
+        others=rule.campaign.brand.sponsor_names,
     )
     return [UnsureSentence(sentence, reading.kind, reading.said) for sentence, reading in unread]
 

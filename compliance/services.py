@@ -405,7 +405,9 @@ def instructions_approve(*, rule, approved_by, note: str, words: str | None = No
         refusal = second_person_refusal(first=get_user_model().objects.get(pk=first[0]), second=approved_by)
         if refusal:
             raise ComplianceError(refusal)
-    unread = instructions_unread(approved_words, policies, brand=campaign.brand.name)
+    unread = instructions_unread(
+        approved_words, policies, brand=campaign.brand.name, others=campaign.brand.sponsor_names
+    )
     kinds = sorted({reading.kind for _sentence, reading in unread if reading.kind})
     # Refused for sure by the patterns and read on the brand's request: two people, always.
     sure_refusal = bool(instructions_sure_refusals(rule=rule, words=approved_words, policies=policies))

@@ -4,37 +4,11 @@ object goes live without a review in en, de, es and zh-hans; an element of a blo
 as that kind, its lawful look-alikes (a negation, "negatives are fine", "no need for 5 stars",
 "don't forget #ad") are not; a sentence neither understood nor of a blocked kind goes to review."""
 
-from types import SimpleNamespace
-
 import pytest
 
-from compliance.checker import compiled, policies_for_countries, policies_from_source
-from compliance.linter import rules_lint
+from compliance.checker import policies_from_source
 from compliance.reading import ALLOW, BLOCK, UNKNOWN, Grammar
-
-POLICIES = [compiled(code=p["code"], version=1, data=p) for p in policies_from_source()]
-WHERE = {"en": "US", "de": "DE", "es": "ES", "zh-hans": "CN"}
-
-
-def outcome(text, language):
-    rule = SimpleNamespace(
-        pk=None,
-        instructions=text,
-        trigger="ugc_share",
-        min_likes=0,
-        min_comments=0,
-        verification_mode="engagement",
-        get_trigger_display=lambda: "UGC share",
-        campaign=SimpleNamespace(brand=SimpleNamespace(name="Bergkaffee")),
-        brief={},
-    )
-    codes = {
-        f.code for f in rules_lint([rule], policies_for_countries(POLICIES, [WHERE[language]])) if f.blocking
-    }
-    if codes - {"instructions_review"}:
-        return "block"
-    return "review" if codes else "allow"
-
+from tests.compliance.briefs import brief_outcome as outcome
 
 # Tasks over objects no list names word by word.
 ALLOWED = [

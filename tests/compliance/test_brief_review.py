@@ -27,7 +27,7 @@ pytestmark = pytest.mark.django_db
 
 HONEST = "Tell a story about your grandmother's kitchen while the coffee brews"
 # Lawful (the brand forbids health claims), but the reading sees a health claim it cannot place.
-LOOKALIKE = "Keep it about taste please, we can't make any health or energy promises"
+LOOKALIKE = "Keep it about taste please, health or energy promises are not our thing"
 
 
 def reviewer(make_user, email, *, may_review=True):

@@ -36,9 +36,10 @@ FLOORS = [
     ("blind_dev3", 97.5, 95.5, 5.5, 9.0),
     ("blind_holdout3", 92.5, 65.0, 8.5, 33.5),
     # A fifth set (blind_fresh4/README.md): captions by one more reviewer, briefs by two more in two
-    # registers (long agency briefs, chat messages) the linter had never met. Floors as it stands.
-    ("blind_dev4", 93.5, 54.5, 5.0, 68.0),
-    ("blind_holdout4", 98.0, 45.0, 0.5, 68.5),
+    # registers (long agency briefs, chat messages) the linter had never met. Floors as it stands. Its
+    # review cost rose when lawful look-alikes stopped being refused: they go to a person instead.
+    ("blind_dev4", 93.5, 54.5, 5.0, 79.5),
+    ("blind_holdout4", 98.0, 45.0, 0.5, 70.5),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 

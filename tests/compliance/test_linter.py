@@ -250,7 +250,7 @@ def test_free_text_no_pattern_blocks_still_waits_for_review_rather_than_going_li
 
 
 # Lawful (the brand forbids health claims), but the reading sees a health claim it cannot place.
-LOOKALIKE = "Keep it about taste please, we can't make any health or energy promises"
+LOOKALIKE = "Keep it about taste please, health or energy promises are not our thing"
 
 
 def test_a_blocked_kind_the_reading_was_not_sure_of_waits_for_joybacks_review(draft, make_user):

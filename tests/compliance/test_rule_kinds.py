@@ -6,30 +6,15 @@ music, language, hashtags and deadlines, bought engagement refused. Beside each,
 that must stay blocked: criticism forbidden, a dislike kept quiet, scripted use, a rating or a
 positive review as the condition, hidden payment, bought followers, several accounts."""
 
-from types import SimpleNamespace
-
 import pytest
 
-from compliance.checker import compiled, policies_for_countries, policies_from_source
-from compliance.linter import rules_lint
-
-POLICIES = [compiled(code=p["code"], version=1, data=p) for p in policies_from_source()]
-WHERE = {"en": "US", "de": "DE", "es": "ES", "zh-hans": "CN"}
+from tests.compliance.briefs import brief_findings
 
 
 def blocking(text, language):
-    rule = SimpleNamespace(
-        pk=None,
-        instructions=text,
-        trigger="ugc_share",
-        min_likes=0,
-        min_comments=0,
-        verification_mode="engagement",
-        get_trigger_display=lambda: "UGC share",
-        campaign=SimpleNamespace(brand=SimpleNamespace(name="Alpaca Coffee")),
-    )
-    findings = rules_lint([rule], policies_for_countries(POLICIES, [WHERE[language]]))
-    return {finding.code for finding in findings if finding.blocking}
+    return {
+        finding.code for finding in brief_findings(text, language, brand="Alpaca Coffee") if finding.blocking
+    }
 
 
 # Each went to JoyBack's review before (or was blocked as hiding the payment): not understood.

@@ -4,33 +4,9 @@ to give us five stars", "never claim it's the best coffee in the world" ask for 
 same words still block where the negation forbids the truth (the payment, the sugar), sets a floor
 ("never below five stars"), or asks for more ("don't forget to say…", "don't just say…")."""
 
-from types import SimpleNamespace
-
 import pytest
 
-from compliance.checker import compiled, policies_for_countries, policies_from_source
-from compliance.linter import rules_lint
-
-POLICIES = [compiled(code=p["code"], version=1, data=p) for p in policies_from_source()]
-WHERE = {"en": "US", "de": "DE", "es": "ES", "zh-hans": "CN"}
-
-
-def outcome(text, language):
-    rule = SimpleNamespace(
-        pk=None,
-        instructions=text,
-        trigger="ugc_share",
-        min_likes=0,
-        min_comments=0,
-        verification_mode="engagement",
-        get_trigger_display=lambda: "UGC share",
-        campaign=SimpleNamespace(brand=SimpleNamespace(name="Bergkaffee")),
-    )
-    findings = rules_lint([rule], policies_for_countries(POLICIES, [WHERE[language]]))
-    blocking = {finding.code for finding in findings if finding.blocking}
-    if blocking - {"instructions_review"}:
-        return "block"
-    return "review" if blocking else "allow"
+from tests.compliance.briefs import brief_outcome as outcome
 
 
 @pytest.mark.parametrize(

@@ -215,7 +215,7 @@ def rules_evaluate(policies=None, *, part: str = "own") -> Result:
             min_comments=0,
             verification_mode="engagement",
             get_trigger_display=lambda: "UGC share",
-            campaign=SimpleNamespace(brand=SimpleNamespace(name=BRAND)),
+            campaign=SimpleNamespace(brand=SimpleNamespace(name=BRAND, sponsor_names=BRAND_NAMES)),
         )
         findings = rules_lint([rule], policies_for_countries(policies, row["countries"].split(",")))
         outcome = rule_outcome(findings)

@@ -1,0 +1,104 @@
+# ruff: noqa: RUF001 - Chinese punctuation is part of the briefs
+"""A lawful brief is not refused outright for the words it shares with a blocked kind: removing spam
+is moderation, not spamming; "you don't need to give us a ten or five stars" forbids a rating
+condition over a list; "don't describe it as healthy, detoxing or slimming" forbids every claim of
+its list; "keep the negative comments, don't delete them" keeps them; a quoted line that only says
+the video is the brand's ad is the label. Each still goes to a person where it is not understood
+(fail closed), and the same words asking for what is blocked are still refused."""
+
+import pytest
+
+from tests.compliance.briefs import brief_findings
+from tests.compliance.briefs import brief_outcome as outcome
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "Only delete spam or abusive comments."),
+        ("de", "Spam und Beleidigungen darfst du löschen, alles andere bleibt stehen."),
+        ("es", "Borrad solo el spam."),
+        ("en", "Keep your replies friendly and don't get into arguments with anyone."),
+        ("zh-hans", "负面评论请保留，不要删。"),
+        ("de", "Sagt bitte nicht, dass der Kaffee gesund ist, entgiftet oder beim Abnehmen hilft."),
+        ("es", "- Luz de día, sin fluorescentes - «Publicidad» como primera palabra del texto"),
+    ],
+)
+def test_lawful_moderation_and_prohibitions_are_not_refused(language, text):
+    assert outcome(text, language) != "block"
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "You don't need to give us a ten or five stars."),
+        ("de", "Ihr müsst uns weder zehn Punkte noch fünf Sterne geben."),
+        ("zh-hans", "不需要给我们满分或者五星。"),
+        ("en", "We can't make any health promises."),
+        ("en", "Please don't describe it as healthy, detoxing, slimming or good for your gut."),
+        ("en", 'Say "This video is an ad for Bergkaffee" first.'),
+        ("zh-hans", "不搞互赞群那一套，正常发就行。"),
+    ],
+)
+def test_prohibitions_over_a_list_and_the_label_said_as_a_line_go_live(language, text):
+    assert outcome(text, language) == "allow"
+
+
+def test_the_brands_other_names_count_as_the_brand_in_a_quoted_label():
+    text = "口播开头说一句“本视频是山顶咖啡的广告”。"
+    assert outcome(text, "zh-hans") == "block"  # "山顶咖啡" unknown: a scripted line in quotes
+    assert outcome(text, "zh-hans", other_names=("山顶咖啡",)) != "block"
+
+
+def test_an_other_name_that_says_a_blocked_kind_is_not_taken_for_the_brand():
+    text = 'Say "This video is an ad for the best coffee in the world" first.'
+    assert outcome(text, "en", other_names=("the best coffee in the world",)) == "block"
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "Spam the comments with your friends' accounts."),
+        ("en", "Spamming our hashtag is welcome."),
+        ("de", "Spammt die Kommentare mit euren Zweitaccounts."),
+        ("es", "Spamead los comentarios."),
+        ("en", "Don't get into the downsides."),
+        ("en", "You need to give us a ten or five stars."),
+        ("zh-hans", "需要给我们满分或者五星。"),
+        ("zh-hans", "负面评论删掉。"),
+        ("zh-hans", "差评都隐藏。"),
+        ("en", 'Say "Not an ad" at the start.'),
+        ("en", 'Say "This is the best ad for Bergkaffee" at the start.'),
+        ("zh-hans", "结尾说一句“这是最好的咖啡，广告”。"),
+        ("en", "Don't describe it as cheap, call it the best."),
+        ("de", "Sagt nicht, dass er billig ist, sagt, dass er beim Abnehmen hilft."),
+        ("de", "Sagt nicht, dass ihr bezahlt werdet."),
+        ("es", "- Luz de día - sin «Publicidad» en el texto"),
+        ("zh-hans", "互赞群要搞起来。"),
+        ("zh-hans", "不搞互赞群的不结算。"),
+        ("de", "Zweitaccounts brauchen wir, bitte nutzt sie."),
+    ],
+)
+def test_the_same_words_asking_for_what_is_blocked_are_refused(language, text):
+    assert outcome(text, language) == "block"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ideally viewers can't tell it's a paid post.",
+        "Viewers should not be able to tell it's a paid post.",
+        "We can't make it obvious that you're paid.",
+    ],
+)
+def test_a_negation_that_hides_the_payment_never_goes_live(text):
+    assert outcome(text, "en") != "allow"
+
+
+def test_what_a_brand_says_it_does_not_need_is_no_longer_refused_for_sure():
+    """Said after the thing ("Zweitaccounts brauchen wir nicht"), it is no order to use them: the
+    patterns no longer refuse it for sure; the reading, not sure, still sends it to JoyBack's team."""
+    said = "Poste nur von deinem Hauptaccount, Zweitaccounts brauchen wir nicht."
+    refusals = [finding for finding in brief_findings(said, "de") if finding.blocking]
+
+    assert refusals and all(finding.reviewable and not finding.appealable for finding in refusals)
