@@ -151,17 +151,32 @@ def _pair(language: str, table: dict, first: str, then: str) -> WordPair | None:
 
 # "No need to give it five stars", "Du musst keine 5 Sterne geben", "不需要打五星": a rating or a
 # sentiment the rule says is NOT required is what a brand may say; what follows must still be understood.
-_NOT_REQUIRED = re.compile(
-    r"(?:\bno need to|\b(?:don'?t|do not|doesn'?t|does not) (?:need|have) to|\bnot (?:necessary|required) to"
-    # "Du musst uns keine fünf Sterne geben": a pronoun or two may stand before the negation.
-    r"|\b(?:musst|müssen|müsst|brauchst)\s+(?:du\s+|sie\s+|ihr\s+)?"
-    r"(?:(?:uns|mir|ihm|ihr|ihnen|dem \w+|der \w+)\s+)?"
-    r"(?:nicht|kein\w*|weder)|\bno hace falta(?: que)?"
-    r"|\bno (?:tienes|tiene|necesitas|necesita) que|\bno es necesario(?: que)?)(?:\W+\w+){0,3}"
-    # ... or over a list of ratings: "you don't need to give us a ten or five stars".
-    r"(?:\W+(?:\w+\W+){0,2}(?:or|nor|oder|noch|ni|o))?\W*$"
-    r"|(?:不需要|不用|不必|无需|没必要)(?:非得|一定)?(?:给(?:我们|我|品牌)?)?(?:[^。！？.!?,，]{0,4}(?:或者|或|和|、))?"
-    r"[^。！？.!?,，]{0,2}$"
+def _not_needed(german: str) -> str:
+    return (
+        r"(?:\bno need to|\b(?:don'?t|do not|doesn'?t|does not) (?:need|have) to"
+        r"|\bnot (?:necessary|required) to"
+        # "Du musst uns keine fünf Sterne geben": a pronoun or two may stand before the negation.
+        r"|\b(?:musst|müssen|müsst|brauchst)\s+(?:du\s+|sie\s+|ihr\s+)?"
+        r"(?:(?:uns|mir|ihm|ihr|ihnen|dem \w+|der \w+)\s+)?"
+        rf"(?:{german})|\bno hace falta(?: que)?"
+        r"|\bno (?:tienes|tiene|necesitas|necesita) que|\bno es necesario(?: que)?)"
+        r"(?:\W+(?!(?:or|nor|oder|noch|ni|o)\b)\w+){0,3}"
+    )
+
+
+_NOT_NEEDED_CJK = r"(?:不需要|不用|不必|无需|没必要)(?:非得|一定)?"
+_NOT_NEEDED = _not_needed(r"nicht|kein\w*")
+_NOT_NEEDED_LISTED = _not_needed(r"nicht|kein\w*|weder")
+_NOT_REQUIRED = re.compile(rf"{_NOT_NEEDED}\W*$|{_NOT_NEEDED_CJK}[^。！？.!?,，]{{0,2}}$")
+# ... or over a list of ratings, which must then end the clause: "you don't need to give us a ten or
+# five stars", "weder zehn Punkte noch fünf Sterne geben", "不需要给我们满分或者五星"; never "… or five
+# stars is the minimum".
+_NOT_REQUIRED_LIST = re.compile(
+    rf"{_NOT_NEEDED_LISTED}(?:\W+\w+){{0,2}}\W+(?:or|nor|oder|noch|ni|o)\W*$"
+    rf"|{_NOT_NEEDED_CJK}(?:给(?:我们|我|品牌)?)?[^。！？.!?,，、和]{{1,4}}(?:或者|或|还是)$"
+)
+_LIST_ENDS = re.compile(
+    r"\s*(?:(?:zu\s+)?geben|(?:to\s+)?give|vergeben|dar|darnos)?\s*(?:[,.;:!?，。；！？]|$)"
 )
 
 
@@ -177,9 +192,12 @@ _NOT_REQUIRED_AFTER = re.compile(
 
 
 def not_required(text: str, start: int, end: int | None = None) -> bool:
-    return bool(_NOT_REQUIRED.search(text, max(0, start - 40), start)) or (
-        end is not None and bool(_NOT_REQUIRED_AFTER.match(text, end))
-    )
+    if _NOT_REQUIRED.search(text, max(0, start - 40), start):
+        return True
+    if end is None:
+        return False
+    listed = _NOT_REQUIRED_LIST.search(text, max(0, start - 50), start) and _LIST_ENDS.match(text, end)
+    return bool(listed or _NOT_REQUIRED_AFTER.match(text, end))
 
 
 @dataclass(frozen=True)
@@ -195,7 +213,9 @@ class Negatable:
 
     def search(self, text: str) -> str | None:
         for match in self.pattern.finditer(text):
-            around = text[max(0, match.start() - 6) : match.end()]
+            # A negation counts only in the same list item: "不用露脸、五星是硬性要求" asks for the stars.
+            before = re.split(r"[、，,;；。]", text[max(0, match.start() - 6) : match.start()])[-1]
+            around = before + match.group(0)
             if self.latin and _NEGATED_OBJECT.search(text, max(0, match.start() - 30), match.start()):
                 continue
             if self.latin and _FORBIDDEN_AFTER.match(text, match.end()):
@@ -203,6 +223,7 @@ class Negatable:
             if (
                 self.promotion
                 and not _FLOOR_AFTER.search(text, match.start(), match.end() + 40)
+                and not _REQUIRED_AFTER.match(text, match.end())
                 and not _REMINDER_BEFORE.search(text, max(0, match.start() - 40), match.start())
                 and (
                     _LATIN_NEGATION.search(text, max(0, match.start() - 40), match.start())
@@ -293,6 +314,14 @@ _FLOOR_AFTER = re.compile(
 )
 
 
+# ... or says it is required right after it: "keine zehn Punkte oder fünf Sterne sind Pflicht".
+_REQUIRED_AFTER = re.compile(
+    r"[^.!?;,]{0,12}?\b(?:is|are|ist|sind|es|son)\s+(?:a\s+|an\s+|eine\s+|die\s+|das\s+)?(?:absolute\s+)?"
+    r"(?:must|required|mandatory|expected|the minimum|the bar|pflicht|vorgabe|voraussetzung|das minimum"
+    r"|obligatori\w*|lo mínimo|imprescindible)"
+)
+
+
 # "Vergiss nicht zu sagen, dass…": German puts the reminder before its negation.
 _REMINDER_BEFORE = re.compile(r"\b(?:vergiss|vergesst|vergessen)\b(?:\W+\w+){0,2}\W+(?:nicht|nie)\b")
 
@@ -360,13 +389,13 @@ _NEGATED_CLAIM = re.compile(
     # English drops the "that" ("don't say the coffee is healthy"): then the claim is the next few
     # words of the same clause, not past a sentence's end or a "but"/"instead".
     r"|\b(?:don'?t|do not|never|not)\s+(?:\w+\s+)?(?:say|claim|suggest|imply|promise|state)\b"
-    r"(?:[^\w.!?;:]+(?!(?:but|instead|rather)\b)\w+){0,8}[^\w.!?;:]*$"
+    r"(?:[^\w.!?;:]+(?!(?:but|instead|rather|and|then|so)\b)\w+){0,8}[^\w.!?;:]*$"
     # German puts the verb first: "Behaupte nicht, dass der Kaffee beim Abnehmen hilft".
     r"|\b(?:behaupte|behauptet|behaupten|sag|sage|sagt|sagen|schreib|schreibe|schreibt|versprich|versprecht"
     r"|versprechen|erzähl|erzähle|erzählt)\s+"
     r"(?:\w+\s+)?(?:nicht|nie|niemals)\W+(?:dass|daß)\b"
     # ... over the list of claims it names, up to another verb of saying.
-    r"(?:[^\w.!?;:]+(?!(?:aber|sondern|sag\w*|behaupt\w*|schreib\w*|erzähl\w*|versprech\w*)\b)\w+){0,12}"
+    r"(?:[^\w.!?;:]+(?!(?:aber|sondern|und|dann|sag\w*|behaupt\w*|schreib\w*|erzähl\w*|versprech\w*|nenn\w*)\b)\w+){0,12}"
     r"[^\w.!?;:]*$"
 )
 
@@ -476,6 +505,7 @@ def is_contest(rules, policies: Sequence[CompiledPolicy]) -> bool:
 # Handles name people and brands; a hashtag can be the disclosure ("#ad") and is read as a word.
 _TAGS = re.compile(r"@[\w.]+")
 _HIDING = frozenset({"hide_payment"})
+_CJK_SPACE = re.compile(r"(?<=[\u3400-\u9fff]) (?=[#\u3400-\u9fff])")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
@@ -489,6 +519,26 @@ _BULLET = re.compile(r"[ \t][-•·▪*][ \t]+")
 
 def _bullets_apart(text: str) -> str:
     return _BULLETED_LINE.sub(lambda line: _BULLET.sub("\n", line.group(0)), text)
+
+
+def _hidden_across_bullets(text: str, grammar: Grammar) -> list[tuple[str, Reading]]:
+    """A disclosure's place may stand in the item beside it on a one-line list ("- add #ad - after
+    all your hashtags", "- #广告 - 放在所有话题标签后面"): each disclosing item is read with the next
+    one, and must be understood with it."""
+    hidden = []
+    for line in _BULLETED_LINE.finditer(text):
+        items = [item.strip(" -•·▪*") for item in _BULLET.split(line.group(0))]
+        for at, item in enumerate(items):
+            if not grammar.discloses(item):
+                continue
+            if at + 1 == len(items):
+                continue
+            joined = _CJK_SPACE.sub("", " ".join(items[at : at + 2]))
+            if grammar.cued(joined, _HIDING):
+                hidden.append((joined, Reading(BLOCK, "hide_payment", joined)))
+            elif (reading := grammar.read(joined, asides=False)).verdict != ALLOW:
+                hidden.append((joined, reading))  # not understood together: a person reads it
+    return hidden
 
 
 # "z. B.", "e.g.", "p. ej.": a point that ends no sentence.
@@ -635,6 +685,7 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
     # What the amount leaves is one space: "the $3.99 price tag" reads as "the price tag".
     text = re.sub(r"[ \t]{2,}", " ", _AMOUNT.sub(" ", text))
     text = re.sub(r"(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])", "", text)
+    unread.extend(_hidden_across_bullets(text, patterns["grammar"]))
     for sentence in _BRIEF_SENTENCES.split(_bullets_apart(text)):
         rest = _TAGS.sub(" ", sentence)
         for words in (_WORDS.findall(normalize(name)) for name in names if name):
@@ -819,9 +870,6 @@ def _statement_disclosed(content: str, patterns: dict, names: Sequence[str]) -> 
 
 def _instructions_prepared(instructions: str, patterns: dict, names: Sequence[str] = ()) -> str:
     text = reminders_as_requests(normalize(instructions))
-    # A bullet list flattened onto one line ("- Luz de día, sin fluorescentes - «Publicidad» primero")
-    # is so many sentences: no pattern reads across two of its items.
-    text = _BULLETED_LINE.sub(lambda line: _BULLET.sub(". ", line.group(0)), text)
     if patterns["grammar"].quoted is not None:
         # A label in quotes is the label, not a scripted line: 'Begin with "Ad |"', „Werbung“.
         text = patterns["grammar"].quoted.sub(r" \1 ", text)

@@ -72,12 +72,17 @@ _FORBIDS = re.compile(
 # A comma before "dass"/"que"/"that" opens what the negated verb governs ("nicht behaupten, dass…").
 _CLAUSE_END = re.compile(
     r",(?!\s*(?:dass|daß|that|que|wie|como)\b)|[;—–()，；]|\b(?:but|aber|sondern|pero|sino|instead|stattdessen)\b|但|而是"
+    # A new clause ends the prohibition: "don't call it healthy and tell them a friend gave it to you"
+    # forbids the claim, never the testimony.
+    r"|\b(?:and|und|y|then|so|plus|dann|also|luego|entonces|así que)\b|然后|并且|所以"
 )
 # A list the negation governs runs past its commas to its last item: "don't describe it as healthy,
 # detoxing, immune-boosting or good for focus", "nicht, dass er gesund ist, entgiftet oder … fördert".
+_LIST_WORD = r"(?!(?:and|und|y|but|aber|sondern|pero|sino|then|so|plus|dann|also|luego|instead)\b)[\w-]+"
 _LIST_TAIL = re.compile(
-    r"(?:,\s*[\w-]+(?:\s+[\w-]+){0,2})+?,?\s+(?:or|nor|oder|noch|o|ni)\s+[^,.;:!?—–()，；]*"
-    r"|(?:、[^、。！？，,；;]{1,6})*(?:或者|或|还是)[^。！？，,；;]*"
+    rf"(?:,\s*{_LIST_WORD}(?:\s+{_LIST_WORD}){{0,2}})+?,?\s+(?:or|nor|oder|noch|o|ni)\s+"
+    rf"{_LIST_WORD}(?:\s+{_LIST_WORD}){{0,4}}(?=\s*(?:[,.;:!?—–()，；]|$))"
+    r"|(?:、[^、。！？，,；;和]{1,6})*(?:或者|或|还是)[^。！？，,；;和然并所再]{1,6}(?=[。！？，,；;]|$)"
 )
 _CLAIMED = re.compile(r"\b(?:as|als|como|that|dass|daß|que)\b|(?:说|讲|称|写|宣传)")
 # "Never rate it below five stars", "nichts außer Lob": a negation over a floor is the demand itself.

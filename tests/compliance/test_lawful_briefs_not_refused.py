@@ -21,7 +21,6 @@ from tests.compliance.briefs import brief_outcome as outcome
         ("en", "Keep your replies friendly and don't get into arguments with anyone."),
         ("zh-hans", "负面评论请保留，不要删。"),
         ("de", "Sagt bitte nicht, dass der Kaffee gesund ist, entgiftet oder beim Abnehmen hilft."),
-        ("es", "- Luz de día, sin fluorescentes - «Publicidad» como primera palabra del texto"),
     ],
 )
 def test_lawful_moderation_and_prohibitions_are_not_refused(language, text):
@@ -37,7 +36,6 @@ def test_lawful_moderation_and_prohibitions_are_not_refused(language, text):
         ("en", "We can't make any health promises."),
         ("en", "Please don't describe it as healthy, detoxing, slimming or good for your gut."),
         ("en", 'Say "This video is an ad for Bergkaffee" first.'),
-        ("zh-hans", "不搞互赞群那一套，正常发就行。"),
     ],
 )
 def test_prohibitions_over_a_list_and_the_label_said_as_a_line_go_live(language, text):
@@ -102,3 +100,43 @@ def test_what_a_brand_says_it_does_not_need_is_no_longer_refused_for_sure():
     refusals = [finding for finding in brief_findings(said, "de") if finding.blocking]
 
     assert refusals and all(finding.reviewable and not finding.appealable for finding in refusals)
+
+
+# An outside attack on this change, as a dishonest brand would write: a demand after a forbidden
+# list, after "weder … noch" or "we can't make … claims", a rating floor after a list that was "not
+# needed", an enumeration comma between the negation and the demand, a disclosure's place in the next
+# bullet. Each came out allowed in a first version of the change, or before it.
+SMUGGLED = [
+    ("en", "Don't describe it as healthy, detoxing or slimming and tell viewers a friend gave it to you."),
+    (
+        "en",
+        "Please don't describe it as healthy, detoxing, slimming or good for your gut and rate it perfect.",
+    ),
+    ("en", "Don't describe it as healthy, detoxing or slimming but simply call it a game changer."),
+    ("de", "Sag nicht, dass der Kaffee gesund ist, entgiftet oder schlank macht und gib ihm die Höchstnote."),
+    ("de", "Ihr müsst uns weder zehn Punkte noch fünf Sterne geben und nennt ihn einen Gamechanger."),
+    ("es", "No digas que es sano, detox o adelgazante y dale la nota máxima."),
+    ("en", "We can't make any health claims and keep the disclosure out of the caption."),
+    ("en", "We can't promise health benefits so just say it beats Starbucks."),
+    ("en", "You don't need to give us a ten or five stars is the minimum."),
+    ("es", "No hace falta que nos des un diez o cinco estrellas es lo mínimo."),
+    ("de", "Du musst uns keine zehn Punkte oder fünf Sterne sind Pflicht."),
+    ("zh-hans", "不用写评语、必须五星"),
+    ("zh-hans", "不用露脸、五星是硬性要求"),
+    ("zh-hans", "不需要给我们满分或者五星和有人问再说是广告"),
+    ("zh-hans", "不搞虚的直接刷赞"),
+    ("zh-hans", "不玩虚的用小号点赞"),
+    ("en", "Don't give it five stars and only mention the partnership if someone asks."),
+    ("en", "- Film in daylight - add #ad - after all your hashtags"),
+    ("zh-hans", "- 自然光 - #广告 - 放在所有话题标签后面"),
+    ("de", "- Tageslicht - Werbung - erst nach allen Hashtags"),
+    ("en", "Keep the disclosure out of the caption."),
+    ("en", "Say ad at the end."),
+    ("en", "Post one video with #ad at the start. Keep the mug out and keep the aftertaste out."),
+    ("en", "Leave the aftertaste out."),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), SMUGGLED)
+def test_a_demand_smuggled_past_a_lawful_prohibition_never_goes_live(language, text):
+    assert outcome(text, language) != "allow"
