@@ -48,10 +48,14 @@ migrate: $(STAMP)
 	$(BIN)/python -m joyback.embedded_db --keep-migrated
 
 # The whole demo in one process (payouts/management/commands/demo.py); its mails go to tmp/mails/.
+# Links in the demo's mails and provider redirects point where make run serves.
+DEMO_SITE_URL = $(or $(SITE_URL),http://$(HOST):$(PORT))
+
 demo: migrate
 	@mkdir -p tmp/mails
 	JOYBACK_ENV=development EMAIL_BACKEND=django.core.mail.backends.filebased.EmailBackend \
-		EMAIL_FILE_PATH=tmp/mails LOG_LEVEL=WARNING $(WITH_DB) $(BIN)/python manage.py demo
+		EMAIL_FILE_PATH=tmp/mails SITE_URL=$(DEMO_SITE_URL) LOG_LEVEL=WARNING $(WITH_DB) \
+		$(BIN)/python manage.py demo
 
 # Mails go to files in tmp/mails/ and the workers log warnings only, so the sign-ins printed last
 # stay on screen. Ctrl-C (or a TERM to make or to its whole group) stops every process deploy/run.sh
@@ -59,7 +63,7 @@ demo: migrate
 run: demo
 	@mkdir -p tmp/mails
 	@JOYBACK_ENV=development EMAIL_BACKEND=django.core.mail.backends.filebased.EmailBackend \
-	EMAIL_FILE_PATH=tmp/mails SITE_URL=$(or $(SITE_URL),http://$(HOST):$(PORT)) \
+	EMAIL_FILE_PATH=tmp/mails SITE_URL=$(DEMO_SITE_URL) \
 	BIN=$(BIN) HOST=$(HOST) PORT=$(PORT) $(WITH_DB) deploy/run.sh
 
 # The production topology on this machine (deploy/cluster.py): a PostgreSQL primary and a streaming
