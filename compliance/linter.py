@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from compliance.checker import CompiledPolicy, brand_short_name, normalize, term_pattern_compile
-from compliance.reading import ALLOW, BLOCK, Grammar, Reading
+from compliance.reading import ALLOW, BLOCK, MIXED_SCRIPT, Grammar, Reading
 from compliance.reading import UNKNOWN as UNKNOWN_
 
 STEMMERS = {"en": "english", "de": "german", "es": "spanish"}
@@ -686,18 +686,22 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
     text = re.sub(r"[ \t]{2,}", " ", _AMOUNT.sub(" ", text))
     text = re.sub(r"(?<=[\u3400-\u9fff]) (?=[\u3400-\u9fff])", "", text)
     unread.extend(_hidden_across_bullets(text, patterns["grammar"]))
+    grammar = patterns["grammar"]
+    # Whether the brief names the disclosure anywhere: a sentence that refers back to it ("switch it",
+    # "the tag") before or after is about it too.
+    labelled = grammar.names_label(text)
     for sentence in _BRIEF_SENTENCES.split(_bullets_apart(text)):
         rest = _TAGS.sub(" ", sentence)
         for words in (_WORDS.findall(normalize(name)) for name in names if name):
             if words:
                 # The brand as written, and its words joined any way ("Alpaca-Coffee-Dose").
                 rest = re.sub(r"[\s_.-]*".join(map(re.escape, words)), " ", rest)
+        unnamed = rest
         if patterns["shapes"] is not None:
             rest = patterns["shapes"].sub(" ", rest)
         shaped = rest
         if patterns["phrases"] is not None:
             rest = patterns["phrases"].sub(" ", rest)
-        grammar = patterns["grammar"]
         written = normalize(_TAGS.sub(" ", sentence))
         disclosed = grammar.discloses(written)
         reading = _sentence_read(grammar, rest, shaped, written, patterns["words"], asides=not disclosed)
@@ -710,9 +714,25 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
         cut = grammar.cut_negatives.search(written) if grammar.cut_negatives is not None else None
         if reading.verdict != BLOCK and cut:
             reading = Reading(BLOCK, "suppress_negatives", cut.group(0).strip())
+        # A disclosure may be asked for only plainly: where and how it stands, nothing of how long,
+        # when, how small or on what condition ("Add #ad for the first day", "Add #ad. After a day,
+        # switch it."). Anything else beside it, or after it about it, goes to a person.
+        about_label = grammar.names_label(written) or (labelled and grammar.refers_back(written))
+        if reading.verdict == ALLOW and about_label and not grammar.placed_only(normalize(unnamed)):
+            reading = Reading(UNKNOWN_)
+        if reading.verdict == ALLOW and MIXED_SCRIPT.search(written):
+            reading = Reading(UNKNOWN_)
         if reading.verdict != ALLOW:
             unread.append((sentence.strip(), reading))
     return unread
+
+
+# Allowed words that can still take the label or the post away ("then remove it"): such a sentence is
+# read by its structure, never passed for its words alone.
+_REMOVAL = re.compile(
+    r"\b(?:remov\w*|delet\w*|drop\w*|archiv\w*|unpublish\w*|take (?:it |them )?(?:down|off|out)"
+    r"|entfern\w*|lösch\w*|quit\w*|borr\w*|elimin\w*)\b|删|去掉|撤|下架|隐藏"
+)
 
 
 def _sentence_read(grammar, rest: str, shaped: str, written: str, words, *, asides: bool) -> Reading:
@@ -724,6 +744,7 @@ def _sentence_read(grammar, rest: str, shaped: str, written: str, words, *, asid
         _CJK.search(rest)
         or any(not w.isdigit() and w not in words for w in _WORDS.findall(rest))
         or grammar.cued(rest)
+        or _REMOVAL.search(rest)
     ):
         return Reading(ALLOW)
     reading = grammar.read(rest, asides=asides)

@@ -28,6 +28,21 @@ _WORDS = re.compile(r"[#@]?[^\W_]+(?:['’-][^\W_]+)*")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _DATA = re.compile(r"[^\W\d_]*\d+")
+# What looks like a disclosure though no policy lists it: it calls for the same plain placement.
+_LABEL_LIKE = re.compile(
+    r"#(?:spon|sponsor|paid|promo|collab|colab|partner|werb|anzeige|publi|patrocin|kooperation|ad|ads)\w*"
+    r"|\b(?:spon|sponsored|sponsoring|anzeige\w*|werbe\w*|patrocinad\w*)\b|推广|赞助|恰饭"
+)
+# A hashtag beside the label is a name ("#AlpacaCoffee and #ad") unless it can say what words would
+# not: a number, a time, a limit, hiding, or a weaker label ("#for24hoursonly", "#tinyfont", "#spon").
+_PLAIN_HASHTAG = re.compile(
+    r"#(?![^\W\d_]*(?:\d|only|hour|day|week|tomorrow|later|tiny|small|hid|secret|remov|delet|gone|nur|stund|tag"
+    r"|morgen|klein|weg|solo|hora|día|dia|mañana|pequeñ|ocult|quit|spon|paid|promo|collab|colab|partner|gift|free"
+    r"|gratis|kein|ohne|sin|not|no))[^\W\d_]+"
+)
+# A word that mixes Latin letters with Cyrillic or Greek ones ("#ad" with a Cyrillic first letter) says
+# one thing to a reader and another to the patterns.
+MIXED_SCRIPT = re.compile(r"[a-zà-ÿ][\u0370-\u04ff]|[\u0370-\u04ff][a-zà-ÿ]|#[\u0370-\u04ff]")
 # "Only say how long you have really used it": in a sentence asking for honesty, "only" limits the
 # honesty; what it could limit to (praise, a rating) is a veto element and still refused.
 _LIMITERS = re.compile(r"\b(?:only|just|solo|sólo|únicamente|nur|bloß)\b")
@@ -42,7 +57,15 @@ _LABELS = (
     r"\blabel",
     r"\bdisclos",
     r"\bkennzeichn",
+    r"\bwerbekennzeichn",
+    r"\bwerbehinweis",
     r"\betiquet",
+    # The platform's own switch for the label ("switch on the branded content toggle").
+    r"\bbranded content",
+    r"\bmarkeninhalt",
+    r"\bcontenido de marca",
+    "品牌内容",
+    "付费合作",
     r"\bindicaci",
     "标识",
     "标签",
@@ -249,7 +272,9 @@ class Grammar:
     def __init__(self, languages: dict):
         self.latin: list[_Latin] = []
         self.chinese: list[_Chinese] = []
-        vetoes, cues, asides, cut = [], [], [], []
+        vetoes, cues, asides, cut, refers_back = [], [], [], [], []
+        self.placement_latin: list[tuple[frozenset, re.Pattern | None]] = []
+        self.placement_chinese: list[re.Pattern] = []
         for code, table in languages.items():
             brief = table.get("brief")
             if not brief:
@@ -257,6 +282,14 @@ class Grammar:
             vetoes += brief.get("veto", [])
             asides += brief.get("asides", [])
             cut += brief.get("cut_negatives", [])
+            refers_back += brief.get("refers_back", [])
+            placement = brief.get("placement", [])
+            phrases = brief.get("placement_phrases", [])
+            if code.startswith("zh"):
+                ordered = sorted(placement, key=len, reverse=True)
+                self.placement_chinese.append(_any([*phrases, *(re.escape(p) for p in ordered)]))
+            else:
+                self.placement_latin.append((frozenset(w.casefold() for w in placement), _any(phrases)))
             cues += [("suppress_negatives", re.compile(p)) for p in brief.get("cut_negatives", [])]
             cues += [(kind, re.compile(pattern)) for kind, pattern in brief.get("cues", [])]
             negations = brief.get("negations", [])
@@ -314,6 +347,7 @@ class Grammar:
         self.veto = _any([*vetoes, *(pattern.pattern for _kind, pattern in cues)])
         self.cues = cues
         self.asides = _any(asides)
+        self._refers_back = _any(refers_back)
         self.cut_negatives = _any(cut)
         self.safe = _any(
             reader.safe.pattern for reader in [*self.latin, *self.chinese] if reader.safe is not None
@@ -342,6 +376,13 @@ class Grammar:
             ]
         )
 
+    @functools.cached_property
+    def _label_words(self) -> re.Pattern | None:
+        # The whole word a disclosure term opens ("gekennzeichnet", "etiquetad"), not its stem only.
+        if self.disclosed is None:
+            return None
+        return re.compile(rf"(?:{self.disclosed.pattern})[^\W\u3400-\u9fff]*")
+
     def discloses(self, text: str) -> bool:
         """Whether a disclosure term stands in the sentence as a word of its own (not `ads` in
         `leads`); a Chinese term wherever it stands."""
@@ -351,6 +392,38 @@ class Grammar:
             found.start() == 0 or not text[found.start() - 1].isalnum() or _CJK.match(found.group(0))
             for found in self.disclosed.finditer(text)
         )
+
+    def refers_back(self, text: str) -> bool:
+        """Whether the sentence can refer back to what the sentence before it named ("switch it")."""
+        return self._refers_back is not None and bool(self._refers_back.search(text))
+
+    def placed_only(self, text: str) -> bool:
+        """Whether a sentence naming the disclosure says nothing but where and how it stands (the
+        `placement` words and phrases): no time, limit, condition, size, colour or other place."""
+        if _CJK.search(text):
+            for placement in self.placement_chinese:
+                text = placement.sub(" ", text) if placement is not None else text
+            if _CJK.search(self._label_out(text)):
+                return False
+        # A number places nothing ("in line 30", "on video 3"), and a hashtag beside the label can say
+        # what words would not ("#ad #for24hoursonly"): neither is a placement word.
+        return any(
+            all(
+                word in placement
+                for word in _WORDS.findall(self._label_out(phrases.sub(" ", text) if phrases else text))
+            )
+            for placement, phrases in self.placement_latin
+        )
+
+    def _label_out(self, text: str) -> str:
+        if self._label_words is not None:
+            text = self._label_words.sub(" ", text)
+        return _PLAIN_HASHTAG.sub(" ", text)
+
+    def names_label(self, text: str) -> bool:
+        """Whether the sentence names the disclosure: a disclosure term, the platform's label, or a
+        hashtag or word that looks like one ("#paidcollab", "spon", "Anzeige-Hinweis")."""
+        return self.discloses(text) or bool(_LABEL_LIKE.search(text))
 
     def _prohibitions_out(self, text: str) -> str:
         """The sentence without the clauses that forbid an element of a promotion kind."""
