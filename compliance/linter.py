@@ -511,6 +511,8 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 # A brief's sentences end at these; not the point or colon inside a number ("1.000", "9:16").
 _BRIEF_SENTENCES = re.compile(r"[.:](?!\d)|[!?;\n。！？；：]+")
+# What a sentence says of the disclosure runs on past a colon or a semicolon.
+_LABEL_CLAUSES = re.compile(r"\.(?!\d)|[!?\n。！？]+")
 # A list typed on one line ("- 20-45 seconds - daylight only - 'Ad' first"): a line that opens with
 # a bullet has one item per bullet; a dash inside a sentence ("short - 30 seconds") ends nothing.
 _BULLETED_LINE = re.compile(r"^[ \t]*[-•·▪*][ \t]+.*$", re.MULTILINE)
@@ -724,6 +726,17 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
             reading = Reading(UNKNOWN_)
         if reading.verdict != ALLOW:
             unread.append((sentence.strip(), reading))
+    # A colon or a semicolon does not end what a sentence says of the disclosure ("Disclosure: the
+    # brand's post"): read across them, it must still say only where and how the label stands.
+    for clause in _LABEL_CLAUSES.split(_bullets_apart(text)):
+        unnamed = _TAGS.sub(" ", clause)
+        for words in (_WORDS.findall(normalize(name)) for name in names if name):
+            if words:
+                unnamed = re.sub(r"[\s_.-]*".join(map(re.escape, words)), " ", unnamed)
+        written = normalize(unnamed)
+        about_label = grammar.names_label(written) or (labelled and grammar.refers_back(written))
+        if about_label and not grammar.placed_only(written) and not any(s in clause for s, _r in unread):
+            unread.append((clause.strip(), Reading(UNKNOWN_)))
     return unread
 
 

@@ -32,13 +32,9 @@ _DATA = re.compile(r"[^\W\d_]*\d+")
 _LABEL_LIKE = re.compile(
     r"#(?:spon|sponsor|paid|promo|collab|colab|partner|werb|anzeige|publi|patrocin|kooperation|ad|ads)\w*"
     r"|\b(?:spon|sponsored|sponsoring|anzeige\w*|werbe\w*|patrocinad\w*)\b|推广|赞助|恰饭"
-)
-# A hashtag beside the label is a name ("#AlpacaCoffee and #ad") unless it can say what words would
-# not: a number, a time, a limit, hiding, or a weaker label ("#for24hoursonly", "#tinyfont", "#spon").
-_PLAIN_HASHTAG = re.compile(
-    r"#(?![^\W\d_]*(?:\d|only|hour|day|week|tomorrow|later|tiny|small|hid|secret|remov|delet|gone|nur|stund|tag"
-    r"|morgen|klein|weg|solo|hora|día|dia|mañana|pequeñ|ocult|quit|spon|paid|promo|collab|colab|partner|gift|free"
-    r"|gratis|kein|ohne|sin|not|no))[^\W\d_]+"
+    # ... or marks the video as something: what it is marked as must be the disclosure.
+    r"|\b(?:mark|label|tag)\w*\s+(?:the\s+|your\s+)?(?:video|post|clip|reel|it)\s+(?:as|with)\b"
+    r"|\bmarkier\w*\s+(?:\w+\s+){0,2}(?:als|mit)\b|\bmarca(?:d|r)?\s+(?:\w+\s+){0,2}(?:como|con)\b|标[注记]为"
 )
 # A word that mixes Latin letters with Cyrillic or Greek ones ("#ad" with a Cyrillic first letter) says
 # one thing to a reader and another to the patterns.
@@ -406,7 +402,7 @@ class Grammar:
             if _CJK.search(self._label_out(text)):
                 return False
         # A number places nothing ("in line 30", "on video 3"), and a hashtag beside the label can say
-        # what words would not ("#ad #for24hoursonly"): neither is a placement word.
+        # what words would not ("#ad #for24hoursonly", "#ad #jk"): neither is a placement word.
         return any(
             all(
                 word in placement
@@ -416,9 +412,7 @@ class Grammar:
         )
 
     def _label_out(self, text: str) -> str:
-        if self._label_words is not None:
-            text = self._label_words.sub(" ", text)
-        return _PLAIN_HASHTAG.sub(" ", text)
+        return self._label_words.sub(" ", text) if self._label_words is not None else text
 
     def names_label(self, text: str) -> bool:
         """Whether the sentence names the disclosure: a disclosure term, the platform's label, or a

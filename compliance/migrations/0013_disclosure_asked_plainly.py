@@ -9,7 +9,7 @@ from django.db import migrations
 from compliance.migrations._policy_versions import revise
 
 # The file this migration brings to running sites (tests/compliance/test_policy_versions.py).
-SOURCE_SHA256 = "473c3425e2a7b645dcb5383615354825175faa19a4d49297aecb4ad2c943b914"
+SOURCE_SHA256 = "7342b8f15485db4c4015b102c1b9964067ef4f0fcd145eed006f87d48341b760"
 
 
 class Migration(migrations.Migration):

@@ -373,7 +373,7 @@ THIS_ROUND = [
     ("es", "Indica claramente que es una colaboración pagada."),
     ("es", "La lata tiene que verse en la primera escena."),
     ("es", "Enseña cómo abres el paquete."),
-    ("es", "Etiqueta a @drinkalpaca y añade #AlpacaCoffee."),
+    ("es", "Etiqueta a @drinkalpaca y añade #Bergkaffee."),
     ("es", "Tono desenfadado y cercano, pero sin chistes groseros."),
     ("es", "Cuenta solo cómo lo has usado de verdad."),
     ("es", "Vídeo vertical, entre 20 y 45 segundos."),
@@ -560,7 +560,7 @@ def test_this_rounds_look_alikes_do_not_go_live(language, text, expected):
 THIRD_SET_KINDS = [
     ("en", "You can mention the $3.99 price if you want."),
     ("en", "Critical opinions are welcome, we won't cut them out."),
-    ("en", "Put #SummerBrew next to the #ad, not instead of it."),
+    ("en", "Put #Bergkaffee next to the #ad, not instead of it."),
     ("en", "If someone asks if it's an ad, be honest and say yes."),
     ("en", "Removing the disclosure is not allowed, keep it at the top."),
     ("en", "You don't have to give it 5 stars."),
