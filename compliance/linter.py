@@ -678,6 +678,14 @@ def reminders_as_requests(text: str) -> str:
     return text
 
 
+def _names_out(text: str, names: Sequence[str]) -> str:
+    """The text without the brand as written, and its words joined any way ("Alpaca-Coffee-Dose")."""
+    for words in (_WORDS.findall(normalize(name)) for name in names if name):
+        if words:
+            text = re.sub(r"[\s_.-]*".join(map(re.escape, words)), " ", text)
+    return text
+
+
 def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list[tuple[str, Reading]]:
     """Each sentence of a rule's free text not made only of what a brand may ask once the allowed
     shapes in it are taken out, with how its structure reads (compliance.reading): understood as a
@@ -693,12 +701,7 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
     # "the tag") before or after is about it too.
     labelled = grammar.names_label(text)
     for sentence in _BRIEF_SENTENCES.split(_bullets_apart(text)):
-        rest = _TAGS.sub(" ", sentence)
-        for words in (_WORDS.findall(normalize(name)) for name in names if name):
-            if words:
-                # The brand as written, and its words joined any way ("Alpaca-Coffee-Dose").
-                rest = re.sub(r"[\s_.-]*".join(map(re.escape, words)), " ", rest)
-        unnamed = rest
+        rest = unnamed = _names_out(_TAGS.sub(" ", sentence), names)
         if patterns["shapes"] is not None:
             rest = patterns["shapes"].sub(" ", rest)
         shaped = rest
@@ -729,11 +732,7 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
     # A colon or a semicolon does not end what a sentence says of the disclosure ("Disclosure: the
     # brand's post"): read across them, it must still say only where and how the label stands.
     for clause in _LABEL_CLAUSES.split(_bullets_apart(text)):
-        unnamed = _TAGS.sub(" ", clause)
-        for words in (_WORDS.findall(normalize(name)) for name in names if name):
-            if words:
-                unnamed = re.sub(r"[\s_.-]*".join(map(re.escape, words)), " ", unnamed)
-        written = normalize(unnamed)
+        written = normalize(_names_out(_TAGS.sub(" ", clause), names))
         about_label = grammar.names_label(written) or (labelled and grammar.refers_back(written))
         if about_label and not grammar.placed_only(written) and not any(s in clause for s, _r in unread):
             unread.append((clause.strip(), Reading(UNKNOWN_)))

@@ -390,7 +390,8 @@ class Grammar:
         )
 
     def refers_back(self, text: str) -> bool:
-        """Whether the sentence can refer back to what the sentence before it named ("switch it")."""
+        """Whether the sentence can refer to a disclosure another sentence of the brief named ("switch
+        it", "the tag", "after a day")."""
         return self._refers_back is not None and bool(self._refers_back.search(text))
 
     def placed_only(self, text: str) -> bool:
