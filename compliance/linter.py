@@ -701,7 +701,7 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
     # "the tag") before or after is about it too.
     labelled = grammar.names_label(text)
     for sentence in _BRIEF_SENTENCES.split(_bullets_apart(text)):
-        rest = unnamed = _names_out(_TAGS.sub(" ", sentence), names)
+        rest = _names_out(_TAGS.sub(" ", sentence), names)
         if patterns["shapes"] is not None:
             rest = patterns["shapes"].sub(" ", rest)
         shaped = rest
@@ -719,18 +719,14 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
         cut = grammar.cut_negatives.search(written) if grammar.cut_negatives is not None else None
         if reading.verdict != BLOCK and cut:
             reading = Reading(BLOCK, "suppress_negatives", cut.group(0).strip())
-        # A disclosure may be asked for only plainly: where and how it stands, nothing of how long,
-        # when, how small or on what condition ("Add #ad for the first day", "Add #ad. After a day,
-        # switch it."). Anything else beside it, or after it about it, goes to a person.
-        about_label = grammar.names_label(written) or (labelled and grammar.refers_back(written))
-        if reading.verdict == ALLOW and about_label and not grammar.placed_only(normalize(unnamed)):
-            reading = Reading(UNKNOWN_)
         if reading.verdict == ALLOW and MIXED_SCRIPT.search(written):
             reading = Reading(UNKNOWN_)
         if reading.verdict != ALLOW:
             unread.append((sentence.strip(), reading))
-    # A colon or a semicolon does not end what a sentence says of the disclosure ("Disclosure: the
-    # brand's post"): read across them, it must still say only where and how the label stands.
+    # A disclosure may be asked for only plainly: where and how it stands, nothing of how long, when,
+    # how small or on what condition ("Add #ad for the first day", "Add #ad. After a day, switch
+    # it."). What else a sentence says beside it, or of it elsewhere, goes to a person; a colon or a
+    # semicolon does not end what it says of it ("Disclosure: the brand's post").
     for clause in _LABEL_CLAUSES.split(_bullets_apart(text)):
         written = normalize(_names_out(_TAGS.sub(" ", clause), names))
         about_label = grammar.names_label(written) or (labelled and grammar.refers_back(written))
