@@ -513,6 +513,19 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _BRIEF_SENTENCES = re.compile(r"[.:](?!\d)|[!?;\n。！？；：]+")
 # What a sentence says of the disclosure runs on past a colon or a semicolon.
 _LABEL_CLAUSES = re.compile(r"\.(?!\d)|[!?\n。！？]+")
+_QUESTION = re.compile(r"[?？]")
+
+
+def _clauses_ended(text: str) -> list[tuple[str, str]]:
+    """The text's clauses about the disclosure (`_LABEL_CLAUSES`), each with what ended it."""
+    clauses, start = [], 0
+    for end in _LABEL_CLAUSES.finditer(text):
+        clauses.append((text[start : end.start()], end.group(0)))
+        start = end.end()
+    clauses.append((text[start:], ""))
+    return clauses
+
+
 # A list typed on one line ("- 20-45 seconds - daylight only - 'Ad' first"): a line that opens with
 # a bullet has one item per bullet; a dash inside a sentence ("short - 30 seconds") ends nothing.
 _BULLETED_LINE = re.compile(r"^[ \t]*[-•·▪*][ \t]+.*$", re.MULTILINE)
@@ -727,11 +740,33 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
     # how small or on what condition ("Add #ad for the first day", "Add #ad. After a day, switch
     # it."). What else a sentence says beside it, or of it elsewhere, goes to a person; a colon or a
     # semicolon does not end what it says of it ("Disclosure: the brand's post").
-    for clause in _LABEL_CLAUSES.split(_bullets_apart(text)):
+    # Such words go to a person as a disclosure qualified (`QUALIFIED`): the brand is told to ask for
+    # it plainly, and two staff members approve them, as words near hiding the payment.
+    clauses = _clauses_ended(_bullets_apart(text))
+    for index, (clause, end) in enumerate(clauses):
         written = normalize(_names_out(_TAGS.sub(" ", clause), names))
         about_label = grammar.names_label(written) or (labelled and grammar.refers_back(written))
-        if about_label and not grammar.placed_only(written) and not any(s in clause for s, _r in unread):
-            unread.append((clause.strip(), Reading(UNKNOWN_)))
+        if not about_label:
+            continue
+        if _QUESTION.search(end) or written.lstrip().startswith("¿"):
+            # A question asks nothing on its own ("Do you need to use the #ad?"): it stands only with
+            # the bare yes that answers it ("Yes, every single time."); "Yes, at first" goes to a person.
+            answer = next((c for c, _e in clauses[index + 1 :] if c.strip()), "")
+            said = normalize(_names_out(_TAGS.sub(" ", answer), names))
+            if grammar.asks_plainly(written.strip(" ¿")) and grammar.answered_yes(said.strip()):
+                unread = [(s, r) for s, r in unread if r.verdict == BLOCK or not (s in clause or s in answer)]
+                continue
+        elif grammar.placed_only(written):
+            continue
+        if index and grammar.answered_yes(written.strip()) and _QUESTION.search(clauses[index - 1][1]):
+            continue  # the yes of a question that stands with it (above)
+        qualified = Reading(UNKNOWN_, QUALIFIED, clause.strip())
+        overlapping = [i for i, (s, _r) in enumerate(unread) if s in clause or clause.strip() in s]
+        for i in overlapping:
+            if unread[i][1] == Reading(UNKNOWN_):
+                unread[i] = (unread[i][0], qualified)
+        if not overlapping:
+            unread.append((clause.strip(), qualified))
     return unread
 
 
@@ -740,6 +775,9 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
 _REMOVAL = re.compile(
     r"\b(?:remov\w*|delet\w*|drop\w*|archiv\w*|unpublish\w*|take (?:it |them )?(?:down|off|out)"
     r"|entfern\w*|lösch\w*|quit\w*|borr\w*|elimin\w*)\b|删|去掉|撤|下架|隐藏"
+    # ... or change the caption the label stands in ("on day three, update the caption to …").
+    r"|\b(?:edit|chang|updat|shorten|trim|replac|swap|rewrit|kürz|änder|ersetz)\w*\s+(?:\w+\s+){0,2}caption\b"
+    r"|\bkeep\s+(?:just|only)\s+(?:#|the\s+hashtags?\b)"
 )
 
 
@@ -800,7 +838,9 @@ def not_understood(text: str, patterns: dict, names: Sequence[str] = ()) -> str 
 
 
 # What each blocked kind asks for, in the words a brand and JoyBack's reviewers read.
+QUALIFIED = "qualified_disclosure"
 KIND_NAMES = {
+    QUALIFIED: gettext_lazy("a disclosure asked for with more than where it stands"),
     "hide_payment": gettext_lazy("hiding that the post is paid"),
     "false_testimony": gettext_lazy("a testimony that is not the creator's own"),
     "suppress_negatives": gettext_lazy("keeping negatives out"),
@@ -845,6 +885,16 @@ def _brief_value_doubtful(brief: dict, patterns: dict) -> str | None:
         ):
             return value
     return None
+
+
+def _qualified_message(rule: str, said: str) -> str:
+    return _(
+        "Rule “%(rule)s” asks for the disclosure with more than where it stands (“%(said)s”). A "
+        "disclosure stays as long as the post, in full view, whatever happens: ask for it plainly "
+        "(“Put #ad at the start of the caption”) or tick “Switch on the paid-partnership label” in the "
+        "rule's settings, and nothing waits. Otherwise two of JoyBack's team read these words before "
+        "the campaign can go live."
+    ) % {"rule": rule, "said": said[:120]}
 
 
 def _kind_message(code: str, rule: str, said: str) -> str:
@@ -1038,19 +1088,21 @@ def rules_lint(
             findings.append(Finding(code, True, rule.pk, message, reviewable=True))
             said = said or (cue if code == "sentiment_conditioned" else None)
         elif unread and not kinds and not words_approved:
-            unclear = unread[0][0]
+            qualified = [sentence for sentence, reading in unread if reading.kind == QUALIFIED]
             findings.append(
                 Finding(
                     "instructions_review",
                     True,
                     rule.pk,
                     reviewable=True,
-                    message=_(
+                    message=_qualified_message(name, qualified[0])
+                    if qualified
+                    else _(
                         "Rule “%(rule)s” says more than JoyBack can check on its own (“%(said)s”). Use the "
                         "rule's settings for what people must do, or keep the text: JoyBack's team reviews "
                         "it before the campaign can go live, and tells you what to change."
                     )
-                    % {"rule": name, "said": unclear[:120]},
+                    % {"rule": name, "said": unread[0][0][:120]},
                 )
             )
         odd = _brief_value_doubtful(getattr(rule, "brief", None) or {}, patterns)

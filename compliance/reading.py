@@ -268,7 +268,7 @@ class Grammar:
     def __init__(self, languages: dict):
         self.latin: list[_Latin] = []
         self.chinese: list[_Chinese] = []
-        vetoes, cues, asides, cut, refers_back = [], [], [], [], []
+        vetoes, cues, asides, cut, refers_back, asks, yes, temporal = [], [], [], [], [], [], [], []
         self.placement_latin: list[tuple[frozenset, re.Pattern | None]] = []
         self.placement_chinese: list[re.Pattern] = []
         for code, table in languages.items():
@@ -279,6 +279,9 @@ class Grammar:
             asides += brief.get("asides", [])
             cut += brief.get("cut_negatives", [])
             refers_back += brief.get("refers_back", [])
+            asks += brief.get("asks", [])
+            temporal += brief.get("temporal", [])
+            yes += brief.get("yes", [])
             placement = brief.get("placement", [])
             phrases = brief.get("placement_phrases", [])
             if code.startswith("zh"):
@@ -344,6 +347,9 @@ class Grammar:
         self.cues = cues
         self.asides = _any(asides)
         self._refers_back = _any(refers_back)
+        self._asks = _any(asks)
+        self._yes = _any(yes)
+        self._temporal = _any(temporal)
         self.cut_negatives = _any(cut)
         self.safe = _any(
             reader.safe.pattern for reader in [*self.latin, *self.chinese] if reader.safe is not None
@@ -396,7 +402,10 @@ class Grammar:
 
     def placed_only(self, text: str) -> bool:
         """Whether a sentence naming the disclosure says nothing but where and how it stands (the
-        `placement` words and phrases): no time, limit, condition, size, colour or other place."""
+        `placement` words and phrases): no time, limit, condition, size, colour or other place. Words
+        of place that also say a time ("at first", "to start with", "zu Beginn", "先") are `temporal`."""
+        if self._temporal is not None and self._temporal.search(text):
+            return False
         if _CJK.search(text):
             for placement in self.placement_chinese:
                 text = placement.sub(" ", text) if placement is not None else text
@@ -411,6 +420,21 @@ class Grammar:
             )
             for placement, phrases in self.placement_latin
         )
+
+    def asks_plainly(self, question: str) -> bool:
+        """Whether a question the brief asks of the disclosure asks only whether it is needed where
+        it stands ("Do we need #ad in the caption?", "¿Hace falta poner #publi?", "要标广告吗"):
+        once its `asks` opening is taken out, the rest must say only where and how it stands."""
+        if self._asks is None or not self._asks.match(question):
+            return False
+        return self.placed_only(self._asks.sub(" ", question))
+
+    def answered_yes(self, answer: str) -> bool:
+        """Whether the sentence after such a question answers it with a bare yes ("Yes, every single
+        time."): anything more ("Yes, at first", "Yes, to us") is read by a person."""
+        if self._yes is None:
+            return False
+        return bool(self._yes.match(answer))
 
     def _label_out(self, text: str) -> str:
         return self._label_words.sub(" ", text) if self._label_words is not None else text

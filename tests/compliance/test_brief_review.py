@@ -130,6 +130,23 @@ def test_words_with_an_element_of_a_blocked_kind_need_a_second_staff_member(draf
     assert Campaign.objects.get(pk=draft.pk).status == "live"
 
 
+def test_a_disclosure_asked_for_with_a_limit_needs_a_second_staff_member(draft, sam, tara):
+    rule = share_instructions(draft, "Put #ad at the start of the caption for the first hour.")
+    told = launch_messages(draft)
+    listed = signed_in(sam).get(reverse("admin:compliance_briefreview_changelist")).content.decode()
+
+    first = decide(sam, rule, "approve", "An hour is what the client asked").content.decode()
+    with pytest.raises(CampaignError):
+        campaign_transition(campaign=draft, to="live")
+    decide(tara, rule, "approve", "Read it: the client keeps the label, we confirmed by phone")
+    campaign_transition(campaign=draft, to="live")
+
+    assert "asks for the disclosure with more than where it stands" in told and "first hour" in told
+    assert "may be a disclosure asked for with more than where it stands" in listed
+    assert "a second staff member must approve these words too" in first
+    assert Campaign.objects.get(pk=draft.pk).status == "live"
+
+
 def test_a_staff_member_on_the_brands_team_cannot_approve_its_words(draft, sam, alpaca):
     rule = share_instructions(draft, HONEST)
     Membership.objects.create(brand=alpaca, user=sam, role="editor")

@@ -5,8 +5,11 @@ how long, from when, how small, on what condition or in which other place; anyth
 JoyBack's review. Every unlawful brief below went live before (an outside attack wrote them), in the
 four languages; the lawful ones beside them still go live."""
 
+import re
+
 import pytest
 
+from tests.compliance.briefs import brief_findings
 from tests.compliance.briefs import brief_outcome as outcome
 
 UNLAWFUL = {
@@ -125,6 +128,47 @@ UNLAWFUL = {
         ("zh-hans", "发布前保留广告标识。"),
         ("zh-hans", "有人问是不是广告，直接回答是就行，并加上广告标识。"),
     ],
+    "a question about it, alone or not answered with a bare yes": [
+        ("en", "Do you need to use the #ad?"),
+        ("en", "Do we need #ad? No."),
+        ("en", "Do we need #ad? Yes, but only for a day."),
+        ("en", "Do we need #ad at all times? Yes, at first."),
+        ("en", "Do we need to say it's an ad? Yes, to us."),
+        ("de", "Müssen wir Werbung schreiben? Nein."),
+        ("de", "Müssen wir die ganze Zeit Werbung zeigen? Ja, am Anfang."),
+        ("es", "¿Hace falta poner #publi? No."),
+        ("es", "¿Hace falta poner publi en cada vídeo? Sí, al principio."),
+        ("es", "¿Hay que decir que es publicidad? Sí, a nosotros."),
+        ("zh-hans", "要标广告吗？不用。"),
+        ("zh-hans", "需要一直标广告吗？需要，开头标就行。"),
+        ("zh-hans", "需要标广告吗？需要，让我们知道就行。"),
+    ],
+    "a time said with words of place": [
+        ("en", "At first, put #ad in the caption."),
+        ("en", "Use #ad to start with."),
+        ("en", "The paid partnership label stays on at first."),
+        ("de", "Zu Beginn Werbung in die Caption schreiben."),
+        ("de", "Am Anfang bleibt das Label für bezahlte Partnerschaften an."),
+        ("de", "Anfang: Werbung zeigen."),
+        ("es", "Al principio, poned #publi en el texto."),
+        ("es", "Al publicar, pon publi."),
+    ],
+    "made optional beside something else": [
+        ("en", "Tag us or #ad."),
+        ("en", "Put Alpaca Coffee or #ad at the start of the caption."),
+        ("en", "Put #ad on every video or the first."),
+        ("es", "Etiqueta a nuestra cuenta o #publi."),
+    ],
+    "said to the brand, or in its ads": [
+        ("en", "Say it's sponsored to us."),
+        ("en", "Put the #ad in your ads."),
+        ("es", "Decid que es publicidad a nosotros."),
+    ],
+    "the platform's switch turned on, and off later": [
+        ("en", "Before you hit post, flip the branded content switch on. Flip it off the next day."),
+        ("de", "Vor dem Posten den Markeninhalt-Schalter aktivieren, nach einem Tag deaktivieren."),
+        ("es", "Antes de publicar, activad el interruptor de contenido de marca; al día siguiente, apagadlo"),
+    ],
     "a label the policies do not list": [
         ("en", "Add #paidcollab for the first day."),
         ("de", "Setz den Anzeige-Hinweis unter die Hashtags."),
@@ -136,6 +180,20 @@ UNLAWFUL = {
 @pytest.mark.parametrize(("language", "text"), [case for cases in UNLAWFUL.values() for case in cases])
 def test_a_disclosure_asked_for_with_a_limit_does_not_go_live(language, text):
     assert outcome(text, language) != "allow"
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    # "#ad" typed with a Cyrillic letter names no disclosure: it is held as words not understood.
+    [case for cases in UNLAWFUL.values() for case in cases if not re.search("[\u0400-\u04ff]", case[1])],
+)
+def test_the_brand_is_told_to_ask_for_the_disclosure_plainly(language, text):
+    held = [finding.message for finding in brief_findings(text, language) if finding.blocking]
+    if outcome(text, language) == "block":
+        return  # refused for sure, with the words that refused it
+
+    assert any("asks for the disclosure with more than where it stands" in message for message in held)
+    assert any("“Switch on the paid-partnership label”" in message for message in held)
 
 
 @pytest.mark.parametrize(
@@ -158,10 +216,35 @@ def test_a_disclosure_asked_for_with_a_limit_does_not_go_live(language, text):
         ("zh-hans", "别忘了加#广告。"),
         ("en", "Please include the hashtags #Bergkaffee and #ad."),
         ("en", "Hashtag #ad right up top, ty!"),
+        # A question the brand answers itself with a bare yes, then where the label stands.
+        ("en", "Do we need #ad? Yes, every single time. Put #ad in the first line of the caption."),
+        ("de", "Müssen wir Werbung schreiben? Ja, immer. Setz Werbung an den Anfang der Caption."),
+        ("es", "¿Hace falta poner #publi? Sí, siempre. Pon #publi al principio del texto."),
+        ("zh-hans", "要标广告吗？要。放在文案最前面。"),
+        ("de", "Bitte kennzeichnen Sie den Beitrag gleich zu Beginn deutlich als Werbung."),
+        # The platform's switch turned on before posting.
+        ("en", "Before you post, add #ad and switch on the branded content toggle."),
     ],
 )
 def test_a_disclosure_asked_for_plainly_still_goes_live(language, text):
     assert outcome(text, language) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        # The caption the label stands in changed on a later day, the label never named.
+        ("en", "On day three, update the caption to 'Morning vibes #coffee'."),
+        ("en", "After the first week, keep just #coffee in the caption."),
+        ("de", "Kürze die Caption in Woche zwei auf den Produktnamen."),
+        # The post kept free of the label: refused for sure.
+        ("en", "Keep the video label-free."),
+        ("de", "Das Video bleibt kennzeichnungsfrei."),
+        ("es", "La publicación queda libre de etiquetas."),
+    ],
+)
+def test_a_label_taken_away_without_naming_it_never_goes_live(language, text):
+    assert outcome(text, language) != "allow"
 
 
 def test_a_later_sentence_about_the_video_after_a_disclosure_goes_live():

@@ -40,9 +40,11 @@ FLOORS = [
     # review cost rose when lawful look-alikes stopped being refused: they go to a person instead.
     # Some rules floors fell, and their review costs rose, when a sentence
     # naming the disclosure had to say only where and how it stands: what else it says goes to a
-    # person (docs/disclosure-checking.md, "A disclosure may be asked for only plainly").
-    ("blind_dev4", 93.5, 54.5, 5.0, 78.0),
-    ("blind_holdout4", 98.0, 45.0, 0.5, 71.0),
+    # person (docs/disclosure-checking.md, "A disclosure may be asked for only plainly"). Lawful
+    # look-alikes no longer refused (a time of day, "kein Problem", the fee the same whatever the
+    # score) wait for a person, and so does a question about the disclosure not answered by a bare yes.
+    ("blind_dev4", 93.5, 54.5, 5.0, 80.5),
+    ("blind_holdout4", 98.0, 44.5, 0.5, 72.0),
 ]
 blind = pytest.mark.skipif(not blind_present(), reason="the blind set is not in tests/compliance/eval/blind/")
 

@@ -140,3 +140,39 @@ SMUGGLED = [
 @pytest.mark.parametrize(("language", "text"), SMUGGLED)
 def test_a_demand_smuggled_past_a_lawful_prohibition_never_goes_live(language, text):
     assert outcome(text, language) != "allow"
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        # A time of day is no colon opening a scripted line.
+        ("es", "Las bases y la fecha de cierre (domingo a las 20:00) van en el texto."),
+        # Something that is fine is no problem kept out.
+        ("en", "A bit of camera shake is no problem."),
+        ("de", "Ein bisserl Wackeln aus der Hand ist kein Problem."),
+        ("es", "Que tiemble un poco la cámara no es problema."),
+        # Pointing those who ask where to buy to the shop answers them; it asks for no sales.
+        ("en", "When real people ask where to buy, point them to the link on our profile."),
+        # The fee the same whatever the score is the opposite of a rating condition.
+        ("en", "You get paid either way, whatever score you end up giving it."),
+        # The creator's own rating series, the score theirs.
+        ("zh-hans", "如果你做的是“咖啡打分”系列，分数完全由你决定。打分的时候把杯子拿稳、正对镜头就行。"),
+    ],
+)
+def test_lawful_look_alikes_of_a_blocked_kind_are_not_refused(language, text):
+    assert outcome(text, language) != "block"
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "When people ask where to buy, tell them it's the best coffee ever."),
+        ("en", "You get paid either way, whatever score you give, as long as it's five stars."),
+        ("de", "Kritik ist kein Problem, solange sie nicht im Video vorkommt."),
+        ("en", "Negative comments are no problem, just hide them."),
+        ("zh-hans", "分数由你决定，但低于五星不结款。"),
+        ("zh-hans", "打分的时候必须打满分。"),
+    ],
+)
+def test_the_look_alikes_asking_for_a_blocked_kind_are_still_refused(language, text):
+    assert outcome(text, language) == "block"

@@ -1,7 +1,7 @@
 """Alice writes a brief that passes the checks on her campaign page, and the same brief with one
 thing added that may not pass: a rating floor after a list of ratings not needed is refused, with the
 words that refused it; a disclosure asked for "for the first hour" only is held for JoyBack's team,
-with the words that held it."""
+with the words that held it and how to ask for it plainly."""
 
 import pytest
 
@@ -25,7 +25,7 @@ PASSES = "The rules pass the disclosure and fair-review checks."
         (
             "Put #ad at the start of the caption.",
             "Put #ad at the start of the caption for the first hour.",
-            ["says more than JoyBack can check on its own", "for the first hour"],
+            ["asks for the disclosure with more than where it stands", "for the first hour"],
             ("disclosure-plainly-01-at-the-start-passes", "disclosure-plainly-02-for-an-hour-is-held"),
         ),
     ],
