@@ -169,7 +169,12 @@ class BriefReviewAdmin(admin.ModelAdmin):
             extra_context = {
                 **(extra_context or {}),
                 "unsure": [
-                    {"sentence": u.sentence, "kind": KIND_NAMES.get(u.kind, u.kind), "said": u.said}
+                    {
+                        "sentence": u.sentence,
+                        "kind": KIND_NAMES.get(u.kind, u.kind),
+                        # The words that made the kind, when the sentence holds more than them.
+                        "said": "" if u.said == u.sentence else u.said,
+                    }
                     for u in instructions_unsure(rule=rule, words=waiting)
                 ],
                 "first_approval": None

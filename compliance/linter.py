@@ -736,24 +736,26 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
             reading = Reading(UNKNOWN_)
         if reading.verdict != ALLOW:
             unread.append((sentence.strip(), reading))
-    # A disclosure may be asked for only plainly: where and how it stands, nothing of how long, when,
-    # how small or on what condition ("Add #ad for the first day", "Add #ad. After a day, switch
-    # it."). What else a sentence says beside it, or of it elsewhere, goes to a person; a colon or a
-    # semicolon does not end what it says of it ("Disclosure: the brand's post").
-    # Such words go to a person as a disclosure qualified (`QUALIFIED`): the brand is told to ask for
-    # it plainly, and two staff members approve them, as words near hiding the payment.
+    return _disclosure_qualified(text, unread, grammar, names, labelled=labelled)
+
+
+def _disclosure_qualified(text: str, unread: list, grammar, names: Sequence[str], *, labelled: bool) -> list:
+    """`unread` with each clause that asks for the disclosure with more than where and how it stands.
+
+    A disclosure may be asked for only plainly: nothing of how long, when, how small or on what
+    condition ("Add #ad for the first day", "Add #ad. After a day, switch it."). What else a clause
+    says beside it, or of it elsewhere, goes to a person; a colon or a semicolon does not end what it
+    says of it ("Disclosure: the brand's post"). Such words go to a person as a disclosure qualified
+    (`QUALIFIED`): the brand is told to ask for it plainly, and two staff members approve them, as
+    words near hiding the payment."""
     clauses = _clauses_ended(_bullets_apart(text))
     for index, (clause, end) in enumerate(clauses):
         written = normalize(_names_out(_TAGS.sub(" ", clause), names))
-        about_label = grammar.names_label(written) or (labelled and grammar.refers_back(written))
-        if not about_label:
+        if not (grammar.names_label(written) or (labelled and grammar.refers_back(written))):
             continue
         if _QUESTION.search(end) or written.lstrip().startswith("¿"):
-            # A question asks nothing on its own ("Do you need to use the #ad?"): it stands only with
-            # the bare yes that answers it ("Yes, every single time."); "Yes, at first" goes to a person.
             answer = next((c for c, _e in clauses[index + 1 :] if c.strip()), "")
-            said = normalize(_names_out(_TAGS.sub(" ", answer), names))
-            if grammar.asks_plainly(written.strip(" ¿")) and grammar.answered_yes(said.strip()):
+            if _answered_plainly(grammar, written, normalize(_names_out(_TAGS.sub(" ", answer), names))):
                 unread = [(s, r) for s, r in unread if r.verdict == BLOCK or not (s in clause or s in answer)]
                 continue
         elif grammar.placed_only(written):
@@ -768,6 +770,13 @@ def sentences_read(text: str, patterns: dict, names: Sequence[str] = ()) -> list
         if not overlapping:
             unread.append((clause.strip(), qualified))
     return unread
+
+
+def _answered_plainly(grammar, question: str, answer: str) -> bool:
+    """Whether a question naming the disclosure asks it plainly and the clause after it is the bare
+    yes that answers it ("Do we need #ad? Yes, every single time."). A question asks nothing on its
+    own ("Do you need to use the #ad?"), and "Yes, at first" goes to a person."""
+    return grammar.asks_plainly(question.strip(" ¿")) and grammar.answered_yes(answer.strip())
 
 
 # Allowed words that can still take the label or the post away ("then remove it"): such a sentence is

@@ -25,6 +25,7 @@ from tests.payouts.test_payout_batches import approve, ready_person
 
 ROOT = Path(__file__).resolve().parent.parent
 STOPPED_WITHIN_SECONDS = 15
+SERVER_STOPPED_WITHIN_SECONDS = 60  # pg_ctl stop's own wait
 Q_WORKERS = 2
 
 
@@ -177,10 +178,23 @@ def test_the_embedded_postgresql_stops_when_its_command_is_stopped(signum):
         assert "PostgreSQL (embedded" in run.stderr.readline()
         postmaster = psutil.Process(int((data / "postmaster.pid").read_text().split()[0]))
         assert postmaster.is_running()
+        wrapper = psutil.Process(run.pid)
+        _wait_until(  # as a person presses Ctrl-C: once the command runs
+            lambda: any(_command(child) == "sleep 120" for child in wrapper.children()),
+            seconds=STOPPED_WITHIN_SECONDS,
+            what="the command running",
+            log=Path(os.devnull),
+        )
 
         os.killpg(run.pid, signum)
 
-        run.wait(timeout=STOPPED_WITHIN_SECONDS)
+        # pg_ctl waits up to a minute for the server's shutdown checkpoint, which a loaded machine can
+        # take more than seconds to write: what must hold is that the server stops, not how fast.
+        try:
+            run.wait(timeout=SERVER_STOPPED_WITHIN_SECONDS)
+        except subprocess.TimeoutExpired:
+            still = [_command(p) for p in _alive([wrapper, *wrapper.children(recursive=True), postmaster])]
+            pytest.fail(f"still running after {SERVER_STOPPED_WITHIN_SECONDS} s: {still}")
         postmaster.wait(timeout=STOPPED_WITHIN_SECONDS)
     finally:
         if run.poll() is None:

@@ -98,12 +98,12 @@ def _no_crash_left():
     _crash_at.clear()
 
 
-def staff_user(make_user, email, *codenames):
+def staff_user(make_user, email, *codenames, app_label="payouts"):
 
     # Platform staff change money only with a second factor set up (joyback.admin_site).
     user = totp_enable(make_user(email, is_staff=True, first_name=email.split("@")[0].title()))
     user.user_permissions.add(
-        *Permission.objects.filter(content_type__app_label="payouts", codename__in=codenames)
+        *Permission.objects.filter(content_type__app_label=app_label, codename__in=codenames)
     )
     return type(user).objects.get(pk=user.pk)  # permissions are cached per instance
 
