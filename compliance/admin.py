@@ -17,6 +17,7 @@ from compliance.selectors import (
     instructions_sure_refusals,
     instructions_under_review,
     instructions_unsure,
+    read_once,
 )
 from compliance.services import (
     ComplianceError,
@@ -95,6 +96,11 @@ class ComplianceDecisionAdmin(admin.ModelAdmin):
         return False
 
 
+def _rendered(response):
+    """The response rendered now: its template asks the selectors while it renders."""
+    return response.render() if hasattr(response, "render") else response
+
+
 @admin.register(BriefReview)
 class BriefReviewAdmin(admin.ModelAdmin):
     """The rules whose free text JoyBack could not read as allowed on its own: staff read the words
@@ -161,7 +167,15 @@ class BriefReviewAdmin(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
+    def changelist_view(self, request, extra_context=None):
+        with read_once():  # each campaign's decisions and the policies read once for the whole list
+            return _rendered(super().changelist_view(request, extra_context))
+
     def change_view(self, request, object_id, form_url="", extra_context=None):
+        with read_once():
+            return _rendered(self._change_view(request, object_id, form_url, extra_context))
+
+    def _change_view(self, request, object_id, form_url="", extra_context=None):
         rule = self.get_object(request, object_id)
         waiting = instructions_under_review(rule=rule) if rule is not None else None
         if waiting is not None:

@@ -484,6 +484,7 @@ def _patterns(policies: Sequence[CompiledPolicy]) -> dict:
         found["phrases"] = re.compile("|".join(re.escape(p) for p in ordered)) if ordered else None
         found["shapes"] = re.compile("|".join(f"(?:{p})" for p in shapes)) if shapes else None
         found["grammar"] = Grammar(languages)
+        found["read"] = {}  # (instructions, names) -> _TextRead, for as long as these patterns stand
         _COMPILED[key] = found
     return found
 
@@ -972,14 +973,45 @@ def _instructions_prepared(instructions: str, patterns: dict, names: Sequence[st
     )
 
 
+@dataclass(frozen=True)
+class _TextRead:
+    text: str  # as prepared for the patterns
+    hidden: str | None  # what the deceptive patterns found, for sure
+    sentiment: str | None  # ... the sentiment patterns
+    bought: str | None  # ... the fake engagement patterns
+    unread: tuple[tuple[str, Reading], ...]  # the sentences not read as allowed (sentences_read)
+
+
+_TEXTS_READ_AT_MOST = 4096
+
+
+def _text_read(instructions: str, patterns: dict, names: Sequence[str]) -> _TextRead:
+    """What the patterns find in a rule's free text, read once per text and patterns: the review
+    queue and the campaign's page ask again on every load."""
+    memo, key = patterns["read"], (instructions, tuple(names))
+    found = memo.get(key)
+    if found is None:
+        text = _instructions_prepared(instructions, patterns, names)
+        found = _TextRead(
+            text=text,
+            hidden=_first_match(patterns["deceptive"], text) if text else None,
+            sentiment=_first_match(patterns["sentiment"], text) if text else None,
+            bought=_first_match(patterns["fake_engagement"], text) if text else None,
+            unread=tuple(sentences_read(text, patterns, names)) if text else (),
+        )
+        if len(memo) >= _TEXTS_READ_AT_MOST:
+            memo.clear()
+        memo[key] = found
+    return found
+
+
 def instructions_unread(
     instructions: str, policies: Sequence[CompiledPolicy], *, brand: str, others: Sequence[str] = ()
 ) -> list[tuple[str, Reading]]:
     """The sentences of a rule's free text JoyBack cannot read as allowed on its own, each with how
     it reads: an element of a blocked kind, or not understood."""
     patterns = _patterns(policies)
-    names = brand_names(brand, others, patterns)
-    return sentences_read(_instructions_prepared(instructions, patterns, names), patterns, names)
+    return list(_text_read(instructions, patterns, brand_names(brand, others, patterns)).unread)
 
 
 def rules_lint(
@@ -1000,10 +1032,11 @@ def rules_lint(
         name = rule.get_trigger_display()
         brand = getattr(getattr(rule, "campaign", None), "brand", None)
         names = brand_names(getattr(brand, "name", ""), getattr(brand, "sponsor_names", ()), patterns)
-        text = _instructions_prepared(rule.instructions, patterns, names)
+        read = _text_read(rule.instructions, patterns, names)
+        text = read.text
         # Words two staff members approved on the brand's appeal: what the patterns are sure of too.
         sure_lifted = rule.instructions.strip() in sure_approved
-        hidden = _first_match(patterns["deceptive"], text) if text and not sure_lifted else None
+        hidden = read.hidden if not sure_lifted else None
         if hidden:
             findings.append(
                 Finding(
@@ -1019,7 +1052,7 @@ def rules_lint(
                     appealable=True,
                 )
             )
-        said = _first_match(patterns["sentiment"], text) if text and not sure_lifted else None
+        said = read.sentiment if not sure_lifted else None
         if said:
             findings.append(
                 Finding(
@@ -1035,7 +1068,7 @@ def rules_lint(
                     appealable=True,
                 )
             )
-        bought = _first_match(patterns["fake_engagement"], text) if text and not sure_lifted else None
+        bought = read.bought if not sure_lifted else None
         if bought:
             findings.append(
                 Finding(
@@ -1081,7 +1114,7 @@ def rules_lint(
                     )
                 )
         blocked = any(finding.blocking for finding in findings[before:])
-        unread = sentences_read(text, patterns, names) if text and not blocked else []
+        unread = list(read.unread) if not blocked else []
         kinds = [(reading.kind, reading.said) for _sentence, reading in unread if reading.verdict == BLOCK]
         words_approved = rule.instructions.strip() in approved
         if kinds and not words_approved:

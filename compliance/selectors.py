@@ -4,10 +4,13 @@ import copy
 import functools
 import hashlib
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
 from django.db.models import Max, Q, QuerySet
+from django.db.models.expressions import RawSQL
 
 from campaigns.models import ActionRule, Brand, Campaign
 from compliance.checker import (
@@ -29,11 +32,54 @@ PLATFORM_LABELS = {
 }
 
 
+# The compiled policy versions this process has read, by their row and the row's version in
+# PostgreSQL (xmin, new on every write): a check reads only which versions are in force, and a
+# version's terms once. A version number alone does not name its terms: a flushed database holds
+# other terms under the same numbers.
+_READ: dict[tuple[int, str], CompiledPolicy] = {}
+_READ_AT_MOST = 256
+
+
+# Within `read_once()`, the policies in force and each campaign's decisions on its rules' words are
+# read once: a page that asks of many rules (JoyBack's review queue) reads them together. Only for
+# reads: what a write decides is read again inside its own transaction.
+_READ_ONCE: ContextVar[dict | None] = ContextVar("compliance_read_once", default=None)
+
+
+@contextmanager
+def read_once():
+    token = _READ_ONCE.set({})
+    try:
+        yield
+    finally:
+        _READ_ONCE.reset(token)
+
+
 def policies_current() -> list[CompiledPolicy]:
     """The policy versions in force; the readable source itself (as version 0) if the table is
     empty (a database flushed between tests), so a page never goes without its rules."""
-    rows = Policy.objects.filter(is_current=True).values_list("code", "version", "data")
-    found = [compiled(code=code, version=version, data=data) for code, version, data in rows]
+    memo = _READ_ONCE.get()
+    if memo is None:
+        return _policies_current_read()
+    if "policies" not in memo:
+        memo["policies"] = _policies_current_read()
+    return memo["policies"]
+
+
+def _policies_current_read() -> list[CompiledPolicy]:
+    current = Policy.objects.filter(is_current=True).annotate(
+        written=RawSQL("compliance_policy.xmin::text", ())
+    )
+    found = [_READ.get(key) for key in current.values_list("pk", "written")]
+    if None in found:
+        if len(_READ) > _READ_AT_MOST:
+            _READ.clear()
+        found = []  # as this second read finds them in force, should they differ from the first's
+        for pk, written, code, version, data in current.values_list(
+            "pk", "written", "code", "version", "data"
+        ):
+            found.append(compiled(code=code, version=version, data=data))
+            _READ[(pk, written)] = found[-1]
     return found or [compiled(code=p["code"], version=0, data=p) for p in _source_policies()]
 
 
@@ -52,15 +98,38 @@ def campaign_policies(*, campaign: Campaign) -> list[CompiledPolicy]:
     return policies_for_countries(current, campaign.countries)
 
 
-def _instructions_decisions(*, campaign: Campaign) -> list[tuple[dict, int]]:
-    """JoyBack staff's decisions on this campaign's rule instructions, oldest first, with who."""
-    return list(
-        ComplianceDecision.objects.filter(
-            campaign=campaign, kind=DecisionKind.LAUNCH_LINT, decided_by__isnull=False
+def _brief_decisions_read(campaign_ids) -> dict[int, list[tuple[dict, int | None]]]:
+    """These campaigns' decisions on their rules' words: staff's, and the brand's proposals and
+    appeals, oldest first, each with the staff member who decided (None for the brand's)."""
+    found = {pk: [] for pk in campaign_ids}
+    rows = (
+        ComplianceDecision.objects.filter(campaign_id__in=campaign_ids, kind=DecisionKind.LAUNCH_LINT)
+        .filter(
+            Q(decided_by__isnull=False)
+            | Q(evidence__has_key="proposed_instructions")
+            | Q(evidence__has_key="appealed_instructions")
         )
         .order_by("seq")
-        .values_list("evidence", "decided_by_id")
+        .values_list("campaign_id", "evidence", "decided_by_id")
     )
+    for campaign_id, evidence, staff_id in rows:
+        found[campaign_id].append((evidence, staff_id))
+    return found
+
+
+def _brief_decisions(*, campaign: Campaign) -> list[tuple[dict, int | None]]:
+    memo = _READ_ONCE.get()
+    if memo is None:
+        return _brief_decisions_read([campaign.pk])[campaign.pk]
+    decisions = memo.setdefault("decisions", {})
+    if campaign.pk not in decisions:
+        decisions.update(_brief_decisions_read([campaign.pk]))
+    return decisions[campaign.pk]
+
+
+def _instructions_decisions(*, campaign: Campaign) -> list[tuple[dict, int]]:
+    """JoyBack staff's decisions on this campaign's rule instructions, oldest first, with who."""
+    return [(evidence, staff_id) for evidence, staff_id in _brief_decisions(campaign=campaign) if staff_id]
 
 
 @dataclass
@@ -149,14 +218,9 @@ def instructions_proposals(*, campaign: Campaign) -> dict[int, Proposal]:
     """Per rule, the latest new words a running campaign's brand proposed that the rule does not
     hold yet, with where JoyBack's review of them stands."""
     latest = {}
-    for evidence in (
-        ComplianceDecision.objects.filter(
-            campaign=campaign, kind=DecisionKind.LAUNCH_LINT, evidence__has_key="proposed_instructions"
-        )
-        .order_by("seq")
-        .values_list("evidence", flat=True)
-    ):
-        latest[evidence["rule_id"]] = evidence["proposed_instructions"]
+    for evidence, _staff_id in _brief_decisions(campaign=campaign):
+        if "proposed_instructions" in evidence:
+            latest[evidence["rule_id"]] = evidence["proposed_instructions"]
     if not latest:
         return {}
     current = dict(campaign.rules.filter(pk__in=latest).values_list("pk", "instructions"))
@@ -188,9 +252,9 @@ def instructions_appealed(*, campaign: Campaign) -> frozenset:
     """The rule instructions (exact words) the brand asked JoyBack's team to read although the
     patterns refused them for sure."""
     return frozenset(
-        ComplianceDecision.objects.filter(
-            campaign=campaign, kind=DecisionKind.LAUNCH_LINT, evidence__has_key="appealed_instructions"
-        ).values_list("evidence__appealed_instructions", flat=True)
+        evidence["appealed_instructions"]
+        for evidence, _staff_id in _brief_decisions(campaign=campaign)
+        if "appealed_instructions" in evidence
     )
 
 
@@ -223,12 +287,16 @@ def instructions_awaiting_review() -> list:
             kind=DecisionKind.LAUNCH_LINT, evidence__has_key="proposed_instructions"
         ).values_list("campaign_id", flat=True)
     )
-    rules = (
+    rules = list(
         ActionRule.objects.exclude(campaign__status="ended")
         .filter(~Q(instructions="") | Q(campaign_id__in=proposed))
         .select_related("campaign__brand")
         .order_by("pk")
     )
+    memo = _READ_ONCE.get()
+    if memo is not None:
+        decisions = memo.setdefault("decisions", {})
+        decisions.update(_brief_decisions_read({rule.campaign_id for rule in rules} - decisions.keys()))
     return [rule for rule in rules if instructions_under_review(rule=rule) is not None]
 
 

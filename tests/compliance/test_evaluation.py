@@ -117,6 +117,7 @@ def test_a_linter_that_sends_everything_to_review_would_fail_on_its_cost(monkeyp
         "compliance.linter.sentences_read",
         lambda text, patterns, names=(): [(text, Reading(UNKNOWN))] if text else [],
     )
+    monkeypatch.setattr("compliance.linter._COMPILED", {})  # and nothing read before it is kept
 
     result = rules_evaluate()
 

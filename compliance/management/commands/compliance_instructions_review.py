@@ -7,6 +7,7 @@ from compliance.selectors import (
     instructions_sure_refusals,
     instructions_under_review,
     instructions_unsure,
+    read_once,
 )
 from compliance.services import ComplianceError, instructions_approve
 
@@ -26,13 +27,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, approve=None, staff="", note="", text=None, **options):
         if approve is None:
-            for rule in instructions_awaiting_review():
-                words = instructions_under_review(rule=rule)
-                kinds = sorted({u.kind for u in instructions_unsure(rule=rule, words=words) if u.kind})
-                if instructions_sure_refusals(rule=rule, words=words):
-                    kinds = ["refused_for_sure_asked_by_brand"]
-                waits = ",".join(kinds) or "not_understood"
-                self.stdout.write(f"{rule.pk}\t{rule.campaign.brand.name}\t{rule.campaign}\t{waits}\t{words}")
+            with read_once():
+                self._waiting_list()
             return
         user = get_user_model().objects.filter(email=staff).first()
         rule = ActionRule.objects.select_related("campaign").filter(pk=approve).first()
@@ -43,3 +39,12 @@ class Command(BaseCommand):
         except ComplianceError as refused:
             raise CommandError(str(refused)) from refused
         self.stdout.write(f"approved the instructions of rule {rule.pk}")
+
+    def _waiting_list(self):
+        for rule in instructions_awaiting_review():
+            words = instructions_under_review(rule=rule)
+            kinds = sorted({u.kind for u in instructions_unsure(rule=rule, words=words) if u.kind})
+            if instructions_sure_refusals(rule=rule, words=words):
+                kinds = ["refused_for_sure_asked_by_brand"]
+            waits = ",".join(kinds) or "not_understood"
+            self.stdout.write(f"{rule.pk}\t{rule.campaign.brand.name}\t{rule.campaign}\t{waits}\t{words}")
