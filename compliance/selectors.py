@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 
 from django.core.cache import cache
 from django.db.models import Max, Q, QuerySet
-from django.db.models.expressions import RawSQL
 
 from campaigns.models import ActionRule, Brand, Campaign
 from compliance.checker import (
@@ -24,6 +23,7 @@ from compliance.checker import (
 )
 from compliance.linter import instructions_unread, is_contest, rules_lint
 from compliance.models import UNRESOLVED, ComplianceDecision, DecisionKind, Policy, RemediationCase
+from compliance.sql import row_written
 
 PLATFORM_LABELS = {
     "tiktok": "Paid partnership",
@@ -67,9 +67,7 @@ def policies_current() -> list[CompiledPolicy]:
 
 
 def _policies_current_read() -> list[CompiledPolicy]:
-    current = Policy.objects.filter(is_current=True).annotate(
-        written=RawSQL("compliance_policy.xmin::text", ())
-    )
+    current = Policy.objects.filter(is_current=True).annotate(written=row_written())
     found = [_READ.get(key) for key in current.values_list("pk", "written")]
     if None in found:
         if len(_READ) > _READ_AT_MOST:
