@@ -4,8 +4,6 @@ import copy
 import functools
 import hashlib
 import json
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
@@ -24,6 +22,7 @@ from compliance.checker import (
 from compliance.linter import instructions_unread, is_contest, rules_lint
 from compliance.models import UNRESOLVED, ComplianceDecision, DecisionKind, Policy, RemediationCase
 from compliance.sql import row_written
+from joyback.remembered import Remembered
 
 PLATFORM_LABELS = {
     "tiktok": "Paid partnership",
@@ -43,22 +42,14 @@ _READ_AT_MOST = 256
 # Within `read_once()`, the policies in force and each campaign's decisions on its rules' words are
 # read once: a page that asks of many rules (JoyBack's review queue) reads them together. Only for
 # reads: what a write decides is read again inside its own transaction.
-_READ_ONCE: ContextVar[dict | None] = ContextVar("compliance_read_once", default=None)
-
-
-@contextmanager
-def read_once():
-    token = _READ_ONCE.set({})
-    try:
-        yield
-    finally:
-        _READ_ONCE.reset(token)
+_READ_ONCE = Remembered("compliance_read_once")
+read_once = _READ_ONCE.kept
 
 
 def policies_current() -> list[CompiledPolicy]:
     """The policy versions in force; the readable source itself (as version 0) if the table is
     empty (a database flushed between tests), so a page never goes without its rules."""
-    memo = _READ_ONCE.get()
+    memo = _READ_ONCE.answers()
     if memo is None:
         return _policies_current_read()
     if "policies" not in memo:
@@ -116,7 +107,7 @@ def _brief_decisions_read(campaign_ids) -> dict[int, list[tuple[dict, int | None
 
 
 def _brief_decisions(*, campaign: Campaign) -> list[tuple[dict, int | None]]:
-    memo = _READ_ONCE.get()
+    memo = _READ_ONCE.answers()
     if memo is None:
         return _brief_decisions_read([campaign.pk])[campaign.pk]
     decisions = memo.setdefault("decisions", {})
@@ -291,7 +282,7 @@ def instructions_awaiting_review() -> list:
         .select_related("campaign__brand")
         .order_by("pk")
     )
-    memo = _READ_ONCE.get()
+    memo = _READ_ONCE.answers()
     if memo is not None:
         decisions = memo.setdefault("decisions", {})
         decisions.update(_brief_decisions_read({rule.campaign_id for rule in rules} - decisions.keys()))

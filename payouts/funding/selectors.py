@@ -1,7 +1,5 @@
 """Reads of funding through the payment provider."""
 
-from contextlib import contextmanager
-from contextvars import ContextVar
 from datetime import timedelta
 
 from django.conf import settings
@@ -12,6 +10,7 @@ from django.utils.translation import gettext_lazy
 from campaigns import roles
 from campaigns.models import Brand, Membership
 from joyback.metrics import gauge
+from joyback.remembered import Remembered
 from payouts.models import ProviderBalanceCheck, ProviderDeposit, ProviderOnboarding, VirtualAccount
 from payouts.models.funding import VirtualAccountStatus
 from payouts.models.payouts import Payout
@@ -19,16 +18,8 @@ from payouts.models.transitions import SENT
 
 # Within one payout batch (balance_accounts_remembered), each brand's account is read once, not once
 # per payout; outside one, every call reads it afresh.
-_remembered: ContextVar[dict | None] = ContextVar("balance_accounts", default=None)
-
-
-@contextmanager
-def balance_accounts_remembered():
-    token = _remembered.set({})
-    try:
-        yield
-    finally:
-        _remembered.reset(token)
+_BALANCE_ACCOUNTS = Remembered("balance_accounts")
+balance_accounts_remembered = _BALANCE_ACCOUNTS.kept
 
 
 def brand_balance_account_id(*, brand: Brand | int, currency: str | None = None) -> str:
@@ -41,7 +32,7 @@ def brand_balance_account_id(*, brand: Brand | int, currency: str | None = None)
     else:
         brand_id = brand
         currency = currency or Brand.objects.values_list("default_currency", flat=True).get(pk=brand_id)
-    remembered = _remembered.get()
+    remembered = _BALANCE_ACCOUNTS.answers()
     if remembered is not None and (brand_id, currency) in remembered:
         return remembered[(brand_id, currency)]
     found = (
